@@ -1,0 +1,170 @@
+/**
+ * `createShortener(options)`: the whole service as a `(req, res)` handler plus `close()`.
+ * The handler is the library; `server.ts` only wraps it in a listening socket.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { createCodeSource, type RandomSource } from './codes.ts';
+import { configFromOptions, type Config } from './config.ts';
+import { HttpError } from './errors.ts';
+import { baseHeaders, flatten } from './headers.ts';
+import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
+import { createResponder } from './respond.ts';
+import { allowHeader, createRouter, normalizeTarget, stripBase } from './router.ts';
+import { apiRoutes, type Ctx } from './routes.ts';
+import { createService, type Service } from './service.ts';
+import { loadStatic } from './static.ts';
+import type { StoreFs } from './store/fs.ts';
+import { Store } from './store/store.ts';
+
+/** Settings (SPEC §2, camelCase) plus what tests and embedders may inject. */
+export interface ShortenerOptions extends Partial<Config> {
+  /** A logger; by default JSON lines at `logLevel` on `logStream` (stdout). */
+  logger?: Logger;
+  logStream?: LogSink;
+  /** Clock in milliseconds (expiry tests). */
+  now?: () => number;
+  /** Randomness for codes (collision tests). */
+  random?: RandomSource;
+  /** File operations of the store (slow or failing disks in tests). */
+  fs?: StoreFs;
+  /** Interval of the visit-count flush, ms (default 1000). */
+  visitFlushMs?: number;
+  /** Directory of the UI files (default: the package's `static/`). */
+  staticDir?: string;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+export interface Shortener {
+  /** The request handler: `http.createServer(shortener.handler)`, or as Express/Connect middleware. */
+  handler: Handler;
+  /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
+  close(): Promise<void>;
+  /** The resolved settings (secrets included: do not log it). */
+  config: Readonly<Config> & { baseUrl: string };
+  service: Service;
+  /** Records in the store. */
+  readonly count: number;
+  /** The log file. */
+  dataFile: string;
+}
+
+export function createShortener(options: ShortenerOptions = {}): Shortener {
+  const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
+  const config = configFromOptions(settings);
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
+  const log = logger ?? createLogger(config.logLevel, logStream);
+  const store = new Store({
+    dir: config.dataDir,
+    fsync: config.fsync,
+    log,
+    ...(fs ? { fs } : {}),
+    ...(visitFlushMs ? { visitFlushMs } : {}),
+  });
+  const service = createService({
+    store,
+    baseUrl,
+    minShortLength: config.minShortLength,
+    maxShortLength: config.maxShortLength,
+    maxUrlLength: config.maxUrlLength,
+    apiKeys: config.apiKeys,
+    now: now ?? Date.now,
+    randomCode: createCodeSource(random),
+    log,
+  });
+  const base = new URL(baseUrl);
+  const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
+  const match = createRouter(
+    apiRoutes({ service, reply, production: config.production, files: loadStatic(staticDir) }),
+  );
+  // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
+  const basePathRaw = base.pathname.replace(/\/+$/, '');
+  const baseNorm = normalizeTarget(basePathRaw || '/');
+  const baseSegments = baseNorm.ok ? baseNorm.target.segments : [];
+  const debug = log.enabled('debug');
+
+  function fail(res: ServerResponse, err: unknown, method: string, target: string): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof HttpError) {
+      const extra = err.headers.flat();
+      // An unread upload stays on the socket: close it rather than parse the rest as a request.
+      if (err.status === 413) extra.push('Connection', 'close');
+      if (err.detail === undefined) reply.empty(res, err.status, extra);
+      else reply.json(res, err.status, { detail: err.detail }, extra);
+      return;
+    }
+    log.error('unexpected error', {
+      method,
+      path: redactTarget(target),
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    reply.json(res, 500, { detail: 'internal error' });
+  }
+
+  function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
+    // Express strips its mount path from req.url; the original target keeps the base path.
+    const target = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const normalized = normalizeTarget(target);
+    if (!normalized.ok) return fail(res, new HttpError(400, normalized.detail), method, target);
+    const { segments, trailingSlash, query } = normalized.target;
+
+    const rest = stripBase(segments, baseSegments);
+    if (rest === undefined) {
+      if (next) return next();
+      return reply.empty(res, 404);
+    }
+    if (method === 'OPTIONS') return reply.empty(res, 204);
+    if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
+      // `/s` → `/s/`, keeping the query (SPEC §3.3).
+      if (method !== 'GET' && method !== 'HEAD') {
+        return fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allowHeader(['GET'])]]), method, target);
+      }
+      return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? '?' + query : ''}`]);
+    }
+
+    const found = match(method, rest);
+    if (!found) return reply.empty(res, 404);
+    if (!found.handler) {
+      return fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', found.allow]]), method, target);
+    }
+    let parsed: URLSearchParams | undefined;
+    const ctx: Ctx = { req, res, method, params: found.params, query: () => (parsed ??= new URLSearchParams(query)) };
+    try {
+      const done = found.handler(ctx);
+      if (done) done.catch((err: unknown) => fail(res, err, method, target));
+    } catch (err) {
+      fail(res, err, method, target);
+    }
+  }
+
+  const handler: Handler = debug
+    ? function shortenerWithAccessLog(req, res, next) {
+        const start = performance.now();
+        res.once('finish', () =>
+          log.debug('request', {
+            method: req.method,
+            path: redactTarget(req.url ?? ''),
+            status: res.statusCode,
+            ms: Math.round((performance.now() - start) * 100) / 100,
+          }),
+        );
+        dispatch(req, res, next);
+      }
+    : dispatch;
+
+  return {
+    handler,
+    close: () => store.close(),
+    config: { ...config, baseUrl },
+    service,
+    get count() {
+      return store.count;
+    },
+    dataFile: store.path,
+  };
+}

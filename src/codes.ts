@@ -1,0 +1,91 @@
+/**
+ * Short codes: the alphabet, the reserved words, and the generator.
+ *
+ * The alphabet has 58 characters: no `0 O I l`, so a code survives being read aloud or typed from
+ * paper. With the default 6 characters there are 58^6 ≈ 3.8e10 codes; a service holding a million
+ * links collides on a given try with probability 1e6 / 3.8e10 ≈ 2.6e-5, so ten collisions in a row at
+ * one length (the SPEC's signal to grow) practically only happen once a length is nearly full.
+ */
+import { randomFillSync } from 'node:crypto';
+
+export const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** First path segments that belong to the service itself and so can never be codes. */
+export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
+  'api',
+  'static',
+  'healthz',
+  'auth-check',
+  'mcp',
+  'docs',
+  'openapi.json',
+  'schemas',
+  'favicon.ico',
+  'robots.txt',
+]);
+
+/** Tries at one length before moving on to the next (SPEC §4). */
+export const TRIES_PER_LENGTH = 10;
+
+const IN_ALPHABET = new Uint8Array(128);
+for (const ch of ALPHABET) IN_ALPHABET[ch.charCodeAt(0)] = 1;
+
+/** True when `s` could be a code: non-empty and made only of alphabet characters. */
+export function isCodeShaped(s: string): boolean {
+  if (s.length === 0 || s.length > 64) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || IN_ALPHABET[c] === 0) return false;
+  }
+  return true;
+}
+
+/** Fills a buffer with random bytes; injectable so tests can force collisions. */
+export type RandomSource = (buffer: Uint8Array) => void;
+
+export const cryptoRandom: RandomSource = (buffer) => {
+  randomFillSync(buffer);
+};
+
+/**
+ * 232 = 4 × 58 is the largest multiple of 58 that fits in a byte. Bytes at or above it are dropped
+ * (rejection sampling), so `byte % 58` is exactly uniform: no modulo bias toward the first letters.
+ */
+const ACCEPT_BELOW = 256 - (256 % ALPHABET.length);
+
+/** A generator of uniformly random codes, reading randomness in pooled blocks (one syscall per ~170 codes). */
+export function createCodeSource(random: RandomSource = cryptoRandom): (length: number) => string {
+  const pool = new Uint8Array(1024);
+  let pos = pool.length;
+  return function randomCode(length: number): string {
+    let code = '';
+    while (code.length < length) {
+      if (pos === pool.length) {
+        random(pool);
+        pos = 0;
+      }
+      const byte = pool[pos++]!;
+      if (byte < ACCEPT_BELOW) code += ALPHABET[byte % ALPHABET.length];
+    }
+    return code;
+  };
+}
+
+/**
+ * Picks a free code: `TRIES_PER_LENGTH` tries at `min`, then at each longer length up to `max`.
+ * A reserved word counts as a collision. Returns `undefined` when every length is exhausted.
+ */
+export function pickCode(
+  randomCode: (length: number) => string,
+  taken: (code: string) => boolean,
+  min: number,
+  max: number,
+): string | undefined {
+  for (let length = min; length <= max; length++) {
+    for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
+      const code = randomCode(length);
+      if (!RESERVED_SEGMENTS.has(code) && !taken(code)) return code;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,281 @@
+/**
+ * Configuration (SPEC §2): one table of settings, each with its file key, environment variable and
+ * `--kebab-case` flag, and one parser that validates a raw value. Precedence: flag > env > file >
+ * default. A bad value is a `ConfigError` whose message names the setting as the user spelled it.
+ *
+ * The same parsers validate the options of `createShortener()`, so the library and the server
+ * accept exactly the same values.
+ */
+import { ConfigError } from './errors.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
+
+export type FsyncMode = 'always' | 'off';
+
+export interface Config {
+  /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
+  baseUrl: string | undefined;
+  host: string;
+  port: number;
+  production: boolean;
+  minShortLength: number;
+  maxShortLength: number;
+  apiKeys: readonly string[];
+  apiToken: string;
+  dataDir: string;
+  fsync: FsyncMode;
+  maxUrlLength: number;
+  logLevel: LogLevel;
+  mcpAllowedOrigins: readonly string[];
+}
+
+type Parser<T> = (raw: unknown) => T;
+
+interface Setting<K extends keyof Config> {
+  prop: K;
+  /** snake_case key of the JSON config file; undefined for secrets, which never live in a file. */
+  file: string | undefined;
+  env: string;
+  flag: string;
+  /** Boolean flags may stand alone (`--production`). */
+  boolean?: true;
+  secret?: true;
+  parse: Parser<Config[K]>;
+  default: Config[K];
+  help: string;
+}
+
+// ---- value parsers: each throws a plain message; the caller prefixes the setting's name ----
+
+class BadValue extends Error {}
+
+function text(raw: unknown): string {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
+  throw new BadValue('must be a string');
+}
+
+function integer(min: number, max: number): Parser<number> {
+  return (raw) => {
+    const s = text(raw).trim();
+    if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
+      throw new BadValue(`must be an integer from ${min} to ${max}`);
+    }
+    return Number(s);
+  };
+}
+
+function boolean(raw: unknown): boolean {
+  const s = text(raw).trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(s)) return false;
+  throw new BadValue('must be true or false');
+}
+
+function oneOf<T extends string>(values: readonly T[]): Parser<T> {
+  return (raw) => {
+    const s = text(raw).trim().toLowerCase();
+    if (!(values as readonly string[]).includes(s)) throw new BadValue(`must be one of ${values.join(', ')}`);
+    return s as T;
+  };
+}
+
+/** Comma-separated in env and flags; a JSON array or a comma-separated string in the file. */
+function list(raw: unknown): string[] {
+  const items = Array.isArray(raw) ? raw.map(text) : text(raw).split(',');
+  return items.map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function nonEmpty(raw: unknown): string {
+  const s = text(raw).trim();
+  if (s === '') throw new BadValue('must not be empty');
+  return s;
+}
+
+/** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
+export function parseBaseUrl(raw: unknown): string {
+  const s = text(raw).trim();
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    throw new BadValue('must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadValue('must use http:// or https://');
+  if (url.username || url.password) throw new BadValue('must not contain a user name or password');
+  if (url.search || url.hash || s.includes('?') || s.includes('#')) {
+    throw new BadValue('must not have a query or fragment');
+  }
+  if (url.pathname.split('/').some((seg) => seg === '.' || seg === '..' || /%2f|%00/i.test(seg))) {
+    throw new BadValue('must have a plain path');
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+function origins(raw: unknown): string[] {
+  return list(raw).map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new BadValue(`"${item}" is not an origin like https://app.example`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadValue(`"${item}" is not an http(s) origin`);
+    return url.origin;
+  });
+}
+
+function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+  return s;
+}
+
+export const SETTINGS = [
+  setting({ prop: 'baseUrl', file: 'base_url', env: 'BASE_URL', flag: '--base-url', parse: parseBaseUrl, default: undefined, help: 'public address; its path prefixes every route (default http://localhost:<port>)' }),
+  setting({ prop: 'host', file: 'host', env: 'HOST', flag: '--host', parse: nonEmpty, default: '127.0.0.1', help: 'listen address' }),
+  setting({ prop: 'port', file: 'port', env: 'PORT', flag: '--port', parse: integer(0, 65535), default: 3000, help: 'listen port; 0 picks a free one' }),
+  setting({ prop: 'production', file: 'production', env: 'PRODUCTION', flag: '--production', boolean: true, parse: boolean, default: false, help: 'true: GET / is 404 instead of the web UI' }),
+  setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
+  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, help: 'longest code length tried' }),
+  setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
+  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: (raw) => text(raw), default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
+  setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
+  setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
+  setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),
+  setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: LOG_LEVELS.join(', ') }),
+  setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),
+] as const;
+
+type AnySetting = Setting<keyof Config>;
+const TABLE = SETTINGS as readonly AnySetting[];
+
+export function defaults(): Config {
+  const config = {} as Record<keyof Config, unknown>;
+  for (const s of TABLE) config[s.prop] = s.default;
+  return config as Config;
+}
+
+function apply(config: Config, s: AnySetting, raw: unknown, name: string): void {
+  try {
+    (config as Record<keyof Config, unknown>)[s.prop] = s.parse(raw);
+  } catch (err) {
+    if (!(err instanceof BadValue)) throw err;
+    // Secrets are named, never echoed.
+    const shown = s.secret ? '' : ` ${JSON.stringify(typeof raw === 'string' ? raw : JSON.stringify(raw))}`;
+    throw new ConfigError(`invalid ${name}${shown}: ${err.message}`);
+  }
+}
+
+/** Cross-setting rules, checked once every source has been applied. */
+function check(config: Config): Config {
+  if (config.minShortLength > config.maxShortLength) {
+    throw new ConfigError(
+      `invalid MAX_SHORT_LENGTH ${config.maxShortLength}: must be at least MIN_SHORT_LENGTH (${config.minShortLength})`,
+    );
+  }
+  return config;
+}
+
+export type Command = 'run' | 'help' | 'version';
+
+export interface Sources {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  /** Reads the `--config` file; injectable for tests. */
+  readFile: (path: string) => string;
+}
+
+export interface Resolved {
+  command: Command;
+  config: Config;
+  /** Storage maintenance flags (`--repair`, `--compact`) and others that are not settings. */
+  switches: ReadonlySet<string>;
+}
+
+/** Flags that are not settings. */
+const SWITCHES = new Set(['--help', '-h', '--version', '-v']);
+
+/**
+ * Resolves the configuration from flags, environment and an optional JSON file.
+ * Pure but for `readFile`; throws `ConfigError` with a one-line message.
+ */
+export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
+  const byFlag = new Map(TABLE.map((s) => [s.flag, s]));
+  const flags: [AnySetting, string, string][] = [];
+  const switches = new Set<string>();
+  let configFile: string | undefined;
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+    const inline = arg.startsWith('--') && eq !== -1 ? arg.slice(eq + 1) : undefined;
+    if (SWITCHES.has(name) && inline === undefined) {
+      switches.add(name === '-h' ? '--help' : name === '-v' ? '--version' : name);
+      continue;
+    }
+    const s = byFlag.get(name);
+    if (name !== '--config' && !s) throw new ConfigError(`unknown option ${name} (see --help)`);
+    let value = inline;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (s?.boolean && (next === undefined || next.startsWith('--'))) value = 'true';
+      else if (next === undefined) throw new ConfigError(`option ${name} needs a value`);
+      else value = argv[++i]!;
+    }
+    if (s) flags.push([s, value, name]);
+    else configFile = value;
+  }
+
+  if (switches.has('--help')) return { command: 'help', config: defaults(), switches };
+  if (switches.has('--version')) return { command: 'version', config: defaults(), switches };
+
+  const config = defaults();
+  if (configFile !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFile(configFile));
+    } catch (err) {
+      const why = err instanceof SyntaxError ? 'not valid JSON' : ((err as NodeJS.ErrnoException).code ?? 'unreadable');
+      throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: ${why}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: must hold a JSON object`);
+    }
+    const byFile = new Map(TABLE.filter((s) => s.file).map((s) => [s.file!, s]));
+    for (const [key, raw] of Object.entries(parsed)) {
+      const s = byFile.get(key);
+      if (!s) throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: unknown key "${key}"`);
+      apply(config, s, raw, `${key} (in ${configFile})`);
+    }
+  }
+  for (const s of TABLE) {
+    const raw = env[s.env];
+    if (raw !== undefined) apply(config, s, raw, s.env);
+  }
+  for (const [s, raw, name] of flags) apply(config, s, raw, name);
+  return { command: 'run', config: check(config), switches };
+}
+
+/** Library options: any subset of the settings, validated by the same parsers. */
+export function configFromOptions(options: Partial<Record<keyof Config, unknown>>): Config {
+  const config = defaults();
+  for (const s of TABLE) {
+    const raw = options[s.prop];
+    if (raw !== undefined) apply(config, s, raw, s.prop);
+  }
+  return check(config);
+}
+
+export function helpText(): string {
+  const rows = TABLE.map((s) => `  ${(s.flag + ' ' + (s.boolean ? '[BOOL]' : 'VALUE')).padEnd(30)} ${s.env.padEnd(20)} ${s.help}`);
+  return [
+    'Usage: url-shortener [options]',
+    '',
+    'Every option also reads an environment variable; a JSON file given with --config may use the',
+    'snake_case names. Precedence: option > environment > file > default.',
+    '',
+    '  option                         environment',
+    ...rows,
+    `  ${'--config FILE'.padEnd(30)} ${''.padEnd(20)} JSON settings file`,
+    `  ${'--help, --version'.padEnd(30)}`,
+  ].join('\n');
+}

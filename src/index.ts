@@ -1,0 +1,8 @@
+/** The package entry: the handler factory and its types. */
+export { createShortener, type Shortener, type ShortenerOptions, type Handler } from './app.ts';
+export { resolveConfig, configFromOptions, type Config } from './config.ts';
+export { HttpError, ConfigError } from './errors.ts';
+export { createLogger, type Logger, type LogLevel } from './log.ts';
+export type { UrlRecord, UrlList } from './service.ts';
+export type { StoreFs } from './store/fs.ts';
+export { ALPHABET, RESERVED_SEGMENTS } from './codes.ts';

@@ -1,0 +1,61 @@
+/**
+ * JSON-lines logging on a writable stream (stdout by default). One object per line:
+ * `time`, `level`, `msg`, then the caller's fields.
+ */
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export interface Logger {
+  /** True when a line at this level would be written: lets hot paths skip building fields. */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface LogSink {
+  write(chunk: string): unknown;
+}
+
+export function createLogger(level: LogLevel = 'info', sink: LogSink = process.stdout): Logger {
+  const threshold = RANK[level];
+  const line = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>): void => {
+    if (RANK[lvl] < threshold) return;
+    sink.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
+  };
+  return {
+    enabled: (lvl) => RANK[lvl] >= threshold,
+    debug: (msg, fields) => line('debug', msg, fields),
+    info: (msg, fields) => line('info', msg, fields),
+    warn: (msg, fields) => line('warn', msg, fields),
+    error: (msg, fields) => line('error', msg, fields),
+  };
+}
+
+/** Query parameters whose values never reach a log line. */
+const SECRET_PARAMS = new Set(['api_key', 'token', 'access_token']);
+
+/**
+ * The request target as it may be logged: the values of secret query parameters become `***`.
+ * Works on the raw target text so that a malformed query is still redacted, never echoed.
+ */
+export function redactTarget(target: string): string {
+  const q = target.indexOf('?');
+  if (q === -1) return target;
+  const parts = target.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      // An undecodable name is compared as written.
+    }
+    return SECRET_PARAMS.has(name.toLowerCase()) ? `${rawName}=***` : pair;
+  });
+  return `${target.slice(0, q)}?${parts.join('&')}`;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * The self-hosting wrapper: read the configuration, listen, attach the handler, log one start-up
+ * line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the handler.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createShortener, type Shortener } from './app.ts';
+import { helpText, resolveConfig } from './config.ts';
+import { ConfigError } from './errors.ts';
+import { createLogger } from './log.ts';
+import { StoreOpenError } from './store/store.ts';
+
+const NAME = 'url-shortener';
+/** A shutdown that has not finished by then exits anyway (with code 1). */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function main(): void {
+  let resolved;
+  try {
+    resolved = resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${NAME}: ${err.message}\n`);
+    process.exit(2);
+  }
+  if (resolved.command === 'help') {
+    process.stdout.write(helpText() + '\n');
+    return;
+  }
+  if (resolved.command === 'version') {
+    process.stdout.write(`${NAME} ${version()}\n`);
+    return;
+  }
+  const { config } = resolved;
+  const log = createLogger(config.logLevel);
+  const server = createServer();
+
+  server.once('error', (err: NodeJS.ErrnoException) => {
+    log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
+    process.exit(1);
+  });
+
+  // Listen first so that PORT=0 knows its port before the default base URL is built from it.
+  server.listen(config.port, config.host, () => {
+    const { port } = server.address() as AddressInfo;
+    let shortener: Shortener;
+    try {
+      shortener = createShortener({ ...config, port, baseUrl: config.baseUrl ?? `http://localhost:${port}`, logger: log });
+    } catch (err) {
+      if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
+      log.error(err.message);
+      process.exit(1);
+    }
+    server.on('request', shortener.handler);
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    log.info('listening', {
+      url: `http://${host}:${port}`,
+      base_url: shortener.config.baseUrl,
+      data_file: shortener.dataFile,
+      records: shortener.count,
+      fsync: config.fsync,
+      gate: config.apiToken !== '',
+      api_keys: config.apiKeys.length > 0,
+    });
+    if (config.apiKeys.length === 0) {
+      log.warn('API_KEYS is empty: listing and deleting links answer 403 until a key is configured');
+    }
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => void shutdown(server, shortener, signal));
+    }
+  });
+
+  async function shutdown(srv: Server, shortener: Shortener, signal: string): Promise<void> {
+    log.info('shutting down', { signal });
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    // Stop accepting, let in-flight requests finish, then flush visits and fsync the log.
+    await new Promise<void>((resolve) => {
+      srv.close(() => resolve());
+      srv.closeIdleConnections();
+    });
+    await shortener.close();
+    log.info('stopped', { records: shortener.count });
+    process.exit(0);
+  }
+}
+
+main();

@@ -1,0 +1,164 @@
+/**
+ * The shortening operations, independent of HTTP: the REST routes call them, and so will every
+ * other front (MCP). One implementation of each operation; failures are `HttpError`s.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pickCode } from './codes.ts';
+import { HttpError } from './errors.ts';
+import type { Logger } from './log.ts';
+import type { Store, StoredRecord } from './store/store.ts';
+import { parseRetention, validateUrl, type Paging } from './validate.ts';
+
+/** The record as the API shows it (SPEC §4). */
+export interface UrlRecord {
+  short_code: string;
+  short_url: string;
+  original_url: string;
+  created_at: number;
+  visit_count: number;
+  retention_days: number;
+}
+
+export interface UrlList {
+  count: number;
+  urls: UrlRecord[];
+}
+
+export interface ServiceOptions {
+  store: Store;
+  baseUrl: string;
+  minShortLength: number;
+  maxShortLength: number;
+  maxUrlLength: number;
+  apiKeys: readonly string[];
+  /** Milliseconds since the epoch; injectable for expiry tests. */
+  now: () => number;
+  randomCode: (length: number) => string;
+  log: Logger;
+}
+
+export type Visit = { kind: 'found'; url: string } | { kind: 'expired' } | { kind: 'missing' };
+
+const DAY = 86400;
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+export function createService(options: ServiceOptions) {
+  const { store, baseUrl, now, log } = options;
+  const urlRules = { maxLength: options.maxUrlLength, baseUrl };
+  // Keys are compared as SHA-256 digests: equal length for timingSafeEqual, and no timing leak of
+  // a key's length or of how long a prefix matched.
+  const keyDigests = options.apiKeys.map(digest);
+
+  const seconds = (): number => Math.floor(now() / 1000);
+  const expired = (rec: StoredRecord, at: number): boolean =>
+    rec.retentionDays > 0 && at >= rec.createdAt + rec.retentionDays * DAY;
+
+  const shortUrl = (code: string): string => `${baseUrl}/${code}`;
+
+  function view(rec: StoredRecord): UrlRecord {
+    return {
+      short_code: rec.code,
+      short_url: shortUrl(rec.code),
+      original_url: rec.url,
+      created_at: rec.createdAt,
+      visit_count: rec.visits,
+      retention_days: rec.retentionDays,
+    };
+  }
+
+  return {
+    shortUrl,
+
+    /** True when `key` is one of the configured admin keys; every key is compared, always. */
+    isAdminKey(key: string | undefined): boolean {
+      if (key === undefined || key === '' || keyDigests.length === 0) return false;
+      const d = digest(key);
+      let ok = false;
+      for (const k of keyDigests) ok = timingSafeEqual(d, k) || ok;
+      return ok;
+    },
+
+    async shorten(input: { url: unknown; retentionDays: unknown }): Promise<UrlRecord> {
+      const url = validateUrl(input.url, urlRules);
+      const retentionDays = parseRetention(input.retentionDays);
+      const code = pickCode(options.randomCode, (c) => store.taken(c), options.minShortLength, options.maxShortLength);
+      if (code === undefined) {
+        log.error('code space exhausted', { min: options.minShortLength, max: options.maxShortLength });
+        throw new HttpError(
+          503,
+          `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH`,
+        );
+      }
+      try {
+        return view(await store.create({ code, url, createdAt: seconds(), retentionDays, visits: 0 }));
+      } catch (err) {
+        throw unwritable(err, log);
+      }
+    },
+
+    get(code: string): UrlRecord | undefined {
+      const rec = store.get(code);
+      return rec && !expired(rec, seconds()) ? view(rec) : undefined;
+    },
+
+    /** The newest live record whose original URL equals `input` once normalized. */
+    lookup(input: unknown): UrlRecord | undefined {
+      if (input === undefined || input === null || input === '') throw new HttpError(400, 'url is required');
+      let href: string;
+      try {
+        href = new URL(String(input)).href;
+      } catch {
+        throw new HttpError(400, 'url must be an absolute URL such as https://example.com/page');
+      }
+      const at = seconds();
+      for (const rec of store.withUrl(href)) if (!expired(rec, at)) return view(rec);
+      return undefined;
+    },
+
+    /** Live records newest first, paged; `total` counts every live record. */
+    list(paging: Paging): { total: number; urls: UrlRecord[] } {
+      const at = seconds();
+      const urls: UrlRecord[] = [];
+      const end = paging.limit === undefined ? Infinity : paging.offset + paging.limit;
+      let total = 0;
+      for (const rec of store.newestFirst()) {
+        if (expired(rec, at)) continue;
+        if (total >= paging.offset && total < end) urls.push(view(rec));
+        total++;
+      }
+      return { total, urls };
+    },
+
+    /** False when there is no such live code: an expired link is gone for every API, delete included. */
+    async remove(code: string): Promise<boolean> {
+      const rec = store.get(code);
+      if (!rec || expired(rec, seconds())) return false;
+      try {
+        return await store.delete(code);
+      } catch (err) {
+        throw unwritable(err, log);
+      }
+    },
+
+    /** Resolves a short code for a redirect; `count` is false for HEAD. */
+    visit(code: string, count: boolean): Visit {
+      const rec = store.get(code);
+      if (!rec) return { kind: 'missing' };
+      if (expired(rec, seconds())) return { kind: 'expired' };
+      if (count) store.visit(rec);
+      return { kind: 'found', url: rec.url };
+    },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;
+
+/** A failed log write becomes a 503: the change was not made, and the client may retry. */
+function unwritable(err: unknown, log: Logger): HttpError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  log.error('storage write failed; change not made', { error: code });
+  return new HttpError(503, `storage is not writable right now (${code}); nothing was changed, try again later`);
+}

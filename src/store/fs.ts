@@ -1,0 +1,77 @@
+/**
+ * The few file operations the store performs, behind an interface so tests can make them slow or
+ * make them fail (a full or read-only disk) without a real broken disk.
+ */
+import * as fs from 'node:fs';
+
+export interface StoreFs {
+  mkdirp(dir: string): void;
+  /** Opens for reading and positional writing, creating the file (mode 0600) if missing. */
+  open(path: string): { fd: number; created: boolean };
+  readAll(fd: number): Buffer;
+  /** Writes every byte of `data` at `position`. */
+  write(fd: number, data: Buffer, position: number): Promise<void>;
+  fsync(fd: number): Promise<void>;
+  truncate(fd: number, length: number): Promise<void>;
+  close(fd: number): Promise<void>;
+  /** fsyncs a directory so a created or renamed entry in it survives power loss. */
+  syncDir(dir: string): void;
+}
+
+function callback(resolve: () => void, reject: (err: Error) => void) {
+  return (err: NodeJS.ErrnoException | null) => (err ? reject(err) : resolve());
+}
+
+export const nodeFs: StoreFs = {
+  mkdirp(dir) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  },
+  open(path) {
+    try {
+      return { fd: fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600), created: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      return { fd: fs.openSync(path, fs.constants.O_RDWR), created: false };
+    }
+  },
+  readAll(fd) {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = fs.readSync(fd, buf, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buf.subarray(0, read);
+  },
+  write(fd, data, position) {
+    return new Promise((resolve, reject) => {
+      const step = (offset: number): void => {
+        fs.write(fd, data, offset, data.length - offset, position + offset, (err, written) => {
+          if (err) return reject(err);
+          if (offset + written < data.length) return step(offset + written);
+          resolve();
+        });
+      };
+      step(0);
+    });
+  },
+  fsync(fd) {
+    return new Promise((resolve, reject) => fs.fsync(fd, callback(resolve, reject)));
+  },
+  truncate(fd, length) {
+    return new Promise((resolve, reject) => fs.ftruncate(fd, length, callback(resolve, reject)));
+  },
+  close(fd) {
+    return new Promise((resolve, reject) => fs.close(fd, callback(resolve, reject)));
+  },
+  syncDir(dir) {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+};

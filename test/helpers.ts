@@ -1,0 +1,116 @@
+/**
+ * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
+ * requests, capture log lines.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createShortener, type Shortener, type ShortenerOptions } from '../src/app.ts';
+import { createLogger } from '../src/log.ts';
+
+export function tempDir(prefix = 'shortener-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Collects JSON log lines written by the service. */
+export class LogCapture {
+  lines: Record<string, unknown>[] = [];
+  raw = '';
+  write(chunk: string): boolean {
+    this.raw += chunk;
+    for (const line of chunk.split('\n')) if (line) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    return true;
+  }
+  find(msg: string): Record<string, unknown> | undefined {
+    return this.lines.find((l) => l['msg'] === msg);
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+/** A raw HTTP request: the path is sent exactly as given (no normalization by a client library). */
+export function request(port: number, path: string, options: RequestOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+export interface Harness {
+  shortener: Shortener;
+  server: Server;
+  port: number;
+  dir: string;
+  logs: LogCapture;
+  /** `request` bound to this server's port. */
+  req(path: string, options?: RequestOptions): Promise<Reply>;
+  /** POST /api/shorten with a JSON body; returns the short code. */
+  shorten(url: string, retentionDays?: number): Promise<string>;
+  /** Closes the server and the store; removes the data dir unless `keep`. */
+  close(keep?: boolean): Promise<void>;
+}
+
+/**
+ * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: a fresh data dir, `fsync: 'off'`,
+ * `logLevel: 'debug'` into a capture, and a base URL with the real port unless one is given.
+ */
+export async function start(options: ShortenerOptions = {}): Promise<Harness> {
+  const dir = options.dataDir ?? tempDir();
+  const logs = new LogCapture();
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const shortener = createShortener({
+    fsync: 'off',
+    logger: createLogger(options.logLevel ?? 'debug', logs),
+    ...options,
+    dataDir: dir,
+    baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}`,
+  });
+  server.on('request', shortener.handler);
+  const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
+  return {
+    shortener,
+    server,
+    port,
+    dir,
+    logs,
+    req,
+    async shorten(url, retentionDays) {
+      const basePath = new URL(shortener.config.baseUrl).pathname.replace(/\/$/, '');
+      const body = JSON.stringify(retentionDays === undefined ? { url } : { url, retention_days: retentionDays });
+      const r = await req(`${basePath}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (r.status !== 201) throw new Error(`shorten failed: ${r.status} ${r.body}`);
+      return r.body.slice(r.body.lastIndexOf('/') + 1);
+    },
+    async close(keep = false) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await shortener.close();
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
