@@ -114,11 +114,11 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     const { segments, trailingSlash, query } = normalized.target;
 
     const rest = stripBase(segments, baseSegments);
-    if (rest === undefined) {
-      if (next) return next();
-      return reply.empty(res, 404);
-    }
+    // Outside the base path an embedding app's own routes come first (Express-style `next`).
+    if (rest === undefined && next) return next();
+    // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
     if (method === 'OPTIONS') return reply.empty(res, 204);
+    if (rest === undefined) return reply.empty(res, 404);
     if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
       // `/s` → `/s/`, keeping the query (SPEC §3.3).
       if (method !== 'GET' && method !== 'HEAD') {
