@@ -35,6 +35,15 @@ const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at thi
 const EXPIRED_PAGE = htmlPage('This link has expired', 'The owner of this short link gave it a limited lifetime, and it has passed.');
 const NO_STORE = ['Cache-Control', 'private, no-store'];
 
+/** `If-None-Match` per RFC 9110 §13.1.2: `*`, or a list of tags compared weakly (a `W/` prefix ignored). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
 export function apiRoutes({ service, reply, production, files }: RouteDeps): Route<Handler>[] {
   /** The admin key: `X-API-Key` header, else the `api_key` query parameter. 403, empty, before anything else. */
   function requireAdmin(ctx: Ctx): void {
@@ -47,7 +56,7 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
     const file = files.get(name);
     if (!file) throw new HttpError(404);
     const headers = ['ETag', file.etag, 'Cache-Control', 'no-cache'];
-    if (ctx.req.headers['if-none-match'] === file.etag) return reply.empty(ctx.res, 304, headers);
+    if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) return reply.empty(ctx.res, 304, headers);
     reply.send(ctx.res, 200, file.type, file.body, headers);
   }
 

@@ -3,6 +3,7 @@
  * throws `HttpError(400, reason)`; the reason is written for the person who sent the request.
  */
 import { HttpError } from './errors.ts';
+import { normalizeTarget, stripBase } from './router.ts';
 
 export const MAX_RETENTION_DAYS = 36500;
 
@@ -41,12 +42,18 @@ export function validateUrl(input: unknown, rules: UrlRules): string {
   return url.href;
 }
 
-/** Same origin as the base URL and inside its path: a link into our own short-link space. */
+/**
+ * Same origin as the base URL and a path the router would place inside the base path: a link into
+ * our own short-link space. The path is split and decoded exactly as the router does, so `/%73/x`
+ * under base `/s` counts too; a path the router refuses (400) cannot loop.
+ */
 function isOwnShortLink(url: URL, baseUrl: string): boolean {
   const base = new URL(baseUrl);
   if (url.origin !== base.origin) return false;
-  const basePath = base.pathname.replace(/\/+$/, '');
-  return basePath === '' || url.pathname === basePath || url.pathname.startsWith(basePath + '/');
+  const path = normalizeTarget(url.pathname);
+  const basePath = normalizeTarget(base.pathname);
+  if (!path.ok || !basePath.ok) return false;
+  return stripBase(path.target.segments, basePath.target.segments) !== undefined;
 }
 
 /**

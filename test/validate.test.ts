@@ -1,0 +1,203 @@
+/**
+ * The input rules of the shortening API (SPEC §4) as pure functions: validateUrl, parseRetention,
+ * parsePaging. Every rejection is an HttpError 400 with a reason.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpError } from '../src/errors.ts';
+import { MAX_LIMIT, MAX_RETENTION_DAYS, parsePaging, parseRetention, validateUrl, type UrlRules } from '../src/validate.ts';
+
+/** A predicate for assert.throws: a 400 whose detail is a sentence matching `reason`. */
+function bad400(reason: RegExp = /./): (err: unknown) => boolean {
+  return (err) => {
+    assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
+    assert.equal(err.status, 400);
+    assert.equal(typeof err.detail, 'string');
+    assert.match(err.detail ?? '', reason);
+    return true;
+  };
+}
+
+const RULES: UrlRules = { maxLength: 40, baseUrl: 'https://s.example/x' };
+
+test('validateUrl returns the WHATWG serialization of acceptable URLs', () => {
+  const cases: [string, string][] = [
+    ['https://example.com/page', 'https://example.com/page'],
+    ['http://example.com', 'http://example.com/'],
+    ['HTTPS://Example.COM/a b', 'https://example.com/a%20b'],
+    ['http://example.com:80/x', 'http://example.com/x'],
+    ['https://example.com:443/x', 'https://example.com/x'],
+    ['https://example.com:8443/x', 'https://example.com:8443/x'],
+    ['https://example.com/a/../b', 'https://example.com/b'],
+    ['https://example.com/?q=1#frag', 'https://example.com/?q=1#frag'],
+    ['https://bücher.example/', 'https://xn--bcher-kva.example/'],
+    ['  https://example.com/trim  ', 'https://example.com/trim'],
+    // The shortener's host outside its base path is another site's space, not ours.
+    ['https://s.example/', 'https://s.example/'],
+    ['https://s.example/other', 'https://s.example/other'],
+    ['https://s.example/xy', 'https://s.example/xy'],
+    ['https://t.example/x/abc', 'https://t.example/x/abc'],
+  ];
+  for (const [input, expected] of cases) {
+    assert.equal(validateUrl(input, RULES), expected, input);
+    assert.equal(expected, new URL(input).href, `${input}: the expectation is new URL(input).href`);
+  }
+});
+
+test('validateUrl rejects every bad URL class with a 400 and a reason', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['missing', undefined, /required/],
+    ['null', null, /required/],
+    ['empty', '', /required/],
+    ['number', 123, /string/],
+    ['boolean', true, /string/],
+    ['array', ['https://example.com/'], /string/],
+    ['object', { href: 'https://example.com/' }, /string/],
+    ['ftp scheme', 'ftp://example.com/file', /http/],
+    ['javascript scheme', 'javascript:alert(1)', /http/],
+    ['data scheme', 'data:text/html,<script>alert(1)</script>', /http/],
+    ['mailto scheme', 'mailto:someone@example.com', /http/],
+    ['file scheme', 'file:///etc/passwd', /http/],
+    ['relative path', '/x', /absolute/],
+    ['bare host', 'example.com', /absolute/],
+    ['protocol-relative', '//example.com/x', /absolute/],
+    ['no host', 'http://', /absolute|host/],
+    ['no host, query only', 'https://?q=1', /absolute|host/],
+    ['userinfo phishing', 'https://bank.com@evil.example', /user/],
+    ['user and password', 'https://u:p@x.example', /user/],
+    ['password only', 'https://:p@x.example', /user/],
+    ['too long raw', `https://example.com/${'a'.repeat(21)}`, /long/],
+    // 40 characters as sent, 42 once the space becomes %20.
+    ['too long once normalized', `https://example.com/${'a'.repeat(18)} b`, /long/],
+    // Too long as sent, even though it normalizes to something short.
+    ['too long raw, short normalized', `https://example.com/a/../${'b'.repeat(16)}`, /long/],
+    ['own base URL', 'https://s.example/x', /shortener|loop/],
+    ['own base URL with slash', 'https://s.example/x/', /shortener|loop/],
+    ['own short link', 'https://s.example/x/abc', /shortener|loop/],
+    ['own short link, other spelling', 'HTTPS://S.EXAMPLE:443/x/abc?q=1#f', /shortener|loop/],
+    ['own short link with dot segment', 'https://s.example/y/../x/abc', /shortener|loop/],
+  ];
+  for (const [name, input, reason] of cases) {
+    assert.throws(() => validateUrl(input, RULES), bad400(reason), name);
+  }
+});
+
+test('validateUrl length limit: exactly max_url_length is accepted, as sent and as stored', () => {
+  const exact = `https://example.com/${'a'.repeat(20)}`;
+  assert.equal(exact.length, 40);
+  assert.equal(validateUrl(exact, RULES), exact);
+  assert.throws(() => validateUrl(`${exact}a`, RULES), bad400(/long/));
+  // The serializer adds a `/` before the query: 39 characters sent, 40 stored → accepted;
+  // 40 sent, 41 stored → rejected.
+  const fits = `https://example.com?${'q'.repeat(19)}`;
+  assert.equal(fits.length, 39);
+  assert.equal(validateUrl(fits, RULES), `https://example.com/?${'q'.repeat(19)}`);
+  assert.throws(() => validateUrl(`${fits}q`, RULES), bad400(/long/));
+});
+
+test('validateUrl with a base URL without path: the whole origin is our short-link space', () => {
+  const rules: UrlRules = { maxLength: 8192, baseUrl: 'http://127.0.0.1:3000' };
+  for (const input of ['http://127.0.0.1:3000', 'http://127.0.0.1:3000/', 'http://127.0.0.1:3000/abc', 'http://2130706433:3000/abc']) {
+    assert.throws(() => validateUrl(input, rules), bad400(/shortener|loop/), input);
+  }
+  assert.equal(validateUrl('http://127.0.0.1:3001/abc', rules), 'http://127.0.0.1:3001/abc');
+  assert.equal(validateUrl('https://127.0.0.1:3000/abc', rules), 'https://127.0.0.1:3000/abc');
+});
+
+test('validateUrl rejects a percent-encoded spelling of the base path (the router decodes it: a loop)', () => {
+  // `/%78/abc` is routed as `/x/abc` (segments are percent-decoded), so it redirects to itself.
+  assert.throws(() => validateUrl('https://s.example/%78/abc', RULES), bad400(/shortener|loop/));
+});
+
+test('validateUrl rejects the fully-qualified (trailing-dot) spelling of its own host', () => {
+  // `s.example.` is the same host to DNS and to this service (which does not check Host): a loop.
+  assert.throws(() => validateUrl('https://s.example./x/abc', RULES), bad400(/shortener|loop/));
+});
+
+test('parseRetention accepts integers 0–36500, as JSON numbers or decimal digits', () => {
+  assert.equal(MAX_RETENTION_DAYS, 36500);
+  const cases: [unknown, number][] = [
+    [undefined, 0],
+    [null, 0],
+    [0, 0],
+    [1, 1],
+    [30, 30],
+    [36500, 36500],
+    [30.0, 30],
+    ['0', 0],
+    ['7', 7],
+    ['007', 7],
+    ['36500', 36500],
+  ];
+  for (const [input, expected] of cases) assert.equal(parseRetention(input), expected, JSON.stringify(input));
+});
+
+test('parseRetention rejects everything else with a 400', () => {
+  const cases: unknown[] = [
+    -1,
+    1.5,
+    36501,
+    1e9,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    true,
+    false,
+    {},
+    [],
+    [1],
+    '',
+    '-1',
+    '1.5',
+    'abc',
+    '36501',
+    '1000000',
+    '+1',
+    ' 1',
+    '1 ',
+    '1e2',
+    '0x10',
+    '٣',
+  ];
+  for (const input of cases) {
+    assert.throws(() => parseRetention(input), bad400(/retention_days/), JSON.stringify(input) ?? String(input));
+  }
+});
+
+test('parsePaging accepts limit 1–1000 and offset ≥ 0, both optional', () => {
+  assert.equal(MAX_LIMIT, 1000);
+  const cases: [string, { limit: number | undefined; offset: number }][] = [
+    ['', { limit: undefined, offset: 0 }],
+    ['limit=1', { limit: 1, offset: 0 }],
+    ['limit=50', { limit: 50, offset: 0 }],
+    ['limit=1000', { limit: 1000, offset: 0 }],
+    ['offset=0', { limit: undefined, offset: 0 }],
+    ['offset=7', { limit: undefined, offset: 7 }],
+    ['offset=1000000', { limit: undefined, offset: 1000000 }],
+    ['limit=10&offset=20', { limit: 10, offset: 20 }],
+    ['api_key=k&limit=3', { limit: 3, offset: 0 }],
+  ];
+  for (const [query, expected] of cases) assert.deepEqual(parsePaging(new URLSearchParams(query)), expected, query);
+});
+
+test('parsePaging rejects bad limit and offset values with a 400 naming the parameter', () => {
+  const cases: [string, RegExp][] = [
+    ['limit=0', /limit/],
+    ['limit=1001', /limit/],
+    ['limit=-1', /limit/],
+    ['limit=abc', /limit/],
+    ['limit=1.5', /limit/],
+    ['limit=', /limit/],
+    ['limit=+5', /limit/],
+    ['limit=1e2', /limit/],
+    ['limit=99999', /limit/],
+    ['offset=-1', /offset/],
+    ['offset=abc', /offset/],
+    ['offset=1.5', /offset/],
+    ['offset=', /offset/],
+    ['offset=1e3', /offset/],
+    ['limit=5&offset=-1', /offset/],
+  ];
+  for (const [query, reason] of cases) {
+    assert.throws(() => parsePaging(new URLSearchParams(query)), bad400(reason), query);
+  }
+});
