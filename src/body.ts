@@ -47,10 +47,14 @@ export function mediaType(header: string | undefined): string {
 }
 
 /** Named fields of a body: a JSON object or a url-encoded form. Empty body → no fields. */
-export type Fields = (name: string) => unknown;
+export interface Fields {
+  get(name: string): unknown;
+  /** True when values are text (a form), false when typed (JSON). */
+  textual: boolean;
+}
 
 export function parseFields(body: Buffer, contentType: string | undefined): Fields {
-  if (body.length === 0) return () => undefined;
+  if (body.length === 0) return { get: () => undefined, textual: true };
   const type = mediaType(contentType);
   if (type === 'application/json' || type.endsWith('+json')) {
     let value: unknown;
@@ -63,11 +67,11 @@ export function parseFields(body: Buffer, contentType: string | undefined): Fiel
       throw new HttpError(400, 'request body must be a JSON object');
     }
     const obj = value as Record<string, unknown>;
-    return (name) => (Object.hasOwn(obj, name) ? obj[name] : undefined);
+    return { get: (name) => (Object.hasOwn(obj, name) ? obj[name] : undefined), textual: false };
   }
   if (type === 'application/x-www-form-urlencoded') {
     const form = new URLSearchParams(body.toString('utf8'));
-    return (name) => form.get(name) ?? undefined;
+    return { get: (name) => form.get(name) ?? undefined, textual: true };
   }
   throw new HttpError(
     415,

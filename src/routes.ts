@@ -64,8 +64,12 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
     const query = ctx.query();
     const fields = parseFields(await readBody(ctx.req), ctx.req.headers['content-type']);
     // A query parameter wins over the body field of the same name (SPEC §4).
-    const field = (name: string): unknown => (query.has(name) ? query.get(name) : fields(name));
-    const record = await service.shorten({ url: field('url'), retentionDays: field('retention_days') });
+    const fromQuery = query.has('retention_days');
+    const record = await service.shorten({
+      url: query.has('url') ? query.get('url') : fields.get('url'),
+      retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
+      textual: fromQuery || fields.textual,
+    });
     reply.send(ctx.res, 201, TEXT_TYPE, record.short_url, ['Location', record.short_url]);
   }
 

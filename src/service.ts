@@ -81,9 +81,10 @@ export function createService(options: ServiceOptions) {
       return ok;
     },
 
-    async shorten(input: { url: unknown; retentionDays: unknown }): Promise<UrlRecord> {
+    /** `textual`: `retentionDays` came from a query string or form, where numbers are digits. */
+    async shorten(input: { url: unknown; retentionDays: unknown; textual?: boolean }): Promise<UrlRecord> {
       const url = validateUrl(input.url, urlRules);
-      const retentionDays = parseRetention(input.retentionDays);
+      const retentionDays = parseRetention(input.retentionDays, input.textual);
       const code = pickCode(options.randomCode, (c) => store.taken(c), options.minShortLength, options.maxShortLength);
       if (code === undefined) {
         log.error('code space exhausted', { min: options.minShortLength, max: options.maxShortLength });

@@ -49,7 +49,9 @@ export function validateUrl(input: unknown, rules: UrlRules): string {
  */
 function isOwnShortLink(url: URL, baseUrl: string): boolean {
   const base = new URL(baseUrl);
-  if (url.origin !== base.origin) return false;
+  // `host.` is the fully-qualified spelling of `host`: the same server.
+  const host = (u: URL): string => `${u.protocol}//${u.hostname.replace(/\.$/, '')}:${u.port}`;
+  if (host(url) !== host(base)) return false;
   const path = normalizeTarget(url.pathname);
   const basePath = normalizeTarget(base.pathname);
   if (!path.ok || !basePath.ok) return false;
@@ -57,12 +59,12 @@ function isOwnShortLink(url: URL, baseUrl: string): boolean {
 }
 
 /**
- * `retention_days`: absent (undefined/null) = 0 = forever; otherwise an integer 0–36500, as a JSON
- * number or, from a query string or form, as decimal digits.
+ * `retention_days`: absent (undefined/null) = 0 = forever; otherwise an integer 0–36500. From a
+ * query string or a form (`textual`) it arrives as decimal digits; in JSON it must be a number.
  */
-export function parseRetention(raw: unknown): number {
+export function parseRetention(raw: unknown, textual = false): number {
   if (raw === undefined || raw === null) return 0;
-  const value = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
+  const value = textual && typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETENTION_DAYS) {
     throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
   }

@@ -114,7 +114,7 @@ test('validateUrl rejects the fully-qualified (trailing-dot) spelling of its own
   assert.throws(() => validateUrl('https://s.example./x/abc', RULES), bad400(/shortener|loop/));
 });
 
-test('parseRetention accepts integers 0–36500, as JSON numbers or decimal digits', () => {
+test('parseRetention accepts integers 0–36500: numbers, and decimal digits from a query or form', () => {
   assert.equal(MAX_RETENTION_DAYS, 36500);
   const cases: [unknown, number][] = [
     [undefined, 0],
@@ -129,7 +129,12 @@ test('parseRetention accepts integers 0–36500, as JSON numbers or decimal digi
     ['007', 7],
     ['36500', 36500],
   ];
-  for (const [input, expected] of cases) assert.equal(parseRetention(input), expected, JSON.stringify(input));
+  for (const [input, expected] of cases) {
+    assert.equal(parseRetention(input, typeof input === 'string'), expected, JSON.stringify(input));
+  }
+  // In JSON a number must be a number: digits in a string are refused there.
+  assert.throws(() => parseRetention('30'), bad400(/retention_days/));
+  assert.throws(() => parseRetention('30', false), bad400(/retention_days/));
 });
 
 test('parseRetention rejects everything else with a 400', () => {
@@ -159,7 +164,7 @@ test('parseRetention rejects everything else with a 400', () => {
     '٣',
   ];
   for (const input of cases) {
-    assert.throws(() => parseRetention(input), bad400(/retention_days/), JSON.stringify(input) ?? String(input));
+    assert.throws(() => parseRetention(input, true), bad400(/retention_days/), JSON.stringify(input) ?? String(input));
   }
 });
 
