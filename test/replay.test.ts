@@ -95,6 +95,13 @@ test('a code re-created after its delete moves to the end, with the new record',
   assert.equal(rec?.visits, 0, 'the visits of the deleted link do not carry over');
 });
 
+test('a second create of a live code replaces it (the last entry wins) and moves to the end', () => {
+  const r = replay(log(create('aaa111', 'https://old.example/', 4), create('bbb222'), create('aaa111', 'https://new.example/', 0)));
+  assert.deepEqual([...r.records.keys()], ['bbb222', 'aaa111']);
+  assert.equal(r.records.get('aaa111')?.url, 'https://new.example/');
+  assert.equal(r.records.get('aaa111')?.visits, 0);
+});
+
 test('visit batches set absolute counts and the last one wins', () => {
   const r = replay(
     log(create('aaa111'), create('bbb222', undefined, 2), visits(['aaa111', 3], ['bbb222', 5]), visits(['aaa111', 7]), visits(['bbb222', 6])),

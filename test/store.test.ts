@@ -81,7 +81,7 @@ function assertClean(result: ReplayResult, codes: string[]): void {
   assert.deepEqual([...result.records.keys()], codes);
 }
 
-test('a 201 is not sent before its fsync completes, and the link is invisible meanwhile', async () => {
+test('a 201 is not sent before its fsync completes, and the link is invisible meanwhile', { timeout: 15_000 }, async () => {
   let holding = true;
   let release = (): void => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -124,7 +124,7 @@ test('a 201 is not sent before its fsync completes, and the link is invisible me
   }
 });
 
-test('a 204 for a delete is not sent before its fsync completes', async () => {
+test('a 204 for a delete is not sent before its fsync completes', { timeout: 15_000 }, async () => {
   let hold: Promise<void> | undefined;
   let release = (): void => undefined;
   let entered = (): void => undefined;
@@ -230,6 +230,9 @@ test('fsync=off never calls fsync on a create', async () => {
   }
 });
 
+/** Longer than the entry written after recovery, so leftovers of it could not hide under that entry. */
+const FAILED_URL = `https://example.com/failed/${'x'.repeat(300)}`;
+
 const failures = [
   { name: 'a write that fails (ENOSPC, half the bytes written)', fault: 'disk' },
   { name: 'an fsync that fails (EIO)', fault: 'fsync' },
@@ -244,27 +247,27 @@ for (const { name, fault } of failures) {
       const a = await h.shorten('https://example.com/acknowledged');
 
       ctl[fault] = true;
-      assertUnwritable(await post(h, 'https://example.com/failed'));
+      assertUnwritable(await post(h, FAILED_URL));
       // A second failure takes the path that first cuts the suspect tail (and fails again).
-      assertUnwritable(await post(h, 'https://example.com/failed'));
+      assertUnwritable(await post(h, FAILED_URL));
       assert.ok(h.logs.lines.some((l) => l['level'] === 'error'), 'the failure is logged');
 
       assert.deepEqual(await listCodes(h), [a]);
       assert.equal(h.shortener.count, 1);
-      assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/failed'))).status, 404);
+      assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent(FAILED_URL))).status, 404);
       const meta = await h.req(`/api/urls/${a}`);
       assert.equal(meta.status, 200);
       assert.equal((JSON.parse(meta.body) as { original_url: string }).original_url, 'https://example.com/acknowledged');
 
       ctl[fault] = false;
-      const c = await h.shorten('https://example.com/after-recovery');
+      const c = await h.shorten('https://example.com/c');
       assert.deepEqual(await listCodes(h), [c, a]);
-      assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/failed'))).status, 404);
+      assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent(FAILED_URL))).status, 404);
 
       // The failed entry's bytes were cut before the next write: the file is exactly A then C.
       const { bytes, result } = readLog(dir);
       assertClean(result, [a, c]);
-      assert.equal(bytes.includes('https://example.com/failed'), false, 'no bytes of the failed entry remain');
+      assert.equal(bytes.includes('xxxxxxxxxx'), false, 'no bytes of the failed entry remain');
 
       await h.close(true);
       h = await start({ dataDir: dir, fsync: 'always', apiKeys: [KEY] });
@@ -381,9 +384,10 @@ test('visit counts that could not be written are written once the disk recovers'
   }
 });
 
+// Both tails are longer than the entry appended after them, so bytes that were not cut would show.
 const tails = [
-  { name: 'garbage without a newline', tail: 'deadbeef C\tgarbage-tail' },
-  { name: 'a whole line with a bad checksum', tail: '00000000 C\tgarbage1\t1700000000\t0\t0\thttps://example.com/garbage-tail\n' },
+  { name: 'garbage without a newline', tail: `deadbeef C\tgarbage-tail${'-'.repeat(300)}` },
+  { name: 'a whole line with a bad checksum', tail: `00000000 C\tgarbage1\t1700000000\t0\t0\thttps://example.com/garbage-tail/${'y'.repeat(300)}\n` },
 ] as const;
 
 for (const { name, tail } of tails) {
@@ -401,7 +405,7 @@ for (const { name, tail } of tails) {
       assert.equal(warning['line'], 2);
       assert.deepEqual(await listCodes(h), [a]);
 
-      const b = await h.shorten('https://example.com/after-crash');
+      const b = await h.shorten('https://example.com/b');
       const { bytes, result } = readLog(dir);
       assertClean(result, [a, b]);
       assert.equal(bytes.includes('garbage'), false, 'the torn bytes were cut, not appended after');
