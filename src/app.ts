@@ -145,15 +145,24 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   const handler: Handler = debug
     ? function shortenerWithAccessLog(req, res, next) {
         const start = performance.now();
-        res.once('finish', () =>
+        let passed = false;
+        res.once('finish', () => {
+          // A request handed on to the host app's `next` is the host's to log.
+          if (passed) return;
           log.debug('request', {
             method: req.method,
-            path: redactTarget(req.url ?? ''),
+            path: redactTarget((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
             status: res.statusCode,
             ms: Math.round((performance.now() - start) * 100) / 100,
-          }),
-        );
-        dispatch(req, res, next);
+          });
+        });
+        const onward = next
+          ? (err?: unknown): void => {
+              passed = true;
+              next(err);
+            }
+          : undefined;
+        dispatch(req, res, onward);
       }
     : dispatch;
 

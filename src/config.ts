@@ -153,7 +153,11 @@ export function defaults(): Config {
   return config as Config;
 }
 
-function apply(config: Config, s: AnySetting, raw: unknown, name: string): void {
+/** How the user spelled each setting that was given (env name, `--flag`, file key), for messages. */
+type Spelling = Map<keyof Config, string>;
+
+function apply(config: Config, s: AnySetting, raw: unknown, name: string, spelling?: Spelling): void {
+  spelling?.set(s.prop, name);
   try {
     (config as Record<keyof Config, unknown>)[s.prop] = s.parse(raw);
   } catch (err) {
@@ -165,10 +169,12 @@ function apply(config: Config, s: AnySetting, raw: unknown, name: string): void 
 }
 
 /** Cross-setting rules, checked once every source has been applied. */
-function check(config: Config): Config {
+function check(config: Config, spelling: Spelling): Config {
   if (config.minShortLength > config.maxShortLength) {
+    const min = spelling.get('minShortLength') ?? 'MIN_SHORT_LENGTH';
+    const max = spelling.get('maxShortLength') ?? 'MAX_SHORT_LENGTH';
     throw new ConfigError(
-      `invalid MAX_SHORT_LENGTH ${config.maxShortLength}: must be at least MIN_SHORT_LENGTH (${config.minShortLength})`,
+      `invalid ${max} ${config.maxShortLength}: must be at least ${min} (${config.minShortLength})`,
     );
   }
   return config;
@@ -213,7 +219,10 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
       continue;
     }
     const s = byFlag.get(name);
-    if (name !== '--config' && !s) throw new ConfigError(`unknown option ${name} (see --help)`);
+    if (name !== '--config' && !s) {
+      // A stray word may be a secret that lost its flag (`--api-token= s3cret`): never echo it.
+      throw new ConfigError(name.startsWith('-') ? `unknown option ${name} (see --help)` : 'unexpected argument: options start with -- (see --help)');
+    }
     let value = inline;
     if (value === undefined) {
       const next = argv[i + 1];
@@ -229,6 +238,7 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
   if (switches.has('--version')) return { command: 'version', config: defaults(), switches };
 
   const config = defaults();
+  const spelling: Spelling = new Map();
   if (configFile !== undefined) {
     let parsed: unknown;
     try {
@@ -244,25 +254,26 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
     for (const [key, raw] of Object.entries(parsed)) {
       const s = byFile.get(key);
       if (!s) throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: unknown key "${key}"`);
-      apply(config, s, raw, `${key} (in ${configFile})`);
+      apply(config, s, raw, `${key} (in ${configFile})`, spelling);
     }
   }
   for (const s of TABLE) {
     const raw = env[s.env];
-    if (raw !== undefined) apply(config, s, raw, s.env);
+    if (raw !== undefined) apply(config, s, raw, s.env, spelling);
   }
-  for (const [s, raw, name] of flags) apply(config, s, raw, name);
-  return { command: 'run', config: check(config), switches };
+  for (const [s, raw, name] of flags) apply(config, s, raw, name, spelling);
+  return { command: 'run', config: check(config, spelling), switches };
 }
 
 /** Library options: any subset of the settings, validated by the same parsers. */
 export function configFromOptions(options: Partial<Record<keyof Config, unknown>>): Config {
   const config = defaults();
+  const spelling: Spelling = new Map();
   for (const s of TABLE) {
     const raw = options[s.prop];
-    if (raw !== undefined) apply(config, s, raw, s.prop);
+    if (raw !== undefined) apply(config, s, raw, s.prop, spelling);
   }
-  return check(config);
+  return check(config, spelling);
 }
 
 export function helpText(): string {

@@ -93,8 +93,9 @@ export function createService(options: ServiceOptions) {
           `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH`,
         );
       }
+      const createdAt = seconds();
       try {
-        return view(await store.create({ code, url, createdAt: seconds(), retentionDays, visits: 0 }));
+        return view(await store.create({ code, url, createdAt, retentionDays, visits: 0 }));
       } catch (err) {
         throw unwritable(err, log);
       }
@@ -157,9 +158,13 @@ export function createService(options: ServiceOptions) {
 
 export type Service = ReturnType<typeof createService>;
 
-/** A failed log write becomes a 503: the change was not made, and the client may retry. */
-function unwritable(err: unknown, log: Logger): HttpError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+/**
+ * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…) becomes a 503: the change
+ * was not made, and the client may retry. Anything else is a bug and goes on to the generic 500.
+ */
+function unwritable(err: unknown, log: Logger): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
   log.error('storage write failed; change not made', { error: code });
   return new HttpError(503, `storage is not writable right now (${code}); nothing was changed, try again later`);
 }

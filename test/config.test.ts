@@ -381,6 +381,8 @@ describe('secrets are never echoed in errors', () => {
       'SHORT',
     ],
     ['a secret flag without its value', () => resolve(['--api-keys=S3CRET-KEY-value', '--api-token']), '--api-token'],
+    // regression: `--api-token= s3cret` (a stray space) left the secret as a stray word, echoed as an unknown option.
+    ['a secret that lost its flag to a stray space', () => resolve(['--api-token=', 'S3CRET-TOKEN-value']), 'unexpected argument'],
   ];
   for (const [name, fn, named] of cases) {
     test(name, () => {
@@ -422,6 +424,22 @@ function cli(args: readonly string[], env: Record<string, string>): Cli {
   return { child, stdout: () => out, stderr: () => err, exit };
 }
 
+/** The child's exit; a child still running after `ms` is killed and the test fails. */
+async function exited(run: Cli, ms = 15_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.child.kill('SIGKILL');
+      reject(new Error(`still running after ${ms} ms; stdout: ${run.stdout()} stderr: ${run.stderr()}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([run.exit, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function kill(run: Cli): void {
   if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
 }
@@ -456,7 +474,7 @@ describe('CLI', { timeout: 60_000 }, () => {
       const dataDir = join(dir, 'data');
       const run = cli(args, { DATA_DIR: dataDir, ...env });
       try {
-        const { code } = await run.exit;
+        const { code } = await exited(run);
         assert.equal(code, 2);
         const stderr = run.stderr();
         assert.match(stderr, /^[^\n]+\n$/, `exactly one line, got ${JSON.stringify(stderr)}`);
@@ -476,7 +494,7 @@ describe('CLI', { timeout: 60_000 }, () => {
     writeFileSync(file, JSON.stringify({ api_keys: { admin: 'S3CRET-IN-FILE' } }));
     const run = cli(['--config', file], { DATA_DIR: join(dir, 'data'), API_TOKEN: 'S3CRET-TOKEN' });
     try {
-      const { code } = await run.exit;
+      const { code } = await exited(run);
       assert.equal(code, 2);
       assert.match(run.stderr(), /^[^\n]+\n$/);
       assert.ok(run.stderr().includes('api_keys'), run.stderr());
@@ -490,7 +508,7 @@ describe('CLI', { timeout: 60_000 }, () => {
   test('--help exits 0 and lists every environment variable and flag', async () => {
     const run = cli(['--help'], {});
     try {
-      const { code } = await run.exit;
+      const { code } = await exited(run);
       assert.equal(code, 0);
       const help = run.stdout();
       for (const env of SPEC_ENV_NAMES) {
@@ -509,7 +527,7 @@ describe('CLI', { timeout: 60_000 }, () => {
     const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string };
     const run = cli(['--version'], {});
     try {
-      const { code } = await run.exit;
+      const { code } = await exited(run);
       assert.equal(code, 0);
       const out = run.stdout();
       assert.match(out, /^[^\n]+\n$/, 'one line');
@@ -552,7 +570,7 @@ describe('CLI', { timeout: 60_000 }, () => {
       assert.ok(created.body.startsWith(`http://localhost:${port}/`), created.body);
 
       run.child.kill('SIGTERM');
-      const { code, signal } = await run.exit;
+      const { code, signal } = await exited(run);
       assert.equal(signal, null);
       assert.equal(code, 0);
       assert.equal(parseLines(run.stdout()).filter((l) => l['msg'] === 'listening').length, 1);
@@ -572,7 +590,7 @@ describe('CLI', { timeout: 60_000 }, () => {
       const created = await request(port, '/api/shorten?url=https%3A%2F%2Fexample.com%2F', { method: 'POST' });
       assert.equal(created.status, 201);
       first.child.kill('SIGTERM');
-      assert.equal((await first.exit).code, 0);
+      assert.equal((await exited(first)).code, 0);
 
       second = cli(['--port', '0'], { DATA_DIR: dir, API_TOKEN: 'S3CRET-TOKEN', API_KEYS: 'S3CRET-KEY-1,S3CRET-KEY-2' });
       const [again] = await jsonLines(second, 1);
@@ -581,7 +599,7 @@ describe('CLI', { timeout: 60_000 }, () => {
       assert.equal(again?.['gate'], true);
       assert.equal(again?.['api_keys'], true);
       second.child.kill('SIGTERM');
-      assert.equal((await second.exit).code, 0);
+      assert.equal((await exited(second)).code, 0);
       const lines = parseLines(second.stdout());
       assert.deepEqual(lines.filter((l) => l['level'] === 'warn'), [], 'no API_KEYS warning once keys are set');
       assert.doesNotMatch(second.stdout() + second.stderr(), /S3CRET/);

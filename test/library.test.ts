@@ -182,6 +182,18 @@ test('Express-style: base path /s, next() for everything outside it', async () =
   }
 });
 
+test('without next, a request outside the base path is 404 (SPEC §3.1)', async () => {
+  const app = await mount('/s', (shortener) => (req, res) => shortener.handler(req, res));
+  try {
+    const other = await request(app.port, '/other');
+    assert.equal(other.status, 404);
+    assert.equal(other.body, '');
+    assert.equal((await request(app.port, '/s/api/health')).status, 200);
+  } finally {
+    await app.close();
+  }
+});
+
 test('Express mounting: req.originalUrl is routed when req.url has the mount path stripped', async () => {
   let nextCalls = 0;
   const app = await mount('/s', (shortener) =>

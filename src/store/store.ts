@@ -15,6 +15,7 @@
 import { join } from 'node:path';
 import { encodeEntry, replay, type Damage, type Entry, type StoredRecord } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
+import { acquireLock, LockError } from './lock.ts';
 import type { Logger } from '../log.ts';
 
 export type { StoredRecord } from './format.ts';
@@ -69,7 +70,9 @@ export class Store {
   /** A failed write may have left partial bytes past `size`; cut them before the next write. */
   private tailSuspect = false;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
+  private readonly unlock: () => void;
 
   /** Opens (or creates) the log in `dir` and replays it. Throws `StoreOpenError` on damage. */
   constructor(options: StoreOptions) {
@@ -82,19 +85,22 @@ export class Store {
     } catch (err) {
       throw new StoreOpenError(`cannot create data directory ${options.dir}: ${(err as Error).message}`);
     }
-    let opened: { fd: number; created: boolean };
     try {
-      opened = this.fs.open(this.path);
+      this.unlock = acquireLock(options.dir);
     } catch (err) {
-      throw new StoreOpenError(`cannot open ${this.path}: ${(err as Error).message}`);
+      throw new StoreOpenError(err instanceof LockError ? err.message : `cannot lock ${options.dir}: ${(err as Error).message}`);
     }
-    this.fd = opened.fd;
-    // A new file's directory entry must be durable too, or power loss could lose the whole log.
-    if (opened.created) this.fs.syncDir(options.dir);
-
-    const result = replay(this.fs.readAll(this.fd));
+    let result: ReturnType<typeof replay>;
+    try {
+      this.fd = this.openLog(options.dir);
+      result = replay(this.fs.readAll(this.fd));
+    } catch (err) {
+      this.unlock();
+      throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${this.path}: ${(err as Error).message}`);
+    }
     if (result.damage) {
       void this.fs.close(this.fd).catch(() => undefined);
+      this.unlock();
       throw new StoreOpenError(damageMessage(this.path, result.damage));
     }
     if (result.tornTail) {
@@ -113,6 +119,18 @@ export class Store {
 
     this.timer = setInterval(() => void this.flushVisits().catch(() => undefined), options.visitFlushMs ?? 1000);
     this.timer.unref();
+  }
+
+  private openLog(dir: string): number {
+    let opened: { fd: number; created: boolean };
+    try {
+      opened = this.fs.open(this.path);
+    } catch (err) {
+      throw new StoreOpenError(`cannot open ${this.path}: ${(err as Error).message}`);
+    }
+    // A new file's directory entry must be durable too, or power loss could lose the whole log.
+    if (opened.created) this.fs.syncDir(dir);
+    return opened.fd;
   }
 
   get count(): number {
@@ -215,8 +233,11 @@ export class Store {
   }
 
   /** Flushes visits, waits for every queued write, fsyncs and closes the file. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    return (this.closing ??= this.shutdown());
+  }
+
+  private async shutdown(): Promise<void> {
     clearInterval(this.timer);
     try {
       await this.flushVisits();
@@ -237,6 +258,7 @@ export class Store {
       await this.fs.fsync(this.fd);
     } finally {
       await this.fs.close(this.fd);
+      this.unlock();
     }
   }
 
