@@ -96,17 +96,73 @@ export interface ReplayResult {
 }
 
 const NL = 0x0a;
+const TAB = 0x09;
 const SPACE = 0x20;
-const HEX8 = /^[0-9a-f]{8}$/;
 
-/** Why a line is not an intact entry, or the entry. */
-function readLine(buf: Buffer, start: number, end: number): Entry | string {
-  if (end - start < 10 || buf[start + 8] !== SPACE) return 'not an entry';
-  const head = buf.toString('latin1', start, start + 8);
-  if (!HEX8.test(head)) return 'not an entry';
-  const body = buf.subarray(start + 9, end);
-  if (crc32(body) !== parseInt(head, 16)) return 'bad checksum';
-  return decodePayload(body.toString('utf8')) ?? 'unknown entry';
+/** The value of 8 lower-case hex digits at `pos`, or -1. */
+function hex8(buf: Buffer, pos: number): number {
+  let v = 0;
+  for (let i = pos; i < pos + 8; i++) {
+    const c = buf[i]!;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** A decimal integer in [start, end) without sign or leading zeros, or -1. */
+function int(buf: Buffer, start: number, end: number): number {
+  if (end <= start || end - start > 15 || (buf[start] === 0x30 && end - start > 1)) return -1;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const d = buf[i]! - 0x30;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** The position of the first tab after `after` and before `end`, or -1 (also when `after` is -1). */
+function tab(buf: Buffer, after: number, end: number): number {
+  if (after < 0) return -1;
+  const at = buf.indexOf(TAB, after + 1);
+  return at !== -1 && at < end ? at : -1;
+}
+
+/**
+ * Applies the line at [start, end) to `records`, or returns why it is not an intact entry.
+ * Creates, nearly all of a compacted log, are parsed on bytes straight into the record: no
+ * per-line string, split or intermediate entry, and the fields kept are decoded into flat strings,
+ * so no record pins a whole line in memory.
+ */
+function applyLine(records: Map<string, StoredRecord>, buf: Buffer, start: number, end: number): string | undefined {
+  if (end - start < 12 || buf[start + 8] !== SPACE) return 'not an entry';
+  const sum = hex8(buf, start);
+  if (sum < 0) return 'not an entry';
+  const body = start + 9;
+  if (crc32(buf.subarray(body, end)) !== sum) return 'bad checksum';
+  if (buf[body] !== 0x43 /* C */) {
+    const entry = decodePayload(buf.toString('utf8', body, end));
+    if (!entry) return 'unknown entry';
+    apply(records, entry);
+    return undefined;
+  }
+  const t1 = body + 1;
+  const t2 = tab(buf, t1, end);
+  const t3 = tab(buf, t2, end);
+  const t4 = tab(buf, t3, end);
+  const t5 = tab(buf, t4, end);
+  if (buf[t1] !== TAB || t2 <= t1 + 1 || t5 === -1 || t5 === end - 1 || tab(buf, t5, end) !== -1) return 'unknown entry';
+  const createdAt = int(buf, t2 + 1, t3);
+  const retentionDays = int(buf, t3 + 1, t4);
+  const visits = int(buf, t4 + 1, t5);
+  if (createdAt < 0 || retentionDays < 0 || visits < 0) return 'unknown entry';
+  const code = buf.toString('latin1', t1 + 1, t2);
+  // The last entry for a code wins and a (re-)created code is the newest: it moves to the end.
+  records.delete(code);
+  records.set(code, { code, url: buf.toString('utf8', t5 + 1, end), createdAt, retentionDays, visits, dirty: false });
+  return undefined;
 }
 
 export function apply(records: Map<string, StoredRecord>, entry: Entry): void {
@@ -149,15 +205,14 @@ export function replay(buf: Buffer): ReplayResult {
     line++;
     const nl = buf.indexOf(NL, pos);
     const end = nl === -1 ? buf.length : nl;
-    const entry = nl === -1 ? 'incomplete line (no newline)' : readLine(buf, pos, end);
-    if (typeof entry === 'string') {
-      const damage = { line, reason: entry };
+    const failure = nl === -1 ? 'incomplete line (no newline)' : applyLine(records, buf, pos, end);
+    if (failure !== undefined) {
+      const damage = { line, reason: failure };
       const last = nl === -1 || nl === buf.length - 1;
       return last
         ? { records, entries, validBytes: pos, tornTail: damage, damage: undefined }
         : { records, entries, validBytes: pos, tornTail: undefined, damage };
     }
-    apply(records, entry);
     entries++;
     pos = end + 1;
   }
