@@ -192,29 +192,63 @@ export function apply(records: Map<string, StoredRecord>, entry: Entry): void {
 }
 
 /**
- * Replays a whole log. Every line must be intact except the last, which a crash can leave torn
- * (no newline, or a checksum that does not match): that one is reported in `tornTail` and not
- * applied. Anything damaged before the last line stops replay and is reported in `damage`.
+ * Replays a log fed in chunks of any size (a multi-gigabyte log never has to fit in one Buffer).
+ * Every line must be intact except the last, which a crash can leave torn (no newline, or a
+ * checksum that does not match): that one is reported in `tornTail` and not applied. Anything
+ * damaged before the last line stops replay and is reported in `damage`.
  */
-export function replay(buf: Buffer): ReplayResult {
-  const records = new Map<string, StoredRecord>();
-  let entries = 0;
-  let pos = 0;
-  let line = 0;
-  while (pos < buf.length) {
-    line++;
-    const nl = buf.indexOf(NL, pos);
-    const end = nl === -1 ? buf.length : nl;
-    const failure = nl === -1 ? 'incomplete line (no newline)' : applyLine(records, buf, pos, end);
-    if (failure !== undefined) {
-      const damage = { line, reason: failure };
-      const last = nl === -1 || nl === buf.length - 1;
-      return last
-        ? { records, entries, validBytes: pos, tornTail: damage, damage: undefined }
-        : { records, entries, validBytes: pos, tornTail: undefined, damage };
+export class Replayer {
+  readonly records = new Map<string, StoredRecord>();
+  private entries = 0;
+  private line = 0;
+  /** Absolute offset of the end of the intact prefix. */
+  private validBytes = 0;
+  /** Bytes of an unfinished line carried over from the previous chunk. */
+  private carry: Buffer | undefined;
+  /** The first bad line; it is a torn tail only if nothing follows it. */
+  private bad: Damage | undefined;
+  private damage: Damage | undefined;
+
+  push(chunk: Buffer): void {
+    if (this.damage || chunk.length === 0) return;
+    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    this.carry = undefined;
+    let pos = 0;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(NL, pos);
+      if (nl === -1) {
+        // Copied: the caller may reuse its chunk buffer.
+        this.carry = Buffer.from(buf.subarray(pos));
+        return;
+      }
+      if (this.bad) {
+        this.damage = this.bad;
+        return;
+      }
+      this.line++;
+      const failure = applyLine(this.records, buf, pos, nl);
+      if (failure !== undefined) this.bad = { line: this.line, reason: failure };
+      else {
+        this.entries++;
+        this.validBytes += nl + 1 - pos;
+      }
+      pos = nl + 1;
     }
-    entries++;
-    pos = end + 1;
   }
-  return { records, entries, validBytes: pos, tornTail: undefined, damage: undefined };
+
+  finish(): ReplayResult {
+    const { records, entries, validBytes } = this;
+    if (this.damage || (this.bad && this.carry)) {
+      return { records, entries, validBytes, tornTail: undefined, damage: this.damage ?? this.bad };
+    }
+    const tornTail = this.bad ?? (this.carry ? { line: this.line + 1, reason: 'incomplete line (no newline)' } : undefined);
+    return { records, entries, validBytes, tornTail, damage: undefined };
+  }
+}
+
+/** Replays a whole log held in one buffer (see `Replayer`). */
+export function replay(buf: Buffer): ReplayResult {
+  const replayer = new Replayer();
+  replayer.push(buf);
+  return replayer.finish();
 }

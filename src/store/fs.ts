@@ -8,7 +8,8 @@ export interface StoreFs {
   mkdirp(dir: string): void;
   /** Opens for reading and positional writing, creating the file (mode 0600) if missing. */
   open(path: string): { fd: number; created: boolean };
-  readAll(fd: number): Buffer;
+  /** Reads into `buffer` from `position`; returns the bytes read (0 at the end). */
+  read(fd: number, buffer: Buffer, position: number): number;
   /** Writes every byte of `data` at `position`. */
   write(fd: number, data: Buffer, position: number): Promise<void>;
   fsync(fd: number): Promise<void>;
@@ -34,16 +35,8 @@ export const nodeFs: StoreFs = {
       return { fd: fs.openSync(path, fs.constants.O_RDWR), created: false };
     }
   },
-  readAll(fd) {
-    const size = fs.fstatSync(fd).size;
-    const buf = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) {
-      const n = fs.readSync(fd, buf, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buf.subarray(0, read);
+  read(fd, buffer, position) {
+    return fs.readSync(fd, buffer, 0, buffer.length, position);
   },
   write(fd, data, position) {
     return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@
  * visited since the last flush are appended as one batch at least once a second and at close.
  */
 import { join } from 'node:path';
-import { encodeEntry, replay, type Damage, type Entry, type StoredRecord } from './format.ts';
+import { encodeEntry, Replayer, type Damage, type Entry, type ReplayResult, type StoredRecord } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock, LockError } from './lock.ts';
 import type { Logger } from '../log.ts';
@@ -21,6 +21,11 @@ import type { Logger } from '../log.ts';
 export type { StoredRecord } from './format.ts';
 
 export const LOG_FILE = 'urls.log';
+
+/** Bytes read per step of start-up replay. */
+const REPLAY_CHUNK = 4 << 20;
+/** Records indexed by URL per event-loop turn after start-up (a few ms each). */
+const INDEX_SLICE = 20_000;
 
 /** Visit counts per batch line: keeps a line (and a torn write) small when many codes are hot. */
 const VISITS_PER_LINE = 500;
@@ -60,6 +65,8 @@ export class Store {
   private holes = 0;
   /** original URL → its record, or its records oldest first when shortened more than once. */
   private readonly byUrl = new Map<string, StoredRecord | StoredRecord[]>();
+  /** Records replayed at start-up and not yet in `byUrl` (a live iterator over `records`). */
+  private unindexed: Iterator<StoredRecord> | undefined;
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
   private dirty: StoredRecord[] = [];
@@ -90,10 +97,10 @@ export class Store {
     } catch (err) {
       throw new StoreOpenError(err instanceof LockError ? err.message : `cannot lock ${options.dir}: ${(err as Error).message}`);
     }
-    let result: ReturnType<typeof replay>;
+    let result: ReplayResult;
     try {
       this.fd = this.openLog(options.dir);
-      result = replay(this.fs.readAll(this.fd));
+      result = this.replayLog();
     } catch (err) {
       this.unlock();
       throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${this.path}: ${(err as Error).message}`);
@@ -115,10 +122,48 @@ export class Store {
     this.size = result.validBytes;
     this.records = result.records;
     this.order = [...this.records.values()];
-    for (const rec of this.order) this.index(rec);
+    // The URL index is built after start-up, a slice per event-loop turn: with a million links
+    // it takes about half a second that the server can already spend serving. `withUrl` finishes
+    // it at once if a lookup comes first.
+    this.unindexed = this.records.values();
+    this.indexSoon();
 
     this.timer = setInterval(() => void this.flushVisits().catch(() => undefined), options.visitFlushMs ?? 1000);
     this.timer.unref();
+  }
+
+  /** Replays the log in chunks: the file is never held in memory whole. */
+  private replayLog(): ReplayResult {
+    const replayer = new Replayer();
+    const chunk = Buffer.allocUnsafe(REPLAY_CHUNK);
+    for (let position = 0; ; ) {
+      const n = this.fs.read(this.fd, chunk, position);
+      if (n === 0) break;
+      replayer.push(chunk.subarray(0, n));
+      position += n;
+    }
+    return replayer.finish();
+  }
+
+  private indexSoon(): void {
+    setImmediate(() => {
+      this.buildIndex(INDEX_SLICE);
+      if (this.unindexed) this.indexSoon();
+    }).unref();
+  }
+
+  /** Indexes up to `budget` more records of the start-up backlog. */
+  private buildIndex(budget = Infinity): void {
+    const it = this.unindexed;
+    if (!it) return;
+    for (let n = 0; n < budget; n++) {
+      const next = it.next();
+      if (next.done) {
+        this.unindexed = undefined;
+        return;
+      }
+      this.addToIndex(next.value);
+    }
   }
 
   private openLog(dir: string): number {
@@ -148,6 +193,7 @@ export class Store {
 
   /** Records with this original URL, newest first. */
   *withUrl(url: string): Generator<StoredRecord> {
+    this.buildIndex();
     const hit = this.byUrl.get(url);
     if (!hit) return;
     if (!Array.isArray(hit)) {
@@ -310,6 +356,11 @@ export class Store {
   }
 
   private index(rec: StoredRecord): void {
+    // While the start-up backlog is indexed, its live Map iterator reaches new records itself.
+    if (!this.unindexed) this.addToIndex(rec);
+  }
+
+  private addToIndex(rec: StoredRecord): void {
     const hit = this.byUrl.get(rec.url);
     if (!hit) this.byUrl.set(rec.url, rec);
     else if (Array.isArray(hit)) hit.push(rec);
