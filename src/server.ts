@@ -10,6 +10,8 @@ import { createShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { createLogger } from './log.ts';
+import { LockError } from './store/lock.ts';
+import { repairLog } from './store/repair.ts';
 import { StoreOpenError } from './store/store.ts';
 
 const NAME = 'url-shortener';
@@ -40,6 +42,20 @@ function main(): void {
   }
   const { config } = resolved;
   const log = createLogger(config.logLevel);
+  if (resolved.command === 'repair') {
+    try {
+      const report = repairLog(config.dataDir);
+      if (!report.movedTo) log.info('log is intact; nothing to repair', { file: report.file, entries: report.kept });
+      else {
+        for (const l of report.lost) log.warn('dropped a damaged line', { line: l.line, reason: l.reason, bytes: l.bytes });
+        log.info('log repaired', { file: report.file, kept: report.kept, lost: report.lost.length, damaged_copy: report.movedTo });
+      }
+    } catch (err) {
+      log.error(err instanceof LockError ? err.message : `repair failed: ${(err as Error).message}`);
+      process.exit(1);
+    }
+    return;
+  }
   const server = createServer();
 
   server.once('error', (err: NodeJS.ErrnoException) => {

@@ -252,3 +252,28 @@ export function replay(buf: Buffer): ReplayResult {
   replayer.push(buf);
   return replayer.finish();
 }
+
+export interface Salvage {
+  /** Every intact line, verbatim, in order. */
+  intact: Buffer[];
+  /** Every damaged line: its number, reason and size. */
+  lost: (Damage & { bytes: number })[];
+}
+
+/** Splits a damaged log into its intact lines and its damaged ones (for `--repair`). */
+export function salvage(buf: Buffer): Salvage {
+  const scratch = new Map<string, StoredRecord>();
+  const intact: Buffer[] = [];
+  const lost: Salvage['lost'] = [];
+  let line = 0;
+  for (let pos = 0; pos < buf.length; ) {
+    line++;
+    const nl = buf.indexOf(NL, pos);
+    const end = nl === -1 ? buf.length : nl;
+    const failure = nl === -1 ? 'incomplete line (no newline)' : applyLine(scratch, buf, pos, end);
+    if (failure === undefined) intact.push(buf.subarray(pos, end + 1));
+    else lost.push({ line, reason: failure, bytes: end + (nl === -1 ? 0 : 1) - pos });
+    pos = end + 1;
+  }
+  return { intact, lost };
+}

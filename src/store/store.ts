@@ -380,8 +380,8 @@ export class Store {
 function damageMessage(path: string, damage: Damage): string {
   return (
     `${path} is damaged at line ${damage.line} (${damage.reason}), before its last entry. ` +
-    'Start-up stopped so that nothing is dropped silently. Restore the data directory from a backup, ' +
-    'or move the file aside and keep only the intact lines before line ' +
-    `${damage.line} (each line starts with the CRC-32 of the rest).`
+    'Start-up stopped so that nothing is dropped silently. To keep every intact entry and move the ' +
+    'damaged file aside, run the server once with --repair (same DATA_DIR); or restore the data ' +
+    'directory from a backup.'
   );
 }
