@@ -16,7 +16,7 @@ const create = (code: string): Buffer =>
 /** A log whose line 3 is damaged (a flipped byte), with intact entries before and after it. */
 function damagedLog(): Buffer {
   const bad = Buffer.from(create('ccc'));
-  bad[20] ^= 0x01;
+  bad[20] = bad[20]! ^ 0x01;
   return Buffer.concat([create('aaa'), create('bbb'), bad, create('ddd'), encodeEntry({ op: 'D', code: 'aaa' })]);
 }
 
