@@ -15,7 +15,7 @@ import { apiRoutes, type Ctx } from './routes.ts';
 import { createService, type Service } from './service.ts';
 import { loadStatic } from './static.ts';
 import type { StoreFs } from './store/fs.ts';
-import { Store } from './store/store.ts';
+import { Store, type CompactReport } from './store/store.ts';
 
 /** Settings (SPEC §2, camelCase) plus what tests and embedders may inject. */
 export interface ShortenerOptions extends Partial<Config> {
@@ -41,6 +41,8 @@ export interface Shortener {
   handler: Handler;
   /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
   close(): Promise<void>;
+  /** Rewrites the log to one entry per live link now (it also happens by itself; see README). */
+  compact(): Promise<CompactReport>;
   /** The resolved settings (secrets included: do not log it). */
   config: Readonly<Config> & { baseUrl: string };
   service: Service;
@@ -59,6 +61,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     dir: config.dataDir,
     fsync: config.fsync,
     log,
+    ...(now ? { now } : {}),
     ...(fs ? { fs } : {}),
     ...(visitFlushMs ? { visitFlushMs } : {}),
   });
@@ -169,6 +172,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   return {
     handler,
     close: () => store.close(),
+    compact: () => store.compact(),
     config: { ...config, baseUrl },
     service,
     get count() {

@@ -180,7 +180,7 @@ function check(config: Config, spelling: Spelling): Config {
   return config;
 }
 
-export type Command = 'run' | 'help' | 'version' | 'repair';
+export type Command = 'run' | 'help' | 'version' | 'repair' | 'compact';
 
 export interface Sources {
   argv: readonly string[];
@@ -197,7 +197,7 @@ export interface Resolved {
 }
 
 /** Flags that are not settings. */
-const SWITCHES = new Set(['--help', '-h', '--version', '-v', '--repair']);
+const SWITCHES = new Set(['--help', '-h', '--version', '-v', '--repair', '--compact']);
 
 /**
  * Resolves the configuration from flags, environment and an optional JSON file.
@@ -262,7 +262,8 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
     if (raw !== undefined) apply(config, s, raw, s.env, spelling);
   }
   for (const [s, raw, name] of flags) apply(config, s, raw, name, spelling);
-  return { command: switches.has('--repair') ? 'repair' : 'run', config: check(config, spelling), switches };
+  const command = switches.has('--repair') ? 'repair' : switches.has('--compact') ? 'compact' : 'run';
+  return { command, config: check(config, spelling), switches };
 }
 
 /** Library options: any subset of the settings, validated by the same parsers. */
@@ -288,6 +289,7 @@ export function helpText(): string {
     ...rows,
     `  ${'--config FILE'.padEnd(30)} ${''.padEnd(20)} JSON settings file`,
     `  ${'--repair'.padEnd(30)} ${''.padEnd(20)} keep every intact entry of a damaged log, move the damaged file aside, report, exit`,
+    `  ${'--compact'.padEnd(30)} ${''.padEnd(20)} rewrite the log to one entry per live link, report, exit`,
     `  ${'--help, --version'.padEnd(30)}`,
   ].join('\n');
 }

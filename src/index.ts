@@ -5,4 +5,5 @@ export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
 export type { UrlRecord, UrlList } from './service.ts';
 export type { StoreFs } from './store/fs.ts';
+export type { CompactReport } from './store/store.ts';
 export { ALPHABET, RESERVED_SEGMENTS } from './codes.ts';

@@ -12,7 +12,7 @@ import { ConfigError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
-import { StoreOpenError } from './store/store.ts';
+import { Store, StoreOpenError } from './store/store.ts';
 
 const NAME = 'url-shortener';
 /** A shutdown that has not finished by then exits anyway (with code 1). */
@@ -54,6 +54,10 @@ function main(): void {
       log.error(err instanceof LockError ? err.message : `repair failed: ${(err as Error).message}`);
       process.exit(1);
     }
+    return;
+  }
+  if (resolved.command === 'compact') {
+    void compactOffline(config.dataDir, log);
     return;
   }
   const server = createServer();
@@ -107,6 +111,27 @@ function main(): void {
     await shortener.close();
     log.info('stopped', { records: shortener.count });
     process.exit(0);
+  }
+}
+
+/** `--compact`: rewrite the log of a stopped server's data dir, report, exit. */
+async function compactOffline(dataDir: string, log: ReturnType<typeof createLogger>): Promise<void> {
+  let store: Store;
+  try {
+    store = new Store({ dir: dataDir, fsync: 'always', log });
+  } catch (err) {
+    if (!(err instanceof StoreOpenError)) throw err;
+    log.error(err.message);
+    process.exit(1);
+  }
+  try {
+    const report = await store.compact();
+    log.info('log compacted', { file: store.path, records: store.count, ...report });
+  } catch (err) {
+    log.error('compaction failed; the log is unchanged', { error: (err as Error).message });
+    process.exitCode = 1;
+  } finally {
+    await store.close();
   }
 }
 

@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { pickCode } from './codes.ts';
 import { HttpError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { isExpired } from './store/format.ts';
 import type { Store, StoredRecord } from './store/store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
@@ -39,8 +40,6 @@ export interface ServiceOptions {
 
 export type Visit = { kind: 'found'; url: string } | { kind: 'expired' } | { kind: 'missing' };
 
-const DAY = 86400;
-
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
@@ -53,8 +52,7 @@ export function createService(options: ServiceOptions) {
   const keyDigests = options.apiKeys.map(digest);
 
   const seconds = (): number => Math.floor(now() / 1000);
-  const expired = (rec: StoredRecord, at: number): boolean =>
-    rec.retentionDays > 0 && at >= rec.createdAt + rec.retentionDays * DAY;
+  const expired = isExpired;
 
   const shortUrl = (code: string): string => `${baseUrl}/${code}`;
 

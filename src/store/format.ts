@@ -45,9 +45,26 @@ function payload(entry: Entry): string {
 
 /** The bytes of one log line, newline included. */
 export function encodeEntry(entry: Entry): Buffer {
-  const body = Buffer.from(payload(entry), 'utf8');
-  const head = crc32(body).toString(16).padStart(8, '0');
-  return Buffer.concat([Buffer.from(head + ' ', 'latin1'), body, Buffer.from('\n', 'latin1')]);
+  const text = payload(entry);
+  const line = Buffer.allocUnsafe(Buffer.byteLength(text) + 10);
+  line.write(text, 9, 'utf8');
+  const sum = crc32(line.subarray(9, line.length - 1));
+  line.write(sum.toString(16).padStart(8, '0'), 0, 'latin1');
+  line[8] = 0x20;
+  line[line.length - 1] = 0x0a;
+  return line;
+}
+
+/** The create entry that carries a record whole (compaction writes one per live record). */
+export function recordEntry(rec: StoredRecord): Entry {
+  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.visits };
+}
+
+const DAY = 86400;
+
+/** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
+export function isExpired(rec: StoredRecord, nowSeconds: number): boolean {
+  return rec.retentionDays > 0 && nowSeconds >= rec.createdAt + rec.retentionDays * DAY;
 }
 
 const INT = /^(0|[1-9]\d{0,15})$/;

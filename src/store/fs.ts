@@ -17,6 +17,12 @@ export interface StoreFs {
   close(fd: number): Promise<void>;
   /** fsyncs a directory so a created or renamed entry in it survives power loss. */
   syncDir(dir: string): void;
+  /** Creates (or empties) a file for writing; mode 0600. */
+  create(path: string): number;
+  /** Atomically replaces `to` with `from`. */
+  rename(from: string, to: string): void;
+  /** Removes a file; no error if it does not exist. */
+  remove(path: string): void;
 }
 
 function callback(resolve: () => void, reject: (err: Error) => void) {
@@ -58,6 +64,15 @@ export const nodeFs: StoreFs = {
   },
   close(fd) {
     return new Promise((resolve, reject) => fs.close(fd, callback(resolve, reject)));
+  },
+  create(path) {
+    return fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600);
+  },
+  rename(from, to) {
+    fs.renameSync(from, to);
+  },
+  remove(path) {
+    fs.rmSync(path, { force: true });
   },
   syncDir(dir) {
     const fd = fs.openSync(dir, 'r');

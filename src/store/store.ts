@@ -11,9 +11,24 @@
  *
  * Visits are not worth an fsync each: they bump an integer in memory and the counts of the codes
  * visited since the last flush are appended as one batch at least once a second and at close.
+ *
+ * Compaction rewrites the live records into a temp file while writes go on to the old log and are
+ * also kept aside; then, with the write queue held, the kept-aside writes are appended, the temp
+ * file is fsynced and renamed over the log, and the directory is fsynced. A crash before the
+ * rename leaves the old log whole (the temp file is removed at the next start); after it, the new.
  */
 import { join } from 'node:path';
-import { encodeEntry, Replayer, type Damage, type Entry, type ReplayResult, type StoredRecord } from './format.ts';
+import { performance } from 'node:perf_hooks';
+import {
+  encodeEntry,
+  isExpired,
+  recordEntry,
+  Replayer,
+  type Damage,
+  type Entry,
+  type ReplayResult,
+  type StoredRecord,
+} from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock, LockError } from './lock.ts';
 import type { Logger } from '../log.ts';
@@ -30,6 +45,23 @@ const INDEX_SLICE = 20_000;
 /** Visit counts per batch line: keeps a line (and a torn write) small when many codes are hot. */
 const VISITS_PER_LINE = 500;
 
+/** Suffix of the compaction temp file beside the log. */
+export const COMPACT_SUFFIX = '.compact';
+/** Automatic compaction waits until the log is at least this big: small logs are not worth it. */
+export const COMPACT_MIN_BYTES = 1 << 20;
+/** Records serialized per event-loop turn while compacting. */
+const COMPACT_SLICE = 10_000;
+
+export interface CompactReport {
+  bytesBefore: number;
+  bytesAfter: number;
+  entriesBefore: number;
+  entriesAfter: number;
+  /** Expired records dropped. */
+  purged: number;
+  ms: number;
+}
+
 /** Start-up cannot continue: the message names the problem and what to do. */
 export class StoreOpenError extends Error {
   constructor(message: string) {
@@ -43,12 +75,26 @@ export interface StoreOptions {
   fsync: 'always' | 'off';
   log: Logger;
   fs?: StoreFs;
-  /** How often buffered visit counts are appended, in ms. */
+  /** How often buffered visit counts are appended (and the need to compact checked), in ms. */
   visitFlushMs?: number;
+  /** Clock in ms: compaction drops records expired by then. */
+  now?: () => number;
+  /** Dead entries must outweigh live ones *and* the log pass this size before compacting by itself. */
+  compactMinBytes?: number;
 }
 
-interface Pending {
+interface Write {
   bytes: Buffer;
+  lines: number;
+  /** Applies the change to memory: runs once the bytes are durable, before anyone is answered. */
+  durable: (() => void) | undefined;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** Work that needs the log to itself (the end of a compaction): runs between two write batches. */
+interface Task {
+  task: () => Promise<void>;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -56,7 +102,15 @@ interface Pending {
 export class Store {
   readonly path: string;
   private readonly fs: StoreFs;
-  private readonly fd: number;
+  private fd: number;
+  private readonly dir: string;
+  private readonly now: () => number;
+  private readonly compactMinBytes: number;
+  /** Entries (lines) in the log; those beyond one per live record are dead weight. */
+  private entries: number;
+  /** While compacting: the writes made to the old log since the snapshot began. */
+  private side: { chunks: Buffer[]; lines: number } | undefined;
+  private compacting: Promise<CompactReport> | undefined;
   private readonly fsyncWrites: boolean;
   private readonly log: Logger;
   private readonly records: Map<string, StoredRecord>;
@@ -70,7 +124,7 @@ export class Store {
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
   private dirty: StoredRecord[] = [];
-  private queue: Pending[] = [];
+  private queue: (Write | Task)[] = [];
   private writing: Promise<void> | undefined;
   /** Bytes of intact log: where the next write goes. */
   private size: number;
@@ -86,6 +140,9 @@ export class Store {
     this.fs = options.fs ?? nodeFs;
     this.log = options.log;
     this.fsyncWrites = options.fsync === 'always';
+    this.dir = options.dir;
+    this.now = options.now ?? Date.now;
+    this.compactMinBytes = options.compactMinBytes ?? COMPACT_MIN_BYTES;
     this.path = join(options.dir, LOG_FILE);
     try {
       this.fs.mkdirp(options.dir);
@@ -99,6 +156,8 @@ export class Store {
     }
     let result: ReplayResult;
     try {
+      // A compaction cut short by a crash: the old log is whole, its unfinished copy is not.
+      this.fs.remove(this.path + COMPACT_SUFFIX);
       this.fd = this.openLog(options.dir);
       result = this.replayLog();
     } catch (err) {
@@ -120,6 +179,7 @@ export class Store {
       this.tailSuspect = true;
     }
     this.size = result.validBytes;
+    this.entries = result.entries;
     this.records = result.records;
     this.order = [...this.records.values()];
     // The URL index is built after start-up, a slice per event-loop turn: with a million links
@@ -128,7 +188,10 @@ export class Store {
     this.unindexed = this.records.values();
     this.indexSoon();
 
-    this.timer = setInterval(() => void this.flushVisits().catch(() => undefined), options.visitFlushMs ?? 1000);
+    this.timer = setInterval(() => {
+      void this.flushVisits().catch(() => undefined);
+      this.maybeCompact();
+    }, options.visitFlushMs ?? 1000);
     this.timer.unref();
   }
 
@@ -213,25 +276,31 @@ export class Store {
 
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
   async create(rec: Omit<StoredRecord, 'dirty'>): Promise<StoredRecord> {
+    const live: StoredRecord = { ...rec, dirty: false };
     this.reserved.add(rec.code);
     try {
-      await this.append([{ op: 'C', ...rec }]);
+      await this.append([{ op: 'C', ...rec }], () => {
+        this.records.set(live.code, live);
+        this.order.push(live);
+        this.index(live);
+      });
     } finally {
       this.reserved.delete(rec.code);
     }
-    const live: StoredRecord = { ...rec, dirty: false };
-    this.records.set(live.code, live);
-    this.order.push(live);
-    this.index(live);
     return live;
   }
 
   /** Deletes a record; resolves to false if it did not exist, true once the tombstone is durable. */
   async delete(code: string): Promise<boolean> {
     if (!this.records.has(code)) return false;
-    await this.append([{ op: 'D', code }]);
+    await this.append([{ op: 'D', code }], () => this.forget(code));
+    return true;
+  }
+
+  /** Drops a record from memory (its tombstone is durable, or compaction left it out). */
+  private forget(code: string): void {
     const rec = this.records.get(code);
-    if (!rec) return true; // deleted by a concurrent request meanwhile
+    if (!rec) return; // deleted by a concurrent request meanwhile
     this.records.delete(code);
     this.unindex(rec);
     this.holes++;
@@ -240,7 +309,6 @@ export class Store {
       this.order = this.order.filter((r) => this.records.get(r.code) === r);
       this.holes = 0;
     }
-    return true;
   }
 
   /** Counts one visit: an integer increment now, a log entry within a second. */
@@ -283,8 +351,114 @@ export class Store {
     return (this.closing ??= this.shutdown());
   }
 
+  /**
+   * Rewrites the log with one entry per live record, dropping expired records. Writes go on
+   * meanwhile; a second call while one runs returns the same promise.
+   */
+  compact(): Promise<CompactReport> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return (this.compacting ??= this.rewrite().finally(() => (this.compacting = undefined)));
+  }
+
+  /** Starts a compaction when dead entries outweigh live ones and the log is past the size floor. */
+  private maybeCompact(): void {
+    const live = this.records.size;
+    if (this.compacting || this.closed || this.size < this.compactMinBytes || this.entries - live <= live) return;
+    this.compact().then(
+      (report) => this.log.info('log compacted', { ...report }),
+      (err: Error) => this.log.warn('compaction failed; the log is unchanged', { error: err.message }),
+    );
+  }
+
+  private async rewrite(): Promise<CompactReport> {
+    const started = performance.now();
+    const bytesBefore = this.size;
+    const entriesBefore = this.entries;
+    const temp = this.path + COMPACT_SUFFIX;
+    const fd = this.fs.create(temp);
+    let size = 0;
+    let lines = 0;
+    let swapped = false;
+    const expired: string[] = [];
+    // From here on every write to the old log is also kept for the new one.
+    this.side = { chunks: [], lines: 0 };
+    try {
+      const nowSeconds = Math.floor(this.now() / 1000);
+      const records = this.records.values();
+      for (let done = false; !done; ) {
+        const parts: Buffer[] = [];
+        for (let n = 0; n < COMPACT_SLICE; n++) {
+          const next = records.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          if (isExpired(next.value, nowSeconds)) expired.push(next.value.code);
+          else parts.push(encodeEntry(recordEntry(next.value)));
+        }
+        if (parts.length === 0) continue;
+        // Records changed while this runs are also in `side`, later: replay lets the last entry win.
+        const chunk = Buffer.concat(parts);
+        await this.fs.write(fd, chunk, size);
+        size += chunk.length;
+        lines += parts.length;
+      }
+      await this.exclusive(async () => {
+        const side = this.side!;
+        this.side = undefined;
+        for (const chunk of side.chunks) {
+          await this.fs.write(fd, chunk, size);
+          size += chunk.length;
+        }
+        lines += side.lines;
+        await this.fs.fsync(fd);
+        this.fs.rename(temp, this.path);
+        // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
+        const old = this.fd;
+        this.fd = fd;
+        this.size = size;
+        this.entries = lines;
+        this.tailSuspect = false;
+        swapped = true;
+        for (const code of expired) this.forget(code);
+        await this.fs.close(old).catch(() => undefined);
+        // Until the directory is fsynced, power loss could bring the old log back; so no write is
+        // acknowledged before this returns (the write queue is held).
+        this.fs.syncDir(this.dir);
+      });
+    } catch (err) {
+      this.side = undefined;
+      if (!swapped) {
+        await this.fs.close(fd).catch(() => undefined);
+        try {
+          this.fs.remove(temp);
+        } catch {
+          // Removed at the next start.
+        }
+      }
+      throw err;
+    }
+    return {
+      bytesBefore,
+      bytesAfter: size,
+      entriesBefore,
+      entriesAfter: lines,
+      purged: expired.length,
+      ms: Math.round(performance.now() - started),
+    };
+  }
+
+  /** Runs `task` with the log to itself: after the writes queued before it, before those after. */
+  private exclusive(task: () => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task, resolve, reject });
+      this.writing ??= this.drain();
+    });
+  }
+
   private async shutdown(): Promise<void> {
     clearInterval(this.timer);
+    await this.compacting?.catch(() => undefined);
     try {
       await this.flushVisits();
     } catch {
@@ -308,11 +482,11 @@ export class Store {
     }
   }
 
-  private append(entries: Entry[]): Promise<void> {
+  private append(entries: Entry[], durable?: () => void): Promise<void> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const bytes = entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, resolve, reject });
+      this.queue.push({ bytes, lines: entries.length, durable, resolve, reject });
       this.writing ??= this.drain();
     });
   }
@@ -320,8 +494,14 @@ export class Store {
   /** The group-commit loop: one write and one fsync per batch of everything queued meanwhile. */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+      const first = this.queue[0]!;
+      if ('task' in first) {
+        this.queue.shift();
+        await first.task().then(first.resolve, first.reject);
+        continue;
+      }
+      const until = this.queue.findIndex((item) => 'task' in item);
+      const batch = this.queue.splice(0, until === -1 ? this.queue.length : until) as Write[];
       const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
       try {
         if (this.tailSuspect) {
@@ -331,6 +511,14 @@ export class Store {
         await this.fs.write(this.fd, bytes, this.size);
         if (this.fsyncWrites) await this.fs.fsync(this.fd);
         this.size += bytes.length;
+        const lines = batch.reduce((n, p) => n + p.lines, 0);
+        this.entries += lines;
+        if (this.side) {
+          this.side.chunks.push(bytes);
+          this.side.lines += lines;
+        }
+        // Memory changes now, in log order, before any caller (or a compaction snapshot) looks.
+        for (const p of batch) p.durable?.();
         for (const p of batch) p.resolve();
       } catch (err) {
         // Part or all of the batch may be on disk, but it was not acknowledged: cut it now, so that
