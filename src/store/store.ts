@@ -356,7 +356,7 @@ export class Store {
    * meanwhile; a second call while one runs returns the same promise.
    */
   compact(): Promise<CompactReport> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (this.closed || this.closing) return Promise.reject(new Error('store is closed'));
     return (this.compacting ??= this.rewrite().finally(() => (this.compacting = undefined)));
   }
 
@@ -379,7 +379,7 @@ export class Store {
     let size = 0;
     let lines = 0;
     let swapped = false;
-    const expired: string[] = [];
+    const expired: StoredRecord[] = [];
     // From here on every write to the old log is also kept for the new one.
     this.side = { chunks: [], lines: 0 };
     try {
@@ -393,7 +393,7 @@ export class Store {
             done = true;
             break;
           }
-          if (isExpired(next.value, nowSeconds)) expired.push(next.value.code);
+          if (isExpired(next.value, nowSeconds)) expired.push(next.value);
           else parts.push(encodeEntry(recordEntry(next.value)));
         }
         if (parts.length === 0) continue;
@@ -420,11 +420,18 @@ export class Store {
         this.entries = lines;
         this.tailSuspect = false;
         swapped = true;
-        for (const code of expired) this.forget(code);
+        // Only the very records left out: a code deleted and created anew meanwhile is in the new log.
+        for (const rec of expired) if (this.records.get(rec.code) === rec) this.forget(rec.code);
         await this.fs.close(old).catch(() => undefined);
         // Until the directory is fsynced, power loss could bring the old log back; so no write is
         // acknowledged before this returns (the write queue is held).
-        this.fs.syncDir(this.dir);
+        try {
+          this.fs.syncDir(this.dir);
+        } catch (err) {
+          this.log.error('log compacted, but its directory could not be fsynced: power loss could bring back the old log', {
+            error: (err as Error).message,
+          });
+        }
       });
     } catch (err) {
       this.side = undefined;
