@@ -67,7 +67,7 @@ export interface CrashSummary {
   ms: number;
 }
 
-/** A broken promise: names the cycle, the seed and the property. */
+/** A broken promise: names the cycle (whose kill preceded the failed check), the seed and the property. */
 export class CrashViolation extends Error {
   constructor(
     readonly cycle: number,
