@@ -52,6 +52,11 @@ export interface Shortener {
   dataFile: string;
 }
 
+/** The request target. Express strips its mount path from `req.url`; `originalUrl` keeps the base path. */
+function targetOf(req: IncomingMessage): string {
+  return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+}
+
 export function createShortener(options: ShortenerOptions = {}): Shortener {
   const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
   const config = configFromOptions(settings);
@@ -108,9 +113,12 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     reply.json(res, 500, { detail: 'internal error' });
   }
 
+  function notAllowed(res: ServerResponse, method: string, target: string, allow: string): void {
+    fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allow]]), method, target);
+  }
+
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
-    // Express strips its mount path from req.url; the original target keeps the base path.
-    const target = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const target = targetOf(req);
     const method = req.method ?? 'GET';
     const normalized = normalizeTarget(target);
     if (!normalized.ok) return fail(res, new HttpError(400, normalized.detail), method, target);
@@ -124,17 +132,13 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     if (rest === undefined) return reply.empty(res, 404);
     if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
       // `/s` → `/s/`, keeping the query (SPEC §3.3).
-      if (method !== 'GET' && method !== 'HEAD') {
-        return fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allowHeader(['GET'])]]), method, target);
-      }
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, method, target, allowHeader(['GET']));
       return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? '?' + query : ''}`]);
     }
 
     const found = match(method, rest);
     if (!found) return reply.empty(res, 404);
-    if (!found.handler) {
-      return fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', found.allow]]), method, target);
-    }
+    if (!found.handler) return notAllowed(res, method, target, found.allow);
     let parsed: URLSearchParams | undefined;
     const ctx: Ctx = { req, res, method, params: found.params, query: () => (parsed ??= new URLSearchParams(query)) };
     try {
@@ -154,7 +158,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
           if (passed) return;
           log.debug('request', {
             method: req.method,
-            path: redactTarget((req as { originalUrl?: string }).originalUrl ?? req.url ?? ''),
+            path: redactTarget(targetOf(req)),
             status: res.statusCode,
             ms: Math.round((performance.now() - start) * 100) / 100,
           });

@@ -52,7 +52,6 @@ export function createService(options: ServiceOptions) {
   const keyDigests = options.apiKeys.map(digest);
 
   const seconds = (): number => Math.floor(now() / 1000);
-  const expired = isExpired;
 
   const shortUrl = (code: string): string => `${baseUrl}/${code}`;
 
@@ -101,7 +100,7 @@ export function createService(options: ServiceOptions) {
 
     get(code: string): UrlRecord | undefined {
       const rec = store.get(code);
-      return rec && !expired(rec, seconds()) ? view(rec) : undefined;
+      return rec && !isExpired(rec, seconds()) ? view(rec) : undefined;
     },
 
     /** The newest live record whose original URL equals `input` once normalized. */
@@ -114,7 +113,7 @@ export function createService(options: ServiceOptions) {
         throw new HttpError(400, 'url must be an absolute URL such as https://example.com/page');
       }
       const at = seconds();
-      for (const rec of store.withUrl(href)) if (!expired(rec, at)) return view(rec);
+      for (const rec of store.withUrl(href)) if (!isExpired(rec, at)) return view(rec);
       return undefined;
     },
 
@@ -125,7 +124,7 @@ export function createService(options: ServiceOptions) {
       const end = paging.limit === undefined ? Infinity : paging.offset + paging.limit;
       let total = 0;
       for (const rec of store.newestFirst()) {
-        if (expired(rec, at)) continue;
+        if (isExpired(rec, at)) continue;
         if (total >= paging.offset && total < end) urls.push(view(rec));
         total++;
       }
@@ -135,7 +134,7 @@ export function createService(options: ServiceOptions) {
     /** False when there is no such live code: an expired link is gone for every API, delete included. */
     async remove(code: string): Promise<boolean> {
       const rec = store.get(code);
-      if (!rec || expired(rec, seconds())) return false;
+      if (!rec || isExpired(rec, seconds())) return false;
       try {
         return await store.delete(code);
       } catch (err) {
@@ -147,7 +146,7 @@ export function createService(options: ServiceOptions) {
     visit(code: string, count: boolean): Visit {
       const rec = store.get(code);
       if (!rec) return { kind: 'missing' };
-      if (expired(rec, seconds())) return { kind: 'expired' };
+      if (isExpired(rec, seconds())) return { kind: 'expired' };
       if (count) store.visit(rec);
       return { kind: 'found', url: rec.url };
     },

@@ -5,19 +5,16 @@
  * outweigh live ones, and `--compact` does it offline.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from '../src/log.ts';
 import { decodePayload, encodeEntry, replay, type Entry, type ReplayResult, type StoredRecord } from '../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../src/store/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../src/store/store.ts';
-import { LogCapture, tempDir } from './helpers.ts';
+import { LogCapture, runCli, tempDir } from './helpers.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMP_FILE = LOG_FILE + COMPACT_SUFFIX;
 const T0 = 1_700_000_000;
 const DAY = 86_400;
@@ -693,16 +690,6 @@ test('automatic compaction waits for the size floor (default 1 MiB) even when de
   }
 });
 
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0', { timeout: 15_000 }, async () => {
   const dir = tempDir('compaction-test-');
@@ -724,7 +711,7 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
     assert.deepEqual(replayed(before), expected);
     assert.equal(before.entries, 10);
 
-    const r = await run(['--compact', '--data-dir', dir]);
+    const r = await runCli(['--compact', '--data-dir', dir]);
     assert.equal(r.code, 0, r.out + r.err);
     const lines = r.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const report = lines.find((l) => l['msg'] === 'log compacted');

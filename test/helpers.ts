@@ -2,13 +2,30 @@
  * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
  * requests, capture log lines.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createShortener, type Shortener, type ShortenerOptions } from '../src/app.ts';
 import { createLogger } from '../src/log.ts';
+
+/** The project root, the working directory of every server child process. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
+export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('exit', (code) => resolve({ code, out, err }));
+  });
+}
 
 export function tempDir(prefix = 'shortener-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createShortener } from '../src/app.ts';
 import { createLogger } from '../src/log.ts';
 import { LOCK_FILE, acquireLock } from '../src/store/lock.ts';
-import { start, tempDir } from './helpers.ts';
+import { runCli, start, tempDir } from './helpers.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const quiet = createLogger('silent');
 
 /** A PID that certainly belongs to no running process: one that just exited. */
@@ -45,13 +43,7 @@ test('a second store on the same dir in the same process is refused', async () =
 test('a second process on the same dir refuses to start with a message naming the PID', async () => {
   const h = await start();
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--port', '0', '--data-dir', h.dir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, out } = await runCli(['--port', '0', '--data-dir', h.dir]);
     assert.equal(code, 1);
     const line = out.split('\n').find((l) => l.includes('"level":"error"'));
     assert.ok(line, `an error line in: ${out}`);

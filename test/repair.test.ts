@@ -3,12 +3,10 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { encodeEntry, replay, salvage } from '../src/store/format.ts';
 import { repairLog } from '../src/store/repair.ts';
-import { tempDir } from './helpers.ts';
+import { ROOT, runCli, tempDir } from './helpers.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const create = (code: string): Buffer =>
   encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
@@ -20,16 +18,6 @@ function damagedLog(): Buffer {
   return Buffer.concat([create('aaa'), create('bbb'), bad, create('ddd'), encodeEntry({ op: 'D', code: 'aaa' })]);
 }
 
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 test('salvage keeps intact lines verbatim and lists damaged ones', () => {
   const log = Buffer.concat([damagedLog(), Buffer.from('torn tail without newline')]);
@@ -72,13 +60,13 @@ test('CLI: a damaged log stops start-up naming the line and --repair; --repair f
   const dir = tempDir();
   try {
     writeFileSync(join(dir, 'urls.log'), damagedLog());
-    const refused = await run(['--port', '0', '--data-dir', dir]);
+    const refused = await runCli(['--port', '0', '--data-dir', dir]);
     assert.equal(refused.code, 1);
     const error = refused.out.split('\n').find((l) => l.includes('"level":"error"'))!;
     assert.match(error, /line 3 \(bad checksum\)/);
     assert.match(error, /--repair/);
 
-    const repaired = await run(['--repair', '--data-dir', dir]);
+    const repaired = await runCli(['--repair', '--data-dir', dir]);
     assert.equal(repaired.code, 0, repaired.out + repaired.err);
     const lines = repaired.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(lines.map((l) => l['msg']), ['dropped a damaged line', 'log repaired']);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import type { UrlList, UrlRecord } from '../src/service.ts';
 import { start, type Reply } from './helpers.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -12,20 +13,6 @@ const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const RECORD_FIELDS = ['created_at', 'original_url', 'retention_days', 'short_code', 'short_url', 'visit_count'];
 const INDEX_HTML = readFileSync(new URL('../static/index.html', import.meta.url), 'utf8');
-
-interface UrlRecord {
-  short_code: string;
-  short_url: string;
-  original_url: string;
-  created_at: number;
-  visit_count: number;
-  retention_days: number;
-}
-
-interface UrlList {
-  count: number;
-  urls: UrlRecord[];
-}
 
 function jsonBody<T>(r: Reply): T {
   assert.equal(r.headers['content-type'], JSON_TYPE);
