@@ -147,7 +147,7 @@ export function createService(options: ServiceOptions) {
       const rec = store.get(code);
       if (!rec) return { kind: 'missing' };
       if (isExpired(rec, seconds())) return { kind: 'expired' };
-      if (count) store.visit(rec);
+      if (count) store.visit(code);
       return { kind: 'found', url: rec.url };
     },
   };

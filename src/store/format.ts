@@ -14,18 +14,9 @@
  * for a code wins (Bitcask). Visit counts of codes that no longer exist are ignored.
  */
 import { crc32 } from './crc32.ts';
+import { Keydir, type StoredRecord } from './keydir.ts';
 
-export interface StoredRecord {
-  code: string;
-  url: string;
-  /** Unix seconds. */
-  createdAt: number;
-  /** 0 = forever. */
-  retentionDays: number;
-  visits: number;
-  /** True while the visit count differs from the last one written (see `Store.flushVisits`). */
-  dirty: boolean;
-}
+export type { StoredRecord } from './keydir.ts';
 
 export type Entry =
   | { op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number }
@@ -63,7 +54,7 @@ export function recordEntry(rec: StoredRecord): Entry {
 const DAY = 86400;
 
 /** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
-export function isExpired(rec: StoredRecord, nowSeconds: number): boolean {
+export function isExpired(rec: Pick<StoredRecord, 'createdAt' | 'retentionDays'>, nowSeconds: number): boolean {
   return rec.retentionDays > 0 && nowSeconds >= rec.createdAt + rec.retentionDays * DAY;
 }
 
@@ -100,8 +91,8 @@ export interface Damage {
 }
 
 export interface ReplayResult {
-  /** Live records in creation order (Map order): newest last. Expired records are kept; the service hides them. */
-  records: Map<string, StoredRecord>;
+  /** Live records in creation order: newest last. Expired records are kept; the service hides them. */
+  records: Keydir;
   /** Number of intact entries read. */
   entries: number;
   /** Bytes of the intact prefix: where the next append goes. */
@@ -149,11 +140,10 @@ function tab(buf: Buffer, after: number, end: number): number {
 
 /**
  * Applies the line at [start, end) to `records`, or returns why it is not an intact entry.
- * Creates, nearly all of a compacted log, are parsed on bytes straight into the record: no
- * per-line string, split or intermediate entry, and the fields kept are decoded into flat strings,
- * so no record pins a whole line in memory.
+ * Creates, nearly all of a compacted log, are parsed on bytes and copied into the keydir: no
+ * per-line string, split or intermediate entry.
  */
-function applyLine(records: Map<string, StoredRecord>, buf: Buffer, start: number, end: number): string | undefined {
+function applyLine(records: Keydir, buf: Buffer, start: number, end: number): string | undefined {
   if (end - start < 12 || buf[start + 8] !== SPACE) return 'not an entry';
   const sum = hex8(buf, start);
   if (sum < 0) return 'not an entry';
@@ -175,34 +165,24 @@ function applyLine(records: Map<string, StoredRecord>, buf: Buffer, start: numbe
   const retentionDays = int(buf, t3 + 1, t4);
   const visits = int(buf, t4 + 1, t5);
   if (createdAt < 0 || retentionDays < 0 || visits < 0) return 'unknown entry';
-  const code = buf.toString('latin1', t1 + 1, t2);
   // The last entry for a code wins and a (re-)created code is the newest: it moves to the end.
-  records.delete(code);
-  records.set(code, { code, url: buf.toString('utf8', t5 + 1, end), createdAt, retentionDays, visits, dirty: false });
+  records.addBytes(buf, t1 + 1, t2, t5 + 1, end, createdAt, retentionDays, visits);
   return undefined;
 }
 
-export function apply(records: Map<string, StoredRecord>, entry: Entry): void {
+function apply(records: Keydir, entry: Entry): void {
   switch (entry.op) {
     case 'C':
       // A code re-created after a delete moves to the end, as a new link would.
-      records.delete(entry.code);
-      records.set(entry.code, {
-        code: entry.code,
-        url: entry.url,
-        createdAt: entry.createdAt,
-        retentionDays: entry.retentionDays,
-        visits: entry.visits,
-        dirty: false,
-      });
+      records.add(entry.code, entry.url, entry.createdAt, entry.retentionDays, entry.visits);
       break;
     case 'D':
       records.delete(entry.code);
       break;
     case 'V':
       for (const [code, count] of entry.counts) {
-        const rec = records.get(code);
-        if (rec) rec.visits = count;
+        const s = records.find(code);
+        if (s !== -1) records.setVisits(s, count);
       }
       break;
   }
@@ -215,7 +195,7 @@ export function apply(records: Map<string, StoredRecord>, entry: Entry): void {
  * damaged before the last line stops replay and is reported in `damage`.
  */
 export class Replayer {
-  readonly records = new Map<string, StoredRecord>();
+  readonly records = new Keydir();
   private entries = 0;
   private line = 0;
   /** Absolute offset of the end of the intact prefix. */
@@ -228,19 +208,35 @@ export class Replayer {
 
   push(chunk: Buffer): void {
     if (this.damage || chunk.length === 0) return;
-    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
-    this.carry = undefined;
     let pos = 0;
+    if (this.carry) {
+      // Only the line split across chunks is joined: concatenating whole chunks would leave
+      // megabytes of garbage per chunk that the allocator keeps long after replay.
+      const nl = chunk.indexOf(NL);
+      if (nl === -1) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return;
+      }
+      const joined = Buffer.concat([this.carry, chunk.subarray(0, nl + 1)]);
+      this.carry = undefined;
+      if (!this.lines(joined, 0)) return;
+      pos = nl + 1;
+    }
+    this.lines(chunk, pos);
+  }
+
+  /** Applies the lines of `buf` from `pos` on; false once damage stops the replay. */
+  private lines(buf: Buffer, pos: number): boolean {
     while (pos < buf.length) {
       const nl = buf.indexOf(NL, pos);
       if (nl === -1) {
         // Copied: the caller may reuse its chunk buffer.
         this.carry = Buffer.from(buf.subarray(pos));
-        return;
+        return true;
       }
       if (this.bad) {
         this.damage = this.bad;
-        return;
+        return false;
       }
       this.line++;
       const failure = applyLine(this.records, buf, pos, nl);
@@ -251,6 +247,7 @@ export class Replayer {
       }
       pos = nl + 1;
     }
+    return true;
   }
 
   finish(): ReplayResult {
@@ -279,7 +276,7 @@ export interface Salvage {
 
 /** Splits a damaged log into its intact lines and its damaged ones (for `--repair`). */
 export function salvage(buf: Buffer): Salvage {
-  const scratch = new Map<string, StoredRecord>();
+  const scratch = new Keydir();
   const intact: Buffer[] = [];
   const lost: Salvage['lost'] = [];
   let line = 0;

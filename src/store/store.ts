@@ -1,6 +1,6 @@
 /**
- * The store: a Map from code to record in memory (the Bitcask "keydir"), made durable by the
- * append-only log `urls.log`.
+ * The store: every record in memory (the Bitcask "keydir", in columns: see `keydir.ts`), made
+ * durable by the append-only log `urls.log`.
  *
  * Ordering rule: a create or delete changes memory only after its log entry is written (and, with
  * `fsync: 'always'`, fsynced). So memory never runs ahead of the disk: a request answered 201/204
@@ -27,20 +27,20 @@ import {
   type Damage,
   type Entry,
   type ReplayResult,
-  type StoredRecord,
 } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
+import type { Keydir, StoredRecord } from './keydir.ts';
 import { acquireLock, LockError } from './lock.ts';
 import type { Logger } from '../log.ts';
 
-export type { StoredRecord } from './format.ts';
+export type { StoredRecord } from './keydir.ts';
 
 export const LOG_FILE = 'urls.log';
 
 /** Bytes read per step of start-up replay. */
 const REPLAY_CHUNK = 4 << 20;
-/** Records indexed by URL per event-loop turn after start-up (a few ms each). */
-const INDEX_SLICE = 20_000;
+/** Dead keydir slots are squeezed out once there are more of them than this and than live ones. */
+const VACUUM_MIN_DEAD = 1024;
 
 /** Visit counts per batch line: keeps a line (and a torn write) small when many codes are hot. */
 const VISITS_PER_LINE = 500;
@@ -113,17 +113,11 @@ export class Store {
   private compacting: Promise<CompactReport> | undefined;
   private readonly fsyncWrites: boolean;
   private readonly log: Logger;
-  private readonly records: Map<string, StoredRecord>;
-  /** Creation order, oldest first; may hold records since deleted (`holes` of them). */
-  private order: StoredRecord[];
-  private holes = 0;
-  /** original URL → its record, or its records oldest first when shortened more than once. */
-  private readonly byUrl = new Map<string, StoredRecord | StoredRecord[]>();
-  /** Records replayed at start-up and not yet in `byUrl` (a live iterator over `records`). */
-  private unindexed: Iterator<StoredRecord> | undefined;
+  private readonly records: Keydir;
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
-  private dirty: StoredRecord[] = [];
+  /** Slots visited since the last flush (renumbered by `vacuum`). */
+  private dirty: number[] = [];
   private queue: (Write | Task)[] = [];
   private writing: Promise<void> | undefined;
   /** Bytes of intact log: where the next write goes. */
@@ -181,16 +175,12 @@ export class Store {
     this.size = result.validBytes;
     this.entries = result.entries;
     this.records = result.records;
-    this.order = [...this.records.values()];
-    // The URL index is built after start-up, a slice per event-loop turn: with a million links
-    // it takes about half a second that the server can already spend serving. `withUrl` finishes
-    // it at once if a lookup comes first.
-    this.unindexed = this.records.values();
-    this.indexSoon();
+    this.maybeVacuum();
 
     this.timer = setInterval(() => {
       void this.flushVisits().catch(() => undefined);
       this.maybeCompact();
+      this.maybeVacuum();
     }, options.visitFlushMs ?? 1000);
     this.timer.unref();
   }
@@ -206,27 +196,6 @@ export class Store {
       position += n;
     }
     return replayer.finish();
-  }
-
-  private indexSoon(): void {
-    setImmediate(() => {
-      this.buildIndex(INDEX_SLICE);
-      if (this.unindexed) this.indexSoon();
-    }).unref();
-  }
-
-  /** Indexes up to `budget` more records of the start-up backlog. */
-  private buildIndex(budget = Infinity): void {
-    const it = this.unindexed;
-    if (!it) return;
-    for (let n = 0; n < budget; n++) {
-      const next = it.next();
-      if (next.done) {
-        this.unindexed = undefined;
-        return;
-      }
-      this.addToIndex(next.value);
-    }
   }
 
   private openLog(dir: string): number {
@@ -245,6 +214,7 @@ export class Store {
     return this.records.size;
   }
 
+  /** The record of `code` (a snapshot: later visits do not change it). */
   get(code: string): StoredRecord | undefined {
     return this.records.get(code);
   }
@@ -256,38 +226,26 @@ export class Store {
 
   /** Records with this original URL, newest first. */
   *withUrl(url: string): Generator<StoredRecord> {
-    this.buildIndex();
-    const hit = this.byUrl.get(url);
-    if (!hit) return;
-    if (!Array.isArray(hit)) {
-      yield hit;
-      return;
-    }
-    for (let i = hit.length - 1; i >= 0; i--) yield hit[i]!;
+    for (const s of this.records.slotsWithUrl(url)) yield this.records.record(s);
   }
 
-  /** Every record, newest first. */
+  /** Every record, newest first. Consume it in one go: slots are renumbered between event-loop turns. */
   *newestFirst(): Generator<StoredRecord> {
-    for (let i = this.order.length - 1; i >= 0; i--) {
-      const rec = this.order[i]!;
-      if (this.records.get(rec.code) === rec) yield rec;
-    }
+    const records = this.records;
+    for (let s = records.end - 1; s >= 0; s--) if (records.isLive(s)) yield records.record(s);
   }
 
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
-  async create(rec: Omit<StoredRecord, 'dirty'>): Promise<StoredRecord> {
-    const live: StoredRecord = { ...rec, dirty: false };
+  async create(rec: StoredRecord): Promise<StoredRecord> {
     this.reserved.add(rec.code);
     try {
       await this.append([{ op: 'C', ...rec }], () => {
-        this.records.set(live.code, live);
-        this.order.push(live);
-        this.index(live);
+        this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits);
       });
     } finally {
       this.reserved.delete(rec.code);
     }
-    return live;
+    return { ...rec };
   }
 
   /** Deletes a record; resolves to false if it did not exist, true once the tombstone is durable. */
@@ -299,47 +257,48 @@ export class Store {
 
   /** Drops a record from memory (its tombstone is durable, or compaction left it out). */
   private forget(code: string): void {
-    const rec = this.records.get(code);
-    if (!rec) return; // deleted by a concurrent request meanwhile
-    this.records.delete(code);
-    this.unindex(rec);
-    this.holes++;
-    // Rebuild the order list once it is mostly holes: amortized O(1) per delete.
-    if (this.holes > 1024 && this.holes * 2 > this.order.length) {
-      this.order = this.order.filter((r) => this.records.get(r.code) === r);
-      this.holes = 0;
-    }
+    // Gone already when a concurrent request deleted it meanwhile.
+    if (this.records.delete(code)) this.maybeVacuum();
   }
 
-  /** Counts one visit: an integer increment now, a log entry within a second. */
-  visit(rec: StoredRecord): void {
-    rec.visits++;
-    if (!rec.dirty) {
-      rec.dirty = true;
-      this.dirty.push(rec);
-    }
+  /**
+   * Reclaims the memory of deleted records once they outnumber the live ones: amortized O(1) per
+   * delete. Not while compacting, which walks the slots across event-loop turns.
+   */
+  private maybeVacuum(): void {
+    const dead = this.records.end - this.records.size;
+    if (this.compacting || dead < VACUUM_MIN_DEAD || dead <= this.records.size) return;
+    const renumber = this.records.vacuum();
+    this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
+  }
+
+  /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
+  visit(code: string): void {
+    const s = this.records.find(code);
+    if (s !== -1 && this.records.visit(s)) this.dirty.push(s);
   }
 
   /** Appends the counts of every record visited since the last flush. */
   async flushVisits(): Promise<void> {
     if (this.dirty.length === 0) return;
-    const batch = this.dirty;
-    this.dirty = [];
-    const live = batch.filter((rec) => this.records.get(rec.code) === rec);
-    for (const rec of batch) rec.dirty = false;
-    const entries: Entry[] = [];
-    for (let i = 0; i < live.length; i += VISITS_PER_LINE) {
-      entries.push({ op: 'V', counts: live.slice(i, i + VISITS_PER_LINE).map((rec) => [rec.code, rec.visits]) });
+    const records = this.records;
+    const counts: [code: string, count: number][] = [];
+    for (const s of this.dirty) {
+      records.markDirty(s, false);
+      // A slot deleted since its visit has no count worth writing.
+      if (records.isLive(s)) counts.push([records.code(s), records.visits(s)]);
     }
+    this.dirty = [];
+    const entries: Entry[] = [];
+    for (let i = 0; i < counts.length; i += VISITS_PER_LINE) entries.push({ op: 'V', counts: counts.slice(i, i + VISITS_PER_LINE) });
     try {
       await this.append(entries);
     } catch (err) {
-      // Keep them dirty: the next flush writes the (by then larger) counts.
-      for (const rec of live) {
-        if (!rec.dirty) {
-          rec.dirty = true;
-          this.dirty.push(rec);
-        }
+      // Keep them dirty (by code: slots may have been renumbered meanwhile); the next flush writes
+      // the by then larger counts.
+      for (const [code] of counts) {
+        const s = records.find(code);
+        if (s !== -1 && records.markDirty(s, true)) this.dirty.push(s);
       }
       this.log.warn('could not write visit counts; will retry', { error: (err as Error).message });
       throw err;
@@ -379,22 +338,25 @@ export class Store {
     let size = 0;
     let lines = 0;
     let swapped = false;
-    const expired: StoredRecord[] = [];
+    const expired: number[] = [];
     // From here on every write to the old log is also kept for the new one.
     this.side = { chunks: [], lines: 0 };
     try {
       const nowSeconds = Math.floor(this.now() / 1000);
-      const records = this.records.values();
+      // Slot numbers are stable meanwhile: no vacuum runs during a compaction.
+      const records = this.records;
+      const slots = records.slotsOldestFirst();
       for (let done = false; !done; ) {
         const parts: Buffer[] = [];
         for (let n = 0; n < COMPACT_SLICE; n++) {
-          const next = records.next();
+          const next = slots.next();
           if (next.done) {
             done = true;
             break;
           }
-          if (isExpired(next.value, nowSeconds)) expired.push(next.value);
-          else parts.push(encodeEntry(recordEntry(next.value)));
+          const rec = records.record(next.value);
+          if (isExpired(rec, nowSeconds)) expired.push(next.value);
+          else parts.push(encodeEntry(recordEntry(rec)));
         }
         if (parts.length === 0) continue;
         // Records changed while this runs are also in `side`, later: replay lets the last entry win.
@@ -420,8 +382,9 @@ export class Store {
         this.entries = lines;
         this.tailSuspect = false;
         swapped = true;
-        // Only the very records left out: a code deleted and created anew meanwhile is in the new log.
-        for (const rec of expired) if (this.records.get(rec.code) === rec) this.forget(rec.code);
+        // Only the very records left out: a code deleted and created anew meanwhile has a new slot,
+        // and is in the new log.
+        for (const s of expired) this.records.remove(s);
         await this.fs.close(old).catch(() => undefined);
         // Until the directory is fsynced, power loss could bring the old log back; so no write is
         // acknowledged before this returns (the write queue is held).
@@ -547,27 +510,6 @@ export class Store {
       return true;
     } catch {
       return false;
-    }
-  }
-
-  private index(rec: StoredRecord): void {
-    // While the start-up backlog is indexed, its live Map iterator reaches new records itself.
-    if (!this.unindexed) this.addToIndex(rec);
-  }
-
-  private addToIndex(rec: StoredRecord): void {
-    const hit = this.byUrl.get(rec.url);
-    if (!hit) this.byUrl.set(rec.url, rec);
-    else if (Array.isArray(hit)) hit.push(rec);
-    else this.byUrl.set(rec.url, [hit, rec]);
-  }
-
-  private unindex(rec: StoredRecord): void {
-    const hit = this.byUrl.get(rec.url);
-    if (hit === rec) this.byUrl.delete(rec.url);
-    else if (Array.isArray(hit)) {
-      const rest = hit.filter((r) => r !== rec);
-      this.byUrl.set(rec.url, rest.length === 1 ? rest[0]! : rest);
     }
   }
 }
