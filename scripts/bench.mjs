@@ -1,0 +1,288 @@
+#!/usr/bin/env node
+// `npm run bench`: the service against the ceiling. In one run it starts the real server
+// (`node dist/server.js`) and a bare node:http server that answers a fixed 302, drives both with a
+// load generator (wrk when installed, else autocannon), alternating baseline and server, and
+// prints requests/s, p50, p99 and the ratio to the baseline of the same round. Server and load
+// generator are pinned to different cores when `taskset` exists.
+//
+// It judges nothing: the exit code is non-zero only when a run fails (errors or unexpected
+// statuses), never because a figure is low.
+//
+// BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
+// BENCH_LOADGEN=autocannon to use autocannon even when wrk is installed.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const API_KEY = 'bench-key';
+
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const PINNED = has('taskset') && cpus().length >= 2;
+const WRK = has('wrk') && process.env.BENCH_LOADGEN !== 'autocannon';
+const [SERVER_CPU, LOAD_CPU] = ['0', '1'];
+
+/** `cmd args` on one core when pinning is possible. */
+function pin(cpu, cmd, args) {
+  return PINNED ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args];
+}
+
+const children = new Set();
+const dirs = new Set();
+function cleanup() {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+process.on('exit', cleanup);
+
+/** Starts a process and resolves with its port once a stdout line makes `portOf` return one. */
+function startProcess(cmd, args, env, portOf) {
+  const [bin, argv] = pin(SERVER_CPU, cmd, args);
+  const child = spawn(bin, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.once('exit', (code) => reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}`)));
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let nl;
+      while ((nl = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        const port = portOf(line);
+        if (port) {
+          child.stdout.resume();
+          resolve({
+            port,
+            stop: () =>
+              new Promise((done) => {
+                child.removeAllListeners('exit');
+                child.once('exit', done);
+                child.kill('SIGTERM');
+                children.delete(child);
+              }),
+          });
+        }
+      }
+    });
+  });
+}
+
+const BASELINE = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  res.writeHead(302, { Location: 'https://example.com/' });
+  res.end();
+});
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+`;
+
+function startBaseline() {
+  return startProcess(process.execPath, ['-e', BASELINE], {}, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
+}
+
+/** The real server on a fresh (or given) data dir. */
+function startServer({ fsync = 'off', dir } = {}) {
+  const dataDir = dir ?? mkdtempSync(join(tmpdir(), 'bench-'));
+  dirs.add(dataDir);
+  return startProcess(
+    process.execPath,
+    ['dist/server.js'],
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, FSYNC: fsync, LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '' },
+    (line) => {
+      try {
+        const entry = JSON.parse(line);
+        return entry.msg === 'listening' ? Number(new URL(entry.url).port) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
+}
+
+function call(port, method, path, { headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function shorten(port, url) {
+  const r = await call(port, 'POST', '/api/shorten', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+  if (r.status !== 201) throw new Error(`shorten: ${r.status} ${r.body}`);
+  return r.body.slice(r.body.lastIndexOf('/') + 1);
+}
+
+/** A data dir whose log already holds `n` links (written directly: seeding over HTTP is slow). */
+async function seededDir(n) {
+  const { encodeEntry } = await import(new URL('../dist/store/format.js', import.meta.url).href);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  dirs.add(dir);
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    const code = `b${i.toString(36).padStart(5, '0')}`;
+    lines.push(encodeEntry({ op: 'C', code, url: `https://example.com/bench/${i}/${'x'.repeat(40)}`, createdAt: 1_790_000_000 + i, retentionDays: 0, visits: i % 100 }));
+  }
+  writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
+  return dir;
+}
+
+// ---- load generators ---------------------------------------------------------------------------
+
+/** "412.00us" / "1.23ms" / "2.00s" → ms */
+function wrkMs(text) {
+  const m = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!m) return NaN;
+  const v = Number(m[1]);
+  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+}
+
+function runWrk(port, scenario, seconds = SECONDS) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  dirs.add(dir);
+  const lua = join(dir, 'req.lua');
+  const headers = Object.entries(scenario.headers ?? {})
+    .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join('\n');
+  writeFileSync(lua, `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`);
+  const [bin, argv] = pin(LOAD_CPU, 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
+  const r = spawnSync(bin, argv, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
+  const out = r.stdout;
+  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    p50: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+    p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
+    failures: bad + errors,
+  };
+}
+
+function runAutocannon(port, scenario, seconds = SECONDS) {
+  const args = [join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'), '-j', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', scenario.method ?? 'GET'];
+  for (const [k, v] of Object.entries(scenario.headers ?? {})) args.push('-H', `${k}=${v}`);
+  if (scenario.body) args.push('-b', scenario.body);
+  args.push(`http://127.0.0.1:${port}${scenario.path}`);
+  const [bin, argv] = pin(LOAD_CPU, process.execPath, args);
+  const r = spawnSync(bin, argv, { encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (r.status !== 0) throw new Error(`autocannon failed: ${r.stderr}`);
+  const j = JSON.parse(r.stdout);
+  const expected = scenario.expect ?? 200;
+  // autocannon counts 3xx as non-2xx: only the scenario's own status is a success.
+  const ok = expected >= 300 && expected < 400 ? j['3xx'] : j['2xx'];
+  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, failures: j.errors + j.timeouts + (j.requests.total - ok) };
+}
+
+const load = WRK ? runWrk : runAutocannon;
+
+// ---- the event loop while listing ----------------------------------------------------------------
+
+/** The longest the event loop stalls while 100k links are listed, in-process (dist build). */
+async function listingStall(n) {
+  const { createShortener } = await import(new URL('../dist/app.js', import.meta.url).href);
+  const { createServer } = await import('node:http');
+  const dir = await seededDir(n);
+  const shortener = createShortener({ dataDir: dir, fsync: 'off', apiKeys: [API_KEY], logLevel: 'silent', baseUrl: 'http://127.0.0.1' });
+  const server = createServer(shortener.handler);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  const fetchAll = () =>
+    new Promise((resolve, reject) => {
+      // The body is counted, not kept or parsed: the client must not be what stalls the loop.
+      const req = request({ host: '127.0.0.1', port, path: '/api/urls', headers: { 'x-api-key': API_KEY }, agent: false }, (res) => {
+        let bytes = 0;
+        res.on('data', (c) => (bytes += c.length));
+        res.on('end', () => resolve({ status: res.statusCode, bytes }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  await fetchAll(); // warm-up
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const started = performance.now();
+  let last;
+  for (let i = 0; i < 3; i++) last = await fetchAll();
+  const ms = (performance.now() - started) / 3;
+  histogram.disable();
+  server.close();
+  await shortener.close();
+  if (last.status !== 200) throw new Error(`listing answered ${last.status}`);
+  return { maxStallMs: histogram.max / 1e6, ms, bytes: last.bytes };
+}
+
+// ---- main -----------------------------------------------------------------------------------------
+
+const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+
+async function main() {
+  const cpu = cpus()[0]?.model ?? 'cpu';
+  console.log(`node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds; ${PINNED ? `server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}` : 'not pinned (no taskset or one core)'}`);
+
+  const baseline = await startBaseline();
+  const plain = await startServer({ fsync: 'off' });
+  const durable = await startServer({ fsync: 'always' });
+  const listed = await startServer({ dir: await seededDir(10_000) });
+  const code = await shorten(plain.port, 'https://example.com/bench/redirect/target');
+  const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201 };
+
+  const scenarios = [
+    { name: 'baseline: bare node:http, fixed 302', server: baseline, path: '/', expect: 302 },
+    { name: 'redirect GET /<code> (visit counted)', server: plain, path: `/${code}`, expect: 302 },
+    { name: 'metadata GET /api/urls/<code>', server: plain, path: `/api/urls/${code}` },
+    { name: 'create POST /api/shorten, FSYNC=always', server: durable, ...create },
+    { name: 'create POST /api/shorten, FSYNC=off', server: plain, ...create },
+    { name: 'list GET /api/urls, 10k links', server: listed, path: '/api/urls', headers: { 'x-api-key': API_KEY } },
+  ];
+  // Warm-up: one short run of each (JIT, connection setup), not reported.
+  for (const s of scenarios) load(s.server.port, s, 1);
+
+  const results = new Map(scenarios.map((s) => [s.name, []]));
+  let failed = false;
+  for (let round = 0; round < ROUNDS; round++) {
+    // Baseline first in each round, then the server's scenarios: each ratio compares runs made
+    // minutes apart at most, under the same machine conditions.
+    let base;
+    for (const s of scenarios) {
+      const r = load(s.server.port, s);
+      if (r.failures > 0) {
+        failed = true;
+        console.error(`run failed: ${s.name}: ${r.failures} errors or unexpected statuses`);
+      }
+      if (s.server === baseline) base = r.rps;
+      r.ratio = r.rps / base;
+      results.get(s.name).push(r);
+      process.stderr.write(`round ${round + 1}: ${s.name}: ${fmt(r.rps)} req/s\n`);
+    }
+  }
+
+  console.log('');
+  console.log('| scenario | round | req/s | p50 ms | p99 ms | ratio to baseline |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [name, runs] of results) {
+    runs.forEach((r, i) => console.log(`| ${name} | ${i + 1} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.ratio, 2)} |`));
+  }
+
+  for (const s of [baseline, plain, durable, listed]) await s.stop();
+
+  const stall = await listingStall(100_000);
+  console.log('');
+  console.log(`list of 100k links (${fmt(stall.bytes / 1e6, 1)} MB of JSON): ${fmt(stall.ms)} ms per request; longest event-loop stall ${fmt(stall.maxStallMs, 1)} ms`);
+  if (failed) process.exitCode = 1;
+}
+
+await main();
