@@ -91,6 +91,19 @@ function nonEmpty(raw: unknown): string {
   return s;
 }
 
+/**
+ * A gate token must arrive unchanged in an `Authorization` header: the HTTP parser strips spaces at
+ * the ends of a header value and reads bytes as latin1, so a token with spaces, control characters
+ * or non-ASCII could never match, and the gate would refuse everyone.
+ */
+function bearerToken(raw: unknown): string {
+  const s = text(raw);
+  if (s !== '' && !/^[\x21-\x7e]+$/.test(s)) {
+    throw new BadValue('must be printable ASCII without spaces (RFC 6750 suggests letters, digits and - . _ ~ + / =)');
+  }
+  return s;
+}
+
 /** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
 export function parseBaseUrl(raw: unknown): string {
   const s = text(raw).trim();
@@ -136,7 +149,7 @@ export const SETTINGS = [
   setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
   setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, help: 'longest code length tried' }),
   setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
-  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: (raw) => text(raw), default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
+  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
   setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
   setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),

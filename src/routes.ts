@@ -1,5 +1,6 @@
 /**
- * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method.
+ * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
+ * and which methods are public when the gate is on (SPEC §5; a route without `public` is protected).
  * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
  * comes last and never takes a reserved first segment.
  */
@@ -29,6 +30,8 @@ export interface RouteDeps {
   reply: Responder;
   production: boolean;
   files: ReadonlyMap<string, StaticFile>;
+  /** True when the bearer-token gate is on (`GET /auth-check` tells the UI). */
+  authRequired: boolean;
 }
 
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
@@ -44,7 +47,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function apiRoutes({ service, reply, production, files }: RouteDeps): Route<Handler>[] {
+export function apiRoutes({ service, reply, production, files, authRequired }: RouteDeps): Route<Handler>[] {
   /** The admin key: `X-API-Key` header, else the `api_key` query parameter. 403, empty, before anything else. */
   function requireAdmin(ctx: Ctx): void {
     const header = ctx.req.headers['x-api-key'];
@@ -76,6 +79,7 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
   return [
     {
       path: '/',
+      public: true,
       methods: {
         GET: (ctx) => {
           if (production) throw new HttpError(404);
@@ -83,7 +87,11 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
         },
       },
     },
-    { path: '/static/*', methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
+    { path: '/static/*', public: true, methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
+    // For load balancers and probes: public, and independent of the API's own /api/health.
+    { path: '/healthz', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) } },
+    // The UI asks on load whether to prompt for a token (SPEC §5.6).
+    { path: '/auth-check', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { auth_required: authRequired }) } },
     {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
@@ -127,6 +135,8 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
     {
       path: '/:code',
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
+      // Short links exist to be opened by anyone; any other method on them stays behind the gate.
+      public: ['GET', 'HEAD'],
       methods: {
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.

@@ -364,6 +364,14 @@ describe('configuration errors', () => {
   });
 });
 
+test('API_TOKEN: printable ASCII without spaces; empty disables the gate', () => {
+  assert.equal(resolve([], { API_TOKEN: '' }).config.apiToken, '');
+  for (const token of ['t', 'abc-DEF_123.~+/==', '!#$%&*()<>@[]{}|^`\'";:?,']) {
+    assert.equal(resolve([], { API_TOKEN: token }).config.apiToken, token);
+  }
+  assert.match(configError(() => resolve([], { API_TOKEN: 'a b' })).message, /^invalid API_TOKEN: must be printable ASCII without spaces/);
+});
+
 describe('secrets are never echoed in errors', () => {
   const SECRETS = ['S3CRET-TOKEN-value', 'S3CRET-KEY-value'];
   const cases: [string, () => unknown, string][] = [
@@ -383,6 +391,12 @@ describe('secrets are never echoed in errors', () => {
     ['a secret flag without its value', () => resolve(['--api-keys=S3CRET-KEY-value', '--api-token']), '--api-token'],
     // regression: `--api-token= s3cret` (a stray space) left the secret as a stray word, echoed as an unknown option.
     ['a secret that lost its flag to a stray space', () => resolve(['--api-token=', 'S3CRET-TOKEN-value']), 'unexpected argument'],
+    // A token that cannot arrive unchanged in a header would lock everyone out: refused at start-up.
+    ['a token with a space', () => resolve([], { API_TOKEN: 'S3CRET-TOKEN-value more' }), 'API_TOKEN'],
+    ['a token with a trailing space', () => resolve(['--api-token', 'S3CRET-TOKEN-value ']), '--api-token'],
+    ['a token with a tab', () => resolve([], { API_TOKEN: '\tS3CRET-TOKEN-value' }), 'API_TOKEN'],
+    ['a token with a non-ASCII letter', () => resolve([], { API_TOKEN: 'S3CRET-TOKEN-valu\u00e9' }), 'API_TOKEN'],
+    ['a token that is only spaces', () => resolve([], { API_TOKEN: '   ' }), 'API_TOKEN'],
   ];
   for (const [name, fn, named] of cases) {
     test(name, () => {
