@@ -90,6 +90,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     production: config.production,
     files: loadStatic(staticDir),
     authRequired: config.apiToken !== '',
+    maxBodyBytes: config.maxBodyBytes,
   });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken, routes);

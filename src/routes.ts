@@ -32,6 +32,8 @@ export interface RouteDeps {
   files: ReadonlyMap<string, StaticFile>;
   /** True when the bearer-token gate is on (`GET /auth-check` tells the UI). */
   authRequired: boolean;
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
 }
 
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
@@ -47,7 +49,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function apiRoutes({ service, reply, production, files, authRequired }: RouteDeps): Route<Handler>[] {
+export function apiRoutes({ service, reply, production, files, authRequired, maxBodyBytes }: RouteDeps): Route<Handler>[] {
   /** The admin key: `X-API-Key` header, else the `api_key` query parameter. 403, empty, before anything else. */
   function requireAdmin(ctx: Ctx): void {
     const header = ctx.req.headers['x-api-key'];
@@ -65,7 +67,7 @@ export function apiRoutes({ service, reply, production, files, authRequired }: R
 
   async function shorten(ctx: Ctx): Promise<void> {
     const query = ctx.query();
-    const fields = parseFields(await readBody(ctx.req), ctx.req.headers['content-type']);
+    const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
     // A query parameter wins over the body field of the same name (SPEC §4).
     const fromQuery = query.has('retention_days');
     const record = await service.shorten({

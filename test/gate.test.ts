@@ -26,6 +26,7 @@ describe('createGate (pure, over the real route table)', () => {
     production: false,
     files: new Map(),
     authRequired: true,
+    maxBodyBytes: 65536,
   });
   const gate = createGate(TOKEN, routes);
   const auth = (value: string): string[] => ['Host', 'x', 'Authorization', value];
