@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Service } from '../src/service.ts';
-import { assert401, RIGHT, TOKEN } from './gate-helpers.ts';
+import { assert401, RIGHT, spyOnProtected, TOKEN } from './gate-helpers.ts';
 import { start, type Harness } from './helpers.ts';
 import { sendRaw, type RawReply } from './raw-http.ts';
 
@@ -169,23 +168,6 @@ const ROWS: readonly Row[] = [
   { method: 'POST', target: '/api/shorten', headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked'], body: `${JSON_BODY.length.toString(16)}\r\n${JSON_BODY}\r\n0\r\n\r\n`, without: 401, with: 201 },
 ];
 
-/** The service operations behind protected routes (`visit` is the public redirect). */
-const PROTECTED_OPS = ['isAdminKey', 'shorten', 'get', 'lookup', 'list', 'remove'] as const;
-
-/** Counts calls of the protected operations: the routes call them through this same object. */
-function spyOn(service: Service): { calls: string[] } {
-  const spy = { calls: [] as string[] };
-  const ops = service as unknown as Record<string, (...args: unknown[]) => unknown>;
-  for (const name of PROTECTED_OPS) {
-    const original = ops[name]!.bind(service);
-    ops[name] = (...args: unknown[]) => {
-      spy.calls.push(name);
-      return original(...args);
-    };
-  }
-  return spy;
-}
-
 function build(row: Row, code: string, auth: string | undefined): string {
   const lines = [
     `${row.method} ${row.target.replace('{code}', code)} HTTP/1.1`,
@@ -220,7 +202,7 @@ test('no spelling of a protected request reaches its handler without the token',
   const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
   try {
     const code = await newCode(h);
-    const spy = spyOn(h.shortener.service);
+    const spy = spyOnProtected(h.shortener.service);
     const before = h.shortener.count;
     for (const row of ROWS) {
       const label = `${row.method} ${row.target.slice(0, 80)}`;
@@ -256,7 +238,7 @@ test('with the token the same spellings get the router’s own answers (so they 
 test('a request pipelined behind a public one is gated on its own', async () => {
   const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
   try {
-    const spy = spyOn(h.shortener.service);
+    const spy = spyOnProtected(h.shortener.service);
     const smuggled =
       'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n' +
       `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY.length}\r\n\r\n${JSON_BODY}` +

@@ -1,9 +1,11 @@
 /**
- * What the gate tests share: a token, the exact 401 details, and the assertion of an exact 401.
+ * What the gate tests share: a token, the exact 401 details, the assertion of an exact 401, and a
+ * spy on the operations behind protected routes.
  */
 import assert from 'node:assert/strict';
 import type { Refusal } from '../src/gate.ts';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../src/headers.ts';
+import type { Service } from '../src/service.ts';
 
 /** Uses every character RFC 6750's b64token allows. */
 export const TOKEN = 'gate-T0ken_9.~+/==';
@@ -38,4 +40,24 @@ export function assert401(r: Answer, reason: Refusal, label: string, head = fals
   }
   assert.equal(r.headers['allow'], undefined, `${label}: no Allow (the route is not revealed)`);
   assert.equal(r.headers['access-control-allow-credentials'], undefined, `${label}: no credentials`);
+}
+
+/** The service operations behind protected routes (`visit`, the public redirect, is not one). */
+export const PROTECTED_OPS = ['isAdminKey', 'shorten', 'get', 'lookup', 'list', 'remove'] as const;
+
+/**
+ * Records every call of a protected operation: the route handlers call them through this very
+ * object, so a call means a protected handler ran. `calls` may be emptied between requests.
+ */
+export function spyOnProtected(service: Service): { calls: string[] } {
+  const spy = { calls: [] as string[] };
+  const ops = service as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of PROTECTED_OPS) {
+    const original = ops[name]!.bind(service);
+    ops[name] = (...args: unknown[]) => {
+      spy.calls.push(name);
+      return original(...args);
+    };
+  }
+  return spy;
 }

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,11 +151,12 @@ export interface Harness {
 /**
  * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: a fresh data dir, `fsync: 'off'`,
  * `logLevel: 'debug'` into a capture, and a base URL with the real port unless one is given.
+ * `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for instance).
  */
-export async function start(options: ShortenerOptions = {}): Promise<Harness> {
+export async function start(options: ShortenerOptions = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
   const dir = options.dataDir ?? tempDir();
   const logs = new LogCapture();
-  const server = createServer();
+  const server = createServer(serverOptions);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const shortener = createShortener({
