@@ -92,7 +92,7 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
     { path: '/static/*', public: true, methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
     // For load balancers and probes: public, and independent of the API's own /api/health.
     { path: '/healthz', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) } },
-    // The UI asks on load whether to prompt for a token (SPEC §5.6).
+    // Tells a UI whether to prompt for a token before calling the API (SPEC §5.6).
     { path: '/auth-check', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { auth_required: authRequired }) } },
     {
       path: '/api/health',
