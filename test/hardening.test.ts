@@ -14,7 +14,7 @@ import { request, serverProcess, tempDir, type ServerProcess } from './helpers.t
 import { parseResponses, sendRaw, type RawResponse } from './raw-http.ts';
 
 /** Scheduling slack on a loaded 2-core machine, on top of Node's own checking interval. */
-const SLACK_MS = 2000;
+const SLACK_MS = 3000;
 
 async function withServer(env: Record<string, string>, body: (s: ServerProcess) => Promise<void>): Promise<void> {
   const dir = tempDir();
