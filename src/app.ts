@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { createCodeSource, type RandomSource } from './codes.ts';
 import { configFromOptions, type Config } from './config.ts';
 import { HttpError } from './errors.ts';
+import { createGate, type GateVerdict } from './gate.ts';
 import { baseHeaders, flatten } from './headers.ts';
 import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
 import { createResponder } from './respond.ts';
@@ -83,9 +84,16 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const match = createRouter(
-    apiRoutes({ service, reply, production: config.production, files: loadStatic(staticDir) }),
-  );
+  const routes = apiRoutes({
+    service,
+    reply,
+    production: config.production,
+    files: loadStatic(staticDir),
+    authRequired: config.apiToken !== '',
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  const match = createRouter(routes);
+  const gate = createGate(config.apiToken, routes);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
   const basePathRaw = base.pathname.replace(/\/+$/, '');
   const baseNorm = normalizeTarget(basePathRaw || '/');
@@ -113,6 +121,12 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     reply.json(res, 500, { detail: 'internal error' });
   }
 
+  /** A 401 (SPEC §5): one warning line with the method and the redacted path, never the header. */
+  function refuse(res: ServerResponse, verdict: Exclude<GateVerdict, { pass: true }>, method: string, target: string): void {
+    log.warn('request refused by the gate', { method, path: redactTarget(target), reason: verdict.reason });
+    fail(res, new HttpError(401, verdict.detail, [['WWW-Authenticate', 'Bearer']]), method, target);
+  }
+
   function notAllowed(res: ServerResponse, method: string, target: string, allow: string): void {
     fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allow]]), method, target);
   }
@@ -129,6 +143,9 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     if (rest === undefined && next) return next();
     // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
     if (method === 'OPTIONS') return reply.empty(res, 204);
+    // Nothing below runs for a request the gate refuses; outside the base path counts as an unknown path.
+    const verdict = gate(method, rest, req.rawHeaders);
+    if (!verdict.pass) return refuse(res, verdict, method, target);
     if (rest === undefined) return reply.empty(res, 404);
     if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
       // `/s` → `/s/`, keeping the query (SPEC §3.3).

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 
+/** The default of the `max_body_bytes` setting. */
 export const BODY_LIMIT = 64 * 1024;
 
 /**
@@ -38,7 +39,7 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buff
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(413, `request body is larger than ${limit / 1024} KiB`);
+  return new HttpError(413, `request body is larger than ${limit % 1024 === 0 ? `${limit / 1024} KiB` : `${limit} bytes`}`);
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */

@@ -6,6 +6,7 @@
  * The same parsers validate the options of `createShortener()`, so the library and the server
  * accept exactly the same values.
  */
+import { BODY_LIMIT } from './body.ts';
 import { ConfigError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 
@@ -26,6 +27,14 @@ export interface Config {
   maxUrlLength: number;
   logLevel: LogLevel;
   mcpAllowedOrigins: readonly string[];
+  /** Largest accepted request body, bytes (the handler's own limit: it applies to embedders too). */
+  maxBodyBytes: number;
+  // The limits of the node:http server of `server.ts` (see http-options.ts); the handler ignores them.
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+  maxConnections: number;
 }
 
 type Parser<T> = (raw: unknown) => T;
@@ -91,6 +100,19 @@ function nonEmpty(raw: unknown): string {
   return s;
 }
 
+/**
+ * A gate token must arrive unchanged in an `Authorization` header: the HTTP parser strips spaces at
+ * the ends of a header value and reads bytes as latin1, so a token with spaces, control characters
+ * or non-ASCII could never match, and the gate would refuse everyone.
+ */
+function bearerToken(raw: unknown): string {
+  const s = text(raw);
+  if (s !== '' && !/^[\x21-\x7e]+$/.test(s)) {
+    throw new BadValue('must be printable ASCII without spaces (RFC 6750 suggests letters, digits and - . _ ~ + / =)');
+  }
+  return s;
+}
+
 /** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
 export function parseBaseUrl(raw: unknown): string {
   const s = text(raw).trim();
@@ -136,12 +158,19 @@ export const SETTINGS = [
   setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
   setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, help: 'longest code length tried' }),
   setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
-  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: (raw) => text(raw), default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
+  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
   setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
   setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),
   setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: LOG_LEVELS.join(', ') }),
   setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),
+  setting({ prop: 'maxBodyBytes', file: 'max_body_bytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', parse: integer(1024, 16 * 1024 * 1024), default: BODY_LIMIT, help: 'largest accepted request body, bytes (413 past it)' }),
+  // Server limits: safe against slow or flooding clients, far above what a real client needs.
+  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, help: 'time a client has to send the request headers, ms (408 past it)' }),
+  setting({ prop: 'requestTimeoutMs', file: 'request_timeout_ms', env: 'REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', parse: integer(100, 3_600_000), default: 30_000, help: 'time a client has to send the whole request, ms' }),
+  setting({ prop: 'keepAliveTimeoutMs', file: 'keep_alive_timeout_ms', env: 'KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', parse: integer(100, 600_000), default: 5_000, help: 'idle time before a kept-alive connection is closed, ms' }),
+  setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
+  setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; more are closed at once' }),
 ] as const;
 
 type AnySetting = Setting<keyof Config>;
@@ -175,6 +204,14 @@ function check(config: Config, spelling: Spelling): Config {
     const max = spelling.get('maxShortLength') ?? 'MAX_SHORT_LENGTH';
     throw new ConfigError(
       `invalid ${max} ${config.maxShortLength}: must be at least ${min} (${config.minShortLength})`,
+    );
+  }
+  // node:http refuses to start otherwise: the headers are part of the request.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    const headers = spelling.get('headersTimeoutMs') ?? 'HEADERS_TIMEOUT_MS';
+    const request = spelling.get('requestTimeoutMs') ?? 'REQUEST_TIMEOUT_MS';
+    throw new ConfigError(
+      `invalid ${headers} ${config.headersTimeoutMs}: must be at most ${request} (${config.requestTimeoutMs})`,
     );
   }
   return config;

@@ -2,7 +2,7 @@
  * Request-target normalization and the route matcher (SPEC §3).
  *
  * One function, `normalizeTarget`, turns the raw request target into path segments; the router and
- * (later) the gate both decide on its output, so no spelling of a path can reach a handler by a
+ * the gate (`gate.ts`) both decide on its output, so no spelling of a path can reach a handler by a
  * route the gate did not see. It refuses instead of repairing: it never decodes `%2F` into a
  * separator and never resolves `.`/`..`, because every server that "helpfully" resolves them has at
  * some point resolved its way past its own access checks.
@@ -76,6 +76,11 @@ export interface Route<H> {
   methods: Readonly<Partial<Record<string, H>>>;
   /** Optional test a `:param` segment must pass (the redirect route skips reserved words). */
   accept?: (param: string) => boolean;
+  /**
+   * Who may call the route without the bearer token (SPEC §5): `true` for every method, or the list
+   * of public methods. Absent means protected, so a route added without a thought is behind the gate.
+   */
+  public?: true | readonly string[];
 }
 
 export interface Match<H> {

@@ -1,5 +1,6 @@
 /**
- * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method.
+ * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
+ * and which methods are public when the gate is on (SPEC §5; a route without `public` is protected).
  * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
  * comes last and never takes a reserved first segment.
  */
@@ -29,6 +30,10 @@ export interface RouteDeps {
   reply: Responder;
   production: boolean;
   files: ReadonlyMap<string, StaticFile>;
+  /** True when the bearer-token gate is on (`GET /auth-check` tells the UI). */
+  authRequired: boolean;
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
 }
 
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
@@ -44,7 +49,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function apiRoutes({ service, reply, production, files }: RouteDeps): Route<Handler>[] {
+export function apiRoutes({ service, reply, production, files, authRequired, maxBodyBytes }: RouteDeps): Route<Handler>[] {
   /** The admin key: `X-API-Key` header, else the `api_key` query parameter. 403, empty, before anything else. */
   function requireAdmin(ctx: Ctx): void {
     const header = ctx.req.headers['x-api-key'];
@@ -62,7 +67,7 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
 
   async function shorten(ctx: Ctx): Promise<void> {
     const query = ctx.query();
-    const fields = parseFields(await readBody(ctx.req), ctx.req.headers['content-type']);
+    const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
     // A query parameter wins over the body field of the same name (SPEC §4).
     const fromQuery = query.has('retention_days');
     const record = await service.shorten({
@@ -76,6 +81,7 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
   return [
     {
       path: '/',
+      public: true,
       methods: {
         GET: (ctx) => {
           if (production) throw new HttpError(404);
@@ -83,7 +89,11 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
         },
       },
     },
-    { path: '/static/*', methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
+    { path: '/static/*', public: true, methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
+    // For load balancers and probes: public, and independent of the API's own /api/health.
+    { path: '/healthz', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) } },
+    // Tells a UI whether to prompt for a token before calling the API (SPEC §5.6).
+    { path: '/auth-check', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { auth_required: authRequired }) } },
     {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
@@ -127,6 +137,8 @@ export function apiRoutes({ service, reply, production, files }: RouteDeps): Rou
     {
       path: '/:code',
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
+      // Short links exist to be opened by anyone; any other method on them stays behind the gate.
+      public: ['GET', 'HEAD'],
       methods: {
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
+import { serverOptions } from './http-options.ts';
 import { createLogger } from './log.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
@@ -60,15 +61,22 @@ function main(): void {
     void compactOffline(config.dataDir, log);
     return;
   }
-  const server = createServer();
+  // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
+  const limits = serverOptions(config);
+  const server = createServer(limits.options);
+  server.maxConnections = limits.maxConnections;
 
-  server.once('error', (err: NodeJS.ErrnoException) => {
+  const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
     process.exit(1);
-  });
+  };
+  server.once('error', cannotListen);
 
   // Listen first so that PORT=0 knows its port before the default base URL is built from it.
   server.listen(config.port, config.host, () => {
+    // Once listening, a server error (a failed accept) concerns one connection, not the service.
+    server.off('error', cannotListen);
+    server.on('error', (err: NodeJS.ErrnoException) => log.error('server error', { error: err.code ?? err.message }));
     const { port } = server.address() as AddressInfo;
     let shortener: Shortener;
     try {

@@ -61,6 +61,13 @@ const SPEC_DEFAULTS: Config = {
   maxUrlLength: 8192,
   logLevel: 'info',
   mcpAllowedOrigins: [],
+  // Beyond the SPEC table: the body limit and the server limits (README, Configuration).
+  maxBodyBytes: 65536,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 16_384,
+  maxConnections: 1024,
 };
 
 const SPEC_ENV_NAMES = [
@@ -77,6 +84,12 @@ const SPEC_ENV_NAMES = [
   'MAX_URL_LENGTH',
   'LOG_LEVEL',
   'MCP_ALLOWED_ORIGINS',
+  'MAX_BODY_BYTES',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'MAX_HEADER_BYTES',
+  'MAX_CONNECTIONS',
 ];
 
 describe('defaults', () => {
@@ -249,6 +262,12 @@ describe('config file', () => {
       max_url_length: 2048,
       log_level: 'error',
       mcp_allowed_origins: ['https://app.example'],
+      max_body_bytes: 4096,
+      headers_timeout_ms: 2000,
+      request_timeout_ms: 4000,
+      keep_alive_timeout_ms: 1500,
+      max_header_bytes: 8192,
+      max_connections: 50,
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -264,6 +283,12 @@ describe('config file', () => {
       maxUrlLength: 2048,
       logLevel: 'error',
       mcpAllowedOrigins: ['https://app.example'],
+      maxBodyBytes: 4096,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1500,
+      maxHeaderBytes: 8192,
+      maxConnections: 50,
     });
   });
 
@@ -331,6 +356,15 @@ describe('configuration errors', () => {
     { name: 'camelCase file key', file: json({ minShortLength: 4 }), names: ['minShortLength'] },
     { name: 'file not JSON', file: '{ port: 3000 ', names: ['--config', CONFIG_FILE] },
     { name: 'file not an object', file: '[1, 2]', names: ['--config', CONFIG_FILE] },
+    { name: 'max_body_bytes below 1 KiB', env: { MAX_BODY_BYTES: '1023' }, names: ['MAX_BODY_BYTES'] },
+    { name: 'max_body_bytes above 16 MiB', argv: ['--max-body-bytes', String(16 * 1024 * 1024 + 1)], names: ['--max-body-bytes'] },
+    { name: 'headers timeout 0', env: { HEADERS_TIMEOUT_MS: '0' }, names: ['HEADERS_TIMEOUT_MS'] },
+    { name: 'request timeout in seconds', argv: ['--request-timeout-ms=30s'], names: ['--request-timeout-ms'] },
+    { name: 'keep-alive timeout 0 (would never close idle connections)', file: json({ keep_alive_timeout_ms: 0 }), names: ['keep_alive_timeout_ms'] },
+    { name: 'max header bytes below 1 KiB', env: { MAX_HEADER_BYTES: '512' }, names: ['MAX_HEADER_BYTES'] },
+    { name: 'max connections 0', env: { MAX_CONNECTIONS: '0' }, names: ['MAX_CONNECTIONS'] },
+    { name: 'headers timeout above the request timeout (env)', env: { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }, names: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] },
+    { name: 'headers timeout above the default request timeout (flag)', argv: ['--headers-timeout-ms', '40000'], names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'] },
   ];
 
   for (const row of table) {
@@ -364,6 +398,14 @@ describe('configuration errors', () => {
   });
 });
 
+test('API_TOKEN: printable ASCII without spaces; empty disables the gate', () => {
+  assert.equal(resolve([], { API_TOKEN: '' }).config.apiToken, '');
+  for (const token of ['t', 'abc-DEF_123.~+/==', '!#$%&*()<>@[]{}|^`\'";:?,']) {
+    assert.equal(resolve([], { API_TOKEN: token }).config.apiToken, token);
+  }
+  assert.match(configError(() => resolve([], { API_TOKEN: 'a b' })).message, /^invalid API_TOKEN: must be printable ASCII without spaces/);
+});
+
 describe('secrets are never echoed in errors', () => {
   const SECRETS = ['S3CRET-TOKEN-value', 'S3CRET-KEY-value'];
   const cases: [string, () => unknown, string][] = [
@@ -383,6 +425,12 @@ describe('secrets are never echoed in errors', () => {
     ['a secret flag without its value', () => resolve(['--api-keys=S3CRET-KEY-value', '--api-token']), '--api-token'],
     // regression: `--api-token= s3cret` (a stray space) left the secret as a stray word, echoed as an unknown option.
     ['a secret that lost its flag to a stray space', () => resolve(['--api-token=', 'S3CRET-TOKEN-value']), 'unexpected argument'],
+    // A token that cannot arrive unchanged in a header would lock everyone out: refused at start-up.
+    ['a token with a space', () => resolve([], { API_TOKEN: 'S3CRET-TOKEN-value more' }), 'API_TOKEN'],
+    ['a token with a trailing space', () => resolve(['--api-token', 'S3CRET-TOKEN-value ']), '--api-token'],
+    ['a token with a tab', () => resolve([], { API_TOKEN: '\tS3CRET-TOKEN-value' }), 'API_TOKEN'],
+    ['a token with a non-ASCII letter', () => resolve([], { API_TOKEN: 'S3CRET-TOKEN-valu\u00e9' }), 'API_TOKEN'],
+    ['a token that is only spaces', () => resolve([], { API_TOKEN: '   ' }), 'API_TOKEN'],
   ];
   for (const [name, fn, named] of cases) {
     test(name, () => {

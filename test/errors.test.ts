@@ -331,6 +331,27 @@ test('413 {"detail"} for a body over 64 KiB; exactly 64 KiB is accepted', async 
   }
 });
 
+test('413 at a configured max_body_bytes, named in the detail; exactly the limit is accepted', async () => {
+  for (const [limit, named] of [[2048, '2 KiB'], [1500, '1500 bytes']] as const) {
+    const h = await start({ maxBodyBytes: limit });
+    try {
+      const prefix = '{"url":"https://example.com/limit","pad":"';
+      const suffix = '"}';
+      const exact = prefix + 'x'.repeat(limit - prefix.length - suffix.length) + suffix;
+      const headers = { 'content-type': 'application/json' };
+      assert.equal((await h.req('/api/shorten', { method: 'POST', headers, body: exact })).status, 201);
+      const over = await h.req('/api/shorten', { method: 'POST', headers, body: exact + ' ' });
+      assert.equal(assertDetail(over, 413, `${limit}: one byte over`), `request body is larger than ${named}`);
+      assert.equal(over.headers.connection, 'close');
+      const chunked = await h.req('/api/shorten', { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, body: exact + ' ' });
+      assertDetail(chunked, 413, `${limit}: chunked, one byte over`);
+      assert.equal(h.shortener.count, 1);
+    } finally {
+      await h.close();
+    }
+  }
+});
+
 test('415 {"detail"} for a body with an unsupported content type', async () => {
   const h = await start();
   try {

@@ -2,9 +2,9 @@
  * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
  * requests, capture log lines.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,66 @@ import { createLogger } from '../src/log.ts';
 
 /** The project root, the working directory of every server child process. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** The JSON log lines written so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL if it has not exited within 10 s; resolves with the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `src/server.ts` as a child process on 127.0.0.1, port 0, with only `env` for settings
+ * (and PATH, and the coverage directory when running under c8); resolves once it logs `listening`.
+ */
+export function serverProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
+  const coverage = process.env['NODE_V8_COVERAGE'];
+  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let err = '';
+  let partial = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const text of parts) {
+        if (!text) continue;
+        const line = JSON.parse(text) as Record<string, unknown>;
+        lines.push(line);
+        if (line['msg'] === 'listening') {
+          resolve({
+            child,
+            port: Number(new URL(String(line['url'])).port),
+            lines,
+            stderr: () => err,
+            exited,
+            async stop() {
+              if (child.exitCode === null && child.signalCode === null) {
+                child.kill('SIGTERM');
+                const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+                const exit = await exited;
+                clearTimeout(timer);
+                return exit;
+              }
+              return exited;
+            },
+          });
+        }
+      }
+    });
+    void exited.then((e) => reject(new Error(`server exited before listening (${e.code ?? e.signal}): ${err}`)));
+  });
+}
 
 /** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
 export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -91,11 +151,12 @@ export interface Harness {
 /**
  * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: a fresh data dir, `fsync: 'off'`,
  * `logLevel: 'debug'` into a capture, and a base URL with the real port unless one is given.
+ * `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for instance).
  */
-export async function start(options: ShortenerOptions = {}): Promise<Harness> {
+export async function start(options: ShortenerOptions = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
   const dir = options.dataDir ?? tempDir();
   const logs = new LogCapture();
-  const server = createServer();
+  const server = createServer(serverOptions);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const shortener = createShortener({

@@ -1,0 +1,49 @@
+/**
+ * Fuzzing from the command line: `node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]`
+ * (`npm run fuzz -- 100000`). Random raw HTTP requests against one server with the gate on, checked
+ * against the properties in test/fuzz-harness.ts. Exit 1 on a failed property (the message has
+ * the counterexample and its seed), 2 on bad usage.
+ */
+import { runFuzz } from '../test/fuzz-harness.ts';
+
+const USAGE = 'usage: node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]';
+
+function parseArgs(argv: readonly string[]): { runs: number; seed: number | undefined } {
+  let runs = 10_000;
+  let seed: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--seed') {
+      const value = argv[++i];
+      if (value === undefined || !/^-?\d{1,10}$/.test(value)) throw new Error('--seed needs an integer');
+      seed = Number(value);
+    } else if (/^\d{1,9}$/.test(arg) && Number(arg) > 0) {
+      runs = Number(arg);
+    } else {
+      throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
+    }
+  }
+  return { runs, seed };
+}
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const summary = await runFuzz(args.seed === undefined ? { runs: args.runs } : { runs: args.runs, seed: args.seed });
+    process.stdout.write(`ok: ${JSON.stringify(summary)}\n`);
+    return 0;
+  } catch (err) {
+    const message = (err as Error).message;
+    const seed = /seed: (-?\d+)/.exec(message)?.[1];
+    process.stderr.write(`FAILED: ${message}\n${seed === undefined ? '' : `replay: npm run fuzz -- ${args.runs} --seed ${seed}\n`}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,74 @@
+/**
+ * The bearer-token gate (SPEC §5), as a pure decision: given the method, the path segments below the
+ * base path (the router's own normalized segments) and the raw request headers, may this request
+ * go on? Which paths are public is data in the route table (`Route.public`); the gate matches the
+ * same table with the same matcher, so no spelling of a path can be routed one way and gated another.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createRouter, type Route } from './router.ts';
+
+export type Refusal = 'missing' | 'invalid' | 'repeated';
+
+export type GateVerdict = { pass: true } | { pass: false; reason: Refusal; detail: string };
+
+/**
+ * `segments`: below the base path, or `undefined` for a target outside it (then it is an unknown
+ * path: protected). `rawHeaders`: `req.rawHeaders`, names and values in turn, duplicates kept.
+ */
+export type Gate = (method: string, segments: readonly string[] | undefined, rawHeaders: readonly string[]) => GateVerdict;
+
+const PASS: GateVerdict = { pass: true };
+
+/** The 401 details: they say what to fix and never echo what was sent. */
+const REFUSALS: Readonly<Record<Refusal, GateVerdict>> = {
+  missing: { pass: false, reason: 'missing', detail: 'authentication required: send the header Authorization: Bearer <token>' },
+  invalid: { pass: false, reason: 'invalid', detail: 'invalid bearer token' },
+  repeated: { pass: false, reason: 'repeated', detail: 'more than one Authorization header' },
+};
+
+/** True when `method` on `route` needs no token. */
+export function isPublic(route: Pick<Route<unknown>, 'public'>, method: string): boolean {
+  const open = route.public;
+  return open === true || (open !== undefined && open.includes(method));
+}
+
+/**
+ * Every value of the header `name` (lower-case) in a raw header list. Node keeps only the first
+ * `Authorization` in `req.headers`; a second one must not slip past unseen, so the gate reads them all.
+ */
+export function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+  }
+  return values;
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/** The gate for `token` over the route table; an empty token lets every request pass. */
+export function createGate<H>(token: string, routes: readonly Route<H>[]): Gate {
+  if (token === '') {
+    return function open() {
+      return PASS;
+    };
+  }
+  // Both sides are compared as SHA-256 digests: equal lengths for timingSafeEqual, so neither the
+  // token's length nor the length of a matching prefix shows in the time a refusal takes. The whole
+  // value is compared as sent: no trimming, no case folding of the scheme, exactly one space.
+  const expected = digest(`Bearer ${token}`);
+  const match = createRouter(routes);
+
+  return function gate(method, segments, rawHeaders) {
+    if (segments !== undefined) {
+      const found = match(method, segments);
+      if (found && isPublic(found.route, method)) return PASS;
+    }
+    const values = headerValues(rawHeaders, 'authorization');
+    if (values.length === 0) return REFUSALS.missing;
+    if (values.length > 1) return REFUSALS.repeated;
+    return timingSafeEqual(digest(values[0]!), expected) ? PASS : REFUSALS.invalid;
+  };
+}
