@@ -1,0 +1,72 @@
+/**
+ * A real browser for the UI tests: Debian's Chromium driven by playwright-core. Every page is
+ * watched: a request to another origin, a console error or an uncaught exception fails the test.
+ *
+ * Without Chromium the browser tests skip with a loud message on a developer machine, and fail
+ * under CI (`CI=true`), where `.ci/run` installs it.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from './helpers.ts';
+
+const CANDIDATES = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+
+export function findChromium(): string | undefined {
+  return CANDIDATES.find((p): p is string => !!p && existsSync(p));
+}
+
+/** Launches Chromium, or skips (developer machine) / throws (CI) when there is none. */
+export async function launch(t: TestContext): Promise<Browser | undefined> {
+  const executablePath = findChromium();
+  if (!executablePath) {
+    const message = 'Chromium not found (apt-get install chromium, or set CHROMIUM_PATH): the browser tests cannot run';
+    if (process.env['CI']) throw new Error(message);
+    process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING BROWSER TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
+    t.skip(message);
+    return undefined;
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+  });
+}
+
+export interface Watched {
+  context: BrowserContext;
+  page: Page;
+  /** Requests to another origin, console errors and page errors seen so far. */
+  problems: string[];
+  /** Every request URL, in order. */
+  requests: string[];
+}
+
+/** A fresh context and page on `origin`, with every request and console message watched. */
+export async function openPage(browser: Browser, origin: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1024, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('request', (req) => {
+    requests.push(req.url());
+    if (new URL(req.url()).origin !== origin) problems.push(`request off the origin: ${req.url()}`);
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  return { context, page, problems, requests };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
