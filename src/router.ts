@@ -76,6 +76,11 @@ export interface Route<H> {
   methods: Readonly<Partial<Record<string, H>>>;
   /** Optional test a `:param` segment must pass (the redirect route skips reserved words). */
   accept?: (param: string) => boolean;
+  /**
+   * The `Allow` header of this path's 405, when it must differ from the computed one: the MCP
+   * transport (SPEC §7) names exactly `Allow: POST` for `/mcp`.
+   */
+  allow?: string;
 }
 
 export interface Match<H> {
@@ -105,7 +110,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): (method: string, s
   const table: Compiled<H>[] = routes.map((route) => ({
     route,
     parts: route.path === '/' ? [] : route.path.slice(1).split('/'),
-    allow: allowHeader(Object.keys(route.methods)),
+    allow: route.allow ?? allowHeader(Object.keys(route.methods)),
   }));
 
   return function match(method, segments) {

@@ -13,15 +13,10 @@ import { createLogger } from './log.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
+import { NAME, VERSION } from './version.ts';
 
-const NAME = 'url-shortener';
 /** A shutdown that has not finished by then exits anyway (with code 1). */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function main(): void {
   let resolved;
@@ -37,7 +32,7 @@ function main(): void {
     return;
   }
   if (resolved.command === 'version') {
-    process.stdout.write(`${NAME} ${version()}\n`);
+    process.stdout.write(`${NAME} ${VERSION}\n`);
     return;
   }
   const { config } = resolved;
