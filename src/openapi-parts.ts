@@ -97,8 +97,10 @@ export const RESPONSES: Record<string, OpenApiObject> = {
 
 const FORM_SCHEMA = {
   type: 'object',
-  properties: { url: { type: 'string' }, retention_days: { type: 'string', pattern: '^[0-9]+$' } },
-  required: ['url'],
+  properties: {
+    url: { type: 'string', description: 'Required here or in the query.' },
+    retention_days: { type: 'string', pattern: '^[0-9]+$', description: 'Decimal digits, 0–36500.' },
+  },
 } as const;
 
 const JSON_RPC_MESSAGE = {

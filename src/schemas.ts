@@ -70,19 +70,21 @@ export const AUTH_CHECK_SCHEMA = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
-/** The fields of a shorten request, in a JSON body (typed) or as query/form fields (text). */
+/**
+ * The JSON body of a shorten request. Nothing is required here: `url` may come in the query
+ * instead, which wins over the body (SPEC §4); without it anywhere the answer is 400.
+ */
 export const SHORTEN_INPUT_SCHEMA = {
   type: 'object',
   properties: {
-    url: { type: 'string', description: 'Absolute http(s) URL to shorten; no user:password@.' },
+    url: { type: 'string', description: 'Absolute http(s) URL to shorten; no user:password@. Required here or in the query.' },
     retention_days: {
-      type: 'integer',
+      type: ['integer', 'null'],
       minimum: 0,
       maximum: MAX_RETENTION_DAYS,
-      description: 'Lifetime in days; 0 or absent = forever.',
+      description: 'Lifetime in days; 0, null or absent = forever.',
     },
   },
-  required: ['url'],
 } as const satisfies JsonSchema;
 
 export const LIMIT_SCHEMA = { type: 'integer', minimum: 1, maximum: MAX_LIMIT } as const satisfies JsonSchema;
