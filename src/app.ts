@@ -12,7 +12,8 @@ import { baseHeaders, flatten } from './headers.ts';
 import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
 import { createResponder } from './respond.ts';
 import { allowHeader, createRouter, normalizeTarget, stripBase } from './router.ts';
-import { apiRoutes, type Ctx } from './routes.ts';
+import { routeTable } from './route-table.ts';
+import type { Ctx } from './routes.ts';
 import { createService, type Service } from './service.ts';
 import { loadStatic } from './static.ts';
 import type { StoreFs } from './store/fs.ts';
@@ -84,14 +85,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const routes = apiRoutes({
-    service,
-    reply,
-    production: config.production,
-    files: loadStatic(staticDir),
-    authRequired: config.apiToken !== '',
-    maxBodyBytes: config.maxBodyBytes,
-  });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken, routes);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.

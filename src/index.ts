@@ -7,3 +7,4 @@ export type { UrlRecord, UrlList } from './service.ts';
 export type { StoreFs } from './store/fs.ts';
 export type { CompactReport } from './store/store.ts';
 export { ALPHABET, RESERVED_SEGMENTS } from './codes.ts';
+export type { DeprecationNoticeNotification } from './deprecations.ts';

@@ -81,6 +81,11 @@ export interface Route<H> {
    * of public methods. Absent means protected, so a route added without a thought is behind the gate.
    */
   public?: true | readonly string[];
+  /**
+   * The `Allow` header of this path's 405, when it must differ from the computed one: the MCP
+   * transport (SPEC §7) names exactly `Allow: POST` for `/mcp`.
+   */
+  allow?: string;
 }
 
 export interface Match<H> {
@@ -110,7 +115,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): (method: string, s
   const table: Compiled<H>[] = routes.map((route) => ({
     route,
     parts: route.path === '/' ? [] : route.path.slice(1).split('/'),
-    allow: allowHeader(Object.keys(route.methods)),
+    allow: route.allow ?? allowHeader(Object.keys(route.methods)),
   }));
 
   return function match(method, segments) {

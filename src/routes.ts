@@ -1,13 +1,18 @@
 /**
  * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
- * and which methods are public when the gate is on (SPEC §5; a route without `public` is protected).
+ * which methods are public when the gate is on (SPEC §5; a route without `public` is protected),
+ * and the documentation of each operation, from which `openapi.ts` builds the OpenAPI document.
  * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
  * comes last and never takes a reserved first segment.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, parseFields } from './body.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
+import type { Deprecations } from './deprecations.ts';
 import { HttpError } from './errors.ts';
+import { flatten, type HeaderPair } from './headers.ts';
+import { HTML_PAGE, body, empty, json, ref } from './openapi-parts.ts';
+import type { RouteDoc } from './openapi.ts';
 import { HTML_TYPE, TEXT_TYPE, htmlPage, type Responder } from './respond.ts';
 import type { Route } from './router.ts';
 import type { Service } from './service.ts';
@@ -25,15 +30,17 @@ export interface Ctx {
 
 export type Handler = (ctx: Ctx) => void | Promise<void>;
 
+/** A route with the documentation of each method it serves. */
+export type ApiRoute = Route<Handler> & { doc: RouteDoc };
+
 export interface RouteDeps {
   service: Service;
   reply: Responder;
   production: boolean;
   files: ReadonlyMap<string, StaticFile>;
-  /** True when the bearer-token gate is on (`GET /auth-check` tells the UI). */
-  authRequired: boolean;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
+  deprecations: Deprecations;
 }
 
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
@@ -49,12 +56,35 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function apiRoutes({ service, reply, production, files, authRequired, maxBodyBytes }: RouteDeps): Route<Handler>[] {
-  /** The admin key: `X-API-Key` header, else the `api_key` query parameter. 403, empty, before anything else. */
-  function requireAdmin(ctx: Ctx): void {
+/** An error answering a deprecated usage still announces the deprecation. */
+function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {
+  return err instanceof HttpError && notice.length > 0 ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
+}
+
+const SHORTENED = (deprecated: boolean) =>
+  body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);
+
+const SHORTEN_ERRORS = {
+  400: ref('responses', 'BadRequest'),
+  413: ref('responses', 'PayloadTooLarge'),
+  415: ref('responses', 'UnsupportedMediaType'),
+  503: ref('responses', 'Unavailable'),
+};
+
+const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
+
+export function apiRoutes({ service, reply, production, files, deprecations, maxBodyBytes }: RouteDeps): ApiRoute[] {
+  /**
+   * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
+   * before anything else. Returns the deprecation headers the answer must carry.
+   */
+  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
     const header = ctx.req.headers['x-api-key'];
+    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
+    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
     const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
-    if (!service.isAdminKey(key)) throw new HttpError(403);
+    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
+    return notice;
   }
 
   function serveFile(ctx: Ctx, name: string): void {
@@ -66,16 +96,22 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
   }
 
   async function shorten(ctx: Ctx): Promise<void> {
-    const query = ctx.query();
-    const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
-    // A query parameter wins over the body field of the same name (SPEC §4).
-    const fromQuery = query.has('retention_days');
-    const record = await service.shorten({
-      url: query.has('url') ? query.get('url') : fields.get('url'),
-      retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
-      textual: fromQuery || fields.textual,
-    });
-    reply.send(ctx.res, 201, TEXT_TYPE, record.short_url, ['Location', record.short_url]);
+    // A state-changing GET (or HEAD) is deprecated: every answer to it says so, errors included.
+    const notice = ctx.method === 'POST' ? [] : deprecations.headers('shorten-with-get');
+    try {
+      const query = ctx.query();
+      const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
+      // A query parameter wins over the body field of the same name (SPEC §4).
+      const fromQuery = query.has('retention_days');
+      const record = await service.shorten({
+        url: query.has('url') ? query.get('url') : fields.get('url'),
+        retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
+        textual: fromQuery || fields.textual,
+      });
+      reply.send(ctx.res, 201, TEXT_TYPE, record.short_url, ['Location', record.short_url, ...flatten(notice)]);
+    } catch (err) {
+      throw keepNotice(err, notice);
+    }
   }
 
   return [
@@ -88,24 +124,99 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
           serveFile(ctx, 'index.html');
         },
       },
+      doc: {
+        GET: {
+          operationId: 'getUi',
+          summary: 'The web UI',
+          tag: 'ui',
+          access: 'public',
+          responses: { 200: body('The UI page.', HTML_TYPE, HTML_PAGE), 404: empty('PRODUCTION=true: no UI. Empty body.') },
+        },
+      },
     },
-    { path: '/static/*', public: true, methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) } },
-    // For load balancers and probes: public, and independent of the API's own /api/health.
-    { path: '/healthz', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) } },
-    // Tells a UI whether to prompt for a token before calling the API (SPEC §5.6).
-    { path: '/auth-check', public: true, methods: { GET: (ctx) => reply.json(ctx.res, 200, { auth_required: authRequired }) } },
+    {
+      path: '/static/*',
+      public: true,
+      methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) },
+      doc: {
+        GET: {
+          operationId: 'getStaticFile',
+          summary: 'A file of the UI (and the stylesheet of /docs)',
+          description: 'Served from memory with a strong ETag and Cache-Control: no-cache; If-None-Match revalidates.',
+          tag: 'ui',
+          access: 'public',
+          responses: {
+            200: body('The file, with its content type (text/css for docs.css).', '*/*', {}, ['ETag', 'Cache-Control']),
+            304: empty('Not modified (If-None-Match matched).', ['ETag', 'Cache-Control']),
+            404: empty('No such file. Empty body.'),
+          },
+        },
+      },
+    },
     {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
+      doc: {
+        GET: { operationId: 'getHealth', summary: 'Health check of the API', tag: 'service', access: 'gate', responses: { 200: json('Up.', 'Health') } },
+      },
     },
-    { path: '/api/shorten', methods: { GET: shorten, POST: shorten } },
+    {
+      path: '/api/shorten',
+      methods: { GET: shorten, POST: shorten },
+      doc: {
+        POST: {
+          operationId: 'shortenUrl',
+          summary: 'Create a short link',
+          description:
+            'Fields url (required) and retention_days (0–36500, 0 or absent = forever) come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field. The same URL shortened twice gets two codes.',
+          tag: 'links',
+          access: 'gate',
+          parameters: SHORTEN_PARAMS,
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': { schema: ref('schemas', 'ShortenInput') },
+              'application/x-www-form-urlencoded': { schema: ref('schemas', 'ShortenForm') },
+            },
+          },
+          responses: { 201: SHORTENED(false), ...SHORTEN_ERRORS },
+        },
+        GET: {
+          operationId: 'shortenUrlWithGet',
+          summary: 'Create a short link with GET (deprecated)',
+          description: 'Deprecated: use POST. Behaves exactly as POST with query parameters; every response carries Deprecation and Link headers.',
+          tag: 'links',
+          access: 'gate',
+          deprecated: true,
+          parameters: SHORTEN_PARAMS,
+          responses: { 201: SHORTENED(true), ...SHORTEN_ERRORS },
+        },
+      },
+    },
     {
       path: '/api/urls',
       methods: {
         GET: (ctx) => {
-          requireAdmin(ctx);
-          const { total, urls } = service.list(parsePaging(ctx.query()));
-          reply.json(ctx.res, 200, { count: urls.length, urls }, ['X-Total-Count', String(total)]);
+          const notice = requireAdmin(ctx);
+          try {
+            const { total, urls } = service.list(parsePaging(ctx.query()));
+            reply.json(ctx.res, 200, { count: urls.length, urls }, ['X-Total-Count', String(total), ...flatten(notice)]);
+          } catch (err) {
+            throw keepNotice(err, notice);
+          }
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'listUrls',
+          summary: 'List live links, newest first',
+          tag: 'admin',
+          access: 'admin',
+          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset')],
+          responses: {
+            200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
+            400: ref('responses', 'BadRequest'),
+          },
         },
       },
     },
@@ -118,9 +229,33 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
           reply.json(ctx.res, 200, record);
         },
         DELETE: async (ctx) => {
-          requireAdmin(ctx);
-          if (!(await service.remove(ctx.params['code']!))) throw new HttpError(404);
-          reply.empty(ctx.res, 204);
+          const notice = requireAdmin(ctx);
+          try {
+            if (!(await service.remove(ctx.params['code']!))) throw new HttpError(404);
+            reply.empty(ctx.res, 204, flatten(notice));
+          } catch (err) {
+            throw keepNotice(err, notice);
+          }
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'getUrl',
+          summary: 'The record of one live link',
+          tag: 'links',
+          access: 'gate',
+          responses: { 200: json('The record.', 'Record'), 404: ref('responses', 'NotFound') },
+        },
+        DELETE: {
+          operationId: 'deleteUrl',
+          summary: 'Delete a link',
+          tag: 'admin',
+          access: 'admin',
+          responses: {
+            204: empty('Deleted (on disk before the answer). Deprecation and Link only when the key came from api_key.', ['Deprecation', 'Link']),
+            404: ref('responses', 'NotFound'),
+            503: ref('responses', 'Unavailable'),
+          },
         },
       },
     },
@@ -131,6 +266,20 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
           const record = service.lookup(ctx.query().get('url') ?? undefined);
           if (!record) throw new HttpError(404);
           reply.json(ctx.res, 200, record);
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'lookupUrl',
+          summary: 'The newest live link of an original URL',
+          tag: 'links',
+          access: 'gate',
+          parameters: [ref('parameters', 'lookup_url')],
+          responses: {
+            200: json('The newest record whose original_url matches.', 'Record'),
+            400: ref('responses', 'BadRequest'),
+            404: ref('responses', 'NotFound'),
+          },
         },
       },
     },
@@ -146,6 +295,20 @@ export function apiRoutes({ service, reply, production, files, authRequired, max
           if (hit.kind === 'found') return reply.empty(ctx.res, 302, ['Location', hit.url, ...NO_STORE]);
           if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
           reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'followLink',
+          summary: 'Follow a short link',
+          description: 'Public: short links exist to be opened by anyone. GET counts a visit; HEAD answers the same without counting.',
+          tag: 'links',
+          access: 'public',
+          responses: {
+            302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
+            404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+            410: body('The link has expired: a small "This link has expired" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+          },
         },
       },
     },

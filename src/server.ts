@@ -14,15 +14,10 @@ import { createLogger } from './log.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
+import { NAME, VERSION } from './version.ts';
 
-const NAME = 'url-shortener';
 /** A shutdown that has not finished by then exits anyway (with code 1). */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function main(): void {
   let resolved;
@@ -38,7 +33,7 @@ function main(): void {
     return;
   }
   if (resolved.command === 'version') {
-    process.stdout.write(`${NAME} ${version()}\n`);
+    process.stdout.write(`${NAME} ${VERSION}\n`);
     return;
   }
   const { config } = resolved;
@@ -87,6 +82,11 @@ function main(): void {
       process.exit(1);
     }
     server.on('request', shortener.handler);
+    // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
+    // listener yet would kill the process without the clean shutdown.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => void shutdown(server, shortener, signal));
+    }
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     log.info('listening', {
       url: `http://${host}:${port}`,
@@ -99,9 +99,6 @@ function main(): void {
     });
     if (config.apiKeys.length === 0) {
       log.warn('API_KEYS is empty: listing and deleting links answer 403 until a key is configured');
-    }
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => void shutdown(server, shortener, signal));
     }
   });
 

@@ -12,21 +12,20 @@ import { describe, test } from 'node:test';
 import { createShortener } from '../src/app.ts';
 import { createGate, headerValues, isPublic, type Refusal } from '../src/gate.ts';
 import { createLogger } from '../src/log.ts';
-import type { Responder } from '../src/respond.ts';
-import { apiRoutes } from '../src/routes.ts';
+import { createResponder } from '../src/respond.ts';
+import { routeTable } from '../src/route-table.ts';
 import type { Service } from '../src/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from './gate-helpers.ts';
 import { request, start, tempDir } from './helpers.ts';
 
 describe('createGate (pure, over the real route table)', () => {
   // Handlers never run here: the gate only matches paths.
-  const routes = apiRoutes({
+  const routes = routeTable({
     service: {} as Service,
-    reply: {} as Responder,
-    production: false,
+    reply: createResponder([]),
     files: new Map(),
-    authRequired: true,
-    maxBodyBytes: 65536,
+    config: { production: false, apiToken: TOKEN, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost' },
+    log: createLogger('silent'),
   });
   const gate = createGate(TOKEN, routes);
   const auth = (value: string): string[] => ['Host', 'x', 'Authorization', value];
@@ -99,8 +98,24 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/urls': 'protected',
       '/api/urls/:code': 'protected',
       '/api/lookup': 'protected',
+      '/api/deprecations': 'protected',
+      '/mcp': 'protected',
+      '/openapi.json': 'protected',
+      '/docs': 'protected',
+      '/schemas/v2/DeprecationNoticeNotification.json': 'protected',
       '/:code': ['GET', 'HEAD'],
     });
+  });
+
+  test('the gate and the OpenAPI document agree on what is public, operation by operation', () => {
+    let checked = 0;
+    for (const route of routes) {
+      for (const [method, op] of Object.entries(route.doc ?? {})) {
+        assert.equal(isPublic(route, method), op.access === 'public', `${method} ${route.path}`);
+        checked++;
+      }
+    }
+    assert.ok(checked >= 15, `${checked} operations checked`);
   });
 
   test('headerValues finds every value of a header, in order, whatever the case of its name', () => {

@@ -94,6 +94,13 @@ describe('createRouter', () => {
     assert.equal(m?.allow, 'GET, HEAD, DELETE, OPTIONS');
   });
 
+  test('a route may name its own Allow header (the MCP endpoint says exactly POST)', () => {
+    const own = createRouter<string>([{ path: '/mcp', allow: 'POST', methods: { POST: 'mcp' } }]);
+    assert.equal(own('GET', ['mcp'])?.allow, 'POST');
+    assert.equal(own('DELETE', ['mcp'])?.handler, undefined);
+    assert.equal(own('POST', ['mcp'])?.handler, 'mcp');
+  });
+
   test('a parameter test can refuse a segment; unknown shapes do not match', () => {
     assert.equal(match('GET', ['api']), undefined);
     // `*` needs at least one segment, so a bare `/static` falls through to the next route.

@@ -1,0 +1,187 @@
+/**
+ * The MCP tools (SPEC §7) as a table: what each declares to clients, and a short `run` that calls
+ * the same service operation as the REST route. Arguments reach `run` already validated against
+ * `inputSchema`. A failure of the work itself (invalid URL, unknown code, bad key, expired link,
+ * storage unavailable) is an ordinary result with `isError: true`, so the model can read it and
+ * correct itself; it is never a protocol error.
+ */
+import type { JsonSchema } from '../json-schema.ts';
+import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../schemas.ts';
+import type { Service, UrlRecord } from '../service.ts';
+import { MAX_RETENTION_DAYS } from '../validate.ts';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  /** None of the tools reaches beyond this service: a URL is stored, never fetched. */
+  openWorldHint: false;
+}
+
+// A type, not an interface: it must pass as the plain JSON object a JSON-RPC result is.
+export type ToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+};
+
+/** A failure of the tool's work, told to the model as a result with `isError`. */
+export class ToolFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailure';
+  }
+}
+
+type ObjectSchema = JsonSchema & { type: 'object' };
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
+  run(args: Readonly<Record<string, unknown>>, service: Service): ToolResult | Promise<ToolResult>;
+}
+
+const text = (t: string): { type: 'text'; text: string } => ({ type: 'text', text: t });
+
+/** The structured result, and the same JSON as text for clients that only read `content`. */
+function structured(value: Record<string, unknown>, ...lead: string[]): ToolResult {
+  return { content: [...lead.map(text), text(JSON.stringify(value))], structuredContent: value };
+}
+
+const asRecord = (r: UrlRecord): Record<string, unknown> => ({ ...r });
+
+/** Unknown and expired read the same through the REST API (404); the model is told which. */
+function missing(service: Service, code: string): ToolFailure {
+  return service.visit(code, false).kind === 'expired'
+    ? new ToolFailure(`The short link ${JSON.stringify(code)} has expired.`)
+    : new ToolFailure(`No short link has the code ${JSON.stringify(code)}.`);
+}
+
+function requireAdmin(service: Service, key: unknown): void {
+  if (!service.isAdminKey(typeof key === 'string' ? key : undefined)) {
+    throw new ToolFailure('api_key is not one of the admin keys of this service (its API_KEYS setting).');
+  }
+}
+
+const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
+const CODE = { ...CODE_SCHEMA, description: `${CODE_SCHEMA.description} The last path segment of a short URL.` };
+const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+export const TOOLS: readonly Tool[] = [
+  {
+    name: 'shorten_url',
+    title: 'Shorten a URL',
+    description:
+      'Create a short link for an absolute http or https URL. Returns the short URL as text and the new link as structured content. ' +
+      'Every call creates a new code, even for a URL shortened before (lookup_url finds an existing one). ' +
+      `retention_days (1–${MAX_RETENTION_DAYS}) makes the link expire after that many days; 0 or absent keeps it forever.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        url: { type: 'string', description: 'The absolute http(s) URL to shorten (no user:password@ part).' },
+        retention_days: {
+          type: 'integer',
+          minimum: 0,
+          maximum: MAX_RETENTION_DAYS,
+          description: 'Lifetime in days; 0 or absent = forever.',
+        },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    outputSchema: RECORD_SCHEMA,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, service) {
+      const record = await service.shorten({ url: args['url'], retentionDays: args['retention_days'] });
+      return structured(asRecord(record), record.short_url);
+    },
+  },
+  {
+    name: 'get_url',
+    title: 'Get a short link',
+    description: "Get a short link's record by its code: the original URL, creation time (Unix seconds), visit count and retention.",
+    inputSchema: { type: 'object', properties: { code: CODE }, required: ['code'], additionalProperties: false },
+    outputSchema: RECORD_SCHEMA,
+    annotations: CLOSED,
+    run(args, service) {
+      const code = args['code'] as string;
+      const record = service.get(code);
+      if (!record) throw missing(service, code);
+      return structured(asRecord(record));
+    },
+  },
+  {
+    name: 'lookup_url',
+    title: 'Find the short link of a URL',
+    description:
+      'Find the newest live short link whose original URL equals the given one. URLs are compared normalized ' +
+      '(scheme and host lower-cased, default port dropped, spaces percent-encoded).',
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string', description: 'The original (long) URL.' } },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    outputSchema: RECORD_SCHEMA,
+    annotations: CLOSED,
+    run(args, service) {
+      const record = service.lookup(args['url']);
+      if (!record) throw new ToolFailure(`No live short link points to ${JSON.stringify(args['url'])}.`);
+      return structured(asRecord(record));
+    },
+  },
+  {
+    name: 'list_urls',
+    title: 'List short links',
+    description:
+      'List live short links, newest first. Needs an admin key. Page with limit (1–1000) and offset; without limit every link is returned. ' +
+      'count is the number of links in this page, total the number of live links.',
+    inputSchema: {
+      type: 'object',
+      properties: { api_key: API_KEY, limit: LIMIT_SCHEMA, offset: OFFSET_SCHEMA },
+      required: ['api_key'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      ...LIST_SCHEMA,
+      properties: { ...LIST_SCHEMA.properties, total: { type: 'integer', minimum: 0, description: 'Live links, all pages together.' } },
+      required: [...LIST_SCHEMA.required, 'total'],
+    },
+    annotations: CLOSED,
+    run(args, service) {
+      requireAdmin(service, args['api_key']);
+      const limit = args['limit'] as number | undefined;
+      const { total, urls } = service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0 });
+      return structured({ count: urls.length, total, urls });
+    },
+  },
+  {
+    name: 'delete_url',
+    title: 'Delete a short link',
+    description: 'Delete a short link by its code: the short URL stops redirecting at once. Needs an admin key. Cannot be undone.',
+    inputSchema: {
+      type: 'object',
+      properties: { code: CODE, api_key: API_KEY },
+      required: ['code', 'api_key'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { short_code: CODE_SCHEMA, deleted: { type: 'boolean', const: true } },
+      required: ['short_code', 'deleted'],
+      additionalProperties: false,
+    },
+    // Idempotent: a second delete changes nothing more (it reports the code as unknown).
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args, service) {
+      requireAdmin(service, args['api_key']);
+      const code = args['code'] as string;
+      if (!(await service.remove(code))) throw missing(service, code);
+      return structured({ short_code: code, deleted: true });
+    },
+  },
+];

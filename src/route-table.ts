@@ -1,0 +1,165 @@
+/**
+ * The whole route table: the shortening API (routes.ts) plus the machine-facing contracts — the
+ * MCP endpoint, /openapi.json, /docs, the published schema, the deprecation notices — and the two
+ * public probes. The OpenAPI document is built from this same table once it is complete, so what
+ * is documented is what the router serves.
+ */
+import type { Config } from './config.ts';
+import { DEPRECATIONS, createDeprecations, loadNoticeSchema } from './deprecations.ts';
+import { renderDocs } from './docs.ts';
+import type { Logger } from './log.ts';
+import { createMcpEndpoint } from './mcp/endpoint.ts';
+import { PROTOCOL_VERSIONS } from './mcp/protocol.ts';
+import { TOOLS } from './mcp/tools.ts';
+import { body, empty, json, ref } from './openapi-parts.ts';
+import { openApiDocument } from './openapi.ts';
+import { HTML_TYPE, JSON_TYPE, type Responder } from './respond.ts';
+import { apiRoutes, type ApiRoute } from './routes.ts';
+import type { Service } from './service.ts';
+import type { StaticFile } from './static.ts';
+import { VERSION } from './version.ts';
+
+/** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */
+const SCHEMA_TYPE = 'application/schema+json';
+
+export interface TableDeps {
+  service: Service;
+  reply: Responder;
+  files: ReadonlyMap<string, StaticFile>;
+  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & { baseUrl: string };
+  log: Logger;
+  /** The notice schema file (default: the one shipped in `schemas/v2/`). */
+  noticeSchema?: Buffer;
+}
+
+const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
+
+export function routeTable(deps: TableDeps): ApiRoute[] {
+  const { service, reply, config, log } = deps;
+  const deprecations = createDeprecations(config.baseUrl, log);
+  const noticeSchema = deps.noticeSchema ?? loadNoticeSchema();
+  const mcp = createMcpEndpoint({ service, baseUrl: config.baseUrl, allowedOrigins: config.mcpAllowedOrigins, log, reply, maxBodyBytes: config.maxBodyBytes });
+  const notices = { notices: DEPRECATIONS.map((d) => d.notice) };
+  const authCheck = { auth_required: config.apiToken !== '' };
+  // Filled in below, once the table it describes is complete; no request arrives before.
+  let openapi = '';
+  let docs = '';
+
+  const table: ApiRoute[] = [
+    {
+      path: '/healthz',
+      // For load balancers and probes: public, and independent of the API's own /api/health.
+      public: true,
+      methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) },
+      doc: { GET: { operationId: 'getHealthz', summary: 'Liveness probe', tag: 'service', access: 'public', responses: { 200: json('Up.', 'Healthz') } } },
+    },
+    {
+      path: '/auth-check',
+      // Tells a UI whether to prompt for a token before calling the API (SPEC §5.6).
+      public: true,
+      methods: { GET: (ctx) => reply.json(ctx.res, 200, authCheck) },
+      doc: {
+        GET: {
+          operationId: 'getAuthCheck',
+          summary: 'Whether the gate needs a bearer token',
+          description: 'The UI calls it on load and asks for a token when auth_required is true.',
+          tag: 'service',
+          access: 'public',
+          responses: { 200: json('The gate status.', 'AuthCheck') },
+        },
+      },
+    },
+    {
+      path: '/api/deprecations',
+      methods: { GET: (ctx) => reply.json(ctx.res, 200, notices) },
+      doc: {
+        GET: {
+          operationId: 'listDeprecations',
+          summary: 'The deprecation notices of this service',
+          tag: 'service',
+          access: 'gate',
+          responses: { 200: json('Every current notice, as DeprecationNoticeNotification payloads.', 'DeprecationList') },
+        },
+      },
+    },
+    {
+      path: '/mcp',
+      // The MCP transport names exactly POST; GET (an SSE stream) and DELETE (a session) do not exist.
+      allow: 'POST',
+      methods: { POST: (ctx) => mcp(ctx.req, ctx.res) },
+      doc: {
+        POST: {
+          operationId: 'mcp',
+          summary: 'Model Context Protocol (Streamable HTTP, stateless)',
+          description:
+            `One JSON-RPC message per POST. initialize negotiates ${PROTOCOL_VERSIONS.join(', ')} (an unsupported request gets ${PROTOCOL_VERSIONS[0]}); ` +
+            'methods: initialize, ping, tools/list, tools/call. A request is answered with one JSON object; notifications and responses with 202 and no body. ' +
+            'No sessions: Mcp-Session-Id is never sent. Batches (JSON arrays) are 400 with -32600.',
+          tag: 'mcp',
+          access: 'gate',
+          parameters: [ref('parameters', 'mcp_protocol_version'), ref('parameters', 'origin')],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'JsonRpcMessage') } } },
+          responses: {
+            200: json('The JSON-RPC response (a tool failure is a result with isError: true; -32601 and -32602 are errors).', 'JsonRpcResponse'),
+            202: empty('A notification or response was accepted. No body.'),
+            400: {
+              description: 'Unsupported MCP-Protocol-Version (`detail`), or a body that is not one JSON-RPC message (a JSON-RPC error: -32700 malformed JSON, -32600 invalid request).',
+              content: { 'application/json': { schema: { oneOf: [ref('schemas', 'Error'), ref('schemas', 'JsonRpcResponse')] } } },
+            },
+            403: json('The Origin is not allowed (DNS rebinding protection).', 'Error'),
+            406: json('Accept excludes application/json.', 'Error'),
+            413: ref('responses', 'PayloadTooLarge'),
+            415: ref('responses', 'UnsupportedMediaType'),
+          },
+          extensions: {
+            'x-mcp-tools': TOOLS.map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
+          },
+        },
+        GET: { operationId: 'mcpGet', summary: 'No server-sent event stream', tag: 'mcp', access: 'gate', responses: NOT_ALLOWED },
+        DELETE: { operationId: 'mcpDelete', summary: 'No sessions to end', tag: 'mcp', access: 'gate', responses: NOT_ALLOWED },
+      },
+    },
+    {
+      path: '/openapi.json',
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, JSON_TYPE, openapi) },
+      doc: {
+        GET: { operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', tag: 'contracts', access: 'gate', responses: { 200: body('The document.', JSON_TYPE, { type: 'object' }) } },
+      },
+    },
+    {
+      path: '/docs',
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, HTML_TYPE, docs) },
+      doc: {
+        GET: {
+          operationId: 'getDocs',
+          summary: 'This document as an HTML reference',
+          description: 'Self-contained: no script, one same-origin stylesheet; #deprecations lists the deprecations.',
+          tag: 'contracts',
+          access: 'gate',
+          responses: { 200: body('The reference.', HTML_TYPE, { type: 'string' }) },
+        },
+      },
+    },
+    {
+      path: '/schemas/v2/DeprecationNoticeNotification.json',
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, SCHEMA_TYPE, noticeSchema) },
+      doc: {
+        GET: {
+          operationId: 'getDeprecationNoticeSchema',
+          summary: 'JSON Schema (draft-07) of DeprecationNoticeNotification',
+          description: 'The file schemas/v2/DeprecationNoticeNotification.json of the package, byte for byte.',
+          tag: 'contracts',
+          access: 'gate',
+          responses: { 200: body('The schema.', SCHEMA_TYPE, { type: 'object' }) },
+        },
+      },
+    },
+    // Last: the API's `/:code` must stay the final route (see routes.ts).
+    ...apiRoutes({ service, reply, production: config.production, files: deps.files, deprecations, maxBodyBytes: config.maxBodyBytes }),
+  ];
+
+  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
+  openapi = JSON.stringify(document);
+  docs = renderDocs(document);
+  return table;
+}
