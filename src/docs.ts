@@ -172,6 +172,7 @@ export function renderDocs(doc: OpenApiDocument): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${escapeHtml(basePath)}/static/docs.css">
+<link rel="icon" href="${escapeHtml(basePath)}/static/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header>

@@ -340,3 +340,34 @@ describe('web UI behind the token gate', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('/docs in the browser', { timeout: 60_000 }, () => {
+  test('renders offline: no request leaves the origin, no CSP violation or console error, the stylesheet applies', async (t) => {
+    const b = await launch(t);
+    if (!b) return;
+    const h = await start();
+    const origin = `http://127.0.0.1:${h.port}`;
+    try {
+      const w = await openPage(b, origin);
+      const { page } = w;
+      await page.goto(`${origin}/docs`);
+      await page.locator('#deprecations').waitFor();
+      // docs.css sets the page's font; an unstyled page would have the browser default.
+      const styled = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+      assert.notEqual(styled, 'Times New Roman');
+      const paths = w.requests.map((u) => new URL(u).pathname);
+      assert.ok(paths.includes('/static/docs.css'), paths.join(' '));
+      // Every in-page link points at an anchor that exists.
+      const broken = await page.evaluate(() =>
+        [...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')!.slice(1)).filter((id) => !document.getElementById(decodeURIComponent(id))),
+      );
+      assert.deepEqual(broken, []);
+      await screenshot(page, 'docs');
+      assert.deepEqual(unexpected(w), []);
+      await w.context.close();
+    } finally {
+      await b.close();
+      await h.close();
+    }
+  });
+});
