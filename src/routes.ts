@@ -13,9 +13,9 @@ import { HttpError } from './errors.ts';
 import { flatten, type HeaderPair } from './headers.ts';
 import { HTML_PAGE, body, empty, json, ref } from './openapi-parts.ts';
 import type { RouteDoc } from './openapi.ts';
-import { HTML_TYPE, TEXT_TYPE, htmlPage, type Responder } from './respond.ts';
+import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, htmlPage, type Responder } from './respond.ts';
 import type { Route } from './router.ts';
-import type { Service } from './service.ts';
+import type { Service, UrlListing } from './service.ts';
 import type { StaticFile } from './static.ts';
 import { parsePaging } from './validate.ts';
 
@@ -54,6 +54,19 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
     const t = tag.trim();
     return t === '*' || t === etag || t === `W/${etag}`;
   });
+}
+
+/** Records per slice of a streamed list. */
+const LIST_SLICE = 1000;
+
+/** `{"count":N,"urls":[…]}` in pieces of `LIST_SLICE` records: the same bytes as `JSON.stringify`. */
+function* listJson(page: UrlListing): Generator<string> {
+  let head = `{"count":${page.count},"urls":[`;
+  for (let i = 0; i < page.count; i += LIST_SLICE) {
+    yield head + page.slice(i, i + LIST_SLICE).map((r) => JSON.stringify(r)).join(',');
+    head = ',';
+  }
+  yield page.count === 0 ? `${head}]}` : ']}';
 }
 
 /** An error answering a deprecated usage still announces the deprecation. */
@@ -196,13 +209,22 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
     {
       path: '/api/urls',
       methods: {
-        GET: (ctx) => {
+        GET: async (ctx) => {
           const notice = requireAdmin(ctx);
+          let page: UrlListing;
           try {
-            const { total, urls } = service.list(parsePaging(ctx.query()));
-            reply.json(ctx.res, 200, { count: urls.length, urls }, ['X-Total-Count', String(total), ...flatten(notice)]);
+            page = service.listing(parsePaging(ctx.query()));
           } catch (err) {
             throw keepNotice(err, notice);
+          }
+          const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
+          try {
+            // One slice goes out whole, with a Content-Length; a longer list slice by slice, so
+            // that listing 100k links never stalls the event loop (each slice is a few ms).
+            if (page.count <= LIST_SLICE) reply.send(ctx.res, 200, JSON_TYPE, [...listJson(page)].join(''), headers);
+            else await reply.stream(ctx.res, 200, JSON_TYPE, listJson(page), headers);
+          } finally {
+            page.release();
           }
         },
       },

@@ -25,6 +25,17 @@ export interface UrlList {
   urls: UrlRecord[];
 }
 
+/** A page of the list, read in slices; `release` it when done. */
+export interface UrlListing {
+  /** Every live record, this page or not (`X-Total-Count`). */
+  total: number;
+  /** Records on this page. */
+  count: number;
+  /** The page's records at positions [from, to). */
+  slice(from: number, to: number): UrlRecord[];
+  release(): void;
+}
+
 export interface ServiceOptions {
   store: Store;
   baseUrl: string;
@@ -63,6 +74,23 @@ export function createService(options: ServiceOptions) {
       created_at: rec.createdAt,
       visit_count: rec.visits,
       retention_days: rec.retentionDays,
+    };
+  }
+
+  /**
+   * Live records newest first, paged, frozen when called: a long list can be read in slices across
+   * event-loop turns (see `UrlListing`).
+   */
+  function listing(paging: Paging): UrlListing {
+    const at = seconds();
+    const snapshot = store.snapshot((createdAt, retentionDays) => !isExpired({ createdAt, retentionDays }, at));
+    const start = Math.min(paging.offset, snapshot.length);
+    const count = paging.limit === undefined ? snapshot.length - start : Math.min(paging.limit, snapshot.length - start);
+    return {
+      total: snapshot.length,
+      count,
+      slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)).map(view),
+      release: snapshot.release,
     };
   }
 
@@ -117,18 +145,16 @@ export function createService(options: ServiceOptions) {
       return undefined;
     },
 
+    listing,
+
     /** Live records newest first, paged; `total` counts every live record. */
     list(paging: Paging): { total: number; urls: UrlRecord[] } {
-      const at = seconds();
-      const urls: UrlRecord[] = [];
-      const end = paging.limit === undefined ? Infinity : paging.offset + paging.limit;
-      let total = 0;
-      for (const rec of store.newestFirst()) {
-        if (isExpired(rec, at)) continue;
-        if (total >= paging.offset && total < end) urls.push(view(rec));
-        total++;
+      const page = listing(paging);
+      try {
+        return { total: page.total, urls: page.slice(0, page.count) };
+      } finally {
+        page.release();
       }
-      return { total, urls };
     },
 
     /** False when there is no such live code: an expired link is gone for every API, delete included. */

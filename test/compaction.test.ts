@@ -34,7 +34,12 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
 });
 
 /** Records in creation order, as the store holds them. */
-const live = (store: Store): Row[] => [...store.newestFirst()].reverse();
+const live = (store: Store): Row[] => {
+  const all = store.snapshot(() => true);
+  const rows = all.slice(0, all.length).reverse();
+  all.release();
+  return rows;
+};
 
 /** Records in creation order, as a replay of the log gives them. */
 const replayed = (result: ReplayResult): Row[] => [...result.records.keys()].map((code) => result.records.get(code)!);

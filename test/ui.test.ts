@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * The web UI in a real browser (Chromium through playwright-core): shorten and copy, errors, look
  * up, the admin list, narrow screens, dark mode and a base path. In every scenario no request may

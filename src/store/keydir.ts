@@ -226,6 +226,14 @@ export class Keydir {
     return this.arena.toString('utf8', at, at + this.urlLen[s]!);
   }
 
+  createdAt(s: number): number {
+    return this.created[s]!;
+  }
+
+  retentionDays(s: number): number {
+    return this.retention[s]!;
+  }
+
   visits(s: number): number {
     return this.visitCount[s]!;
   }

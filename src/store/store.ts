@@ -52,6 +52,18 @@ export const COMPACT_MIN_BYTES = 1 << 20;
 /** Records serialized per event-loop turn while compacting. */
 const COMPACT_SLICE = 10_000;
 
+/**
+ * A frozen list of records, newest first: readable across event-loop turns (a long listing is
+ * sent in slices), showing each record as it was when the list was taken, visit counts aside.
+ * Call `release` when done: until then deleted records keep their memory.
+ */
+export interface Snapshot {
+  readonly length: number;
+  /** The records at positions [from, to). */
+  slice(from: number, to: number): StoredRecord[];
+  release(): void;
+}
+
 export interface CompactReport {
   bytesBefore: number;
   bytesAfter: number;
@@ -116,6 +128,8 @@ export class Store {
   private readonly records: Keydir;
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
+  /** Open snapshots: while any is open, slots are not renumbered. */
+  private readers = 0;
   /** Slots visited since the last flush (renumbered by `vacuum`). */
   private dirty: number[] = [];
   private queue: (Write | Task)[] = [];
@@ -229,10 +243,30 @@ export class Store {
     for (const s of this.records.slotsWithUrl(url)) yield this.records.record(s);
   }
 
-  /** Every record, newest first. Consume it in one go: slots are renumbered between event-loop turns. */
-  *newestFirst(): Generator<StoredRecord> {
+  /** Live records for which `keep(slot fields)` holds, newest first, as a `Snapshot`. */
+  snapshot(keep: (createdAt: number, retentionDays: number) => boolean): Snapshot {
     const records = this.records;
-    for (let s = records.end - 1; s >= 0; s--) if (records.isLive(s)) yield records.record(s);
+    const slots = new Int32Array(records.size);
+    let n = 0;
+    for (let s = records.end - 1; s >= 0; s--) {
+      if (records.isLive(s) && keep(records.createdAt(s), records.retentionDays(s))) slots[n++] = s;
+    }
+    this.readers++;
+    let open = true;
+    return {
+      length: n,
+      // A record deleted since is still readable: its slot keeps its bytes until a vacuum, and
+      // none runs while a snapshot is open.
+      slice: (from, to) => {
+        const out: StoredRecord[] = [];
+        for (let i = from; i < Math.min(to, n); i++) out.push(records.record(slots[i]!));
+        return out;
+      },
+      release: () => {
+        if (open) this.readers--;
+        open = false;
+      },
+    };
   }
 
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
@@ -263,11 +297,12 @@ export class Store {
 
   /**
    * Reclaims the memory of deleted records once they outnumber the live ones: amortized O(1) per
-   * delete. Not while compacting, which walks the slots across event-loop turns.
+   * delete. Not while compacting or while a snapshot is open, which read slots across event-loop
+   * turns.
    */
   private maybeVacuum(): void {
     const dead = this.records.end - this.records.size;
-    if (this.compacting || dead < VACUUM_MIN_DEAD || dead <= this.records.size) return;
+    if (this.compacting || this.readers > 0 || dead < VACUUM_MIN_DEAD || dead <= this.records.size) return;
     const renumber = this.records.vacuum();
     this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
   }
