@@ -75,17 +75,24 @@ function startProcess(cmd, args, env, portOf) {
   });
 }
 
+// The ceiling: a bare node:http server answering a fixed 302. With HEADERS set it also sends the
+// CORS and security headers every response of ours must carry (SPEC §3.7): what node:http costs
+// for those alone, with no routing or lookup at all.
 const BASELINE = `
 const http = require('node:http');
+const extra = JSON.parse(process.env.HEADERS || '[]');
+const headers = [...extra, 'Location', 'https://example.com/', 'Cache-Control', 'private, no-store', 'Content-Length', '0'];
 const server = http.createServer((req, res) => {
-  res.writeHead(302, { Location: 'https://example.com/' });
+  res.writeHead(302, extra.length ? headers : { Location: 'https://example.com/' });
   res.end();
 });
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
 `;
 
-function startBaseline() {
-  return startProcess(process.execPath, ['-e', BASELINE], {}, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
+async function startBaseline(withHeaders) {
+  const { baseHeaders, flatten } = await import(new URL('../dist/headers.js', import.meta.url).href);
+  const env = { HEADERS: withHeaders ? JSON.stringify(flatten(baseHeaders({ https: false }))) : '[]' };
+  return startProcess(process.execPath, ['-e', BASELINE], env, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
 }
 
 /** The real server on a fresh (or given) data dir. */
@@ -157,7 +164,7 @@ function runWrk(port, scenario, seconds = SECONDS) {
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join('\n');
   writeFileSync(lua, `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`);
-  const [bin, argv] = pin(LOAD_CPU, 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
+  const [bin, argv] = pin(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
   const r = spawnSync(bin, argv, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   const out = r.stdout;
@@ -173,7 +180,7 @@ function runWrk(port, scenario, seconds = SECONDS) {
 }
 
 function runAutocannon(port, scenario, seconds = SECONDS) {
-  const args = [join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'), '-j', '-c', String(CONNECTIONS), '-d', String(seconds), '-m', scenario.method ?? 'GET'];
+  const args = [join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'), '-j', '-c', String(scenario.connections ?? CONNECTIONS), '-t', '10', '-d', String(seconds), '-m', scenario.method ?? 'GET'];
   for (const [k, v] of Object.entries(scenario.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (scenario.body) args.push('-b', scenario.body);
   args.push(`http://127.0.0.1:${port}${scenario.path}`);
@@ -233,7 +240,8 @@ async function main() {
   const cpu = cpus()[0]?.model ?? 'cpu';
   console.log(`node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds; ${PINNED ? `server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}` : 'not pinned (no taskset or one core)'}`);
 
-  const baseline = await startBaseline();
+  const baseline = await startBaseline(false);
+  const headered = await startBaseline(true);
   const plain = await startServer({ fsync: 'off' });
   const durable = await startServer({ fsync: 'always' });
   const listed = await startServer({ dir: await seededDir(10_000) });
@@ -242,11 +250,13 @@ async function main() {
 
   const scenarios = [
     { name: 'baseline: bare node:http, fixed 302', server: baseline, path: '/', expect: 302 },
+    { name: 'reference: node:http, fixed 302 with our CORS and security headers', server: headered, path: '/', expect: 302 },
     { name: 'redirect GET /<code> (visit counted)', server: plain, path: `/${code}`, expect: 302 },
     { name: 'metadata GET /api/urls/<code>', server: plain, path: `/api/urls/${code}` },
     { name: 'create POST /api/shorten, FSYNC=always', server: durable, ...create },
     { name: 'create POST /api/shorten, FSYNC=off', server: plain, ...create },
-    { name: 'list GET /api/urls, 10k links', server: listed, path: '/api/urls', headers: { 'x-api-key': API_KEY } },
+    // Each answer is about 2 MB: a few connections are enough to keep the server busy.
+    { name: 'list GET /api/urls, 10k links', server: listed, path: '/api/urls', headers: { 'x-api-key': API_KEY }, connections: 4 },
   ];
   // Warm-up: one short run of each (JIT, connection setup), not reported.
   for (const s of scenarios) load(s.server.port, s, 1);
@@ -277,7 +287,7 @@ async function main() {
     runs.forEach((r, i) => console.log(`| ${name} | ${i + 1} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.ratio, 2)} |`));
   }
 
-  for (const s of [baseline, plain, durable, listed]) await s.stop();
+  for (const s of [baseline, headered, plain, durable, listed]) await s.stop();
 
   const stall = await listingStall(100_000);
   console.log('');

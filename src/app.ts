@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createCodeSource, type RandomSource } from './codes.ts';
+import { createCodeSource, isCodeShaped, RESERVED_SEGMENTS, type RandomSource } from './codes.ts';
 import { configFromOptions, type Config } from './config.ts';
 import { HttpError } from './errors.ts';
 import { createGate, type GateVerdict } from './gate.ts';
@@ -92,6 +92,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   const basePathRaw = base.pathname.replace(/\/+$/, '');
   const baseNorm = normalizeTarget(basePathRaw || '/');
   const baseSegments = baseNorm.ok ? baseNorm.target.segments : [];
+  const linkPrefix = `${basePathRaw}/`;
   const debug = log.enabled('debug');
 
   function fail(res: ServerResponse, err: unknown, method: string, target: string): void {
@@ -128,6 +129,21 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
     const method = req.method ?? 'GET';
+    // The hot path: `GET <base>/<code>` spelled plainly — alphabet characters only, so no escape,
+    // dot segment, query or trailing slash to normalize, and a short link is public for the gate.
+    // A hit is answered here; anything else (a miss, an expired link, any other spelling) takes the
+    // general path below, which gives the same answers.
+    if ((method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
+      const code = target.slice(linkPrefix.length);
+      if (isCodeShaped(code) && !RESERVED_SEGMENTS.has(code)) {
+        try {
+          const hit = service.visit(code, method === 'GET');
+          if (hit.kind === 'found') return reply.found(res, hit.url);
+        } catch (err) {
+          return fail(res, err, method, target);
+        }
+      }
+    }
     const normalized = normalizeTarget(target);
     if (!normalized.ok) return fail(res, new HttpError(400, normalized.detail), method, target);
     const { segments, trailingSlash, query } = normalized.target;

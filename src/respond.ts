@@ -14,6 +14,8 @@ export interface Responder {
   /** A body-less response; `Content-Length: 0` except on 204 and 304, which must not carry one. */
   empty(res: ServerResponse, status: number, extra?: readonly string[]): void;
   json(res: ServerResponse, status: number, value: unknown, extra?: readonly string[]): void;
+  /** The redirect of a short link: `302`, `Location`, `Cache-Control: private, no-store`, no body. */
+  found(res: ServerResponse, location: string): void;
   send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra?: readonly string[]): void;
   /**
    * A body made of `pieces`, each written in its own event-loop turn, after the socket drained when
@@ -37,6 +39,10 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 export function createResponder(base: readonly string[]): Responder {
+  // One header array for every redirect, its Location slot filled in per response: writeHead reads
+  // it synchronously and keeps nothing, so no array is built per redirect.
+  const redirect = [...base, 'Location', '', 'Cache-Control', 'private, no-store', 'Content-Length', '0'];
+  const locationAt = base.length + 1;
   function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: readonly string[] = []): void {
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     res.writeHead(status, [...base, ...extra, 'Content-Type', type, 'Content-Length', String(length)]);
@@ -49,6 +55,11 @@ export function createResponder(base: readonly string[]): Responder {
     },
     json(res, status, value, extra) {
       send(res, status, JSON_TYPE, JSON.stringify(value), extra);
+    },
+    found(res, location) {
+      redirect[locationAt] = location;
+      res.writeHead(302, redirect);
+      res.end();
     },
     send,
     async stream(res, status, type, pieces, extra = []) {

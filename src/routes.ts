@@ -314,7 +314,7 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.
           const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
-          if (hit.kind === 'found') return reply.empty(ctx.res, 302, ['Location', hit.url, ...NO_STORE]);
+          if (hit.kind === 'found') return reply.found(ctx.res, hit.url);
           if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
           reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);
         },

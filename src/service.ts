@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { pickCode } from './codes.ts';
 import { HttpError } from './errors.ts';
 import type { Logger } from './log.ts';
-import { isExpired } from './store/format.ts';
+import { isExpired, isExpiredAt } from './store/format.ts';
 import type { Store, StoredRecord } from './store/store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
@@ -51,6 +51,9 @@ export interface ServiceOptions {
 
 export type Visit = { kind: 'found'; url: string } | { kind: 'expired' } | { kind: 'missing' };
 
+const MISSING: Visit = { kind: 'missing' };
+const EXPIRED: Visit = { kind: 'expired' };
+
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
@@ -83,7 +86,7 @@ export function createService(options: ServiceOptions) {
    */
   function listing(paging: Paging): UrlListing {
     const at = seconds();
-    const snapshot = store.snapshot((createdAt, retentionDays) => !isExpired({ createdAt, retentionDays }, at));
+    const snapshot = store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, at));
     const start = Math.min(paging.offset, snapshot.length);
     const count = paging.limit === undefined ? snapshot.length - start : Math.min(paging.limit, snapshot.length - start);
     return {
@@ -170,11 +173,10 @@ export function createService(options: ServiceOptions) {
 
     /** Resolves a short code for a redirect; `count` is false for HEAD. */
     visit(code: string, count: boolean): Visit {
-      const rec = store.get(code);
-      if (!rec) return { kind: 'missing' };
-      if (isExpired(rec, seconds())) return { kind: 'expired' };
-      if (count) store.visit(code);
-      return { kind: 'found', url: rec.url };
+      const url = store.resolve(code, seconds(), count);
+      if (url === undefined) return MISSING;
+      if (url === null) return EXPIRED;
+      return { kind: 'found', url };
     },
   };
 }

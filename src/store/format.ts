@@ -55,7 +55,12 @@ const DAY = 86400;
 
 /** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
 export function isExpired(rec: Pick<StoredRecord, 'createdAt' | 'retentionDays'>, nowSeconds: number): boolean {
-  return rec.retentionDays > 0 && nowSeconds >= rec.createdAt + rec.retentionDays * DAY;
+  return isExpiredAt(rec.createdAt, rec.retentionDays, nowSeconds);
+}
+
+/** `isExpired` on the bare fields (the redirect path reads them from the keydir's columns). */
+export function isExpiredAt(createdAt: number, retentionDays: number, nowSeconds: number): boolean {
+  return retentionDays > 0 && nowSeconds >= createdAt + retentionDays * DAY;
 }
 
 const INT = /^(0|[1-9]\d{0,15})$/;

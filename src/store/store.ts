@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import {
   encodeEntry,
   isExpired,
+  isExpiredAt,
   recordEntry,
   Replayer,
   type Damage,
@@ -310,7 +311,25 @@ export class Store {
   /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
   visit(code: string): void {
     const s = this.records.find(code);
-    if (s !== -1 && this.records.visit(s)) this.dirty.push(s);
+    if (s !== -1) this.countVisit(s);
+  }
+
+  private countVisit(s: number): void {
+    if (this.records.visit(s)) this.dirty.push(s);
+  }
+
+  /**
+   * The redirect's lookup: the URL of `code` (counting a visit when `count`), `null` when it has
+   * expired by `nowSeconds`, `undefined` when there is no such code. One hash lookup and no record
+   * object: this runs for every redirect.
+   */
+  resolve(code: string, nowSeconds: number, count: boolean): string | null | undefined {
+    const records = this.records;
+    const s = records.find(code);
+    if (s === -1) return undefined;
+    if (isExpiredAt(records.createdAt(s), records.retentionDays(s), nowSeconds)) return null;
+    if (count) this.countVisit(s);
+    return records.url(s);
   }
 
   /** Appends the counts of every record visited since the last flush. */
