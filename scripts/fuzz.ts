@@ -5,31 +5,15 @@
  * the counterexample and its seed), 2 on bad usage.
  */
 import { runFuzz } from '../test/fuzz-harness.ts';
+import { parseCountAndSeed } from './count-and-seed.ts';
 
 const USAGE = 'usage: node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]';
-
-function parseArgs(argv: readonly string[]): { runs: number; seed: number | undefined } {
-  let runs = 10_000;
-  let seed: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--seed') {
-      const value = argv[++i];
-      if (value === undefined || !/^-?\d{1,10}$/.test(value)) throw new Error('--seed needs an integer');
-      seed = Number(value);
-    } else if (/^\d{1,9}$/.test(arg) && Number(arg) > 0) {
-      runs = Number(arg);
-    } else {
-      throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
-    }
-  }
-  return { runs, seed };
-}
 
 async function main(): Promise<number> {
   let args;
   try {
-    args = parseArgs(process.argv.slice(2));
+    const parsed = parseCountAndSeed(process.argv.slice(2), 10_000);
+    args = { runs: parsed.count, seed: parsed.seed };
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
