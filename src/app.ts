@@ -87,7 +87,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
   const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log });
   const match = createRouter(routes);
-  const gate = createGate(config.apiToken, routes);
+  const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
   const basePathRaw = base.pathname.replace(/\/+$/, '');
   const baseNorm = normalizeTarget(basePathRaw || '/');
@@ -153,8 +153,10 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     if (rest === undefined && next) return next();
     // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
     if (method === 'OPTIONS') return reply.empty(res, 204);
-    // Nothing below runs for a request the gate refuses; outside the base path counts as an unknown path.
-    const verdict = gate(method, rest, req.rawHeaders);
+    // One match serves the gate and the dispatch below. Nothing below runs for a request the gate
+    // refuses; outside the base path counts as an unknown path.
+    const found = rest === undefined ? undefined : match(method, rest);
+    const verdict = gate(method, found?.route, req.rawHeaders);
     if (!verdict.pass) return refuse(res, verdict, method, target);
     if (rest === undefined) return reply.empty(res, 404);
     if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
@@ -163,7 +165,6 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
       return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? '?' + query : ''}`]);
     }
 
-    const found = match(method, rest);
     if (!found) return reply.empty(res, 404);
     if (!found.handler) return notAllowed(res, method, target, found.allow);
     let parsed: URLSearchParams | undefined;

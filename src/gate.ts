@@ -5,17 +5,18 @@
  * same table with the same matcher, so no spelling of a path can be routed one way and gated another.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createRouter, type Route } from './router.ts';
+import type { Route } from './router.ts';
 
 export type Refusal = 'missing' | 'invalid' | 'repeated';
 
 export type GateVerdict = { pass: true } | { pass: false; reason: Refusal; detail: string };
 
 /**
- * `segments`: below the base path, or `undefined` for a target outside it (then it is an unknown
- * path: protected). `rawHeaders`: `req.rawHeaders`, names and values in turn, duplicates kept.
+ * `route`: the route the router matched for this request, or `undefined` for an unknown path or a
+ * target outside the base path (protected). `rawHeaders`: `req.rawHeaders`, names and values in
+ * turn, duplicates kept.
  */
-export type Gate = (method: string, segments: readonly string[] | undefined, rawHeaders: readonly string[]) => GateVerdict;
+export type Gate = (method: string, route: Pick<Route<unknown>, 'public'> | undefined, rawHeaders: readonly string[]) => GateVerdict;
 
 const PASS: GateVerdict = { pass: true };
 
@@ -48,8 +49,11 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
 }
 
-/** The gate for `token` over the route table; an empty token lets every request pass. */
-export function createGate<H>(token: string, routes: readonly Route<H>[]): Gate {
+/**
+ * The gate for `token`; an empty token lets every request pass. It decides on the route the router
+ * matched (the caller matches once, for both), so no path can be routed one way and gated another.
+ */
+export function createGate(token: string): Gate {
   if (token === '') {
     return function open() {
       return PASS;
@@ -59,13 +63,9 @@ export function createGate<H>(token: string, routes: readonly Route<H>[]): Gate 
   // token's length nor the length of a matching prefix shows in the time a refusal takes. The whole
   // value is compared as sent: no trimming, no case folding of the scheme, exactly one space.
   const expected = digest(`Bearer ${token}`);
-  const match = createRouter(routes);
 
-  return function gate(method, segments, rawHeaders) {
-    if (segments !== undefined) {
-      const found = match(method, segments);
-      if (found && isPublic(found.route, method)) return PASS;
-    }
+  return function gate(method, route, rawHeaders) {
+    if (route && isPublic(route, method)) return PASS;
     const values = headerValues(rawHeaders, 'authorization');
     if (values.length === 0) return REFUSALS.missing;
     if (values.length > 1) return REFUSALS.repeated;

@@ -13,6 +13,7 @@ import { createShortener } from '../src/app.ts';
 import { createGate, headerValues, isPublic, type Refusal } from '../src/gate.ts';
 import { createLogger } from '../src/log.ts';
 import { createResponder } from '../src/respond.ts';
+import { createRouter } from '../src/router.ts';
 import { routeTable } from '../src/route-table.ts';
 import type { Service } from '../src/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from './gate-helpers.ts';
@@ -27,14 +28,17 @@ describe('createGate (pure, over the real route table)', () => {
     config: { production: false, apiToken: TOKEN, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost' },
     log: createLogger('silent'),
   });
-  const gate = createGate(TOKEN, routes);
+  // The gate decides on the route the router matches, as dispatch does.
+  const match = createRouter(routes);
+  const routeOf = (method: string, segments: readonly string[] | undefined) => (segments ? match(method, segments)?.route : undefined);
+  const gate = createGate(TOKEN);
   const auth = (value: string): string[] => ['Host', 'x', 'Authorization', value];
 
   test('an empty token lets every request pass, whatever it carries', () => {
-    const open = createGate('', routes);
+    const open = createGate('');
     for (const segments of [['api', 'urls'], ['mcp'], ['nope', 'x'], undefined]) {
-      assert.deepEqual(open('DELETE', segments, []), { pass: true });
-      assert.deepEqual(open('GET', segments, auth('Bearer wrong')), { pass: true });
+      assert.deepEqual(open('DELETE', routeOf('DELETE', segments), []), { pass: true });
+      assert.deepEqual(open('GET', routeOf('GET', segments), auth('Bearer wrong')), { pass: true });
     }
   });
 
@@ -76,7 +80,7 @@ describe('createGate (pure, over the real route table)', () => {
   ];
   for (const [label, method, segments, raw, expected] of rows) {
     test(`${label}: ${expected}`, () => {
-      const verdict = gate(method, segments, raw);
+      const verdict = gate(method, routeOf(method, segments), raw);
       if (expected === 'pass') assert.deepEqual(verdict, { pass: true });
       else assert.deepEqual(verdict, { pass: false, reason: expected, detail: DETAIL[expected] });
     });

@@ -153,7 +153,9 @@ export interface Harness {
  * `logLevel: 'debug'` into a capture, and a base URL with the real port unless one is given.
  * `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for instance).
  */
-export async function start(options: ShortenerOptions = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+export async function start(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+  const { basePath = '', ...settings } = options;
+  options = settings;
   const dir = options.dataDir ?? tempDir();
   const logs = new LogCapture();
   const server = createServer(serverOptions);
@@ -164,7 +166,8 @@ export async function start(options: ShortenerOptions = {}, serverOptions: Serve
     logger: createLogger(options.logLevel ?? 'debug', logs),
     ...options,
     dataDir: dir,
-    baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}`,
+    // `basePath`: the real origin (known only once listening) plus that path.
+    baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}${basePath}`,
   });
   server.on('request', shortener.handler);
   const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);

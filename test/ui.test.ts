@@ -7,14 +7,10 @@
  * for an answer the scenario expects (a 403 for a wrong key, say).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createShortener } from '../src/app.ts';
-import { createLogger } from '../src/log.ts';
 import { launch, openPage, screenshot, type Watched } from './browser.ts';
-import { start, tempDir, type Harness } from './helpers.ts';
+import { start, type Harness } from './helpers.ts';
 
 let browser: Browser | undefined;
 
@@ -237,11 +233,8 @@ describe('web UI under a base path', { timeout: 60_000 }, () => {
   test('served at /s/ with working assets and API calls', async (t) => {
     const b = await launch(t);
     if (!b) return;
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const shortener = createShortener({ baseUrl: `${origin}/s`, dataDir: tempDir(), fsync: 'off', apiKeys: ['k'], logger: createLogger('silent') });
-    server.on('request', shortener.handler);
+    const h = await start({ basePath: '/s', apiKeys: ['k'], logLevel: 'silent' });
+    const origin = `http://127.0.0.1:${h.port}`;
     try {
       const w = await openPage(b, origin);
       const { page } = w;
@@ -262,11 +255,7 @@ describe('web UI under a base path', { timeout: 60_000 }, () => {
       await w.context.close();
     } finally {
       await b.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await shortener.close();
+      await h.close();
     }
   });
 });
