@@ -5,11 +5,7 @@
  * log lines in gate-log.test.ts.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { createShortener } from '../src/app.ts';
 import { createGate, headerValues, isPublic, type Refusal } from '../src/gate.ts';
 import { createLogger } from '../src/log.ts';
 import { createResponder } from '../src/respond.ts';
@@ -17,7 +13,7 @@ import { createRouter } from '../src/router.ts';
 import { routeTable } from '../src/route-table.ts';
 import type { Service } from '../src/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from './gate-helpers.ts';
-import { request, start, tempDir } from './helpers.ts';
+import { mount, request, start } from './helpers.ts';
 
 describe('createGate (pure, over the real route table)', () => {
   // Handlers never run here: the gate only matches paths.
@@ -392,18 +388,16 @@ describe('with a base path', () => {
   });
 
   test('Express-style: outside the base path the request goes to next() untouched, gate or not', async () => {
-    const dir = tempDir();
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const shortener = createShortener({ baseUrl: `http://127.0.0.1:${port}/s`, dataDir: dir, fsync: 'off', apiToken: TOKEN, logger: createLogger('silent') });
     const passed: string[] = [];
-    server.on('request', (req, res) =>
-      shortener.handler(req, res, () => {
-        passed.push(req.url ?? '');
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('host app');
-      }),
+    const { port, close } = await mount(
+      '/s',
+      (shortener) => (req, res) =>
+        shortener.handler(req, res, () => {
+          passed.push(req.url ?? '');
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('host app');
+        }),
+      { apiToken: TOKEN, logger: createLogger('silent') },
     );
     try {
       for (const path of ['/other', '/api/health', '/sx/api/urls']) {
@@ -416,12 +410,7 @@ describe('with a base path', () => {
       assert.equal((await request(port, '/s/healthz')).status, 200);
       assert.deepEqual(passed, ['/other', '/api/health', '/sx/api/urls']);
     } finally {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await shortener.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerOptions } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,48 +134,71 @@ export function request(port: number, path: string, options: RequestOptions = {}
   });
 }
 
-export interface Harness {
-  shortener: Shortener;
+/** A shortener mounted in a node:http server of the test's own, as a user's app would mount it. */
+export interface App {
   server: Server;
   port: number;
+  shortener: Shortener;
   dir: string;
+  /** Closes the server (kept-alive connections too) and the store; removes the data dir unless `keep`. */
+  close(keep?: boolean): Promise<void>;
+}
+
+/** `mount` with a captured log and request helpers. */
+export interface Harness extends App {
   logs: LogCapture;
   /** `request` bound to this server's port. */
   req(path: string, options?: RequestOptions): Promise<Reply>;
   /** POST /api/shorten with a JSON body; returns the short code. */
   shorten(url: string, retentionDays?: number): Promise<string>;
-  /** Closes the server and the store; removes the data dir unless `keep`. */
-  close(keep?: boolean): Promise<void>;
 }
 
 /**
- * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: a fresh data dir, `fsync: 'off'`,
- * `logLevel: 'debug'` into a capture, and a base URL with the real port unless one is given.
- * `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for instance).
+ * Listens on 127.0.0.1:0 first (the base URL needs the port), then creates the shortener with
+ * `create` (the package entry's, say) and lets `route` attach it to the server. Defaults: a fresh
+ * data dir, `fsync: 'off'`, and the base URL of the real port plus `basePath`.
  */
-export async function start(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
-  const { basePath = '', ...settings } = options;
-  options = settings;
+export async function mount(
+  basePath: string,
+  route: (shortener: Shortener) => (req: IncomingMessage, res: ServerResponse) => void,
+  options: ShortenerOptions = {},
+  { serverOptions = {}, create = createShortener }: { serverOptions?: ServerOptions; create?: typeof createShortener } = {},
+): Promise<App> {
   const dir = options.dataDir ?? tempDir();
-  const logs = new LogCapture();
   const server = createServer(serverOptions);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const shortener = createShortener({
-    fsync: 'off',
-    logger: createLogger(options.logLevel ?? 'debug', logs),
-    ...options,
-    dataDir: dir,
-    // `basePath`: the real origin (known only once listening) plus that path.
-    baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}${basePath}`,
-  });
-  server.on('request', shortener.handler);
-  const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
+  const shortener = create({ fsync: 'off', ...options, dataDir: dir, baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}${basePath}` });
+  server.on('request', route(shortener));
   return {
-    shortener,
     server,
     port,
+    shortener,
     dir,
+    async close(keep = false) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await shortener.close();
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: those of `mount`, and
+ * `logLevel: 'debug'` into a capture. `serverOptions` go to `http.createServer` (the server limits
+ * of `server.ts`, for instance).
+ */
+export async function start(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+  const { basePath = '', ...settings } = options;
+  const logs = new LogCapture();
+  const app = await mount(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
+  const { shortener, port } = app;
+  const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
+  return {
+    ...app,
     logs,
     req,
     async shorten(url, retentionDays) {
@@ -184,14 +207,6 @@ export async function start(options: ShortenerOptions & { basePath?: string } = 
       const r = await req(`${basePath}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       if (r.status !== 201) throw new Error(`shorten failed: ${r.status} ${r.body}`);
       return r.body.slice(r.body.lastIndexOf('/') + 1);
-    },
-    async close(keep = false) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await shortener.close();
-      if (!keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

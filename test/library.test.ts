@@ -5,62 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createShortener, type Shortener, type ShortenerOptions } from '../src/app.ts';
+import { createShortener, type ShortenerOptions } from '../src/app.ts';
 import { ConfigError } from '../src/errors.ts';
 import * as entry from '../src/index.ts';
-import { request, tempDir, type Reply } from './helpers.ts';
+import { mount as mountApp, request, tempDir, type Reply } from './helpers.ts';
 
 /** What Express adds to a request: the target before the mount path was stripped. */
 type ExpressRequest = IncomingMessage & { originalUrl?: string };
 
-interface App {
-  server: Server;
-  port: number;
-  shortener: Shortener;
-  dir: string;
-  close(): Promise<void>;
-}
-
-/**
- * Listens on port 0 first (the base URL needs the port), then creates the shortener and lets
- * `route` attach it the way a user's app would.
- */
-async function mount(
-  basePath: string,
-  route: (shortener: Shortener) => (req: ExpressRequest, res: ServerResponse) => void,
-  options: ShortenerOptions = {},
-): Promise<App> {
-  const dir = tempDir();
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const shortener = createShortener({
-    baseUrl: `http://127.0.0.1:${port}${basePath}`,
-    dataDir: dir,
-    fsync: 'off',
-    logLevel: 'silent',
-    ...options,
-  });
-  server.on('request', route(shortener));
-  return {
-    server,
-    port,
-    shortener,
-    dir,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await shortener.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** `mount` with the log silenced: these tests read responses, not log lines. */
+const mount: typeof mountApp = (basePath, route, options = {}, how) => mountApp(basePath, route, { logLevel: 'silent', ...options }, how);
 
 function shorten(port: number, path: string, url: string): Promise<Reply> {
   return request(port, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
@@ -115,26 +72,16 @@ test('mounted in a plain node:http server beside the user\'s own route, on one p
 });
 
 test('http.createServer(shortener.handler) from the package entry', async () => {
-  const dir = tempDir();
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const shortener = entry.createShortener({ baseUrl: `http://127.0.0.1:${port}`, dataDir: dir, fsync: 'off', logLevel: 'silent' });
-  server.on('request', shortener.handler);
+  const app = await mount('', (shortener) => shortener.handler, {}, { create: entry.createShortener });
   try {
-    const health = await request(port, '/api/health');
+    const health = await request(app.port, '/api/health');
     assert.equal(health.status, 200);
     assert.deepEqual(JSON.parse(health.body), { status: 'ok', service: 'url-shortener' });
-    const unknown = await request(port, '/api/nothing-here');
+    const unknown = await request(app.port, '/api/nothing-here');
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body, '');
   } finally {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    await shortener.close();
-    rmSync(dir, { recursive: true, force: true });
+    await app.close();
   }
 });
 
@@ -197,7 +144,7 @@ test('without next, a request outside the base path is 404 (SPEC §3.1)', async 
 test('Express mounting: req.originalUrl is routed when req.url has the mount path stripped', async () => {
   let nextCalls = 0;
   const app = await mount('/s', (shortener) =>
-    function expressLike(req, res) {
+    function expressLike(req: ExpressRequest, res) {
       const next = (): void => {
         nextCalls++;
         res.writeHead(418);
