@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { UrlList } from '../src/service.ts';
 import { start, type Harness, type Reply } from './helpers.ts';
+import { BAD_PAGING } from './paging-cases.ts';
 
 const KEY = 'list-key';
 const TOTAL = 7;
@@ -94,21 +95,7 @@ test('an empty store lists nothing with X-Total-Count 0', async () => {
 
 test('bad limit or offset values are 400 with a detail', () =>
   withLinks(async (h) => {
-    const cases: [string, RegExp][] = [
-      ['limit=0', /limit/],
-      ['limit=1001', /limit/],
-      ['limit=-1', /limit/],
-      ['limit=abc', /limit/],
-      ['limit=1.5', /limit/],
-      ['limit=', /limit/],
-      ['offset=-1', /offset/],
-      ['offset=abc', /offset/],
-      ['offset=1.5', /offset/],
-      ['offset=', /offset/],
-      ['limit=0&offset=0', /limit/],
-      ['limit=2&offset=-1', /offset/],
-    ];
-    for (const [query, names] of cases) {
+    for (const [query, names] of BAD_PAGING) {
       const r = await list(h, query);
       assert.equal(r.status, 400, query);
       assert.equal(r.headers['content-type'], 'application/json', query);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from '../src/errors.ts';
 import { MAX_LIMIT, MAX_RETENTION_DAYS, parsePaging, parseRetention, validateUrl, type UrlRules } from '../src/validate.ts';
+import { BAD_PAGING } from './paging-cases.ts';
 
 /** A predicate for assert.throws: a 400 whose detail is a sentence matching `reason`. */
 function bad400(reason: RegExp = /./): (err: unknown) => boolean {
@@ -185,24 +186,7 @@ test('parsePaging accepts limit 1–1000 and offset ≥ 0, both optional', () =>
 });
 
 test('parsePaging rejects bad limit and offset values with a 400 naming the parameter', () => {
-  const cases: [string, RegExp][] = [
-    ['limit=0', /limit/],
-    ['limit=1001', /limit/],
-    ['limit=-1', /limit/],
-    ['limit=abc', /limit/],
-    ['limit=1.5', /limit/],
-    ['limit=', /limit/],
-    ['limit=+5', /limit/],
-    ['limit=1e2', /limit/],
-    ['limit=99999', /limit/],
-    ['offset=-1', /offset/],
-    ['offset=abc', /offset/],
-    ['offset=1.5', /offset/],
-    ['offset=', /offset/],
-    ['offset=1e3', /offset/],
-    ['limit=5&offset=-1', /offset/],
-  ];
-  for (const [query, reason] of cases) {
+  for (const [query, reason] of BAD_PAGING) {
     assert.throws(() => parsePaging(new URLSearchParams(query)), bad400(reason), query);
   }
 });
