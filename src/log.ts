@@ -36,8 +36,12 @@ export function createLogger(level: LogLevel = 'info', sink: LogSink = process.s
   };
 }
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_PARAMS = new Set(['api_key', 'token', 'access_token']);
+/**
+ * A query parameter whose name contains `key` or `token`, in any case (SPEC §5.5): `api_key`,
+ * `API_KEY`, `api_key[]`, `x-api-key`, `access_token`. A list of exact names always misses the next
+ * spelling a client invents; redacting a harmless `monkey=` costs nothing.
+ */
+const SECRET_NAME = /key|token/i;
 
 /**
  * The request target as it may be logged: the values of secret query parameters become `***`.
@@ -55,7 +59,7 @@ export function redactTarget(target: string): string {
     } catch {
       // An undecodable name is compared as written.
     }
-    return SECRET_PARAMS.has(name.toLowerCase()) ? `${rawName}=***` : pair;
+    return SECRET_NAME.test(name) ? `${rawName}=***` : pair;
   });
   return `${target.slice(0, q)}?${parts.join('&')}`;
 }

@@ -113,8 +113,20 @@ describe('redactTarget', () => {
     ['a name without value', '/api/urls?api_key', '/api/urls?api_key=***'],
     ['token and access_token too', '/mcp?token=t1&access_token=t2&x=1', '/mcp?token=***&access_token=***&x=1'],
     ['upper-case name', '/api/urls?API_KEY=secret', '/api/urls?API_KEY=***'],
-    ['a similar name is not a secret', '/api/urls?api_keys=visible&my_api_key=visible', '/api/urls?api_keys=visible&my_api_key=visible'],
     ['trailing slash before the query', '/api/urls/?api_key=secret', '/api/urls/?api_key=***'],
+    // SPEC §5.5: every name that contains `key` or `token`, in any case, brackets included.
+    ['brackets (PHP/Rails arrays)', '/api/urls?api_key[]=secret', '/api/urls?api_key[]=***'],
+    ['brackets, percent-encoded', '/api/urls?api_key%5B%5D=secret&x=1', '/api/urls?api_key%5B%5D=***&x=1'],
+    ['brackets with an index', '/api/urls?api_key[0]=a&api_key[1]=b', '/api/urls?api_key[0]=***&api_key[1]=***'],
+    ['nested in brackets', '/api/urls?auth[token]=secret', '/api/urls?auth[token]=***'],
+    ['mixed case', '/api/urls?Api_Key=a&ToKeN=b&ACCESS_TOKEN=c', '/api/urls?Api_Key=***&ToKeN=***&ACCESS_TOKEN=***'],
+    ['a longer name holding key', '/api/urls?api_keys=a&my_api_key=b&apikey=c&key=d', '/api/urls?api_keys=***&my_api_key=***&apikey=***&key=***'],
+    ['a header-style name', '/api/urls?X-API-Key=secret', '/api/urls?X-API-Key=***'],
+    ['a longer name holding token', '/mcp?id_token=a&refresh_token=b&tokens=c', '/mcp?id_token=***&refresh_token=***&tokens=***'],
+    ['an encoded letter in the name', '/api/urls?api_%6Bey=secret', '/api/urls?api_%6Bey=***'],
+    ['a plus in the name', '/api/urls?api+key=secret', '/api/urls?api+key=***'],
+    ['names without key or token are kept', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3'],
+    ['a secret-looking value under a harmless name is kept', '/api/lookup?url=api_key%3Dx', '/api/lookup?url=api_key%3Dx'],
   ];
   for (const [name, input, expected] of table) {
     test(`${name}: ${input}`, () => {
