@@ -36,22 +36,53 @@ export function validateUrl(input: unknown, rules: UrlRules): string {
   if (url.href.length > rules.maxLength) {
     throw new HttpError(400, `url is too long once normalized: ${url.href.length} characters, the limit is ${rules.maxLength}`);
   }
-  if (isOwnShortLink(url, rules.baseUrl)) {
+  if (isOwnShortLink(url, new URL(rules.baseUrl))) {
     throw new HttpError(400, 'url points at this shortener itself; a short link to a short link would loop');
   }
   return url.href;
 }
 
 /**
- * Same origin as the base URL and a path the router would place inside the base path: a link into
- * our own short-link space. The path is split and decoded exactly as the router does, so `/%73/x`
- * under base `/s` counts too; a path the router refuses (400) cannot loop.
+ * Host names that reach this machine, as the WHATWG parser serializes them: it has already turned
+ * `127.1`, `0x7f.0.0.1` and `2130706433` into `127.0.0.1`, `[0:0::1]` into `[::1]`,
+ * `[::ffff:127.0.0.1]` into `[::ffff:7f00:1]`, `%6Cocalhost` and full-width letters into
+ * `localhost`, and dropped a trailing dot after an IPv4 address. `*.localhost` is loopback by
+ * RFC 6761 (browsers resolve it so without DNS); `0.0.0.0` and `[::]` are not loopback addresses,
+ * but connecting to them reaches this machine on Linux and macOS, so a redirect there loops too.
  */
-function isOwnShortLink(url: URL, baseUrl: string): boolean {
-  const base = new URL(baseUrl);
-  // `host.` is the fully-qualified spelling of `host`: the same server.
-  const host = (u: URL): string => `${u.protocol}//${u.hostname.replace(/\.$/, '')}:${u.port}`;
-  if (host(url) !== host(base)) return false;
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    host === '[::1]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) ||
+    host === '0.0.0.0' ||
+    host === '[::]'
+  );
+}
+
+/** The port a client connects to: the written one, else the scheme's default. */
+function portOf(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * True when `url` points into this service's own short-link space (SPEC §4), where a redirect would
+ * lead back to the service itself. The host must be the base URL's host, whatever the scheme or port:
+ * a TLS front or an http→https redirect puts every scheme and port of a public host on this service.
+ * A loopback base is the exception: many services share one machine, so only the same port is this
+ * one, but every loopback spelling of that port is. `host.` is the fully-qualified spelling of `host`.
+ * The path must lie inside the base path, split and decoded exactly as the router does, so `/%73/x`
+ * under base `/s` counts; a path the router refuses (400) cannot loop.
+ */
+export function isOwnShortLink(url: URL, base: URL): boolean {
+  if (isLoopbackHost(base.hostname)) {
+    if (!isLoopbackHost(url.hostname) || portOf(url) !== portOf(base)) return false;
+  } else if (url.hostname.replace(/\.$/, '') !== base.hostname.replace(/\.$/, '')) {
+    return false;
+  }
   const path = normalizeTarget(url.pathname);
   const basePath = normalizeTarget(base.pathname);
   if (!path.ok || !basePath.ok) return false;

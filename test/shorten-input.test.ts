@@ -195,6 +195,10 @@ test('every rejected URL class is 400 with a detail, from the body and from the 
         ['our base URL with slash', `${base}/`],
         ['our short link space', `${base}/abc`],
         ['our API', `${base}/api/shorten?url=https://example.com/`],
+        // The base host is loopback: every spelling of this machine on our port is us.
+        ['our short link as localhost', `http://localhost:${h.port}/x`],
+        ['our short link as [::1]', `http://[::1]:${h.port}/x`],
+        ['our short link over https', `https://127.0.0.1:${h.port}/x`],
       ];
       for (const [name, url] of cases) {
         rejected(await shortenReq(h, json({ url })), `${name} (JSON)`);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from '../src/errors.ts';
-import { MAX_LIMIT, MAX_RETENTION_DAYS, parsePaging, parseRetention, validateUrl, type UrlRules } from '../src/validate.ts';
+import { isLoopbackHost, isOwnShortLink, MAX_LIMIT, MAX_RETENTION_DAYS, parsePaging, parseRetention, validateUrl, type UrlRules } from '../src/validate.ts';
 import { BAD_PAGING } from './paging-cases.ts';
 
 /** A predicate for assert.throws: a 400 whose detail is a sentence matching `reason`. */
@@ -102,7 +102,121 @@ test('validateUrl with a base URL without path: the whole origin is our short-li
     assert.throws(() => validateUrl(input, rules), bad400(/shortener|loop/), input);
   }
   assert.equal(validateUrl('http://127.0.0.1:3001/abc', rules), 'http://127.0.0.1:3001/abc');
-  assert.equal(validateUrl('https://127.0.0.1:3000/abc', rules), 'https://127.0.0.1:3000/abc');
+});
+
+/**
+ * SPEC §4: the host of base_url with a path inside the base path, whatever the scheme or port —
+ * except that a loopback base counts only on its own port, in every loopback spelling.
+ * Rows: base URL, candidate URL, whether it points into the base's own short-link space.
+ */
+const OWN_SPACE: readonly [base: string, url: string, own: boolean][] = [
+  // Loopback base on port 3000: every spelling of this machine on that port, any scheme.
+  ['http://127.0.0.1:3000', 'http://127.0.0.1:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://127.0.0.1:3000', true],
+  ['http://127.0.0.1:3000', 'http://localhost:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://LocalHost:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://localhost.:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://127.0.0.1.:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://[::1]:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://[0:0:0:0:0:0:0:1]:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://[::ffff:127.0.0.1]:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://[::ffff:7f00:1]:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://127.0.0.2:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://127.255.255.254:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://127.1:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://2130706433:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://0x7f000001:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://0177.0.0.1:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://app.localhost:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://%6c%6fcalhost:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://0.0.0.0:3000/x', true],
+  ['http://127.0.0.1:3000', 'http://[::]:3000/x', true],
+  ['http://127.0.0.1:3000', 'https://127.0.0.1:3000/x', true],
+  ['http://127.0.0.1:3000', 'https://localhost:3000/x', true],
+  ['http://127.0.0.1:3000', 'https://[::1]:3000/x?q=1#f', true],
+  ['http://127.0.0.1:3000', 'http://localhost:3000/%41bc', true],
+  // …but another port of this machine is another service.
+  ['http://127.0.0.1:3000', 'http://127.0.0.1:3001/x', false],
+  ['http://127.0.0.1:3000', 'http://localhost:3001/x', false],
+  ['http://127.0.0.1:3000', 'http://localhost/x', false],
+  ['http://127.0.0.1:3000', 'https://localhost/x', false],
+  ['http://127.0.0.1:3000', 'http://[::1]/x', false],
+  // …and a host that is not this machine is another site.
+  ['http://127.0.0.1:3000', 'http://128.0.0.1:3000/x', false],
+  ['http://127.0.0.1:3000', 'http://[::2]:3000/x', false],
+  ['http://127.0.0.1:3000', 'http://[::ffff:10.0.0.1]:3000/x', false],
+  ['http://127.0.0.1:3000', 'http://localhost.example:3000/x', false],
+  ['http://127.0.0.1:3000', 'http://mylocalhost:3000/x', false],
+  ['http://127.0.0.1:3000', 'http://example.com:3000/x', false],
+  // A loopback base without a port: 80 for http, 443 for https, written or implied.
+  ['http://localhost', 'http://127.0.0.1/x', true],
+  ['http://localhost', 'http://127.0.0.1:80/x', true],
+  ['http://localhost', 'https://[::1]:80/x', true],
+  ['http://localhost', 'https://127.0.0.1/x', false],
+  ['http://localhost', 'http://localhost:8080/x', false],
+  ['https://localhost', 'https://[::1]/x', true],
+  ['https://localhost', 'http://127.0.0.1:443/x', true],
+  ['https://localhost', 'http://localhost/x', false],
+  ['http://[::1]:3000', 'http://127.0.0.1:3000/x', true],
+  ['http://localhost.:3000', 'http://localhost:3000/x', true],
+  // A loopback base with a base path: the port and the path must both match.
+  ['http://localhost:3000/s', 'http://127.0.0.1:3000/s/x', true],
+  ['http://localhost:3000/s', 'http://[::1]:3000/s', true],
+  ['http://localhost:3000/s', 'http://127.0.0.1:3000/other', false],
+  ['http://localhost:3000/s', 'http://127.0.0.1:4000/s/x', false],
+  // A public base: its host whatever the scheme or port, inside the base path.
+  ['https://s.example/x', 'https://s.example/x/abc', true],
+  ['https://s.example/x', 'https://s.example/x', true],
+  ['https://s.example/x', 'https://s.example/x/', true],
+  ['https://s.example/x', 'http://s.example/x/abc', true],
+  ['https://s.example/x', 'http://s.example:80/x/abc', true],
+  ['https://s.example/x', 'https://s.example:443/x/abc', true],
+  ['https://s.example/x', 'https://s.example:8443/x/abc', true],
+  ['https://s.example/x', 'HTTPS://S.EXAMPLE/x/abc', true],
+  ['https://s.example/x', 'https://s.example./x/abc', true],
+  ['https://s.example/x', 'https://s.example/%78/abc', true],
+  ['https://s.example/x', 'https://s.example/x/%61bc', true],
+  ['https://s.example/x', 'https://s.example/y/../x/abc', true],
+  ['https://s.example/x', 'https://s.example/x/abc?q=1#frag', true],
+  ['https://s.example/x', 'https://s.example/', false],
+  ['https://s.example/x', 'https://s.example/xy', false],
+  ['https://s.example/x', 'https://s.example/X/abc', false],
+  ['https://s.example/x', 'https://s.example/x%2Fabc', false],
+  ['https://s.example/x', 'https://t.example/x/abc', false],
+  ['https://s.example/x', 'https://www.s.example/x/abc', false],
+  ['https://s.example/x', 'https://s.example.com/x/abc', false],
+  ['https://s.example/x', 'https://localhost/x/abc', false],
+  ['https://s.example/x', 'http://127.0.0.1/x/abc', false],
+  // A public base without a path: the whole host.
+  ['https://s.example', 'http://s.example:8080/', true],
+  ['https://s.example', 'https://s.example/anything/deeper', true],
+  ['http://10.0.0.5:8080', 'http://10.0.0.5/a', true],
+  ['http://10.0.0.5:8080', 'http://167772165:9000/a', true],
+  ['http://10.0.0.5:8080', 'http://10.0.0.6:8080/a', false],
+  ['http://[2001:db8::1]', 'https://[2001:DB8:0:0::1]:9/x', true],
+  ['http://[2001:db8::1]', 'http://[2001:db8::2]/x', false],
+];
+
+test('isOwnShortLink: every spelling of the own short-link space, and its neighbours', () => {
+  for (const [base, url, own] of OWN_SPACE) {
+    assert.equal(isOwnShortLink(new URL(url), new URL(base)), own, `${url} under base ${base}`);
+  }
+});
+
+test('validateUrl refuses exactly the URLs isOwnShortLink calls own (the loop reason), and accepts the rest', () => {
+  for (const [base, url, own] of OWN_SPACE) {
+    const rules: UrlRules = { maxLength: 8192, baseUrl: base };
+    if (own) assert.throws(() => validateUrl(url, rules), bad400(/shortener|loop/), `${url} under base ${base}`);
+    else assert.equal(validateUrl(url, rules), new URL(url).href, `${url} under base ${base}`);
+  }
+});
+
+test('isLoopbackHost: the spellings of this machine as the WHATWG parser leaves them', () => {
+  const loopback = ['localhost', 'localhost.', 'a.localhost', '127.0.0.1', '127.1.2.3', '[::1]', '[::ffff:7f00:1]', '[::ffff:7fff:ffff]', '0.0.0.0', '[::]'];
+  const other = ['localhost.example', 'mylocalhost', '128.0.0.1', '10.0.0.1', '[::2]', '[::ffff:a00:1]', '[::ffff:8000:1]', 'example.com', ''];
+  for (const host of loopback) assert.equal(isLoopbackHost(host), true, host);
+  for (const host of other) assert.equal(isLoopbackHost(host), false, host);
 });
 
 test('validateUrl rejects a percent-encoded spelling of the base path (the router decodes it: a loop)', () => {
