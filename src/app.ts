@@ -54,6 +54,15 @@ export interface Shortener {
   dataFile: string;
 }
 
+/**
+ * More request headers than this is `431` (SPEC §12). Node keeps only the first 2,000 in
+ * `rawHeaders` (`maxHeadersCount`) and drops the rest unseen, so past that a second `Authorization`
+ * would slip by the gate's duplicate rule; no real client sends anywhere near 100.
+ */
+const MAX_REQUEST_HEADERS = 100;
+/** `rawHeaders` holds names and values in turn. */
+const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
+
 /** The request target. Express strips its mount path from `req.url`; `originalUrl` keeps the base path. */
 function targetOf(req: IncomingMessage): string {
   return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
@@ -122,6 +131,15 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     fail(res, new HttpError(401, verdict.detail, [['WWW-Authenticate', 'Bearer']]), method, target);
   }
 
+  /** The 431 of too many headers, before anything else — unless the request belongs to a host app. */
+  function crowded(res: ServerResponse, method: string, target: string, next: ((err?: unknown) => void) | undefined): void {
+    if (next) {
+      const normalized = normalizeTarget(target);
+      if (normalized.ok && stripBase(normalized.target.segments, baseSegments) === undefined) return next();
+    }
+    fail(res, new HttpError(431, `too many request headers: at most ${MAX_REQUEST_HEADERS} are accepted`), method, target);
+  }
+
   function notAllowed(res: ServerResponse, method: string, target: string, allow: string): void {
     fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allow]]), method, target);
   }
@@ -129,6 +147,9 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
     const method = req.method ?? 'GET';
+    // First, and for every request: the gate must never decide on a header list Node cut short.
+    // One length comparison, so the redirect below pays nothing more.
+    if (req.rawHeaders.length > MAX_RAW_HEADERS) return crowded(res, method, target, next);
     // The hot path: `GET <base>/<code>` spelled plainly — alphabet characters only, so no escape,
     // dot segment, query or trailing slash to normalize, and a short link is public for the gate.
     // A hit is answered here; anything else (a miss, an expired link, any other spelling) takes the
