@@ -37,9 +37,10 @@ export const DEPRECATIONS: readonly Deprecation[] = [
       summary: 'Creating a link with GET /api/shorten is deprecated; use POST /api/shorten.',
       details:
         `Deprecated since ${day(SHORTEN_WITH_GET_SINCE)}. A GET that creates links is unsafe: link previewers, ` +
-        'prefetchers and crawlers follow URLs and create links nobody asked for. GET (and HEAD) keep working ' +
-        'exactly as before, and their responses carry Deprecation and Link headers. Send the same url and ' +
-        'retention_days with POST, as a JSON or form body or as query parameters.',
+        'prefetchers and crawlers follow URLs and create links nobody asked for. GET keeps working exactly as ' +
+        'before, and its responses carry Deprecation and Link headers (HEAD /api/shorten is 405: a HEAD must ' +
+        'change nothing). Send the same url and retention_days with POST, as a JSON or form body or as query ' +
+        'parameters.',
     },
   },
   {

@@ -72,8 +72,13 @@ export function stripBase(segments: readonly string[], base: readonly string[]):
 export interface Route<H> {
   /** `/api/urls/:code`, `/static/*`; a `:param` matches one segment, `*` one or more. */
   path: string;
-  /** Handlers by method. `HEAD` falls back to `GET`. */
+  /** Handlers by method. `HEAD` falls back to `GET`, unless `noHead`. */
   methods: Readonly<Partial<Record<string, H>>>;
+  /**
+   * `HEAD` is 405 here although `GET` is served: a `HEAD` must change nothing (RFC 9110 §9.2.1),
+   * and this route's `GET` changes something (`GET /api/shorten` creates a link).
+   */
+  noHead?: true;
   /** Optional test a `:param` segment must pass (the redirect route skips reserved words). */
   accept?: (param: string) => boolean;
   /**
@@ -122,7 +127,7 @@ export function createRouter<H>(routes: readonly Route<H>[]): (method: string, s
     for (const { route, parts, allow } of table) {
       const params = matchParts(parts, segments, route.accept);
       if (!params) continue;
-      const handler = route.methods[method] ?? (method === 'HEAD' ? route.methods['GET'] : undefined);
+      const handler = route.methods[method] ?? (method === 'HEAD' && !route.noHead ? route.methods['GET'] : undefined);
       return { route, params, handler, allow };
     }
     return undefined;

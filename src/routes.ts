@@ -43,6 +43,9 @@ export interface RouteDeps {
   deprecations: Deprecations;
 }
 
+/** Crawlers would use up visit limits and, through the deprecated GET, create links: all is off limits. */
+export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
+
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
 const EXPIRED_PAGE = htmlPage('This link has expired', 'The owner of this short link gave it a limited lifetime, and it has passed.');
 const NO_STORE = ['Cache-Control', 'private, no-store'];
@@ -109,8 +112,8 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
   }
 
   async function shorten(ctx: Ctx): Promise<void> {
-    // A state-changing GET (or HEAD) is deprecated: every answer to it says so, errors included.
-    const notice = ctx.method === 'POST' ? [] : deprecations.headers('shorten-with-get');
+    // A state-changing GET is deprecated: every answer to it says so, errors included.
+    const notice = ctx.method === 'GET' ? deprecations.headers('shorten-with-get') : [];
     try {
       const query = ctx.query();
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
@@ -167,6 +170,20 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
       },
     },
     {
+      path: '/robots.txt',
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, TEXT_TYPE, ROBOTS_TXT) },
+      doc: {
+        GET: {
+          operationId: 'getRobotsTxt',
+          summary: 'Keeps crawlers out',
+          description: 'Crawlers would use up visit limits and create links; every path is disallowed.',
+          tag: 'service',
+          access: 'gate',
+          responses: { 200: body('`User-agent: *` and `Disallow: /`.', TEXT_TYPE, { type: 'string', const: ROBOTS_TXT }) },
+        },
+      },
+    },
+    {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
       doc: {
@@ -176,6 +193,9 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
     {
       path: '/api/shorten',
       methods: { GET: shorten, POST: shorten },
+      // A prefetcher's HEAD must not create a link; SPEC §4 writes this Allow exactly.
+      noHead: true,
+      allow: 'GET, POST',
       doc: {
         POST: {
           operationId: 'shortenUrl',
@@ -197,7 +217,8 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
         GET: {
           operationId: 'shortenUrlWithGet',
           summary: 'Create a short link with GET (deprecated)',
-          description: 'Deprecated: use POST. Behaves exactly as POST with query parameters; every response carries Deprecation and Link headers.',
+          description:
+            'Deprecated: use POST. Behaves exactly as POST with query parameters; every response carries Deprecation and Link headers. HEAD is 405 with Allow: GET, POST (a HEAD must change nothing).',
           tag: 'links',
           access: 'gate',
           deprecated: true,

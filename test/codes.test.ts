@@ -160,6 +160,13 @@ test('pickCode counts a reserved word as a collision', () => {
   }
 });
 
+test('the reserved first segments are exactly those of SPEC §3.8', () => {
+  assert.deepEqual(
+    [...RESERVED_SEGMENTS].sort(),
+    ['api', 'auth-check', 'docs', 'favicon.ico', 'healthz', 'mcp', 'metrics', 'openapi.json', 'robots.txt', 'schemas', 'static'],
+  );
+});
+
 test('pickCode returns undefined after ten tries at every length', () => {
   const asked: number[] = [];
   const randomCode = (length: number): string => {

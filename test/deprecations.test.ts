@@ -116,7 +116,8 @@ const enc = encodeURIComponent;
 
 const ROWS: readonly Row[] = [
   { name: 'GET /api/shorten', path: () => `/api/shorten?url=${enc('https://example.com/g')}`, status: 201, usage: 'shorten-with-get' },
-  { name: 'HEAD /api/shorten', path: () => `/api/shorten?url=${enc('https://example.com/h')}`, options: { method: 'HEAD' }, status: 201, usage: 'shorten-with-get' },
+  // HEAD creates nothing (405), so it is no deprecated usage.
+  { name: 'HEAD /api/shorten', path: () => `/api/shorten?url=${enc('https://example.com/h')}`, options: { method: 'HEAD' }, status: 405 },
   { name: 'GET /api/shorten, invalid url (error answers too)', path: () => '/api/shorten?url=nope', status: 400, usage: 'shorten-with-get' },
   { name: 'GET /api/shorten/ trailing slash', path: () => `/api/shorten/?url=${enc('https://example.com/t')}`, status: 201, usage: 'shorten-with-get' },
   { name: 'POST /api/shorten', path: () => '/api/shorten', options: JSON_POST, status: 201 },

@@ -136,7 +136,7 @@ const ROWS: readonly Row[] = [
   { method: 'OPTIONS', target: '*', without: 400, with: 400 },
   // Methods: HEAD is GET without a body; other methods are 405 only past the gate.
   { method: 'HEAD', target: '/api/urls', without: 401, with: 200 },
-  { method: 'HEAD', target: `/api/shorten?${URL_Q}`, without: 401, with: 201 },
+  { method: 'HEAD', target: `/api/shorten?${URL_Q}`, without: 401, with: 405 },
   { method: 'GET', target: `/api/shorten?${URL_Q}`, without: 401, with: 201 },
   { method: 'OPTIONS', target: '/api/urls', without: 204, with: 204 },
   { method: 'OPTIONS', target: '/api/urls/{code}', without: 204, with: 204 },

@@ -91,6 +91,7 @@ describe('createGate (pure, over the real route table)', () => {
     assert.deepEqual(table, {
       '/': true,
       '/static/*': true,
+      '/robots.txt': 'protected',
       '/healthz': true,
       '/auth-check': true,
       '/api/health': 'protected',
@@ -313,14 +314,14 @@ describe('over sockets: the public set stays public with the gate on', () => {
   test('everything else is protected: 401 without the token; unknown paths 404 with it', async () => {
     const h = await start({ apiToken: TOKEN });
     try {
-      const unknown = ['/nope/deeper', '/api', '/api/', '/api/nope', '/static', '/favicon.ico', '/robots.txt', '/healthz/x', '/auth-check/x'];
+      const unknown = ['/nope/deeper', '/api', '/api/', '/api/nope', '/static', '/favicon.ico', '/metrics/x', '/healthz/x', '/auth-check/x'];
       for (const path of unknown) {
         assert401(await h.req(path), 'missing', path);
         assert401(await h.req(path, { method: 'POST' }), 'missing', `POST ${path}`);
         assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `${path} with the token`);
       }
       // The routes another part of the service serves: whatever they answer, not without the token.
-      const others: [string, string][] = [['POST', '/mcp'], ['GET', '/mcp'], ['GET', '/docs'], ['GET', '/openapi.json'], ['GET', '/schemas/v2/DeprecationNoticeNotification.json']];
+      const others: [string, string][] = [['POST', '/mcp'], ['GET', '/mcp'], ['GET', '/docs'], ['GET', '/openapi.json'], ['GET', '/schemas/v2/DeprecationNoticeNotification.json'], ['GET', '/robots.txt']];
       for (const [method, path] of others) {
         assert401(await h.req(path, { method }), 'missing', `${method} ${path}`);
         assert.notEqual((await h.req(path, { method, headers: { authorization: RIGHT } })).status, 401, `${method} ${path} with the token`);

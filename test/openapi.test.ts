@@ -97,6 +97,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   const expected: Record<string, string[]> = {
     'GET /': ['200', '404', '500'],
     'GET /static/{file}': ['200', '304', '404', '500'],
+    'GET /robots.txt': ['200', '401', '500'],
     'GET /api/health': ['200', '401', '500'],
     'POST /api/shorten': ['201', '400', '401', '413', '415', '500', '503'],
     'GET /api/shorten': ['201', '400', '401', '413', '415', '500', '503'],
@@ -153,6 +154,7 @@ function requests(codes: { keep: string; doomed: string }): Record<string, { pat
   return {
     getUi: { path: '/' },
     getStaticFile: { path: '/static/docs.css' },
+    getRobotsTxt: { path: '/robots.txt' },
     getHealth: { path: '/api/health' },
     shortenUrl: { path: '/api/shorten', options: { method: 'POST', headers: json, body: '{"url":"https://example.com/p"}' } },
     shortenUrlWithGet: { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}` },

@@ -101,6 +101,16 @@ describe('createRouter', () => {
     assert.equal(own('POST', ['mcp'])?.handler, 'mcp');
   });
 
+  test('a route may refuse HEAD although it serves GET (noHead): its GET changes something', () => {
+    const shorten = createRouter<string>([{ path: '/api/shorten', noHead: true, allow: 'GET, POST', methods: { GET: 'create', POST: 'create' } }]);
+    assert.equal(shorten('GET', ['api', 'shorten'])?.handler, 'create');
+    const head = shorten('HEAD', ['api', 'shorten']);
+    assert.equal(head?.handler, undefined);
+    assert.equal(head?.allow, 'GET, POST');
+    // Without the flag, HEAD is GET.
+    assert.equal(createRouter<string>([{ path: '/x', methods: { GET: 'x' } }])('HEAD', ['x'])?.handler, 'x');
+  });
+
   test('a parameter test can refuse a segment; unknown shapes do not match', () => {
     assert.equal(match('GET', ['api']), undefined);
     // `*` needs at least one segment, so a bare `/static` falls through to the next route.
