@@ -102,6 +102,9 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   const baseNorm = normalizeTarget(basePathRaw || '/');
   const baseSegments = baseNorm.ok ? baseNorm.target.segments : [];
   const linkPrefix = `${basePathRaw}/`;
+  // The redirect fast path skips the gate, so it is taken only where short links are public: gate
+  // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
+  const fastRedirects = config.apiToken === '' || config.publicRedirects;
   const debug = log.enabled('debug');
 
   function fail(res: ServerResponse, err: unknown, method: string, target: string): void {
@@ -151,10 +154,10 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     // One length comparison, so the redirect below pays nothing more.
     if (req.rawHeaders.length > MAX_RAW_HEADERS) return crowded(res, method, target, next);
     // The hot path: `GET <base>/<code>` spelled plainly — alphabet characters only, so no escape,
-    // dot segment, query or trailing slash to normalize, and a short link is public for the gate.
-    // A hit is answered here; anything else (a miss, an expired link, any other spelling) takes the
-    // general path below, which gives the same answers.
-    if ((method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
+    // dot segment, query or trailing slash to normalize — where short links are public (see
+    // `fastRedirects`). A hit is answered here; anything else (a miss, an expired link, any other
+    // spelling) takes the general path below, which gives the same answers.
+    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
       const code = target.slice(linkPrefix.length);
       if (isCodeShaped(code) && !RESERVED_SEGMENTS.has(code)) {
         try {

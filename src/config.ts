@@ -22,6 +22,8 @@ export interface Config {
   maxShortLength: number;
   apiKeys: readonly string[];
   apiToken: string;
+  /** With the gate on, `GET`/`HEAD /<code>` need no token (SPEC §5.3). */
+  publicRedirects: boolean;
   dataDir: string;
   fsync: FsyncMode;
   maxUrlLength: number;
@@ -159,6 +161,7 @@ export const SETTINGS = [
   setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, help: 'longest code length tried' }),
   setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
   setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
+  setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
   setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
   setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),

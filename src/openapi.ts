@@ -62,7 +62,7 @@ const RULES = [
   "Every path is relative to the server URL (the service's BASE_URL, whose path prefixes every route; with a base path, GET of the bare base path `/s` is 301 to `/s/`). Every route also accepts a trailing slash, also before a query string. HEAD works wherever GET does, except on /api/shorten (405: a HEAD must change nothing).",
   'A request with more than 100 header lines is 431 with a `detail`, before anything else. OPTIONS on any path is a CORS preflight: 204, before the gate. A path with a `.` or `..` segment, an encoded slash, a backslash, an empty segment or a control character is 400. A known path with another method is 405 with an Allow header; other /api/* paths are 404 with an empty body.',
   'Every response carries the CORS headers (Access-Control-Allow-Origin: *, exposing Location, Mcp-Session-Id, Deprecation and Link) and the security headers (nosniff, DENY framing, no-referrer, a same-origin Content-Security-Policy; HSTS when BASE_URL is https).',
-  'The gate: when the server runs with API_TOKEN, every operation except the public ones needs `Authorization: Bearer <API_TOKEN>` and is otherwise 401. Short links themselves, GET /, /static/*, /healthz and /auth-check are public.',
+  'The gate: when the server runs with API_TOKEN, every operation except the public ones needs `Authorization: Bearer <API_TOKEN>` and is otherwise 401. GET /, /static/*, /healthz and /auth-check are public; short links (GET and HEAD /{code}) only when the server runs with PUBLIC_REDIRECTS=true.',
   'Deprecated usages keep working and are answered with `Deprecation: @<seconds>` (RFC 9745) and `Link: <base_url/docs#deprecations>; rel="deprecation"`; `x-deprecations` lists them.',
 ].join('\n\n');
 

@@ -26,7 +26,8 @@ export interface TableDeps {
   service: Service;
   reply: Responder;
   files: ReadonlyMap<string, StaticFile>;
-  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & { baseUrl: string };
+  /** `publicRedirects` absent: short links are behind the gate like the rest. */
+  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects'>> & { baseUrl: string };
   log: Logger;
   /** The notice schema file (default: the one shipped in `schemas/v2/`). */
   noticeSchema?: Buffer;
@@ -155,7 +156,15 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
       },
     },
     // Last: the API's `/:code` must stay the final route (see routes.ts).
-    ...apiRoutes({ service, reply, production: config.production, files: deps.files, deprecations, maxBodyBytes: config.maxBodyBytes }),
+    ...apiRoutes({
+      service,
+      reply,
+      production: config.production,
+      publicRedirects: config.publicRedirects ?? false,
+      files: deps.files,
+      deprecations,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
   ];
 
   const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });

@@ -1,6 +1,7 @@
 /**
  * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
- * which methods are public when the gate is on (SPEC §5; a route without `public` is protected),
+ * which methods are public when the gate is on (SPEC §5; a route without `public` is protected, and
+ * short links are public only with `publicRedirects`),
  * and the documentation of each operation, from which `openapi.ts` builds the OpenAPI document.
  * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
  * comes last and never takes a reserved first segment.
@@ -37,6 +38,8 @@ export interface RouteDeps {
   service: Service;
   reply: Responder;
   production: boolean;
+  /** With the gate on, anyone may open short links (SPEC §5.3); otherwise they are gated too. */
+  publicRedirects: boolean;
   files: ReadonlyMap<string, StaticFile>;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
@@ -89,7 +92,7 @@ const SHORTEN_ERRORS = {
 
 const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
 
-export function apiRoutes({ service, reply, production, files, deprecations, maxBodyBytes }: RouteDeps): ApiRoute[] {
+export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes }: RouteDeps): ApiRoute[] {
   /**
    * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
    * before anything else. Returns the deprecation headers the answer must carry.
@@ -329,8 +332,10 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
     {
       path: '/:code',
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
-      // Short links exist to be opened by anyone; any other method on them stays behind the gate.
-      public: ['GET', 'HEAD'],
+      // A gated instance is a private one, reached through a proxy that adds the token (SPEC §5.3):
+      // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET and HEAD only,
+      // any other method on a link stays behind the gate.
+      ...(publicRedirects ? { public: ['GET', 'HEAD'] as const } : {}),
       methods: {
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.
@@ -344,9 +349,11 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
         GET: {
           operationId: 'followLink',
           summary: 'Follow a short link',
-          description: 'Public: short links exist to be opened by anyone. GET counts a visit; HEAD answers the same without counting.',
+          description: publicRedirects
+            ? 'Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. GET counts a visit; HEAD answers the same without counting.'
+            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. GET counts a visit; HEAD answers the same without counting.',
           tag: 'links',
-          access: 'public',
+          access: publicRedirects ? 'public' : 'gate',
           responses: {
             302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
             404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),

@@ -56,6 +56,7 @@ const SPEC_DEFAULTS: Config = {
   maxShortLength: 12,
   apiKeys: [],
   apiToken: '',
+  publicRedirects: false,
   dataDir: './data',
   fsync: 'always',
   maxUrlLength: 8192,
@@ -79,6 +80,7 @@ const SPEC_ENV_NAMES = [
   'MAX_SHORT_LENGTH',
   'API_KEYS',
   'API_TOKEN',
+  'PUBLIC_REDIRECTS',
   'DATA_DIR',
   'FSYNC',
   'MAX_URL_LENGTH',
@@ -238,6 +240,30 @@ describe('flag forms', () => {
     assert.equal(config.port, 1234);
   });
 
+  test('public_redirects: false by default; env, bare flag, flag value, file key and library option', () => {
+    const rows: [argv: string[], env: Record<string, string>, file: Record<string, unknown> | undefined, expected: boolean][] = [
+      [[], {}, undefined, false],
+      [[], { PUBLIC_REDIRECTS: 'true' }, undefined, true],
+      [[], { PUBLIC_REDIRECTS: 'ON' }, undefined, true],
+      [[], { PUBLIC_REDIRECTS: '0' }, undefined, false],
+      [[], { PUBLIC_REDIRECTS: '' }, undefined, false],
+      [['--public-redirects'], {}, undefined, true],
+      [['--public-redirects', '--port', '1'], {}, undefined, true],
+      [['--public-redirects=false'], { PUBLIC_REDIRECTS: 'true' }, undefined, false],
+      [['--public-redirects', 'no'], {}, undefined, false],
+      [[], {}, { public_redirects: true }, true],
+      [[], { PUBLIC_REDIRECTS: 'false' }, { public_redirects: true }, false],
+      [[], {}, { public_redirects: 'yes' }, true],
+    ];
+    for (const [argv, env, file, expected] of rows) {
+      const config = file ? withFile(file, argv, env) : resolve(argv, env).config;
+      assert.equal(config.publicRedirects, expected, `${JSON.stringify(argv)} ${JSON.stringify(env)} ${JSON.stringify(file)}`);
+    }
+    assert.match(configError(() => resolve([], { PUBLIC_REDIRECTS: 'maybe' })).message, /^invalid PUBLIC_REDIRECTS "maybe": must be true or false$/);
+    assert.match(configError(() => resolve(['--public-redirects=sometimes'])).message, /^invalid --public-redirects "sometimes": must be true or false$/);
+    assert.match(configError(() => withFile({ public_redirects: 'x' })).message, /^invalid public_redirects \(in settings\.json\) "x": must be true or false$/);
+  });
+
   test('list settings from env and flags are comma-separated and trimmed', () => {
     assert.deepEqual(resolve([], { API_KEYS: ' a , b,,c ' }).config.apiKeys, ['a', 'b', 'c']);
     assert.deepEqual(
@@ -257,6 +283,7 @@ describe('config file', () => {
       min_short_length: 4,
       max_short_length: 20,
       api_keys: ['k1', 'k2'],
+      public_redirects: true,
       data_dir: '/srv/shortener',
       fsync: 'off',
       max_url_length: 2048,
@@ -278,6 +305,7 @@ describe('config file', () => {
       maxShortLength: 20,
       apiKeys: ['k1', 'k2'],
       apiToken: '',
+      publicRedirects: true,
       dataDir: '/srv/shortener',
       fsync: 'off',
       maxUrlLength: 2048,

@@ -8,8 +8,10 @@
  * 3. nothing is logged at `error` (an unexpected exception), and no log line holds the token or the
  *    wrong token sent;
  * 4. when no request in the bytes carries the exact `Authorization: Bearer <token>` line: no
- *    protected operation runs (a spy on the service), no 2xx is anything but a public answer
- *    (/healthz, /auth-check, a static file, a preflight), and every 401 is the exact 401;
+ *    protected operation runs (a spy on the service; following a short link is one, since a gated
+ *    instance's links are gated too), no answer is anything but a public one or a refusal (a 2xx
+ *    or 304 only from /healthz, /auth-check, a static file, a preflight; no redirect and no
+ *    link page), and every 401 is the exact 401;
  * 5. when the first request carries exactly one Authorization header and it is right, its answer is
  *    not 401.
  *
@@ -52,8 +54,15 @@ class LogWatch {
 
 const PUBLIC_BODIES = new Set(['{"status":"ok"}', '{"auth_required":true}']);
 
-/** A 2xx that a request without the token may get: only what the public routes answer. */
+/**
+ * An answer that a request without the token may get: what the public routes answer, or a refusal.
+ * Short links are not public here (no `publicRedirects`): no 302 to a stored URL, no HTML page of
+ * a link ("Link not found", "expired"), which would tell whether a code exists.
+ */
 function isPublicAnswer(r: RawResponse, head: boolean): boolean {
+  if (r.status >= 400) return !r.headers['content-type']?.startsWith('text/html');
+  // A static file revalidated; the bare base path's 301 does not arise without a base path.
+  if (r.status >= 300) return r.status === 304 && r.headers['etag'] !== undefined;
   if (r.status === 204) return r.body === '';
   if (r.status !== 200) return false;
   // The UI and static files carry an ETag; /healthz and /auth-check have their fixed bodies.
@@ -124,7 +133,7 @@ export async function runFuzz({ runs, seed }: FuzzOptions): Promise<FuzzSummary>
       if (!anyRight) {
         if (spy.calls.length > 0) fail(`4: protected operations ran without the token: ${spy.calls.join(', ')}`);
         for (const [i, r] of final.entries()) {
-          if (r.status >= 200 && r.status < 300 && !isPublicAnswer(r, isHead && i === 0)) fail(`4: a ${r.status} that is not a public answer`);
+          if (!isPublicAnswer(r, isHead && i === 0)) fail(`4: a ${r.status} that is not a public answer`);
           if (r.status === 401) {
             const bodies = Object.values(DETAIL).map((detail) => JSON.stringify({ detail }));
             if (r.headers['www-authenticate'] !== 'Bearer') fail('4: a 401 without WWW-Authenticate: Bearer');

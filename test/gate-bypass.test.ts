@@ -91,9 +91,10 @@ const ROWS: readonly Row[] = [
   { method: 'GET', target: '/static/..%2fapi%2furls', without: 400, with: 400 },
   { method: 'GET', target: '/static/%2e%2e%2fapi%2furls', without: 400, with: 400 },
   { method: 'GET', target: '/static/..%5capi%5curls', without: 400, with: 400 },
-  // Double encoding is decoded once: a file name under /static/ (missing) or a short code (unknown).
+  // Double encoding is decoded once: a file name under the public /static/ (missing), or a short
+  // code (unknown; short links are gated too).
   { method: 'GET', target: '/static/%252e%252e/api/urls', without: 404, with: 404 },
-  { method: 'GET', target: '/api%252Furls', without: 404, with: 404 },
+  { method: 'GET', target: '/api%252Furls', without: 401, with: 404 },
   // `;` parameters are part of the segment: unknown paths, or dot segments when they hide one.
   { method: 'GET', target: '/api;/urls', without: 401, with: 404 },
   { method: 'GET', target: '/api/urls;', without: 401, with: 404 },
@@ -114,7 +115,7 @@ const ROWS: readonly Row[] = [
   { method: 'GET', target: '/api/urls%', without: 400, with: 400 },
   // Unicode: look-alikes are other paths; overlong or IIS-style encodings are invalid.
   { method: 'GET', target: '/%D0%B0pi/urls', without: 401, with: 404 },
-  { method: 'GET', target: '/api%EF%BC%8Furls', without: 404, with: 404 },
+  { method: 'GET', target: '/api%EF%BC%8Furls', without: 401, with: 404 },
   { method: 'GET', target: '/%C0%AE%C0%AE/api/urls', without: 400, with: 400 },
   { method: 'GET', target: '/%u002e%u002e/api/urls', without: 400, with: 400 },
   { method: 'GET', target: '/api/urls/\u00e9', without: 400, with: 400 },
@@ -149,6 +150,11 @@ const ROWS: readonly Row[] = [
   { method: 'M-SEARCH', target: '/api/urls', without: 401, with: 405 },
   { method: 'POST', target: '/{code}', without: 401, with: 405 },
   { method: 'DELETE', target: '/{code}', without: 401, with: 405 },
+  // Short links themselves: a gated instance is a private one (SPEC §5.3).
+  { method: 'GET', target: '/{code}', without: 401, with: 302 },
+  { method: 'HEAD', target: '/{code}', without: 401, with: 302 },
+  { method: 'GET', target: '/{code}/?x=1', without: 401, with: 302 },
+  { method: 'GET', target: 'http://evil.example/{code}', without: 401, with: 302 },
   { method: 'get', target: '/api/urls', without: 400, with: 400 },
   { method: 'GETS', target: '/api/urls', without: 400, with: 400 },
   { method: 'G\tET', target: '/api/urls', without: 400, with: 400 },

@@ -42,8 +42,11 @@ export function assert401(r: Answer, reason: Refusal, label: string, head = fals
   assert.equal(r.headers['access-control-allow-credentials'], undefined, `${label}: no credentials`);
 }
 
-/** The service operations behind protected routes (`visit`, the public redirect, is not one). */
-export const PROTECTED_OPS = ['isAdminKey', 'shorten', 'get', 'lookup', 'list', 'remove'] as const;
+/**
+ * The service operations behind protected routes. `visit` (the redirect) is one of them: short
+ * links are gated too unless `publicRedirects` is on, which none of the spy's users sets.
+ */
+export const PROTECTED_OPS = ['isAdminKey', 'shorten', 'get', 'lookup', 'list', 'listing', 'remove', 'visit'] as const;
 
 /**
  * Records every call of a protected operation: the route handlers call them through this very

@@ -44,7 +44,7 @@ test('requests that pass the gate, public or with the token, log no warning', as
   try {
     await h.req('/healthz');
     await h.req('/');
-    await h.req('/zzzzzz');
+    await h.req('/zzzzzz', { headers: { authorization: RIGHT } });
     await h.req('/api/urls', { method: 'OPTIONS' });
     await h.req('/api/health', { headers: { authorization: RIGHT } });
     await h.req('/nope/deeper', { headers: { authorization: RIGHT } });

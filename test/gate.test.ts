@@ -15,17 +15,23 @@ import type { Service } from '../src/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from './gate-helpers.ts';
 import { mount, request, start } from './helpers.ts';
 
-describe('createGate (pure, over the real route table)', () => {
-  // Handlers never run here: the gate only matches paths.
-  const routes = routeTable({
+/** The real route table; handlers never run here: the gate only matches paths. */
+function tableFor(publicRedirects?: boolean) {
+  return routeTable({
     service: {} as Service,
     reply: createResponder([]),
     files: new Map(),
-    config: { production: false, apiToken: TOKEN, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost' },
+    config: { production: false, apiToken: TOKEN, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost', ...(publicRedirects === undefined ? {} : { publicRedirects }) },
     log: createLogger('silent'),
   });
+}
+
+describe('createGate (pure, over the real route table)', () => {
+  const routes = tableFor();
+  const openLinks = tableFor(true);
   // The gate decides on the route the router matches, as dispatch does.
   const match = createRouter(routes);
+  const matchOpen = createRouter(openLinks);
   const routeOf = (method: string, segments: readonly string[] | undefined) => (segments ? match(method, segments)?.route : undefined);
   const gate = createGate(TOKEN);
   const auth = (value: string): string[] => ['Host', 'x', 'Authorization', value];
@@ -46,8 +52,10 @@ describe('createGate (pure, over the real route table)', () => {
     ['healthz', 'GET', ['healthz'], [], 'pass'],
     ['healthz, any method (405 follows)', 'DELETE', ['healthz'], [], 'pass'],
     ['auth-check', 'GET', ['auth-check'], [], 'pass'],
-    ['short link GET', 'GET', ['abc123'], [], 'pass'],
-    ['short link HEAD', 'HEAD', ['abc123'], [], 'pass'],
+    ['short link GET (a gated instance is a private one)', 'GET', ['abc123'], [], 'missing'],
+    ['short link HEAD', 'HEAD', ['abc123'], [], 'missing'],
+    ['short link GET, wrong token', 'GET', ['abc123'], auth('Bearer wrong'), 'invalid'],
+    ['short link GET, right token', 'GET', ['abc123'], auth(RIGHT), 'pass'],
     ['short link POST', 'POST', ['abc123'], [], 'missing'],
     ['short link DELETE', 'DELETE', ['abc123'], [], 'missing'],
     ['reserved word is no short link', 'GET', ['favicon.ico'], [], 'missing'],
@@ -82,6 +90,29 @@ describe('createGate (pure, over the real route table)', () => {
     });
   }
 
+  // public_redirects opens GET and HEAD of a short link, and nothing else.
+  const openRows: [label: string, method: string, segments: string[], raw: string[], expected: 'pass' | Refusal][] = [
+    ['short link GET', 'GET', ['abc123'], [], 'pass'],
+    ['short link HEAD', 'HEAD', ['abc123'], [], 'pass'],
+    ['short link GET, wrong token (not looked at)', 'GET', ['abc123'], auth('Bearer wrong'), 'pass'],
+    ['short link GET, two headers (not looked at)', 'GET', ['abc123'], [...auth(RIGHT), 'Authorization', RIGHT], 'pass'],
+    ['short link POST', 'POST', ['abc123'], [], 'missing'],
+    ['short link DELETE', 'DELETE', ['abc123'], [], 'missing'],
+    ['short link PUT, wrong token', 'PUT', ['abc123'], auth('Bearer wrong'), 'invalid'],
+    ['reserved word is no short link', 'GET', ['robots.txt'], [], 'missing'],
+    ['two segments are no short link', 'GET', ['abc123', 'x'], [], 'missing'],
+    ['/api/urls/:code stays gated', 'GET', ['api', 'urls', 'abc123'], [], 'missing'],
+    ['/api/shorten stays gated', 'POST', ['api', 'shorten'], [], 'missing'],
+    ['UI stays public', 'GET', [], [], 'pass'],
+  ];
+  for (const [label, method, segments, raw, expected] of openRows) {
+    test(`public_redirects on, ${label}: ${expected}`, () => {
+      const verdict = gate(method, matchOpen(method, segments)?.route, raw);
+      if (expected === 'pass') assert.deepEqual(verdict, { pass: true });
+      else assert.deepEqual(verdict, { pass: false, reason: expected, detail: DETAIL[expected] });
+    });
+  }
+
   test('isPublic reads the route table: true for every method, or a method list', () => {
     assert.equal(isPublic({ public: true }, 'PATCH'), true);
     assert.equal(isPublic({ public: ['GET', 'HEAD'] }, 'HEAD'), true);
@@ -104,19 +135,25 @@ describe('createGate (pure, over the real route table)', () => {
       '/openapi.json': 'protected',
       '/docs': 'protected',
       '/schemas/v2/DeprecationNoticeNotification.json': 'protected',
-      '/:code': ['GET', 'HEAD'],
+      '/:code': 'protected',
     });
+    // public_redirects changes exactly one entry; absent from the table's config means off.
+    const open = Object.fromEntries(openLinks.map((r) => [r.path, r.public ?? 'protected']));
+    assert.deepEqual(open, { ...table, '/:code': ['GET', 'HEAD'] });
+    assert.deepEqual(Object.fromEntries(tableFor(false).map((r) => [r.path, r.public ?? 'protected'])), table);
   });
 
-  test('the gate and the OpenAPI document agree on what is public, operation by operation', () => {
-    let checked = 0;
-    for (const route of routes) {
-      for (const [method, op] of Object.entries(route.doc ?? {})) {
-        assert.equal(isPublic(route, method), op.access === 'public', `${method} ${route.path}`);
-        checked++;
+  test('the gate and the OpenAPI document agree on what is public, operation by operation, with and without public_redirects', () => {
+    for (const table of [routes, openLinks]) {
+      let checked = 0;
+      for (const route of table) {
+        for (const [method, op] of Object.entries(route.doc ?? {})) {
+          assert.equal(isPublic(route, method), op.access === 'public', `${method} ${route.path}`);
+          checked++;
+        }
       }
+      assert.ok(checked >= 15, `${checked} operations checked`);
     }
-    assert.ok(checked >= 15, `${checked} operations checked`);
   });
 
   test('headerValues finds every value of a header, in order, whatever the case of its name', () => {
@@ -238,7 +275,7 @@ describe('over sockets: every bad Authorization value is the exact 401', () => {
 });
 
 describe('over sockets: the public set stays public with the gate on', () => {
-  test('UI, static files, /healthz, /auth-check, short links and preflights need no token', async () => {
+  test('UI, static files, /healthz, /auth-check and preflights need no token; short links do (see gate-links.test.ts)', async () => {
     const h = await start({ apiToken: TOKEN });
     try {
       const created = await h.req('/api/shorten', {
@@ -260,14 +297,9 @@ describe('over sockets: the public set stays public with the gate on', () => {
       assert.equal((await h.req('/healthz')).body, '{"status":"ok"}');
       assert.equal((await h.req('/auth-check')).body, '{"auth_required":true}');
 
-      for (const method of ['GET', 'HEAD']) {
-        const r = await h.req(`/${code}`, { method });
-        assert.equal(r.status, 302, method);
-        assert.equal(r.headers.location, 'https://example.com/public', method);
-      }
-      const unknown = await h.req('/zzzzzz');
-      assert.equal(unknown.status, 404);
-      assert.match(unknown.body, /Link not found/);
+      // A gated instance is a private one: its short links too (PUBLIC_REDIRECTS opens them).
+      for (const method of ['GET', 'HEAD']) assert401(await h.req(`/${code}`, { method }), 'missing', `${method} /<code>`, method === 'HEAD');
+      assert401(await h.req('/zzzzzz'), 'missing', 'an unknown code');
 
       // Preflights: 204, no token, no challenge (browsers never send credentials on one).
       for (const path of ['/api/urls', '/mcp', '/nope/deeper', `/${code}`, '/healthz']) {
@@ -287,14 +319,9 @@ describe('over sockets: the public set stays public with the gate on', () => {
         assert.equal(r.status, 405, `${method} ${path}`);
         assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
       }
-      // Short links are public for GET and HEAD only.
-      assert401(await h.req(`/${code}`, { method: 'POST' }), 'missing', 'POST /<code>');
-      assert401(await h.req(`/${code}`, { method: 'DELETE' }), 'missing', 'DELETE /<code>');
-      assert.equal((await h.req(`/${code}`, { method: 'POST', headers: { authorization: RIGHT } })).status, 405);
-
-      // The one GET visit above was counted: the redirect handler ran.
+      // The refused GET above counted no visit: the redirect never ran.
       const meta = JSON.parse((await h.req(`/api/urls/${code}`, { headers: { authorization: RIGHT } })).body) as { visit_count: number };
-      assert.equal(meta.visit_count, 1);
+      assert.equal(meta.visit_count, 0);
     } finally {
       await h.close();
     }
@@ -368,7 +395,8 @@ describe('with a base path', () => {
       assert.equal((await h.req('/s/healthz')).body, '{"status":"ok"}');
       assert.equal((await h.req('/s/auth-check/')).body, '{"auth_required":true}');
       assert.equal((await h.req('/s/static/index.html')).status, 200);
-      assert.equal((await h.req(`/s/${code}`)).status, 302);
+      assert401(await h.req(`/s/${code}`), 'missing', 'GET /s/<code>');
+      assert.equal((await h.req(`/s/${code}`, { headers: { authorization: RIGHT } })).status, 302);
       const bare = await h.req('/s?x=1');
       assert.equal(bare.status, 301, 'the bare base path is the UI’s address: public');
       assert.equal(bare.headers.location, '/s/?x=1');

@@ -23,18 +23,18 @@ const KEY = 'k1';
 const METHODS = ['GET', 'POST', 'DELETE'] as const;
 
 /** The route table as the app builds it; its handlers are never called here, so the service is a stand-in. */
-function table(baseUrl = 'https://s.example/x'): ApiRoute[] {
+function table(baseUrl = 'https://s.example/x', publicRedirects = false): ApiRoute[] {
   return routeTable({
     service: {} as Service,
     reply: createResponder([]),
     files: new Map(),
-    config: { production: false, apiToken: '', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl },
+    config: { production: false, apiToken: '', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl, publicRedirects },
     log: createLogger('silent'),
   });
 }
 
-function buildDoc(baseUrl = 'https://s.example/x'): OpenApiDocument {
-  return openApiDocument(table(baseUrl), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
+function buildDoc(baseUrl = 'https://s.example/x', publicRedirects = false): OpenApiDocument {
+  return openApiDocument(table(baseUrl, publicRedirects), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
 }
 
 function operations(doc: OpenApiDocument): { path: string; method: (typeof METHODS)[number]; op: Operation }[] {
@@ -105,7 +105,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
     'GET /api/urls/{code}': ['200', '401', '404', '500'],
     'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
-    'GET /{code}': ['302', '404', '410', '500'],
+    'GET /{code}': ['302', '401', '404', '410', '500'],
     'GET /healthz': ['200', '500'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
@@ -121,7 +121,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
 
   // Security: public routes need nothing; the rest the gate; list/delete an admin key too.
   for (const [key, op] of Object.entries(ops)) {
-    const isPublic = ['GET /', 'GET /static/{file}', 'GET /{code}', 'GET /healthz', 'GET /auth-check'].includes(key);
+    const isPublic = ['GET /', 'GET /static/{file}', 'GET /healthz', 'GET /auth-check'].includes(key);
     const isAdmin = ['GET /api/urls', 'DELETE /api/urls/{code}'].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
@@ -146,6 +146,25 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   assert.deepEqual(doc.components.schemas['DeprecationNoticeNotification'], notice);
   // MCP tools are described on the operation.
   assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url']);
+});
+
+test('the redirect is documented behind the gate, or public where the server runs with PUBLIC_REDIRECTS', async () => {
+  const gated = buildDoc().paths['/{code}']!.get!;
+  assert.deepEqual(gated.security, [{ bearerAuth: [] }]);
+  assert.deepEqual(gated.responses['401'], { $ref: '#/components/responses/Unauthorized' });
+  assert.match(gated.description ?? '', /^Behind the gate like the API when the server runs with API_TOKEN .*PUBLIC_REDIRECTS=true makes short links public\./);
+
+  const open = buildDoc('https://s.example/x', true);
+  const link = open.paths['/{code}']!.get!;
+  assert.deepEqual(link.security, []);
+  assert.deepEqual(Object.keys(link.responses), ['302', '404', '410', '500']);
+  assert.match(link.description ?? '', /^Public on this server \(PUBLIC_REDIRECTS=true\)/);
+  // Nothing else differs between the two documents.
+  const { '/{code}': _a, ...rest } = open.paths;
+  const { '/{code}': _b, ...restGated } = buildDoc().paths;
+  assert.deepEqual(rest, restGated);
+  assert.deepEqual(await new Validator().validate(open as unknown as Record<string, unknown>), { valid: true });
+  assert.match(open.info.description, /short links \(GET and HEAD \/\{code\}\) only when the server runs with PUBLIC_REDIRECTS=true/);
 });
 
 /** One concrete request per documented operation. */
