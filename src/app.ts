@@ -36,6 +36,20 @@ export interface ShortenerOptions extends Partial<Config> {
   staticDir?: string;
 }
 
+/**
+ * The options of `createShortener()` that are not settings. A record over exactly those keys, so
+ * TypeScript keeps it complete: a name missing here would be refused as unknown.
+ */
+const LIBRARY_OPTIONS: Readonly<Record<Exclude<keyof ShortenerOptions, keyof Config>, true>> = {
+  logger: true,
+  logStream: true,
+  now: true,
+  random: true,
+  fs: true,
+  visitFlushMs: true,
+  staticDir: true,
+};
+
 export type Handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 export interface Shortener {
@@ -70,7 +84,8 @@ function targetOf(req: IncomingMessage): string {
 
 export function createShortener(options: ShortenerOptions = {}): Shortener {
   const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
-  const config = configFromOptions(settings);
+  // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
+  const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   const log = logger ?? createLogger(config.logLevel, logStream);
   const store = new Store({

@@ -9,6 +9,7 @@
 import { BODY_LIMIT } from './body.ts';
 import { ConfigError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { closestName } from './suggest.ts';
 
 export type FsyncMode = 'always' | 'off';
 
@@ -39,7 +40,15 @@ export interface Config {
   maxConnections: number;
 }
 
-type Parser<T> = (raw: unknown) => T;
+/** A value parser, carrying the values it accepts as `--help` shows them. */
+interface Parser<T> {
+  (raw: unknown): T;
+  readonly accepts: string;
+}
+
+function parser<T>(accepts: string, parse: (raw: unknown) => T): Parser<T> {
+  return Object.assign(parse, { accepts });
+}
 
 interface Setting<K extends keyof Config> {
   prop: K;
@@ -52,6 +61,10 @@ interface Setting<K extends keyof Config> {
   secret?: true;
   parse: Parser<Config[K]>;
   default: Config[K];
+  /** How `--help` shows a default that is computed (`http://localhost:<port>`). */
+  shownDefault?: string;
+  /** A rule against another setting, checked by `check()` and shown by `--help`. */
+  relation?: string;
   help: string;
 }
 
@@ -66,56 +79,58 @@ function text(raw: unknown): string {
 }
 
 function integer(min: number, max: number): Parser<number> {
-  return (raw) => {
+  return parser(`an integer from ${min} to ${max}`, (raw) => {
     const s = text(raw).trim();
     if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
       throw new BadValue(`must be an integer from ${min} to ${max}`);
     }
     return Number(s);
-  };
+  });
 }
 
-function boolean(raw: unknown): boolean {
+const boolean = parser('true or false (also 1/0, yes/no, on/off)', (raw) => {
   const s = text(raw).trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(s)) return true;
   if (['false', '0', 'no', 'off', ''].includes(s)) return false;
   throw new BadValue('must be true or false');
-}
+});
 
 function oneOf<T extends string>(values: readonly T[]): Parser<T> {
-  return (raw) => {
+  return parser(`one of ${values.join(', ')}`, (raw) => {
     const s = text(raw).trim().toLowerCase();
     if (!(values as readonly string[]).includes(s)) throw new BadValue(`must be one of ${values.join(', ')}`);
     return s as T;
-  };
+  });
 }
 
 /** Comma-separated in env and flags; a JSON array or a comma-separated string in the file. */
-function list(raw: unknown): string[] {
+const list = parser('a comma-separated list', (raw): string[] => {
   const items = Array.isArray(raw) ? raw.map(text) : text(raw).split(',');
   return items.map((s) => s.trim()).filter((s) => s.length > 0);
-}
+});
 
-function nonEmpty(raw: unknown): string {
+const nonEmpty = parser('any non-empty text', (raw) => {
   const s = text(raw).trim();
   if (s === '') throw new BadValue('must not be empty');
   return s;
-}
+});
 
 /**
  * A gate token must arrive unchanged in an `Authorization` header: the HTTP parser strips spaces at
  * the ends of a header value and reads bytes as latin1, so a token with spaces, control characters
  * or non-ASCII could never match, and the gate would refuse everyone.
  */
-function bearerToken(raw: unknown): string {
+const bearerToken = parser('printable ASCII without spaces, or empty', (raw) => {
   const s = text(raw);
   if (s !== '' && !/^[\x21-\x7e]+$/.test(s)) {
     throw new BadValue('must be printable ASCII without spaces (RFC 6750 suggests letters, digits and - . _ ~ + / =)');
   }
   return s;
-}
+});
 
 /** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
+const publicUrl = parser('an http:// or https:// URL, without a query or fragment', (raw) => parseBaseUrl(raw));
+
 export function parseBaseUrl(raw: unknown): string {
   const s = text(raw).trim();
   let url: URL;
@@ -135,8 +150,8 @@ export function parseBaseUrl(raw: unknown): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
-function origins(raw: unknown): string[] {
-  return list(raw).map((item) => {
+const origins = parser('comma-separated http(s) origins', (raw): string[] =>
+  list(raw).map((item) => {
     let url: URL;
     try {
       url = new URL(item);
@@ -145,31 +160,31 @@ function origins(raw: unknown): string[] {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadValue(`"${item}" is not an http(s) origin`);
     return url.origin;
-  });
-}
+  }),
+);
 
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
   return s;
 }
 
 export const SETTINGS = [
-  setting({ prop: 'baseUrl', file: 'base_url', env: 'BASE_URL', flag: '--base-url', parse: parseBaseUrl, default: undefined, help: 'public address; its path prefixes every route (default http://localhost:<port>)' }),
+  setting({ prop: 'baseUrl', file: 'base_url', env: 'BASE_URL', flag: '--base-url', parse: publicUrl, default: undefined, shownDefault: 'http://localhost:<port>', help: 'public address; its path prefixes every route' }),
   setting({ prop: 'host', file: 'host', env: 'HOST', flag: '--host', parse: nonEmpty, default: '127.0.0.1', help: 'listen address' }),
   setting({ prop: 'port', file: 'port', env: 'PORT', flag: '--port', parse: integer(0, 65535), default: 3000, help: 'listen port; 0 picks a free one' }),
   setting({ prop: 'production', file: 'production', env: 'PRODUCTION', flag: '--production', boolean: true, parse: boolean, default: false, help: 'true: GET / is 404 instead of the web UI' }),
   setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
-  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, help: 'longest code length tried' }),
+  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, relation: 'at least MIN_SHORT_LENGTH', help: 'longest code length tried' }),
   setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
   setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
   setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
   setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
   setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),
-  setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: LOG_LEVELS.join(', ') }),
+  setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: 'the least severe level logged' }),
   setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),
   setting({ prop: 'maxBodyBytes', file: 'max_body_bytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', parse: integer(1024, 16 * 1024 * 1024), default: BODY_LIMIT, help: 'largest accepted request body, bytes (413 past it)' }),
   // Server limits: safe against slow or flooding clients, far above what a real client needs.
-  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, help: 'time a client has to send the request headers, ms (408 past it)' }),
+  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, relation: 'at most REQUEST_TIMEOUT_MS', help: 'time a client has to send the request headers, ms (408 past it)' }),
   setting({ prop: 'requestTimeoutMs', file: 'request_timeout_ms', env: 'REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', parse: integer(100, 3_600_000), default: 30_000, help: 'time a client has to send the whole request, ms' }),
   setting({ prop: 'keepAliveTimeoutMs', file: 'keep_alive_timeout_ms', env: 'KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', parse: integer(100, 600_000), default: 5_000, help: 'idle time before a kept-alive connection is closed, ms' }),
   setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
@@ -306,8 +321,19 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
   return { command, config: check(config, spelling), switches };
 }
 
-/** Library options: any subset of the settings, validated by the same parsers. */
-export function configFromOptions(options: Partial<Record<keyof Config, unknown>>): Config {
+/**
+ * Library options: any subset of the settings, validated by the same parsers. A name that is not a
+ * setting is a `TypeError` naming it (and the name it was probably meant to be), as an unknown flag
+ * or file key stops the CLI (SPEC §2): `{ apiKey: 'k' }` must not run a service without its key.
+ * `others`: the caller's own option names, offered as suggestions too (they never arrive here).
+ */
+export function configFromOptions(options: Readonly<Record<string, unknown>>, others: readonly string[] = []): Config {
+  const props: readonly string[] = TABLE.map((s) => s.prop);
+  for (const name of Object.keys(options)) {
+    if (props.includes(name)) continue;
+    const guess = closestName(name, [...props, ...others]);
+    throw new TypeError(`unknown option "${name}"${guess === undefined ? '' : `: did you mean "${guess}"?`}`);
+  }
   const config = defaults();
   const spelling: Spelling = new Map();
   for (const s of TABLE) {
@@ -317,19 +343,33 @@ export function configFromOptions(options: Partial<Record<keyof Config, unknown>
   return check(config, spelling);
 }
 
+/** A default as `--help` shows it. */
+function shown(s: AnySetting): string {
+  if (s.shownDefault !== undefined) return s.shownDefault;
+  const value = s.default;
+  if (Array.isArray(value)) return value.length === 0 ? 'empty' : value.join(',');
+  return value === '' ? 'empty' : String(value);
+}
+
+/** `--help`: every setting from the table, with its variable, its default and what it accepts. */
 export function helpText(): string {
-  const rows = TABLE.map((s) => `  ${(s.flag + ' ' + (s.boolean ? '[BOOL]' : 'VALUE')).padEnd(30)} ${s.env.padEnd(20)} ${s.help}`);
+  const settings = TABLE.flatMap((s) => [
+    `  ${`${s.flag} ${s.boolean ? '[BOOL]' : 'VALUE'}`.padEnd(34)} ${s.env}`,
+    `      ${s.help}`,
+    `      default: ${shown(s)}; allowed: ${s.parse.accepts}${s.relation === undefined ? '' : `, ${s.relation}`}`,
+  ]);
+  const other = (flag: string, what: string): string => `  ${flag.padEnd(34)} ${what}`;
   return [
     'Usage: url-shortener [options]',
     '',
-    'Every option also reads an environment variable; a JSON file given with --config may use the',
-    'snake_case names. Precedence: option > environment > file > default.',
+    'Every option also reads the environment variable named beside it; a JSON file given with',
+    '--config may use the snake_case names. Precedence: option > environment > file > default.',
     '',
-    '  option                         environment',
-    ...rows,
-    `  ${'--config FILE'.padEnd(30)} ${''.padEnd(20)} JSON settings file`,
-    `  ${'--repair'.padEnd(30)} ${''.padEnd(20)} keep every intact entry of a damaged log, move the damaged file aside, report, exit`,
-    `  ${'--compact'.padEnd(30)} ${''.padEnd(20)} rewrite the log to one entry per live link, report, exit`,
-    `  ${'--help, --version'.padEnd(30)}`,
+    ...settings,
+    '',
+    other('--config FILE', 'JSON settings file'),
+    other('--repair', 'keep every intact entry of a damaged log, move the damaged file aside, report, exit'),
+    other('--compact', 'rewrite the log to one entry per live link, report, exit'),
+    other('--help, --version', 'print this, or the version, and exit'),
   ].join('\n');
 }

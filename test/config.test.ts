@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createShortener } from '../src/app.ts';
-import { resolveConfig, type Config, type Resolved } from '../src/config.ts';
+import { helpText, resolveConfig, SETTINGS, type Config, type Resolved } from '../src/config.ts';
 import { ConfigError } from '../src/errors.ts';
 import { request, tempDir } from './helpers.ts';
 
@@ -120,6 +120,70 @@ describe('defaults', () => {
     assert.equal(resolve(['--version']).command, 'version');
     assert.equal(resolve(['-v']).command, 'version');
     assert.equal(resolve(['--port', '1']).command, 'run');
+  });
+});
+
+describe('--help, generated from the settings table', () => {
+  /** The three lines of one setting: flag and variable, what it does, default and allowed values. */
+  function block(flag: string): [string, string, string] {
+    const lines = helpText().split('\n');
+    const at = lines.findIndex((l) => l.startsWith(`  ${flag} `));
+    assert.notEqual(at, -1, `--help lists ${flag}`);
+    return [lines[at]!, lines[at + 1]!, lines[at + 2]!];
+  }
+
+  test('every setting of the table appears once, with its variable, a default and its allowed values', () => {
+    const text = helpText();
+    for (const s of SETTINGS) {
+      assert.equal(text.split(`\n  ${s.flag} `).length, 2, `${s.flag} once`);
+      const [head, help, values] = block(s.flag);
+      assert.match(head, new RegExp(`^  ${s.flag} (VALUE|\\[BOOL\\]) +${s.env}$`), s.flag);
+      assert.equal(help, `      ${s.help}`, s.flag);
+      assert.match(values, /^ {6}default: \S.*; allowed: \S/, s.flag);
+    }
+  });
+
+  // SPEC §2 and the README's settings table, written out by hand: default and allowed values.
+  const EXPECTED: Record<string, [flag: string, defaultShown: string, allowed: string]> = {
+    BASE_URL: ['--base-url VALUE', 'http://localhost:<port>', 'an http:// or https:// URL, without a query or fragment'],
+    HOST: ['--host VALUE', '127.0.0.1', 'any non-empty text'],
+    PORT: ['--port VALUE', '3000', 'an integer from 0 to 65535'],
+    PRODUCTION: ['--production [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
+    MIN_SHORT_LENGTH: ['--min-short-length VALUE', '6', 'an integer from 1 to 64'],
+    MAX_SHORT_LENGTH: ['--max-short-length VALUE', '12', 'an integer from 1 to 64, at least MIN_SHORT_LENGTH'],
+    API_KEYS: ['--api-keys VALUE', 'empty', 'a comma-separated list'],
+    API_TOKEN: ['--api-token VALUE', 'empty', 'printable ASCII without spaces, or empty'],
+    PUBLIC_REDIRECTS: ['--public-redirects [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
+    DATA_DIR: ['--data-dir VALUE', './data', 'any non-empty text'],
+    FSYNC: ['--fsync VALUE', 'always', 'one of always, off'],
+    MAX_URL_LENGTH: ['--max-url-length VALUE', '8192', 'an integer from 16 to 65536'],
+    LOG_LEVEL: ['--log-level VALUE', 'info', 'one of debug, info, warn, error, silent'],
+    MCP_ALLOWED_ORIGINS: ['--mcp-allowed-origins VALUE', 'empty', 'comma-separated http(s) origins'],
+    MAX_BODY_BYTES: ['--max-body-bytes VALUE', '65536', 'an integer from 1024 to 16777216'],
+    HEADERS_TIMEOUT_MS: ['--headers-timeout-ms VALUE', '10000', 'an integer from 100 to 600000, at most REQUEST_TIMEOUT_MS'],
+    REQUEST_TIMEOUT_MS: ['--request-timeout-ms VALUE', '30000', 'an integer from 100 to 3600000'],
+    KEEP_ALIVE_TIMEOUT_MS: ['--keep-alive-timeout-ms VALUE', '5000', 'an integer from 100 to 600000'],
+    MAX_HEADER_BYTES: ['--max-header-bytes VALUE', '16384', 'an integer from 1024 to 1048576'],
+    MAX_CONNECTIONS: ['--max-connections VALUE', '1024', 'an integer from 1 to 1000000'],
+  };
+  for (const [env, [flag, shown, allowed]] of Object.entries(EXPECTED)) {
+    test(`${env}: ${flag}, default ${shown}, allowed ${allowed}`, () => {
+      const [head, , values] = block(flag.split(' ')[0]!);
+      assert.equal(head, `  ${flag.padEnd(34)} ${env}`);
+      assert.equal(values, `      default: ${shown}; allowed: ${allowed}`);
+    });
+  }
+
+  test('the allowed values shown are the ones the parser enforces, at both ends', () => {
+    for (const s of SETTINGS) {
+      const m = /an integer from (\d+) to (\d+)/.exec(s.parse.accepts);
+      if (!m) continue;
+      const [min, max] = [Number(m[1]), Number(m[2])];
+      assert.equal(s.parse(String(min)), min, s.env);
+      assert.equal(s.parse(String(max)), max, s.env);
+      assert.throws(() => s.parse(String(max + 1)), s.env);
+      if (min > 0) assert.throws(() => s.parse(String(min - 1)), s.env);
+    }
   });
 });
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createShortener, type ShortenerOptions } from '../src/app.ts';
 import { ConfigError } from '../src/errors.ts';
+import { createLogger } from '../src/log.ts';
+import { nodeFs } from '../src/store/fs.ts';
 import * as entry from '../src/index.ts';
 import { mount as mountApp, request, tempDir, type Reply } from './helpers.ts';
 
@@ -235,6 +237,77 @@ test('library options are validated like the CLI, before anything touches the di
     assert.equal(existsSync(dataDir), false);
   } finally {
     rmSync(parent, { recursive: true, force: true });
+  }
+});
+
+test('an unknown option name is a TypeError naming it (and the name it was meant to be); nothing starts', () => {
+  const parent = tempDir();
+  try {
+    const dataDir = join(parent, 'data');
+    const cases: [options: Record<string, unknown>, message: string][] = [
+      [{ apiKey: 'k' }, 'unknown option "apiKey": did you mean "apiKeys"?'],
+      [{ apiKey: undefined }, 'unknown option "apiKey": did you mean "apiKeys"?'],
+      [{ api_keys: ['k'] }, 'unknown option "api_keys": did you mean "apiKeys"?'],
+      [{ API_TOKEN: 't' }, 'unknown option "API_TOKEN": did you mean "apiToken"?'],
+      [{ apitoken: 't' }, 'unknown option "apitoken": did you mean "apiToken"?'],
+      [{ publicRedirect: true }, 'unknown option "publicRedirect": did you mean "publicRedirects"?'],
+      [{ baseURL: 'https://s.example' }, 'unknown option "baseURL": did you mean "baseUrl"?'],
+      [{ prot: 3000 }, 'unknown option "prot": did you mean "port"?'],
+      [{ loger: console }, 'unknown option "loger": did you mean "logger"?'],
+      [{ staticDirectory: '.' }, 'unknown option "staticDirectory"'],
+      [{ token: 't' }, 'unknown option "token"'],
+      [{ basePath: '/s' }, 'unknown option "basePath"'],
+    ];
+    for (const [options, message] of cases) {
+      assert.throws(
+        () => createShortener({ dataDir, logLevel: 'silent', ...options } as ShortenerOptions),
+        (err: unknown) => err instanceof TypeError && !(err instanceof ConfigError) && err.message === message,
+        message,
+      );
+    }
+    assert.equal(existsSync(dataDir), false, 'no data dir created');
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
+
+test('every setting and every library option is accepted by its name', async () => {
+  const dir = tempDir();
+  const shortener = createShortener({
+    baseUrl: 'https://s.example',
+    host: '0.0.0.0',
+    port: 1,
+    production: true,
+    minShortLength: 5,
+    maxShortLength: 9,
+    apiKeys: ['k'],
+    apiToken: 't',
+    publicRedirects: true,
+    dataDir: dir,
+    fsync: 'off',
+    maxUrlLength: 100,
+    logLevel: 'silent',
+    mcpAllowedOrigins: [],
+    maxBodyBytes: 2048,
+    headersTimeoutMs: 1000,
+    requestTimeoutMs: 2000,
+    keepAliveTimeoutMs: 1000,
+    maxHeaderBytes: 2048,
+    maxConnections: 10,
+    logger: createLogger('silent'),
+    logStream: { write: () => true },
+    fs: nodeFs,
+    now: Date.now,
+    random: (b) => b.fill(7),
+    visitFlushMs: 500,
+    staticDir: join(dir, 'no-ui'),
+  });
+  try {
+    assert.equal(shortener.config.publicRedirects, true);
+    assert.equal(shortener.config.apiKeys[0], 'k');
+  } finally {
+    await shortener.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
