@@ -25,6 +25,14 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
   'robots.txt',
 ]);
 
+/**
+ * True when `code` is a reserved word in any case (SPEC §3.8): `Metrics` or `API` would be a
+ * different path to the router, but to a reader it is the service's own address.
+ */
+export function isReserved(code: string): boolean {
+  return RESERVED_SEGMENTS.has(code.toLowerCase());
+}
+
 /** Tries at one length before moving on to the next (SPEC §4). */
 export const TRIES_PER_LENGTH = 10;
 
@@ -85,7 +93,7 @@ export function pickCode(
   for (let length = min; length <= max; length++) {
     for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
       const code = randomCode(length);
-      if (!RESERVED_SEGMENTS.has(code) && !taken(code)) return code;
+      if (!isReserved(code) && !taken(code)) return code;
     }
   }
   return undefined;

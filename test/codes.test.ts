@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import {
   ALPHABET,
   RESERVED_SEGMENTS,
+  isReserved,
   TRIES_PER_LENGTH,
   createCodeSource,
   cryptoRandom,
@@ -158,6 +159,15 @@ test('pickCode counts a reserved word as a collision', () => {
   for (const word of RESERVED_SEGMENTS) {
     assert.equal(pickCode(() => word, () => false, 1, 2), undefined, word);
   }
+});
+
+test('pickCode counts a reserved word in any case as a collision (SPEC §3.8)', () => {
+  // `Metrics` and `API` are made of alphabet characters, so a generator can draw them.
+  for (const word of ['Metrics', 'METRICS', 'API', 'Api', 'Docs', 'mCp']) {
+    assert.equal(isReserved(word), true, word);
+    assert.equal(pickCode(() => word, () => false, 1, 8), undefined, word);
+  }
+  for (const word of ['apis', 'metric', 'Doc5']) assert.equal(isReserved(word), false, word);
 });
 
 test('the reserved first segments are exactly those of SPEC §3.8', () => {
