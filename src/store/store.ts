@@ -31,7 +31,7 @@ import {
 } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
-import { acquireLock, LockError } from './lock.ts';
+import { acquireLock, LockError, type DirLock } from './lock.ts';
 import type { Logger } from '../log.ts';
 
 export type { StoredRecord } from './keydir.ts';
@@ -142,7 +142,7 @@ export class Store {
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
-  private readonly unlock: () => void;
+  private readonly lock: DirLock;
 
   /** Opens (or creates) the log in `dir` and replays it. Throws `StoreOpenError` on damage. */
   constructor(options: StoreOptions) {
@@ -159,7 +159,7 @@ export class Store {
       throw new StoreOpenError(`cannot create data directory ${options.dir}: ${(err as Error).message}`);
     }
     try {
-      this.unlock = acquireLock(options.dir);
+      this.lock = acquireLock(options.dir, { log: this.log });
     } catch (err) {
       throw new StoreOpenError(err instanceof LockError ? err.message : `cannot lock ${options.dir}: ${(err as Error).message}`);
     }
@@ -170,12 +170,12 @@ export class Store {
       this.fd = this.openLog(options.dir);
       result = this.replayLog();
     } catch (err) {
-      this.unlock();
+      this.lock.release();
       throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${this.path}: ${(err as Error).message}`);
     }
     if (result.damage) {
       void this.fs.close(this.fd).catch(() => undefined);
-      this.unlock();
+      this.lock.release();
       throw new StoreOpenError(damageMessage(this.path, result.damage));
     }
     if (result.tornTail) {
@@ -502,7 +502,7 @@ export class Store {
       await this.fs.fsync(this.fd);
     } finally {
       await this.fs.close(this.fd);
-      this.unlock();
+      this.lock.release();
     }
   }
 
