@@ -207,6 +207,8 @@ export class Store {
     for (let position = 0; ; ) {
       const n = this.fs.read(this.fd, chunk, position);
       if (n === 0) break;
+      // The timer cannot renew the lease while this runs: a long replay must not let it lapse.
+      this.lock.refresh();
       replayer.push(chunk.subarray(0, n));
       position += n;
     }
@@ -428,6 +430,8 @@ export class Store {
         }
         lines += side.lines;
         await this.fs.fsync(fd);
+        const lost = this.lock.lost();
+        if (lost) throw lost; // another server's log may be there now
         this.fs.rename(temp, this.path);
         // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
         const old = this.fd;
@@ -508,6 +512,8 @@ export class Store {
 
   private append(entries: Entry[], durable?: () => void): Promise<void> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    const lost = this.lock.lost();
+    if (lost) return Promise.reject(lost);
     const bytes = entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry));
     return new Promise((resolve, reject) => {
       this.queue.push({ bytes, lines: entries.length, durable, resolve, reject });
