@@ -94,8 +94,9 @@ test('a lock replaced or removed under its holder: one error line, every later l
   }
 });
 
-test('a store whose lock was taken away refuses writes with 503 and keeps answering reads', { timeout: 15_000 }, async () => {
+test('a store whose lock was taken away refuses writes with 503 and keeps answering reads', { timeout: 15_000 }, async (t) => {
   const h = await start({ apiKeys: ['k'] });
+  t.after(() => rmSync(h.dir, { recursive: true, force: true }));
   try {
     const code = await h.shorten('https://example.com/before');
     const logBefore = readFileSync(join(h.dir, 'urls.log'));
@@ -116,5 +117,4 @@ test('a store whose lock was taken away refuses writes with 503 and keeps answer
   }
   // Closing did not remove the other's lock.
   assert.equal(lockPid(h.dir), 1);
-  rmSync(h.dir, { recursive: true, force: true });
 });
