@@ -2,7 +2,7 @@
  * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
  * requests, capture log lines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -209,4 +209,60 @@ export async function start(options: ShortenerOptions & { basePath?: string } = 
       return r.body.slice(r.body.lastIndexOf('/') + 1);
     },
   };
+}
+
+/** A server child process that may never listen: for start-up races, where most must refuse. */
+export interface SpawnedServer {
+  child: ChildProcess;
+  /** The JSON log lines written so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  /** True once it logs `listening`, false if it exits first. */
+  listening: Promise<boolean>;
+  /** Once it exited and its output is all read. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `src/server.ts` like `serverProcess` but returns at once. `wrapper` runs it under another
+ * command (`unshare …`); `nodeArgs` go to node before the script (a preload).
+ */
+export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArgs = [] }: { wrapper?: string[]; nodeArgs?: string[] } = {}): SpawnedServer {
+  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
+  const coverage = process.env['NODE_V8_COVERAGE'];
+  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
+  const command = [...wrapper, process.execPath, '--import', 'tsx', ...nodeArgs, 'src/server.ts'];
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const listening = new Promise<boolean>((resolve) => {
+    let partial = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const text of parts) {
+        if (!text) continue;
+        const line = JSON.parse(text) as Record<string, unknown>;
+        lines.push(line);
+        if (line['msg'] === 'listening') resolve(true);
+      }
+    });
+    void exited.then(() => resolve(false));
+  });
+  return { child, lines, stderr: () => err, listening, exited };
+}
+
+/** `text` matched literally inside a RegExp. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A PID that certainly belongs to no running process: one that just exited. */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
 }

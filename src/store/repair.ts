@@ -24,7 +24,7 @@ export interface RepairReport {
 }
 
 export function repairLog(dir: string, now: Date = new Date()): RepairReport {
-  const release = acquireLock(dir);
+  const lock = acquireLock(dir);
   try {
     const file = join(dir, LOG_FILE);
     const { intact, lost } = salvage(fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0));
@@ -44,6 +44,6 @@ export function repairLog(dir: string, now: Date = new Date()): RepairReport {
     nodeFs.syncDir(dir);
     return { file, kept: intact.length, lost, movedTo };
   } finally {
-    release();
+    lock.release();
   }
 }

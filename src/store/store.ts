@@ -31,7 +31,7 @@ import {
 } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
-import { acquireLock, LockError } from './lock.ts';
+import { acquireLock, LockError, type DirLock } from './lock.ts';
 import type { Logger } from '../log.ts';
 
 export type { StoredRecord } from './keydir.ts';
@@ -142,7 +142,7 @@ export class Store {
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
-  private readonly unlock: () => void;
+  private readonly lock: DirLock;
 
   /** Opens (or creates) the log in `dir` and replays it. Throws `StoreOpenError` on damage. */
   constructor(options: StoreOptions) {
@@ -159,7 +159,7 @@ export class Store {
       throw new StoreOpenError(`cannot create data directory ${options.dir}: ${(err as Error).message}`);
     }
     try {
-      this.unlock = acquireLock(options.dir);
+      this.lock = acquireLock(options.dir, { log: this.log });
     } catch (err) {
       throw new StoreOpenError(err instanceof LockError ? err.message : `cannot lock ${options.dir}: ${(err as Error).message}`);
     }
@@ -170,12 +170,12 @@ export class Store {
       this.fd = this.openLog(options.dir);
       result = this.replayLog();
     } catch (err) {
-      this.unlock();
+      this.lock.release();
       throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${this.path}: ${(err as Error).message}`);
     }
     if (result.damage) {
       void this.fs.close(this.fd).catch(() => undefined);
-      this.unlock();
+      this.lock.release();
       throw new StoreOpenError(damageMessage(this.path, result.damage));
     }
     if (result.tornTail) {
@@ -207,6 +207,8 @@ export class Store {
     for (let position = 0; ; ) {
       const n = this.fs.read(this.fd, chunk, position);
       if (n === 0) break;
+      // The timer cannot renew the lease while this runs: a long replay must not let it lapse.
+      this.lock.refresh();
       replayer.push(chunk.subarray(0, n));
       position += n;
     }
@@ -428,6 +430,8 @@ export class Store {
         }
         lines += side.lines;
         await this.fs.fsync(fd);
+        const lost = this.lock.lost();
+        if (lost) throw lost; // another server's log may be there now
         this.fs.rename(temp, this.path);
         // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
         const old = this.fd;
@@ -502,12 +506,14 @@ export class Store {
       await this.fs.fsync(this.fd);
     } finally {
       await this.fs.close(this.fd);
-      this.unlock();
+      this.lock.release();
     }
   }
 
   private append(entries: Entry[], durable?: () => void): Promise<void> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
+    const lost = this.lock.lost();
+    if (lost) return Promise.reject(lost);
     const bytes = entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry));
     return new Promise((resolve, reject) => {
       this.queue.push({ bytes, lines: entries.length, durable, resolve, reject });

@@ -1,0 +1,35 @@
+/**
+ * A preload (`--import`) for the server processes of lock-race.test.ts: it stops each process at
+ * its first file operation on `urls.lock…` until all LOCK_BARRIER_N processes have got there, so
+ * that they race for the lock within a millisecond instead of spread over their start-up times
+ * (which would let the first one win alone, whatever the lock code does).
+ */
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { basename, join } from 'node:path';
+
+const dir = process.env['LOCK_BARRIER_DIR'];
+const count = Number(process.env['LOCK_BARRIER_N']);
+
+if (dir !== undefined) {
+  // The CommonJS object is the one whose changes syncBuiltinESMExports copies to `node:fs` imports.
+  const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let arrived = false;
+  const arrive = (): void => {
+    if (arrived) return;
+    arrived = true;
+    fs.writeFileSync(join(dir, String(process.pid)), '');
+    // A process that died before arriving must not hold the others for ever.
+    const deadline = Date.now() + 20_000;
+    while (fs.readdirSync(dir).length < count && Date.now() < deadline) Atomics.wait(pause, 0, 0, 1);
+  };
+  const patched = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['openSync', 'linkSync', 'renameSync', 'rmSync', 'unlinkSync']) {
+    const original = patched[name]!;
+    patched[name] = function (this: unknown, ...args: unknown[]): unknown {
+      if (basename(String(args[0])).startsWith('urls.lock')) arrive();
+      return original.apply(this, args);
+    };
+  }
+  syncBuiltinESMExports();
+}
