@@ -23,6 +23,8 @@ export interface StoreFs {
   rename(from: string, to: string): void;
   /** Removes a file; no error if it does not exist. */
   remove(path: string): void;
+  /** Creates `path` holding `data`, fsynced before it returns; EEXIST if it exists. Mode 0600. */
+  writeNew(path: string, data: Buffer): void;
 }
 
 function callback(resolve: () => void, reject: (err: Error) => void) {
@@ -73,6 +75,15 @@ export const nodeFs: StoreFs = {
   },
   remove(path) {
     fs.rmSync(path, { force: true });
+  },
+  writeNew(path, data) {
+    const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    try {
+      for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at, data.length - at, at);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   },
   syncDir(dir) {
     const fd = fs.openSync(dir, 'r');

@@ -46,6 +46,9 @@ const VACUUM_MIN_DEAD = 1024;
 /** Visit counts per batch line: keeps a line (and a torn write) small when many codes are hot. */
 const VISITS_PER_LINE = 500;
 
+/** Suffix of the copy of a torn tail kept beside the log, followed by Unix seconds. */
+export const TORN_SUFFIX = '.torn-';
+
 /** Suffix of the compaction temp file beside the log. */
 export const COMPACT_SUFFIX = '.compact';
 /** Automatic compaction waits until the log is at least this big: small logs are not worth it. */
@@ -163,7 +166,7 @@ export class Store {
     } catch (err) {
       throw new StoreOpenError(err instanceof LockError ? err.message : `cannot lock ${options.dir}: ${(err as Error).message}`);
     }
-    let result: ReplayResult;
+    let result: ReplayResult & { bytes: number };
     try {
       // A compaction cut short by a crash: the old log is whole, its unfinished copy is not.
       this.fs.remove(this.path + COMPACT_SUFFIX);
@@ -179,12 +182,25 @@ export class Store {
       throw new StoreOpenError(damageMessage(this.path, result.damage));
     }
     if (result.tornTail) {
-      this.log.warn('log ends with a torn entry (a crash during a write); cutting it off', {
+      let copy: string;
+      try {
+        copy = this.keepTorn(result.validBytes, result.bytes);
+      } catch (err) {
+        void this.fs.close(this.fd).catch(() => undefined);
+        this.unlock();
+        throw new StoreOpenError(
+          `${this.path} ends with a torn entry, and its bytes could not be copied aside before cutting them off ` +
+            `(${(err as Error).message}); start-up stopped so that nothing is dropped without a copy. Free some space and start again.`,
+        );
+      }
+      this.log.warn('log ends with a torn entry (a crash during a write); cutting it off, a copy is kept', {
         file: this.path,
         line: result.tornTail.line,
         reason: result.tornTail.reason,
+        bytes: result.bytes - result.validBytes,
+        copy,
       });
-      // The next append must not land after the torn bytes.
+      // The next append must not land after the torn bytes (the copy is durable: cutting them is safe).
       this.tailSuspect = true;
     }
     this.size = result.validBytes;
@@ -200,17 +216,45 @@ export class Store {
     this.timer.unref();
   }
 
-  /** Replays the log in chunks: the file is never held in memory whole. */
-  private replayLog(): ReplayResult {
+  /** Replays the log in chunks: the file is never held in memory whole. `bytes`: the file's size. */
+  private replayLog(): ReplayResult & { bytes: number } {
     const replayer = new Replayer();
     const chunk = Buffer.allocUnsafe(REPLAY_CHUNK);
-    for (let position = 0; ; ) {
+    let position = 0;
+    for (;;) {
       const n = this.fs.read(this.fd, chunk, position);
       if (n === 0) break;
       replayer.push(chunk.subarray(0, n));
       position += n;
     }
-    return replayer.finish();
+    return { ...replayer.finish(), bytes: position };
+  }
+
+  /**
+   * Copies the log's bytes [from, to) — a torn tail about to be cut — to a new file beside it,
+   * fsynced with its directory entry; returns its path. A torn append is most likely a change that
+   * was never acknowledged, but the bytes are the operator's to judge, not ours to destroy.
+   */
+  private keepTorn(from: number, to: number): string {
+    const tail = Buffer.alloc(to - from);
+    for (let at = 0; at < tail.length; ) {
+      const n = this.fs.read(this.fd, tail.subarray(at), from + at);
+      if (n === 0) break;
+      at += n;
+    }
+    const base = `${this.path}${TORN_SUFFIX}${Math.floor(this.now() / 1000)}`;
+    // Two cuts in one second (a crash right after the first start) must not overwrite a copy.
+    for (let i = 1; ; i++) {
+      const path = i === 1 ? base : `${base}.${i}`;
+      try {
+        this.fs.writeNew(path, tail);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST' && i < 100) continue;
+        throw err;
+      }
+      this.fs.syncDir(this.dir);
+      return path;
+    }
   }
 
   private openLog(dir: string): number {
@@ -570,7 +614,8 @@ export class Store {
 
 function damageMessage(path: string, damage: Damage): string {
   return (
-    `${path} is damaged at line ${damage.line} (${damage.reason}), before its last entry. ` +
+    `${path} is damaged at line ${damage.line} (${damage.reason}): a complete line that is not an intact entry, ` +
+    'which a crash during a write cannot leave. ' +
     'Start-up stopped so that nothing is dropped silently. To keep every intact entry and move the ' +
     'damaged file aside, run the server once with --repair (same DATA_DIR); or restore the data ' +
     'directory from a backup.'
