@@ -132,6 +132,8 @@ export class Store {
   private readonly records: Keydir;
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
+  /** Codes whose tombstone is being written: still visible, but no longer deletable. */
+  private readonly deleting = new Set<string>();
   /** Open snapshots: while any is open, slots are not renumbered. */
   private readers = 0;
   /** Slots visited since the last flush (renumbered by `vacuum`). */
@@ -327,10 +329,19 @@ export class Store {
     return { ...rec };
   }
 
-  /** Deletes a record; resolves to false if it did not exist, true once the tombstone is durable. */
+  /**
+   * Deletes a record; resolves to false if it did not exist or is being deleted, true once the
+   * tombstone is durable. Of concurrent deletes of one code exactly one writes a tombstone and gets
+   * true (SPEC §4.1); if its write fails, the code is deletable again.
+   */
   async delete(code: string): Promise<boolean> {
-    if (!this.records.has(code)) return false;
-    await this.append([{ op: 'D', code }], () => this.forget(code));
+    if (!this.records.has(code) || this.deleting.has(code)) return false;
+    this.deleting.add(code);
+    try {
+      await this.append([{ op: 'D', code }], () => this.forget(code));
+    } finally {
+      this.deleting.delete(code);
+    }
     return true;
   }
 
