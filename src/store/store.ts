@@ -33,6 +33,7 @@ import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
 import { acquireLock, LockError } from './lock.ts';
 import type { Logger } from '../log.ts';
+import { repeatLog, type RepeatLog } from '../log-throttle.ts';
 
 export type { StoredRecord } from './keydir.ts';
 
@@ -93,7 +94,7 @@ export interface StoreOptions {
   fs?: StoreFs;
   /** How often buffered visit counts are appended (and the need to compact checked), in ms. */
   visitFlushMs?: number;
-  /** Clock in ms: compaction drops records expired by then. */
+  /** Clock in ms: compaction drops records expired by then; repeated failures are summarized by it. */
   now?: () => number;
   /** Dead entries must outweigh live ones *and* the log pass this size before compacting by itself. */
   compactMinBytes?: number;
@@ -129,6 +130,10 @@ export class Store {
   private compacting: Promise<CompactReport> | undefined;
   private readonly fsyncWrites: boolean;
   private readonly log: Logger;
+  /** Failures that repeat (a full disk fails every write) are logged once, then summarized. */
+  private readonly problems: RepeatLog;
+  /** A write failed since the last one that succeeded: the next success says storage is back. */
+  private failing = false;
   private readonly records: Keydir;
   /** Codes whose create entry is being written: taken, though not yet visible. */
   private readonly reserved = new Set<string>();
@@ -156,6 +161,7 @@ export class Store {
     this.fsyncWrites = options.fsync === 'always';
     this.dir = options.dir;
     this.now = options.now ?? Date.now;
+    this.problems = repeatLog(this.log, this.now);
     this.compactMinBytes = options.compactMinBytes ?? COMPACT_MIN_BYTES;
     this.path = join(options.dir, LOG_FILE);
     try {
@@ -214,6 +220,7 @@ export class Store {
       void this.flushVisits().catch(() => undefined);
       this.maybeCompact();
       this.maybeVacuum();
+      this.problems.flush();
     }, options.visitFlushMs ?? 1000);
     this.timer.unref();
   }
@@ -409,7 +416,7 @@ export class Store {
         const s = records.find(code);
         if (s !== -1 && records.markDirty(s, true)) this.dirty.push(s);
       }
-      this.log.warn('could not write visit counts; will retry', { error: (err as Error).message });
+      this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
       throw err;
     }
   }
@@ -433,8 +440,12 @@ export class Store {
     const live = this.records.size;
     if (this.compacting || this.closed || this.size < this.compactMinBytes || this.entries - live <= live) return;
     this.compact().then(
-      (report) => this.log.info('log compacted', { ...report }),
-      (err: Error) => this.log.warn('compaction failed; the log is unchanged', { error: err.message }),
+      (report) => {
+        this.problems.resolved('compaction:');
+        this.log.info('log compacted', { ...report });
+      },
+      // Retried every tick while dead entries outweigh live ones: on a full disk, that repeats.
+      (err: Error) => this.problems.report('warn', `compaction:${errorKind(err)}`, 'compaction failed; the log is unchanged', { error: err.message }),
     );
   }
 
@@ -545,6 +556,8 @@ export class Store {
     }
     this.closed = true;
     await this.writing;
+    // Failures counted since the last summary are not left unsaid.
+    this.problems.flush(true);
     try {
       if (this.tailSuspect && !(await this.cutTail())) {
         // Still failing at close: bytes of a refused change stay past the intact end. A torn line is
@@ -599,16 +612,27 @@ export class Store {
         // Memory changes now, in log order, before any caller (or a compaction snapshot) looks.
         for (const p of batch) p.durable?.();
         for (const p of batch) p.resolve();
+        if (this.failing) this.writable();
       } catch (err) {
         // Part or all of the batch may be on disk, but it was not acknowledged: cut it now, so that
         // neither a restart nor a crash brings back a change the client was told failed. If the cut
         // fails too, it is retried before the next write and at close.
         this.tailSuspect = true;
         await this.cutTail();
+        // One line for the first failure and a summary now and then, not a line per refused change.
+        this.failing = true;
+        this.problems.report('error', `storage:${errorKind(err)}`, 'storage write failed; change not made', { error: errorKind(err), refused: batch.length }, batch.length);
         for (const p of batch) p.reject(err as Error);
       }
     }
     this.writing = undefined;
+  }
+
+  /** Writes succeed again: one line with the count of the failures since the first. */
+  private writable(): void {
+    this.failing = false;
+    this.problems.resolved('visits:');
+    this.problems.resolved('storage:', 'storage writable again', { file: this.path });
   }
 
   /** Truncates the log back to its last intact byte; false when that failed too. */
@@ -621,6 +645,12 @@ export class Store {
       return false;
     }
   }
+}
+
+/** What a failure is, for counting repeats: its errno code (ENOSPC, EIO…), else its name. */
+function errorKind(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
 }
 
 function damageMessage(path: string, damage: Damage): string {
