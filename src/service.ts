@@ -7,7 +7,7 @@ import { pickCode } from './codes.ts';
 import { HttpError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { isExpired, isExpiredAt } from './store/format.ts';
-import type { Store, StoredRecord } from './store/store.ts';
+import { DataFileGoneError, type Store, type StoredRecord } from './store/store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (SPEC §4). */
@@ -125,7 +125,7 @@ export function createService(options: ServiceOptions) {
       try {
         return view(await store.create({ code, url, createdAt, retentionDays, visits: 0 }));
       } catch (err) {
-        throw unwritable(err, log);
+        throw unwritable(err);
       }
     },
 
@@ -167,7 +167,7 @@ export function createService(options: ServiceOptions) {
       try {
         return await store.delete(code);
       } catch (err) {
-        throw unwritable(err, log);
+        throw unwritable(err);
       }
     },
 
@@ -184,12 +184,14 @@ export function createService(options: ServiceOptions) {
 export type Service = ReturnType<typeof createService>;
 
 /**
- * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…) becomes a 503: the change
- * was not made, and the client may retry. Anything else is a bug and goes on to the generic 500.
+ * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…, or the data file removed
+ * under the process) becomes a 503: the change was not made, and the client may retry. Anything
+ * else is a bug and goes on to the generic 500. The store logs the failure (once, then in
+ * summaries: a full disk fails every request).
  */
-function unwritable(err: unknown, log: Logger): unknown {
+function unwritable(err: unknown): unknown {
+  if (err instanceof DataFileGoneError) return new HttpError(503, err.message);
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
-  log.error('storage write failed; change not made', { error: code });
   return new HttpError(503, `storage is not writable right now (${code}); nothing was changed, try again later`);
 }

@@ -3,8 +3,11 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { createShortener } from '../src/app.ts';
+import { createLogger } from '../src/log.ts';
 import { encodeEntry, replay, salvage } from '../src/store/format.ts';
 import { repairLog } from '../src/store/repair.ts';
+import { StoreOpenError } from '../src/store/store.ts';
 import { ROOT, runCli, tempDir } from './helpers.ts';
 
 
@@ -90,6 +93,38 @@ test('CLI: a damaged log stops start-up naming the line and --repair; --repair f
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a complete last line with a bad checksum: start-up refuses naming the line, --repair keeps the rest, then it starts', async () => {
+  const dir = tempDir();
+  try {
+    const bad = Buffer.from(create('ccc'));
+    bad[20] = bad[20]! ^ 0x01;
+    const original = Buffer.concat([create('aaa'), create('bbb'), bad]);
+    writeFileSync(join(dir, 'urls.log'), original);
+    const quiet = createLogger('silent');
+    assert.throws(
+      () => createShortener({ dataDir: dir, fsync: 'off', logger: quiet }),
+      (err: unknown) => err instanceof StoreOpenError && /line 3 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
+    );
+    assert.deepEqual(readFileSync(join(dir, 'urls.log')), original, 'the refused start cut nothing');
+    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.torn-')), [], 'nor treated it as a torn tail');
+
+    const report = repairLog(dir, new Date('2026-01-02T03:04:05Z'));
+    assert.deepEqual(report.lost.map((l) => [l.line, l.reason]), [[3, 'bad checksum']]);
+    assert.equal(report.kept, 2);
+    assert.deepEqual(readFileSync(report.movedTo!), original);
+
+    const shortener = createShortener({ dataDir: dir, fsync: 'off', logger: quiet });
+    try {
+      assert.equal(shortener.count, 2);
+      assert.ok(shortener.service.get('aaa') && shortener.service.get('bbb'));
+    } finally {
+      await shortener.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

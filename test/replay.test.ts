@@ -150,9 +150,7 @@ const tornTails: { name: string; tail: Buffer; reason: RegExp }[] = [
     tail: encodeEntry(create('ccc333')).subarray(0, encodeEntry(create('ccc333')).length - 1),
     reason: /no newline|incomplete/,
   },
-  { name: 'a last line with a bad checksum', tail: badChecksum(create('ccc333')), reason: /checksum/ },
-  { name: 'a last line of garbage with a newline', tail: Buffer.from('garbage\n'), reason: /not an entry/ },
-  { name: 'a lone newline at the end', tail: Buffer.from('\n'), reason: /not an entry/ },
+  { name: 'a last line of garbage without newline', tail: Buffer.from('garbage'), reason: /no newline|incomplete/ },
 ];
 
 for (const { name, tail, reason } of tornTails) {
@@ -168,9 +166,30 @@ for (const { name, tail, reason } of tornTails) {
   });
 }
 
+// A write lands as a prefix of its bytes, so a crash can leave a last line without its newline,
+// never a complete line that does not check out: that one is damage (SPEC §6), and start-up stops.
+const completeBadTails: { name: string; tail: Buffer; reason: RegExp }[] = [
+  { name: 'a complete last line with a bad checksum', tail: badChecksum(create('ccc333')), reason: /checksum/ },
+  { name: 'a complete last tombstone with a bad checksum', tail: badChecksum(del('aaa111')), reason: /checksum/ },
+  { name: 'a last line of garbage with a newline', tail: Buffer.from('garbage\n'), reason: /not an entry/ },
+  { name: 'a lone newline at the end', tail: Buffer.from('\n'), reason: /not an entry/ },
+];
+
+for (const { name, tail, reason } of completeBadTails) {
+  test(`regression: ${name} is damage, not a torn tail`, () => {
+    const good = log(create('aaa111'), create('bbb222'));
+    const r = replay(Buffer.concat([good, tail]));
+    assert.equal(r.tornTail, undefined, 'not cut off as a torn write');
+    assert.equal(r.damage?.line, 3);
+    assert.match(r.damage?.reason ?? '', reason);
+    assert.equal(r.validBytes, good.length);
+    assert.deepEqual([...r.records.keys()], ['aaa111', 'bbb222'], 'the bad line is not applied');
+  });
+}
+
 test('torn tail: a torn tombstone does not delete', () => {
   const good = log(create('aaa111'));
-  const r = replay(Buffer.concat([good, badChecksum(del('aaa111'))]));
+  const r = replay(Buffer.concat([good, encodeEntry(del('aaa111')).subarray(0, 14)]));
   assert.deepEqual([...r.records.keys()], ['aaa111']);
   assert.equal(r.tornTail?.line, 2);
   assert.equal(r.validBytes, good.length);
@@ -318,6 +337,7 @@ test('a log fed in chunks of any size replays exactly as the whole buffer does',
     clean: log(create('aaa111'), create('bbb222', long, 3), visits(['aaa111', 2]), del('bbb222'), create('ccc333')),
     'torn tail': log(create('aaa111'), create('bbb222', long), '0123abcd C\tccc'),
     'bad checksum mid-file': log(create('aaa111'), badChecksum(create('bbb222', long)), create('ccc333')),
+    'bad checksum on the complete last line': log(create('aaa111'), badChecksum(create('bbb222', long))),
   };
   for (const [name, bytes] of Object.entries(logs)) {
     const whole = summary(replay(bytes));

@@ -385,13 +385,23 @@ test('visit counts that could not be written are written once the disk recovers'
 });
 
 // Both tails are longer than the entry appended after them, so bytes that were not cut would show.
+// A torn tail is a last line without its newline: what a crash during an append leaves.
 const tails = [
   { name: 'garbage without a newline', tail: `deadbeef C\tgarbage-tail${'-'.repeat(300)}` },
-  { name: 'a whole line with a bad checksum', tail: `00000000 C\tgarbage1\t1700000000\t0\t0\thttps://example.com/garbage-tail/${'y'.repeat(300)}\n` },
+  {
+    name: 'a whole entry missing only its newline',
+    tail: encodeEntry({ op: 'C', code: 'garbage1', url: `https://example.com/garbage-tail/${'y'.repeat(300)}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 })
+      .toString('utf8')
+      .slice(0, -1),
+  },
 ] as const;
 
+/** The clock of the restarts below: the torn copy is named by its Unix seconds. */
+const CUT_AT_MS = 1_800_000_000_500;
+const tornCopy = (dir: string, suffix = ''): string => join(dir, `${LOG_FILE}.torn-1800000000${suffix}`);
+
 for (const { name, tail } of tails) {
-  test(`torn tail at start-up (${name}) is cut with a warning and the next append is clean`, async () => {
+  test(`torn tail at start-up (${name}) is copied aside byte for byte, then cut with a warning, and the next append is clean`, async () => {
     const dir = tempDir();
     let h = await start({ dataDir: dir, apiKeys: [KEY] });
     try {
@@ -399,10 +409,13 @@ for (const { name, tail } of tails) {
       await h.close(true);
       appendFileSync(join(dir, LOG_FILE), tail);
 
-      h = await start({ dataDir: dir, fsync: 'always', apiKeys: [KEY] });
+      h = await start({ dataDir: dir, fsync: 'always', apiKeys: [KEY], now: () => CUT_AT_MS });
       const warning = h.logs.lines.find((l) => l['level'] === 'warn' && /torn/.test(String(l['msg'])));
       assert.ok(warning, 'a warning about the torn tail');
       assert.equal(warning['line'], 2);
+      assert.equal(warning['copy'], tornCopy(dir));
+      assert.equal(warning['bytes'], Buffer.byteLength(tail));
+      assert.deepEqual(readFileSync(tornCopy(dir)), Buffer.from(tail), 'the copy holds exactly the bytes cut');
       assert.deepEqual(await listCodes(h), [a]);
 
       const b = await h.shorten('https://example.com/b');
@@ -414,12 +427,65 @@ for (const { name, tail } of tails) {
       h = await start({ dataDir: dir, apiKeys: [KEY] });
       assert.equal(h.logs.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false);
       assert.deepEqual(await listCodes(h), [b, a]);
+
+      // A second cut within the same second gets a copy of its own; the first is left as it was.
+      await h.close(true);
+      appendFileSync(join(dir, LOG_FILE), 'second torn tail');
+      h = await start({ dataDir: dir, apiKeys: [KEY], now: () => CUT_AT_MS });
+      assert.deepEqual(readFileSync(tornCopy(dir, '.2')), Buffer.from('second torn tail'));
+      assert.deepEqual(readFileSync(tornCopy(dir)), Buffer.from(tail));
     } finally {
       await h.close(true);
       rmSync(dir, { recursive: true, force: true });
     }
   });
 }
+
+test('a torn tail that cannot be copied aside is not cut: start-up stops and the log is left as it was', async () => {
+  const dir = tempDir();
+  try {
+    const h = await start({ dataDir: dir });
+    await h.shorten('https://example.com/kept');
+    await h.close(true);
+    appendFileSync(join(dir, LOG_FILE), 'torn bytes');
+    const before = readFileSync(join(dir, LOG_FILE));
+    const fs: StoreFs = {
+      ...nodeFs,
+      writeNew() {
+        throw errno('ENOSPC', 'write');
+      },
+    };
+    assert.throws(
+      () => createShortener({ dataDir: dir, fsync: 'off', fs, logger: createLogger('silent') }),
+      (err: unknown) => err instanceof Error && /torn/.test(err.message) && /ENOSPC/.test(err.message),
+    );
+    assert.deepEqual(readFileSync(join(dir, LOG_FILE)), before);
+    // The refused start released the lock: a start with a working disk cuts and copies.
+    const again = await start({ dataDir: dir });
+    assert.equal(again.shortener.count, 1);
+    await again.close(true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('regression: a complete last line with a bad checksum stops start-up as damage and is not cut', async () => {
+  const dir = tempDir();
+  try {
+    const h = await start({ dataDir: dir });
+    await h.shorten('https://example.com/before');
+    await h.close(true);
+    appendFileSync(join(dir, LOG_FILE), `00000000 C\tgarbage1\t1700000000\t0\t0\thttps://example.com/complete-but-bad\n`);
+    const before = readFileSync(join(dir, LOG_FILE));
+    assert.throws(
+      () => createShortener({ dataDir: dir, fsync: 'off', logger: createLogger('silent') }),
+      (err: unknown) => err instanceof Error && /\bline 2 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
+    );
+    assert.deepEqual(readFileSync(join(dir, LOG_FILE)), before, 'nothing is cut');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('damage in the middle of the log stops start-up with a message naming the line, and the file is left as it was', () => {
   const dir = tempDir();

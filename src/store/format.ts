@@ -102,9 +102,12 @@ export interface ReplayResult {
   entries: number;
   /** Bytes of the intact prefix: where the next append goes. */
   validBytes: number;
-  /** A torn or damaged last line, cut off (a crash mid-append). */
+  /**
+   * A last line without its newline: a crash mid-append, to be cut off. A write lands as a prefix of
+   * its bytes, so a tear can never leave a complete line behind.
+   */
   tornTail: Damage | undefined;
-  /** Damage followed by intact entries: never dropped silently; the caller must refuse to start. */
+  /** A complete line that is not an intact entry, last or not: never dropped silently; the caller must refuse to start. */
   damage: Damage | undefined;
 }
 
@@ -195,9 +198,10 @@ function apply(records: Keydir, entry: Entry): void {
 
 /**
  * Replays a log fed in chunks of any size (a multi-gigabyte log never has to fit in one Buffer).
- * Every line must be intact except the last, which a crash can leave torn (no newline, or a
- * checksum that does not match): that one is reported in `tornTail` and not applied. Anything
- * damaged before the last line stops replay and is reported in `damage`.
+ * Every complete line must be intact. Only the last line may lack its newline (a crash during an
+ * append): that one is reported in `tornTail` and not applied. A complete line that is not intact
+ * (a bad checksum, garbage), even the last one, cannot come from a torn append: it stops replay and
+ * is reported in `damage`.
  */
 export class Replayer {
   readonly records = new Keydir();
@@ -207,8 +211,6 @@ export class Replayer {
   private validBytes = 0;
   /** Bytes of an unfinished line carried over from the previous chunk. */
   private carry: Buffer | undefined;
-  /** The first bad line; it is a torn tail only if nothing follows it. */
-  private bad: Damage | undefined;
   private damage: Damage | undefined;
 
   push(chunk: Buffer): void {
@@ -239,29 +241,24 @@ export class Replayer {
         this.carry = Buffer.from(buf.subarray(pos));
         return true;
       }
-      if (this.bad) {
-        this.damage = this.bad;
-        return false;
-      }
       this.line++;
       const failure = applyLine(this.records, buf, pos, nl);
-      if (failure !== undefined) this.bad = { line: this.line, reason: failure };
-      else {
-        this.entries++;
-        this.validBytes += nl + 1 - pos;
+      if (failure !== undefined) {
+        this.damage = { line: this.line, reason: failure };
+        this.carry = undefined;
+        return false;
       }
+      this.entries++;
+      this.validBytes += nl + 1 - pos;
       pos = nl + 1;
     }
     return true;
   }
 
   finish(): ReplayResult {
-    const { records, entries, validBytes } = this;
-    if (this.damage || (this.bad && this.carry)) {
-      return { records, entries, validBytes, tornTail: undefined, damage: this.damage ?? this.bad };
-    }
-    const tornTail = this.bad ?? (this.carry ? { line: this.line + 1, reason: 'incomplete line (no newline)' } : undefined);
-    return { records, entries, validBytes, tornTail, damage: undefined };
+    const { records, entries, validBytes, damage } = this;
+    const tornTail = this.carry ? { line: this.line + 1, reason: 'incomplete line (no newline)' } : undefined;
+    return { records, entries, validBytes, tornTail, damage };
   }
 }
 

@@ -23,6 +23,16 @@ export interface StoreFs {
   rename(from: string, to: string): void;
   /** Removes a file; no error if it does not exist. */
   remove(path: string): void;
+  /** Creates `path` holding `data`, fsynced before it returns; EEXIST if it exists. Mode 0600. */
+  writeNew(path: string, data: Buffer): void;
+  /**
+   * True when `fd` is still the file `path` names: not unlinked (`rm -rf` of its directory), not
+   * replaced by another file or directory (same device and inode). False when either check fails.
+   */
+  isAt(fd: number, path: string): boolean;
+  exists(path: string): boolean;
+  /** Gives the file `from` a second name `to` (a hard link); EEXIST if `to` exists. */
+  link(from: string, to: string): void;
 }
 
 function callback(resolve: () => void, reject: (err: Error) => void) {
@@ -73,6 +83,31 @@ export const nodeFs: StoreFs = {
   },
   remove(path) {
     fs.rmSync(path, { force: true });
+  },
+  writeNew(path, data) {
+    const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    try {
+      for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at, data.length - at, at);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  isAt(fd, path) {
+    try {
+      const open = fs.fstatSync(fd, { bigint: true });
+      if (open.nlink === 0n) return false;
+      const named = fs.statSync(path, { bigint: true, throwIfNoEntry: false });
+      return named !== undefined && named.ino === open.ino && named.dev === open.dev;
+    } catch {
+      return false;
+    }
+  },
+  exists(path) {
+    return fs.existsSync(path);
+  },
+  link(from, to) {
+    fs.linkSync(from, to);
   },
   syncDir(dir) {
     const fd = fs.openSync(dir, 'r');
