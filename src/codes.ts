@@ -15,6 +15,7 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
   'api',
   'static',
   'healthz',
+  'metrics',
   'auth-check',
   'mcp',
   'docs',

@@ -11,6 +11,7 @@ import { RESERVED_SEGMENTS } from './codes.ts';
 import type { Deprecations } from './deprecations.ts';
 import { HttpError } from './errors.ts';
 import { flatten, type HeaderPair } from './headers.ts';
+import type { Metrics } from './metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from './openapi-parts.ts';
 import type { RouteDoc } from './openapi.ts';
 import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, htmlPage, type Responder } from './respond.ts';
@@ -41,6 +42,8 @@ export interface RouteDeps {
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
   deprecations: Deprecations;
+  /** Where the redirect route counts its results. */
+  metrics: Pick<Metrics, 'redirected'>;
 }
 
 const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
@@ -109,7 +112,7 @@ const SHORTEN_ERRORS = {
 
 const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
 
-export function apiRoutes({ service, reply, production, files, deprecations, maxBodyBytes }: RouteDeps): ApiRoute[] {
+export function apiRoutes({ service, reply, production, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
   /**
    * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
    * before anything else. Returns the deprecation headers the answer must carry.
@@ -341,6 +344,7 @@ export function apiRoutes({ service, reply, production, files, deprecations, max
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.
           const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
+          metrics.redirected(hit.kind);
           if (hit.kind === 'found') return reply.found(ctx.res, hit.url);
           if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
           reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);

@@ -94,6 +94,8 @@ export interface StoreOptions {
   now?: () => number;
   /** Dead entries must outweigh live ones *and* the log pass this size before compacting by itself. */
   compactMinBytes?: number;
+  /** Told the seconds of each group-commit write and its fsync (metrics). */
+  onWrite?: (seconds: number) => void;
 }
 
 interface Write {
@@ -125,6 +127,7 @@ export class Store {
   private side: { chunks: Buffer[]; lines: number } | undefined;
   private compacting: Promise<CompactReport> | undefined;
   private readonly fsyncWrites: boolean;
+  private readonly onWrite: ((seconds: number) => void) | undefined;
   private readonly log: Logger;
   private readonly records: Keydir;
   /** Codes whose create entry is being written: taken, though not yet visible. */
@@ -149,6 +152,7 @@ export class Store {
     this.fs = options.fs ?? nodeFs;
     this.log = options.log;
     this.fsyncWrites = options.fsync === 'always';
+    this.onWrite = options.onWrite;
     this.dir = options.dir;
     this.now = options.now ?? Date.now;
     this.compactMinBytes = options.compactMinBytes ?? COMPACT_MIN_BYTES;
@@ -532,8 +536,10 @@ export class Store {
           await this.fs.truncate(this.fd, this.size);
           this.tailSuspect = false;
         }
+        const started = performance.now();
         await this.fs.write(this.fd, bytes, this.size);
         if (this.fsyncWrites) await this.fs.fsync(this.fd);
+        this.onWrite?.((performance.now() - started) / 1000);
         this.size += bytes.length;
         const lines = batch.reduce((n, p) => n + p.lines, 0);
         this.entries += lines;
