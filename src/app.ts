@@ -181,8 +181,10 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     const rest = stripBase(segments, baseSegments);
     // Outside the base path an embedding app's own routes come first (Express-style `next`).
     if (rest === undefined && next) {
+      next();
+      // Set after: the host app may pass the request to this very handler again from `next`.
       routed = HANDED_ON;
-      return next();
+      return;
     }
     // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
     if (method === 'OPTIONS') return reply.empty(res, 204);

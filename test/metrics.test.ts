@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { RESERVED_SEGMENTS } from '../src/codes.ts';
@@ -248,6 +249,23 @@ test('the library: /metrics under an Express-style base path; what goes to next(
   assert.equal(m.get('shortener_http_requests_total{route="/api/health",method="GET",status="200"}'), 1);
   const counted = [...m.entries()].filter(([k]) => k.startsWith('shortener_http_requests_total{'));
   assert.deepEqual(counted, [['shortener_http_requests_total{route="/api/health",method="GET",status="200"}', 1]]);
+});
+
+test('a request the host app passes back to the same handler from next() is counted once', async (t) => {
+  const app = await mount(
+    '/s',
+    (shortener) => (req: IncomingMessage & { originalUrl?: string }, res) =>
+      shortener.handler(req, res, () => {
+        // A host that rewrites unknown paths into the mount, then dispatches again.
+        req.originalUrl = '/s/api/health';
+        shortener.handler(req, res);
+      }),
+    { logLevel: 'silent' },
+  );
+  t.after(() => app.close());
+  assert.equal((await request(app.port, '/rewritten')).status, 200);
+  const m = samples((await request(app.port, '/s/metrics')).body);
+  assert.equal(m.get('shortener_http_requests_total{route="/api/health",method="GET",status="200"}'), 1);
 });
 
 test('counting adds no listener to a response, on the redirect fast path or elsewhere', async (t) => {
