@@ -10,6 +10,7 @@ import { HttpError } from './errors.ts';
 import { createGate, type GateVerdict } from './gate.ts';
 import { baseHeaders, flatten } from './headers.ts';
 import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
+import { FAST_GET, FAST_HEAD, NO_ROUTE, createMetrics } from './metrics.ts';
 import { createResponder } from './respond.ts';
 import { allowHeader, createRouter, normalizeTarget, stripBase } from './router.ts';
 import { routeTable } from './route-table.ts';
@@ -77,6 +78,9 @@ const MAX_REQUEST_HEADERS = 100;
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
 
+/** `routed` of a request handed to the host app: not ours to count. */
+const HANDED_ON = '';
+
 /** The request target. Express strips its mount path from `req.url`; `originalUrl` keeps the base path. */
 function targetOf(req: IncomingMessage): string {
   return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
@@ -88,6 +92,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   const log = logger ?? createLogger(config.logLevel, logStream);
+  const metrics = createMetrics({ links: () => store.count });
   const store = new Store({
     dir: config.dataDir,
     fsync: config.fsync,
@@ -95,6 +100,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     ...(now ? { now } : {}),
     ...(fs ? { fs } : {}),
     ...(visitFlushMs ? { visitFlushMs } : {}),
+    onWrite: metrics.storeWrite,
   });
   const service = createService({
     store,
@@ -106,10 +112,11 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     now: now ?? Date.now,
     randomCode: createCodeSource(random),
     log,
+    created: metrics.linkCreated,
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
@@ -177,24 +184,53 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
       if (isCodeShaped(code) && !RESERVED_SEGMENTS.has(code)) {
         try {
           const hit = service.visit(code, method === 'GET');
-          if (hit.kind === 'found') return reply.found(res, hit.url);
+          if (hit.kind === 'found') {
+            // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
+            metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+            return reply.found(res, hit.url);
+          }
         } catch (err) {
           return fail(res, err, method, target);
         }
       }
     }
+    const started = performance.now();
+    routed = NO_ROUTE;
+    const pending = general(req, res, method, target, next);
+    // Read now: `routed` belongs to the next request once this one awaits.
+    const route = routed;
+    if (route === HANDED_ON) return;
+    const count = (): void => metrics.request(route, method, res.statusCode, (performance.now() - started) / 1000);
+    if (pending) void pending.then(count);
+    else count();
+  }
+
+  /**
+   * The pattern of the route `general` matched, set before it returns: `NO_ROUTE` when none did,
+   * `HANDED_ON` when the request went to the host app's `next`.
+   */
+  let routed: string = NO_ROUTE;
+
+  /** Everything but the fast path. Returns the handler's pending work, if any. */
+  function general(req: IncomingMessage, res: ServerResponse, method: string, target: string, next?: (err?: unknown) => void): Promise<void> | void {
     const normalized = normalizeTarget(target);
     if (!normalized.ok) return fail(res, new HttpError(400, normalized.detail), method, target);
     const { segments, trailingSlash, query } = normalized.target;
 
     const rest = stripBase(segments, baseSegments);
     // Outside the base path an embedding app's own routes come first (Express-style `next`).
-    if (rest === undefined && next) return next();
+    if (rest === undefined && next) {
+      next();
+      // Set after: the host app may pass the request to this very handler again from `next`.
+      routed = HANDED_ON;
+      return;
+    }
     // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
     if (method === 'OPTIONS') return reply.empty(res, 204);
     // One match serves the gate and the dispatch below. Nothing below runs for a request the gate
     // refuses; outside the base path counts as an unknown path.
     const found = rest === undefined ? undefined : match(method, rest);
+    if (found) routed = found.route.path;
     const verdict = gate(method, found?.route, req.rawHeaders);
     if (!verdict.pass) return refuse(res, verdict, method, target);
     if (rest === undefined) return reply.empty(res, 404);
@@ -210,7 +246,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     const ctx: Ctx = { req, res, method, params: found.params, query: () => (parsed ??= new URLSearchParams(query)) };
     try {
       const done = found.handler(ctx);
-      if (done) done.catch((err: unknown) => fail(res, err, method, target));
+      if (done) return done.catch((err: unknown) => fail(res, err, method, target));
     } catch (err) {
       fail(res, err, method, target);
     }

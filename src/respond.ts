@@ -4,7 +4,7 @@
  * no header object is built per request.
  */
 import type { ServerResponse } from 'node:http';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { pace } from './pacer.ts';
 
 export const JSON_TYPE = 'application/json';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -18,24 +18,12 @@ export interface Responder {
   found(res: ServerResponse, location: string): void;
   send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra?: readonly string[]): void;
   /**
-   * A body made of `pieces`, each written in its own event-loop turn, after the socket drained when
-   * it had to: a long body never holds the loop for long, nor piles up in memory for a slow client.
-   * Chunked (no Content-Length). Resolves when done, or when the client went away.
+   * A body made of `pieces`, written by the pacer (pacer.ts): a few pieces per event-loop turn at
+   * most, the next only once the socket drained when it had to, so a long body never holds the loop
+   * for long, nor piles up in memory for a slow client. Chunked (no Content-Length). Resolves when
+   * done, or when the client went away.
    */
   stream(res: ServerResponse, status: number, type: string, pieces: Iterable<string>, extra?: readonly string[]): Promise<void>;
-}
-
-/** Resolves once `res` can take more, or is gone. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 export function createResponder(base: readonly string[]): Responder {
@@ -62,14 +50,9 @@ export function createResponder(base: readonly string[]): Responder {
       res.end();
     },
     send,
-    async stream(res, status, type, pieces, extra = []) {
+    stream(res, status, type, pieces, extra = []) {
       res.writeHead(status, [...base, ...extra, 'Content-Type', type]);
-      for (const piece of pieces) {
-        if (res.destroyed) return;
-        if (!res.write(piece)) await drained(res);
-        else await nextTurn();
-      }
-      res.end();
+      return pace(res, pieces[Symbol.iterator]());
     },
   };
 }

@@ -8,11 +8,13 @@ import type { Config } from './config.ts';
 import { DEPRECATIONS, createDeprecations, loadNoticeSchema } from './deprecations.ts';
 import { renderDocs } from './docs.ts';
 import type { Logger } from './log.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { createMcpEndpoint } from './mcp/endpoint.ts';
 import { PROTOCOL_VERSIONS } from './mcp/protocol.ts';
 import { TOOLS } from './mcp/tools.ts';
 import { body, empty, json, ref } from './openapi-parts.ts';
 import { openApiDocument } from './openapi.ts';
+import { PROMETHEUS_TYPE, renderPrometheus } from './prometheus.ts';
 import { HTML_TYPE, JSON_TYPE, type Responder } from './respond.ts';
 import { apiRoutes, type ApiRoute } from './routes.ts';
 import type { Service } from './service.ts';
@@ -31,6 +33,8 @@ export interface TableDeps {
   log: Logger;
   /** The notice schema file (default: the one shipped in `schemas/v2/`). */
   noticeSchema?: Buffer;
+  /** What /metrics reports and the redirect route counts into (default: a registry of its own). */
+  metrics?: Metrics;
 }
 
 const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
@@ -42,6 +46,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   const mcp = createMcpEndpoint({ service, baseUrl: config.baseUrl, allowedOrigins: config.mcpAllowedOrigins, log, reply, maxBodyBytes: config.maxBodyBytes });
   const notices = { notices: DEPRECATIONS.map((d) => d.notice) };
   const authCheck = { auth_required: config.apiToken !== '' };
+  const metrics = deps.metrics ?? createMetrics({ links: () => 0 });
   // Filled in below, once the table it describes is complete; no request arrives before.
   let openapi = '';
   let docs = '';
@@ -121,6 +126,23 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
       },
     },
     {
+      path: '/metrics',
+      // Behind the gate like every non-public path: Prometheus sends `Authorization: Bearer`.
+      methods: { GET: async (ctx) => reply.send(ctx.res, 200, PROMETHEUS_TYPE, renderPrometheus(await metrics.collect())) },
+      doc: {
+        GET: {
+          operationId: 'getMetrics',
+          summary: 'Metrics in the Prometheus text format',
+          description:
+            'Prometheus text format 0.0.4: HTTP requests by route, method and status; request durations by route; redirects by result; ' +
+            'links created and held; store write (fsync) durations; process memory, CPU and event-loop lag. The README lists every metric.',
+          tag: 'service',
+          access: 'gate',
+          responses: { 200: body('The metrics.', PROMETHEUS_TYPE, { type: 'string' }) },
+        },
+      },
+    },
+    {
       path: '/openapi.json',
       methods: { GET: (ctx) => reply.send(ctx.res, 200, JSON_TYPE, openapi) },
       doc: {
@@ -164,6 +186,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
       files: deps.files,
       deprecations,
       maxBodyBytes: config.maxBodyBytes,
+      metrics,
     }),
   ];
 

@@ -12,6 +12,7 @@ import { RESERVED_SEGMENTS } from './codes.ts';
 import type { Deprecations } from './deprecations.ts';
 import { HttpError } from './errors.ts';
 import { flatten, type HeaderPair } from './headers.ts';
+import type { Metrics } from './metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from './openapi-parts.ts';
 import type { RouteDoc } from './openapi.ts';
 import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, htmlPage, type Responder } from './respond.ts';
@@ -44,6 +45,8 @@ export interface RouteDeps {
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
   deprecations: Deprecations;
+  /** Where the redirect route counts its results. */
+  metrics: Pick<Metrics, 'redirected'>;
 }
 
 /** Crawlers would use up visit limits and, through the deprecated GET, create links: all is off limits. */
@@ -62,17 +65,40 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-/** Records per slice of a streamed list. */
-const LIST_SLICE = 1000;
+/**
+ * Characters per piece of a streamed list (the JSON is ASCII: one byte each). A piece is bounded
+ * by size, not by a number of records: a thousand records of 64 KiB URLs would be 64 MB, built in
+ * one turn. 64 KiB takes under a millisecond to build and stays a young-generation string, which
+ * the garbage collector frees cheaply.
+ */
+export const LIST_PIECE_CHARS = 64 * 1024;
+/** Records read from the snapshot at a time while building pieces. */
+const LIST_STEP = 64;
 
-/** `{"count":N,"urls":[…]}` in pieces of `LIST_SLICE` records: the same bytes as `JSON.stringify`. */
-function* listJson(page: UrlListing): Generator<string> {
-  let head = `{"count":${page.count},"urls":[`;
-  for (let i = 0; i < page.count; i += LIST_SLICE) {
-    yield head + page.slice(i, i + LIST_SLICE).map((r) => JSON.stringify(r)).join(',');
-    head = ',';
+/**
+ * `{"count":N,"urls":[…]}` in pieces of about `pieceChars` (at most one record more): together
+ * the same bytes as `JSON.stringify` of the whole list.
+ */
+export function* listJson(page: UrlListing, pieceChars = LIST_PIECE_CHARS): Generator<string, void, undefined> {
+  let piece = `{"count":${page.count},"urls":[`;
+  let separator = '';
+  for (let i = 0; i < page.count; i += LIST_STEP) {
+    for (const record of page.slice(i, i + LIST_STEP)) {
+      piece += separator + JSON.stringify(record);
+      separator = ',';
+      if (piece.length >= pieceChars) {
+        yield piece;
+        piece = '';
+      }
+    }
   }
-  yield page.count === 0 ? `${head}]}` : ']}';
+  yield `${piece}]}`;
+}
+
+/** `seen`, then what is left of `rest`. */
+function* prepend(seen: readonly string[], rest: Iterator<string>): Generator<string> {
+  yield* seen;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 /** An error answering a deprecated usage still announces the deprecation. */
@@ -92,7 +118,7 @@ const SHORTEN_ERRORS = {
 
 const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
 
-export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes }: RouteDeps): ApiRoute[] {
+export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
   /**
    * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
    * before anything else. Returns the deprecation headers the answer must carry.
@@ -243,10 +269,14 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           }
           const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
           try {
-            // One slice goes out whole, with a Content-Length; a longer list slice by slice, so
-            // that listing 100k links never stalls the event loop (each slice is a few ms).
-            if (page.count <= LIST_SLICE) reply.send(ctx.res, 200, JSON_TYPE, [...listJson(page)].join(''), headers);
-            else await reply.stream(ctx.res, 200, JSON_TYPE, listJson(page), headers);
+            // A list that fits in one piece goes out whole, with a Content-Length; a longer one
+            // piece by piece, a few per event-loop turn (see pacer.ts), so that listing 100k links
+            // never stalls the loop.
+            const pieces = listJson(page);
+            const first = pieces.next();
+            const second = pieces.next();
+            if (first.done || second.done) reply.send(ctx.res, 200, JSON_TYPE, first.value ?? '', headers);
+            else await reply.stream(ctx.res, 200, JSON_TYPE, prepend([first.value, second.value], pieces), headers);
           } finally {
             page.release();
           }
@@ -340,6 +370,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.
           const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
+          metrics.redirected(hit.kind);
           if (hit.kind === 'found') return reply.found(ctx.res, hit.url);
           if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
           reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);

@@ -47,6 +47,8 @@ export interface ServiceOptions {
   now: () => number;
   randomCode: (length: number) => string;
   log: Logger;
+  /** Told of each link created, once it is durable (metrics). */
+  created?: () => void;
 }
 
 export type Visit = { kind: 'found'; url: string } | { kind: 'expired' } | { kind: 'missing' };
@@ -123,7 +125,9 @@ export function createService(options: ServiceOptions) {
       }
       const createdAt = seconds();
       try {
-        return view(await store.create({ code, url, createdAt, retentionDays, visits: 0 }));
+        const record = await store.create({ code, url, createdAt, retentionDays, visits: 0 });
+        options.created?.();
+        return view(record);
       } catch (err) {
         throw unwritable(err);
       }

@@ -49,10 +49,10 @@ const API_ROUTES = ['/api/health', '/api/shorten', '/api/urls', `/api/urls/${COD
 /** The real routes (and the ones another part of the service adds) as templates; the API twice as often. */
 const ROUTES = [
   '/', '/healthz', '/auth-check', '/static/index.html', '/static/x.js', `/${CODE}`, ...API_ROUTES, ...API_ROUTES,
-  '/mcp', '/docs', '/openapi.json', '/schemas/v2/DeprecationNoticeNotification.json',
+  '/mcp', '/docs', '/openapi.json', '/schemas/v2/DeprecationNoticeNotification.json', '/metrics',
 ];
 
-const KNOWN_SEGMENTS = ['api', 'urls', 'shorten', 'health', 'lookup', 'healthz', 'auth-check', 'static', 'index.html', 'mcp', 'docs', 'openapi.json', 'schemas', 'v2', 'favicon.ico', CODE];
+const KNOWN_SEGMENTS = ['api', 'urls', 'shorten', 'health', 'lookup', 'healthz', 'auth-check', 'static', 'index.html', 'mcp', 'docs', 'openapi.json', 'schemas', 'v2', 'favicon.ico', 'metrics', CODE];
 
 const TRICKY_SEGMENTS = [
   '', '.', '..', '...', '%2e', '%2E', '%2e%2e', '%2E%2e', '%2E%2E', '.%2e', '%2e.', '..;', ';', 'api;x=1', 'urls;jsessionid=1',

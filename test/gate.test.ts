@@ -132,6 +132,7 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/lookup': 'protected',
       '/api/deprecations': 'protected',
       '/mcp': 'protected',
+      '/metrics': 'protected',
       '/openapi.json': 'protected',
       '/docs': 'protected',
       '/schemas/v2/DeprecationNoticeNotification.json': 'protected',

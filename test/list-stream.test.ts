@@ -42,13 +42,20 @@ test('a list longer than one slice is streamed, byte for byte what JSON.stringif
     assert.deepEqual(parsed.urls.slice(0, 2).map((u) => u.short_code), ['k2499', 'k2498']);
     assert.equal(parsed.urls.at(-1)?.short_code, 'k0');
 
-    // A page inside the long list, and one that spans two slices.
-    const page = await h.req('/api/urls?limit=1000&offset=999', { headers: { 'x-api-key': KEY } });
+    // A page inside the long list: one that fits in one piece, and one that spans several.
+    const page = await h.req('/api/urls?limit=100&offset=999', { headers: { 'x-api-key': KEY } });
     const p = JSON.parse(page.body) as { count: number; urls: { short_code: string }[] };
-    assert.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'one slice: sent whole');
-    assert.equal(p.count, 1000);
+    assert.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'one piece: sent whole');
+    assert.equal(p.count, 100);
     assert.equal(p.urls[0]?.short_code, 'k1500');
-    assert.equal(p.urls.at(-1)?.short_code, 'k501');
+    assert.equal(p.urls.at(-1)?.short_code, 'k1401');
+    const wide = await h.req('/api/urls?limit=1000&offset=999', { headers: { 'x-api-key': KEY } });
+    const w = JSON.parse(wide.body) as { count: number; urls: { short_code: string }[] };
+    assert.equal(wide.headers['transfer-encoding'], 'chunked');
+    assert.equal(wide.body, JSON.stringify(w));
+    assert.equal(w.count, 1000);
+    assert.equal(w.urls[0]?.short_code, 'k1500');
+    assert.equal(w.urls.at(-1)?.short_code, 'k501');
     const empty = await h.req('/api/urls?offset=5000', { headers: { 'x-api-key': KEY } });
     assert.equal(empty.body, '{"count":0,"urls":[]}');
     assert.equal(empty.headers['x-total-count'], '2500');

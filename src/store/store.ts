@@ -122,6 +122,8 @@ export interface StoreOptions {
   now?: () => number;
   /** Dead entries must outweigh live ones *and* the log pass this size before compacting by itself. */
   compactMinBytes?: number;
+  /** Told the seconds of each group-commit write and its fsync (metrics). */
+  onWrite?: (seconds: number) => void;
 }
 
 interface Write {
@@ -160,6 +162,7 @@ export class Store {
   private side: { chunks: Buffer[]; lines: number } | undefined;
   private compacting: Promise<CompactReport> | undefined;
   private readonly fsyncWrites: boolean;
+  private readonly onWrite: ((seconds: number) => void) | undefined;
   private readonly log: Logger;
   /** Failures that repeat (a full disk fails every write) are logged once, then summarized. */
   private readonly problems: RepeatLog;
@@ -195,6 +198,7 @@ export class Store {
     this.fs = options.fs ?? nodeFs;
     this.log = options.log;
     this.fsyncWrites = options.fsync === 'always';
+    this.onWrite = options.onWrite;
     this.dir = options.dir;
     this.now = options.now ?? Date.now;
     this.problems = repeatLog(this.log, this.now);
@@ -683,8 +687,10 @@ export class Store {
           await this.fs.truncate(this.fd, this.size);
           this.tailSuspect = false;
         }
+        const started = performance.now();
         await this.fs.write(this.fd, bytes, this.size);
         if (this.fsyncWrites) await this.fs.fsync(this.fd);
+        this.onWrite?.((performance.now() - started) / 1000);
         // Durable, but maybe in a file nobody will read (see the top of this file): nobody is
         // answered before the file is known to be the log.
         if (!this.fs.isAt(this.fd, this.path)) {
