@@ -1,6 +1,8 @@
 /**
  * `createShortener(options)`: the whole service as a `(req, res)` handler plus `close()`.
  * The handler is the library; `server.ts` only wraps it in a listening socket.
+ * `openShortener(options).start(port)` is the same in two steps, for a server that must load every
+ * link before it opens its port but learns the port (PORT=0) only by opening it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +43,12 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: 
 export interface Shortener {
   /** The request handler: `http.createServer(shortener.handler)`, or as Express/Connect middleware. */
   handler: Handler;
+  /**
+   * Turns readiness off: from now on `GET /healthz?ready` answers 503, so load balancers stop
+   * sending traffic, while every other request is served as before. Call it first on SIGTERM;
+   * `close()` implies it.
+   */
+  beginShutdown(): void;
   /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
   close(): Promise<void>;
   /** Rewrites the log to one entry per live link now (it also happens by itself; see README). */
@@ -59,10 +67,40 @@ function targetOf(req: IncomingMessage): string {
   return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
 }
 
+/** A shortener whose links are loaded but whose handler is not built yet (see `openShortener`). */
+export interface OpenedShortener {
+  /** Records in the store. */
+  readonly count: number;
+  /** The log file. */
+  dataFile: string;
+  /**
+   * Builds the shortener. `port` (default: the `port` option) is only used for the default base
+   * URL, `http://localhost:<port>`, when `baseUrl` is not set. Call it once.
+   */
+  start(port?: number): Shortener;
+  /** Closes the store of a shortener that will not start (its server could not listen). */
+  close(): Promise<void>;
+}
+
+/** What `openShortener` prepared: the settings, the logger and the replayed store. */
+interface Opened {
+  config: Config;
+  log: Logger;
+  store: Store;
+}
+
 export function createShortener(options: ShortenerOptions = {}): Shortener {
+  return openShortener(options).start();
+}
+
+/**
+ * The slow half of `createShortener`: validates the options, opens the data dir, takes its lock
+ * and replays the log. Nothing is listening yet, so no client can connect before every link is
+ * loaded.
+ */
+export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
   const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
   const config = configFromOptions(settings);
-  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   const log = logger ?? createLogger(config.logLevel, logStream);
   const store = new Store({
     dir: config.dataDir,
@@ -72,6 +110,30 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     ...(fs ? { fs } : {}),
     ...(visitFlushMs ? { visitFlushMs } : {}),
   });
+  let started = false;
+  return {
+    get count() {
+      return store.count;
+    },
+    dataFile: store.path,
+    start(port) {
+      if (started) throw new Error('this shortener has already been started');
+      started = true;
+      return assemble(options, { config: { ...config, port: port ?? config.port }, log, store });
+    },
+    close: () => store.close(),
+  };
+}
+
+function assemble(options: ShortenerOptions, { config, log, store }: Opened): Shortener {
+  const { now, random, staticDir } = options;
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
+  let shuttingDown = false;
+  /**
+   * Undefined while ready, else why not (SPEC §12). The log store was loaded before this runs and
+   * reads it from memory, which cannot fail: only a shutdown makes it not ready.
+   */
+  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : undefined);
   const service = createService({
     store,
     baseUrl,
@@ -85,7 +147,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, readiness });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
@@ -203,7 +265,13 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
 
   return {
     handler,
-    close: () => store.close(),
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    close() {
+      shuttingDown = true;
+      return store.close();
+    },
     compact: () => store.compact(),
     config: { ...config, baseUrl },
     service,

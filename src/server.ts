@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * The self-hosting wrapper: read the configuration, listen, attach the handler, log one start-up
- * line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the handler.
+ * The self-hosting wrapper: read the configuration, load the links, listen, attach the handler,
+ * log one start-up line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the
+ * handler.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createShortener, type Shortener } from './app.ts';
+import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './http-options.ts';
@@ -56,6 +57,17 @@ function main(): void {
     void compactOffline(config.dataDir, log);
     return;
   }
+  // Load every link before the port opens (SPEC §6 Start-up): the first request ever answered sees
+  // them all. The handler is built once listening, when PORT=0 knows the port of its default base URL.
+  let opened: OpenedShortener;
+  try {
+    opened = openShortener({ ...config, logger: log });
+  } catch (err) {
+    if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
+    log.error(err.message);
+    process.exit(1);
+  }
+
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
   const server = createServer(limits.options);
@@ -63,24 +75,17 @@ function main(): void {
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
-    process.exit(1);
+    // Release the data dir for whoever starts next.
+    void opened.close().catch(() => undefined).then(() => process.exit(1));
   };
   server.once('error', cannotListen);
 
-  // Listen first so that PORT=0 knows its port before the default base URL is built from it.
   server.listen(config.port, config.host, () => {
     // Once listening, a server error (a failed accept) concerns one connection, not the service.
     server.off('error', cannotListen);
     server.on('error', (err: NodeJS.ErrnoException) => log.error('server error', { error: err.code ?? err.message }));
     const { port } = server.address() as AddressInfo;
-    let shortener: Shortener;
-    try {
-      shortener = createShortener({ ...config, port, baseUrl: config.baseUrl ?? `http://localhost:${port}`, logger: log });
-    } catch (err) {
-      if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
-      log.error(err.message);
-      process.exit(1);
-    }
+    const shortener = opened.start(port);
     server.on('request', shortener.handler);
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
@@ -103,6 +108,8 @@ function main(): void {
   });
 
   async function shutdown(srv: Server, shortener: Shortener, signal: string): Promise<void> {
+    // First, so that a load balancer probing readiness stops sending traffic.
+    shortener.beginShutdown();
     log.info('shutting down', { signal });
     setTimeout(() => {
       log.error('shutdown took too long; exiting');
