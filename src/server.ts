@@ -2,13 +2,14 @@
 /**
  * The self-hosting wrapper: read the configuration, load the links, listen, attach the handler,
  * log one start-up line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the
- * handler.
+ * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
+import { trackConnections } from './connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './http-options.ts';
 import { createLogger } from './log.ts';
@@ -71,7 +72,8 @@ function main(): void {
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
   const server = createServer(limits.options);
-  server.maxConnections = limits.maxConnections;
+  // Before the handler is attached: a request must count as in flight before it runs.
+  trackConnections(server, limits.maxConnections);
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
