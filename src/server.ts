@@ -5,7 +5,7 @@
  * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
@@ -18,8 +18,8 @@ import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
 import { NAME, VERSION } from './version.ts';
 
-/** A shutdown that has not finished by then exits anyway (with code 1). */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */
+const FLUSH_GRACE_MS = 10_000;
 
 function main(): void {
   let resolved;
@@ -73,7 +73,7 @@ function main(): void {
   const limits = serverOptions(config);
   const server = createServer(limits.options);
   // Before the handler is attached: a request must count as in flight before it runs.
-  trackConnections(server, limits.maxConnections);
+  const connections = trackConnections(server, limits.maxConnections);
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
@@ -92,7 +92,7 @@ function main(): void {
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => void shutdown(server, shortener, signal));
+      process.once(signal, () => void shutdown(shortener, signal));
     }
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     log.info('listening', {
@@ -109,19 +109,35 @@ function main(): void {
     }
   });
 
-  async function shutdown(srv: Server, shortener: Shortener, signal: string): Promise<void> {
+  let stopping = false;
+
+  /** SPEC §6 Shutdown. */
+  async function shutdown(shortener: Shortener, signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
     // First, so that a load balancer probing readiness stops sending traffic.
     shortener.beginShutdown();
-    log.info('shutting down', { signal });
-    setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    // Stop accepting, let in-flight requests finish, then flush visits and fsync the log.
+    log.info('shutting down', { signal, in_flight: connections.inFlight });
+    // Requests in flight get shutdown_timeout_ms; then their connections are cut.
+    const cutOff = setTimeout(() => {
+      log.warn('shutdown timeout: closing connections with requests still in flight', {
+        in_flight: connections.inFlight,
+        shutdown_timeout_ms: config.shutdownTimeoutMs,
+      });
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    // Stop accepting; close every connection without a request in flight (silent, half a request
+    // sent, idle) now and the others once answered. node:http alone would wait for silent ones.
     await new Promise<void>((resolve) => {
-      srv.close(() => resolve());
-      srv.closeIdleConnections();
+      server.close(() => resolve());
+      connections.drain();
     });
+    clearTimeout(cutOff);
+    setTimeout(() => {
+      log.error('flushing the log took too long; exiting');
+      process.exit(1);
+    }, FLUSH_GRACE_MS).unref();
+    // Flush visits, fsync, release the lock.
     await shortener.close();
     log.info('stopped', { records: shortener.count });
     process.exit(0);

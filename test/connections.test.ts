@@ -1,7 +1,7 @@
 /**
  * The connection table of the self-hosting server (connections.ts), without a socket: who is
- * closed to admit a new connection at the cap, and who is refused. The real-socket side is in
- * silent-connections.test.ts and hardening.test.ts.
+ * closed to admit a new connection at the cap, who is refused, and who is closed on shutdown.
+ * The real-socket side is in silent-connections.test.ts, hardening.test.ts and shutdown.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -93,4 +93,25 @@ test('a connection closed by the client leaves the table; late events about it c
   assert.equal(t.size, 1);
   assert.equal(t.admit('new'), true);
   assert.deepEqual(closedByTable, []);
+});
+
+test('drain closes every connection without a request in flight at once, the others when answered, and admits none', () => {
+  const { t, closedByTable } = table(10);
+  for (const c of ['silent', 'busy', 'idle', 'piped']) t.admit(c);
+  t.started('idle');
+  t.finished('idle');
+  t.started('busy');
+  t.started('piped');
+  t.started('piped');
+  t.drain();
+  assert.equal(t.isDraining, true);
+  assert.deepEqual(closedByTable.sort(), ['idle', 'silent']);
+  assert.equal(t.admit('late'), false);
+  t.finished('busy');
+  assert.deepEqual(closedByTable.slice(2), ['busy']);
+  t.finished('piped');
+  assert.deepEqual(closedByTable.slice(3), [], 'one of its requests is still in flight');
+  t.finished('piped');
+  assert.deepEqual(closedByTable.slice(3), ['piped']);
+  assert.equal(t.size, 0);
 });
