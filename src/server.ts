@@ -12,7 +12,7 @@ import { helpText, resolveConfig } from './config.ts';
 import { trackConnections } from './connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './http-options.ts';
-import { createLogger } from './log.ts';
+import { createLogger, ignoreClosedPipe } from './log.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
@@ -22,6 +22,7 @@ import { NAME, VERSION } from './version.ts';
 const FLUSH_GRACE_MS = 10_000;
 
 function main(): void {
+  ignoreClosedPipe(process.stdout);
   let resolved;
   try {
     resolved = resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
