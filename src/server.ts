@@ -13,6 +13,7 @@ import { trackConnections } from './connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './http-options.ts';
 import { createLogger, ignoreClosedPipe } from './log.ts';
+import { isLoopbackHost } from './loopback.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
@@ -107,6 +108,13 @@ function main(): void {
     });
     if (config.apiKeys.length === 0) {
       log.warn('API_KEYS is empty: listing and deleting links answer 403 until a key is configured');
+    }
+    if (config.apiToken === '' && !isLoopbackHost(config.host)) {
+      log.warn(
+        'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
+          'and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it',
+        { host: config.host },
+      );
     }
   });
 
