@@ -1,6 +1,8 @@
 /**
  * `createShortener(options)`: the whole service as a `(req, res)` handler plus `close()`.
  * The handler is the library; `server.ts` only wraps it in a listening socket.
+ * `openShortener(options).start(port)` is the same in two steps, for a server that must load every
+ * link before it opens its port but learns the port (PORT=0) only by opening it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -10,7 +12,7 @@ import { HttpError } from './errors.ts';
 import { createGate, type GateVerdict } from './gate.ts';
 import { baseHeaders, flatten } from './headers.ts';
 import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
-import { FAST_GET, FAST_HEAD, NO_ROUTE, createMetrics } from './metrics.ts';
+import { FAST_GET, FAST_HEAD, NO_ROUTE, createMetrics, type Metrics } from './metrics.ts';
 import { createResponder } from './respond.ts';
 import { allowHeader, createRouter, normalizeTarget, stripBase } from './router.ts';
 import { routeTable } from './route-table.ts';
@@ -56,6 +58,12 @@ export type Handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: 
 export interface Shortener {
   /** The request handler: `http.createServer(shortener.handler)`, or as Express/Connect middleware. */
   handler: Handler;
+  /**
+   * Turns readiness off: from now on `GET /healthz?ready` answers 503, so load balancers stop
+   * sending traffic, while every other request is served as before. Call it first on SIGTERM;
+   * `close()` implies it.
+   */
+  beginShutdown(): void;
   /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
   close(): Promise<void>;
   /** Rewrites the log to one entry per live link now (it also happens by itself; see README). */
@@ -86,11 +94,42 @@ function targetOf(req: IncomingMessage): string {
   return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
 }
 
+/** A shortener whose links are loaded but whose handler is not built yet (see `openShortener`). */
+export interface OpenedShortener {
+  /** Records in the store. */
+  readonly count: number;
+  /** The log file. */
+  dataFile: string;
+  /**
+   * Builds the shortener. `port` (default: the `port` option) is only used for the default base
+   * URL, `http://localhost:<port>`, when `baseUrl` is not set. Call it once.
+   */
+  start(port?: number): Shortener;
+  /** Closes the store of a shortener that will not start (its server could not listen). */
+  close(): Promise<void>;
+}
+
+/** What `openShortener` prepared: the settings, the logger and the replayed store. */
+interface Opened {
+  config: Config;
+  log: Logger;
+  store: Store;
+  metrics: Metrics;
+}
+
 export function createShortener(options: ShortenerOptions = {}): Shortener {
+  return openShortener(options).start();
+}
+
+/**
+ * The slow half of `createShortener`: validates the options, opens the data dir, takes its lock
+ * and replays the log. Nothing is listening yet, so no client can connect before every link is
+ * loaded.
+ */
+export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
   const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
   // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
   const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
-  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   const log = logger ?? createLogger(config.logLevel, logStream);
   const metrics = createMetrics({ links: () => store.count });
   const store = new Store({
@@ -102,6 +141,30 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
     ...(visitFlushMs ? { visitFlushMs } : {}),
     onWrite: metrics.storeWrite,
   });
+  let started = false;
+  return {
+    get count() {
+      return store.count;
+    },
+    dataFile: store.path,
+    start(port) {
+      if (started) throw new Error('this shortener has already been started');
+      started = true;
+      return assemble(options, { config: { ...config, port: port ?? config.port }, log, store, metrics });
+    },
+    close: () => store.close(),
+  };
+}
+
+function assemble(options: ShortenerOptions, { config, log, store, metrics }: Opened): Shortener {
+  const { now, random, staticDir } = options;
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
+  let shuttingDown = false;
+  /**
+   * Undefined while ready, else why not (SPEC §12). The log store was loaded before this runs and
+   * reads it from memory, which cannot fail: only a shutdown makes it not ready.
+   */
+  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : undefined);
   const service = createService({
     store,
     baseUrl,
@@ -116,7 +179,7 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
@@ -278,7 +341,13 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
 
   return {
     handler,
-    close: () => store.close(),
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    close() {
+      shuttingDown = true;
+      return store.close();
+    },
     compact: () => store.compact(),
     config: { ...config, baseUrl },
     service,

@@ -38,6 +38,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
   maxConnections: number;
+  /** How long `server.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
+  shutdownTimeoutMs: number;
 }
 
 /** A value parser, carrying the values it accepts as `--help` shows them. */
@@ -188,7 +190,8 @@ export const SETTINGS = [
   setting({ prop: 'requestTimeoutMs', file: 'request_timeout_ms', env: 'REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', parse: integer(100, 3_600_000), default: 30_000, help: 'time a client has to send the whole request, ms' }),
   setting({ prop: 'keepAliveTimeoutMs', file: 'keep_alive_timeout_ms', env: 'KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', parse: integer(100, 600_000), default: 5_000, help: 'idle time before a kept-alive connection is closed, ms' }),
   setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
-  setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; more are closed at once' }),
+  setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; past it the oldest one without a request in flight is closed' }),
+  setting({ prop: 'shutdownTimeoutMs', file: 'shutdown_timeout_ms', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', parse: integer(0, 600_000), default: 10_000, help: 'time SIGTERM gives requests in flight before closing them, ms' }),
 ] as const;
 
 type AnySetting = Setting<keyof Config>;

@@ -11,7 +11,10 @@ export type ServerLimits = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' 
 export interface HttpServerSettings {
   /** For `http.createServer(options)`. */
   options: ServerOptions;
-  /** For `server.maxConnections` (a property, not an option): connections past it are closed at once. */
+  /**
+   * For `trackConnections` (connections.ts), not `server.maxConnections`: past it the oldest
+   * connection without a request in flight is closed to admit the new one.
+   */
   maxConnections: number;
 }
 

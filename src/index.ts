@@ -1,5 +1,5 @@
 /** The package entry: the handler factory and its types. */
-export { createShortener, type Shortener, type ShortenerOptions, type Handler } from './app.ts';
+export { createShortener, openShortener, type Shortener, type OpenedShortener, type ShortenerOptions, type Handler } from './app.ts';
 export { resolveConfig, configFromOptions, type Config } from './config.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';

@@ -31,6 +31,8 @@ export interface TableDeps {
   /** `publicRedirects` absent: short links are behind the gate like the rest. */
   config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects'>> & { baseUrl: string };
   log: Logger;
+  /** Readiness (SPEC §12): undefined while ready, else why not (default: always ready). */
+  readiness?: () => string | undefined;
   /** The notice schema file (default: the one shipped in `schemas/v2/`). */
   noticeSchema?: Buffer;
   /** What /metrics reports and the redirect route counts into (default: a registry of its own). */
@@ -47,6 +49,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   const notices = { notices: DEPRECATIONS.map((d) => d.notice) };
   const authCheck = { auth_required: config.apiToken !== '' };
   const metrics = deps.metrics ?? createMetrics({ links: () => 0 });
+  const readiness = deps.readiness ?? (() => undefined);
   // Filled in below, once the table it describes is complete; no request arrives before.
   let openapi = '';
   let docs = '';
@@ -54,10 +57,35 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   const table: ApiRoute[] = [
     {
       path: '/healthz',
-      // For load balancers and probes: public, and independent of the API's own /api/health.
+      // For load balancers and probes: public, and independent of the API's own /api/health. The
+      // readiness probe lives here too, as `?ready`: the seed's public paths are exactly these.
       public: true,
-      methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok' }) },
-      doc: { GET: { operationId: 'getHealthz', summary: 'Liveness probe', tag: 'service', access: 'public', responses: { 200: json('Up.', 'Healthz') } } },
+      methods: {
+        GET: (ctx) => {
+          const notReady = ctx.query().has('ready') ? readiness() : undefined;
+          if (notReady === undefined) reply.json(ctx.res, 200, { status: 'ok' });
+          else reply.json(ctx.res, 503, { status: 'not ready', detail: notReady });
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'getHealthz',
+          summary: 'Liveness probe; with ?ready, the readiness probe',
+          description: 'Without ready: 200 while the process answers. With ready: 200 when every link is loaded and reads work, else 503, also from the moment a shutdown begins (load balancers drain).',
+          tag: 'service',
+          access: 'public',
+          parameters: [{ name: 'ready', in: 'query', description: 'Ask for readiness instead of liveness; any value, or none.', schema: { type: 'string' } }],
+          responses: {
+            200: json('Up (and, with ready, ready).', 'Healthz'),
+            503: json('Not ready (only with ready).', {
+              type: 'object',
+              properties: { status: { type: 'string', const: 'not ready' }, detail: { type: 'string', description: 'Why, e.g. shutting down.' } },
+              required: ['status', 'detail'],
+              additionalProperties: false,
+            }),
+          },
+        },
+      },
     },
     {
       path: '/auth-check',

@@ -1,25 +1,29 @@
 #!/usr/bin/env node
 /**
- * The self-hosting wrapper: read the configuration, listen, attach the handler, log one start-up
- * line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the handler.
+ * The self-hosting wrapper: read the configuration, load the links, listen, attach the handler,
+ * log one start-up line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the
+ * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createShortener, type Shortener } from './app.ts';
+import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './config.ts';
+import { trackConnections } from './connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './http-options.ts';
-import { createLogger } from './log.ts';
+import { createLogger, ignoreClosedPipe } from './log.ts';
+import { isLoopbackListenAddress } from './loopback.ts';
 import { LockError } from './store/lock.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
 import { NAME, VERSION } from './version.ts';
 
-/** A shutdown that has not finished by then exits anyway (with code 1). */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */
+const FLUSH_GRACE_MS = 10_000;
 
 function main(): void {
+  ignoreClosedPipe(process.stdout);
   let resolved;
   try {
     resolved = resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
@@ -56,36 +60,41 @@ function main(): void {
     void compactOffline(config.dataDir, log);
     return;
   }
+  // Load every link before the port opens (SPEC §6 Start-up): the first request ever answered sees
+  // them all. The handler is built once listening, when PORT=0 knows the port of its default base URL.
+  let opened: OpenedShortener;
+  try {
+    opened = openShortener({ ...config, logger: log });
+  } catch (err) {
+    if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
+    log.error(err.message);
+    process.exit(1);
+  }
+
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
   const server = createServer(limits.options);
-  server.maxConnections = limits.maxConnections;
+  // Before the handler is attached: a request must count as in flight before it runs.
+  const connections = trackConnections(server, limits.maxConnections);
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
-    process.exit(1);
+    // Release the data dir for whoever starts next.
+    void opened.close().catch(() => undefined).then(() => process.exit(1));
   };
   server.once('error', cannotListen);
 
-  // Listen first so that PORT=0 knows its port before the default base URL is built from it.
   server.listen(config.port, config.host, () => {
     // Once listening, a server error (a failed accept) concerns one connection, not the service.
     server.off('error', cannotListen);
     server.on('error', (err: NodeJS.ErrnoException) => log.error('server error', { error: err.code ?? err.message }));
     const { port } = server.address() as AddressInfo;
-    let shortener: Shortener;
-    try {
-      shortener = createShortener({ ...config, port, baseUrl: config.baseUrl ?? `http://localhost:${port}`, logger: log });
-    } catch (err) {
-      if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
-      log.error(err.message);
-      process.exit(1);
-    }
+    const shortener = opened.start(port);
     server.on('request', shortener.handler);
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => void shutdown(server, shortener, signal));
+      process.once(signal, () => void shutdown(shortener, signal));
     }
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     log.info('listening', {
@@ -100,19 +109,44 @@ function main(): void {
     if (config.apiKeys.length === 0) {
       log.warn('API_KEYS is empty: listing and deleting links answer 403 until a key is configured');
     }
+    if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
+      log.warn(
+        'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
+          'and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it',
+        { host: config.host },
+      );
+    }
   });
 
-  async function shutdown(srv: Server, shortener: Shortener, signal: string): Promise<void> {
-    log.info('shutting down', { signal });
-    setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    // Stop accepting, let in-flight requests finish, then flush visits and fsync the log.
+  let stopping = false;
+
+  /** SPEC §6 Shutdown. */
+  async function shutdown(shortener: Shortener, signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    // First, so that a load balancer probing readiness stops sending traffic.
+    shortener.beginShutdown();
+    log.info('shutting down', { signal, in_flight: connections.inFlight });
+    // Requests in flight get shutdown_timeout_ms; then their connections are cut.
+    const cutOff = setTimeout(() => {
+      log.warn('shutdown timeout: closing connections with requests still in flight', {
+        in_flight: connections.inFlight,
+        shutdown_timeout_ms: config.shutdownTimeoutMs,
+      });
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    // Stop accepting; close every connection without a request in flight (silent, half a request
+    // sent, idle) now and the others once answered. node:http alone would wait for silent ones.
     await new Promise<void>((resolve) => {
-      srv.close(() => resolve());
-      srv.closeIdleConnections();
+      server.close(() => resolve());
+      connections.drain();
     });
+    clearTimeout(cutOff);
+    setTimeout(() => {
+      log.error('flushing the log took too long; exiting');
+      process.exit(1);
+    }, FLUSH_GRACE_MS).unref();
+    // Flush visits, fsync, release the lock.
     await shortener.close();
     log.info('stopped', { records: shortener.count });
     process.exit(0);

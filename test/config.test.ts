@@ -62,6 +62,7 @@ const SPEC_DEFAULTS: Config = {
   maxUrlLength: 8192,
   logLevel: 'info',
   mcpAllowedOrigins: [],
+  shutdownTimeoutMs: 10_000,
   // Beyond the SPEC table: the body limit and the server limits (README, Configuration).
   maxBodyBytes: 65536,
   headersTimeoutMs: 10_000,
@@ -86,6 +87,7 @@ const SPEC_ENV_NAMES = [
   'MAX_URL_LENGTH',
   'LOG_LEVEL',
   'MCP_ALLOWED_ORIGINS',
+  'SHUTDOWN_TIMEOUT_MS',
   'MAX_BODY_BYTES',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
@@ -359,6 +361,7 @@ describe('config file', () => {
       keep_alive_timeout_ms: 1500,
       max_header_bytes: 8192,
       max_connections: 50,
+      shutdown_timeout_ms: 0,
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -381,6 +384,7 @@ describe('config file', () => {
       keepAliveTimeoutMs: 1500,
       maxHeaderBytes: 8192,
       maxConnections: 50,
+      shutdownTimeoutMs: 0,
     });
   });
 
@@ -455,6 +459,8 @@ describe('configuration errors', () => {
     { name: 'keep-alive timeout 0 (would never close idle connections)', file: json({ keep_alive_timeout_ms: 0 }), names: ['keep_alive_timeout_ms'] },
     { name: 'max header bytes below 1 KiB', env: { MAX_HEADER_BYTES: '512' }, names: ['MAX_HEADER_BYTES'] },
     { name: 'max connections 0', env: { MAX_CONNECTIONS: '0' }, names: ['MAX_CONNECTIONS'] },
+    { name: 'shutdown timeout above 10 min', env: { SHUTDOWN_TIMEOUT_MS: '600001' }, names: ['SHUTDOWN_TIMEOUT_MS'] },
+    { name: 'shutdown timeout negative', argv: ['--shutdown-timeout-ms=-1'], names: ['--shutdown-timeout-ms'] },
     { name: 'headers timeout above the request timeout (env)', env: { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }, names: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] },
     { name: 'headers timeout above the default request timeout (flag)', argv: ['--headers-timeout-ms', '40000'], names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'] },
   ];

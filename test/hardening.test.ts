@@ -1,8 +1,9 @@
 /**
  * The limits of the self-hosting server (`node dist/server.js`; see http-options.ts), on a real
  * child process with short timeouts: slow headers and endless bodies are cut off near their
- * timeouts while other clients are served, oversized headers are 431, connections past the cap are
- * closed at once, idle kept-alive connections are closed. Time windows are generous on purpose:
+ * timeouts while other clients are served, oversized headers are 431, at the connection cap the
+ * connection idle the longest makes room (or, with a request in flight on each, the new one is
+ * closed at once), idle kept-alive connections are closed. Time windows are generous on purpose:
  * these are behaviour tests (does the cut-off happen, and not long after the limit), not benchmarks.
  */
 import assert from 'node:assert/strict';
@@ -169,29 +170,55 @@ test('headers past max_header_bytes are 431; below it they are served', { timeou
   });
 });
 
-test('connections past max_connections are closed at once; the open ones keep working', { timeout: 60_000 }, async () => {
+/** A `POST /api/shorten` in flight: its head is in (the server answered 100 Continue), its body not yet. */
+function upload(port: number): { continued: Promise<void>; finish(): Promise<RawResponse[]>; socket: Socket } {
+  const body = '{"url":"https://example.com/in-flight"}';
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  let seen: (() => void) | undefined;
+  const continued = new Promise<void>((resolve) => (seen = resolve));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.setEncoding('latin1').on('data', (c: string) => {
+    text += c;
+    if (text.includes('100 Continue')) seen?.();
+  });
+  socket.on('error', () => {});
+  socket.write(`POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+  return {
+    continued,
+    socket,
+    async finish() {
+      socket.write(body);
+      await closed;
+      return parseResponses(text);
+    },
+  };
+}
+
+test('at max_connections the connection idle the longest is closed to admit a new one; the others keep working', { timeout: 60_000 }, async () => {
   await withServer({ MAX_CONNECTIONS: '4', KEEP_ALIVE_TIMEOUT_MS: '30000' }, async (s) => {
     const open = Array.from({ length: 4 }, () => new Connection(s.port));
     for (const c of open) assert.equal((await c.get('/healthz')).status, 200);
+
+    const fifth = await sendRaw(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { halfCloseAfterMs: 10_000 });
+    assert.equal(fifth.responses[0]?.status, 200, 'a new client is served at the cap');
+    await open[0]!.closed;
+    for (const c of open.slice(1)) assert.equal((await c.get('/auth-check')).status, 200, 'the open connections still work');
+    for (const c of open.slice(1)) c.socket.destroy();
+  });
+});
+
+test('at max_connections with a request in flight on every connection, new connections are closed at once; the requests complete', { timeout: 60_000 }, async () => {
+  await withServer({ MAX_CONNECTIONS: '4' }, async (s) => {
+    const uploads = Array.from({ length: 4 }, () => upload(s.port));
+    await Promise.all(uploads.map((u) => u.continued));
 
     for (let i = 0; i < 3; i++) {
       const refused = await sendRaw(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { halfCloseAfterMs: 10_000 });
       assert.equal(refused.end, 'closed', 'closed by the server, not left hanging');
       assert.equal(refused.text, '', 'no answer past the cap');
     }
-    for (const c of open) assert.equal((await c.get('/auth-check')).status, 200, 'the open connections still work');
-
-    // Once one closes there is room again.
-    open[0]!.socket.destroy();
-    await open[0]!.closed;
-    let again: number | undefined;
-    for (let i = 0; i < 50 && again === undefined; i++) {
-      const r = await sendRaw(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      again = r.responses[0]?.status;
-      if (again === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.equal(again, 200);
-    for (const c of open.slice(1)) c.socket.destroy();
+    for (const u of uploads) assert.deepEqual((await u.finish()).map((r) => r.status), [100, 201], 'each request in flight completes');
   });
 });
 

@@ -106,7 +106,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
     'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
     'GET /{code}': ['302', '401', '404', '410', '500'],
-    'GET /healthz': ['200', '500'],
+    'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
     'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '500'],
