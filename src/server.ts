@@ -104,6 +104,7 @@ function main(): void {
       records: shortener.count,
       fsync: config.fsync,
       gate: config.apiToken !== '',
+      public_redirects: config.publicRedirects,
       api_keys: config.apiKeys.length > 0,
     });
     if (config.apiKeys.length === 0) {

@@ -700,6 +700,7 @@ describe('CLI', { timeout: 60_000 }, () => {
       assert.equal(listening['data_file'], join(dir, 'urls.log'));
       assert.equal(listening['records'], 0);
       assert.equal(listening['gate'], false);
+      assert.equal(listening['public_redirects'], false);
       assert.equal(listening['api_keys'], false);
       assert.equal(warning['level'], 'warn');
       assert.match(String(warning['msg']), /API_KEYS/);
