@@ -37,7 +37,7 @@ async function child(mode, dir) {
 
 async function writeLog(dir, n) {
   const { encodeEntry } = await import(dist('store/format.js'));
-  const { createCodeSource } = await import(dist('codes.js'));
+  const { createCodeSource } = await import(dist('api/codes.js'));
   const code = createCodeSource();
   const seen = new Set();
   const parts = [];

@@ -94,7 +94,7 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 `;
 
 async function startBaseline(withHeaders) {
-  const { baseHeaders, flatten } = await import(new URL('../dist/headers.js', import.meta.url).href);
+  const { baseHeaders, flatten } = await import(new URL('../dist/http/headers.js', import.meta.url).href);
   const env = { HEADERS: withHeaders ? JSON.stringify(flatten(baseHeaders({ https: false }))) : '[]', LOCATION: TARGET };
   return startProcess(process.execPath, ['-e', BASELINE], env, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
 }

@@ -3,7 +3,7 @@
  * Kills the real server with SIGKILL mid-load, cycle after cycle, and checks every restart against
  * what the clients were told (see test/crash-harness.ts). Exit 1 on a broken promise, 2 on bad usage.
  */
-import { CrashViolation, runCrashCycles } from '../test/crash-harness.ts';
+import { CrashViolation, runCrashCycles } from '../test/support/crash-harness.ts';
 import { parseCountAndSeed } from './count-and-seed.ts';
 
 const USAGE = 'usage: node --import tsx scripts/crash-test.ts [cycles=100] [--seed N]';

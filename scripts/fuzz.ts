@@ -4,7 +4,7 @@
  * against the properties in test/fuzz-harness.ts. Exit 1 on a failed property (the message has
  * the counterexample and its seed), 2 on bad usage.
  */
-import { runFuzz } from '../test/fuzz-harness.ts';
+import { runFuzz } from '../test/support/fuzz-harness.ts';
 import { parseCountAndSeed } from './count-and-seed.ts';
 
 const USAGE = 'usage: node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]';

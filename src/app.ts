@@ -6,19 +6,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createCodeSource, isCodeShaped, RESERVED_SEGMENTS, type RandomSource } from './codes.ts';
-import { configFromOptions, type Config } from './config.ts';
+import { createCodeSource, isCodeShaped, RESERVED_SEGMENTS, type RandomSource } from './api/codes.ts';
+import { configFromOptions, type Config } from './cli/config.ts';
 import { HttpError } from './errors.ts';
-import { createGate, type GateVerdict } from './gate.ts';
-import { baseHeaders, flatten } from './headers.ts';
+import { createGate, type GateVerdict } from './http/gate.ts';
+import { baseHeaders, flatten } from './http/headers.ts';
 import { createLogger, redactTarget, type Logger, type LogSink } from './log.ts';
-import { FAST_GET, FAST_HEAD, NO_ROUTE, createMetrics, type Metrics } from './metrics.ts';
-import { createResponder } from './respond.ts';
-import { allowHeader, createRouter, normalizeTarget, stripBase } from './router.ts';
+import { FAST_GET, FAST_HEAD, NO_ROUTE, createMetrics, type Metrics } from './metrics/metrics.ts';
+import { createResponder } from './http/respond.ts';
+import { allowHeader, createRouter } from './http/router.ts';
+import { normalizeTarget, stripBase } from './paths.ts';
 import { routeTable } from './route-table.ts';
-import type { Ctx } from './routes.ts';
-import { createService, type Service } from './service.ts';
-import { loadStatic } from './static.ts';
+import type { Ctx } from './http/context.ts';
+import { createService, type Service } from './api/service.ts';
+import { loadStatic } from './http/static.ts';
 import type { StoreFs } from './store/fs.ts';
 import { Store, type CompactReport } from './store/store.ts';
 

@@ -4,21 +4,21 @@
  * public probes. The OpenAPI document is built from this same table once it is complete, so what
  * is documented is what the router serves.
  */
-import type { Config } from './config.ts';
-import { DEPRECATIONS, createDeprecations, loadNoticeSchema } from './deprecations.ts';
-import { renderDocs } from './docs.ts';
+import type { Config } from './cli/config.ts';
+import { DEPRECATIONS, createDeprecations, loadNoticeSchema } from './published/deprecations.ts';
+import { renderDocs } from './published/docs.ts';
 import type { Logger } from './log.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { createMcpEndpoint } from './mcp/endpoint.ts';
 import { PROTOCOL_VERSIONS } from './mcp/protocol.ts';
 import { TOOLS } from './mcp/tools.ts';
-import { body, empty, json, ref } from './openapi-parts.ts';
-import { openApiDocument } from './openapi.ts';
-import { PROMETHEUS_TYPE, renderPrometheus } from './prometheus.ts';
-import { HTML_TYPE, JSON_TYPE, type Responder } from './respond.ts';
-import { apiRoutes, type ApiRoute } from './routes.ts';
-import type { Service } from './service.ts';
-import type { StaticFile } from './static.ts';
+import { body, empty, json, ref } from './published/openapi-parts.ts';
+import { openApiDocument } from './published/openapi.ts';
+import { PROMETHEUS_TYPE, renderPrometheus } from './metrics/prometheus.ts';
+import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
+import { apiRoutes, type ApiRoute } from './api/routes.ts';
+import type { Service } from './api/service.ts';
+import type { StaticFile } from './http/static.ts';
 import { VERSION } from './version.ts';
 
 /** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */

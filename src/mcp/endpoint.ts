@@ -6,11 +6,11 @@
  * ever carries `Mcp-Session-Id`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mediaType, readBody } from '../body.ts';
+import { mediaType, readBody } from '../http/body.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { Responder } from '../respond.ts';
-import type { Service } from '../service.ts';
+import type { Responder } from '../http/respond.ts';
+import type { Service } from '../api/service.ts';
 import { PROTOCOL_VERSIONS, createMcpServer } from './protocol.ts';
 
 export interface McpEndpointOptions {

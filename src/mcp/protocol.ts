@@ -4,9 +4,9 @@
  * create, keep or expire, and `tools/call` works without a prior `initialize`.
  */
 import { HttpError } from '../errors.ts';
-import { validateValue } from '../json-schema.ts';
+import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
-import type { Service } from '../service.ts';
+import type { Service } from '../api/service.ts';
 import { NAME, VERSION } from '../version.ts';
 import {
   INTERNAL_ERROR,

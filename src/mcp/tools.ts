@@ -5,10 +5,10 @@
  * storage unavailable) is an ordinary result with `isError: true`, so the model can read it and
  * correct itself; it is never a protocol error.
  */
-import type { JsonSchema } from '../json-schema.ts';
-import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../schemas.ts';
-import type { Service, UrlRecord } from '../service.ts';
-import { MAX_RETENTION_DAYS } from '../validate.ts';
+import type { JsonSchema } from '../published/json-schema.ts';
+import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
+import type { Service, UrlRecord } from '../api/service.ts';
+import { MAX_RETENTION_DAYS } from '../api/validate.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

@@ -1,0 +1,386 @@
+/**
+ * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
+ * which methods are public when the gate is on (SPEC §5; a route without `public` is protected, and
+ * short links are public only with `publicRedirects`),
+ * and the documentation of each operation, from which `openapi.ts` builds the OpenAPI document.
+ * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
+ * comes last and never takes a reserved first segment.
+ */
+import { readBody, parseFields } from '../http/body.ts';
+import { RESERVED_SEGMENTS } from './codes.ts';
+import type { Deprecations } from '../published/deprecations.ts';
+import { HttpError } from '../errors.ts';
+import { flatten, type HeaderPair } from '../http/headers.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
+import type { RouteDoc } from '../published/openapi.ts';
+import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, htmlPage, type Responder } from '../http/respond.ts';
+import type { Route } from '../http/router.ts';
+import type { Service, UrlListing } from './service.ts';
+import type { StaticFile } from '../http/static.ts';
+import { parsePaging } from './validate.ts';
+import type { Ctx, RouteHandler } from '../http/context.ts';
+
+/** A route with the documentation of each method it serves. */
+export type ApiRoute = Route<RouteHandler> & { doc: RouteDoc };
+
+export interface RouteDeps {
+  service: Service;
+  reply: Responder;
+  production: boolean;
+  /** With the gate on, anyone may open short links (SPEC §5.3); otherwise they are gated too. */
+  publicRedirects: boolean;
+  files: ReadonlyMap<string, StaticFile>;
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
+  deprecations: Deprecations;
+  /** Where the redirect route counts its results. */
+  metrics: Pick<Metrics, 'redirected'>;
+}
+
+/** Crawlers would use up visit limits and, through the deprecated GET, create links: all is off limits. */
+export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
+
+const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
+const EXPIRED_PAGE = htmlPage('This link has expired', 'The owner of this short link gave it a limited lifetime, and it has passed.');
+const NO_STORE = ['Cache-Control', 'private, no-store'];
+
+/** `If-None-Match` per RFC 9110 §13.1.2: `*`, or a list of tags compared weakly (a `W/` prefix ignored). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+/**
+ * Characters per piece of a streamed list (the JSON is ASCII: one byte each). A piece is bounded
+ * by size, not by a number of records: a thousand records of 64 KiB URLs would be 64 MB, built in
+ * one turn. 64 KiB takes under a millisecond to build and stays a young-generation string, which
+ * the garbage collector frees cheaply.
+ */
+export const LIST_PIECE_CHARS = 64 * 1024;
+/** Records read from the snapshot at a time while building pieces. */
+const LIST_STEP = 64;
+
+/**
+ * `{"count":N,"urls":[…]}` in pieces of about `pieceChars` (at most one record more): together
+ * the same bytes as `JSON.stringify` of the whole list.
+ */
+export function* listJson(page: UrlListing, pieceChars = LIST_PIECE_CHARS): Generator<string, void, undefined> {
+  let piece = `{"count":${page.count},"urls":[`;
+  let separator = '';
+  for (let i = 0; i < page.count; i += LIST_STEP) {
+    for (const record of page.slice(i, i + LIST_STEP)) {
+      piece += separator + JSON.stringify(record);
+      separator = ',';
+      if (piece.length >= pieceChars) {
+        yield piece;
+        piece = '';
+      }
+    }
+  }
+  yield `${piece}]}`;
+}
+
+/** `seen`, then what is left of `rest`. */
+function* prepend(seen: readonly string[], rest: Iterator<string>): Generator<string> {
+  yield* seen;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+}
+
+/** An error answering a deprecated usage still announces the deprecation. */
+function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {
+  return err instanceof HttpError && notice.length > 0 ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
+}
+
+const SHORTENED = (deprecated: boolean) =>
+  body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);
+
+const SHORTEN_ERRORS = {
+  400: ref('responses', 'BadRequest'),
+  413: ref('responses', 'PayloadTooLarge'),
+  415: ref('responses', 'UnsupportedMediaType'),
+  503: ref('responses', 'Unavailable'),
+};
+
+const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
+
+export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
+  /**
+   * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
+   * before anything else. Returns the deprecation headers the answer must carry.
+   */
+  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
+    const header = ctx.req.headers['x-api-key'];
+    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
+    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
+    const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
+    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
+    return notice;
+  }
+
+  function serveFile(ctx: Ctx, name: string): void {
+    const file = files.get(name);
+    if (!file) throw new HttpError(404);
+    const headers = ['ETag', file.etag, 'Cache-Control', 'no-cache'];
+    if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) return reply.empty(ctx.res, 304, headers);
+    reply.send(ctx.res, 200, file.type, file.body, headers);
+  }
+
+  async function shorten(ctx: Ctx): Promise<void> {
+    // A state-changing GET is deprecated: every answer to it says so, errors included.
+    const notice = ctx.method === 'GET' ? deprecations.headers('shorten-with-get') : [];
+    try {
+      const query = ctx.query();
+      const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
+      // A query parameter wins over the body field of the same name (SPEC §4).
+      const fromQuery = query.has('retention_days');
+      const record = await service.shorten({
+        url: query.has('url') ? query.get('url') : fields.get('url'),
+        retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
+        textual: fromQuery || fields.textual,
+      });
+      reply.send(ctx.res, 201, TEXT_TYPE, record.short_url, ['Location', record.short_url, ...flatten(notice)]);
+    } catch (err) {
+      throw keepNotice(err, notice);
+    }
+  }
+
+  return [
+    {
+      path: '/',
+      public: true,
+      methods: {
+        GET: (ctx) => {
+          if (production) throw new HttpError(404);
+          serveFile(ctx, 'index.html');
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'getUi',
+          summary: 'The web UI',
+          tag: 'ui',
+          access: 'public',
+          responses: { 200: body('The UI page.', HTML_TYPE, HTML_PAGE), 404: empty('PRODUCTION=true: no UI. Empty body.') },
+        },
+      },
+    },
+    {
+      path: '/static/*',
+      public: true,
+      methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) },
+      doc: {
+        GET: {
+          operationId: 'getStaticFile',
+          summary: 'A file of the UI (and the stylesheet of /docs)',
+          description: 'Served from memory with a strong ETag and Cache-Control: no-cache; If-None-Match revalidates.',
+          tag: 'ui',
+          access: 'public',
+          responses: {
+            200: body('The file, with its content type (text/css for docs.css).', '*/*', {}, ['ETag', 'Cache-Control']),
+            304: empty('Not modified (If-None-Match matched).', ['ETag', 'Cache-Control']),
+            404: empty('No such file. Empty body.'),
+          },
+        },
+      },
+    },
+    {
+      path: '/robots.txt',
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, TEXT_TYPE, ROBOTS_TXT) },
+      doc: {
+        GET: {
+          operationId: 'getRobotsTxt',
+          summary: 'Keeps crawlers out',
+          description: 'Crawlers would use up visit limits and create links; every path is disallowed.',
+          tag: 'service',
+          access: 'gate',
+          responses: { 200: body('`User-agent: *` and `Disallow: /`.', TEXT_TYPE, { type: 'string', const: ROBOTS_TXT }) },
+        },
+      },
+    },
+    {
+      path: '/api/health',
+      methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
+      doc: {
+        GET: { operationId: 'getHealth', summary: 'Health check of the API', tag: 'service', access: 'gate', responses: { 200: json('Up.', 'Health') } },
+      },
+    },
+    {
+      path: '/api/shorten',
+      methods: { GET: shorten, POST: shorten },
+      // A prefetcher's HEAD must not create a link; SPEC §4 writes this Allow exactly.
+      noHead: true,
+      allow: 'GET, POST',
+      doc: {
+        POST: {
+          operationId: 'shortenUrl',
+          summary: 'Create a short link',
+          description:
+            'Fields url (required) and retention_days (0–36500, 0 or absent = forever) come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field. The same URL shortened twice gets two codes.',
+          tag: 'links',
+          access: 'gate',
+          parameters: SHORTEN_PARAMS,
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': { schema: ref('schemas', 'ShortenInput') },
+              'application/x-www-form-urlencoded': { schema: ref('schemas', 'ShortenForm') },
+            },
+          },
+          responses: { 201: SHORTENED(false), ...SHORTEN_ERRORS },
+        },
+        GET: {
+          operationId: 'shortenUrlWithGet',
+          summary: 'Create a short link with GET (deprecated)',
+          description:
+            'Deprecated: use POST. Behaves exactly as POST with query parameters; every response carries Deprecation and Link headers. HEAD is 405 with Allow: GET, POST (a HEAD must change nothing).',
+          tag: 'links',
+          access: 'gate',
+          deprecated: true,
+          parameters: SHORTEN_PARAMS,
+          responses: { 201: SHORTENED(true), ...SHORTEN_ERRORS },
+        },
+      },
+    },
+    {
+      path: '/api/urls',
+      methods: {
+        GET: async (ctx) => {
+          const notice = requireAdmin(ctx);
+          let page: UrlListing;
+          try {
+            page = service.listing(parsePaging(ctx.query()));
+          } catch (err) {
+            throw keepNotice(err, notice);
+          }
+          const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
+          try {
+            // A list that fits in one piece goes out whole, with a Content-Length; a longer one
+            // piece by piece, a few per event-loop turn (see pacer.ts), so that listing 100k links
+            // never stalls the loop.
+            const pieces = listJson(page);
+            const first = pieces.next();
+            const second = pieces.next();
+            if (first.done || second.done) reply.send(ctx.res, 200, JSON_TYPE, first.value ?? '', headers);
+            else await reply.stream(ctx.res, 200, JSON_TYPE, prepend([first.value, second.value], pieces), headers);
+          } finally {
+            page.release();
+          }
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'listUrls',
+          summary: 'List live links, newest first',
+          tag: 'admin',
+          access: 'admin',
+          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset')],
+          responses: {
+            200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
+            400: ref('responses', 'BadRequest'),
+          },
+        },
+      },
+    },
+    {
+      path: '/api/urls/:code',
+      methods: {
+        GET: (ctx) => {
+          const record = service.get(ctx.params['code']!);
+          if (!record) throw new HttpError(404);
+          reply.json(ctx.res, 200, record);
+        },
+        DELETE: async (ctx) => {
+          const notice = requireAdmin(ctx);
+          try {
+            if (!(await service.remove(ctx.params['code']!))) throw new HttpError(404);
+            reply.empty(ctx.res, 204, flatten(notice));
+          } catch (err) {
+            throw keepNotice(err, notice);
+          }
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'getUrl',
+          summary: 'The record of one live link',
+          tag: 'links',
+          access: 'gate',
+          responses: { 200: json('The record.', 'Record'), 404: ref('responses', 'NotFound') },
+        },
+        DELETE: {
+          operationId: 'deleteUrl',
+          summary: 'Delete a link',
+          tag: 'admin',
+          access: 'admin',
+          responses: {
+            204: empty('Deleted (on disk before the answer). Deprecation and Link only when the key came from api_key.', ['Deprecation', 'Link']),
+            404: ref('responses', 'NotFound'),
+            503: ref('responses', 'Unavailable'),
+          },
+        },
+      },
+    },
+    {
+      path: '/api/lookup',
+      methods: {
+        GET: (ctx) => {
+          const record = service.lookup(ctx.query().get('url') ?? undefined);
+          if (!record) throw new HttpError(404);
+          reply.json(ctx.res, 200, record);
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'lookupUrl',
+          summary: 'The newest live link of an original URL',
+          tag: 'links',
+          access: 'gate',
+          parameters: [ref('parameters', 'lookup_url')],
+          responses: {
+            200: json('The newest record whose original_url matches.', 'Record'),
+            400: ref('responses', 'BadRequest'),
+            404: ref('responses', 'NotFound'),
+          },
+        },
+      },
+    },
+    {
+      path: '/:code',
+      accept: (segment) => !RESERVED_SEGMENTS.has(segment),
+      // A gated instance is a private one, reached through a proxy that adds the token (SPEC §5.3):
+      // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET and HEAD only,
+      // any other method on a link stays behind the gate.
+      ...(publicRedirects ? { public: ['GET', 'HEAD'] as const } : {}),
+      methods: {
+        GET: (ctx) => {
+          // HEAD is answered by this handler too, and does not count as a visit.
+          const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
+          metrics.redirected(hit.kind);
+          if (hit.kind === 'found') return reply.found(ctx.res, hit.url);
+          if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
+          reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);
+        },
+      },
+      doc: {
+        GET: {
+          operationId: 'followLink',
+          summary: 'Follow a short link',
+          description: publicRedirects
+            ? 'Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. GET counts a visit; HEAD answers the same without counting.'
+            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. GET counts a visit; HEAD answers the same without counting.',
+          tag: 'links',
+          access: publicRedirects ? 'public' : 'gate',
+          responses: {
+            302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
+            404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+            410: body('The link has expired: a small "This link has expired" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+          },
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,128 @@
+/**
+ * Input rules of the shortening API (SPEC §4) as pure functions. Each returns the clean value or
+ * throws `HttpError(400, reason)`; the reason is written for the person who sent the request.
+ */
+import { HttpError } from '../errors.ts';
+import { normalizeTarget, stripBase } from '../paths.ts';
+
+export const MAX_RETENTION_DAYS = 36500;
+
+export interface UrlRules {
+  maxLength: number;
+  /** `https://s.example/x`: links into this space would redirect to themselves. */
+  baseUrl: string;
+}
+
+/** Returns the WHATWG serialization (`new URL(input).href`) of an acceptable original URL. */
+export function validateUrl(input: unknown, rules: UrlRules): string {
+  if (input === undefined || input === null || input === '') throw new HttpError(400, 'url is required');
+  if (typeof input !== 'string') throw new HttpError(400, 'url must be a string');
+  if (input.length > rules.maxLength) {
+    throw new HttpError(400, `url is too long: ${input.length} characters, the limit is ${rules.maxLength}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new HttpError(400, 'url must be an absolute URL such as https://example.com/page');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new HttpError(400, `url must use http or https, not ${url.protocol.slice(0, -1)}`);
+  }
+  if (!url.hostname) throw new HttpError(400, 'url must have a host');
+  if (url.username || url.password) {
+    throw new HttpError(400, 'url must not contain a user name or password (user@host URLs are a phishing pattern)');
+  }
+  if (url.href.length > rules.maxLength) {
+    throw new HttpError(400, `url is too long once normalized: ${url.href.length} characters, the limit is ${rules.maxLength}`);
+  }
+  if (isOwnShortLink(url, new URL(rules.baseUrl))) {
+    throw new HttpError(400, 'url points at this shortener itself; a short link to a short link would loop');
+  }
+  return url.href;
+}
+
+/**
+ * Host names that reach this machine, as the WHATWG parser serializes them: it has already turned
+ * `127.1`, `0x7f.0.0.1` and `2130706433` into `127.0.0.1`, `[0:0::1]` into `[::1]`,
+ * `[::ffff:127.0.0.1]` into `[::ffff:7f00:1]`, `%6Cocalhost` and full-width letters into
+ * `localhost`, and dropped a trailing dot after an IPv4 address. `*.localhost` is loopback by
+ * RFC 6761 (browsers resolve it so without DNS); `0.0.0.0` and `[::]` are not loopback addresses,
+ * but connecting to them reaches this machine on Linux and macOS, so a redirect there loops too.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    host === '[::1]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) ||
+    host === '0.0.0.0' ||
+    host === '[::]'
+  );
+}
+
+/** The port a client connects to: the written one, else the scheme's default. */
+function portOf(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * True when `url` points into this service's own short-link space (SPEC §4), where a redirect would
+ * lead back to the service itself. The host must be the base URL's host, whatever the scheme or port:
+ * a TLS front or an http→https redirect puts every scheme and port of a public host on this service.
+ * A loopback base is the exception: many services share one machine, so only the same port is this
+ * one, but every loopback spelling of that port is. `host.` is the fully-qualified spelling of `host`.
+ * The path must lie inside the base path, split and decoded exactly as the router does, so `/%73/x`
+ * under base `/s` counts; a path the router refuses (400) cannot loop.
+ */
+export function isOwnShortLink(url: URL, base: URL): boolean {
+  if (isLoopbackHost(base.hostname)) {
+    if (!isLoopbackHost(url.hostname) || portOf(url) !== portOf(base)) return false;
+  } else if (url.hostname.replace(/\.$/, '') !== base.hostname.replace(/\.$/, '')) {
+    return false;
+  }
+  const path = normalizeTarget(url.pathname);
+  const basePath = normalizeTarget(base.pathname);
+  if (!path.ok || !basePath.ok) return false;
+  return stripBase(path.target.segments, basePath.target.segments) !== undefined;
+}
+
+/**
+ * `retention_days`: absent (undefined/null) = 0 = forever; otherwise an integer 0–36500. From a
+ * query string or a form (`textual`) it arrives as decimal digits; in JSON it must be a number.
+ */
+export function parseRetention(raw: unknown, textual = false): number {
+  if (raw === undefined || raw === null) return 0;
+  const value = textual && typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETENTION_DAYS) {
+    throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
+  }
+  return value;
+}
+
+export interface Paging {
+  limit: number | undefined;
+  offset: number;
+}
+
+export const MAX_LIMIT = 1000;
+
+/** `limit` 1–1000 and `offset` ≥ 0, both optional; without `limit` the whole list is returned. */
+export function parsePaging(query: URLSearchParams): Paging {
+  const limit = query.get('limit');
+  const offset = query.get('offset');
+  const paging: Paging = { limit: undefined, offset: 0 };
+  if (limit !== null) {
+    if (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) {
+      throw new HttpError(400, `limit must be an integer from 1 to ${MAX_LIMIT}`);
+    }
+    paging.limit = Number(limit);
+  }
+  if (offset !== null) {
+    if (!/^\d{1,15}$/.test(offset)) throw new HttpError(400, 'offset must be an integer of 0 or more');
+    paging.offset = Number(offset);
+  }
+  return paging;
+}

@@ -1,0 +1,58 @@
+/**
+ * The embedded frontend: files under `static/` are read once at start-up and served from memory
+ * with a strong ETag, so a revalidation costs a string compare and a 304.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+export interface StaticFile {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** The `static/` folder of the package, beside `src/` and `dist/`. */
+export const STATIC_DIR = fileURLToPath(new URL('../../static/', import.meta.url));
+
+/** Every file below `dir` by its relative path (`app.js`, `img/logo.svg`). Hidden files are skipped. */
+export function loadStatic(dir: string = STATIC_DIR): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  const walk = (rel: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, rel));
+    } catch {
+      return; // no static folder: the UI routes answer 404
+    }
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      const path = rel ? `${rel}/${name}` : name;
+      if (statSync(join(dir, path)).isDirectory()) {
+        walk(path);
+        continue;
+      }
+      const body = readFileSync(join(dir, path));
+      files.set(path, {
+        body,
+        type: CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      });
+    }
+  };
+  walk('');
+  return files;
+}

@@ -1,0 +1,218 @@
+/**
+ * `/docs`: the OpenAPI document rendered as one HTML page on the server — a pure function of the
+ * document. No script at all and no inline style (the Content-Security-Policy forbids both); the
+ * look comes from one same-origin stylesheet, `static/docs.css`. Every text is HTML-escaped.
+ */
+import type { OpenApiDocument, OpenApiObject, Operation } from './openapi.ts';
+import { escapeHtml } from '../http/respond.ts';
+
+const METHODS = ['get', 'post', 'delete'] as const;
+
+/** Escapes, then renders `code` spans and blank-line paragraphs: all the markup descriptions use. */
+function prose(text: string | undefined): string {
+  if (!text) return '';
+  return text
+    .split(/\n\s*\n/)
+    .map((para) => `<p>${escapeHtml(para).replace(/`([^`]+)`/g, '<code>$1</code>')}</p>`)
+    .join('\n');
+}
+
+const inline = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+const field = (o: OpenApiObject | undefined, key: string): unknown => (o ? o[key] : undefined);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = (v: unknown): OpenApiObject | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as OpenApiObject) : undefined);
+
+export function renderDocs(doc: OpenApiDocument): string {
+  const basePath = new URL(doc.servers[0]?.url ?? 'http://localhost/').pathname.replace(/\/+$/, '');
+
+  /** Follows a local `$ref` into the components. */
+  function resolve(o: OpenApiObject | undefined): OpenApiObject | undefined {
+    const target = str(field(o, '$ref'));
+    if (!target) return o;
+    const [, , kind, name] = target.split('/');
+    const group = doc.components[kind as keyof OpenApiDocument['components']];
+    return group?.[name ?? ''];
+  }
+
+  /** A one-line type: a link for a component, otherwise its type and limits. */
+  function typeOf(schema: OpenApiObject | undefined): string {
+    if (!schema) return '';
+    const target = str(field(schema, '$ref'));
+    if (target) {
+      const name = target.split('/').pop()!;
+      return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
+    }
+    const oneOf = field(schema, 'oneOf');
+    if (Array.isArray(oneOf)) return oneOf.map((s) => typeOf(obj(s))).join(' or ');
+    if (field(schema, 'const') !== undefined) return `<code>${escapeHtml(JSON.stringify(field(schema, 'const')))}</code>`;
+    const type = field(schema, 'type');
+    let text = Array.isArray(type) ? type.join(' or ') : str(type);
+    if (text === 'array') text = `array of ${typeOf(obj(field(schema, 'items')))}`;
+    else text = escapeHtml(text);
+    const limits: string[] = [];
+    const enumeration = field(schema, 'enum');
+    if (Array.isArray(enumeration)) limits.push(`one of ${enumeration.map((v) => JSON.stringify(v)).join(', ')}`);
+    for (const [key, label] of [['minimum', '≥'], ['maximum', '≤'], ['minLength', 'length ≥'], ['maxLength', 'length ≤'], ['pattern', 'matching']] as const) {
+      const v = field(schema, key);
+      if (v !== undefined) limits.push(`${label} ${String(v)}`);
+    }
+    return limits.length > 0 ? `${text} (${escapeHtml(limits.join(', '))})` : text;
+  }
+
+  function access(op: Operation): string {
+    if (op.security.length === 0) return 'Public.';
+    if (op.security.length > 1) return 'Gate (bearer token, when enabled) and an admin key: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
+    return 'Gate: <code>Authorization: Bearer &lt;API_TOKEN&gt;</code> when the server has a token.';
+  }
+
+  function parameters(op: Operation): string {
+    if (!op.parameters?.length) return '';
+    const rows = op.parameters.map((p) => {
+      const param = resolve(p);
+      const flags = [field(param, 'required') ? 'required' : '', field(param, 'deprecated') ? 'deprecated' : ''].filter(Boolean).join(', ');
+      return (
+        `<tr><td><code>${escapeHtml(str(field(param, 'name')))}</code>${flags ? ` <em>${flags}</em>` : ''}</td>` +
+        `<td>${escapeHtml(str(field(param, 'in')))}</td><td>${typeOf(obj(field(param, 'schema')))}</td>` +
+        `<td>${inline(str(field(param, 'description')))}</td></tr>`
+      );
+    });
+    return `<h4>Parameters</h4>\n<table>\n<tr><th>Name</th><th>In</th><th>Type</th><th>Description</th></tr>\n${rows.join('\n')}\n</table>`;
+  }
+
+  function contents(o: OpenApiObject | undefined): string {
+    const content = obj(field(o, 'content'));
+    if (!content) return '';
+    return Object.entries(content)
+      .map(([type, media]) => `<code>${escapeHtml(type)}</code>${obj(field(obj(media), 'schema')) ? `: ${typeOf(obj(field(obj(media), 'schema')))}` : ''}`)
+      .join('<br>');
+  }
+
+  function responses(op: Operation): string {
+    const rows = Object.entries(op.responses).map(([status, r]) => {
+      const response = resolve(r);
+      const headers = Object.keys(obj(field(response, 'headers')) ?? {}).map((h) => `<code>${escapeHtml(h)}</code>`).join(', ');
+      return `<tr><td>${escapeHtml(status)}</td><td>${inline(str(field(response, 'description')))}</td><td>${contents(response)}</td><td>${headers}</td></tr>`;
+    });
+    return `<h4>Responses</h4>\n<table>\n<tr><th>Status</th><th>Description</th><th>Body</th><th>Headers</th></tr>\n${rows.join('\n')}\n</table>`;
+  }
+
+  function tools(op: Operation): string {
+    const list = op['x-mcp-tools'];
+    if (!Array.isArray(list)) return '';
+    const rows = list.map((t) => {
+      const tool = obj(t);
+      const hints = obj(field(tool, 'annotations')) ?? {};
+      const flags = Object.entries(hints).filter(([, v]) => v === true).map(([k]) => k.replace(/Hint$/, ''));
+      return (
+        `<tr><td><code>${escapeHtml(str(field(tool, 'name')))}</code></td><td>${escapeHtml(str(field(tool, 'title')))}</td>` +
+        `<td>${inline(str(field(tool, 'description')))}</td><td>${escapeHtml(flags.join(', '))}</td></tr>`
+      );
+    });
+    return (
+      `<h4>Tools</h4>\n<p>Point an MCP client (Streamable HTTP transport) at <code>${escapeHtml(doc.servers[0]?.url ?? '')}/mcp</code>, ` +
+      'with the same <code>Authorization: Bearer</code> header as the API when the gate is on. ' +
+      'Each tool declares an input and an output schema; results carry <code>structuredContent</code> and the same JSON as text, ' +
+      'and a failure of the work (invalid URL, unknown code, wrong key, expired link) is a result with <code>isError: true</code>.</p>\n' +
+      `<table>\n<tr><th>Tool</th><th>Title</th><th>Description</th><th>Hints</th></tr>\n${rows.join('\n')}\n</table>`
+    );
+  }
+
+  const ops: { path: string; method: string; op: Operation }[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (op) ops.push({ path, method, op });
+    }
+  }
+
+  const opLink = ({ path, method, op }: (typeof ops)[number]): string =>
+    `<a href="#op-${escapeHtml(op.operationId)}"><span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></a>` +
+    (op.deprecated ? ' <em>deprecated</em>' : '');
+
+  const sections = doc.tags.map((tag) => {
+    const mine = ops.filter((o) => o.op.tags.includes(tag.name));
+    const articles = mine.map((o) => {
+      const request = o.op.requestBody ? `<h4>Request body</h4>\n<p>${contents(o.op.requestBody)}</p>` : '';
+      return (
+        `<article id="op-${escapeHtml(o.op.operationId)}" class="operation${o.op.deprecated ? ' deprecated' : ''}">\n` +
+        `<h3><span class="method">${o.method.toUpperCase()}</span> <code>${escapeHtml(o.path)}</code>${o.op.deprecated ? ' <em>deprecated</em>' : ''}</h3>\n` +
+        `<p class="summary">${inline(o.op.summary)}</p>\n${prose(o.op.description)}\n<p class="access">${access(o.op)}</p>\n` +
+        `${parameters(o.op)}\n${request}\n${responses(o.op)}\n${tools(o.op)}\n</article>`
+      );
+    });
+    return `<section id="tag-${tag.name}">\n<h2>${escapeHtml(tag.name)}</h2>\n<p>${inline(tag.description)}</p>\n${articles.join('\n')}\n</section>`;
+  });
+
+  const toc = doc.tags.map((tag) => {
+    const items = ops.filter((o) => o.op.tags.includes(tag.name)).map((o) => `<li>${opLink(o)}</li>`);
+    return `<li><a href="#tag-${tag.name}">${escapeHtml(tag.name)}</a>\n<ul>\n${items.join('\n')}\n</ul></li>`;
+  });
+
+  const schemes = Object.entries(doc.components.securitySchemes).map(
+    ([name, s]) => `<dt><code>${escapeHtml(name)}</code></dt><dd>${inline(str(field(s, 'description')))}</dd>`,
+  );
+
+  const deprecations = doc['x-deprecations'].map(
+    (d) =>
+      `<article id="deprecation-${escapeHtml(d.usage)}">\n<h3>${inline(d.summary)}</h3>\n${prose(d.details ?? undefined)}\n` +
+      `<p>Since ${new Date(d.since * 1000).toISOString().slice(0, 10)}: responses carry <code>Deprecation: @${d.since}</code> and ` +
+      `<code>Link: &lt;…/docs#deprecations&gt;; rel="deprecation"</code>.</p>\n</article>`,
+  );
+
+  const schemas = Object.entries(doc.components.schemas).map(
+    ([name, s]) => `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3>\n<pre><code>${escapeHtml(JSON.stringify(s, null, 2))}</code></pre>`,
+  );
+
+  const title = `${doc.info.title} ${doc.info.version}: API reference`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${escapeHtml(basePath)}/static/docs.css">
+<link rel="icon" href="${escapeHtml(basePath)}/static/favicon.svg" type="image/svg+xml">
+</head>
+<body>
+<header>
+<h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
+<p>${inline(doc.info.summary)}</p>
+<p>Server: <code>${escapeHtml(doc.servers[0]?.url ?? '')}</code>. Machine-readable: <a href="${escapeHtml(basePath)}/openapi.json">openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}).</p>
+</header>
+<nav aria-label="Contents">
+<h2>Contents</h2>
+<ul>
+<li><a href="#rules">General rules</a></li>
+<li><a href="#authentication">Authentication</a></li>
+${toc.join('\n')}
+<li><a href="#deprecations">Deprecations</a></li>
+<li><a href="#schemas">Schemas</a></li>
+</ul>
+</nav>
+<main>
+<section id="rules">
+<h2>General rules</h2>
+${prose(doc.info.description)}
+</section>
+<section id="authentication">
+<h2>Authentication</h2>
+<dl>
+${schemes.join('\n')}
+</dl>
+</section>
+${sections.join('\n')}
+<section id="deprecations">
+<h2>Deprecations</h2>
+<p>Deprecated usages keep working. Their notices are also served as data by <code>GET /api/deprecations</code>, in the shape of <a href="${escapeHtml(basePath)}/schemas/v2/DeprecationNoticeNotification.json">DeprecationNoticeNotification</a>.</p>
+${deprecations.join('\n')}
+</section>
+<section id="schemas">
+<h2>Schemas</h2>
+${schemas.join('\n')}
+</section>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,92 @@
+/**
+ * JSON Schemas of the values the service answers with. OpenAPI's components and the MCP tools'
+ * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
+ */
+import type { JsonSchema } from './json-schema.ts';
+import { MAX_LIMIT, MAX_RETENTION_DAYS } from '../api/validate.ts';
+
+const CODE_DESCRIPTION =
+  'Short code: characters of 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l).';
+
+export const RECORD_SCHEMA = {
+  type: 'object',
+  description: 'One short link.',
+  properties: {
+    short_code: { type: 'string', description: CODE_DESCRIPTION },
+    short_url: { type: 'string', description: 'The short link: the base URL, a slash and the code.' },
+    original_url: { type: 'string', description: 'Where the link redirects: the WHATWG serialization of the submitted URL.' },
+    created_at: { type: 'integer', description: 'Creation time, Unix seconds.' },
+    visit_count: { type: 'integer', minimum: 0, description: 'Redirects served (GET only; HEAD does not count).' },
+    retention_days: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_RETENTION_DAYS,
+      description: 'Lifetime in days from created_at; 0 = forever.',
+    },
+  },
+  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const LIST_SCHEMA = {
+  type: 'object',
+  description: 'A page of live links, newest first.',
+  properties: {
+    count: { type: 'integer', minimum: 0, description: 'Number of entries in urls.' },
+    urls: { type: 'array', items: RECORD_SCHEMA },
+  },
+  required: ['count', 'urls'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const ERROR_SCHEMA = {
+  type: 'object',
+  description: 'An error a person can act on.',
+  properties: { detail: { type: 'string', description: 'What went wrong and, where possible, how to fix it.' } },
+  required: ['detail'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const HEALTH_SCHEMA = {
+  type: 'object',
+  properties: { status: { type: 'string', const: 'ok' }, service: { type: 'string', const: 'url-shortener' } },
+  required: ['status', 'service'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const HEALTHZ_SCHEMA = {
+  type: 'object',
+  properties: { status: { type: 'string', const: 'ok' } },
+  required: ['status'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const AUTH_CHECK_SCHEMA = {
+  type: 'object',
+  properties: {
+    auth_required: { type: 'boolean', description: 'True when the gate is on: send Authorization: Bearer <token>.' },
+  },
+  required: ['auth_required'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/**
+ * The JSON body of a shorten request. Nothing is required here: `url` may come in the query
+ * instead, which wins over the body (SPEC §4); without it anywhere the answer is 400.
+ */
+export const SHORTEN_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', description: 'Absolute http(s) URL to shorten; no user:password@. Required here or in the query.' },
+    retention_days: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: MAX_RETENTION_DAYS,
+      description: 'Lifetime in days; 0, null or absent = forever.',
+    },
+  },
+} as const satisfies JsonSchema;
+
+export const LIMIT_SCHEMA = { type: 'integer', minimum: 1, maximum: MAX_LIMIT } as const satisfies JsonSchema;
+export const OFFSET_SCHEMA = { type: 'integer', minimum: 0 } as const satisfies JsonSchema;
+export const CODE_SCHEMA = { type: 'string', minLength: 1, maxLength: 64, description: CODE_DESCRIPTION } as const satisfies JsonSchema;

@@ -1,0 +1,117 @@
+/**
+ * The connection table of the self-hosting server (connections.ts), without a socket: who is
+ * closed to admit a new connection at the cap, who is refused, and who is closed on shutdown.
+ * The real-socket side is in silent-connections.test.ts, hardening.test.ts and shutdown.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConnectionTable } from '../../src/http/connections.ts';
+
+/** A table of named connections that records which ones it closed, reporting each close back as a socket would. */
+function table(max: number): { t: ConnectionTable<string>; closedByTable: string[] } {
+  const closedByTable: string[] = [];
+  const t: ConnectionTable<string> = new ConnectionTable<string>(max, (conn) => {
+    closedByTable.push(conn);
+    t.closed(conn);
+  });
+  return { t, closedByTable };
+}
+
+test('below the cap every connection is admitted and none is closed', () => {
+  const { t, closedByTable } = table(3);
+  for (const c of ['a', 'b', 'c']) assert.equal(t.admit(c), true);
+  assert.equal(t.size, 3);
+  assert.deepEqual(closedByTable, []);
+});
+
+test('at the cap the oldest connection without a request in flight is closed to admit the new one', () => {
+  const { t, closedByTable } = table(3);
+  t.admit('silent-1');
+  t.admit('busy');
+  t.admit('silent-2');
+  t.started('busy');
+  assert.equal(t.admit('new-1'), true);
+  assert.deepEqual(closedByTable, ['silent-1'], 'the oldest silent one, not the older one in flight');
+  assert.equal(t.admit('new-2'), true);
+  assert.deepEqual(closedByTable, ['silent-1', 'silent-2']);
+  assert.equal(t.size, 3);
+  assert.equal(t.inFlight, 1);
+});
+
+test('an idle kept-alive connection counts from when its last response was sent', () => {
+  const { t, closedByTable } = table(3);
+  t.admit('kept-alive');
+  t.admit('silent');
+  t.started('kept-alive');
+  // Answered after `silent` connected: `silent` has waited longer.
+  t.finished('kept-alive');
+  t.admit('third');
+  assert.equal(t.admit('new'), true);
+  assert.deepEqual(closedByTable, ['silent']);
+  assert.equal(t.admit('newer'), true);
+  assert.deepEqual(closedByTable, ['silent', 'kept-alive']);
+});
+
+test('when every slot has a request in flight the new connection is refused and nothing is closed', () => {
+  const { t, closedByTable } = table(2);
+  t.admit('a');
+  t.admit('b');
+  t.started('a');
+  t.started('b');
+  assert.equal(t.admit('c'), false);
+  assert.deepEqual(closedByTable, []);
+  assert.equal(t.size, 2);
+  // Once one is answered it is the one to go.
+  t.finished('b');
+  assert.equal(t.admit('c'), true);
+  assert.deepEqual(closedByTable, ['b']);
+});
+
+test('pipelined requests: a connection is in flight until its last response is sent', () => {
+  const { t, closedByTable } = table(2);
+  t.admit('piped');
+  t.admit('other');
+  t.started('piped');
+  t.started('piped');
+  t.finished('piped');
+  t.started('other');
+  assert.equal(t.admit('new'), false, 'one request of `piped` is still in flight');
+  t.finished('piped');
+  assert.equal(t.admit('new'), true);
+  assert.deepEqual(closedByTable, ['piped']);
+});
+
+test('a connection closed by the client leaves the table; late events about it change nothing', () => {
+  const { t, closedByTable } = table(2);
+  t.admit('gone');
+  t.admit('busy');
+  t.started('busy');
+  t.started('gone');
+  t.closed('gone');
+  t.finished('gone');
+  t.started('gone');
+  assert.equal(t.size, 1);
+  assert.equal(t.admit('new'), true);
+  assert.deepEqual(closedByTable, []);
+});
+
+test('drain closes every connection without a request in flight at once, the others when answered, and admits none', () => {
+  const { t, closedByTable } = table(10);
+  for (const c of ['silent', 'busy', 'idle', 'piped']) t.admit(c);
+  t.started('idle');
+  t.finished('idle');
+  t.started('busy');
+  t.started('piped');
+  t.started('piped');
+  t.drain();
+  assert.equal(t.isDraining, true);
+  assert.deepEqual(closedByTable.sort(), ['idle', 'silent']);
+  assert.equal(t.admit('late'), false);
+  t.finished('busy');
+  assert.deepEqual(closedByTable.slice(2), ['busy']);
+  t.finished('piped');
+  assert.deepEqual(closedByTable.slice(3), [], 'one of its requests is still in flight');
+  t.finished('piped');
+  assert.deepEqual(closedByTable.slice(3), ['piped']);
+  assert.equal(t.size, 0);
+});

@@ -1,0 +1,298 @@
+/**
+ * The MCP methods and the five tools, in process (createMcpServer over the real service of a
+ * started shortener): declarations, every success, every failure of the work as `isError`, the
+ * JSON-RPC errors (-32601, -32602, -32603), and version negotiation.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../src/log.ts';
+import type { RpcResponse } from '../../src/mcp/jsonrpc.ts';
+import { PROTOCOL_VERSIONS, createMcpServer, type McpServer } from '../../src/mcp/protocol.ts';
+import { TOOLS, type Tool } from '../../src/mcp/tools.ts';
+import type { UrlRecord } from '../../src/api/service.ts';
+import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
+import { LogCapture, start, type Harness } from '../support/helpers.ts';
+
+const KEY = 'admin-key';
+const NOW_MS = 1_700_000_000_000;
+const NOW_S = 1_700_000_000;
+
+let nextId = 1;
+
+async function rpc(server: McpServer, method: string, params?: Record<string, unknown>): Promise<RpcResponse> {
+  const id = nextId++;
+  const outcome = await server.handle(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }));
+  assert.equal(outcome.status, 200);
+  assert.ok('message' in outcome);
+  assert.equal(outcome.message.id, id);
+  return outcome.message;
+}
+
+interface CallResult {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+async function call(server: McpServer, name: string, args: Record<string, unknown>): Promise<CallResult> {
+  const r = await rpc(server, 'tools/call', { name, arguments: args });
+  assert.ok('result' in r, JSON.stringify(r));
+  return r.result as unknown as CallResult;
+}
+
+async function rpcError(server: McpServer, method: string, params?: Record<string, unknown>): Promise<{ code: number; message: string }> {
+  const r = await rpc(server, method, params);
+  assert.ok('error' in r, JSON.stringify(r));
+  return r.error;
+}
+
+/** A successful structured result: the JSON text block equals structuredContent. */
+function structured(r: CallResult): Record<string, unknown> {
+  assert.equal(r.isError, undefined);
+  assert.ok(r.structuredContent);
+  const last = r.content[r.content.length - 1]!;
+  assert.equal(last.type, 'text');
+  assert.deepEqual(JSON.parse(last.text), r.structuredContent);
+  return r.structuredContent;
+}
+
+function toolError(r: CallResult): string {
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent, undefined);
+  assert.equal(r.content.length, 1);
+  assert.equal(r.content[0]!.type, 'text');
+  return r.content[0]!.text;
+}
+
+async function withServer(options: Parameters<typeof start>[0], body: (server: McpServer, h: Harness) => Promise<void>): Promise<void> {
+  const h = await start({ apiKeys: [KEY], ...options });
+  try {
+    await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
+  } finally {
+    await h.close();
+  }
+}
+
+test('tools/list declares the five tools with title, description, schemas and exact annotations', async () => {
+  await withServer({}, async (server) => {
+    const r = await rpc(server, 'tools/list');
+    assert.ok('result' in r);
+    const tools = r.result['tools'] as Record<string, unknown>[];
+    assert.deepEqual(
+      tools.map((t) => [t['name'], t['annotations']]),
+      [
+        ['shorten_url', { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }],
+        ['get_url', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+        ['lookup_url', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+        ['list_urls', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+        ['delete_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
+      ],
+    );
+    for (const t of tools) {
+      assert.deepEqual(Object.keys(t).sort(), ['annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
+      assert.ok((t['title'] as string).length > 0 && (t['description'] as string).length > 40, String(t['name']));
+      assert.equal((t['inputSchema'] as { type: string }).type, 'object');
+      assert.equal((t['outputSchema'] as { type: string }).type, 'object');
+    }
+    assert.deepEqual(
+      tools.map((t) => (t['inputSchema'] as { required: string[] }).required),
+      [['url'], ['code'], ['url'], ['api_key'], ['code', 'api_key']],
+    );
+  });
+});
+
+test('shorten_url answers the short URL as text and the record as structuredContent', async () => {
+  await withServer({ now: () => NOW_MS }, async (server, h) => {
+    const r = await call(server, 'shorten_url', { url: 'HTTPS://Example.com/a b', retention_days: 7 });
+    const rec = structured(r) as unknown as UrlRecord;
+    assert.equal(r.content.length, 2);
+    assert.deepEqual(r.content[0], { type: 'text', text: rec.short_url });
+    assert.deepEqual(rec, {
+      short_code: rec.short_code,
+      short_url: `http://127.0.0.1:${h.port}/${rec.short_code}`,
+      original_url: 'https://example.com/a%20b',
+      created_at: NOW_S,
+      visit_count: 0,
+      retention_days: 7,
+    });
+    // The same link the REST API sees.
+    assert.deepEqual(JSON.parse((await h.req(`/api/urls/${rec.short_code}`)).body), rec);
+    const forever = structured(await call(server, 'shorten_url', { url: 'https://example.com/b' }));
+    assert.equal(forever['retention_days'], 0);
+  });
+});
+
+test('shorten_url reports an unacceptable URL as a tool error with the reason', async () => {
+  await withServer({}, async (server, h) => {
+    const cases: [unknown, string][] = [
+      ['not a url', 'url must be an absolute URL such as https://example.com/page'],
+      ['ftp://example.com/f', 'url must use http or https, not ftp'],
+      ['https://user:pw@example.com/', 'url must not contain a user name or password (user@host URLs are a phishing pattern)'],
+      ['', 'url is required'],
+      [`http://127.0.0.1:${h.port}/abc`, 'url points at this shortener itself; a short link to a short link would loop'],
+    ];
+    for (const [url, message] of cases) assert.equal(toolError(await call(server, 'shorten_url', { url })), message, String(url));
+  });
+});
+
+test('get_url and lookup_url answer records; unknown and expired links are tool errors', async () => {
+  let clock = NOW_MS;
+  await withServer({ now: () => clock }, async (server) => {
+    const first = structured(await call(server, 'shorten_url', { url: 'https://example.com/x' }));
+    const newest = structured(await call(server, 'shorten_url', { url: 'https://example.com/x' }));
+    const brief = structured(await call(server, 'shorten_url', { url: 'https://example.com/brief', retention_days: 1 }));
+
+    assert.deepEqual(structured(await call(server, 'get_url', { code: first['short_code'] })), first);
+    assert.deepEqual(structured(await call(server, 'lookup_url', { url: 'https://EXAMPLE.com:443/x' })), newest);
+    assert.equal(toolError(await call(server, 'get_url', { code: 'zzzzzz' })), 'No short link has the code "zzzzzz".');
+    assert.equal(toolError(await call(server, 'get_url', { code: 'not/a code' })), 'No short link has the code "not/a code".');
+    assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/none' })), 'No live short link points to "https://example.com/none".');
+    assert.equal(toolError(await call(server, 'lookup_url', { url: 'relative/path' })), 'url must be an absolute URL such as https://example.com/page');
+
+    clock += 2 * 86_400_000;
+    assert.equal(toolError(await call(server, 'get_url', { code: brief['short_code'] })), `The short link "${String(brief['short_code'])}" has expired.`);
+    assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/brief' })), 'No live short link points to "https://example.com/brief".');
+    assert.equal(toolError(await call(server, 'delete_url', { code: brief['short_code'], api_key: KEY })), `The short link "${String(brief['short_code'])}" has expired.`);
+  });
+});
+
+test('list_urls pages newest first with count and total; a wrong key is a tool error', async () => {
+  await withServer({}, async (server) => {
+    const codes: unknown[] = [];
+    for (let i = 0; i < 5; i++) codes.push(structured(await call(server, 'shorten_url', { url: `https://example.com/${i}` }))['short_code']);
+    const all = structured(await call(server, 'list_urls', { api_key: KEY }));
+    assert.equal(all['count'], 5);
+    assert.equal(all['total'], 5);
+    assert.deepEqual((all['urls'] as UrlRecord[]).map((u) => u.short_code), [...codes].reverse());
+    const page = structured(await call(server, 'list_urls', { api_key: KEY, limit: 2, offset: 1 }));
+    assert.deepEqual([page['count'], page['total']], [2, 5]);
+    assert.deepEqual((page['urls'] as UrlRecord[]).map((u) => u.short_code), [codes[3], codes[2]]);
+    const wrong = 'api_key is not one of the admin keys of this service (its API_KEYS setting).';
+    assert.equal(toolError(await call(server, 'list_urls', { api_key: 'guess' })), wrong);
+    assert.equal(toolError(await call(server, 'list_urls', { api_key: '' })), wrong);
+  });
+});
+
+test('list_urls and delete_url refuse every key when the service has none', async () => {
+  await withServer({ apiKeys: [] }, async (server) => {
+    const code = structured(await call(server, 'shorten_url', { url: 'https://example.com/k' }))['short_code'];
+    assert.match(toolError(await call(server, 'list_urls', { api_key: KEY })), /^api_key is not one of the admin keys/);
+    assert.match(toolError(await call(server, 'delete_url', { code, api_key: KEY })), /^api_key is not one of the admin keys/);
+  });
+});
+
+test('delete_url checks the key before the code, deletes, and reports a second delete as unknown', async () => {
+  await withServer({}, async (server, h) => {
+    const code = structured(await call(server, 'shorten_url', { url: 'https://example.com/del' }))['short_code'] as string;
+    // A wrong key never reveals whether a code exists.
+    assert.match(toolError(await call(server, 'delete_url', { code: 'zzzzzz', api_key: 'guess' })), /^api_key is not/);
+    assert.match(toolError(await call(server, 'delete_url', { code, api_key: 'guess' })), /^api_key is not/);
+    assert.equal((await h.req(`/api/urls/${code}`)).status, 200);
+    assert.deepEqual(structured(await call(server, 'delete_url', { code, api_key: KEY })), { short_code: code, deleted: true });
+    assert.equal((await h.req(`/api/urls/${code}`)).status, 404);
+    assert.equal(toolError(await call(server, 'delete_url', { code, api_key: KEY })), `No short link has the code "${code}".`);
+  });
+});
+
+test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async () => {
+  const fault = { on: false };
+  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+  const fs: StoreFs = {
+    ...nodeFs,
+    async write(fd, data, position) {
+      if (fault.on) throw enospc();
+      return nodeFs.write(fd, data, position);
+    },
+    async truncate(fd, length) {
+      if (fault.on) throw enospc();
+      return nodeFs.truncate(fd, length);
+    },
+  };
+  await withServer({ fs }, async (server) => {
+    fault.on = true;
+    const message = toolError(await call(server, 'shorten_url', { url: 'https://example.com/full-disk' }));
+    assert.equal(message, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
+    fault.on = false;
+    assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/full-disk' })), 'No live short link points to "https://example.com/full-disk".');
+  });
+});
+
+test('arguments that break the inputSchema, an unknown tool or a missing name are -32602', async () => {
+  await withServer({}, async (server) => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'nope', arguments: {} }, 'Unknown tool: "nope"; tools/list names the tools'],
+      [{ arguments: {} }, 'Invalid params: name must be the name of a tool'],
+      [{ name: 5 }, 'Invalid params: name must be the name of a tool'],
+      [{ name: 'shorten_url' }, 'Invalid arguments for shorten_url: url is required'],
+      [{ name: 'shorten_url', arguments: [] }, 'Invalid arguments for shorten_url: arguments must be an object'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: 36501 } }, 'Invalid arguments for shorten_url: retention_days must be at most 36500'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: '3' } }, 'Invalid arguments for shorten_url: retention_days must be an integer'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x' } }, 'Invalid arguments for shorten_url: title is not allowed'],
+      [{ name: 'get_url', arguments: { code: 5 } }, 'Invalid arguments for get_url: code must be a string'],
+      [{ name: 'get_url', arguments: { code: '' } }, 'Invalid arguments for get_url: code must have at least 1 character'],
+      [{ name: 'list_urls', arguments: { api_key: KEY, limit: 0 } }, 'Invalid arguments for list_urls: limit must be at least 1'],
+      [{ name: 'list_urls', arguments: { api_key: KEY, offset: -1 } }, 'Invalid arguments for list_urls: offset must be at least 0'],
+      [{ name: 'delete_url', arguments: { code: 'abc' } }, 'Invalid arguments for delete_url: api_key is required'],
+    ];
+    for (const [params, message] of cases) {
+      assert.deepEqual(await rpcError(server, 'tools/call', params), { code: -32602, message }, JSON.stringify(params));
+    }
+  });
+});
+
+test('ping is {}, unknown methods are -32601, initialize negotiates the version', async () => {
+  await withServer({}, async (server) => {
+    const ping = await rpc(server, 'ping');
+    assert.ok('result' in ping);
+    assert.deepEqual(ping.result, {});
+    for (const method of ['resources/list', 'prompts/list', 'notifications/initialized', 'tools/listed']) {
+      assert.deepEqual(await rpcError(server, method), { code: -32601, message: `Method not found: ${method}` });
+    }
+    const negotiations: [unknown, string][] = [
+      ['2025-11-25', '2025-11-25'],
+      ['2025-06-18', '2025-06-18'],
+      ['2025-03-26', '2025-03-26'],
+      ['2024-11-05', '2025-11-25'],
+      ['2099-01-01', '2025-11-25'],
+      [undefined, '2025-11-25'],
+      [20251125, '2025-11-25'],
+    ];
+    assert.deepEqual(PROTOCOL_VERSIONS, ['2025-11-25', '2025-06-18', '2025-03-26']);
+    for (const [requested, answered] of negotiations) {
+      const params = { capabilities: {}, clientInfo: { name: 't', version: '1' }, ...(requested === undefined ? {} : { protocolVersion: requested }) };
+      const r = await rpc(server, 'initialize', params);
+      assert.ok('result' in r);
+      assert.equal(r.result['protocolVersion'], answered, String(requested));
+      assert.deepEqual(r.result['capabilities'], { tools: { listChanged: false } });
+      assert.deepEqual(Object.keys(r.result['serverInfo'] as object), ['name', 'title', 'version']);
+    }
+  });
+});
+
+test('a tool that fails unexpectedly is -32603 with nothing internal in the message, and the stack is logged', async () => {
+  const h = await start();
+  try {
+    const broken: Tool = { ...TOOLS[1]!, run: () => { throw new TypeError('secret internals'); } };
+    const logs = new LogCapture();
+    const server = createMcpServer(h.shortener.service, createLogger('error', logs), [broken]);
+    assert.deepEqual(await rpcError(server, 'tools/call', { name: 'get_url', arguments: { code: 'abc' } }), { code: -32603, message: 'Internal error' });
+    const line = logs.find('unexpected error');
+    assert.equal(line?.['level'], 'error');
+    assert.equal(line?.['rpc_method'], 'tools/call');
+    assert.match(String(line?.['error']), /TypeError: secret internals/);
+  } finally {
+    await h.close();
+  }
+});
+
+test('notifications and responses are accepted without an answer; invalid input is 400 with the JSON-RPC error', async () => {
+  await withServer({}, async (server) => {
+    assert.deepEqual(await server.handle('{"jsonrpc":"2.0","method":"notifications/initialized"}'), { status: 202 });
+    assert.deepEqual(await server.handle('{"jsonrpc":"2.0","method":"no/such/notification"}'), { status: 202 });
+    assert.deepEqual(await server.handle('{"jsonrpc":"2.0","id":9,"result":{}}'), { status: 202 });
+    assert.deepEqual(await server.handle('{nope'), {
+      status: 400,
+      message: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } },
+    });
+  });
+});

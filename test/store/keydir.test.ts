@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { encodeEntry } from '../../src/store/format.ts';
+import { Keydir, type StoredRecord } from '../../src/store/keydir.ts';
+
+const codesOf = (k: Keydir): string[] => [...k.keys()];
+const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].map((s) => k.code(s));
+
+test('add, find, get, delete: a record round-trips through the columns', () => {
+  const k = new Keydir();
+  k.add('abc123', 'https://example.com/a', 1_700_000_000, 30, 4);
+  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4 });
+  assert.equal(k.has('abc123'), true);
+  assert.equal(k.has('abc12'), false, 'a prefix is another code');
+  assert.equal(k.has('abc1234'), false, 'so is an extension');
+  assert.equal(k.get('nope'), undefined);
+  assert.equal(k.size, 1);
+  assert.equal(k.delete('abc123'), true);
+  assert.equal(k.delete('abc123'), false);
+  assert.equal(k.size, 0);
+  assert.equal(k.get('abc123'), undefined);
+  assert.deepEqual(urlCodes(k, 'https://example.com/a'), []);
+});
+
+test('re-adding a code replaces its record and moves it to the end', () => {
+  const k = new Keydir();
+  k.add('a', 'https://a.example/', 1, 0, 0);
+  k.add('b', 'https://b.example/', 2, 0, 0);
+  k.add('a', 'https://new.example/', 3, 0, 0);
+  assert.deepEqual(codesOf(k), ['b', 'a']);
+  assert.equal(k.get('a')?.url, 'https://new.example/');
+  assert.deepEqual(urlCodes(k, 'https://a.example/'), [], 'the old URL no longer finds it');
+  assert.equal(k.size, 2);
+  assert.equal(k.end, 3, 'the replaced slot is dead until vacuumed');
+});
+
+test('lookups by URL give every live record with exactly that URL, newest first', () => {
+  const k = new Keydir(4);
+  for (let i = 0; i < 300; i++) k.add(`c${i}`, `https://example.com/${i % 7}`, i, 0, 0);
+  k.delete('c290');
+  assert.deepEqual(urlCodes(k, 'https://example.com/3').slice(0, 3), ['c297', 'c283', 'c276']);
+  assert.equal(urlCodes(k, 'https://example.com/3').length, 42);
+  assert.deepEqual(urlCodes(k, 'https://example.com/'), []);
+  assert.deepEqual(urlCodes(k, 'https://example.com/33'), []);
+});
+
+test('non-ASCII bytes in URLs and codes survive (logs written by other tools)', () => {
+  const k = new Keydir();
+  k.add('çode', 'https://exämple.com/ü', 1, 0, 0);
+  assert.equal(k.get('çode')?.url, 'https://exämple.com/ü');
+  assert.deepEqual(urlCodes(k, 'https://exämple.com/ü'), ['çode']);
+  assert.equal(k.has('code'), false);
+  assert.equal(k.has('ç'), false);
+});
+
+test('addBytes from a log line equals add from strings', () => {
+  const line = encodeEntry({ op: 'C', code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9 });
+  const text = line.toString('latin1');
+  const fields = text.slice(9, -1).split('\t');
+  const codeStart = 9 + 2;
+  const codeEnd = codeStart + fields[1]!.length;
+  const urlStart = line.length - 1 - fields[5]!.length;
+  const k = new Keydir();
+  k.add('xyz789', 'https://old.example/', 1, 0, 0);
+  k.addBytes(line, codeStart, codeEnd, urlStart, line.length - 1, 5, 2, 9);
+  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9 });
+  assert.equal(k.size, 1, 'the bytes replaced the record of the same code');
+  assert.deepEqual(urlCodes(k, 'https://example.com/q?a=1'), ['xyz789']);
+});
+
+test('visits: a count and a dirty mark per slot', () => {
+  const k = new Keydir();
+  const s = k.add('a', 'https://a.example/', 1, 0, 0);
+  assert.equal(k.visit(s), true, 'first visit: was clean');
+  assert.equal(k.visit(s), false, 'already dirty');
+  assert.equal(k.visits(s), 2);
+  assert.equal(k.markDirty(s, false), false, 'it was dirty');
+  assert.equal(k.visit(s), true, 'clean again after the flush');
+  k.setVisits(s, 40);
+  assert.equal(k.get('a')?.visits, 40);
+});
+
+test('vacuum squeezes out dead slots, keeps order, and maps old slots to new ones', () => {
+  const k = new Keydir(4);
+  const slots = new Map<string, number>();
+  for (let i = 0; i < 2000; i++) slots.set(`c${i}`, k.add(`c${i}`, `https://example.com/${i % 10}`, i, i % 3, i));
+  for (let i = 0; i < 2000; i += 2) k.delete(`c${i}`);
+  const map = k.vacuum();
+  assert.equal(k.end, 1000);
+  assert.equal(k.size, 1000);
+  assert.equal(map[slots.get('c0')!], -1);
+  assert.equal(k.code(map[slots.get('c1')!]!), 'c1');
+  assert.equal(k.code(map[slots.get('c1999')!]!), 'c1999');
+  assert.deepEqual(codesOf(k).slice(0, 3), ['c1', 'c3', 'c5']);
+  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001 });
+  assert.deepEqual(urlCodes(k, 'https://example.com/1').slice(0, 2), ['c1991', 'c1981']);
+  // Adding after a vacuum appends after the survivors.
+  k.add('later', 'https://example.com/1', 9, 0, 0);
+  assert.deepEqual(urlCodes(k, 'https://example.com/1')[0], 'later');
+  assert.equal(codesOf(k).at(-1), 'later');
+});
+
+/** Operations for the model test: a Map of objects is the obviously right keydir. */
+type Op =
+  | { op: 'add'; code: string; url: string; n: number }
+  | { op: 'delete'; code: string }
+  | { op: 'visit'; code: string }
+  | { op: 'vacuum' };
+
+const code = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'ab', 'ba', 'abc', 'bca', 'x1', 'x2');
+const url = fc.constantFrom('https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/');
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('add' as const), code, url, n: fc.nat(1_000_000) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), code }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('visit' as const), code }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'vacuum' as const }) },
+);
+
+test('property: after any sequence of operations the keydir agrees with a Map of records', () => {
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 1, max: 64 }), (ops, capacity) => {
+      const k = new Keydir(capacity);
+      const model = new Map<string, StoredRecord>();
+      for (const o of ops) {
+        if (o.op === 'add') {
+          k.add(o.code, o.url, o.n, o.n % 5, o.n % 7);
+          model.delete(o.code);
+          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7 });
+        } else if (o.op === 'delete') {
+          assert.equal(k.delete(o.code), model.delete(o.code));
+        } else if (o.op === 'visit') {
+          const s = k.find(o.code);
+          const rec = model.get(o.code);
+          assert.equal(s !== -1, rec !== undefined);
+          if (rec) {
+            k.visit(s);
+            rec.visits++;
+          }
+        } else k.vacuum();
+      }
+      assert.equal(k.size, model.size);
+      assert.deepEqual(codesOf(k), [...model.keys()]);
+      for (const rec of model.values()) assert.deepEqual(k.get(rec.code), rec);
+      for (const u of ['https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/']) {
+        const expected = [...model.values()].filter((r) => r.url === u).map((r) => r.code).reverse();
+        assert.deepEqual(urlCodes(k, u), expected, `codes of ${u}`);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});

@@ -1,0 +1,268 @@
+/**
+ * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
+ * requests, capture log lines.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createShortener, type Shortener, type ShortenerOptions } from '../../src/app.ts';
+import { createLogger } from '../../src/log.ts';
+
+/** The project root, the working directory of every server child process. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** The JSON log lines written so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then SIGKILL if it has not exited within 10 s; resolves with the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `src/server.ts` as a child process on 127.0.0.1, port 0, with only `env` for settings
+ * (and PATH, and the coverage directory when running under c8); resolves once it logs `listening`.
+ */
+export function serverProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
+  const coverage = process.env['NODE_V8_COVERAGE'];
+  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let err = '';
+  let partial = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const text of parts) {
+        if (!text) continue;
+        const line = JSON.parse(text) as Record<string, unknown>;
+        lines.push(line);
+        if (line['msg'] === 'listening') {
+          resolve({
+            child,
+            port: Number(new URL(String(line['url'])).port),
+            lines,
+            stderr: () => err,
+            exited,
+            async stop() {
+              if (child.exitCode === null && child.signalCode === null) {
+                child.kill('SIGTERM');
+                const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+                const exit = await exited;
+                clearTimeout(timer);
+                return exit;
+              }
+              return exited;
+            },
+          });
+        }
+      }
+    });
+    void exited.then((e) => reject(new Error(`server exited before listening (${e.code ?? e.signal}): ${err}`)));
+  });
+}
+
+/** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
+export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+export function tempDir(prefix = 'shortener-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Collects JSON log lines written by the service. */
+export class LogCapture {
+  lines: Record<string, unknown>[] = [];
+  raw = '';
+  write(chunk: string): boolean {
+    this.raw += chunk;
+    for (const line of chunk.split('\n')) if (line) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    return true;
+  }
+  find(msg: string): Record<string, unknown> | undefined {
+    return this.lines.find((l) => l['msg'] === msg);
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+}
+
+/** A raw HTTP request: the path is sent exactly as given (no normalization by a client library). */
+export function request(port: number, path: string, options: RequestOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** A shortener mounted in a node:http server of the test's own, as a user's app would mount it. */
+export interface App {
+  server: Server;
+  port: number;
+  shortener: Shortener;
+  dir: string;
+  /** Closes the server (kept-alive connections too) and the store; removes the data dir unless `keep`. */
+  close(keep?: boolean): Promise<void>;
+}
+
+/** `mount` with a captured log and request helpers. */
+export interface Harness extends App {
+  logs: LogCapture;
+  /** `request` bound to this server's port. */
+  req(path: string, options?: RequestOptions): Promise<Reply>;
+  /** POST /api/shorten with a JSON body; returns the short code. */
+  shorten(url: string, retentionDays?: number): Promise<string>;
+}
+
+/**
+ * Listens on 127.0.0.1:0 first (the base URL needs the port), then creates the shortener with
+ * `create` (the package entry's, say) and lets `route` attach it to the server. Defaults: a fresh
+ * data dir, `fsync: 'off'`, and the base URL of the real port plus `basePath`.
+ */
+export async function mount(
+  basePath: string,
+  route: (shortener: Shortener) => (req: IncomingMessage, res: ServerResponse) => void,
+  options: ShortenerOptions = {},
+  { serverOptions = {}, create = createShortener }: { serverOptions?: ServerOptions; create?: typeof createShortener } = {},
+): Promise<App> {
+  const dir = options.dataDir ?? tempDir();
+  const server = createServer(serverOptions);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const shortener = create({ fsync: 'off', ...options, dataDir: dir, baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}${basePath}` });
+  server.on('request', route(shortener));
+  return {
+    server,
+    port,
+    shortener,
+    dir,
+    async close(keep = false) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await shortener.close();
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: those of `mount`, and
+ * `logLevel: 'debug'` into a capture. `serverOptions` go to `http.createServer` (the server limits
+ * of `server.ts`, for instance).
+ */
+export async function start(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+  const { basePath = '', ...settings } = options;
+  const logs = new LogCapture();
+  const app = await mount(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
+  const { shortener, port } = app;
+  const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
+  return {
+    ...app,
+    logs,
+    req,
+    async shorten(url, retentionDays) {
+      const basePath = new URL(shortener.config.baseUrl).pathname.replace(/\/$/, '');
+      const body = JSON.stringify(retentionDays === undefined ? { url } : { url, retention_days: retentionDays });
+      const r = await req(`${basePath}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      if (r.status !== 201) throw new Error(`shorten failed: ${r.status} ${r.body}`);
+      return r.body.slice(r.body.lastIndexOf('/') + 1);
+    },
+  };
+}
+
+/** A server child process that may never listen: for start-up races, where most must refuse. */
+export interface SpawnedServer {
+  child: ChildProcess;
+  /** The JSON log lines written so far. */
+  lines: Record<string, unknown>[];
+  stderr(): string;
+  /** True once it logs `listening`, false if it exits first. */
+  listening: Promise<boolean>;
+  /** Once it exited and its output is all read. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `src/server.ts` like `serverProcess` but returns at once. `wrapper` runs it under another
+ * command (`unshare …`); `nodeArgs` go to node before the script (a preload).
+ */
+export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArgs = [] }: { wrapper?: string[]; nodeArgs?: string[] } = {}): SpawnedServer {
+  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
+  const coverage = process.env['NODE_V8_COVERAGE'];
+  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
+  const command = [...wrapper, process.execPath, '--import', 'tsx', ...nodeArgs, 'src/server.ts'];
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  const listening = new Promise<boolean>((resolve) => {
+    let partial = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const text of parts) {
+        if (!text) continue;
+        const line = JSON.parse(text) as Record<string, unknown>;
+        lines.push(line);
+        if (line['msg'] === 'listening') resolve(true);
+      }
+    });
+    void exited.then(() => resolve(false));
+  });
+  return { child, lines, stderr: () => err, listening, exited };
+}
+
+/** `text` matched literally inside a RegExp. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A PID that certainly belongs to no running process: one that just exited. */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
+}
