@@ -70,7 +70,14 @@ test('2,500 headers with a second Authorization past the 2,000th: 431, not 200',
     // Node's rawHeaders would stop at the 2,000th line: the gate would see only the right token.
     const crowded = head('GET', '/api/urls', 2500, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 2100: 'Authorization: Bearer wrong' });
     const r = await sendRaw(h.port, crowded);
-    assert431(r.responses[0], '2,500 headers');
+    // Node 20 hands such a request on, cut to 2,000 headers: the handler's own 431. Newer Node
+    // refuses it in its parser (a bare 431, before any handler runs). Either way, never a 200.
+    if (r.responses[0]?.body === '') {
+      assert.equal(r.responses[0].status, 431, 'the parser refused it');
+      assert.deepEqual(h.logs.lines.filter((l) => l['level'] === 'warn' || l['level'] === 'error'), [], 'the handler never saw it');
+    } else {
+      assert431(r.responses[0], '2,500 headers');
+    }
     // Control: the same duplicate within 100 headers is the gate's own refusal.
     const few = await sendRaw(h.port, head('GET', '/api/urls', 50, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 40: 'Authorization: Bearer wrong' }));
     assert.equal(few.responses[0]?.status, 401);
