@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { ALPHABET, RESERVED_SEGMENTS, TRIES_PER_LENGTH } from '../../src/api/codes.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
+import type { Method } from '../../src/published/openapi.ts';
 import type { Service } from '../../src/api/service.ts';
 import { MAX_LIMIT, MAX_RETENTION_DAYS } from '../../src/api/validate.ts';
 import { SETTINGS } from '../../src/cli/config.ts';
@@ -125,7 +126,7 @@ const shownPath = (path: string): string => path.replace(/:(\w+)/g, '<$1>').repl
 /** Who may call `method` on `route`, in the README's words, from the route's data in both modes. */
 function access(closed: ApiRoute, open: ApiRoute, method: string): string {
   const level = (r: ApiRoute): string => {
-    const documented = r.doc[method]!.access;
+    const documented = r.doc[method as Method]!.access;
     assert.equal(documented === 'public', isPublic(r, method), `${method} ${r.path}: documented access agrees with the route`);
     return documented;
   };
@@ -200,8 +201,8 @@ test('the MCP tools table lists every tool with its arguments and hints', () => 
   assert.deepEqual(rows.map((r) => spans(r[0]!)[0]), TOOLS.map((t) => t.name));
   for (const tool of TOOLS) {
     const [, args, , hints] = rows.find((r) => spans(r[0]!)[0] === tool.name)!;
-    const required = new Set((tool.inputSchema as { required?: string[] }).required ?? []);
-    const expected = Object.keys((tool.inputSchema as { properties: object }).properties).map((name) => (required.has(name) ? name : `${name}?`));
+    const required = new Set(tool.inputSchema.required ?? []);
+    const expected = Object.keys(tool.inputSchema.properties ?? {}).map((name) => (required.has(name) ? name : `${name}?`));
     assert.deepEqual(spans(args!).sort(), expected.sort(), `${tool.name}: arguments`);
     const { readOnlyHint, destructiveHint, idempotentHint } = tool.annotations;
     assert.equal(hints!.includes('read-only'), readOnlyHint, `${tool.name}: read-only`);
