@@ -67,7 +67,7 @@ export interface Shortener {
   beginShutdown(): void;
   /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
   close(): Promise<void>;
-  /** Rewrites the log to one entry per live link now (it also happens by itself; see README). */
+  /** Rewrites the log to one entry per live link now (it also happens by itself; see docs/storage.md). */
   compact(): Promise<CompactReport>;
   /** The resolved settings (secrets included: do not log it). */
   config: Readonly<Config> & { baseUrl: string };

@@ -163,7 +163,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
           summary: 'Metrics in the Prometheus text format',
           description:
             'Prometheus text format 0.0.4: HTTP requests by route, method and status; request durations by route; redirects by result; ' +
-            'links created and held; store write (fsync) durations; process memory, CPU and event-loop lag. The README lists every metric.',
+            'links created and held; store write (fsync) durations; process memory, CPU and event-loop lag. docs/operations.md lists every metric.',
           tag: 'service',
           access: 'gate',
           responses: { 200: body('The metrics.', PROMETHEUS_TYPE, { type: 'string' }) },

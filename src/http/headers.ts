@@ -8,9 +8,9 @@ export type HeaderPair = readonly [name: string, value: string];
 
 export const CORS_HEADERS: readonly HeaderPair[] = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS'],
+  ['Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS'],
   ['Access-Control-Allow-Headers', 'Authorization, Content-Type, X-API-Key, Mcp-Session-Id, MCP-Protocol-Version'],
-  ['Access-Control-Expose-Headers', 'Location, Mcp-Session-Id, Deprecation, Link'],
+  ['Access-Control-Expose-Headers', 'Location, Mcp-Session-Id, Deprecation, Link, X-Total-Count, Content-Disposition'],
   ['Access-Control-Max-Age', '86400'],
 ];
 

@@ -3,7 +3,7 @@
  * const), as a type and as a small validator. The type is the guard: a schema literal using a
  * keyword outside the subset does not compile, so the validator never meets a keyword it would
  * silently ignore. The keywords mean the same in draft-07 and 2020-12, so the schemas serve both
- * OpenAPI 3.1 and MCP tools, and ajv agrees with this validator (test/json-schema.test.ts).
+ * OpenAPI 3.1 and MCP tools, and ajv agrees with this validator (test/published/json-schema.test.ts).
  */
 
 export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';

@@ -9,9 +9,9 @@ import { start, type RequestOptions } from '../support/helpers.ts';
 
 const CORS: readonly (readonly [string, string])[] = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS'],
+  ['Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS'],
   ['Access-Control-Allow-Headers', 'Authorization, Content-Type, X-API-Key, Mcp-Session-Id, MCP-Protocol-Version'],
-  ['Access-Control-Expose-Headers', 'Location, Mcp-Session-Id, Deprecation, Link'],
+  ['Access-Control-Expose-Headers', 'Location, Mcp-Session-Id, Deprecation, Link, X-Total-Count, Content-Disposition'],
   ['Access-Control-Max-Age', '86400'],
 ];
 
