@@ -81,20 +81,26 @@ export function createCodeSource(random: RandomSource = cryptoRandom): (length: 
 }
 
 /**
- * Picks a free code: `TRIES_PER_LENGTH` tries at `min`, then at each longer length up to `max`.
- * A reserved word counts as a collision. Returns `undefined` when every length is exhausted.
+ * The codes to try, in order: `TRIES_PER_LENGTH` random codes at `min`, then at each longer length
+ * up to `max`, reserved words left out (each counts as a try). The caller stops at the first one
+ * the store takes; when all are refused the code space is exhausted.
  */
+export function* candidateCodes(randomCode: (length: number) => string, min: number, max: number): Generator<string, void, undefined> {
+  for (let length = min; length <= max; length++) {
+    for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
+      const code = randomCode(length);
+      if (!isReserved(code)) yield code;
+    }
+  }
+}
+
+/** The first of `candidateCodes` that is not `taken`; `undefined` when every length is exhausted. */
 export function pickCode(
   randomCode: (length: number) => string,
   taken: (code: string) => boolean,
   min: number,
   max: number,
 ): string | undefined {
-  for (let length = min; length <= max; length++) {
-    for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
-      const code = randomCode(length);
-      if (!isReserved(code) && !taken(code)) return code;
-    }
-  }
+  for (const code of candidateCodes(randomCode, min, max)) if (!taken(code)) return code;
   return undefined;
 }
