@@ -93,14 +93,3 @@ export function* candidateCodes(randomCode: (length: number) => string, min: num
     }
   }
 }
-
-/** The first of `candidateCodes` that is not `taken`; `undefined` when every length is exhausted. */
-export function pickCode(
-  randomCode: (length: number) => string,
-  taken: (code: string) => boolean,
-  min: number,
-  max: number,
-): string | undefined {
-  for (const code of candidateCodes(randomCode, min, max)) if (!taken(code)) return code;
-  return undefined;
-}

@@ -2,7 +2,9 @@
  * The body of `GET /api/urls`, `{"count":N,"urls":[…]}`, built in pieces bounded by size for the
  * pacer (`http/pacer.ts`): listing 100k links never builds 21 MB of JSON in one turn.
  */
+import type { ServerResponse } from 'node:http';
 import type { Piece } from '../http/pacer.ts';
+import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { MaybePromise } from '../store/link-store.ts';
 import type { UrlListing, UrlRecord } from './service.ts';
 
@@ -49,8 +51,26 @@ export function* listJson(page: UrlListing<MaybePromise<UrlRecord[]>>, pieceChar
   yield `${piece}]}`;
 }
 
+/**
+ * Sends a page of the list. One that fits in one piece goes out whole, with a Content-Length; a
+ * longer one piece by piece, a few per event-loop turn (see pacer.ts), so that listing 100k links
+ * never stalls the loop. Resolves once sent; the caller releases the page.
+ */
+export async function sendList(reply: Responder, res: ServerResponse, page: UrlListing<MaybePromise<UrlRecord[]>>, headers: readonly string[]): Promise<void> {
+  const pieces = listJson(page);
+  const first = pieces.next();
+  const second = pieces.next();
+  if (first.done || second.done) {
+    const whole = first.value ?? '';
+    return reply.send(res, 200, JSON_TYPE, typeof whole === 'string' ? whole : await whole, headers);
+  }
+  // Pulled before the pacer takes them: a failed slice must reach it, not go unhandled meanwhile.
+  for (const early of [first.value, second.value]) if (typeof early !== 'string') early.catch(() => undefined);
+  await reply.stream(res, 200, JSON_TYPE, prepend([first.value, second.value], pieces), headers);
+}
+
 /** `seen`, then what is left of `rest`. */
-export function* prepend<T>(seen: readonly T[], rest: Iterator<T>): Generator<T> {
+function* prepend<T>(seen: readonly T[], rest: Iterator<T>): Generator<T> {
   yield* seen;
   for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }

@@ -16,14 +16,14 @@ import { flatten, type HeaderPair } from '../http/headers.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
 import type { RouteDoc } from '../published/openapi.ts';
-import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
+import { HTML_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
 import { answerVisit } from './redirect.ts';
 import type { Route } from '../http/router.ts';
 import type { Service, Visit } from './service.ts';
 import type { StaticFile } from '../http/static.ts';
 import { parsePaging } from './validate.ts';
 import type { Ctx, RouteHandler } from '../http/context.ts';
-import { listJson, prepend } from './list-json.ts';
+import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
 import { uiRoutes } from './ui-routes.ts';
 
@@ -160,17 +160,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           }
           const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
           try {
-            // A list that fits in one piece goes out whole, with a Content-Length; a longer one
-            // piece by piece, a few per event-loop turn (see pacer.ts), so that listing 100k links
-            // never stalls the loop.
-            const pieces = listJson(page);
-            const first = pieces.next();
-            const second = pieces.next();
-            if (first.done || second.done) {
-              const whole = first.value ?? '';
-              reply.send(ctx.res, 200, JSON_TYPE, typeof whole === 'string' ? whole : await whole, headers);
-            }
-            else await reply.stream(ctx.res, 200, JSON_TYPE, prepend([first.value, second.value], pieces), headers);
+            await sendList(reply, ctx.res, page, headers);
           } finally {
             page.release();
           }
