@@ -26,7 +26,7 @@ export interface LinkRecord {
   /** 0 = forever. */
   retentionDays: number;
   visits: number;
-  // The visit limit (`maxVisits`, SPEC §4.1) joins here with the edit issue.
+  // The visit limit (`maxVisits`, SPEC §4.1) joins here when visit limits are built.
 }
 
 /** What a redirect does. `found` carries the URL; the others are answered with a page. */
@@ -93,8 +93,8 @@ export interface LinkStore {
    * redirect allocates nothing but the URL.
    */
   countVisit(code: string, now: number, count: boolean): MaybePromise<VisitDecision>;
-  // `update(code, changes, now)` (edit, SPEC §4.1) goes here with the edit issue, and with it the
-  // visit limit in `countVisit` (the `limit_reached` decision).
+  // `update(code, changes, now)` (edit, SPEC §4.1) goes here once edits are built; with visit
+  // limits, `countVisit` also decides `limit_reached`.
   /** Every live link, oldest first; memory stays flat whatever the number of links. */
   exportAll(now: number): AsyncIterable<LinkRecord>;
   /** Undefined when reads work (SPEC §12 readiness), else why not. */

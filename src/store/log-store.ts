@@ -22,7 +22,7 @@ export class LogStore implements LinkStore {
   /** Codes whose insert is being written: taken, though not yet visible. */
   private readonly inserting = new Set<string>();
 
-  constructor(readonly store: Store) {}
+  constructor(private readonly store: Store) {}
 
   get count(): number {
     return this.store.count;
