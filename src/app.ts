@@ -18,9 +18,11 @@ import { allowHeader, createRouter } from './http/router.ts';
 import { normalizeTarget, stripBase } from './paths.ts';
 import { routeTable } from './route-table.ts';
 import type { Ctx } from './http/context.ts';
-import { createService, type Service } from './api/service.ts';
+import { answerVisit } from './api/redirect.ts';
+import { createService, type Service, type Visit } from './api/service.ts';
 import { loadStatic } from './http/static.ts';
 import type { StoreFs } from './store/fs.ts';
+import { LogStore } from './store/log-store.ts';
 import { Store, type CompactReport } from './store/store.ts';
 
 /** Settings (SPEC §2, camelCase) plus what tests and embedders may inject. */
@@ -161,13 +163,15 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
   const { now, random, staticDir } = options;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   let shuttingDown = false;
+  // The service sees the storage contract only; this process's store is the log store.
+  const links = new LogStore(store);
   /**
    * Undefined while ready, else why not (SPEC §12). The log store was loaded before this runs and
    * reads it from memory, which cannot fail: only a shutdown makes it not ready.
    */
-  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : undefined);
+  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : links.ready());
   const service = createService({
-    store,
+    store: links,
     baseUrl,
     minShortLength: config.minShortLength,
     maxShortLength: config.maxShortLength,
@@ -233,6 +237,12 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
     fail(res, new HttpError(405, `${method} is not allowed here`, [['Allow', allow]]), method, target);
   }
 
+  function fastAnswer(res: ServerResponse, method: string, hit: Visit): void {
+    if (hit.kind === 'found') metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+    else metrics.redirected(hit.kind);
+    answerVisit(reply, res, hit);
+  }
+
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
     const method = req.method ?? 'GET';
@@ -248,6 +258,9 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
       if (isCodeShaped(code) && !RESERVED_SEGMENTS.has(code)) {
         try {
           const hit = service.visit(code, method === 'GET');
+          // A store that answers later (a database) has decided, and counted, by then: answered
+          // here whatever the decision, since the general path would count a second time.
+          if (hit instanceof Promise) return void hit.then((decided) => fastAnswer(res, method, decided), (err: unknown) => fail(res, err, method, target));
           if (hit.kind === 'found') {
             // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
             metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
@@ -347,7 +360,7 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
     },
     close() {
       shuttingDown = true;
-      return store.close();
+      return links.close();
     },
     compact: () => store.compact(),
     config: { ...config, baseUrl },

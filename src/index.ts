@@ -3,7 +3,7 @@ export { createShortener, openShortener, type Shortener, type OpenedShortener, t
 export { resolveConfig, configFromOptions, type Config } from './cli/config.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
-export type { UrlRecord, UrlList } from './api/service.ts';
+export type { UrlRecord, UrlList, Failure, ShortenOutcome, GetOutcome, LookupOutcome, RemoveOutcome, Visit } from './api/service.ts';
 export type { StoreFs } from './store/fs.ts';
 export type { CompactReport } from './store/store.ts';
 export { ALPHABET, RESERVED_SEGMENTS } from './api/codes.ts';

@@ -81,20 +81,15 @@ export function createCodeSource(random: RandomSource = cryptoRandom): (length: 
 }
 
 /**
- * Picks a free code: `TRIES_PER_LENGTH` tries at `min`, then at each longer length up to `max`.
- * A reserved word counts as a collision. Returns `undefined` when every length is exhausted.
+ * The codes to try, in order: `TRIES_PER_LENGTH` random codes at `min`, then at each longer length
+ * up to `max`, reserved words left out (each counts as a try). The caller stops at the first one
+ * the store takes; when all are refused the code space is exhausted.
  */
-export function pickCode(
-  randomCode: (length: number) => string,
-  taken: (code: string) => boolean,
-  min: number,
-  max: number,
-): string | undefined {
+export function* candidateCodes(randomCode: (length: number) => string, min: number, max: number): Generator<string, void, undefined> {
   for (let length = min; length <= max; length++) {
     for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
       const code = randomCode(length);
-      if (!isReserved(code) && !taken(code)) return code;
+      if (!isReserved(code)) yield code;
     }
   }
-  return undefined;
 }

@@ -1,11 +1,13 @@
 /**
- * The route table of the shortening API and the UI (SPEC §4), as data: path, handlers by method,
- * which methods are public when the gate is on (SPEC §5; a route without `public` is protected, and
- * short links are public only with `publicRedirects`),
- * and the documentation of each operation, from which `openapi.ts` builds the OpenAPI document.
- * Handlers are small: parse, call the service, answer. The order matters only for `/:code`, which
- * comes last and never takes a reserved first segment.
+ * The route table of the shortening API (SPEC §4), as data: path, handlers by method, which
+ * methods are public when the gate is on (SPEC §5; a route without `public` is protected, and
+ * short links are public only with `publicRedirects`), and the documentation of each operation,
+ * from which `openapi.ts` builds the OpenAPI document. Handlers are small: parse, call the service,
+ * answer; a failed outcome becomes its status through `outcomes.ts`. The UI's routes come first
+ * (`ui-routes.ts`); the order matters only for `/:code`, which comes last and never takes a
+ * reserved first segment.
  */
+import type { ServerResponse } from 'node:http';
 import { readBody, parseFields } from '../http/body.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
 import type { Deprecations } from '../published/deprecations.ts';
@@ -14,12 +16,16 @@ import { flatten, type HeaderPair } from '../http/headers.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
 import type { RouteDoc } from '../published/openapi.ts';
-import { HTML_TYPE, JSON_TYPE, TEXT_TYPE, htmlPage, type Responder } from '../http/respond.ts';
+import { HTML_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
+import { answerVisit } from './redirect.ts';
 import type { Route } from '../http/router.ts';
-import type { Service, UrlListing } from './service.ts';
+import type { Service, Visit } from './service.ts';
 import type { StaticFile } from '../http/static.ts';
 import { parsePaging } from './validate.ts';
 import type { Ctx, RouteHandler } from '../http/context.ts';
+import { sendList } from './list-json.ts';
+import { failureError } from './outcomes.ts';
+import { uiRoutes } from './ui-routes.ts';
 
 /** A route with the documentation of each method it serves. */
 export type ApiRoute = Route<RouteHandler> & { doc: RouteDoc };
@@ -36,58 +42,6 @@ export interface RouteDeps {
   deprecations: Deprecations;
   /** Where the redirect route counts its results. */
   metrics: Pick<Metrics, 'redirected'>;
-}
-
-/** Crawlers would use up visit limits and, through the deprecated GET, create links: all is off limits. */
-export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
-
-const NOT_FOUND_PAGE = htmlPage('Link not found', 'There is no short link at this address. Check it for typos.');
-const EXPIRED_PAGE = htmlPage('This link has expired', 'The owner of this short link gave it a limited lifetime, and it has passed.');
-const NO_STORE = ['Cache-Control', 'private, no-store'];
-
-/** `If-None-Match` per RFC 9110 §13.1.2: `*`, or a list of tags compared weakly (a `W/` prefix ignored). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
-/**
- * Characters per piece of a streamed list (the JSON is ASCII: one byte each). A piece is bounded
- * by size, not by a number of records: a thousand records of 64 KiB URLs would be 64 MB, built in
- * one turn. 64 KiB takes under a millisecond to build and stays a young-generation string, which
- * the garbage collector frees cheaply.
- */
-export const LIST_PIECE_CHARS = 64 * 1024;
-/** Records read from the snapshot at a time while building pieces. */
-const LIST_STEP = 64;
-
-/**
- * `{"count":N,"urls":[…]}` in pieces of about `pieceChars` (at most one record more): together
- * the same bytes as `JSON.stringify` of the whole list.
- */
-export function* listJson(page: UrlListing, pieceChars = LIST_PIECE_CHARS): Generator<string, void, undefined> {
-  let piece = `{"count":${page.count},"urls":[`;
-  let separator = '';
-  for (let i = 0; i < page.count; i += LIST_STEP) {
-    for (const record of page.slice(i, i + LIST_STEP)) {
-      piece += separator + JSON.stringify(record);
-      separator = ',';
-      if (piece.length >= pieceChars) {
-        yield piece;
-        piece = '';
-      }
-    }
-  }
-  yield `${piece}]}`;
-}
-
-/** `seen`, then what is left of `rest`. */
-function* prepend(seen: readonly string[], rest: Iterator<string>): Generator<string> {
-  yield* seen;
-  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 /** An error answering a deprecated usage still announces the deprecation. */
@@ -121,12 +75,9 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     return notice;
   }
 
-  function serveFile(ctx: Ctx, name: string): void {
-    const file = files.get(name);
-    if (!file) throw new HttpError(404);
-    const headers = ['ETag', file.etag, 'Cache-Control', 'no-cache'];
-    if (etagMatches(ctx.req.headers['if-none-match'], file.etag)) return reply.empty(ctx.res, 304, headers);
-    reply.send(ctx.res, 200, file.type, file.body, headers);
+  function redirect(res: ServerResponse, hit: Visit): void {
+    metrics.redirected(hit.kind);
+    answerVisit(reply, res, hit);
   }
 
   async function shorten(ctx: Ctx): Promise<void> {
@@ -137,70 +88,21 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
       // A query parameter wins over the body field of the same name (SPEC §4).
       const fromQuery = query.has('retention_days');
-      const record = await service.shorten({
+      const outcome = await service.shorten({
         url: query.has('url') ? query.get('url') : fields.get('url'),
         retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
         textual: fromQuery || fields.textual,
       });
-      reply.send(ctx.res, 201, TEXT_TYPE, record.short_url, ['Location', record.short_url, ...flatten(notice)]);
+      if (!outcome.ok) throw failureError(outcome);
+      const { short_url } = outcome.record;
+      reply.send(ctx.res, 201, TEXT_TYPE, short_url, ['Location', short_url, ...flatten(notice)]);
     } catch (err) {
       throw keepNotice(err, notice);
     }
   }
 
   return [
-    {
-      path: '/',
-      public: true,
-      methods: {
-        GET: (ctx) => {
-          if (production) throw new HttpError(404);
-          serveFile(ctx, 'index.html');
-        },
-      },
-      doc: {
-        GET: {
-          operationId: 'getUi',
-          summary: 'The web UI',
-          tag: 'ui',
-          access: 'public',
-          responses: { 200: body('The UI page.', HTML_TYPE, HTML_PAGE), 404: empty('PRODUCTION=true: no UI. Empty body.') },
-        },
-      },
-    },
-    {
-      path: '/static/*',
-      public: true,
-      methods: { GET: (ctx) => serveFile(ctx, ctx.params['*']!) },
-      doc: {
-        GET: {
-          operationId: 'getStaticFile',
-          summary: 'A file of the UI (and the stylesheet of /docs)',
-          description: 'Served from memory with a strong ETag and Cache-Control: no-cache; If-None-Match revalidates.',
-          tag: 'ui',
-          access: 'public',
-          responses: {
-            200: body('The file, with its content type (text/css for docs.css).', '*/*', {}, ['ETag', 'Cache-Control']),
-            304: empty('Not modified (If-None-Match matched).', ['ETag', 'Cache-Control']),
-            404: empty('No such file. Empty body.'),
-          },
-        },
-      },
-    },
-    {
-      path: '/robots.txt',
-      methods: { GET: (ctx) => reply.send(ctx.res, 200, TEXT_TYPE, ROBOTS_TXT) },
-      doc: {
-        GET: {
-          operationId: 'getRobotsTxt',
-          summary: 'Keeps crawlers out',
-          description: 'Crawlers would use up visit limits and create links; every path is disallowed.',
-          tag: 'service',
-          access: 'gate',
-          responses: { 200: body('`User-agent: *` and `Disallow: /`.', TEXT_TYPE, { type: 'string', const: ROBOTS_TXT }) },
-        },
-      },
-    },
+    ...uiRoutes({ reply, production, files }),
     {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
@@ -250,22 +152,15 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       methods: {
         GET: async (ctx) => {
           const notice = requireAdmin(ctx);
-          let page: UrlListing;
+          let page: Awaited<ReturnType<Service['listing']>>;
           try {
-            page = service.listing(parsePaging(ctx.query()));
+            page = await service.listing(parsePaging(ctx.query()));
           } catch (err) {
             throw keepNotice(err, notice);
           }
           const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
           try {
-            // A list that fits in one piece goes out whole, with a Content-Length; a longer one
-            // piece by piece, a few per event-loop turn (see pacer.ts), so that listing 100k links
-            // never stalls the loop.
-            const pieces = listJson(page);
-            const first = pieces.next();
-            const second = pieces.next();
-            if (first.done || second.done) reply.send(ctx.res, 200, JSON_TYPE, first.value ?? '', headers);
-            else await reply.stream(ctx.res, 200, JSON_TYPE, prepend([first.value, second.value], pieces), headers);
+            await sendList(reply, ctx.res, page, headers);
           } finally {
             page.release();
           }
@@ -288,15 +183,16 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls/:code',
       methods: {
-        GET: (ctx) => {
-          const record = service.get(ctx.params['code']!);
-          if (!record) throw new HttpError(404);
-          reply.json(ctx.res, 200, record);
+        GET: async (ctx) => {
+          const outcome = await service.get(ctx.params['code']!);
+          if (!outcome.ok) throw failureError(outcome);
+          reply.json(ctx.res, 200, outcome.record);
         },
         DELETE: async (ctx) => {
           const notice = requireAdmin(ctx);
           try {
-            if (!(await service.remove(ctx.params['code']!))) throw new HttpError(404);
+            const outcome = await service.remove(ctx.params['code']!);
+            if (!outcome.ok) throw failureError(outcome);
             reply.empty(ctx.res, 204, flatten(notice));
           } catch (err) {
             throw keepNotice(err, notice);
@@ -327,10 +223,10 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/lookup',
       methods: {
-        GET: (ctx) => {
-          const record = service.lookup(ctx.query().get('url') ?? undefined);
-          if (!record) throw new HttpError(404);
-          reply.json(ctx.res, 200, record);
+        GET: async (ctx) => {
+          const outcome = await service.lookup(ctx.query().get('url') ?? undefined);
+          if (!outcome.ok) throw failureError(outcome);
+          reply.json(ctx.res, 200, outcome.record);
         },
       },
       doc: {
@@ -359,10 +255,8 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit.
           const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
-          metrics.redirected(hit.kind);
-          if (hit.kind === 'found') return reply.found(ctx.res, hit.url);
-          if (hit.kind === 'expired') return reply.send(ctx.res, 410, HTML_TYPE, EXPIRED_PAGE, NO_STORE);
-          reply.send(ctx.res, 404, HTML_TYPE, NOT_FOUND_PAGE, NO_STORE);
+          if (hit instanceof Promise) return hit.then((decided) => redirect(ctx.res, decided));
+          redirect(ctx.res, hit);
         },
       },
       doc: {

@@ -1,13 +1,14 @@
 /**
- * The shortening operations, independent of HTTP: the REST routes call them, and so will every
- * other front (MCP). One implementation of each operation; failures are `HttpError`s.
+ * The shortening operations, independent of HTTP: the REST routes and the MCP tools call them.
+ * One implementation of each operation, over any `LinkStore`. An operation that can fail returns a
+ * typed outcome, `{ ok: true, … }` or a `Failure`; the REST routes map failures to statuses in one
+ * table (`outcomes.ts`), the MCP tools to `isError` results. Only bugs are thrown.
  */
-import { pickCode } from './codes.ts';
+import { candidateCodes } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { isExpired, isExpiredAt } from '../store/format.ts';
-import { DataFileGoneError, type Store, type StoredRecord } from '../store/store.ts';
+import { mapMaybe, StoreUnavailableError, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (SPEC §4). */
@@ -25,19 +26,36 @@ export interface UrlList {
   urls: UrlRecord[];
 }
 
-/** A page of the list, read in slices; `release` it when done. */
-export interface UrlListing {
+/**
+ * A page of the list, read in slices; `release` it when done. `Slice` is what `slice` answers:
+ * records now (the log store), or a promise of them (a database).
+ */
+export interface UrlListing<Slice extends MaybePromise<UrlRecord[]> = UrlRecord[]> {
   /** Every live record, this page or not (`X-Total-Count`). */
   total: number;
   /** Records on this page. */
   count: number;
   /** The page's records at positions [from, to). */
-  slice(from: number, to: number): UrlRecord[];
+  slice(from: number, to: number): Slice;
   release(): void;
 }
 
+/** The input was refused; `detail` tells the sender why (a 400). */
+export type Invalid = { ok: false; error: 'invalid'; detail: string };
+/** No live link (unknown, expired or deleted): a 404. */
+export type NotFound = { ok: false; error: 'not_found' };
+/** Nothing was changed and a retry may succeed: storage not writable, code space exhausted (a 503). */
+export type Unavailable = { ok: false; error: 'unavailable'; detail: string };
+export type Failure = Invalid | NotFound | Unavailable;
+
+export type Found = { ok: true; record: UrlRecord };
+export type ShortenOutcome = Found | Invalid | Unavailable;
+export type GetOutcome = Found | NotFound;
+export type LookupOutcome = Found | Invalid | NotFound;
+export type RemoveOutcome = { ok: true } | NotFound | Unavailable;
+
 export interface ServiceOptions {
-  store: Store;
+  store: LinkStore;
   baseUrl: string;
   minShortLength: number;
   maxShortLength: number;
@@ -51,10 +69,11 @@ export interface ServiceOptions {
   created?: () => void;
 }
 
-export type Visit = { kind: 'found'; url: string } | { kind: 'expired' } | { kind: 'missing' };
+/** What a redirect answers (see `LinkStore.countVisit`: read it at once). */
+export type Visit = VisitDecision;
 
-const MISSING: Visit = { kind: 'missing' };
-const EXPIRED: Visit = { kind: 'expired' };
+const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+const REMOVED: RemoveOutcome = { ok: true };
 
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now, log } = options;
@@ -65,7 +84,7 @@ export function createService(options: ServiceOptions) {
 
   const shortUrl = (code: string): string => `${baseUrl}/${code}`;
 
-  function view(rec: StoredRecord): UrlRecord {
+  function view(rec: LinkRecord): UrlRecord {
     return {
       short_code: rec.code,
       short_url: shortUrl(rec.code),
@@ -76,20 +95,19 @@ export function createService(options: ServiceOptions) {
     };
   }
 
+  const found = (rec: LinkRecord | undefined): GetOutcome => (rec ? { ok: true, record: view(rec) } : NOT_FOUND);
+
   /**
    * Live records newest first, paged, frozen when called: a long list can be read in slices across
    * event-loop turns (see `UrlListing`).
    */
-  function listing(paging: Paging): UrlListing {
-    const at = seconds();
-    const snapshot = store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, at));
-    const start = Math.min(paging.offset, snapshot.length);
-    const count = paging.limit === undefined ? snapshot.length - start : Math.min(paging.limit, snapshot.length - start);
+  async function listing(paging: Paging): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
+    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds() });
     return {
-      total: snapshot.length,
-      count,
-      slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)).map(view),
-      release: snapshot.release,
+      total: page.total,
+      count: page.count,
+      slice: (from, to) => mapMaybe(page.slice(from, to), (records) => records.map(view)),
+      release: () => page.release(),
     };
   }
 
@@ -103,90 +121,89 @@ export function createService(options: ServiceOptions) {
     },
 
     /** `textual`: `retentionDays` came from a query string or form, where numbers are digits. */
-    async shorten(input: { url: unknown; retentionDays: unknown; textual?: boolean }): Promise<UrlRecord> {
-      const url = validateUrl(input.url, urlRules);
-      const retentionDays = parseRetention(input.retentionDays, input.textual);
-      const code = pickCode(options.randomCode, (c) => store.taken(c), options.minShortLength, options.maxShortLength);
-      if (code === undefined) {
-        log.error('code space exhausted', { min: options.minShortLength, max: options.maxShortLength });
-        throw new HttpError(
-          503,
-          `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH`,
-        );
+    async shorten(input: { url: unknown; retentionDays: unknown; textual?: boolean }): Promise<ShortenOutcome> {
+      let url: string;
+      let retentionDays: number;
+      try {
+        url = validateUrl(input.url, urlRules);
+        retentionDays = parseRetention(input.retentionDays, input.textual);
+      } catch (err) {
+        return invalid(err);
       }
       const createdAt = seconds();
       try {
-        const record = await store.create({ code, url, createdAt, retentionDays, visits: 0 });
-        options.created?.();
-        return view(record);
+        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0 };
+          // A taken code is refused at once by the log store; only a write is awaited.
+          const inserted = store.insert(record, createdAt);
+          if (inserted === false || (inserted !== true && !(await inserted))) continue;
+          options.created?.();
+          return { ok: true, record: view(record) };
+        }
       } catch (err) {
-        throw unwritable(err);
+        return unwritable(err);
       }
+      log.error('code space exhausted', { min: options.minShortLength, max: options.maxShortLength });
+      return { ok: false, error: 'unavailable', detail: `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH` };
     },
 
-    get(code: string): UrlRecord | undefined {
-      const rec = store.get(code);
-      return rec && !isExpired(rec, seconds()) ? view(rec) : undefined;
+    async get(code: string): Promise<GetOutcome> {
+      return found(await store.get(code, seconds()));
     },
 
     /** The newest live record whose original URL equals `input` once normalized. */
-    lookup(input: unknown): UrlRecord | undefined {
-      if (input === undefined || input === null || input === '') throw new HttpError(400, 'url is required');
+    async lookup(input: unknown): Promise<LookupOutcome> {
+      if (input === undefined || input === null || input === '') return { ok: false, error: 'invalid', detail: 'url is required' };
       let href: string;
       try {
         href = new URL(String(input)).href;
       } catch {
-        throw new HttpError(400, 'url must be an absolute URL such as https://example.com/page');
+        return { ok: false, error: 'invalid', detail: 'url must be an absolute URL such as https://example.com/page' };
       }
-      const at = seconds();
-      for (const rec of store.withUrl(href)) if (!isExpired(rec, at)) return view(rec);
-      return undefined;
+      return found(await store.newestByUrl(href, seconds()));
     },
 
     listing,
 
     /** Live records newest first, paged; `total` counts every live record. */
-    list(paging: Paging): { total: number; urls: UrlRecord[] } {
-      const page = listing(paging);
+    async list(paging: Paging): Promise<{ total: number; urls: UrlRecord[] }> {
+      const page = await listing(paging);
       try {
-        return { total: page.total, urls: page.slice(0, page.count) };
+        return { total: page.total, urls: await page.slice(0, page.count) };
       } finally {
         page.release();
       }
     },
 
-    /** False when there is no such live code: an expired link is gone for every API, delete included. */
-    async remove(code: string): Promise<boolean> {
-      const rec = store.get(code);
-      if (!rec || isExpired(rec, seconds())) return false;
+    /** Not found when there is no such live code: an expired link is gone for every API, delete included. */
+    async remove(code: string): Promise<RemoveOutcome> {
       try {
-        return await store.delete(code);
+        return (await store.delete(code, seconds())) ? REMOVED : NOT_FOUND;
       } catch (err) {
-        throw unwritable(err);
+        return unwritable(err);
       }
     },
 
-    /** Resolves a short code for a redirect; `count` is false for HEAD. */
-    visit(code: string, count: boolean): Visit {
-      const url = store.resolve(code, seconds(), count);
-      if (url === undefined) return MISSING;
-      if (url === null) return EXPIRED;
-      return { kind: 'found', url };
+    /**
+     * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
+     * once, so the redirect awaits nothing; a database answers with a promise.
+     */
+    visit(code: string, count: boolean): MaybePromise<Visit> {
+      return store.countVisit(code, seconds(), count);
     },
   };
 }
 
 export type Service = ReturnType<typeof createService>;
 
-/**
- * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…, or the data file removed
- * under the process) becomes a 503: the change was not made, and the client may retry. Anything
- * else is a bug and goes on to the generic 500. The store logs the failure (once, then in
- * summaries: a full disk fails every request).
- */
-function unwritable(err: unknown): unknown {
-  if (err instanceof DataFileGoneError) return new HttpError(503, err.message);
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
-  return new HttpError(503, `storage is not writable right now (${code}); nothing was changed, try again later`);
+/** A validator's refusal (an `HttpError` 400 with its reason) as an outcome; anything else is a bug. */
+function invalid(err: unknown): Invalid {
+  if (err instanceof HttpError && err.status === 400 && err.detail !== undefined) return { ok: false, error: 'invalid', detail: err.detail };
+  throw err;
+}
+
+/** A change the store could not make is an outcome; anything else is a bug (the generic 500). */
+function unwritable(err: unknown): Unavailable {
+  if (err instanceof StoreUnavailableError) return { ok: false, error: 'unavailable', detail: err.message };
+  throw err;
 }

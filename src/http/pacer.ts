@@ -31,12 +31,18 @@ export interface PacerOptions {
   defer?: (fn: () => void) => void;
 }
 
+/**
+ * A piece of a body, or a promise of one: a piece read from a database arrives later, and its
+ * answer waits for it outside the rounds while the others go on.
+ */
+export type Piece = string | Promise<string>;
+
 /** Writes `pieces` to `sink`, then ends it. Resolves when done or when the client went away. */
-export type Pace = (sink: Sink, pieces: Iterator<string>) => Promise<void>;
+export type Pace = (sink: Sink, pieces: Iterator<Piece>) => Promise<void>;
 
 interface Job {
   sink: Sink;
-  pieces: Iterator<string>;
+  pieces: Iterator<Piece>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -65,7 +71,7 @@ export function createPacer({ budgetMs = 10, now = () => performance.now(), defe
   function step(job: Job): void {
     const { sink } = job;
     if (sink.destroyed) return job.resolve();
-    let next: IteratorResult<string>;
+    let next: IteratorResult<Piece>;
     try {
       next = job.pieces.next();
     } catch (err) {
@@ -75,8 +81,17 @@ export function createPacer({ budgetMs = 10, now = () => performance.now(), defe
       sink.end();
       return job.resolve();
     }
-    if (sink.write(next.value)) {
+    if (typeof next.value === 'string') return put(job, next.value, false);
+    next.value.then((piece) => put(job, piece, true), job.reject);
+  }
+
+  /** Writes one piece; `late`: it arrived after its round, which must be scheduled again. */
+  function put(job: Job, piece: string, late: boolean): void {
+    const { sink } = job;
+    if (sink.destroyed) return job.resolve();
+    if (sink.write(piece)) {
       ready.push(job);
+      if (late) schedule();
       return;
     }
     // Back in the queue once the client took what is buffered (or left), and only in a later

@@ -4,7 +4,7 @@
  * no header object is built per request.
  */
 import type { ServerResponse } from 'node:http';
-import { pace } from './pacer.ts';
+import { pace, type Piece } from './pacer.ts';
 
 export const JSON_TYPE = 'application/json';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -23,7 +23,7 @@ export interface Responder {
    * for long, nor piles up in memory for a slow client. Chunked (no Content-Length). Resolves when
    * done, or when the client went away.
    */
-  stream(res: ServerResponse, status: number, type: string, pieces: Iterable<string>, extra?: readonly string[]): Promise<void>;
+  stream(res: ServerResponse, status: number, type: string, pieces: Iterable<Piece>, extra?: readonly string[]): Promise<void>;
 }
 
 export function createResponder(base: readonly string[]): Responder {

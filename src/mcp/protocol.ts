@@ -3,7 +3,6 @@
  * JSON-RPC messages. Stateless: every message is answered on its own, so there is no session to
  * create, keep or expire, and `tools/call` works without a prior `initialize`.
  */
-import { HttpError } from '../errors.ts';
 import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Service } from '../api/service.ts';
@@ -18,7 +17,7 @@ import {
   success,
   type RpcResponse,
 } from './jsonrpc.ts';
-import { TOOLS, ToolFailure, type Tool, type ToolResult } from './tools.ts';
+import { TOOLS, type Tool, type ToolResult } from './tools.ts';
 
 /** Newest first: an unknown requested version is answered with the first. */
 export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -62,15 +61,8 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     const args = params['arguments'] ?? {};
     const errors = validateValue(tool.inputSchema, args, 'arguments');
     if (errors.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for ${name}: ${errors.join('; ')}`);
-    try {
-      return await tool.run(args as Record<string, unknown>, service);
-    } catch (err) {
-      // Service failures carry a message written for the caller (the REST `detail`).
-      if (err instanceof ToolFailure || (err instanceof HttpError && err.detail !== undefined)) {
-        return { content: [{ type: 'text', text: err instanceof HttpError ? err.detail! : err.message }], isError: true };
-      }
-      throw err;
-    }
+    // A failure of the work is a result with `isError` (tools.ts); a throw is a bug.
+    return tool.run(args as Record<string, unknown>, service);
   }
 
   async function dispatch(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -25,14 +25,6 @@ export type ToolResult = {
   isError?: true;
 };
 
-/** A failure of the tool's work, told to the model as a result with `isError`. */
-export class ToolFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolFailure';
-  }
-}
-
 type ObjectSchema = JsonSchema & { type: 'object' };
 
 export interface Tool {
@@ -54,18 +46,26 @@ function structured(value: Record<string, unknown>, ...lead: string[]): ToolResu
 
 const asRecord = (r: UrlRecord): Record<string, unknown> => ({ ...r });
 
-/** Unknown and expired read the same through the REST API (404); the model is told which. */
-function missing(service: Service, code: string): ToolFailure {
-  return service.visit(code, false).kind === 'expired'
-    ? new ToolFailure(`The short link ${JSON.stringify(code)} has expired.`)
-    : new ToolFailure(`No short link has the code ${JSON.stringify(code)}.`);
+/**
+ * Unknown and expired read the same through the REST API (404); the model is told which. A HEAD's
+ * decision: it counts nothing.
+ */
+async function missing(service: Service, code: string): Promise<ToolResult> {
+  return (await service.visit(code, false)).kind === 'expired'
+    ? failed(`The short link ${JSON.stringify(code)} has expired.`)
+    : failed(`No short link has the code ${JSON.stringify(code)}.`);
 }
 
-function requireAdmin(service: Service, key: unknown): void {
-  if (!service.isAdminKey(typeof key === 'string' ? key : undefined)) {
-    throw new ToolFailure('api_key is not one of the admin keys of this service (its API_KEYS setting).');
-  }
+/** A failure of the work, told to the model (SPEC §7): the REST `detail`, or a sentence of its own. */
+function failed(message: string): ToolResult {
+  return { content: [text(message)], isError: true };
 }
+
+function isAdmin(service: Service, key: unknown): boolean {
+  return service.isAdminKey(typeof key === 'string' ? key : undefined);
+}
+
+const notAdmin = (): ToolResult => failed('api_key is not one of the admin keys of this service (its API_KEYS setting).');
 
 const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
 const CODE = { ...CODE_SCHEMA, description: `${CODE_SCHEMA.description} The last path segment of a short URL.` };
@@ -96,8 +96,9 @@ export const TOOLS: readonly Tool[] = [
     outputSchema: RECORD_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, service) {
-      const record = await service.shorten({ url: args['url'], retentionDays: args['retention_days'] });
-      return structured(asRecord(record), record.short_url);
+      const outcome = await service.shorten({ url: args['url'], retentionDays: args['retention_days'] });
+      if (!outcome.ok) return failed(outcome.detail);
+      return structured(asRecord(outcome.record), outcome.record.short_url);
     },
   },
   {
@@ -107,11 +108,11 @@ export const TOOLS: readonly Tool[] = [
     inputSchema: { type: 'object', properties: { code: CODE }, required: ['code'], additionalProperties: false },
     outputSchema: RECORD_SCHEMA,
     annotations: CLOSED,
-    run(args, service) {
+    async run(args, service) {
       const code = args['code'] as string;
-      const record = service.get(code);
-      if (!record) throw missing(service, code);
-      return structured(asRecord(record));
+      const outcome = await service.get(code);
+      if (!outcome.ok) return missing(service, code);
+      return structured(asRecord(outcome.record));
     },
   },
   {
@@ -128,10 +129,11 @@ export const TOOLS: readonly Tool[] = [
     },
     outputSchema: RECORD_SCHEMA,
     annotations: CLOSED,
-    run(args, service) {
-      const record = service.lookup(args['url']);
-      if (!record) throw new ToolFailure(`No live short link points to ${JSON.stringify(args['url'])}.`);
-      return structured(asRecord(record));
+    async run(args, service) {
+      const outcome = await service.lookup(args['url']);
+      if (outcome.ok) return structured(asRecord(outcome.record));
+      if (outcome.error === 'invalid') return failed(outcome.detail);
+      return failed(`No live short link points to ${JSON.stringify(args['url'])}.`);
     },
   },
   {
@@ -152,10 +154,10 @@ export const TOOLS: readonly Tool[] = [
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
-    run(args, service) {
-      requireAdmin(service, args['api_key']);
+    async run(args, service) {
+      if (!isAdmin(service, args['api_key'])) return notAdmin();
       const limit = args['limit'] as number | undefined;
-      const { total, urls } = service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0 });
+      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0 });
       return structured({ count: urls.length, total, urls });
     },
   },
@@ -178,10 +180,11 @@ export const TOOLS: readonly Tool[] = [
     // Idempotent: a second delete changes nothing more (it reports the code as unknown).
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args, service) {
-      requireAdmin(service, args['api_key']);
+      if (!isAdmin(service, args['api_key'])) return notAdmin();
       const code = args['code'] as string;
-      if (!(await service.remove(code))) throw missing(service, code);
-      return structured({ short_code: code, deleted: true });
+      const outcome = await service.remove(code);
+      if (outcome.ok) return structured({ short_code: code, deleted: true });
+      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
     },
   },
 ];

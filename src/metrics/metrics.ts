@@ -29,7 +29,7 @@ export const NO_ROUTE = 'none';
 
 /** The `result` label of `shortener_redirects_total`, every value always exported. */
 export const REDIRECT_RESULTS = ['found', 'not_found', 'expired', 'limit_reached'] as const;
-const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = { found: 0, missing: 1, expired: 2 };
+const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = { found: 0, missing: 1, expired: 2, limit_reached: 3 };
 
 /** Slots of `fastRedirects`. */
 export const FAST_GET = 0;

@@ -51,17 +51,8 @@ export function recordEntry(rec: StoredRecord): Entry {
   return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.visits };
 }
 
-const DAY = 86400;
-
-/** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
-export function isExpired(rec: Pick<StoredRecord, 'createdAt' | 'retentionDays'>, nowSeconds: number): boolean {
-  return isExpiredAt(rec.createdAt, rec.retentionDays, nowSeconds);
-}
-
-/** `isExpired` on the bare fields (the redirect path reads them from the keydir's columns). */
-export function isExpiredAt(createdAt: number, retentionDays: number, nowSeconds: number): boolean {
-  return retentionDays > 0 && nowSeconds >= createdAt + retentionDays * DAY;
-}
+// Expiry is part of the storage contract; the log store's code imports it from here.
+export { isExpired, isExpiredAt } from './link-store.ts';
 
 const INT = /^(0|[1-9]\d{0,15})$/;
 

@@ -13,11 +13,17 @@ import {
   createCodeSource,
   cryptoRandom,
   isCodeShaped,
-  pickCode,
+  candidateCodes,
   type RandomSource,
 } from '../../src/api/codes.ts';
 import type { UrlList } from '../../src/api/service.ts';
 import { start, type Harness } from '../support/helpers.ts';
+
+/** The code the service stores: the first candidate the store does not refuse as taken. */
+function pickCode(randomCode: (length: number) => string, taken: (code: string) => boolean, min: number, max: number): string | undefined {
+  for (const code of candidateCodes(randomCode, min, max)) if (!taken(code)) return code;
+  return undefined;
+}
 
 const SPEC_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { assert401, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Reply } from '../support/helpers.ts';
+import { start, visitsOf, type Reply } from '../support/helpers.ts';
 
 const URL_Q = `url=${encodeURIComponent('https://example.com/prefetched')}`;
 const ROBOTS = 'User-agent: *\nDisallow: /\n';
@@ -51,7 +51,7 @@ test('HEAD /api/shorten is 405 with Allow: GET, POST in every spelling, and crea
     assert.equal(head.headers.location, 'https://example.com/prefetched');
     assert.equal((await h.req('/api/health', { method: 'HEAD' })).status, 200);
     assert.equal((await h.req(`/api/urls/${code}`, { method: 'HEAD' })).status, 200);
-    assert.equal(h.shortener.service.get(code)?.visit_count, 0, 'HEAD counted no visit');
+    assert.equal(await visitsOf(h.shortener, code), 0, 'HEAD counted no visit');
   } finally {
     await h.close();
   }

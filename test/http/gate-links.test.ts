@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Refusal } from '../../src/http/gate.ts';
 import { assert401, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { start, visitsOf, type Harness } from '../support/helpers.ts';
 
 type Auth = 'none' | 'right' | 'wrong';
 /** A status, or a 401 with the refusal it must carry. */
@@ -109,7 +109,7 @@ for (const publicRedirects of [false, true]) {
           if (expected === 404 && !head) assert.match(r.body, /Link not found/, label);
           if (expected === 410) assert.match(r.body, /This link has expired/, label);
         }
-        assert.equal(h.shortener.service.get(code)?.visit_count, visits, 'only the redirects that answered 302 counted');
+        assert.equal(await visitsOf(h.shortener, code), visits, 'only the redirects that answered 302 counted');
         assert.equal(visits, publicRedirects ? 9 : 2);
         // Outside the base path a code is an unknown path: gated either way.
         if (p) assert401(await h.req(`/${code}`), 'missing', 'outside the base path');
@@ -134,7 +134,7 @@ describe('with the gate off, public_redirects changes nothing', () => {
           assert.equal(r.headers.location, 'https://example.com/open');
         }
         assert.equal((await h.req('/zzzzzz')).status, 404);
-        assert.equal(h.shortener.service.get(code)?.visit_count, 3);
+        assert.equal(await visitsOf(h.shortener, code), 3);
         assert.equal((await h.req('/auth-check')).body, '{"auth_required":false}');
       } finally {
         await h.close();

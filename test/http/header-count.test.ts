@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { mount, start } from '../support/helpers.ts';
+import { mount, start, visitsOf } from '../support/helpers.ts';
 import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 
 /** Room for thousands of header lines: the limit under test is the handler's, not Node's byte limit. */
@@ -106,7 +106,7 @@ test('the redirect answers 100 headers and refuses 101, gate off (its fast path)
         if (method === 'GET') assert431(r.responses[0], `GET /<code>, gate ${apiToken ? 'on' : 'off'}`);
         else assert.equal(r.responses[0]?.status, 431);
       }
-      assert.equal(h.shortener.service.get(code)?.visit_count, 1, 'only the answered redirect counted');
+      assert.equal(await visitsOf(h.shortener, code), 1, 'only the answered redirect counted');
     } finally {
       await h.close();
     }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createPacer, type Sink } from '../../src/http/pacer.ts';
 import { createResponder } from '../../src/http/respond.ts';
-import { LIST_PIECE_CHARS, listJson } from '../../src/api/routes.ts';
+import { LIST_PIECE_CHARS, listJson } from '../../src/api/list-json.ts';
 import type { UrlListing, UrlRecord } from '../../src/api/service.ts';
 import { encodeEntry } from '../../src/store/format.ts';
 import { start, tempDir } from '../support/helpers.ts';

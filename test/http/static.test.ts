@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { etagMatches } from '../../src/api/routes.ts';
+import { etagMatches } from '../../src/api/ui-routes.ts';
 import { loadStatic } from '../../src/http/static.ts';
 import { start, tempDir } from '../support/helpers.ts';
 

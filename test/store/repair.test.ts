@@ -122,7 +122,7 @@ test('a complete last line with a bad checksum: start-up refuses naming the line
     const shortener = createShortener({ dataDir: dir, fsync: 'off', logger: quiet });
     try {
       assert.equal(shortener.count, 2);
-      assert.ok(shortener.service.get('aaa') && shortener.service.get('bbb'));
+      assert.ok((await shortener.service.get('aaa')).ok && (await shortener.service.get('bbb')).ok);
     } finally {
       await shortener.close();
     }

@@ -109,7 +109,7 @@ export async function runFuzz({ runs, seed }: FuzzOptions): Promise<FuzzSummary>
     const spy = spyOnProtected(h.shortener.service);
 
     const property = fc.asyncProperty(fuzzCase, async (c) => {
-      if (h.shortener.service.get(code) === undefined) code = await newCode();
+      if (!(await h.shortener.service.get(code)).ok) code = await newCode();
       const { bytes, incomplete, method } = render(c, TOKEN, code);
       spy.calls.length = 0;
       const errorsBefore = logs.errors.length;

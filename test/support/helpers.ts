@@ -257,6 +257,12 @@ export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArg
 }
 
 /** `text` matched literally inside a RegExp. */
+/** The visit count of a live link, read through the service; undefined when there is none. */
+export async function visitsOf(shortener: Shortener, code: string): Promise<number | undefined> {
+  const outcome = await shortener.service.get(code);
+  return outcome.ok ? outcome.record.visit_count : undefined;
+}
+
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,0 +1,134 @@
+/**
+ * The storage contract of the service: every operation the service needs, shaped so that each is
+ * one statement of a database (an `INSERT … ON CONFLICT DO NOTHING`, a `DELETE … RETURNING`, one
+ * conditional `UPDATE … RETURNING` per counted redirect) and one call of the in-memory log store.
+ *
+ * A method may answer with a value or with a promise, and callers await only a promise: the log
+ * store holds every link in memory and answers reads and the redirect synchronously, so its
+ * redirect costs no microtask; a database answers with promises. Writes that must be durable
+ * before the answer (insert, delete) are promises in every store.
+ *
+ * Expiry is decided at read time against the `now` the service passes (Unix seconds), never the
+ * store's own clock: expired links may stay stored until reclaimed, but no read returns them, and
+ * their codes are free again. `test/support/store-conformance.ts` is this contract as tests; every
+ * backend passes it unchanged.
+ */
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A link as stored. */
+export interface LinkRecord {
+  code: string;
+  /** The WHATWG serialization of the original URL. */
+  url: string;
+  /** Unix seconds. */
+  createdAt: number;
+  /** 0 = forever. */
+  retentionDays: number;
+  visits: number;
+  // The visit limit (`maxVisits`, SPEC §4.1) joins here when visit limits are built.
+}
+
+/** What a redirect does. `found` carries the URL; the others are answered with a page. */
+export type VisitDecision =
+  | { readonly kind: 'found'; readonly url: string }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'expired' }
+  /** The link's visit limit is used up (SPEC §4.1): no store returns it before visit limits exist. */
+  | { readonly kind: 'limit_reached' };
+
+export interface ListQuery {
+  /** Records on the page; all from `offset` on when absent. */
+  limit?: number | undefined;
+  offset: number;
+  /** Unix seconds: links expired by then are left out, of the page and of the total. */
+  now: number;
+}
+
+/**
+ * A page of live links, newest first, frozen when `list` answered: `total`, `count` and every slice
+ * agree, whatever is written meanwhile (links deleted since are still read as they were). A long
+ * page is read in slices across event-loop turns; `release` it when done (the log store keeps the
+ * memory of deleted links while a page is open; a database ends its snapshot transaction).
+ */
+export interface LinkPage {
+  /** Live links, this page or not (`X-Total-Count`). */
+  readonly total: number;
+  /** Links on this page. */
+  readonly count: number;
+  /** The page's links at positions [from, to) (clamped to `count`). */
+  slice(from: number, to: number): MaybePromise<readonly LinkRecord[]>;
+  /** Idempotent. */
+  release(): void;
+}
+
+export interface LinkStore {
+  /**
+   * Stores a new link as the newest; false when a live link holds its code (a generated code's
+   * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.
+   * Of concurrent inserts of one code exactly one is true. True only once the link is durable;
+   * a write that cannot be made rejects with `StoreUnavailableError`.
+   */
+  insert(record: LinkRecord, now: number): MaybePromise<boolean>;
+  /** The live link of `code`. */
+  get(code: string, now: number): MaybePromise<LinkRecord | undefined>;
+  /** The newest live link whose URL is exactly `url` (already normalized by the caller). */
+  newestByUrl(url: string, now: number): MaybePromise<LinkRecord | undefined>;
+  /**
+   * A page of live links, newest first: in reverse order of insertion, whatever their `createdAt`
+   * (links created in the same second come out latest inserted first; SPEC §11: an insertion
+   * sequence, never the clock alone).
+   */
+  list(query: ListQuery): MaybePromise<LinkPage>;
+  /**
+   * Deletes the live link of `code`; false when there is none (unknown, expired, or deleted by a
+   * concurrent call: of concurrent deletes of one code exactly one is true). True once durable;
+   * rejects with `StoreUnavailableError` like `insert`.
+   */
+  delete(code: string, now: number): Promise<boolean>;
+  /**
+   * The redirect: decides what `GET`/`HEAD /<code>` answers and, when `count` (a GET of a live
+   * link), counts the visit, in one call. Counts are exact: every counted `found` adds one.
+   * The answer is read at once: the log store reuses one object for every `found`, so that a
+   * redirect allocates nothing but the URL.
+   */
+  countVisit(code: string, now: number, count: boolean): MaybePromise<VisitDecision>;
+  // `update(code, changes, now)` (edit, SPEC §4.1) goes here once edits are built; with visit
+  // limits, `countVisit` also decides `limit_reached`.
+  /** Every live link, oldest first; memory stays flat whatever the number of links. */
+  exportAll(now: number): AsyncIterable<LinkRecord>;
+  /** Undefined when reads work (SPEC §12 readiness), else why not. */
+  ready(): MaybePromise<string | undefined>;
+  /** Writes what is buffered (visit counts) and releases the store. Idempotent. */
+  close(): Promise<void>;
+  /** Links held, expired ones not yet reclaimed included (the `shortener_links` gauge). */
+  readonly count: number;
+}
+
+/**
+ * A change the store could not make now (disk full or read-only, data file removed, database
+ * unreachable): nothing was changed, and a retry may succeed. Its message is for clients.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** `f` of a value now, or of a promise's value once it settles: no microtask for a value. */
+export function mapMaybe<T, U>(value: MaybePromise<T>, f: (value: T) => U): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+const DAY = 86400;
+
+/** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
+export function isExpired(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>, nowSeconds: number): boolean {
+  return isExpiredAt(rec.createdAt, rec.retentionDays, nowSeconds);
+}
+
+/** `isExpired` on the bare fields (the redirect path reads them from the keydir's columns). */
+export function isExpiredAt(createdAt: number, retentionDays: number, nowSeconds: number): boolean {
+  return retentionDays > 0 && nowSeconds >= createdAt + retentionDays * DAY;
+}

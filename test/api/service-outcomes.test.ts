@@ -1,0 +1,161 @@
+/**
+ * The service over a store that answers with promises, as a database does: every operation still
+ * works, failures come back as typed outcomes (never thrown), and `outcomes.ts` maps each to the
+ * status of SPEC §4. The log store's synchronous answers are covered by every HTTP test.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ServerResponse } from 'node:http';
+import { createLogger } from '../../src/log.ts';
+import { failureError, FAILURE_STATUS } from '../../src/api/outcomes.ts';
+import { answerVisit } from '../../src/api/redirect.ts';
+import { createService } from '../../src/api/service.ts';
+import type { Responder } from '../../src/http/respond.ts';
+import { isExpired, StoreUnavailableError, type LinkPage, type LinkRecord, type LinkStore, type VisitDecision } from '../../src/store/link-store.ts';
+
+const NOW_MS = 1_790_000_000_000;
+const NOW = NOW_MS / 1000;
+
+/** A store that keeps records in an array and answers every call with a promise. */
+class AsyncStore implements LinkStore {
+  records: LinkRecord[] = [];
+  /** Codes `insert` refuses as taken. */
+  taken = new Set<string>();
+  failWrites: Error | undefined;
+  get count(): number {
+    return this.records.length;
+  }
+  private live(now: number): LinkRecord[] {
+    return this.records.filter((r) => !isExpired(r, now));
+  }
+  async insert(record: LinkRecord): Promise<boolean> {
+    if (this.failWrites) throw this.failWrites;
+    if (this.taken.has(record.code) || this.records.some((r) => r.code === record.code)) return false;
+    this.records.push({ ...record });
+    return true;
+  }
+  async get(code: string, now: number): Promise<LinkRecord | undefined> {
+    return this.live(now).find((r) => r.code === code);
+  }
+  async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
+    return this.live(now).reverse().find((r) => r.url === url);
+  }
+  async list({ limit, offset, now }: { limit?: number | undefined; offset: number; now: number }): Promise<LinkPage> {
+    const all = this.live(now).reverse();
+    const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
+    return { total: all.length, count: page.length, slice: async (from, to) => page.slice(from, to), release: () => undefined };
+  }
+  async delete(code: string, now: number): Promise<boolean> {
+    if (this.failWrites) throw this.failWrites;
+    const before = this.records.length;
+    this.records = this.records.filter((r) => r.code !== code || isExpired(r, now));
+    return this.records.length < before;
+  }
+  async countVisit(code: string, now: number, count: boolean): Promise<VisitDecision> {
+    const r = this.records.find((x) => x.code === code);
+    if (!r) return { kind: 'missing' };
+    if (isExpired(r, now)) return { kind: 'expired' };
+    if (count) r.visits++;
+    return { kind: 'found', url: r.url };
+  }
+  async *exportAll(now: number): AsyncGenerator<LinkRecord> {
+    yield* this.live(now);
+  }
+  async ready(): Promise<undefined> {
+    return undefined;
+  }
+  async close(): Promise<void> {}
+}
+
+function service(store: LinkStore, codes: string[] = ['code01', 'code02', 'code03', 'code04']) {
+  let i = 0;
+  return createService({
+    store,
+    baseUrl: 'https://s.example',
+    minShortLength: 6,
+    maxShortLength: 6,
+    maxUrlLength: 100,
+    apiKeys: [],
+    now: () => NOW_MS,
+    randomCode: () => codes[i++ % codes.length]!,
+    log: createLogger('silent'),
+  });
+}
+
+test('over a store that answers with promises, every operation works and reports typed outcomes', async () => {
+  const store = new AsyncStore();
+  const s = service(store);
+  const record = { short_code: 'code01', short_url: 'https://s.example/code01', original_url: 'https://example.com/a', created_at: NOW, visit_count: 0, retention_days: 0 };
+  assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
+  const hit = s.visit('code01', true);
+  assert.ok(hit instanceof Promise, "the store's promise is passed on, not awaited by the service");
+  assert.deepEqual(await hit, { kind: 'found', url: 'https://example.com/a' });
+  const visited = { ...record, visit_count: 1 };
+  assert.deepEqual(await s.get('code01'), { ok: true, record: visited });
+  assert.deepEqual(await s.lookup('HTTPS://EXAMPLE.COM/a'), { ok: true, record: visited }, 'lookup normalizes its input');
+  assert.deepEqual(await s.list({ limit: undefined, offset: 0 }), { total: 1, urls: [visited] });
+  assert.deepEqual(await s.remove('code01'), { ok: true });
+  assert.deepEqual(await s.remove('code01'), { ok: false, error: 'not_found' });
+  assert.deepEqual(await s.get('code01'), { ok: false, error: 'not_found' });
+  assert.deepEqual(await s.lookup('https://example.com/a'), { ok: false, error: 'not_found' });
+});
+
+test('a code the store refuses as taken is a collision: the next candidate is tried', async () => {
+  const store = new AsyncStore();
+  store.taken = new Set(['code01', 'code02']);
+  const created = await service(store).shorten({ url: 'https://example.com/b', retentionDays: 0 });
+  assert.equal(created.ok && created.record.short_code, 'code03');
+});
+
+test('failures are outcomes: invalid input, code space exhausted, storage unavailable', async () => {
+  const store = new AsyncStore();
+  assert.deepEqual(await service(store).shorten({ url: 'ftp://example.com/', retentionDays: 0 }), {
+    ok: false,
+    error: 'invalid',
+    detail: 'url must use http or https, not ftp',
+  });
+  assert.deepEqual(await service(store).shorten({ url: 'https://example.com/', retentionDays: -1 }), {
+    ok: false,
+    error: 'invalid',
+    detail: 'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)',
+  });
+  assert.deepEqual(await service(store).lookup(''), { ok: false, error: 'invalid', detail: 'url is required' });
+  store.taken = new Set(['code01']);
+  assert.deepEqual(await service(store, ['code01']).shorten({ url: 'https://example.com/', retentionDays: 0 }), {
+    ok: false,
+    error: 'unavailable',
+    detail: 'no free short code up to 6 characters; raise MAX_SHORT_LENGTH',
+  });
+  store.taken = new Set();
+  store.records.push({ code: 'kept01', url: 'https://example.com/k', createdAt: NOW, retentionDays: 0, visits: 0 });
+  store.failWrites = new StoreUnavailableError('database unavailable');
+  assert.deepEqual(await service(store).shorten({ url: 'https://example.com/', retentionDays: 0 }), { ok: false, error: 'unavailable', detail: 'database unavailable' });
+  assert.deepEqual(await service(store).remove('kept01'), { ok: false, error: 'unavailable', detail: 'database unavailable' });
+  // Anything else a store throws is a bug: thrown on, to the generic 500.
+  store.failWrites = new TypeError('a bug');
+  await assert.rejects(service(store).remove('kept01'), TypeError);
+});
+
+test('one table maps each failure to its status: 404 with no body, the others with their detail', () => {
+  assert.deepEqual(FAILURE_STATUS, { invalid: 400, not_found: 404, unavailable: 503 });
+  const notFound = failureError({ ok: false, error: 'not_found' });
+  assert.equal(notFound.status, 404);
+  assert.equal(notFound.detail, undefined);
+  const unavailable = failureError({ ok: false, error: 'unavailable', detail: 'disk full' }, [['Deprecation', '@1']]);
+  assert.equal(unavailable.status, 503);
+  assert.equal(unavailable.detail, 'disk full');
+  assert.deepEqual(unavailable.headers, [['Deprecation', '@1']]);
+});
+
+test('a used-up link answers 410 with its own page (the decision visit limits will return)', () => {
+  const sent: unknown[][] = [];
+  const reply = { send: (...args: unknown[]) => sent.push(args) } as unknown as Responder;
+  const res = {} as ServerResponse;
+  answerVisit(reply, res, { kind: 'limit_reached' });
+  answerVisit(reply, res, { kind: 'expired' });
+  assert.equal(sent[0]![1], 410);
+  assert.match(String(sent[0]![3]), /<h1>This link has reached its visit limit<\/h1>/);
+  assert.deepEqual(sent[0]![4], ['Cache-Control', 'private, no-store']);
+  assert.equal(sent[1]![1], 410);
+  assert.match(String(sent[1]![3]), /<h1>This link has expired<\/h1>/);
+});
