@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { salvage } from './format.ts';
 import { nodeFs } from './fs.ts';
 import { acquireLock } from './lock.ts';
-import { LOG_FILE } from './store.ts';
+import { LOG_FILE } from './files.ts';
 
 export interface RepairReport {
   file: string;
