@@ -16,6 +16,11 @@ export const RESTORE_SUFFIX = '.restore';
 /** Suffix of the compaction temp file beside the log. */
 export const COMPACT_SUFFIX = '.compact';
 
+/** Suffix of the temp file of `--repair`. */
+export const REPAIR_SUFFIX = '.repair';
+/** Suffix of a damaged log moved aside by `--repair`, followed by an ISO time. */
+export const DAMAGED_SUFFIX = '.damaged-';
+
 /**
  * Calls `put` with a new name beside the log, `<log><suffix><Unix seconds>`, until one does not
  * exist yet (`put` throws EEXIST): two in one second (a crash right after a start) must not
