@@ -81,12 +81,7 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
   } catch (err) {
     // Every failure comes before the rename: the old log is still the log.
     writer.takeSide();
-    await fs.close(fd).catch(() => undefined);
-    try {
-      fs.remove(temp);
-    } catch {
-      // Removed at the next start.
-    }
+    await discard(fs, temp, fd);
     throw err;
   }
   return {
@@ -125,6 +120,16 @@ export async function writeRecords(parts: StoreParts, fd: number): Promise<Writt
     written.lines += chunks.length;
   }
   return written;
+}
+
+/** Gives up a rewrite's temp file before it was installed. */
+export async function discard(fs: StoreFs, temp: string, fd: number | undefined): Promise<void> {
+  if (fd !== undefined) await fs.close(fd).catch(() => undefined);
+  try {
+    fs.remove(temp);
+  } catch {
+    // Removed at the next start.
+  }
 }
 
 /**

@@ -58,19 +58,18 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     lock.release();
     throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${path}: ${(err as Error).message}`);
   }
-  if (result.damage) {
+  const giveUp = (message: string): never => {
     void fs.close(fd).catch(() => undefined);
     lock.release();
-    throw new StoreOpenError(damageMessage(path, result.damage));
-  }
+    throw new StoreOpenError(message);
+  };
+  if (result.damage) giveUp(damageMessage(path, result.damage));
   if (result.tornTail) {
     let copy: string;
     try {
       copy = keepTorn(fs, fd, dir, path, now, result.validBytes, result.bytes);
     } catch (err) {
-      void fs.close(fd).catch(() => undefined);
-      lock.release();
-      throw new StoreOpenError(
+      return giveUp(
         `${path} ends with a torn entry, and its bytes could not be copied aside before cutting them off ` +
           `(${(err as Error).message}); start-up stopped so that nothing is dropped without a copy. Fix that and start again.`,
       );

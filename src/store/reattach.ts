@@ -8,7 +8,7 @@
  */
 import { acquireLock } from './lock.ts';
 import { beside, REPLACED_SUFFIX, RESTORE_SUFFIX } from './files.ts';
-import { install, writeRecords, type StoreParts } from './compaction.ts';
+import { discard, install, writeRecords, type StoreParts } from './compaction.ts';
 import { errorKind } from './log-writer.ts';
 
 export class Reattacher {
@@ -87,12 +87,7 @@ export class Reattacher {
       parts.writer.writable({ rewritten_from_memory: written.lines });
       return true;
     } catch (err) {
-      if (fd !== undefined) await fs.close(fd).catch(() => undefined);
-      try {
-        fs.remove(temp);
-      } catch {
-        // Removed at the next start.
-      }
+      await discard(fs, temp, fd);
       const kind = errorKind(err);
       parts.problems.report('error', `storage:${kind}`, 'the data directory is back but the log could not be rewritten; writes stay refused', {
         file: parts.path,
