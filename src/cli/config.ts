@@ -8,7 +8,7 @@
  */
 import { ConfigError } from '../errors.ts';
 import { BadValue } from './parsers.ts';
-import { defaults, TABLE, type AnySetting, type Config } from './settings.ts';
+import { defaults, envName, TABLE, type AnySetting, type Config } from './settings.ts';
 import { closestName } from './suggest.ts';
 
 export { helpText } from './help.ts';
@@ -31,20 +31,14 @@ function apply(config: Config, s: AnySetting, raw: unknown, name: string, spelli
 
 /** Cross-setting rules, checked once every source has been applied. */
 function check(config: Config, spelling: Spelling): Config {
-  if (config.minShortLength > config.maxShortLength) {
-    const min = spelling.get('minShortLength') ?? 'MIN_SHORT_LENGTH';
-    const max = spelling.get('maxShortLength') ?? 'MAX_SHORT_LENGTH';
-    throw new ConfigError(
-      `invalid ${max} ${config.maxShortLength}: must be at least ${min} (${config.minShortLength})`,
-    );
-  }
-  // node:http refuses to start otherwise: the headers are part of the request.
-  if (config.headersTimeoutMs > config.requestTimeoutMs) {
-    const headers = spelling.get('headersTimeoutMs') ?? 'HEADERS_TIMEOUT_MS';
-    const request = spelling.get('requestTimeoutMs') ?? 'REQUEST_TIMEOUT_MS';
-    throw new ConfigError(
-      `invalid ${headers} ${config.headersTimeoutMs}: must be at most ${request} (${config.requestTimeoutMs})`,
-    );
+  for (const s of TABLE) {
+    const value = config[s.prop];
+    if (s.relation === undefined || typeof value !== 'number') continue;
+    const { must, other } = s.relation;
+    const limit = config[other];
+    if (must === 'at least' ? value >= limit : value <= limit) continue;
+    const name = spelling.get(s.prop) ?? s.env;
+    throw new ConfigError(`invalid ${name} ${value}: must be ${must} ${spelling.get(other) ?? envName(other)} (${limit})`);
   }
   return config;
 }

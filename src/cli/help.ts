@@ -1,5 +1,5 @@
 /** `--help`, computed from the settings table. */
-import { TABLE, type AnySetting } from './settings.ts';
+import { envName, TABLE, type AnySetting } from './settings.ts';
 
 /** A default as `--help` shows it. */
 function shown(s: AnySetting): string {
@@ -14,7 +14,7 @@ export function helpText(): string {
   const settings = TABLE.flatMap((s) => [
     `  ${`${s.flag} ${s.boolean ? '[BOOL]' : 'VALUE'}`.padEnd(34)} ${s.env}`,
     `      ${s.help}`,
-    `      default: ${shown(s)}; allowed: ${s.parse.accepts}${s.relation === undefined ? '' : `, ${s.relation}`}`,
+    `      default: ${shown(s)}; allowed: ${s.parse.accepts}${s.relation === undefined ? '' : `, ${s.relation.must} ${envName(s.relation.other)}`}`,
   ]);
   const other = (flag: string, what: string): string => `  ${flag.padEnd(34)} ${what}`;
   return [

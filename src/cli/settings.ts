@@ -51,9 +51,15 @@ export interface Setting<K extends keyof Config> {
   default: Config[K];
   /** How `--help` shows a default that is computed (`http://localhost:<port>`). */
   shownDefault?: string;
-  /** A rule against another setting, checked by `check()` and shown by `--help`. */
-  relation?: string;
+  /** A rule against another number setting, checked by `check()` and shown by `--help`. */
+  relation?: Relation;
   help: string;
+}
+
+/** This setting `must` be at least, or at most, the setting `other`. */
+export interface Relation {
+  must: 'at least' | 'at most';
+  other: { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
 }
 
 function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
@@ -66,7 +72,7 @@ export const SETTINGS = [
   setting({ prop: 'port', file: 'port', env: 'PORT', flag: '--port', parse: integer(0, 65535), default: 3000, help: 'listen port; 0 picks a free one' }),
   setting({ prop: 'production', file: 'production', env: 'PRODUCTION', flag: '--production', boolean: true, parse: boolean, default: false, help: 'true: GET / is 404 instead of the web UI' }),
   setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
-  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, relation: 'at least MIN_SHORT_LENGTH', help: 'longest code length tried' }),
+  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, relation: { must: 'at least', other: 'minShortLength' }, help: 'longest code length tried' }),
   setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
   setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
   setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
@@ -77,7 +83,8 @@ export const SETTINGS = [
   setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),
   setting({ prop: 'maxBodyBytes', file: 'max_body_bytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', parse: integer(1024, 16 * 1024 * 1024), default: 64 * 1024, help: 'largest accepted request body, bytes (413 past it)' }),
   // Server limits: safe against slow or flooding clients, far above what a real client needs.
-  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, relation: 'at most REQUEST_TIMEOUT_MS', help: 'time a client has to send the request headers, ms (408 past it)' }),
+  // The headers are part of the request: node:http refuses to start with a headers timeout past the request timeout.
+  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, relation: { must: 'at most', other: 'requestTimeoutMs' }, help: 'time a client has to send the request headers, ms (408 past it)' }),
   setting({ prop: 'requestTimeoutMs', file: 'request_timeout_ms', env: 'REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', parse: integer(100, 3_600_000), default: 30_000, help: 'time a client has to send the whole request, ms' }),
   setting({ prop: 'keepAliveTimeoutMs', file: 'keep_alive_timeout_ms', env: 'KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', parse: integer(100, 600_000), default: 5_000, help: 'idle time before a kept-alive connection is closed, ms' }),
   setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
@@ -88,6 +95,11 @@ export const SETTINGS = [
 export type AnySetting = Setting<keyof Config>;
 /** The table as rows of any setting, for code that walks every row. */
 export const TABLE = SETTINGS as readonly AnySetting[];
+
+/** The environment variable of `prop`: how messages and `--help` name a setting by default. */
+export function envName(prop: keyof Config): string {
+  return TABLE.find((s) => s.prop === prop)!.env;
+}
 
 export function defaults(): Config {
   const config = {} as Record<keyof Config, unknown>;
