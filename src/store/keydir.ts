@@ -26,7 +26,7 @@ export interface StoredRecord {
 }
 
 const LIVE = 1;
-/** The visit count differs from the last one written to the log (see `Store.flushVisits`). */
+/** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 const DIRTY = 2;
 
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
@@ -210,11 +210,12 @@ export class Keydir {
     return this.visitCount[s]!;
   }
 
+  /** Sets the count from a count batch of the log. */
   setVisits(s: number, count: number): void {
     this.visitCount[s] = count;
   }
 
-  /** Counts a visit; true when the slot was clean (the caller queues it for the next flush). */
+  /** Counts one visit; true when the slot was clean (the caller queues it for the next flush). */
   visit(s: number): boolean {
     this.visitCount[s]!++;
     const clean = (this.flags[s]! & DIRTY) === 0;

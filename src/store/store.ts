@@ -4,7 +4,7 @@
  *
  * - `open.ts`: start-up (lock, replay, a torn tail copied aside and cut);
  * - `log-writer.ts`: every change is written (group commit) before memory changes;
- * - `visit-counts.ts`: visits counted in memory, their counts appended once a second;
+ * - `visit-counts.ts`: visits counted in memory, their counts appended as count batches once a second;
  * - `compaction.ts`: the log rewritten with the live records only;
  * - `reattach.ts`: the data directory removed under the running process, and taken back.
  */
@@ -66,7 +66,8 @@ export class Store {
   private readonly parts: StoreParts;
   private readonly records: Keydir;
   private readonly writer: LogWriter;
-  private readonly visits: VisitCounts;
+  /** Visits counted since the last count batch was appended. */
+  private readonly counts: VisitCounts;
   private readonly reattacher: Reattacher;
   private readonly log: Logger;
   private readonly problems: RepeatLog;
@@ -106,7 +107,7 @@ export class Store {
     });
     this.parts = { fs, dir: options.dir, path: this.path, log: this.log, problems: this.problems, now, records: this.records, writer: this.writer, lock: opened.lock };
     this.reattacher = new Reattacher(this.parts);
-    this.visits = new VisitCounts(this.records, this.problems, (entries) => this.append(entries));
+    this.counts = new VisitCounts(this.records, this.problems, (entries) => this.append(entries));
     this.maybeVacuum();
 
     this.timer = setInterval(() => {
@@ -207,13 +208,13 @@ export class Store {
   private maybeVacuum(): void {
     const dead = this.records.end - this.records.size;
     if (this.compacting || this.reattacher.restoring || this.readers > 0 || dead < VACUUM_MIN_DEAD || dead <= this.records.size) return;
-    this.visits.renumber(this.records.vacuum());
+    this.counts.renumber(this.records.vacuum());
   }
 
   /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
   visit(code: string): void {
     const s = this.records.find(code);
-    if (s !== -1) this.visits.count(s);
+    if (s !== -1) this.counts.count(s);
   }
 
   /**
@@ -226,16 +227,16 @@ export class Store {
     const s = records.find(code);
     if (s === -1) return undefined;
     if (isExpiredAt(records.createdAt(s), records.retentionDays(s), nowSeconds)) return null;
-    if (count) this.visits.count(s);
+    if (count) this.counts.count(s);
     return records.url(s);
   }
 
-  /** Appends the counts of every record visited since the last flush (count-batch entries). */
+  /** Appends the counts of every record visited since the last flush, as count-batch entries. */
   flushVisits(): Promise<void> {
-    return this.visits.flush();
+    return this.counts.flush();
   }
 
-  /** Flushes visits, waits for every queued write, fsyncs and closes the file. Idempotent. */
+  /** Appends the pending visit counts, waits for every queued write, fsyncs and closes the file. Idempotent. */
   close(): Promise<void> {
     return (this.closing ??= this.shutdown());
   }
