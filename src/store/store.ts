@@ -3,6 +3,7 @@
  * durable by the append-only log `urls.log`. This is its face; the parts, each in its own file:
  *
  * - `open.ts`: start-up (lock, replay, a torn tail copied aside and cut);
+ * - `snapshot.ts`: a listing taken at once and read in slices;
  * - `log-writer.ts`: every change is written (group commit) before memory changes;
  * - `visit-counts.ts`: visits counted in memory, their counts appended as count batches once a second;
  * - `compaction.ts`: the log rewritten with the live records only;
@@ -17,6 +18,7 @@ import type { Keydir, StoredRecord } from './keydir.ts';
 import { errorKind, LogWriter } from './log-writer.ts';
 import { openLog } from './open.ts';
 import { Reattacher } from './reattach.ts';
+import { takeSnapshot, type Snapshot } from './snapshot.ts';
 import { VisitCounts } from './visit-counts.ts';
 import type { Logger } from '../log.ts';
 import { repeatLog, type RepeatLog } from '../log-throttle.ts';
@@ -27,24 +29,13 @@ export { COMPACT_MIN_BYTES } from './compaction.ts';
 export { COMPACT_SUFFIX, LOG_FILE, REPLACED_SUFFIX, RESTORE_SUFFIX, TORN_SUFFIX } from './files.ts';
 export { DataFileGoneError } from './log-writer.ts';
 export { StoreOpenError } from './open.ts';
+export type { Snapshot } from './snapshot.ts';
 
 /** When every acknowledged write is fsynced first (`always`), or left to the OS (`off`). */
 export type FsyncMode = 'always' | 'off';
 
 /** Dead keydir slots are squeezed out once there are more of them than this and than live ones. */
 const VACUUM_MIN_DEAD = 1024;
-
-/**
- * A frozen list of records, newest first: readable across event-loop turns (a long listing is
- * sent in slices), showing each record as it was when the list was taken, visit counts aside.
- * Call `release` when done: until then deleted records keep their memory.
- */
-export interface Snapshot {
-  readonly length: number;
-  /** The records at positions [from, to). */
-  slice(from: number, to: number): StoredRecord[];
-  release(): void;
-}
 
 export interface StoreOptions {
   dir: string;
@@ -141,28 +132,9 @@ export class Store {
 
   /** Live records for which `keep(slot fields)` holds, newest first, as a `Snapshot`. */
   snapshot(keep: (createdAt: number, retentionDays: number) => boolean): Snapshot {
-    const records = this.records;
-    const slots = new Int32Array(records.size);
-    let n = 0;
-    for (let s = records.end - 1; s >= 0; s--) {
-      if (records.isLive(s) && keep(records.createdAt(s), records.retentionDays(s))) slots[n++] = s;
-    }
+    const snapshot = takeSnapshot(this.records, keep, () => this.readers--);
     this.readers++;
-    let open = true;
-    return {
-      length: n,
-      // A record deleted since is still readable: its slot keeps its bytes until a vacuum, and
-      // none runs while a snapshot is open.
-      slice: (from, to) => {
-        const out: StoredRecord[] = [];
-        for (let i = from; i < Math.min(to, n); i++) out.push(records.record(slots[i]!));
-        return out;
-      },
-      release: () => {
-        if (open) this.readers--;
-        open = false;
-      },
-    };
+    return snapshot;
   }
 
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
