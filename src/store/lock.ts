@@ -1,10 +1,11 @@
 /**
  * One writer per data directory (Bitcask's rule): a lock file that is a lease. `lease.ts` says what
- * the file holds and when it is stale; this file takes it, keeps it and gives it back.
+ * the file holds and when it is stale; `takeover.ts` how it is taken when many start at once; this
+ * file takes it, keeps it and gives it back.
  *
- * Taking it is a protocol of its own (`takeover.ts`); keeping it is refreshing the lease every
- * third of a lease and noticing, at a refresh or before a write, when the file at its name is no
- * longer ours: then `lost()` says so and every write is refused.
+ * Keeping it is refreshing the lease every third of a lease and noticing, at a refresh or before a
+ * write, when the file at its name is no longer ours: then `lost()` says so and every write is
+ * refused.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
