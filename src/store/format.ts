@@ -7,9 +7,9 @@
  *
  *   C <code> <created_at> <retention_days> <visit_count> <url>   create (visit_count > 0 after compaction)
  *   D <code>                                                     delete (tombstone)
- *   V <code> <count> [<code> <count> …]                          visit counts, absolute
+ *   V <code> <count> [<code> <count> …]                          count batch: visit counts, absolute
  *
- * Visit batches carry absolute counts, not increments: replaying one twice changes nothing, and a
+ * Count batches carry absolute counts, not increments: replaying one twice changes nothing, and a
  * later batch for a code makes every earlier one dead weight for compaction to drop. The last entry
  * for a code wins (Bitcask). Visit counts of codes that no longer exist are ignored.
  */
@@ -21,6 +21,7 @@ export type { StoredRecord } from './keydir.ts';
 export type Entry =
   | { op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number }
   | { op: 'D'; code: string }
+  /** A count batch: the visit counts of some codes (a *visit* is one counted redirect). */
   | { op: 'V'; counts: [code: string, count: number][] };
 
 function payload(entry: Entry): string {

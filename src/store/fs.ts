@@ -10,6 +10,8 @@ export interface StoreFs {
   open(path: string): { fd: number; created: boolean };
   /** Reads into `buffer` from `position`; returns the bytes read (0 at the end). */
   read(fd: number, buffer: Buffer, position: number): number;
+  /** The whole file at `path` (`--repair` reads a damaged log at once; start-up reads in chunks). */
+  readAll(path: string): Buffer;
   /** Writes every byte of `data` at `position`. */
   write(fd: number, data: Buffer, position: number): Promise<void>;
   fsync(fd: number): Promise<void>;
@@ -53,6 +55,9 @@ export const nodeFs: StoreFs = {
   },
   read(fd, buffer, position) {
     return fs.readSync(fd, buffer, 0, buffer.length, position);
+  },
+  readAll(path) {
+    return fs.readFileSync(path);
   },
   write(fd, data, position) {
     return new Promise((resolve, reject) => {

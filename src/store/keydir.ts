@@ -4,18 +4,15 @@
  * A million links as JS objects cost about 300 bytes each (an object, two strings, two Map entries
  * and an order array). Here a link is a *slot*: its code and URL bytes sit side by side in one
  * growable arena Buffer, its numbers in typed arrays, and the two indexes (code → slot, URL →
- * slots) are chained hash tables in Int32Arrays. That is about 130 bytes a link, nearly all of it
+ * slots) are chained hash tables in Int32Arrays (`hash-chains.ts`). That is about 130 bytes a link, nearly all of it
  * outside the JS heap, so the garbage collector has almost nothing to trace, and replay copies bytes
  * from the log into the arena without creating a string.
  *
  * Slots are handed out in creation order, so newest-first is a walk down the slot numbers. A
  * deleted (or re-created) record leaves a dead slot behind; `vacuum()` squeezes them out once they
  * outnumber the live ones, which renumbers slots: callers holding slot numbers get the mapping.
- *
- * The hash chains are seeded per process: without the seed, anyone who can create links could pick
- * URLs that all land in one chain and make every lookup of them walk it.
  */
-import { randomBytes } from 'node:crypto';
+import { hashBytes, HashChains, hashString, NONE } from './hash-chains.ts';
 
 /** A record as the rest of the service sees it: a snapshot, materialized from the columns. */
 export interface StoredRecord {
@@ -28,25 +25,9 @@ export interface StoredRecord {
   visits: number;
 }
 
-const NONE = -1;
 const LIVE = 1;
-/** The visit count differs from the last one written to the log (see `Store.flushVisits`). */
+/** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 const DIRTY = 2;
-
-const SEED = randomBytes(4).readUInt32LE(0);
-
-/** FNV-1a over the char codes of a latin1 string (codes), seeded. Equals `hashBytes` of its latin1 bytes. */
-function hashString(s: string): number {
-  let h = SEED ^ 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-function hashBytes(buf: Uint8Array, start: number, end: number): number {
-  let h = SEED ^ 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
-  return h >>> 0;
-}
 
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
@@ -70,12 +51,8 @@ export class Keydir {
   private flags: Uint8Array;
   private codeHash: Uint32Array;
   private urlHash: Uint32Array;
-  private codeNext: Int32Array;
-  private urlNext: Int32Array;
-  // Chain heads by hash; newest slot first in every chain.
-  private codeHeads: Int32Array;
-  private urlHeads: Int32Array;
-  private mask: number;
+  private codeChains: HashChains;
+  private urlChains: HashChains;
 
   constructor(capacity = 1024) {
     this.arena = Buffer.allocUnsafe(capacity * 64);
@@ -88,11 +65,8 @@ export class Keydir {
     this.flags = new Uint8Array(capacity);
     this.codeHash = new Uint32Array(capacity);
     this.urlHash = new Uint32Array(capacity);
-    this.codeNext = new Int32Array(capacity);
-    this.urlNext = new Int32Array(capacity);
-    this.codeHeads = new Int32Array(capacity * 2).fill(NONE);
-    this.urlHeads = new Int32Array(capacity * 2).fill(NONE);
-    this.mask = capacity * 2 - 1;
+    this.codeChains = new HashChains(capacity);
+    this.urlChains = new HashChains(capacity);
   }
 
   /** Live records. */
@@ -109,7 +83,8 @@ export class Keydir {
   find(code: string): number {
     const arena = this.arena;
     const h = hashString(code);
-    outer: for (let s = this.codeHeads[h & this.mask]!; s !== NONE; s = this.codeNext[s]!) {
+    const chains = this.codeChains;
+    outer: for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
       if (this.codeHash[s] !== h || this.codeLen[s] !== code.length) continue;
       const at = this.offset[s]!;
       for (let i = 0; i < code.length; i++) if (arena[at + i] !== code.charCodeAt(i)) continue outer;
@@ -120,7 +95,8 @@ export class Keydir {
 
   private findBytes(buf: Uint8Array, start: number, end: number, h: number): number {
     const len = end - start;
-    for (let s = this.codeHeads[h & this.mask]!; s !== NONE; s = this.codeNext[s]!) {
+    const chains = this.codeChains;
+    for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
       if (this.codeHash[s] !== h || this.codeLen[s] !== len) continue;
       const at = this.offset[s]!;
       if (this.arena.compare(buf, start, end, at, at + len) === 0) return s;
@@ -187,19 +163,15 @@ export class Keydir {
 
   /** Puts slot `s` at the head of its two chains. */
   private link(s: number): void {
-    const c = this.codeHash[s]! & this.mask;
-    this.codeNext[s] = this.codeHeads[c]!;
-    this.codeHeads[c] = s;
-    const u = this.urlHash[s]! & this.mask;
-    this.urlNext[s] = this.urlHeads[u]!;
-    this.urlHeads[u] = s;
+    this.codeChains.link(s, this.codeHash[s]!);
+    this.urlChains.link(s, this.urlHash[s]!);
   }
 
   /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
   remove(s: number): void {
     if (!this.isLive(s)) return;
-    unlink(this.codeHeads, this.codeNext, this.codeHash[s]! & this.mask, s);
-    unlink(this.urlHeads, this.urlNext, this.urlHash[s]! & this.mask, s);
+    this.codeChains.unlink(s, this.codeHash[s]!);
+    this.urlChains.unlink(s, this.urlHash[s]!);
     this.flags[s] = 0;
     this.live--;
   }
@@ -238,11 +210,12 @@ export class Keydir {
     return this.visitCount[s]!;
   }
 
+  /** Sets the count from a count batch of the log. */
   setVisits(s: number, count: number): void {
     this.visitCount[s] = count;
   }
 
-  /** Counts a visit; true when the slot was clean (the caller queues it for the next flush). */
+  /** Counts one visit; true when the slot was clean (the caller queues it for the next flush). */
   visit(s: number): boolean {
     this.visitCount[s]!++;
     const clean = (this.flags[s]! & DIRTY) === 0;
@@ -274,7 +247,8 @@ export class Keydir {
     const bytes = Buffer.from(url, 'utf8');
     const h = hashBytes(bytes, 0, bytes.length);
     // Chains are newest first: a slot is linked at the head when added, and `rehash` keeps the order.
-    for (let s = this.urlHeads[h & this.mask]!; s !== NONE; s = this.urlNext[s]!) {
+    const chains = this.urlChains;
+    for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
       if (this.urlHash[s] !== h || this.urlLen[s] !== bytes.length) continue;
       const at = this.offset[s]! + this.codeLen[s]!;
       if (this.arena.compare(bytes, 0, bytes.length, at, at + bytes.length) === 0) yield s;
@@ -338,28 +312,9 @@ export class Keydir {
     this.flags = grown(this.flags, capacity);
     this.codeHash = grown(this.codeHash, capacity);
     this.urlHash = grown(this.urlHash, capacity);
-    this.codeNext = new Int32Array(capacity);
-    this.urlNext = new Int32Array(capacity);
-    this.codeHeads = new Int32Array(capacity * 2).fill(NONE);
-    this.urlHeads = new Int32Array(capacity * 2).fill(NONE);
-    this.mask = capacity * 2 - 1;
+    this.codeChains = new HashChains(capacity);
+    this.urlChains = new HashChains(capacity);
     // Oldest first, each at its chain's head: every chain ends up newest first again.
     for (let s = 0; s < this.slots; s++) if (this.isLive(s)) this.link(s);
-  }
-}
-
-function unlink(heads: Int32Array, next: Int32Array, bucket: number, s: number): void {
-  let at = heads[bucket]!;
-  if (at === s) {
-    heads[bucket] = next[s]!;
-    return;
-  }
-  while (at !== NONE) {
-    const after = next[at]!;
-    if (after === s) {
-      next[at] = next[s]!;
-      return;
-    }
-    at = after;
   }
 }

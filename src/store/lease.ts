@@ -1,7 +1,7 @@
 /**
  * What a data-directory lock file says and whether it still holds: pure functions (no file, no
  * clock, no process table), so the rules are tested as a table. The protocol that takes, refreshes
- * and releases the file is `lock.ts`.
+ * and releases the file is `lock.ts` (the taking itself, `takeover.ts`).
  *
  * A lock is a lease. Its holder names itself — host, PID, where that PID means something, and a
  * random token — and touches the file's mtime every few seconds; the mtime is the lease. A PID

@@ -4,14 +4,14 @@
  *
  * Crash-safe like every rewrite: the intact lines go to a temp file that is fsynced, the damaged
  * file gets a second name (a hard link, so `urls.log` never stops existing), and the temp file is
- * renamed over `urls.log` in one atomic step; then the directory is fsynced.
+ * renamed over `urls.log` in one atomic step; then the directory is fsynced. Every file operation
+ * goes through the store's `StoreFs`, so a test can make any of them fail.
  */
-import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { DAMAGED_SUFFIX, LOG_FILE, REPAIR_SUFFIX } from './files.ts';
 import { salvage } from './format.ts';
-import { nodeFs } from './fs.ts';
+import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock } from './lock.ts';
-import { LOG_FILE } from './store.ts';
 
 export interface RepairReport {
   file: string;
@@ -23,25 +23,21 @@ export interface RepairReport {
   movedTo: string | undefined;
 }
 
-export function repairLog(dir: string, now: Date = new Date()): RepairReport {
+export function repairLog(dir: string, now: Date = new Date(), fs: StoreFs = nodeFs): RepairReport {
   const lock = acquireLock(dir);
   try {
     const file = join(dir, LOG_FILE);
-    const { intact, lost } = salvage(fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0));
+    const { intact, lost } = salvage(fs.exists(file) ? fs.readAll(file) : Buffer.alloc(0));
     if (lost.length === 0) return { file, kept: intact.length, lost, movedTo: undefined };
 
-    const temp = `${file}.repair`;
-    const fd = fs.openSync(temp, 'w', 0o600);
-    try {
-      for (const line of intact) fs.writeSync(fd, line);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    const movedTo = `${file}.damaged-${now.toISOString().replace(/[:.]/g, '-')}`;
-    fs.linkSync(file, movedTo);
-    fs.renameSync(temp, file);
-    nodeFs.syncDir(dir);
+    const temp = file + REPAIR_SUFFIX;
+    // Left by a repair cut short: its content is rebuilt here.
+    fs.remove(temp);
+    fs.writeNew(temp, Buffer.concat(intact));
+    const movedTo = `${file}${DAMAGED_SUFFIX}${now.toISOString().replace(/[:.]/g, '-')}`;
+    fs.link(file, movedTo);
+    fs.rename(temp, file);
+    fs.syncDir(dir);
     return { file, kept: intact.length, lost, movedTo };
   } finally {
     lock.release();

@@ -1,0 +1,33 @@
+/** `--help`, computed from the settings table. */
+import { envName, TABLE, type AnySetting } from './settings.ts';
+
+/** A default as `--help` shows it. */
+function shown(s: AnySetting): string {
+  if (s.shownDefault !== undefined) return s.shownDefault;
+  const value = s.default;
+  if (Array.isArray(value)) return value.length === 0 ? 'empty' : value.join(',');
+  return value === '' ? 'empty' : String(value);
+}
+
+/** `--help`: every setting from the table, with its variable, its default and what it accepts. */
+export function helpText(): string {
+  const settings = TABLE.flatMap((s) => [
+    `  ${`${s.flag} ${s.boolean ? '[BOOL]' : 'VALUE'}`.padEnd(34)} ${s.env}`,
+    `      ${s.help}`,
+    `      default: ${shown(s)}; allowed: ${s.parse.accepts}${s.relation === undefined ? '' : `, ${s.relation.must} ${envName(s.relation.other)}`}`,
+  ]);
+  const other = (flag: string, what: string): string => `  ${flag.padEnd(34)} ${what}`;
+  return [
+    'Usage: url-shortener [options]',
+    '',
+    'Every option also reads the environment variable named beside it; a JSON file given with',
+    '--config may use the snake_case names. Precedence: option > environment > file > default.',
+    '',
+    ...settings,
+    '',
+    other('--config FILE', 'JSON settings file'),
+    other('--repair', 'keep every intact entry of a damaged log, move the damaged file aside, report, exit'),
+    other('--compact', 'rewrite the log to one entry per live link, report, exit'),
+    other('--help, --version', 'print this, or the version, and exit'),
+  ].join('\n');
+}

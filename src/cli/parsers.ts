@@ -1,0 +1,108 @@
+/**
+ * The value parsers of the settings (see `settings.ts`): each validates one raw value, from a flag,
+ * the environment, the config file or a library option, and throws `BadValue` with a plain message;
+ * the caller prefixes the setting's name as the user spelled it.
+ */
+
+/** A value parser, carrying the values it accepts as `--help` shows them. */
+export interface Parser<T> {
+  (raw: unknown): T;
+  readonly accepts: string;
+}
+
+function parser<T>(accepts: string, parse: (raw: unknown) => T): Parser<T> {
+  return Object.assign(parse, { accepts });
+}
+
+export class BadValue extends Error {}
+
+function text(raw: unknown): string {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
+  throw new BadValue('must be a string');
+}
+
+export function integer(min: number, max: number): Parser<number> {
+  return parser(`an integer from ${min} to ${max}`, (raw) => {
+    const s = text(raw).trim();
+    if (!/^\d+$/.test(s) || Number(s) < min || Number(s) > max) {
+      throw new BadValue(`must be an integer from ${min} to ${max}`);
+    }
+    return Number(s);
+  });
+}
+
+export const boolean = parser('true or false (also 1/0, yes/no, on/off)', (raw) => {
+  const s = text(raw).trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(s)) return false;
+  throw new BadValue('must be true or false');
+});
+
+export function oneOf<T extends string>(values: readonly T[]): Parser<T> {
+  return parser(`one of ${values.join(', ')}`, (raw) => {
+    const s = text(raw).trim().toLowerCase();
+    if (!(values as readonly string[]).includes(s)) throw new BadValue(`must be one of ${values.join(', ')}`);
+    return s as T;
+  });
+}
+
+/** Comma-separated in env and flags; a JSON array or a comma-separated string in the file. */
+export const list = parser('a comma-separated list', (raw): string[] => {
+  const items = Array.isArray(raw) ? raw.map(text) : text(raw).split(',');
+  return items.map((s) => s.trim()).filter((s) => s.length > 0);
+});
+
+export const nonEmpty = parser('any non-empty text', (raw) => {
+  const s = text(raw).trim();
+  if (s === '') throw new BadValue('must not be empty');
+  return s;
+});
+
+/**
+ * A gate token must arrive unchanged in an `Authorization` header: the HTTP parser strips spaces at
+ * the ends of a header value and reads bytes as latin1, so a token with spaces, control characters
+ * or non-ASCII could never match, and the gate would refuse everyone.
+ */
+export const bearerToken = parser('printable ASCII without spaces, or empty', (raw) => {
+  const s = text(raw);
+  if (s !== '' && !/^[\x21-\x7e]+$/.test(s)) {
+    throw new BadValue('must be printable ASCII without spaces (RFC 6750 suggests letters, digits and - . _ ~ + / =)');
+  }
+  return s;
+});
+
+/** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
+export const publicUrl = parser('an http:// or https:// URL, without a query or fragment', (raw) => parseBaseUrl(raw));
+
+export function parseBaseUrl(raw: unknown): string {
+  const s = text(raw).trim();
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    throw new BadValue('must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadValue('must use http:// or https://');
+  if (url.username || url.password) throw new BadValue('must not contain a user name or password');
+  if (url.search || url.hash || s.includes('?') || s.includes('#')) {
+    throw new BadValue('must not have a query or fragment');
+  }
+  if (url.pathname.split('/').some((seg) => seg === '.' || seg === '..' || /%2f|%00/i.test(seg))) {
+    throw new BadValue('must have a plain path');
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+export const origins = parser('comma-separated http(s) origins', (raw): string[] =>
+  list(raw).map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new BadValue(`"${item}" is not an origin like https://app.example`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadValue(`"${item}" is not an http(s) origin`);
+    return url.origin;
+  }),
+);

@@ -1,0 +1,108 @@
+/**
+ * The settings (SPEC §2) as data: one row each, with its file key, environment variable,
+ * `--kebab-case` flag, parser, default and `--help` line. Resolution (`config.ts`) and `--help`
+ * (`help.ts`) are computed from this table.
+ */
+import { LOG_LEVELS, type LogLevel } from '../log.ts';
+import type { FsyncMode } from '../store/store.ts';
+import { bearerToken, boolean, integer, list, nonEmpty, oneOf, origins, publicUrl, type Parser } from './parsers.ts';
+
+export type { FsyncMode } from '../store/store.ts';
+
+export interface Config {
+  /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
+  baseUrl: string | undefined;
+  host: string;
+  port: number;
+  production: boolean;
+  minShortLength: number;
+  maxShortLength: number;
+  apiKeys: readonly string[];
+  apiToken: string;
+  /** With the gate on, `GET`/`HEAD /<code>` need no token (SPEC §5.3). */
+  publicRedirects: boolean;
+  dataDir: string;
+  fsync: FsyncMode;
+  maxUrlLength: number;
+  logLevel: LogLevel;
+  mcpAllowedOrigins: readonly string[];
+  /** Largest accepted request body, bytes (the handler's own limit: it applies to embedders too). */
+  maxBodyBytes: number;
+  // The limits of the node:http server of `server.ts` (see http-options.ts); the handler ignores them.
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderBytes: number;
+  maxConnections: number;
+  /** How long `server.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
+  shutdownTimeoutMs: number;
+}
+
+export interface Setting<K extends keyof Config> {
+  prop: K;
+  /** snake_case key of the JSON config file; undefined for secrets, which never live in a file. */
+  file: string | undefined;
+  env: string;
+  flag: string;
+  /** Boolean flags may stand alone (`--production`). */
+  boolean?: true;
+  secret?: true;
+  parse: Parser<Config[K]>;
+  default: Config[K];
+  /** How `--help` shows a default that is computed (`http://localhost:<port>`). */
+  shownDefault?: string;
+  /** A rule against another number setting, checked by `check()` and shown by `--help`. */
+  relation?: Relation;
+  help: string;
+}
+
+/** This setting `must` be at least, or at most, the setting `other`. */
+export interface Relation {
+  must: 'at least' | 'at most';
+  other: { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
+}
+
+function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
+  return s;
+}
+
+export const SETTINGS = [
+  setting({ prop: 'baseUrl', file: 'base_url', env: 'BASE_URL', flag: '--base-url', parse: publicUrl, default: undefined, shownDefault: 'http://localhost:<port>', help: 'public address; its path prefixes every route' }),
+  setting({ prop: 'host', file: 'host', env: 'HOST', flag: '--host', parse: nonEmpty, default: '127.0.0.1', help: 'listen address' }),
+  setting({ prop: 'port', file: 'port', env: 'PORT', flag: '--port', parse: integer(0, 65535), default: 3000, help: 'listen port; 0 picks a free one' }),
+  setting({ prop: 'production', file: 'production', env: 'PRODUCTION', flag: '--production', boolean: true, parse: boolean, default: false, help: 'true: GET / is 404 instead of the web UI' }),
+  setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
+  setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, relation: { must: 'at least', other: 'minShortLength' }, help: 'longest code length tried' }),
+  setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
+  setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
+  setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
+  setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
+  setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
+  setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),
+  setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: 'the least severe level logged' }),
+  setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),
+  setting({ prop: 'maxBodyBytes', file: 'max_body_bytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', parse: integer(1024, 16 * 1024 * 1024), default: 64 * 1024, help: 'largest accepted request body, bytes (413 past it)' }),
+  // Server limits: safe against slow or flooding clients, far above what a real client needs.
+  // The headers are part of the request: node:http refuses to start with a headers timeout past the request timeout.
+  setting({ prop: 'headersTimeoutMs', file: 'headers_timeout_ms', env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', parse: integer(100, 600_000), default: 10_000, relation: { must: 'at most', other: 'requestTimeoutMs' }, help: 'time a client has to send the request headers, ms (408 past it)' }),
+  setting({ prop: 'requestTimeoutMs', file: 'request_timeout_ms', env: 'REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', parse: integer(100, 3_600_000), default: 30_000, help: 'time a client has to send the whole request, ms' }),
+  setting({ prop: 'keepAliveTimeoutMs', file: 'keep_alive_timeout_ms', env: 'KEEP_ALIVE_TIMEOUT_MS', flag: '--keep-alive-timeout-ms', parse: integer(100, 600_000), default: 5_000, help: 'idle time before a kept-alive connection is closed, ms' }),
+  setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
+  setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; past it the oldest one without a request in flight is closed' }),
+  setting({ prop: 'shutdownTimeoutMs', file: 'shutdown_timeout_ms', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', parse: integer(0, 600_000), default: 10_000, help: 'time SIGTERM gives requests in flight before closing them, ms' }),
+] as const;
+
+export type AnySetting = Setting<keyof Config>;
+/** The table as rows of any setting, for code that walks every row. */
+export const TABLE = SETTINGS as readonly AnySetting[];
+
+/** The environment variable of `prop`: how messages and `--help` name a setting by default. */
+export function envName(prop: keyof Config): string {
+  return TABLE.find((s) => s.prop === prop)!.env;
+}
+
+export function defaults(): Config {
+  const config = {} as Record<keyof Config, unknown>;
+  for (const s of TABLE) config[s.prop] = s.default;
+  return config as Config;
+}

@@ -1,0 +1,80 @@
+/**
+ * The keydir's two indexes (code → slot, URL → slots): chained hash tables over slot numbers, in
+ * two Int32Arrays, so that an index costs 4 bytes a slot plus its heads and nothing for the garbage
+ * collector to trace.
+ *
+ * The hashes are seeded per process: without the seed, anyone who can create links could pick
+ * URLs that all land in one chain and make every lookup of them walk it.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** No slot: the end of a chain. */
+export const NONE = -1;
+
+const SEED = randomBytes(4).readUInt32LE(0);
+
+/** FNV-1a over the char codes of a latin1 string (codes), seeded. Equals `hashBytes` of its latin1 bytes. */
+export function hashString(s: string): number {
+  let h = SEED ^ 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export function hashBytes(buf: Uint8Array, start: number, end: number): number {
+  let h = SEED ^ 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Slots chained by hash, newest first in every chain (a slot is linked at its chain's head). Sized
+ * for a slot capacity, with twice as many heads; grown by building a new one and linking every live
+ * slot again, oldest first.
+ */
+export class HashChains {
+  private readonly heads: Int32Array;
+  private readonly next: Int32Array;
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    this.heads = new Int32Array(capacity * 2).fill(NONE);
+    this.next = new Int32Array(capacity);
+    this.mask = capacity * 2 - 1;
+  }
+
+  /** The newest slot in the chain of hash `h`, or `NONE`. */
+  first(h: number): number {
+    return this.heads[h & this.mask]!;
+  }
+
+  /** The slot after `s` in its chain (an older one), or `NONE`. */
+  after(s: number): number {
+    return this.next[s]!;
+  }
+
+  /** Puts slot `s`, of hash `h`, at the head of its chain. */
+  link(s: number, h: number): void {
+    const bucket = h & this.mask;
+    this.next[s] = this.heads[bucket]!;
+    this.heads[bucket] = s;
+  }
+
+  /** Takes slot `s`, of hash `h`, out of its chain. */
+  unlink(s: number, h: number): void {
+    const { heads, next } = this;
+    const bucket = h & this.mask;
+    let at = heads[bucket]!;
+    if (at === s) {
+      heads[bucket] = next[s]!;
+      return;
+    }
+    while (at !== NONE) {
+      const after = next[at]!;
+      if (after === s) {
+        next[at] = next[s]!;
+        return;
+      }
+      at = after;
+    }
+  }
+}

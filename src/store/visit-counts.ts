@@ -1,0 +1,61 @@
+/**
+ * Visit counts. A visit is not worth an fsync: it bumps an integer in memory, and the counts of the
+ * codes visited since the last flush are appended as count-batch entries (op `V`, absolute counts;
+ * see `format.ts`) at least once a second and at close. A crash loses at most those seconds of
+ * counts, never a link.
+ */
+import type { Entry } from './format.ts';
+import type { Keydir } from './keydir.ts';
+import { errorKind } from './log-writer.ts';
+import type { RepeatLog } from '../log-throttle.ts';
+
+/** Counts per count-batch entry: keeps a line (and a torn write) small when many codes are hot. */
+const COUNTS_PER_ENTRY = 500;
+
+export class VisitCounts {
+  /** Slots visited since the last flush (renumbered by `renumber`). */
+  private dirty: number[] = [];
+
+  constructor(
+    private readonly records: Keydir,
+    private readonly problems: RepeatLog,
+    private readonly append: (entries: Entry[]) => Promise<void>,
+  ) {}
+
+  /** Counts one visit of the live slot `s`. */
+  count(s: number): void {
+    if (this.records.visit(s)) this.dirty.push(s);
+  }
+
+  /** Follows a vacuum of the keydir: `renumber[old slot]` is the new slot, or -1. */
+  renumber(renumber: Int32Array): void {
+    this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
+  }
+
+  /** Appends the counts of every record visited since the last flush. */
+  async flush(): Promise<void> {
+    if (this.dirty.length === 0) return;
+    const records = this.records;
+    const counts: [code: string, count: number][] = [];
+    for (const s of this.dirty) {
+      records.markDirty(s, false);
+      // A slot deleted since its visit has no count worth writing.
+      if (records.isLive(s)) counts.push([records.code(s), records.visits(s)]);
+    }
+    this.dirty = [];
+    const entries: Entry[] = [];
+    for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
+    try {
+      await this.append(entries);
+    } catch (err) {
+      // Keep them dirty (by code: slots may have been renumbered meanwhile); the next flush writes
+      // the by then larger counts.
+      for (const [code] of counts) {
+        const s = records.find(code);
+        if (s !== -1 && records.markDirty(s, true)) this.dirty.push(s);
+      }
+      this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
+      throw err;
+    }
+  }
+}
