@@ -64,8 +64,6 @@ export class Store {
   private readonly problems: RepeatLog;
   private readonly compactMinBytes: number;
   private compacting: Promise<CompactReport> | undefined;
-  /** Codes whose create entry is being written: taken, though not yet visible. */
-  private readonly reserved = new Set<string>();
   /** Codes whose tombstone is being written: still visible, but no longer deletable. */
   private readonly deleting = new Set<string>();
   /** Open snapshots: while any is open, slots are not renumbered. */
@@ -120,11 +118,6 @@ export class Store {
     return this.records.get(code);
   }
 
-  /** True when `code` is stored or being stored. */
-  taken(code: string): boolean {
-    return this.records.has(code) || this.reserved.has(code);
-  }
-
   /** Records with this original URL, newest first. */
   *withUrl(url: string): Generator<StoredRecord> {
     for (const s of this.records.slotsWithUrl(url)) yield this.records.record(s);
@@ -139,14 +132,11 @@ export class Store {
 
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
   async create(rec: StoredRecord): Promise<StoredRecord> {
-    this.reserved.add(rec.code);
-    try {
-      await this.append([{ op: 'C', ...rec }], () => {
-        this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits);
-      });
-    } finally {
-      this.reserved.delete(rec.code);
-    }
+    // Whether the code is free is the caller's to decide (`LogStore.insert` keeps codes being
+    // inserted apart), so two creates of one code never both reach the log.
+    await this.append([{ op: 'C', ...rec }], () => {
+      this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits);
+    });
     return { ...rec };
   }
 
