@@ -41,6 +41,24 @@ const MAX_REQUEST_HEADERS = 100;
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
 
+/**
+ * The reserved words a code-shaped segment can spell (`api`, `static`, …), by length. The fast path
+ * compares against the few of its length rather than asking a Set: a Set would hash the segment,
+ * a string made for this request, and nothing else uses that hash.
+ */
+const RESERVED_CODES: readonly (readonly string[])[] = (() => {
+  const byLength: string[][] = [];
+  for (const word of RESERVED_SEGMENTS) if (isCodeShaped(word)) (byLength[word.length] ??= []).push(word);
+  return byLength;
+})();
+
+function isReservedCode(code: string): boolean {
+  const words = RESERVED_CODES[code.length];
+  if (words === undefined) return false;
+  for (const word of words) if (word === code) return true;
+  return false;
+}
+
 /** `routed` of a request handed to the host app: not ours to count. */
 const HANDED_ON = '';
 
@@ -108,7 +126,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
     // spelling) takes the general path below, which gives the same answers.
     if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
       const code = target.slice(linkPrefix.length);
-      if (isCodeShaped(code) && !RESERVED_SEGMENTS.has(code)) {
+      if (isCodeShaped(code) && !isReservedCode(code)) {
         try {
           const hit = service.visit(code, method === 'GET');
           if (hit.kind === 'found') {

@@ -58,6 +58,10 @@ test('a plain code that is unknown, expired or reserved falls through to the gen
     assert.equal(reserved.body, '');
     const healthz = await h.req('/healthz');
     assert.equal(healthz.status, 200);
+    // Every reserved word made of alphabet characters reaches its own route, never a lookup.
+    for (const [path, status] of [['/docs', 200], ['/metrics', 200], ['/schemas', 404], ['/static', 404], ['/mcp', 405]] as const) {
+      assert.equal((await h.req(path)).status, status, path);
+    }
   } finally {
     await h.close();
   }
