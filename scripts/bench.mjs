@@ -1,19 +1,32 @@
 #!/usr/bin/env node
-// `npm run bench`: the service against the ceiling. In one run it starts the real server
-// (`node dist/server.js`) and a bare node:http server that answers a fixed 302, drives both with a
-// load generator (wrk when installed, else autocannon), alternating baseline and server, and
-// prints requests/s, p50, p99 and the ratio to the baseline runs just before and after each run.
-// Server and load generator are pinned to different cores when `taskset` exists.
+// `npm run bench`: the service against its ceiling. In one run it starts the real server
+// (`node dist/server.js`) and two bare node:http servers that answer a fixed 302 and do nothing
+// else: the *reference*, which sends exactly the headers our redirect sends (the CORS and security
+// headers every response carries, SPEC §3.7, then Location, Cache-Control and Content-Length, as
+// one precomputed raw-header array; checked byte for byte against a real redirect before any run),
+// and the *bare* 302 (Location and Content-Length only). It drives them with a load generator (wrk
+// when installed, else autocannon), server and load generator pinned to different cores when
+// `taskset` exists, and prints requests/s, p50 and p99.
+//
+// The redirect comparison: in each round the bare 302, the reference and the redirect run once
+// each, in an order that rotates from round to round, with a pause between runs. On a shared core
+// a server's garbage collection after its run otherwise lands in the next run (up to 20 % of it),
+// and a fixed order would hand that tax to the same server every round. Each round gives the
+// redirect's ratio to the reference and to the bare 302; the medians of those ratios are the
+// result. The other scenarios (metadata, creates, listing) run fewer rounds, also rotated, each
+// ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
 //
 // It judges nothing: the exit code is non-zero only when a run fails (errors or unexpected
-// statuses), never because a figure is low.
+// statuses) or the reference does not send our redirect's headers, never because a figure is low.
 //
-// BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
-// BENCH_LOADGEN=autocannon to use autocannon even when wrk is installed, BENCH_LIST_ONLY=1 for
-// the event-loop stall while listing alone.
+// BENCH_SECONDS (default 5) per run; BENCH_ROUNDS (default 5) of the redirect comparison;
+// BENCH_OTHER_ROUNDS (default 2) of the other scenarios, 0 to skip them; BENCH_PAUSE_MS (default
+// 1000) between runs; BENCH_CONNECTIONS (default 50); BENCH_LOADGEN=autocannon to use autocannon
+// even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -21,7 +34,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const OTHER_ROUNDS = Number(process.env.BENCH_OTHER_ROUNDS ?? 2);
+const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const API_KEY = 'bench-key';
 // Where every 302 of the run points: the baselines answer with the redirect's own Location.
@@ -78,16 +93,19 @@ function startProcess(cmd, args, env, portOf) {
   });
 }
 
-// The ceiling: a bare node:http server answering a fixed 302. With HEADERS set it also sends the
-// CORS and security headers every response of ours must carry (SPEC §3.7): what node:http costs
-// for those alone, with no routing or lookup at all.
+// The ceilings: bare node:http servers answering a fixed 302 and nothing else. With HEADERS set
+// (the reference) it sends exactly the headers of our redirect, from one array built at start-up,
+// as the fast path does: what node:http costs for those alone, with no routing, lookup or counting.
+// Without (the bare 302), only Location and Content-Length.
 const BASELINE = `
 const http = require('node:http');
 const extra = JSON.parse(process.env.HEADERS || '[]');
 const location = process.env.LOCATION;
-const headers = [...extra, 'Location', location, 'Cache-Control', 'private, no-store', 'Content-Length', '0'];
+const headers = extra.length
+  ? [...extra, 'Location', location, 'Cache-Control', 'private, no-store', 'Content-Length', '0']
+  : ['Location', location, 'Content-Length', '0'];
 const server = http.createServer((req, res) => {
-  res.writeHead(302, extra.length ? headers : { Location: location });
+  res.writeHead(302, headers);
   res.end();
 });
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
@@ -97,6 +115,24 @@ async function startBaseline(withHeaders) {
   const { baseHeaders, flatten } = await import(new URL('../dist/http/headers.js', import.meta.url).href);
   const env = { HEADERS: withHeaders ? JSON.stringify(flatten(baseHeaders({ https: false }))) : '[]', LOCATION: TARGET };
   return startProcess(process.execPath, ['-e', BASELINE], env, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
+}
+
+/** The head of one `GET path` response, as sent, without its Date line (it changes every second). */
+function rawHead(port, path) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+    socket.on('data', (chunk) => {
+      text += chunk;
+      const end = text.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.destroy();
+      resolve(text.slice(0, end + 4).replace(/^Date: .*\r\n/m, ''));
+    });
+    socket.on('error', reject);
+  });
 }
 
 /** The real server on a fresh (or given) data dir. */
@@ -288,36 +324,40 @@ async function reportListing() {
   }
 }
 
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `xs` turned left by `k`: round k of a rotation. */
+const rotated = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
+
 async function main() {
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
   const cpu = cpus()[0]?.model ?? 'cpu';
-  console.log(`node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds; ${PINNED ? `server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}` : 'not pinned (no taskset or one core)'}`);
+  console.log(
+    `node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ` +
+      `${SECONDS} s per run, ${PAUSE_MS} ms between runs, ${ROUNDS} rounds of the redirect comparison, ${OTHER_ROUNDS} of the others; ` +
+      `${PINNED ? `server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}` : 'not pinned (no taskset or one core)'}`,
+  );
 
-  const baseline = await startBaseline(false);
-  const headered = await startBaseline(true);
+  const bareServer = await startBaseline(false);
+  const referenceServer = await startBaseline(true);
   const plain = await startServer({ fsync: 'off' });
-  const durable = await startServer({ fsync: 'always' });
-  const listed = await startServer({ dir: await seededDir(10_000) });
   const code = await shorten(plain.port, TARGET);
-  const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201 };
+  const path = `/${code}`;
 
-  const bare = { name: 'baseline: bare node:http, fixed 302', server: baseline, path: '/', expect: 302 };
-  const referenced = { name: 'reference: node:http, fixed 302 with our CORS and security headers', server: headered, path: '/', expect: 302 };
-  const redirect = { name: 'redirect GET /<code> (visit counted)', server: plain, path: `/${code}`, expect: 302 };
-  const scenarios = [
-    referenced,
-    redirect,
-    { name: 'metadata GET /api/urls/<code>', server: plain, path: `/api/urls/${code}` },
-    { name: 'create POST /api/shorten, FSYNC=always', server: durable, ...create },
-    { name: 'create POST /api/shorten, FSYNC=off', server: plain, ...create },
-    // Each answer is about 2 MB: a few connections keep the server busy, and a ratio to a fixed
-    // 302 would mean nothing.
-    { name: 'list GET /api/urls, 10k links', server: listed, path: '/api/urls', headers: { 'x-api-key': API_KEY }, connections: 4, ratio: false },
-  ];
-  // Warm-up: one short run of each (JIT, connection setup), not reported.
-  for (const s of [bare, ...scenarios]) load(s.server.port, s, 1);
+  // The reference is the redirect's ceiling only if it sends what the redirect sends.
+  const [ours, theirs] = [await rawHead(plain.port, path), await rawHead(referenceServer.port, path)];
+  if (ours !== theirs) {
+    console.error(`the reference does not send the redirect's headers:\n--- redirect\n${ours}--- reference\n${theirs}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`the reference sends the redirect's head byte for byte (${Buffer.byteLength(ours)} bytes without Date)`);
+  }
 
-  const results = new Map([bare, ...scenarios].map((s) => [s.name, []]));
+  // The baselines get the redirect's own path: parsing the request costs the same.
+  const bare = { name: 'bare node:http 302 (Location, Content-Length)', server: bareServer, path, expect: 302 };
+  const reference = { name: 'reference: node:http 302 with our headers, precomputed', server: referenceServer, path, expect: 302 };
+  const redirect = { name: 'redirect GET /<code> (visit counted)', server: plain, path, expect: 302 };
+
+  const results = new Map();
   let failed = false;
   const measure = (s, round) => {
     const r = load(s.server.port, s);
@@ -326,40 +366,68 @@ async function main() {
       console.error(`run failed: ${s.name}: ${r.failures} errors or unexpected statuses`);
     }
     r.round = round + 1;
+    if (!results.has(s.name)) results.set(s.name, []);
     results.get(s.name).push(r);
     process.stderr.write(`round ${round + 1}: ${s.name}: ${fmt(r.rps)} req/s\n`);
     return r;
   };
-  for (let round = 0; round < ROUNDS; round++) {
-    // The baseline runs before and after every scenario, and each ratio divides by the mean of
-    // those two runs: a shared machine drifts by 10 % and more within a minute, and one baseline
-    // per round put that drift straight into the ratios.
-    let before = measure(bare, round).rps;
-    for (const s of scenarios) {
-      const r = measure(s, round);
-      if (s.ratio === false) continue;
-      const after = measure(bare, round).rps;
-      r.ratio = r.rps / ((before + after) / 2);
-      before = after;
+  /**
+   * Every scenario once per round, the order turned by one each round, a pause before each run;
+   * each ratio is to `base`'s run of the same round.
+   */
+  const rounds = async (base, scenarios, n) => {
+    for (const s of scenarios) load(s.server.port, s, 1); // warm-up (JIT, connections), not reported
+    for (let round = 0; round < n; round++) {
+      const runs = new Map();
+      for (const s of rotated(scenarios, round)) {
+        await pause(PAUSE_MS);
+        runs.set(s, measure(s, round));
+      }
+      const baseRps = runs.get(base).rps;
+      for (const [s, r] of runs) if (s !== base && s.ratio !== false) r.ratio = r.rps / baseRps;
     }
+  };
+
+  await rounds(bare, [bare, reference, redirect], ROUNDS);
+  const perRound = (s) => results.get(s.name);
+  const toReference = perRound(redirect).map((r, i) => r.rps / perRound(reference)[i].rps);
+  const toBare = perRound(redirect).map((r) => r.ratio);
+
+  let others = [];
+  if (OTHER_ROUNDS > 0) {
+    const durable = await startServer({ fsync: 'always' });
+    const listed = await startServer({ dir: await seededDir(10_000) });
+    const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201 };
+    others = [
+      { name: 'metadata GET /api/urls/<code>', server: plain, path: `/api/urls/${code}` },
+      { name: 'create POST /api/shorten, FSYNC=always', server: durable, ...create },
+      { name: 'create POST /api/shorten, FSYNC=off', server: plain, ...create },
+      // Each answer is about 2 MB: a few connections keep the server busy, and a ratio to a fixed
+      // 302 would mean nothing.
+      { name: 'list GET /api/urls, 10k links', server: listed, path: '/api/urls', headers: { 'x-api-key': API_KEY }, connections: 4, ratio: false },
+    ];
+    const bareAgain = { ...bare, name: `${bare.name}, with the other scenarios` };
+    await rounds(bareAgain, [bareAgain, ...others], OTHER_ROUNDS);
+    await durable.stop();
+    await listed.stop();
   }
+  for (const s of [bareServer, referenceServer, plain]) await s.stop();
 
   console.log('');
-  console.log('| scenario | round | req/s | p50 ms | p99 ms | ratio to baseline |');
+  console.log('| scenario | round | req/s | p50 ms | p99 ms | ratio to the bare 302 |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, runs] of results) {
     runs.forEach((r) => console.log(`| ${name} | ${r.round} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.ratio, 2)} |`));
   }
   console.log('');
-  const ratios = (s) => results.get(s.name).map((r) => r.ratio);
-  for (const s of scenarios) {
-    if (s.ratio !== false) console.log(`median ratio to baseline: ${fmt(median(ratios(s)), 2)}  ${s.name}`);
+  const medianRps = (s) => median(perRound(s).map((r) => r.rps));
+  console.log(`median req/s over ${ROUNDS} rounds: bare ${fmt(medianRps(bare))}, reference ${fmt(medianRps(reference))}, redirect ${fmt(medianRps(redirect))}`);
+  console.log(`redirect / reference, per round: ${toReference.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toReference), 3)}`);
+  console.log(`redirect / bare 302, per round: ${toBare.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toBare), 3)}`);
+  console.log(`reference / bare 302, median: ${fmt(median(perRound(reference).map((r) => r.ratio)), 3)}`);
+  for (const s of others) {
+    if (s.ratio !== false) console.log(`median ratio to the bare 302 (same round): ${fmt(median(perRound(s).map((r) => r.ratio)), 2)}  ${s.name}`);
   }
-  // What node:http allows for a response carrying our headers is the redirect's own ceiling.
-  const toReference = ratios(redirect).map((r, i) => r / ratios(referenced)[i]);
-  console.log(`median ratio of the redirect to the reference: ${fmt(median(toReference), 2)}`);
-
-  for (const s of [baseline, headered, plain, durable, listed]) await s.stop();
 
   console.log('');
   await reportListing();

@@ -1,6 +1,6 @@
 /**
- * What a route handler gets for one request, and the handler's type. The dispatch (`app.ts`) builds
- * the context once the router matched; handlers (`api/routes.ts`, `route-table.ts`) only read it.
+ * What a route handler gets for one request, and the handler's type. The dispatch (`dispatch.ts`)
+ * builds the context once the router matched; handlers (`api/routes.ts`, `route-table.ts`) only read it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

@@ -13,6 +13,7 @@
  * outnumber the live ones, which renumbers slots: callers holding slot numbers get the mapping.
  */
 import { hashBytes, HashChains, hashString, NONE } from './hash-chains.ts';
+import { HOT_URL_MAX_BYTES, HotUrls } from './hot-urls.ts';
 
 /** A record as the rest of the service sees it: a snapshot, materialized from the columns. */
 export interface StoredRecord {
@@ -53,6 +54,9 @@ export class Keydir {
   private urlHash: Uint32Array;
   private codeChains: HashChains;
   private urlChains: HashChains;
+
+  /** See `redirectUrl`. */
+  private readonly hot = new HotUrls();
 
   constructor(capacity = 1024) {
     this.arena = Buffer.allocUnsafe(capacity * 64);
@@ -146,6 +150,8 @@ export class Keydir {
 
   private fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number): number {
     this.used = at + codeBytes + urlBytes;
+    // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
+    this.hot.forget(s);
     this.offset[s] = at;
     this.codeLen[s] = codeBytes;
     this.urlLen[s] = urlBytes;
@@ -196,6 +202,15 @@ export class Keydir {
   url(s: number): string {
     const at = this.offset[s]! + this.codeLen[s]!;
     return this.arena.toString('utf8', at, at + this.urlLen[s]!);
+  }
+
+  /** `url(s)` for a redirect: a popular link's URL is decoded once, not on every redirect. */
+  redirectUrl(s: number): string {
+    const kept = this.hot.get(s);
+    if (kept !== undefined) return kept;
+    const url = this.url(s);
+    if (this.urlLen[s]! <= HOT_URL_MAX_BYTES) this.hot.set(s, url);
+    return url;
   }
 
   createdAt(s: number): number {
@@ -297,6 +312,7 @@ export class Keydir {
     this.arena = arena;
     this.used = used;
     this.slots = n;
+    this.hot.clear();
     this.resize(capacity);
     return map;
   }

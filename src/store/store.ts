@@ -190,7 +190,7 @@ export class Store {
     if (s === -1) return undefined;
     if (isExpiredAt(records.createdAt(s), records.retentionDays(s), nowSeconds)) return null;
     if (count) this.counts.count(s);
-    return records.url(s);
+    return records.redirectUrl(s);
   }
 
   /** Appends the counts of every record visited since the last flush, as count-batch entries. */

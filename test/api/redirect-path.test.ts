@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { start } from '../support/helpers.ts';
+import { request, start } from '../support/helpers.ts';
+import { sendRaw } from '../support/raw-http.ts';
 
 /** Headers whose values differ per response by nature. */
 const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
@@ -57,7 +58,83 @@ test('a plain code that is unknown, expired or reserved falls through to the gen
     assert.equal(reserved.body, '');
     const healthz = await h.req('/healthz');
     assert.equal(healthz.status, 200);
+    // Every reserved word made of alphabet characters reaches its own route, never a lookup.
+    for (const [path, status] of [['/docs', 200], ['/metrics', 200], ['/schemas', 404], ['/static', 404], ['/mcp', 405]] as const) {
+      assert.equal((await h.req(path)).status, status, path);
+    }
   } finally {
     await h.close();
+  }
+});
+
+/** A response as sent, without its Date line (it changes every second). */
+async function rawAnswer(port: number, path: string, method = 'GET'): Promise<string> {
+  const reply = await sendRaw(port, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, { head: method === 'HEAD' });
+  return reply.text.replace(/^Date: .*\r\n/m, '');
+}
+
+test('the fast path sends the bytes the general path sends, header order included', async () => {
+  const h = await start({ logLevel: 'silent' });
+  try {
+    const code = await h.shorten('https://example.com/bytes?q=1');
+    const fast = await rawAnswer(h.port, `/${code}`);
+    assert.match(fast, /^HTTP\/1\.1 302 Found\r\n/);
+    assert.match(fast, /\r\nLocation: https:\/\/example\.com\/bytes\?q=1\r\nCache-Control: private, no-store\r\nContent-Length: 0\r\n/);
+    assert.ok(fast.endsWith('\r\n\r\n'), 'no body');
+    for (const spelling of [`/${code}/`, `/${code}?utm=x`]) assert.equal(await rawAnswer(h.port, spelling), fast, spelling);
+    assert.equal(await rawAnswer(h.port, `/${code}`, 'HEAD'), fast, 'HEAD: the same head, no body');
+    assert.equal(await rawAnswer(h.port, `/${code}/`, 'HEAD'), fast);
+  } finally {
+    await h.close();
+  }
+});
+
+test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', async () => {
+  const h = await start({ logLevel: 'silent', visitFlushMs: 5 });
+  const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
+  const gets = [0, 0, 0];
+  let fastGets = 0;
+  let heads = 0;
+  try {
+    const jobs: Promise<void>[] = [];
+    for (let i = 0; i < 600; i++) {
+      const n = i % 3;
+      // Mostly the fast path; every 10th GET a spelling that takes the general path; every 7th a HEAD.
+      const head = i % 7 === 0;
+      const path = i % 10 === 0 ? `/${codes[n]}/` : `/${codes[n]}`;
+      if (head) heads++;
+      else {
+        gets[n]!++;
+        if (i % 10 !== 0) fastGets++;
+      }
+      jobs.push(
+        request(h.port, path, head ? { method: 'HEAD' } : {}).then((r) => {
+          assert.equal(r.status, 302);
+        }),
+      );
+    }
+    await Promise.all(jobs);
+    for (const [n, code] of codes.entries()) {
+      const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { visit_count: number };
+      assert.equal(meta.visit_count, gets[n], code);
+    }
+    const metrics = (await h.req('/metrics')).body;
+    const sample = (series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    assert.equal(sample('shortener_redirects_total{result="found"}'), 600);
+    assert.equal(sample('shortener_http_requests_total{route="/:code",method="GET",status="302"}'), 600 - heads);
+    assert.equal(sample('shortener_http_requests_total{route="/:code",method="HEAD",status="302"}'), heads);
+    assert.ok(fastGets > 400, 'most GETs took the fast path');
+  } finally {
+    await h.close(true);
+  }
+  // The counts survive a restart exactly: flushed at close, replayed from the log.
+  const again = await start({ logLevel: 'silent', dataDir: h.dir });
+  try {
+    for (const [n, code] of codes.entries()) {
+      const meta = JSON.parse((await again.req(`/api/urls/${code}`)).body) as { visit_count: number };
+      assert.equal(meta.visit_count, gets[n], code);
+    }
+  } finally {
+    await again.close();
   }
 });

@@ -117,6 +117,30 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'vacuum' as const }) },
 );
 
+test('redirectUrl keeps recent URLs decoded and stays exact through re-adds and vacuum', () => {
+  const k = new Keydir();
+  const long = `https://example.com/${'x'.repeat(600)}`;
+  const a = k.add('a', 'https://a.example/', 1, 0, 0);
+  const l = k.add('long', long, 1, 0, 0);
+  assert.equal(k.redirectUrl(a), 'https://a.example/');
+  assert.equal(k.redirectUrl(a), 'https://a.example/', 'from the cache');
+  assert.equal(k.redirectUrl(l), long, 'a long URL is decoded each time, never kept');
+  assert.equal(k.redirectUrl(l), long);
+  // A re-added code gets a new slot; the old slot's entry can no longer be reached.
+  const a2 = k.add('a', 'https://new.example/', 2, 0, 0);
+  assert.equal(k.redirectUrl(a2), 'https://new.example/');
+  // 5,000 more records, then vacuum renumbers slots: every slot's URL is its own, cached or not.
+  for (let i = 0; i < 5000; i++) k.redirectUrl(k.add(`c${i}`, `https://c.example/${i}`, 3, 0, 0));
+  for (let i = 0; i < 5000; i += 2) k.delete(`c${i}`);
+  k.delete('long');
+  k.vacuum();
+  for (let i = 1; i < 5000; i += 2) assert.equal(k.redirectUrl(k.find(`c${i}`)), `https://c.example/${i}`);
+  assert.equal(k.redirectUrl(k.find('a')), 'https://new.example/');
+  // Slots handed out after the vacuum reuse old numbers.
+  for (let i = 0; i < 3000; i++) assert.equal(k.redirectUrl(k.add(`d${i}`, `https://d.example/${i}`, 4, 0, 0)), `https://d.example/${i}`);
+  for (let i = 0; i < 3000; i++) assert.equal(k.redirectUrl(k.find(`d${i}`)), `https://d.example/${i}`);
+});
+
 test('property: after any sequence of operations the keydir agrees with a Map of records', () => {
   fc.assert(
     fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 1, max: 64 }), (ops, capacity) => {
