@@ -142,8 +142,7 @@ async function scrape(h: Harness, headers: Record<string, string> = {}): Promise
 
 test('the counters move exactly with the requests made, the redirect fast path included', async (t) => {
   const clock = { ms: Date.UTC(2026, 0, 1) };
-  const h = await start({ now: () => clock.ms, visitFlushMs: 3_600_000, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { now: () => clock.ms, visitFlushMs: 3_600_000, logLevel: 'silent' });
   const before = await scrape(h);
   assert.equal(before.get('shortener_links_created_total'), 0);
   assert.equal(before.get('shortener_links'), 0);
@@ -205,8 +204,7 @@ test('the counters move exactly with the requests made, the redirect fast path i
 });
 
 test('behind the gate: 401 without the token, the metrics with it', async (t) => {
-  const h = await start({ apiToken: TOKEN, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { apiToken: TOKEN, logLevel: 'silent' });
   const refused = await h.req('/metrics');
   assert.equal(refused.status, 401);
   assert.equal(refused.headers['www-authenticate'], 'Bearer');
@@ -221,8 +219,7 @@ test('metrics is a reserved segment: a stored link with that code never hides th
   assert.ok(RESERVED_SEGMENTS.has('metrics'));
   const dir = tempDir();
   writeFileSync(join(dir, 'urls.log'), encodeEntry({ op: 'C', code: 'metrics', url: 'https://example.com/hijack', createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }));
-  const h = await start({ dataDir: dir, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { dataDir: dir, logLevel: 'silent' });
   const r = await h.req('/metrics');
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], TYPE);
@@ -307,8 +304,7 @@ function promtool(t: TestContext, text: string): { status: number | null; output
 }
 
 test('promtool check metrics: the real output is clean, and a broken one is caught', async (t) => {
-  const h = await start({ logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { logLevel: 'silent' });
   const code = await h.shorten('https://example.com/promtool');
   await h.req(`/${code}`);
   await h.req('/nope');

@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createShortener, type Shortener, type ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
@@ -75,6 +76,20 @@ export function serverProcess(env: Record<string, string>): Promise<ServerProces
   });
 }
 
+/** `serverProcess` on a fresh data dir (`DATA_DIR`); after the test `t` it is stopped and the dir removed. */
+export async function serverProcessOn(t: Pick<TestContext, 'after'>, env: Record<string, string>): Promise<ServerProcess & { dir: string }> {
+  const dir = tempDir();
+  const server = await serverProcess({ DATA_DIR: dir, ...env }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
+  t.after(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { ...server, dir };
+}
+
 /** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
 export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -87,8 +102,13 @@ export function runCli(args: readonly string[]): Promise<{ code: number | null; 
   });
 }
 
-export function tempDir(prefix = 'shortener-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+/** A fresh directory under the system's temp dir; given the test `t`, removed after it. */
+export function tempDir(prefix?: string): string;
+export function tempDir(t: Pick<TestContext, 'after'>, prefix?: string): string;
+export function tempDir(first?: string | Pick<TestContext, 'after'>, prefix = 'shortener-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), typeof first === 'string' ? first : prefix));
+  if (typeof first === 'object') first.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** Collects JSON log lines written by the service. */
@@ -140,7 +160,11 @@ export interface App {
   port: number;
   shortener: Shortener;
   dir: string;
-  /** Closes the server (kept-alive connections too) and the store; removes the data dir unless `keep`. */
+  /**
+   * Closes the server (kept-alive connections too) and the store; removes the data dir unless `keep`.
+   * Only the first call does anything (the later ones wait for it), so a test may close mid-way
+   * while its `t.after` closes again.
+   */
   close(keep?: boolean): Promise<void>;
 }
 
@@ -170,28 +194,40 @@ export async function mount(
   const port = (server.address() as AddressInfo).port;
   const shortener = create({ fsync: 'off', ...options, dataDir: dir, baseUrl: options.baseUrl ?? `http://127.0.0.1:${port}${basePath}` });
   server.on('request', route(shortener));
+  let closing: Promise<void> | undefined;
   return {
     server,
     port,
     shortener,
     dir,
-    async close(keep = false) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await shortener.close();
-      if (!keep) rmSync(dir, { recursive: true, force: true });
+    close(keep = false) {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await shortener.close();
+        if (!keep) rmSync(dir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }
 
 /**
- * Starts `createShortener(options)` on 127.0.0.1:0. Defaults: those of `mount`, and
- * `logLevel: 'debug'` into a capture. `serverOptions` go to `http.createServer` (the server limits
- * of `server.ts`, for instance).
+ * Starts `createShortener(options)` on 127.0.0.1:0 and closes it after the test `t` (a test may
+ * close it sooner: closing again does nothing). Defaults: those of `mount`, and `logLevel: 'debug'`
+ * into a capture. `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for
+ * instance).
  */
-export async function start(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+export async function start(t: Pick<TestContext, 'after'>, options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+  const h = await open(options, serverOptions);
+  t.after(() => h.close());
+  return h;
+}
+
+/** `start` without the test: the caller closes it (a harness that outlives one test). */
+export async function open(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
   const { basePath = '', ...settings } = options;
   const logs = new LogCapture();
   const app = await mount(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
@@ -207,6 +243,30 @@ export async function start(options: ShortenerOptions & { basePath?: string } = 
       const r = await req(`${basePath}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       if (r.status !== 201) throw new Error(`shorten failed: ${r.status} ${r.body}`);
       return r.body.slice(r.body.lastIndexOf('/') + 1);
+    },
+  };
+}
+
+/** A data dir that outlives one harness: for tests that restart the service on it. */
+export interface DataDir {
+  dir: string;
+  /** Starts the service on this dir; the harness started before must be closed first (`close(true)` keeps the dir). */
+  start(options?: ShortenerOptions & { basePath?: string }, serverOptions?: ServerOptions): Promise<Harness>;
+}
+
+/** A fresh data dir; after the test `t` the harness started last on it is closed, then the dir removed. */
+export function dataDir(t: Pick<TestContext, 'after'>): DataDir {
+  const dir = tempDir();
+  let last: Harness | undefined;
+  t.after(async () => {
+    await last?.close(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async start(options = {}, serverOptions = {}) {
+      last = await open({ ...options, dataDir: dir }, serverOptions);
+      return last;
     },
   };
 }
