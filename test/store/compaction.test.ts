@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { closeSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { decodePayload, encodeEntry, replay, type Entry, type ReplayResult, type StoredRecord } from '../../src/store/format.ts';
@@ -80,13 +80,12 @@ function visit(store: Store, code: string, times: number): void {
   for (let i = 0; i < times; i++) store.visit(code);
 }
 
-/** Closes the store if open, and removes `dir` even when closing fails. */
-async function closeAndRemove(store: Store | undefined, dir: string): Promise<void> {
-  try {
-    await store?.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** A fresh dir for stores; after the test `t` the store opened last is closed, then the dir removed (also when closing fails). */
+function storeDir(t: TestContext): { dir: string; open(options?: Partial<StoreOptions>): Store } {
+  const dir = tempDir('compaction-test-');
+  let last: Store | undefined;
+  t.after(() => Promise.resolve(last?.close()).finally(() => rmSync(dir, { recursive: true, force: true })));
+  return { dir, open: (options) => (last = open(dir, options)) };
 }
 
 function errno(code: string, syscall: string): NodeJS.ErrnoException {
@@ -101,10 +100,9 @@ function signal(): { promise: Promise<void>; fire: () => void } {
 }
 
 test('compact() leaves one create per live record, with current visit counts, in creation order', async (t) => {
-  const dir = tempDir('compaction-test-');
-  let store: Store | undefined;
-  t.after(() => closeAndRemove(store, dir));
-  store = open(dir);
+  const stores = storeDir(t);
+  const dir = stores.dir;
+  let store = stores.open();
   for (let i = 0; i < 8; i++) await store.create(link(`k${i}`, i));
   visit(store, 'k1', 2);
   await store.flushVisits();
@@ -150,19 +148,17 @@ test('compact() leaves one create per live record, with current visit counts, in
   assert.deepEqual(replayed(readLog(dir)), expected);
 
   await store.close();
-  store = undefined;
-  store = open(dir);
+  store = stores.open();
   assert.deepEqual(live(store), expected, 'reopened: same records, same order, same visit counts');
   assert.deepEqual([...store.withUrl('https://example.com/k6-again')].map((r) => r.code), ['k6']);
   assert.deepEqual([...store.withUrl('https://example.com/k6')], []);
 });
 
 test('compact() purges records expired by the `now` clock, from the file and from memory', async (t) => {
-  const dir = tempDir('compaction-test-');
-  let store: Store | undefined;
   let clock = T0 * 1000;
-  t.after(() => closeAndRemove(store, dir));
-  store = open(dir, { now: () => clock });
+  const stores = storeDir(t);
+  const dir = stores.dir;
+  let store = stores.open({ now: () => clock });
   await store.create(link('forever', 0, 0));
   await store.create(link('oneday', 0, 1));
   await store.create(link('month', 0, 30));
@@ -191,8 +187,7 @@ test('compact() purges records expired by the `now` clock, from the file and fro
   assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })), 'purged from the file');
 
   await store.close();
-  store = undefined;
-  store = open(dir); // replay applies no clock: only compaction purges, so what it dropped stays dropped
+  store = stores.open(); // replay applies no clock: only compaction purges, so what it dropped stays dropped
   assert.deepEqual(live(store), expected);
 });
 
@@ -222,14 +217,12 @@ function holdingFs() {
 }
 
 test('creates, deletes and visits made while compaction runs are in memory and in the new log', { timeout: 10_000 }, async (t) => {
-  const dir = tempDir('compaction-test-');
   const hold = holdingFs();
-  let store: Store | undefined;
-  t.after(async () => {
-    hold.release();
-    await closeAndRemove(store, dir);
-  });
-  store = open(dir, { fs: hold.fs, fsync: 'always' });
+  // Registered before the stores, so it runs before the store closes (after-hooks run in order).
+  t.after(() => hold.release());
+  const stores = storeDir(t);
+  const dir = stores.dir;
+  let store = stores.open({ fs: hold.fs, fsync: 'always' });
   for (let i = 0; i < 6; i++) await store.create(link(`a${i}`, i));
   await store.delete('a5');
   visit(store, 'a1', 2);
@@ -278,8 +271,7 @@ test('creates, deletes and visits made while compaction runs are in memory and i
   assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
 
   await store.close();
-  store = undefined;
-  store = open(dir);
+  store = stores.open();
   assert.deepEqual(live(store), expected, 'reopened');
 });
 
@@ -503,13 +495,12 @@ test('a crash (kill -9) at every step of a compaction leaves a whole log with ev
 });
 
 test('a leftover temp file with whole-looking entries is removed at start and never read', async (t) => {
-  const dir = tempDir('compaction-test-');
-  let store: Store | undefined;
-  t.after(() => closeAndRemove(store, dir));
+  const stores = storeDir(t);
+  const dir = stores.dir;
   writeFileSync(join(dir, LOG_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('old') }), encodeEntry({ op: 'D', code: 'old' }), encodeEntry({ op: 'C', ...link('kept') })]));
   // A compaction cut short before its rename: whole lines, but not the log.
   writeFileSync(join(dir, TEMP_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('ghost') }), encodeEntry({ op: 'C', ...link('old') })]));
-  store = open(dir);
+  const store = stores.open();
   assert.equal(existsSync(join(dir, TEMP_FILE)), false);
   assert.deepEqual(live(store), [link('kept')]);
   const report = await store.compact();
@@ -560,11 +551,10 @@ const FAILURES = [
 
 for (const { op, code } of FAILURES) {
   test(`a compaction whose ${op} fails (${code}) rejects, leaves the log unchanged and working, and removes its temp file`, async (t) => {
-    const dir = tempDir('compaction-test-');
     const failing = failingFs(op, code);
-    let store: Store | undefined;
-    t.after(() => closeAndRemove(store, dir));
-    store = open(dir, { fs: failing.fs, fsync: 'always' });
+    const stores = storeDir(t);
+    const dir = stores.dir;
+    let store = stores.open({ fs: failing.fs, fsync: 'always' });
     for (let i = 0; i < 5; i++) await store.create(link(`f${i}`, i));
     await store.delete('f1');
     await store.delete('f3');
@@ -597,8 +587,7 @@ for (const { op, code } of FAILURES) {
     expected.push(link('f10', 10));
 
     await store.close();
-    store = undefined;
-    store = open(dir);
+    store = stores.open();
     assert.deepEqual(live(store), expected, 'reopened');
   });
 }
@@ -614,11 +603,10 @@ async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
 }
 
 test('compaction runs by itself once dead entries outweigh live ones, and not before', { timeout: 10_000 }, async (t) => {
-  const dir = tempDir('compaction-test-');
   const logs = new LogCapture();
-  let store: Store | undefined;
-  t.after(() => closeAndRemove(store, dir));
-  store = open(dir, { log: createLogger('info', logs), compactMinBytes: 1, visitFlushMs: 20 });
+  const stores = storeDir(t);
+  const dir = stores.dir;
+  let store = stores.open({ log: createLogger('info', logs), compactMinBytes: 1, visitFlushMs: 20 });
   for (let i = 0; i < 9; i++) await store.create(link(`s${i}`, i));
   for (const c of ['s0', 's1', 's2']) await store.delete(c);
   // 12 entries for 6 live records: 6 dead, not more than the live ones.
@@ -638,17 +626,15 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
   assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
 
   await store.close();
-  store = undefined;
-  store = open(dir);
+  store = stores.open();
   assert.deepEqual(live(store), expected);
 });
 
 test('automatic compaction waits for the size floor (default 1 MiB) even when dead entries outweigh live ones', async (t) => {
   const dir = tempDir('compaction-test-');
   const logs = new LogCapture();
-  let store: Store | undefined;
-  t.after(() => closeAndRemove(store, dir));
-  store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), visitFlushMs: 20 });
+  const store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), visitFlushMs: 20 });
+  t.after(() => store.close().finally(() => rmSync(dir, { recursive: true, force: true })));
   for (let i = 0; i < 4; i++) await store.create(link(`m${i}`, i));
   for (const c of ['m0', 'm1', 'm2']) await store.delete(c);
   const size = statSync(join(dir, LOG_FILE)).size;
@@ -696,14 +682,12 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
 });
 
 test('regression: a code deleted and re-created while compaction purges its expired record is kept (memory and log agree)', { timeout: 10_000 }, async (t) => {
-  const dir = tempDir('compaction-test-');
   const hold = holdingFs();
-  let store: Store | undefined;
-  t.after(async () => {
-    hold.release();
-    await closeAndRemove(store, dir);
-  });
-  store = open(dir, { fs: hold.fs, now: () => (T0 + 2 * DAY) * 1000 });
+  // Registered before the stores, so it runs before the store closes (after-hooks run in order).
+  t.after(() => hold.release());
+  const stores = storeDir(t);
+  const dir = stores.dir;
+  let store = stores.open({ fs: hold.fs, now: () => (T0 + 2 * DAY) * 1000 });
   await store.create(link('keep', 0, 0));
   await store.create(link('x', 0, 1)); // expired by the clock
   const compaction = store.compact();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createShortener } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
@@ -81,28 +81,45 @@ function assertClean(result: ReplayResult, codes: string[]): void {
   assert.deepEqual([...result.records.keys()], codes);
 }
 
-test('a 201 is not sent before its fsync completes, and the link is invisible meanwhile', { timeout: 15_000 }, async (t) => {
-  let holding = true;
-  let release = (): void => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
+/**
+ * A file system whose fsyncs wait while held: `hold()` resolves once one waits; `release()` lets
+ * it and the later ones through, and runs after the test before the harness closes (when the
+ * harness is started after this call: after-hooks run in order).
+ */
+function heldFsync(t: TestContext): { fs: StoreFs; hold(): Promise<void>; release(): void } {
+  let held: Promise<void> | undefined;
+  let letGo = (): void => undefined;
   let entered = (): void => undefined;
-  const fsyncEntered = new Promise<void>((resolve) => (entered = resolve));
   const fs: StoreFs = {
     ...nodeFs,
     async fsync(fd) {
-      if (holding) {
+      if (held) {
         entered();
-        await released;
+        await held;
       }
       return nodeFs.fsync(fd);
     },
   };
-  // Registered before the harness, so it runs before the harness closes (after-hooks run in order).
-  t.after(() => {
-    holding = false;
-    release();
-  });
-  const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
+  const release = (): void => {
+    held = undefined;
+    letGo();
+  };
+  t.after(release);
+  return {
+    fs,
+    hold() {
+      const waiting = new Promise<void>((resolve) => (entered = resolve));
+      held = new Promise<void>((resolve) => (letGo = resolve));
+      return waiting;
+    },
+    release,
+  };
+}
+
+test('a 201 is not sent before its fsync completes, and the link is invisible meanwhile', { timeout: 15_000 }, async (t) => {
+  const fsync = heldFsync(t);
+  const fsyncEntered = fsync.hold();
+  const h = await start(t, { fsync: 'always', fs: fsync.fs, apiKeys: [KEY] });
   let settled = false;
   const pending = post(h, 'https://example.com/held').finally(() => (settled = true));
   await fsyncEntered;
@@ -112,8 +129,7 @@ test('a 201 is not sent before its fsync completes, and the link is invisible me
   assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/held'))).status, 404);
   assert.equal(settled, false);
 
-  holding = false;
-  release();
+  fsync.release();
   const r = await pending;
   assert.equal(r.status, 201);
   const code = codeOf(r);
@@ -124,41 +140,23 @@ test('a 201 is not sent before its fsync completes, and the link is invisible me
 });
 
 test('a 204 for a delete is not sent before its fsync completes', { timeout: 15_000 }, async (t) => {
-  let hold: Promise<void> | undefined;
-  let release = (): void => undefined;
-  let entered = (): void => undefined;
-  const fs: StoreFs = {
-    ...nodeFs,
-    async fsync(fd) {
-      if (hold) {
-        entered();
-        await hold;
-      }
-      return nodeFs.fsync(fd);
-    },
-  };
-  // Registered before the harness, so it runs before the harness closes (after-hooks run in order).
-  t.after(() => {
-    hold = undefined;
-    release();
-  });
-  const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
+  const fsync = heldFsync(t);
+  const h = await start(t, { fsync: 'always', fs: fsync.fs, apiKeys: [KEY] });
   const code = await h.shorten('https://example.com/to-delete');
-  const fsyncEntered = new Promise<void>((resolve) => (entered = resolve));
-  hold = new Promise<void>((resolve) => (release = resolve));
+  const fsyncEntered = fsync.hold();
   let settled = false;
   const pending = h.req(`/api/urls/${code}`, { method: 'DELETE', headers: ADMIN }).finally(() => (settled = true));
   await fsyncEntered;
   await delay(100);
   assert.equal(settled, false, 'no 204 while the fsync is held');
-  hold = undefined;
-  release();
+  fsync.release();
   const r = await pending;
   assert.equal(r.status, 204);
   assertClean(readLog(h.dir).result, []);
 });
 
-test('group commit: 50 concurrent creates share far fewer than 50 fsyncs, and all are on disk', async (t) => {
+/** A file system whose fsyncs take 20 ms each; `fsyncs()` counts them. */
+function slowFsync(): { fs: StoreFs; fsyncs(): number } {
   let fsyncs = 0;
   const fs: StoreFs = {
     ...nodeFs,
@@ -168,9 +166,14 @@ test('group commit: 50 concurrent creates share far fewer than 50 fsyncs, and al
       return nodeFs.fsync(fd);
     },
   };
+  return { fs, fsyncs: () => fsyncs };
+}
+
+test('group commit: 50 concurrent creates share far fewer than 50 fsyncs, and all are on disk', async (t) => {
+  const { fs, fsyncs } = slowFsync();
   const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
   const codes = await Promise.all(Array.from({ length: 50 }, (_, i) => h.shorten(`https://example.com/group/${i}`)));
-  const used = fsyncs;
+  const used = fsyncs();
   assert.ok(used >= 1, 'fsync is called with fsync=always');
   assert.ok(used <= 25, `50 creates took ${used} fsyncs`);
   assert.equal(new Set(codes).size, 50);
@@ -183,15 +186,7 @@ test('group commit: 50 concurrent creates share far fewer than 50 fsyncs, and al
 
 test('group commit in the Store: concurrent creates queued behind one fsync share the next', async (t) => {
   const dir = tempDir();
-  let fsyncs = 0;
-  const fs: StoreFs = {
-    ...nodeFs,
-    async fsync(fd) {
-      fsyncs++;
-      await delay(20);
-      return nodeFs.fsync(fd);
-    },
-  };
+  const { fs, fsyncs } = slowFsync();
   const store = new Store({ dir, fsync: 'always', log: createLogger('silent'), fs });
   t.after(async () => {
     await store.close();
@@ -203,7 +198,7 @@ test('group commit in the Store: concurrent creates queued behind one fsync shar
     ),
   );
   assert.equal(recs.length, 50);
-  assert.ok(fsyncs <= 3, `50 queued creates took ${fsyncs} fsyncs`);
+  assert.ok(fsyncs() <= 3, `50 queued creates took ${fsyncs()} fsyncs`);
   assert.equal(store.count, 50);
   const { result } = readLog(dir);
   assertClean(
