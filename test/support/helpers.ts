@@ -28,51 +28,61 @@ export interface ServerProcess {
 }
 
 /**
+ * Spawns `command` in the project root with only `env` for settings (and PATH, HOST 127.0.0.1,
+ * PORT 0, and the coverage directory when running under c8); its stdout is read as JSON log lines.
+ */
+function launch(command: readonly string[], env: Record<string, string>, onLine: (line: Record<string, unknown>) => void): { child: ChildProcess; lines: Record<string, unknown>[]; stderr(): string } {
+  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
+  const coverage = process.env['NODE_V8_COVERAGE'];
+  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let err = '';
+  let partial = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const text of parts) {
+      if (!text) continue;
+      const line = JSON.parse(text) as Record<string, unknown>;
+      lines.push(line);
+      onLine(line);
+    }
+  });
+  return { child, lines, stderr: () => err };
+}
+
+/**
  * Starts `src/server.ts` as a child process on 127.0.0.1, port 0, with only `env` for settings
  * (and PATH, and the coverage directory when running under c8); resolves once it logs `listening`.
  */
 export function serverProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
-  const coverage = process.env['NODE_V8_COVERAGE'];
-  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Record<string, unknown>[] = [];
-  let err = '';
-  let partial = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
   return new Promise((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const text of parts) {
-        if (!text) continue;
-        const line = JSON.parse(text) as Record<string, unknown>;
-        lines.push(line);
-        if (line['msg'] === 'listening') {
-          resolve({
-            child,
-            port: Number(new URL(String(line['url'])).port),
-            lines,
-            stderr: () => err,
-            exited,
-            async stop() {
-              if (child.exitCode === null && child.signalCode === null) {
-                child.kill('SIGTERM');
-                const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-                const exit = await exited;
-                clearTimeout(timer);
-                return exit;
-              }
-              return exited;
-            },
-          });
-        }
-      }
+    const { child, lines, stderr } = launch([process.execPath, '--import', 'tsx', 'src/server.ts'], env, (line) => {
+      if (line['msg'] !== 'listening') return;
+      resolve({
+        child,
+        port: Number(new URL(String(line['url'])).port),
+        lines,
+        stderr,
+        exited,
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill('SIGTERM');
+            const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            const exit = await exited;
+            clearTimeout(timer);
+            return exit;
+          }
+          return exited;
+        },
+      });
     });
-    void exited.then((e) => reject(new Error(`server exited before listening (${e.code ?? e.signal}): ${err}`)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once('exit', (code, signal) => done({ code, signal })),
+    );
+    void exited.then((e) => reject(new Error(`server exited before listening (${e.code ?? e.signal}): ${stderr()}`)));
   });
 }
 
@@ -288,32 +298,16 @@ export interface SpawnedServer {
  * command (`unshare …`); `nodeArgs` go to node before the script (a preload).
  */
 export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArgs = [] }: { wrapper?: string[]; nodeArgs?: string[] } = {}): SpawnedServer {
-  const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
-  const coverage = process.env['NODE_V8_COVERAGE'];
-  if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
-  const command = [...wrapper, process.execPath, '--import', 'tsx', ...nodeArgs, 'src/server.ts'];
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Record<string, unknown>[] = [];
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  let listened = (_: boolean): void => undefined;
+  const listening = new Promise<boolean>((resolve) => (listened = resolve));
+  const { child, lines, stderr } = launch([...wrapper, process.execPath, '--import', 'tsx', ...nodeArgs, 'src/server.ts'], env, (line) => {
+    if (line['msg'] === 'listening') listened(true);
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const listening = new Promise<boolean>((resolve) => {
-    let partial = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (partial + chunk).split('\n');
-      partial = parts.pop() ?? '';
-      for (const text of parts) {
-        if (!text) continue;
-        const line = JSON.parse(text) as Record<string, unknown>;
-        lines.push(line);
-        if (line['msg'] === 'listening') resolve(true);
-      }
-    });
-    void exited.then(() => resolve(false));
-  });
-  return { child, lines, stderr: () => err, listening, exited };
+  void exited.then(() => listened(false));
+  return { child, lines, stderr, listening, exited };
 }
 
 /** `text` matched literally inside a RegExp. */
