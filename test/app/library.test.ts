@@ -19,7 +19,7 @@ import { mount as mountApp, request, tempDir, type Reply } from '../support/help
 type ExpressRequest = IncomingMessage & { originalUrl?: string };
 
 /** `mount` with the log silenced: these tests read responses, not log lines. */
-const mount: typeof mountApp = (basePath, route, options = {}, how) => mountApp(basePath, route, { logLevel: 'silent', ...options }, how);
+const mount: typeof mountApp = (t, basePath, route, options = {}, how) => mountApp(t, basePath, route, { logLevel: 'silent', ...options }, how);
 
 function shorten(port: number, path: string, url: string): Promise<Reply> {
   return request(port, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
@@ -30,7 +30,7 @@ function codeOf(shortUrl: string): string {
 }
 
 test('mounted in a plain node:http server beside the user\'s own route, on one port', async (t) => {
-  const app = await mount('', (shortener) =>
+  const app = await mount(t, '', (shortener) =>
     function userApp(req, res) {
       if (req.url === '/hello') {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -40,7 +40,6 @@ test('mounted in a plain node:http server beside the user\'s own route, on one p
       shortener.handler(req, res);
     },
   );
-  t.after(() => app.close());
   const hello = await request(app.port, '/hello');
   assert.equal(hello.status, 200);
   assert.equal(hello.body, 'hello from the app');
@@ -71,8 +70,7 @@ test('mounted in a plain node:http server beside the user\'s own route, on one p
 });
 
 test('http.createServer(shortener.handler) from the package entry', async (t) => {
-  const app = await mount('', (shortener) => shortener.handler, {}, { create: entry.createShortener });
-  t.after(() => app.close());
+  const app = await mount(t, '', (shortener) => shortener.handler, {}, { create: entry.createShortener });
   const health = await request(app.port, '/api/health');
   assert.equal(health.status, 200);
   assert.deepEqual(JSON.parse(health.body), { status: 'ok', service: 'url-shortener' });
@@ -83,7 +81,7 @@ test('http.createServer(shortener.handler) from the package entry', async (t) =>
 
 test('Express-style: base path /s, next() for everything outside it', async (t) => {
   const nextCalls: { url: string | undefined; err: unknown }[] = [];
-  const app = await mount('/s', (shortener) =>
+  const app = await mount(t, '/s', (shortener) =>
     function middleware(req, res) {
       shortener.handler(req, res, (err?: unknown) => {
         nextCalls.push({ url: req.url, err });
@@ -92,7 +90,6 @@ test('Express-style: base path /s, next() for everything outside it', async (t) 
       });
     },
   );
-  t.after(() => app.close());
   const other = await request(app.port, '/other');
   assert.equal(other.status, 200);
   assert.equal(other.body, 'next: /other');
@@ -123,8 +120,7 @@ test('Express-style: base path /s, next() for everything outside it', async (t) 
 });
 
 test('without next, a request outside the base path is 404 (SPEC §3.1)', async (t) => {
-  const app = await mount('/s', (shortener) => (req, res) => shortener.handler(req, res));
-  t.after(() => app.close());
+  const app = await mount(t, '/s', (shortener) => (req, res) => shortener.handler(req, res));
   const other = await request(app.port, '/other');
   assert.equal(other.status, 404);
   assert.equal(other.body, '');
@@ -133,7 +129,7 @@ test('without next, a request outside the base path is 404 (SPEC §3.1)', async 
 
 test('Express mounting: req.originalUrl is routed when req.url has the mount path stripped', async (t) => {
   let nextCalls = 0;
-  const app = await mount('/s', (shortener) =>
+  const app = await mount(t, '/s', (shortener) =>
     function expressLike(req: ExpressRequest, res) {
       const next = (): void => {
         nextCalls++;
@@ -150,7 +146,6 @@ test('Express mounting: req.originalUrl is routed when req.url has the mount pat
       shortener.handler(req, res, next);
     },
   );
-  t.after(() => app.close());
   const health = await request(app.port, '/s/api/health');
   assert.equal(health.status, 200);
   assert.deepEqual(JSON.parse(health.body), { status: 'ok', service: 'url-shortener' });
@@ -176,7 +171,7 @@ test('Express mounting: req.originalUrl is routed when req.url has the mount pat
 
 test('control: the stripped req.url alone lies outside the base path (so originalUrl is what routes)', async (t) => {
   let nextCalls = 0;
-  const app = await mount('/s', (shortener) =>
+  const app = await mount(t, '/s', (shortener) =>
     function strippedOnly(req, res) {
       req.url = (req.url ?? '/').slice('/s'.length) || '/';
       shortener.handler(req, res, () => {
@@ -186,7 +181,6 @@ test('control: the stripped req.url alone lies outside the base path (so origina
       });
     },
   );
-  t.after(() => app.close());
   assert.equal((await request(app.port, '/s/api/health')).status, 418);
   assert.equal(nextCalls, 1);
 });

@@ -13,7 +13,7 @@ import { createRouter } from '../../src/http/router.ts';
 import { routeTable } from '../../src/route-table.ts';
 import type { Service } from '../../src/api/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { mount, request, start } from '../support/helpers.ts';
+import { HOST_APP_BODY, mountInHostApp, request, start } from '../support/helpers.ts';
 
 /** The real route table; handlers never run here: the gate only matches paths. */
 function tableFor(publicRedirects?: boolean) {
@@ -382,22 +382,11 @@ describe('with a base path', () => {
   });
 
   test('Express-style: outside the base path the request goes to next() untouched, gate or not', async (t) => {
-    const passed: string[] = [];
-    const { port, close } = await mount(
-      '/s',
-      (shortener) => (req, res) =>
-        shortener.handler(req, res, () => {
-          passed.push(req.url ?? '');
-          res.writeHead(200, { 'content-type': 'text/plain' });
-          res.end('host app');
-        }),
-      { apiToken: TOKEN, logger: createLogger('silent') },
-    );
-    t.after(() => close());
+    const { port, passed } = await mountInHostApp(t, '/s', { apiToken: TOKEN, logger: createLogger('silent') });
     for (const path of ['/other', '/api/health', '/sx/api/urls']) {
       const r = await request(port, path);
       assert.equal(r.status, 200, path);
-      assert.equal(r.body, 'host app', path);
+      assert.equal(r.body, HOST_APP_BODY, path);
       assert.equal(r.headers['www-authenticate'], undefined, path);
     }
     assert401(await request(port, '/s/api/health'), 'missing', '/s/api/health');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { mount, start } from '../support/helpers.ts';
+import { HOST_APP_BODY, mountInHostApp, start } from '../support/helpers.ts';
 import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 
 /** Room for thousands of header lines: the limit under test is the handler's, not Node's byte limit. */
@@ -96,22 +96,10 @@ test('the redirect answers 100 headers and refuses 101, gate off (its fast path)
 });
 
 test('Express-style: a crowded request outside the base path is the host app’s; inside it is 431', async (t) => {
-  const passed: string[] = [];
-  const { port, close } = await mount(
-    '/s',
-    (shortener) => (req, res) =>
-      shortener.handler(req, res, () => {
-        passed.push(req.url ?? '');
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('host app');
-      }),
-    { logLevel: 'silent' },
-    { serverOptions: ROOMY },
-  );
-  t.after(() => close());
+  const { port, passed } = await mountInHostApp(t, '/s', { logLevel: 'silent' }, { serverOptions: ROOMY });
   const outside = await sendRaw(port, head('GET', '/other', 150));
   assert.equal(outside.responses[0]?.status, 200);
-  assert.equal(outside.responses[0]?.body, 'host app');
+  assert.equal(outside.responses[0]?.body, HOST_APP_BODY);
   assert431((await sendRaw(port, head('GET', '/s/api/health', 150))).responses[0], '/s/api/health');
   assert.deepEqual(passed, ['/other']);
 });

@@ -13,7 +13,7 @@ import { RESERVED_SEGMENTS } from '../../src/api/codes.ts';
 import { createMetrics, REQUEST_BUCKETS, STORE_WRITE_BUCKETS } from '../../src/metrics/metrics.ts';
 import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus, type Family } from '../../src/metrics/prometheus.ts';
 import { encodeEntry } from '../../src/store/format.ts';
-import { mount, request, start, tempDir, type Harness } from '../support/helpers.ts';
+import { HOST_APP_BODY, mount, mountInHostApp, request, start, tempDir, type Harness } from '../support/helpers.ts';
 
 const TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const TOKEN = 'metrics-token';
@@ -227,17 +227,8 @@ test('metrics is a reserved segment: a stored link with that code never hides th
 });
 
 test('the library: /metrics under an Express-style base path; what goes to next() is not counted', async (t) => {
-  const app = await mount(
-    '/s',
-    (shortener) => (req, res) =>
-      shortener.handler(req, res, () => {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('the host app');
-      }),
-    { logLevel: 'silent' },
-  );
-  t.after(() => app.close());
-  assert.equal((await request(app.port, '/elsewhere')).body, 'the host app');
+  const app = await mountInHostApp(t, '/s', { logLevel: 'silent' });
+  assert.equal((await request(app.port, '/elsewhere')).body, HOST_APP_BODY);
   assert.equal((await request(app.port, '/s/api/health')).status, 200);
   const r = await request(app.port, '/s/metrics');
   assert.equal(r.status, 200);
@@ -250,6 +241,7 @@ test('the library: /metrics under an Express-style base path; what goes to next(
 
 test('a request the host app passes back to the same handler from next() is counted once', async (t) => {
   const app = await mount(
+    t,
     '/s',
     (shortener) => (req: IncomingMessage & { originalUrl?: string }, res) =>
       shortener.handler(req, res, () => {
@@ -259,7 +251,6 @@ test('a request the host app passes back to the same handler from next() is coun
       }),
     { logLevel: 'silent' },
   );
-  t.after(() => app.close());
   assert.equal((await request(app.port, '/rewritten')).status, 200);
   const m = samples((await request(app.port, '/s/metrics')).body);
   assert.equal(m.get('shortener_http_requests_total{route="/api/health",method="GET",status="200"}'), 1);
@@ -268,6 +259,7 @@ test('a request the host app passes back to the same handler from next() is coun
 test('counting adds no listener to a response, on the redirect fast path or elsewhere', async (t) => {
   const seen: { path: string | undefined; added: number }[] = [];
   const app = await mount(
+    t,
     '',
     (shortener) => (req, res) => {
       const events = ['finish', 'close', 'error', 'drain'] as const;
@@ -277,7 +269,6 @@ test('counting adds no listener to a response, on the redirect fast path or else
     },
     { logLevel: 'info', logStream: { write: () => true } },
   );
-  t.after(() => app.close());
   const created = await request(app.port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/l"}' });
   const code = created.body.slice(created.body.lastIndexOf('/') + 1);
   assert.equal((await request(app.port, `/${code}`)).status, 302);

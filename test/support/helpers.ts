@@ -190,9 +190,17 @@ export interface Harness extends App {
 /**
  * Listens on 127.0.0.1:0 first (the base URL needs the port), then creates the shortener with
  * `create` (the package entry's, say) and lets `route` attach it to the server. Defaults: a fresh
- * data dir, `fsync: 'off'`, and the base URL of the real port plus `basePath`.
+ * data dir, `fsync: 'off'`, and the base URL of the real port plus `basePath`. The app is closed
+ * after the test `t` (closing it sooner is allowed).
  */
-export async function mount(
+export async function mount(t: Pick<TestContext, 'after'>, ...args: Parameters<typeof listen>): Promise<App> {
+  const app = await listen(...args);
+  t.after(() => app.close());
+  return app;
+}
+
+/** `mount` without the test: the caller closes the app. */
+async function listen(
   basePath: string,
   route: (shortener: Shortener) => (req: IncomingMessage, res: ServerResponse) => void,
   options: ShortenerOptions = {},
@@ -224,6 +232,35 @@ export async function mount(
   };
 }
 
+/** What the host app of `mountInHostApp` answers (200, text/plain) to a request the shortener passed on. */
+export const HOST_APP_BODY = 'host app';
+
+/**
+ * `mount` at `basePath` Express-style, in a host app that answers what the shortener passes to
+ * `next()` with 200 `HOST_APP_BODY`; `passed` lists the URLs of those requests.
+ */
+export async function mountInHostApp(
+  t: Pick<TestContext, 'after'>,
+  basePath: string,
+  options: ShortenerOptions = {},
+  extra: { serverOptions?: ServerOptions } = {},
+): Promise<App & { passed: string[] }> {
+  const passed: string[] = [];
+  const app = await mount(
+    t,
+    basePath,
+    (shortener) => (req, res) =>
+      shortener.handler(req, res, () => {
+        passed.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(HOST_APP_BODY);
+      }),
+    options,
+    extra,
+  );
+  return { ...app, passed };
+}
+
 /**
  * Starts `createShortener(options)` on 127.0.0.1:0 and closes it after the test `t` (a test may
  * close it sooner: closing again does nothing). Defaults: those of `mount`, and `logLevel: 'debug'`
@@ -240,7 +277,7 @@ export async function start(t: Pick<TestContext, 'after'>, options: ShortenerOpt
 export async function open(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
   const { basePath = '', ...settings } = options;
   const logs = new LogCapture();
-  const app = await mount(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
+  const app = await listen(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
   const { shortener, port } = app;
   const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
   return {
