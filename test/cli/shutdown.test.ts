@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LOCK_FILE } from '../../src/store/lock.ts';
 import { request, tempDir, type Reply } from '../support/helpers.ts';
@@ -84,25 +84,32 @@ function spawnServer(dir: string, args: readonly string[] = []): Promise<ServerP
   });
 }
 
-/** Kills a child that is still running (a failed test), and waits for it. */
-async function stop(server: ServerProcess | undefined): Promise<void> {
-  if (!server) return;
-  if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-  await server.exited;
+/** A data dir for server processes; after the test `t` each one still running (a failed test) is killed, then the dir removed. */
+function serverDir(t: TestContext): { dir: string; spawn(args?: readonly string[]): Promise<ServerProcess> } {
+  const dir = tempDir();
+  const spawned: ServerProcess[] = [];
+  t.after(async () => {
+    for (const server of spawned) {
+      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async spawn(args = []) {
+      const server = await spawnServer(dir, args);
+      spawned.push(server);
+      return server;
+    },
+  };
 }
 
 const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
 
 test('SIGTERM right after visits flushes them: exit 0, and a second process sees the link and visit_count 5', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  let first: ServerProcess | undefined;
-  let second: ServerProcess | undefined;
-  t.after(async () => {
-    await stop(first);
-    await stop(second);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  first = await spawnServer(dir);
+  const servers = serverDir(t);
+  const first = await servers.spawn();
   const created = await request(first.port, '/api/shorten', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -121,7 +128,7 @@ test('SIGTERM right after visits flushes them: exit 0, and a second process sees
   assert.deepEqual(exit, { code: 0, signal: null }, first.stderr());
   assert.ok(first.lines.some((l) => l['msg'] === 'stopped'), 'the shutdown ran to its end');
 
-  second = await spawnServer(dir);
+  const second = await servers.spawn();
   assert.equal(second.lines.find((l) => l['msg'] === 'listening')?.['records'], 1);
   const meta = await request(second.port, `/api/urls/${code}`);
   assert.equal(meta.status, 200);
@@ -141,15 +148,8 @@ test('SIGTERM right after visits flushes them: exit 0, and a second process sees
 });
 
 test('a request in flight at SIGTERM (a slow upload) completes with 201 before the process exits 0', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  let first: ServerProcess | undefined;
-  let second: ServerProcess | undefined;
-  t.after(async () => {
-    await stop(first);
-    await stop(second);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  first = await spawnServer(dir);
+  const servers = serverDir(t);
+  const first = await servers.spawn();
   const server = first;
   const body = Buffer.from(JSON.stringify({ url: 'https://example.com/slow-upload' }));
   const half = Math.floor(body.length / 2);
@@ -203,7 +203,7 @@ test('a request in flight at SIGTERM (a slow upload) completes with 201 before t
   const exit = await server.exited;
   assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
 
-  second = await spawnServer(dir);
+  const second = await servers.spawn();
   const meta = await request(second.port, `/api/urls/${code}`);
   assert.equal(meta.status, 200, 'the link answered 201 during shutdown is on disk');
   assert.equal((JSON.parse(meta.body) as { original_url: string }).original_url, 'https://example.com/slow-upload');
@@ -249,14 +249,11 @@ const SHORTEN_HEAD =
 const lockHeld = (dir: string): boolean => existsSync(join(dir, LOCK_FILE));
 
 test('regression: a connected client that sends nothing does not hold up SIGTERM: exit 0 at once, lock released', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  const server = await spawnServer(dir);
+  const servers = serverDir(t);
+  const dir = servers.dir;
+  const server = await servers.spawn();
   const silent = raw(server.port);
-  t.after(async () => {
-    silent.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => silent.socket.destroy());
   // Answered after the silent connection was accepted (the server accepts in order).
   assert.equal((await request(server.port, '/healthz')).status, 200);
   assert.equal(lockHeld(dir), true);
@@ -274,15 +271,12 @@ test('regression: a connected client that sends nothing does not hold up SIGTERM
 });
 
 test('a request still in flight at shutdown_timeout_ms is cut: exit 0 about then, lock released', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
+  const servers = serverDir(t);
+  const dir = servers.dir;
   const timeoutMs = 500;
-  const server = await spawnServer(dir, ['--shutdown-timeout-ms', String(timeoutMs)]);
+  const server = await servers.spawn(['--shutdown-timeout-ms', String(timeoutMs)]);
   const upload = raw(server.port);
-  t.after(async () => {
-    upload.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => upload.socket.destroy());
   upload.socket.write(SHORTEN_HEAD + SHORTEN_BODY.slice(0, 10));
   await upload.seen('100 Continue');
 
@@ -300,14 +294,11 @@ test('a request still in flight at shutdown_timeout_ms is cut: exit 0 about then
 });
 
 test('from SIGTERM on /healthz?ready is 503 while a request in flight finishes on a kept-alive connection', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  const server = await spawnServer(dir);
+  const servers = serverDir(t);
+  const dir = servers.dir;
+  const server = await servers.spawn();
   const conn = raw(server.port);
-  t.after(async () => {
-    conn.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => conn.socket.destroy());
   const READY = 'GET /healthz?ready HTTP/1.1\r\nHost: x\r\n\r\n';
   conn.socket.write(READY);
   await conn.seen('{"status":"ok"}');
