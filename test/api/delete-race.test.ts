@@ -3,28 +3,20 @@
  * writes a tombstone, the others 404 at once; a delete whose write fails leaves the code deletable.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/log.ts';
-import { decodePayload } from '../../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
-import { LOG_FILE, Store } from '../../src/store/store.ts';
+import { Store } from '../../src/store/store.ts';
 import { start, tempDir } from '../support/helpers.ts';
+import { logEntries } from '../support/log-entries.ts';
 
 const KEY = 'test-admin-key';
 
 /** The tombstones in the log of `dir`, by code. */
 function tombstones(dir: string): string[] {
-  const text = readFileSync(join(dir, LOG_FILE), 'utf8');
-  const codes: string[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const entry = decodePayload(line.slice(9));
-    if (entry?.op === 'D') codes.push(entry.code);
-  }
-  return codes;
+  return logEntries(dir).flatMap((entry) => (entry.op === 'D' ? [entry.code] : []));
 }
 
 /** nodeFs whose fsync can be held open: every concurrent request then meets the delete in flight. */

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, type Logger } from '../../src/log.ts';
-import { decodePayload, encodeEntry, replay, type Entry, type ReplayResult, type StoredRecord } from '../../src/store/format.ts';
+import { encodeEntry, replay, type Entry, type ReplayResult, type StoredRecord } from '../../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../../src/store/store.ts';
 import { LogCapture, runCli, tempDir } from '../support/helpers.ts';
+import { logEntries } from '../support/log-entries.ts';
 
 const TEMP_FILE = LOG_FILE + COMPACT_SUFFIX;
 const T0 = 1_700_000_000;
@@ -54,20 +55,6 @@ function logBytes(dir: string): Buffer {
 
 function readLog(dir: string): ReplayResult {
   return replay(logBytes(dir));
-}
-
-/** Every line of a log, decoded (the log must be whole). */
-function entries(bytes: Buffer): Entry[] {
-  const text = bytes.toString('utf8');
-  assert.ok(text.endsWith('\n'), 'the log ends with a whole line');
-  return text
-    .slice(0, -1)
-    .split('\n')
-    .map((line) => {
-      const entry = decodePayload(line.slice(9));
-      assert.ok(entry, `an entry: ${line}`);
-      return entry;
-    });
 }
 
 function assertWhole(result: ReplayResult): void {
@@ -122,13 +109,13 @@ test('compact() leaves one create per live record, with current visit counts, in
   );
   const before = logBytes(dir);
   // 9 creates, 2 visit batches, 3 deletes.
-  assert.equal(entries(before).length, 14);
+  assert.equal(logEntries(before).length, 14);
 
   const report = await store.compact();
 
   const after = logBytes(dir);
   assert.deepEqual(
-    entries(after),
+    logEntries(after),
     expected.map((r): Entry => ({ op: 'C', ...r })),
     'exactly one create per live record, in creation order, carrying the in-memory visit counts',
   );
@@ -184,7 +171,7 @@ test('compact() purges records expired by the `now` clock, from the file and fro
   const expected = [link('forever', 0, 0), link('month', 0, 30), link('twodays', 0, 2)];
   assert.deepEqual(live(store), expected);
   assert.equal(store.count, 3);
-  assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })), 'purged from the file');
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })), 'purged from the file');
 
   await store.close();
   store = stores.open(); // replay applies no clock: only compaction purges, so what it dropped stays dropped
@@ -268,7 +255,7 @@ test('creates, deletes and visits made while compaction runs are in memory and i
 
   // A second compaction folds them in: one create per live record.
   await store.compact();
-  assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
 
   await store.close();
   store = stores.open();
@@ -505,7 +492,7 @@ test('a leftover temp file with whole-looking entries is removed at start and ne
   assert.deepEqual(live(store), [link('kept')]);
   const report = await store.compact();
   assert.equal(report.entriesAfter, 1);
-  assert.deepEqual(entries(logBytes(dir)), [{ op: 'C', ...link('kept') }]);
+  assert.deepEqual(logEntries(logBytes(dir)), [{ op: 'C', ...link('kept') }]);
 });
 
 /** `nodeFs` where one kind of compaction call fails while `ctl.fail` is set; logs removes of the temp file. */
@@ -582,7 +569,7 @@ for (const { op, code } of FAILURES) {
     failing.ctl.fail = false;
     const report = await store.compact();
     assert.equal(report.entriesAfter, expected.length);
-    assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+    assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
     await store.create(link('f10', 10));
     expected.push(link('f10', 10));
 
@@ -623,7 +610,7 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
   assert.equal(line['entriesAfter'], 5);
   const expected = ['s4', 's5', 's6', 's7', 's8'].map((c, i) => link(c, i + 4));
   assert.deepEqual(live(store), expected);
-  assert.deepEqual(entries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
 
   await store.close();
   store = stores.open();
@@ -677,7 +664,7 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
   const after = readLog(dir);
   assertWhole(after);
   assert.deepEqual(replayed(after), expected, 'same records, same order, same visit counts');
-  assert.deepEqual(entries(logBytes(dir)), expected.map((e): Entry => ({ op: 'C', ...e })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map((e): Entry => ({ op: 'C', ...e })));
   assert.deepEqual(readdirSync(dir).sort(), [LOG_FILE], 'no temp file, no lock left');
 });
 

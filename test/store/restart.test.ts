@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { decodePayload, replay, type Entry } from '../../src/store/format.ts';
+import { replay, type Entry } from '../../src/store/format.ts';
 import { LOG_FILE } from '../../src/store/store.ts';
 import { dataDir, start, type Harness } from '../support/helpers.ts';
+import { logEntries } from '../support/log-entries.ts';
 
 const KEY = 'restart-admin-key';
 const ADMIN = { 'x-api-key': KEY };
@@ -32,18 +33,6 @@ async function visitCount(h: Harness, code: string): Promise<number> {
   const r = await h.req(`/api/urls/${code}`);
   assert.equal(r.status, 200);
   return (JSON.parse(r.body) as { visit_count: number }).visit_count;
-}
-
-function logEntries(dir: string): Entry[] {
-  const text = readFileSync(join(dir, LOG_FILE), 'utf8');
-  const entries: Entry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const entry = decodePayload(line.slice(9));
-    assert.ok(entry, `an intact entry: ${JSON.stringify(line)}`);
-    entries.push(entry);
-  }
-  return entries;
 }
 
 test('records and visit counts are identical after a graceful restart', async (t) => {
