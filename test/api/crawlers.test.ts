@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { assert401, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Reply } from '../support/helpers.ts';
+import { codeOf, start, type Reply } from '../support/helpers.ts';
 
 const URL_Q = `url=${encodeURIComponent('https://example.com/prefetched')}`;
 const ROBOTS = 'User-agent: *\nDisallow: /\n';
@@ -42,7 +42,7 @@ test('HEAD /api/shorten is 405 with Allow: GET, POST in every spelling, and crea
   // GET and POST still create; HEAD elsewhere still answers like GET without changing anything.
   const created = await h.req(`/api/shorten?${URL_Q}`);
   assert.equal(created.status, 201);
-  const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+  const code = codeOf(created);
   assert.equal((await h.req(`/api/shorten?${URL_Q}`, { method: 'POST' })).status, 201);
   assert.equal(h.shortener.count, 2);
   const head = await h.req(`/${code}`, { method: 'HEAD' });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { UrlList, UrlRecord } from '../../src/api/service.ts';
-import { start, type Reply } from '../support/helpers.ts';
+import { codeOf, start, type Reply } from '../support/helpers.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
@@ -107,7 +107,7 @@ test('GET /api/shorten answers 201 with only the short URL and a matching Locati
   assert.equal(r.headers['content-type'], TEXT);
   assert.match(r.body, new RegExp(`^http://127\\.0\\.0\\.1:${h.port}/[1-9A-HJ-NP-Za-km-z]{6}$`));
   assert.equal(r.headers.location, r.body);
-  const code = r.body.slice(r.body.lastIndexOf('/') + 1);
+  const code = codeOf(r);
   const meta = jsonBody<UrlRecord>(await h.req(`/api/urls/${code}`));
   assert.equal(meta.original_url, 'https://example.com/get');
   assert.equal(meta.retention_days, 3);

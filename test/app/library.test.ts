@@ -13,7 +13,7 @@ import { ConfigError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import { nodeFs } from '../../src/store/fs.ts';
 import * as entry from '../../src/index.ts';
-import { mount as mountApp, request, tempDir, type Reply } from '../support/helpers.ts';
+import { codeOf, mount as mountApp, request, tempDir, type Reply } from '../support/helpers.ts';
 
 /** What Express adds to a request: the target before the mount path was stripped. */
 type ExpressRequest = IncomingMessage & { originalUrl?: string };
@@ -23,10 +23,6 @@ const mount: typeof mountApp = (t, basePath, route, options = {}, how) => mountA
 
 function shorten(port: number, path: string, url: string): Promise<Reply> {
   return request(port, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
-}
-
-function codeOf(shortUrl: string): string {
-  return shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
 }
 
 test('mounted in a plain node:http server beside the user\'s own route, on one port', async (t) => {

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LOCK_FILE } from '../../src/store/lock.ts';
-import { request, tempDir, type Reply } from '../support/helpers.ts';
+import { codeOf, listedCodes, request, tempDir, type Reply } from '../support/helpers.ts';
 import { parseResponses, type RawResponse } from '../support/raw-http.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -105,8 +105,6 @@ function serverDir(t: TestContext): { dir: string; spawn(args?: readonly string[
   };
 }
 
-const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
-
 test('SIGTERM right after visits flushes them: exit 0, and a second process sees the link and visit_count 5', { timeout: 60_000 }, async (t) => {
   const servers = serverDir(t);
   const first = await servers.spawn();
@@ -135,12 +133,7 @@ test('SIGTERM right after visits flushes them: exit 0, and a second process sees
   const record = JSON.parse(meta.body) as { visit_count: number; original_url: string };
   assert.equal(record.visit_count, 5);
   assert.equal(record.original_url, 'https://example.com/signal');
-  const listed = await request(second.port, '/api/urls', { headers: { 'x-api-key': KEY } });
-  assert.equal(listed.status, 200);
-  assert.deepEqual(
-    (JSON.parse(listed.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code),
-    [code],
-  );
+  assert.deepEqual(await listedCodes(second.port, KEY), [code]);
   assert.equal(second.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false, 'the log was left whole');
 
   second.proc.kill('SIGTERM');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { start, type Reply } from '../support/helpers.ts';
+import { codeOf, start, type Reply } from '../support/helpers.ts';
 
 const BASE = 'http://short.example/s';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]{6}$/;
@@ -256,7 +256,7 @@ test('shortening a URL inside our own short-link space is 400; the same host out
   for (const url of allowed) {
     const r = await h.req('/s/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
     assert.equal(r.status, 201, `${url}: ${r.body}`);
-    const code = r.body.slice(r.body.lastIndexOf('/') + 1);
+    const code = codeOf(r);
     assert.equal(json<UrlRecord>(await h.req(`/s/api/urls/${code}`)).original_url, new URL(url).href, url);
   }
 });

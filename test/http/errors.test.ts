@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { start, type Reply } from '../support/helpers.ts';
+import { listedCodes, start, type Reply } from '../support/helpers.ts';
 
 const JSON_TYPE = 'application/json';
 const HTML = 'text/html; charset=utf-8';
@@ -132,8 +132,7 @@ test('redirect of an expired code is a 410 HTML page; metadata and lookup are 40
   const lookup = await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/short-lived')}`);
   assert.equal(lookup.status, 200);
   assert.equal((JSON.parse(lookup.body) as { short_code: string }).short_code, forever);
-  const list = JSON.parse((await h.req('/api/urls', { headers: { 'x-api-key': 'k1' } })).body) as { urls: { short_code: string }[] };
-  assert.deepEqual(list.urls.map((u) => u.short_code), [forever]);
+  assert.deepEqual(await listedCodes(h.port, 'k1'), [forever]);
 });
 
 test('400 {"detail"} for every bad path spelling, before any route decision', async (t) => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assert401, RIGHT, spyOnProtected, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { codeOf, start, type Harness } from '../support/helpers.ts';
 import { sendRaw, type RawReply } from '../support/raw-http.ts';
 
 interface Row {
@@ -201,7 +201,7 @@ async function newCode(h: Harness): Promise<string> {
     body: '{"url":"https://example.com/target"}',
   });
   assert.equal(r.status, 201, r.body);
-  return r.body.slice(r.body.lastIndexOf('/') + 1);
+  return codeOf(r);
 }
 
 test('no spelling of a protected request reaches its handler without the token', async (t) => {

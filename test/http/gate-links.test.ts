@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Refusal } from '../../src/http/gate.ts';
 import { assert401, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { codeOf, start, type Harness } from '../support/helpers.ts';
 
 type Auth = 'none' | 'right' | 'wrong';
 /** A status, or a 401 with the refusal it must carry. */
@@ -64,7 +64,7 @@ const DAY_MS = 86_400_000;
 async function create(h: Harness, p: string, body: string): Promise<string> {
   const r = await h.req(`${p}/api/shorten`, { method: 'POST', headers: { authorization: RIGHT, 'content-type': 'application/json' }, body });
   assert.equal(r.status, 201, r.body);
-  return r.body.slice(r.body.lastIndexOf('/') + 1);
+  return codeOf(r);
 }
 
 function headersFor(row: Row, refusal: Outcome): Record<string, string | string[]> {

@@ -13,7 +13,7 @@ import { createRouter } from '../../src/http/router.ts';
 import { routeTable } from '../../src/route-table.ts';
 import type { Service } from '../../src/api/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { HOST_APP_BODY, mountInHostApp, request, start } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mountInHostApp, request, start } from '../support/helpers.ts';
 
 /** The real route table; handlers never run here: the gate only matches paths. */
 function tableFor(publicRedirects?: boolean) {
@@ -235,7 +235,7 @@ describe('over sockets: every bad Authorization value is the exact 401', () => {
       body: '{"url":"https://example.com/allowed"}',
     });
     assert.equal(created.status, 201, created.body);
-    const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+    const code = codeOf(created);
     assert.equal((await h.req(`/api/urls/${code}`, { headers })).status, 200);
     assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/allowed')}`, { headers })).status, 200);
     // The gate comes before the API key: the token alone is not an admin key.
@@ -267,7 +267,7 @@ describe('over sockets: the public set stays public with the gate on', () => {
       headers: { authorization: RIGHT, 'content-type': 'application/json' },
       body: '{"url":"https://example.com/public"}',
     });
-    const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+    const code = codeOf(created);
 
     const ui = await h.req('/');
     assert.equal(ui.status, 200);
@@ -351,7 +351,7 @@ describe('with a base path', () => {
     });
     assert.equal(created.status, 201, created.body);
     assert.ok(created.body.startsWith('http://localhost/s/'));
-    const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+    const code = codeOf(created);
 
     assert401(await h.req('/s/api/health'), 'missing', '/s/api/health');
     assert401(await h.req('/s/api/urls/'), 'missing', '/s/api/urls/');

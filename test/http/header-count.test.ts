@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { HOST_APP_BODY, mountInHostApp, start } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mountInHostApp, start } from '../support/helpers.ts';
 import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 
 /** Room for thousands of header lines: the limit under test is the handler's, not Node's byte limit. */
@@ -80,7 +80,7 @@ test('the redirect answers 100 headers and refuses 101, gate off (its fast path)
       headers: { authorization: RIGHT, 'content-type': 'application/json' },
       body: '{"url":"https://example.com/crowded"}',
     });
-    const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+    const code = codeOf(created);
     const auth = apiToken ? { 1: `Authorization: ${RIGHT}` } : {};
     const ok = await sendRaw(h.port, head('GET', `/${code}`, 100, auth));
     assert.equal(ok.responses[0]?.status, 302, `gate ${apiToken ? 'on' : 'off'}: ${ok.text.slice(0, 200)}`);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { start, type Reply } from '../support/helpers.ts';
+import { codeOf, start, type Reply } from '../support/helpers.ts';
 
 interface UrlRecord {
   short_code: string;
@@ -77,7 +77,7 @@ test('POST and GET /api/shorten/ create links, also with a query after the slash
     assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8', url);
     assert.match(r.body, new RegExp(`^http://127\\.0\\.0\\.1:${h.port}/[1-9A-HJ-NP-Za-km-z]{6}$`), url);
     assert.equal(r.headers.location, r.body, url);
-    const code = r.body.slice(r.body.lastIndexOf('/') + 1);
+    const code = codeOf(r);
     assert.equal(record(await h.req(`/api/urls/${code}`)).original_url, url);
   }
 });

@@ -13,7 +13,7 @@ import { RESERVED_SEGMENTS } from '../../src/api/codes.ts';
 import { createMetrics, REQUEST_BUCKETS, STORE_WRITE_BUCKETS } from '../../src/metrics/metrics.ts';
 import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus, type Family } from '../../src/metrics/prometheus.ts';
 import { encodeEntry } from '../../src/store/format.ts';
-import { HOST_APP_BODY, mount, mountInHostApp, request, start, tempDir, type Harness } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mount, mountInHostApp, request, start, tempDir, type Harness } from '../support/helpers.ts';
 
 const TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const TOKEN = 'metrics-token';
@@ -270,7 +270,7 @@ test('counting adds no listener to a response, on the redirect fast path or else
     { logLevel: 'info', logStream: { write: () => true } },
   );
   const created = await request(app.port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/l"}' });
-  const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+  const code = codeOf(created);
   assert.equal((await request(app.port, `/${code}`)).status, 302);
   assert.equal((await request(app.port, '/api/health')).status, 200);
   assert.deepEqual(seen.slice(1), [

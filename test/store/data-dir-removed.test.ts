@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { encodeEntry, replay } from '../../src/store/format.ts';
 import { LOG_FILE } from '../../src/store/store.ts';
-import { dataDir, request, runCli, serverProcess, tempDir, type DataDir, type Harness, type Reply } from '../support/helpers.ts';
+import { codeOf, listedCodes, dataDir, request, runCli, serverProcess, tempDir, type DataDir, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'test-admin-key';
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -19,8 +19,6 @@ const JSON_BODY = { 'content-type': 'application/json' };
 function shorten(port: number, url: string): Promise<Reply> {
   return request(port, '/api/shorten', { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ url }) });
 }
-
-const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
 
 /** A 503 whose whole body is `{"detail":…}` saying the data file was removed. */
 function assertRemoved(r: Reply): void {
@@ -87,8 +85,7 @@ test('regression: rm -rf of the data dir under a running server: 503s and one er
   server = await serverProcess(env);
   assert.equal(await visitCount(server.port, a), 3, 'the visits counted while detached were kept');
   assert.equal(await visitCount(server.port, b), 0);
-  const list = await request(server.port, '/api/urls', { headers: { 'x-api-key': KEY } });
-  assert.deepEqual((JSON.parse(list.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code), [b, a]);
+  assert.deepEqual(await listedCodes(server.port, KEY), [b, a]);
 });
 
 /** A harness on a fresh data dir (removed after the test) with fsync on, plus one acknowledged link. */
@@ -103,10 +100,7 @@ async function restarted(h: Harness, data: DataDir): Promise<Harness> {
   return data.start({ apiKeys: [KEY] });
 }
 
-async function codes(h: Harness): Promise<string[]> {
-  const r = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
-  return (JSON.parse(r.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code);
-}
+const codes = (h: Harness): Promise<string[]> => listedCodes(h.port, KEY);
 
 test('regression: urls.log alone removed: the next write is 503, then the log is rewritten from memory and writes go on', async (t) => {
   let { h, dir, a, data } = await withLink(t);

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import { encodeEntry, replay, type ReplayResult } from '../../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { LOG_FILE, Store } from '../../src/store/store.ts';
-import { dataDir, LogCapture, start, tempDir, type Harness, type Reply } from '../support/helpers.ts';
+import { codeOf, listedCodes, dataDir, LogCapture, start, tempDir, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'test-admin-key';
 const ADMIN = { 'x-api-key': KEY };
@@ -52,14 +52,7 @@ function post(h: Harness, url: string): Promise<Reply> {
   return h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
 }
 
-const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
-
-async function listCodes(h: Harness): Promise<string[]> {
-  const r = await h.req('/api/urls', { headers: ADMIN });
-  assert.equal(r.status, 200);
-  const body = JSON.parse(r.body) as { count: number; urls: { short_code: string }[] };
-  return body.urls.map((u) => u.short_code);
-}
+const listCodes = (h: Harness): Promise<string[]> => listedCodes(h.port, KEY);
 
 function readLog(dir: string): { bytes: Buffer; result: ReplayResult } {
   const bytes = readFileSync(join(dir, LOG_FILE));

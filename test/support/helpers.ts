@@ -2,6 +2,7 @@
  * The one shared test helper: start the handler on port 0 with a fresh data dir, make raw HTTP
  * requests, capture log lines.
  */
+import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
@@ -147,6 +148,19 @@ export interface RequestOptions {
   body?: string | Buffer;
 }
 
+/** The short code at the end of a short URL: a 201's body, or the URL itself. */
+export function codeOf(created: Reply | string): string {
+  const url = typeof created === 'string' ? created : created.body;
+  return url.slice(url.lastIndexOf('/') + 1);
+}
+
+/** The short codes GET /api/urls lists (newest first), asked with the admin `key`. */
+export async function listedCodes(port: number, key: string): Promise<string[]> {
+  const r = await request(port, '/api/urls', { headers: { 'x-api-key': key } });
+  assert.equal(r.status, 200, r.body);
+  return (JSON.parse(r.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code);
+}
+
 /** A raw HTTP request: the path is sent exactly as given (no normalization by a client library). */
 export function request(port: number, path: string, options: RequestOptions = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -289,7 +303,7 @@ export async function open(options: ShortenerOptions & { basePath?: string } = {
       const body = JSON.stringify(retentionDays === undefined ? { url } : { url, retention_days: retentionDays });
       const r = await req(`${basePath}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       if (r.status !== 201) throw new Error(`shorten failed: ${r.status} ${r.body}`);
-      return r.body.slice(r.body.lastIndexOf('/') + 1);
+      return codeOf(r);
     },
   };
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launch, openPage, screenshot, type Watched } from '../support/browser.ts';
-import { open, start, type Harness } from '../support/helpers.ts';
+import { codeOf, open, start, type Harness } from '../support/helpers.ts';
 
 let browser: Browser | undefined;
 
@@ -60,7 +60,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     assert.match(record, /Expires\s+\S/);
     assert.doesNotMatch(record, /Expires\s+Never/);
     // The link exists, with its retention.
-    const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
+    const code = codeOf(shortUrl);
     const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { retention_days: number; original_url: string };
     assert.equal(meta.retention_days, 30);
     assert.equal(meta.original_url, 'https://example.com/a/very/long/path?with=query');
