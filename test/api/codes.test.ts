@@ -220,81 +220,69 @@ async function create(h: Harness, url: string): Promise<{ status: number; body: 
   return { status: r.status, body: r.body };
 }
 
-test('all-zero randomness: codes 1, 11, 111, then 503 with a detail', async () => {
+test('all-zero randomness: codes 1, 11, 111, then 503 with a detail', async (t) => {
   const zeros: RandomSource = (buffer) => buffer.fill(0);
-  const h = await start({ minShortLength: 1, maxShortLength: 3, random: zeros, apiKeys: ['k'] });
-  try {
-    const base = `http://127.0.0.1:${h.port}`;
-    const codes: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await create(h, `https://example.com/${i}`);
-      assert.equal(r.status, 201, r.body);
-      assert.ok(r.body.startsWith(`${base}/`), r.body);
-      codes.push(r.body.slice(base.length + 1));
+  const h = await start(t, { minShortLength: 1, maxShortLength: 3, random: zeros, apiKeys: ['k'] });
+  const base = `http://127.0.0.1:${h.port}`;
+  const codes: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await create(h, `https://example.com/${i}`);
+    assert.equal(r.status, 201, r.body);
+    assert.ok(r.body.startsWith(`${base}/`), r.body);
+    codes.push(r.body.slice(base.length + 1));
+  }
+  assert.deepEqual(codes, ['1', '11', '111']);
+
+  const full = await create(h, 'https://example.com/3');
+  assert.equal(full.status, 503);
+  const detail = (JSON.parse(full.body) as { detail: unknown }).detail;
+  assert.equal(typeof detail, 'string');
+  assert.ok((detail as string).length > 0);
+
+  // The refused link was not stored.
+  const list = await h.req('/api/urls', { headers: { 'x-api-key': 'k' } });
+  assert.equal((JSON.parse(list.body) as UrlList).count, 3);
+});
+
+test('one-character codes with real randomness: distinct codes until 503, at most 58', async (t) => {
+  const h = await start(t, { minShortLength: 1, maxShortLength: 1 });
+  const base = `http://127.0.0.1:${h.port}`;
+  const codes: string[] = [];
+  let exhausted: { status: number; body: string } | undefined;
+  // 58 codes exist; the 59th create cannot succeed, so the loop always ends in a 503.
+  for (let i = 0; i <= 58; i++) {
+    const r = await create(h, `https://example.com/${i}`);
+    if (r.status !== 201) {
+      exhausted = r;
+      break;
     }
-    assert.deepEqual(codes, ['1', '11', '111']);
-
-    const full = await create(h, 'https://example.com/3');
-    assert.equal(full.status, 503);
-    const detail = (JSON.parse(full.body) as { detail: unknown }).detail;
-    assert.equal(typeof detail, 'string');
-    assert.ok((detail as string).length > 0);
-
-    // The refused link was not stored.
-    const list = await h.req('/api/urls', { headers: { 'x-api-key': 'k' } });
-    assert.equal((JSON.parse(list.body) as UrlList).count, 3);
-  } finally {
-    await h.close();
+    codes.push(r.body.slice(base.length + 1));
+  }
+  assert.ok(exhausted, 'a 503 came within 59 creates');
+  assert.equal(exhausted.status, 503);
+  assert.ok((JSON.parse(exhausted.body) as { detail: string }).detail.length > 0);
+  assert.ok(codes.length <= 58);
+  assert.equal(new Set(codes).size, codes.length, 'codes are distinct');
+  for (const code of codes) {
+    assert.equal(code.length, 1);
+    assert.ok(ALPHABET.includes(code), code);
+  }
+  // Every code still redirects to its own URL.
+  for (const [i, code] of codes.entries()) {
+    const r = await h.req(`/${code}`, { method: 'HEAD' });
+    assert.equal(r.status, 302);
+    assert.equal(r.headers.location, `https://example.com/${i}`);
   }
 });
 
-test('one-character codes with real randomness: distinct codes until 503, at most 58', async () => {
-  const h = await start({ minShortLength: 1, maxShortLength: 1 });
-  try {
-    const base = `http://127.0.0.1:${h.port}`;
-    const codes: string[] = [];
-    let exhausted: { status: number; body: string } | undefined;
-    // 58 codes exist; the 59th create cannot succeed, so the loop always ends in a 503.
-    for (let i = 0; i <= 58; i++) {
-      const r = await create(h, `https://example.com/${i}`);
-      if (r.status !== 201) {
-        exhausted = r;
-        break;
-      }
-      codes.push(r.body.slice(base.length + 1));
-    }
-    assert.ok(exhausted, 'a 503 came within 59 creates');
-    assert.equal(exhausted.status, 503);
-    assert.ok((JSON.parse(exhausted.body) as { detail: string }).detail.length > 0);
-    assert.ok(codes.length <= 58);
-    assert.equal(new Set(codes).size, codes.length, 'codes are distinct');
-    for (const code of codes) {
-      assert.equal(code.length, 1);
-      assert.ok(ALPHABET.includes(code), code);
-    }
-    // Every code still redirects to its own URL.
-    for (const [i, code] of codes.entries()) {
-      const r = await h.req(`/${code}`, { method: 'HEAD' });
-      assert.equal(r.status, 302);
-      assert.equal(r.headers.location, `https://example.com/${i}`);
-    }
-  } finally {
-    await h.close();
-  }
-});
-
-test('a path with characters outside the alphabet is an unknown code (404 page)', async () => {
+test('a path with characters outside the alphabet is an unknown code (404 page)', async (t) => {
   const zeros: RandomSource = (buffer) => buffer.fill(0);
-  const h = await start({ minShortLength: 1, maxShortLength: 1, random: zeros });
-  try {
-    assert.equal(await h.shorten('https://example.com/'), '1');
-    for (const path of ['/0', '/O', '/I', '/l', '/1-']) {
-      const r = await h.req(path);
-      assert.equal(r.status, 404, path);
-      assert.match(r.headers['content-type'] ?? '', /^text\/html/);
-      assert.match(r.body, /Link not found/);
-    }
-  } finally {
-    await h.close();
+  const h = await start(t, { minShortLength: 1, maxShortLength: 1, random: zeros });
+  assert.equal(await h.shorten('https://example.com/'), '1');
+  for (const path of ['/0', '/O', '/I', '/l', '/1-']) {
+    const r = await h.req(path);
+    assert.equal(r.status, 404, path);
+    assert.match(r.headers['content-type'] ?? '', /^text\/html/);
+    assert.match(r.body, /Link not found/);
   }
 });

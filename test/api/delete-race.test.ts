@@ -3,28 +3,20 @@
  * writes a tombstone, the others 404 at once; a delete whose write fails leaves the code deletable.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/log.ts';
-import { decodePayload } from '../../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
-import { LOG_FILE, Store } from '../../src/store/store.ts';
+import { Store } from '../../src/store/store.ts';
 import { start, tempDir } from '../support/helpers.ts';
+import { logEntries } from '../support/log-entries.ts';
 
 const KEY = 'test-admin-key';
 
 /** The tombstones in the log of `dir`, by code. */
 function tombstones(dir: string): string[] {
-  const text = readFileSync(join(dir, LOG_FILE), 'utf8');
-  const codes: string[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const entry = decodePayload(line.slice(9));
-    if (entry?.op === 'D') codes.push(entry.code);
-  }
-  return codes;
+  return logEntries(dir).flatMap((entry) => (entry.op === 'D' ? [entry.code] : []));
 }
 
 /** nodeFs whose fsync can be held open: every concurrent request then meets the delete in flight. */
@@ -48,7 +40,7 @@ function heldFsync() {
 
 const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
 
-test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', async () => {
+test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', async (t) => {
   let slow = false;
   const fs: StoreFs = {
     ...nodeFs,
@@ -58,66 +50,60 @@ test('regression: ten concurrent DELETEs of one code give exactly one 204 and ni
       return nodeFs.fsync(fd);
     },
   };
-  const h = await start({ fsync: 'always', fs, apiKeys: [KEY] });
-  try {
-    const code = await h.shorten('https://example.com/delete-me');
-    slow = true;
-    const replies = await Promise.all(
-      Array.from({ length: 10 }, () => h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': KEY } })),
-    );
-    slow = false;
-    assert.deepEqual(replies.map((r) => r.status).sort(), [204, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
-    for (const r of replies) assert.equal(r.body, '');
-    assert.deepEqual(tombstones(h.dir), [code]);
-    assert.equal((await h.req(`/api/urls/${code}`)).status, 404);
-  } finally {
-    await h.close();
-  }
+  const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
+  const code = await h.shorten('https://example.com/delete-me');
+  slow = true;
+  const replies = await Promise.all(
+    Array.from({ length: 10 }, () => h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': KEY } })),
+  );
+  slow = false;
+  assert.deepEqual(replies.map((r) => r.status).sort(), [204, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
+  for (const r of replies) assert.equal(r.body, '');
+  assert.deepEqual(tombstones(h.dir), [code]);
+  assert.equal((await h.req(`/api/urls/${code}`)).status, 404);
 });
 
-test('Store: of concurrent deletes of one code exactly one resolves true, and the log has one tombstone', async () => {
+test('Store: of concurrent deletes of one code exactly one resolves true, and the log has one tombstone', async (t) => {
   const dir = tempDir();
   const store = new Store({ dir, fsync: 'always', log: createLogger('silent') });
-  try {
-    await store.create(link('race01'));
-    const results = await Promise.all(Array.from({ length: 10 }, () => store.delete('race01')));
-    assert.equal(results.filter(Boolean).length, 1, `results: ${results.join(', ')}`);
-    assert.equal(store.get('race01'), undefined);
-    assert.deepEqual(tombstones(dir), ['race01']);
-  } finally {
+  t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  await store.create(link('race01'));
+  const results = await Promise.all(Array.from({ length: 10 }, () => store.delete('race01')));
+  assert.equal(results.filter(Boolean).length, 1, `results: ${results.join(', ')}`);
+  assert.equal(store.get('race01'), undefined);
+  assert.deepEqual(tombstones(dir), ['race01']);
 });
 
-test('Store: a delete in flight makes later deletes false at once; if it fails, the code is deletable again', async () => {
+test('Store: a delete in flight makes later deletes false at once; if it fails, the code is deletable again', async (t) => {
   const dir = tempDir();
   const { ctl, fs } = heldFsync();
   const store = new Store({ dir, fsync: 'always', log: createLogger('silent'), fs });
-  try {
-    await store.create(link('race02'));
-    ctl.hold = true;
-    ctl.fail = true;
-    const entered = new Promise<void>((resolve) => (ctl.entered = resolve));
-    const first = store.delete('race02');
-    await entered;
-    // Answered while the first tombstone's fsync is still held.
-    assert.equal(await store.delete('race02'), false);
-    assert.ok(store.get('race02'), 'still visible until the tombstone is durable');
-    ctl.hold = false;
-    ctl.release();
-    await assert.rejects(first, /EIO/);
-    assert.ok(store.get('race02'), 'a failed delete changes nothing');
-
-    ctl.fail = false;
-    assert.equal(await store.delete('race02'), true, 'deletable again once the failed delete is over');
-    assert.equal(store.get('race02'), undefined);
-    assert.deepEqual(tombstones(dir), ['race02'], 'the failed tombstone was cut; the second one is the only one');
-  } finally {
+  t.after(async () => {
     ctl.hold = false;
     ctl.fail = false;
     ctl.release();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  await store.create(link('race02'));
+  ctl.hold = true;
+  ctl.fail = true;
+  const entered = new Promise<void>((resolve) => (ctl.entered = resolve));
+  const first = store.delete('race02');
+  await entered;
+  // Answered while the first tombstone's fsync is still held.
+  assert.equal(await store.delete('race02'), false);
+  assert.ok(store.get('race02'), 'still visible until the tombstone is durable');
+  ctl.hold = false;
+  ctl.release();
+  await assert.rejects(first, /EIO/);
+  assert.ok(store.get('race02'), 'a failed delete changes nothing');
+
+  ctl.fail = false;
+  assert.equal(await store.delete('race02'), true, 'deletable again once the failed delete is over');
+  assert.equal(store.get('race02'), undefined);
+  assert.deepEqual(tombstones(dir), ['race02'], 'the failed tombstone was cut; the second one is the only one');
 });

@@ -5,7 +5,7 @@
  * The clock is injected (`now`, in milliseconds) and moved by the tests.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { UrlList, UrlRecord } from '../../src/api/service.ts';
 import { start, type Harness } from '../support/helpers.ts';
 
@@ -15,14 +15,9 @@ const DAY = 86400;
 const T0 = 1_700_000_000_000;
 
 /** A harness whose clock stands at `clock.ms` until a test moves it. */
-async function withClock(fn: (h: Harness, clock: { ms: number }) => Promise<void>): Promise<void> {
+async function withClock(t: TestContext, fn: (h: Harness, clock: { ms: number }) => Promise<void>): Promise<void> {
   const clock = { ms: T0 };
-  const h = await start({ now: () => clock.ms, apiKeys: [KEY] });
-  try {
-    await fn(h, clock);
-  } finally {
-    await h.close();
-  }
+  await fn(await start(t, { now: () => clock.ms, apiKeys: [KEY] }), clock);
 }
 
 async function meta(h: Harness, code: string): Promise<UrlRecord> {
@@ -48,8 +43,8 @@ async function assertLive(h: Harness, code: string, url: string, when: string): 
   assert.ok((await listed(h)).codes.includes(code), when);
 }
 
-test('created_at is the clock in whole seconds, and retention_days is kept', () =>
-  withClock(async (h, clock) => {
+test('created_at is the clock in whole seconds, and retention_days is kept', (t) =>
+  withClock(t, async (h, clock) => {
     clock.ms = T0 + 999;
     const code = await h.shorten('https://example.com/a', 1);
     const record = await meta(h, code);
@@ -57,8 +52,8 @@ test('created_at is the clock in whole seconds, and retention_days is kept', () 
     assert.equal(record.retention_days, 1);
   }));
 
-test('a 1-day link lives until created_at + 86400 s and is gone from every API at that instant', () =>
-  withClock(async (h, clock) => {
+test('a 1-day link lives until created_at + 86400 s and is gone from every API at that instant', (t) =>
+  withClock(t, async (h, clock) => {
     const url = 'https://example.com/short-lived';
     const code = await h.shorten(url, 1);
     const keeper = await h.shorten('https://example.com/keeper');
@@ -109,8 +104,8 @@ test('a 1-day link lives until created_at + 86400 s and is gone from every API a
     assert.equal(noKey.status, 403);
   }));
 
-test('longer retention: N days is N × 86400 s', () =>
-  withClock(async (h, clock) => {
+test('longer retention: N days is N × 86400 s', (t) =>
+  withClock(t, async (h, clock) => {
     const code = await h.shorten('https://example.com/week', 7);
     const createdAt = (await meta(h, code)).created_at;
     clock.ms = (createdAt + 7 * DAY) * 1000 - 1;
@@ -119,8 +114,8 @@ test('longer retention: N days is N × 86400 s', () =>
     assert.equal((await h.req(`/${code}`)).status, 410);
   }));
 
-test('after expiry, lookup returns the older live record of the same URL', () =>
-  withClock(async (h, clock) => {
+test('after expiry, lookup returns the older live record of the same URL', (t) =>
+  withClock(t, async (h, clock) => {
     const url = 'https://example.com/shared';
     const older = await h.shorten(url);
     clock.ms += 1000;
@@ -139,8 +134,8 @@ test('after expiry, lookup returns the older live record of the same URL', () =>
     assert.equal(record.retention_days, 0);
   }));
 
-test('after expiry, lookup skips expired records down to none', () =>
-  withClock(async (h, clock) => {
+test('after expiry, lookup skips expired records down to none', (t) =>
+  withClock(t, async (h, clock) => {
     const url = 'https://example.com/all-expire';
     await h.shorten(url, 2);
     const second = await h.shorten(url, 1);
@@ -155,8 +150,8 @@ test('after expiry, lookup skips expired records down to none', () =>
     assert.equal(gone.body, '');
   }));
 
-test('retention_days 0 never expires', () =>
-  withClock(async (h, clock) => {
+test('retention_days 0 never expires', (t) =>
+  withClock(t, async (h, clock) => {
     const url = 'https://example.com/forever';
     const code = await h.shorten(url, 0);
     for (const years of [1, 100, 1000]) {

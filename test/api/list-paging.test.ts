@@ -3,7 +3,7 @@
  * page, `X-Total-Count` the total, newest first; the key is checked before the paging parameters.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { UrlList } from '../../src/api/service.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
 import { BAD_PAGING } from '../support/paging-cases.ts';
@@ -12,19 +12,15 @@ const KEY = 'list-key';
 const TOTAL = 7;
 
 /** A harness holding TOTAL links; `urls[i]` is the original URL of the i-th created (oldest first). */
-async function withLinks(fn: (h: Harness, urls: string[]) => Promise<void>): Promise<void> {
-  const h = await start({ apiKeys: [KEY] });
-  try {
-    const urls: string[] = [];
-    for (let i = 0; i < TOTAL; i++) {
-      const url = `https://example.com/item/${i}`;
-      await h.shorten(url);
-      urls.push(url);
-    }
-    await fn(h, urls);
-  } finally {
-    await h.close();
+async function withLinks(t: TestContext, fn: (h: Harness, urls: string[]) => Promise<void>): Promise<void> {
+  const h = await start(t, { apiKeys: [KEY] });
+  const urls: string[] = [];
+  for (let i = 0; i < TOTAL; i++) {
+    const url = `https://example.com/item/${i}`;
+    await h.shorten(url);
+    urls.push(url);
   }
+  await fn(h, urls);
 }
 
 /** GET /api/urls with `key` in X-API-Key; `null` sends no key at all. */
@@ -43,16 +39,16 @@ function page(r: Reply, total: number): string[] {
   return body.urls.map((u) => u.original_url);
 }
 
-test('without paging parameters the whole list is returned, newest first', () =>
-  withLinks(async (h, urls) => {
+test('without paging parameters the whole list is returned, newest first', (t) =>
+  withLinks(t, async (h, urls) => {
     const newestFirst = [...urls].reverse();
     assert.deepEqual(page(await list(h, ''), TOTAL), newestFirst);
     // The trailing-slash spelling and the api_key query parameter behave the same.
     assert.deepEqual(page(await h.req(`/api/urls/?api_key=${KEY}`), TOTAL), newestFirst);
   }));
 
-test('limit and offset select a window of the newest-first list', () =>
-  withLinks(async (h, urls) => {
+test('limit and offset select a window of the newest-first list', (t) =>
+  withLinks(t, async (h, urls) => {
     const newestFirst = [...urls].reverse();
     const cases: [string, string[]][] = [
       ['limit=1', newestFirst.slice(0, 1)],
@@ -74,8 +70,8 @@ test('limit and offset select a window of the newest-first list', () =>
     assert.deepEqual(walked, newestFirst);
   }));
 
-test('an offset at or past the end gives an empty list with the total still counted', () =>
-  withLinks(async (h) => {
+test('an offset at or past the end gives an empty list with the total still counted', (t) =>
+  withLinks(t, async (h) => {
     for (const query of [`offset=${TOTAL}`, `offset=${TOTAL + 1}`, 'limit=5&offset=100', 'offset=999999999']) {
       const r = await list(h, query);
       assert.deepEqual(page(r, TOTAL), [], query);
@@ -83,18 +79,14 @@ test('an offset at or past the end gives an empty list with the total still coun
     }
   }));
 
-test('an empty store lists nothing with X-Total-Count 0', async () => {
-  const h = await start({ apiKeys: [KEY] });
-  try {
-    assert.deepEqual(page(await list(h, ''), 0), []);
-    assert.deepEqual(page(await list(h, 'limit=10&offset=0'), 0), []);
-  } finally {
-    await h.close();
-  }
+test('an empty store lists nothing with X-Total-Count 0', async (t) => {
+  const h = await start(t, { apiKeys: [KEY] });
+  assert.deepEqual(page(await list(h, ''), 0), []);
+  assert.deepEqual(page(await list(h, 'limit=10&offset=0'), 0), []);
 });
 
-test('bad limit or offset values are 400 with a detail', () =>
-  withLinks(async (h) => {
+test('bad limit or offset values are 400 with a detail', (t) =>
+  withLinks(t, async (h) => {
     for (const [query, names] of BAD_PAGING) {
       const r = await list(h, query);
       assert.equal(r.status, 400, query);
@@ -106,8 +98,8 @@ test('bad limit or offset values are 400 with a detail', () =>
     }
   }));
 
-test('a missing or wrong key is 403 with an empty body even when the paging is bad (key first)', () =>
-  withLinks(async (h) => {
+test('a missing or wrong key is 403 with an empty body even when the paging is bad (key first)', (t) =>
+  withLinks(t, async (h) => {
     for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'limit=abc&offset=1.5', 'limit=5']) {
       for (const key of [null, 'wrong', '', `${KEY}x`, KEY.toUpperCase()]) {
         const r = await list(h, query, key);
@@ -121,16 +113,12 @@ test('a missing or wrong key is 403 with an empty body even when the paging is b
     }
   }));
 
-test('without configured keys the list is always 403, paging or not', async () => {
-  const h = await start();
-  try {
-    await h.shorten('https://example.com/');
-    for (const query of ['', 'limit=1', 'limit=0']) {
-      const r = await list(h, query, 'anything');
-      assert.equal(r.status, 403, query);
-      assert.equal(r.body, '');
-    }
-  } finally {
-    await h.close();
+test('without configured keys the list is always 403, paging or not', async (t) => {
+  const h = await start(t);
+  await h.shorten('https://example.com/');
+  for (const query of ['', 'limit=1', 'limit=0']) {
+    const r = await list(h, query, 'anything');
+    assert.equal(r.status, 403, query);
+    assert.equal(r.body, '');
   }
 });

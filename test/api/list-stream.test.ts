@@ -26,90 +26,79 @@ function seeded(n: number): string {
   return dir;
 }
 
-test('a list longer than one slice is streamed, byte for byte what JSON.stringify gives', async () => {
-  const h = await start({ dataDir: seeded(2_500), apiKeys: [KEY] });
-  try {
-    const r = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
-    assert.equal(r.status, 200);
-    assert.equal(r.headers['content-type'], 'application/json');
-    assert.equal(r.headers['transfer-encoding'], 'chunked');
-    assert.equal(r.headers['content-length'], undefined);
-    assert.equal(r.headers['x-total-count'], '2500');
-    assert.equal(r.headers['access-control-allow-origin'], '*', 'the usual headers on a streamed answer too');
-    const parsed = JSON.parse(r.body) as { count: number; urls: { short_code: string }[] };
-    assert.equal(r.body, JSON.stringify(parsed));
-    assert.equal(parsed.count, 2_500);
-    assert.deepEqual(parsed.urls.slice(0, 2).map((u) => u.short_code), ['k2499', 'k2498']);
-    assert.equal(parsed.urls.at(-1)?.short_code, 'k0');
+test('a list longer than one slice is streamed, byte for byte what JSON.stringify gives', async (t) => {
+  const h = await start(t, { dataDir: seeded(2_500), apiKeys: [KEY] });
+  const r = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-type'], 'application/json');
+  assert.equal(r.headers['transfer-encoding'], 'chunked');
+  assert.equal(r.headers['content-length'], undefined);
+  assert.equal(r.headers['x-total-count'], '2500');
+  assert.equal(r.headers['access-control-allow-origin'], '*', 'the usual headers on a streamed answer too');
+  const parsed = JSON.parse(r.body) as { count: number; urls: { short_code: string }[] };
+  assert.equal(r.body, JSON.stringify(parsed));
+  assert.equal(parsed.count, 2_500);
+  assert.deepEqual(parsed.urls.slice(0, 2).map((u) => u.short_code), ['k2499', 'k2498']);
+  assert.equal(parsed.urls.at(-1)?.short_code, 'k0');
 
-    // A page inside the long list: one that fits in one piece, and one that spans several.
-    const page = await h.req('/api/urls?limit=100&offset=999', { headers: { 'x-api-key': KEY } });
-    const p = JSON.parse(page.body) as { count: number; urls: { short_code: string }[] };
-    assert.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'one piece: sent whole');
-    assert.equal(p.count, 100);
-    assert.equal(p.urls[0]?.short_code, 'k1500');
-    assert.equal(p.urls.at(-1)?.short_code, 'k1401');
-    const wide = await h.req('/api/urls?limit=1000&offset=999', { headers: { 'x-api-key': KEY } });
-    const w = JSON.parse(wide.body) as { count: number; urls: { short_code: string }[] };
-    assert.equal(wide.headers['transfer-encoding'], 'chunked');
-    assert.equal(wide.body, JSON.stringify(w));
-    assert.equal(w.count, 1000);
-    assert.equal(w.urls[0]?.short_code, 'k1500');
-    assert.equal(w.urls.at(-1)?.short_code, 'k501');
-    const empty = await h.req('/api/urls?offset=5000', { headers: { 'x-api-key': KEY } });
-    assert.equal(empty.body, '{"count":0,"urls":[]}');
-    assert.equal(empty.headers['x-total-count'], '2500');
-  } finally {
-    await h.close();
-  }
+  // A page inside the long list: one that fits in one piece, and one that spans several.
+  const page = await h.req('/api/urls?limit=100&offset=999', { headers: { 'x-api-key': KEY } });
+  const p = JSON.parse(page.body) as { count: number; urls: { short_code: string }[] };
+  assert.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'one piece: sent whole');
+  assert.equal(p.count, 100);
+  assert.equal(p.urls[0]?.short_code, 'k1500');
+  assert.equal(p.urls.at(-1)?.short_code, 'k1401');
+  const wide = await h.req('/api/urls?limit=1000&offset=999', { headers: { 'x-api-key': KEY } });
+  const w = JSON.parse(wide.body) as { count: number; urls: { short_code: string }[] };
+  assert.equal(wide.headers['transfer-encoding'], 'chunked');
+  assert.equal(wide.body, JSON.stringify(w));
+  assert.equal(w.count, 1000);
+  assert.equal(w.urls[0]?.short_code, 'k1500');
+  assert.equal(w.urls.at(-1)?.short_code, 'k501');
+  const empty = await h.req('/api/urls?offset=5000', { headers: { 'x-api-key': KEY } });
+  assert.equal(empty.body, '{"count":0,"urls":[]}');
+  assert.equal(empty.headers['x-total-count'], '2500');
 });
 
-test('while a client is slow to read a long list, the server answers others', async () => {
-  const h = await start({ dataDir: seeded(20_000), apiKeys: [KEY] });
-  try {
-    let received = 0;
-    let finished = false;
-    const slow = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: h.port, path: '/api/urls', headers: { 'x-api-key': KEY }, agent: false }, resolve);
-      req.on('error', reject);
-      req.end();
-    });
-    slow.pause();
-    slow.on('data', (c: Buffer) => (received += c.length));
-    slow.on('end', () => (finished = true));
-    // Not reading: the list waits for the socket to drain, and other requests go on meanwhile.
-    const health = await h.req('/healthz');
-    assert.equal(health.status, 200);
-    assert.equal(finished, false, 'the long list is still being sent');
-    slow.resume();
-    await new Promise((resolve) => slow.once('end', resolve));
-    assert.ok(received > 1_000_000, `the whole list arrived (${received} bytes)`);
-  } finally {
-    await h.close();
-  }
+test('while a client is slow to read a long list, the server answers others', async (t) => {
+  const h = await start(t, { dataDir: seeded(20_000), apiKeys: [KEY] });
+  let received = 0;
+  let finished = false;
+  const slow = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: h.port, path: '/api/urls', headers: { 'x-api-key': KEY }, agent: false }, resolve);
+    req.on('error', reject);
+    req.end();
+  });
+  slow.pause();
+  slow.on('data', (c: Buffer) => (received += c.length));
+  slow.on('end', () => (finished = true));
+  // Not reading: the list waits for the socket to drain, and other requests go on meanwhile.
+  const health = await h.req('/healthz');
+  assert.equal(health.status, 200);
+  assert.equal(finished, false, 'the long list is still being sent');
+  slow.resume();
+  await new Promise((resolve) => slow.once('end', resolve));
+  assert.ok(received > 1_000_000, `the whole list arrived (${received} bytes)`);
 });
 
-test('a snapshot keeps deleted records readable, and holds back the vacuum until released', async () => {
+test('a snapshot keeps deleted records readable, and holds back the vacuum until released', async (t) => {
   const dir = seeded(3_000);
   const store = new Store({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
   const internals = store as unknown as { records: { end: number; size: number } };
-  try {
-    const snapshot = store.snapshot(() => true);
-    assert.equal(snapshot.length, 3_000);
-    for (let i = 0; i < 2_500; i++) await store.delete(`k${i}`);
-    assert.equal(store.count, 500);
-    assert.equal(internals.records.end, 3_000, 'no vacuum while the snapshot is open');
-    const tail = snapshot.slice(2_998, 3_000);
-    assert.deepEqual(tail.map((r) => r.code), ['k1', 'k0'], 'deleted records still read as they were');
-    assert.equal(tail[0]?.url, 'https://example.com/1');
-    snapshot.release();
-    snapshot.release(); // twice is harmless
-    await store.delete('k2500');
-    assert.ok(internals.records.end < 3_000, `vacuumed once released (${internals.records.end} slots)`);
-    const fresh = store.snapshot((createdAt) => createdAt % 2 === 0);
-    assert.equal(fresh.length, 249, 'the filter sees each record’s fields');
-    fresh.release();
-  } finally {
-    await store.close();
-  }
+  t.after(() => store.close());
+  const snapshot = store.snapshot(() => true);
+  assert.equal(snapshot.length, 3_000);
+  for (let i = 0; i < 2_500; i++) await store.delete(`k${i}`);
+  assert.equal(store.count, 500);
+  assert.equal(internals.records.end, 3_000, 'no vacuum while the snapshot is open');
+  const tail = snapshot.slice(2_998, 3_000);
+  assert.deepEqual(tail.map((r) => r.code), ['k1', 'k0'], 'deleted records still read as they were');
+  assert.equal(tail[0]?.url, 'https://example.com/1');
+  snapshot.release();
+  snapshot.release(); // twice is harmless
+  await store.delete('k2500');
+  assert.ok(internals.records.end < 3_000, `vacuumed once released (${internals.records.end} slots)`);
+  const fresh = store.snapshot((createdAt) => createdAt % 2 === 0);
+  assert.equal(fresh.length, 249, 'the filter sees each record’s fields');
+  fresh.release();
 });

@@ -13,8 +13,8 @@ const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
 const stable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([k]) => !VOLATILE.has(k)));
 
 for (const base of ['', '/s']) {
-  test(`fast and general paths answer alike and count once each${base ? ' (base path)' : ''}`, async () => {
-    const h = await start(base ? { baseUrl: 'http://127.0.0.1/s' } : {});
+  test(`fast and general paths answer alike and count once each${base ? ' (base path)' : ''}`, async (t) => {
+    const h = await start(t, base ? { baseUrl: 'http://127.0.0.1/s' } : {});
     try {
       const code = await h.shorten('https://example.com/target?q=1');
       const fast = await h.req(`${base}/${code}`);
@@ -40,9 +40,9 @@ for (const base of ['', '/s']) {
   });
 }
 
-test('a plain code that is unknown, expired or reserved falls through to the general answers', async () => {
+test('a plain code that is unknown, expired or reserved falls through to the general answers', async (t) => {
   let now = Date.UTC(2026, 0, 1);
-  const h = await start({ now: () => now });
+  const h = await start(t, { now: () => now });
   try {
     const code = await h.shorten('https://example.com/soon', 1);
     now += 2 * 86_400_000;
@@ -73,8 +73,8 @@ async function rawAnswer(port: number, path: string, method = 'GET'): Promise<st
   return reply.text.replace(/^Date: .*\r\n/m, '');
 }
 
-test('the fast path sends the bytes the general path sends, header order included', async () => {
-  const h = await start({ logLevel: 'silent' });
+test('the fast path sends the bytes the general path sends, header order included', async (t) => {
+  const h = await start(t, { logLevel: 'silent' });
   try {
     const code = await h.shorten('https://example.com/bytes?q=1');
     const fast = await rawAnswer(h.port, `/${code}`);
@@ -89,8 +89,8 @@ test('the fast path sends the bytes the general path sends, header order include
   }
 });
 
-test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', async () => {
-  const h = await start({ logLevel: 'silent', visitFlushMs: 5 });
+test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', async (t) => {
+  const h = await start(t, { logLevel: 'silent', visitFlushMs: 5 });
   const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
   const gets = [0, 0, 0];
   let fastGets = 0;
@@ -128,7 +128,7 @@ test('many concurrent redirects of several links: every GET counted once, in mem
     await h.close(true);
   }
   // The counts survive a restart exactly: flushed at close, replayed from the log.
-  const again = await start({ logLevel: 'silent', dataDir: h.dir });
+  const again = await start(t, { logLevel: 'silent', dataDir: h.dir });
   try {
     for (const [n, code] of codes.entries()) {
       const meta = JSON.parse((await again.req(`/api/urls/${code}`)).body) as { visit_count: number };

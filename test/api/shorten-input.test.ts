@@ -3,7 +3,7 @@
  * `retention_days` come from, which one wins, what is rejected, and what is stored.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { RandomSource } from '../../src/api/codes.ts';
 import type { UrlRecord } from '../../src/api/service.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
@@ -57,17 +57,12 @@ function rejected(r: Reply, what: string): string {
   return parsed.detail as string;
 }
 
-async function withHarness(fn: (h: Harness) => Promise<void>, options: Parameters<typeof start>[0] = {}): Promise<void> {
-  const h = await start(options);
-  try {
-    await fn(h);
-  } finally {
-    await h.close();
-  }
+async function withHarness(t: TestContext, fn: (h: Harness) => Promise<void>, options: Parameters<typeof start>[1] = {}): Promise<void> {
+  await fn(await start(t, options));
 }
 
-test('url from the query string, by POST and by GET, without a body', () =>
-  withHarness(async (h) => {
+test('url from the query string, by POST and by GET, without a body', (t) =>
+  withHarness(t, async (h) => {
     for (const method of ['POST', 'GET'] as const) {
       const url = `https://example.com/query/${method}`;
       const record = await created(h, await shortenReq(h, { method, query: q({ url }) }));
@@ -76,8 +71,8 @@ test('url from the query string, by POST and by GET, without a body', () =>
     }
   }));
 
-test('url and retention_days from a JSON body, by POST and by GET', () =>
-  withHarness(async (h) => {
+test('url and retention_days from a JSON body, by POST and by GET', (t) =>
+  withHarness(t, async (h) => {
     for (const method of ['POST', 'GET'] as const) {
       const url = `https://example.com/json/${method}`;
       const record = await created(h, await shortenReq(h, { method, ...json({ url, retention_days: 3 }) }));
@@ -86,8 +81,8 @@ test('url and retention_days from a JSON body, by POST and by GET', () =>
     }
   }));
 
-test('url and retention_days from a url-encoded form body, by POST and by GET', () =>
-  withHarness(async (h) => {
+test('url and retention_days from a url-encoded form body, by POST and by GET', (t) =>
+  withHarness(t, async (h) => {
     for (const method of ['POST', 'GET'] as const) {
       const url = `https://example.com/form/${method}?a=1&b=2`;
       const record = await created(h, await shortenReq(h, { method, ...form({ url, retention_days: '4' }) }));
@@ -96,8 +91,8 @@ test('url and retention_days from a url-encoded form body, by POST and by GET', 
     }
   }));
 
-test('a query parameter wins over the body field of the same name, field by field', () =>
-  withHarness(async (h) => {
+test('a query parameter wins over the body field of the same name, field by field', (t) =>
+  withHarness(t, async (h) => {
     const bodies = [
       json({ url: 'https://body.example/', retention_days: 9 }),
       form({ url: 'https://body.example/', retention_days: '9' }),
@@ -121,8 +116,8 @@ test('a query parameter wins over the body field of the same name, field by fiel
     rejected(await shortenReq(h, { query: q({ retention_days: 'abc' }), ...json({ url: 'https://body.example/', retention_days: 1 }) }), 'bad query retention');
   }));
 
-test('application/json with parameters, and in any letter case, is JSON', () =>
-  withHarness(async (h) => {
+test('application/json with parameters, and in any letter case, is JSON', (t) =>
+  withHarness(t, async (h) => {
     for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
       const url = `https://example.com/${encodeURIComponent(type)}`;
       const record = await created(h, await shortenReq(h, { type, body: JSON.stringify({ url }) }));
@@ -130,15 +125,15 @@ test('application/json with parameters, and in any letter case, is JSON', () =>
     }
   }));
 
-test('malformed JSON is 400 with a detail', () =>
-  withHarness(async (h) => {
+test('malformed JSON is 400 with a detail', (t) =>
+  withHarness(t, async (h) => {
     for (const body of ['{', '{"url": "https://example.com/",}', "{'url': 'https://example.com/'}", 'url=https://example.com/']) {
       rejected(await shortenReq(h, { type: 'application/json', body }), body);
     }
   }));
 
-test('a JSON body that is not an object is 400 with a detail', () =>
-  withHarness(async (h) => {
+test('a JSON body that is not an object is 400 with a detail', (t) =>
+  withHarness(t, async (h) => {
     const bodies: unknown[] = [['https://example.com/'], [{ url: 'https://example.com/' }], 'https://example.com/', 42, true, null];
     for (const value of bodies) {
       // The reason names the fix: send an object (an array's `url` would otherwise just be "missing").
@@ -146,8 +141,8 @@ test('a JSON body that is not an object is 400 with a detail', () =>
     }
   }));
 
-test('a url that is not a string is 400 with a detail', () =>
-  withHarness(async (h) => {
+test('a url that is not a string is 400 with a detail', (t) =>
+  withHarness(t, async (h) => {
     const values: unknown[] = [123, true, ['https://example.com/'], { href: 'https://example.com/' }, null];
     for (const url of values) rejected(await shortenReq(h, json({ url })), JSON.stringify(url));
     // And a missing url, in every input form.
@@ -157,8 +152,8 @@ test('a url that is not a string is 400 with a detail', () =>
     rejected(await shortenReq(h, { query: 'url=' }), 'empty url in the query');
   }));
 
-test('an empty body with any content type is fine when the query has the url', () =>
-  withHarness(async (h) => {
+test('an empty body with any content type is fine when the query has the url', (t) =>
+  withHarness(t, async (h) => {
     const types = [undefined, 'text/plain', 'application/octet-stream', 'image/png', 'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'];
     for (const [i, type] of types.entries()) {
       const url = `https://example.com/empty/${i}`;
@@ -171,8 +166,8 @@ test('an empty body with any content type is fine when the query has the url', (
     assert.equal(typeof (JSON.parse(r.body) as { detail?: unknown }).detail, 'string');
   }));
 
-test('every rejected URL class is 400 with a detail, from the body and from the query', () =>
-  withHarness(
+test('every rejected URL class is 400 with a detail, from the body and from the query', (t) =>
+  withHarness(t,
     async (h) => {
       const base = `http://127.0.0.1:${h.port}`;
       const cases: [string, string][] = [
@@ -215,33 +210,29 @@ test('every rejected URL class is 400 with a detail, from the body and from the 
     { maxUrlLength: 60, apiKeys: ['k'] },
   ));
 
-test('a short link into a base path is refused in every spelling the router accepts (no loops)', async () => {
+test('a short link into a base path is refused in every spelling the router accepts (no loops)', async (t) => {
   // Zero randomness: the first code is "1", so the loop candidate is known before it is created.
   const zeros: RandomSource = (buffer) => buffer.fill(0);
-  const h = await start({ baseUrl: 'http://127.0.0.1:1/s', minShortLength: 1, maxShortLength: 2, random: zeros });
-  try {
-    const origin = 'http://127.0.0.1:1';
-    const send = (url: string): Promise<Reply> =>
-      h.req('/s/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
-    for (const url of [`${origin}/s`, `${origin}/s/`, `${origin}/s/1`, `${origin}/s/./1`, `${origin}/S/../s/1`]) {
-      rejected(await send(url), url);
-    }
-    // Outside the base path the same origin is someone else's space.
-    const outside = await send(`${origin}/other`);
-    assert.equal(outside.status, 201, outside.body);
-    // `/%73/1` is routed exactly like `/s/1` (the router percent-decodes segments) …
-    const decoded = await h.req('/%73/1');
-    assert.equal(decoded.status, 302);
-    assert.equal(decoded.headers.location, `${origin}/other`);
-    // … so a link to it is a link into our own space: a redirect to itself if accepted.
-    rejected(await send(`${origin}/%73/11`), 'percent-encoded base path');
-  } finally {
-    await h.close();
+  const h = await start(t, { baseUrl: 'http://127.0.0.1:1/s', minShortLength: 1, maxShortLength: 2, random: zeros });
+  const origin = 'http://127.0.0.1:1';
+  const send = (url: string): Promise<Reply> =>
+    h.req('/s/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+  for (const url of [`${origin}/s`, `${origin}/s/`, `${origin}/s/1`, `${origin}/s/./1`, `${origin}/S/../s/1`]) {
+    rejected(await send(url), url);
   }
+  // Outside the base path the same origin is someone else's space.
+  const outside = await send(`${origin}/other`);
+  assert.equal(outside.status, 201, outside.body);
+  // `/%73/1` is routed exactly like `/s/1` (the router percent-decodes segments) …
+  const decoded = await h.req('/%73/1');
+  assert.equal(decoded.status, 302);
+  assert.equal(decoded.headers.location, `${origin}/other`);
+  // … so a link to it is a link into our own space: a redirect to itself if accepted.
+  rejected(await send(`${origin}/%73/11`), 'percent-encoded base path');
 });
 
-test('bad retention_days values are 400 with a detail, from JSON, query and form', () =>
-  withHarness(async (h) => {
+test('bad retention_days values are 400 with a detail, from JSON, query and form', (t) =>
+  withHarness(t, async (h) => {
     const url = 'https://example.com/r';
     const jsonValues: unknown[] = [-1, 1.5, 'abc', 36501, true, false, {}, [1], '-1', '1.5', ''];
     for (const value of jsonValues) rejected(await shortenReq(h, json({ url, retention_days: value })), `JSON ${JSON.stringify(value)}`);
@@ -252,13 +243,13 @@ test('bad retention_days values are 400 with a detail, from JSON, query and form
     }
   }));
 
-test('a JSON string retention_days is 400: in JSON an integer is a number', () =>
-  withHarness(async (h) => {
+test('a JSON string retention_days is 400: in JSON an integer is a number', (t) =>
+  withHarness(t, async (h) => {
     rejected(await shortenReq(h, json({ url: 'https://example.com/', retention_days: '30' })), 'JSON "30"');
   }));
 
-test('retention_days 0 and 36500 are accepted; absent means 0', () =>
-  withHarness(async (h) => {
+test('retention_days 0 and 36500 are accepted; absent means 0', (t) =>
+  withHarness(t, async (h) => {
     const url = 'https://example.com/keep';
     for (const days of [0, 1, 36500]) {
       assert.equal((await created(h, await shortenReq(h, json({ url, retention_days: days })))).retention_days, days);
@@ -269,8 +260,8 @@ test('retention_days 0 and 36500 are accepted; absent means 0', () =>
     assert.equal((await created(h, await shortenReq(h, { query: q({ url }) }))).retention_days, 0);
   }));
 
-test('the stored original_url is new URL(input).href, and lookup finds it by the raw input', () =>
-  withHarness(async (h) => {
+test('the stored original_url is new URL(input).href, and lookup finds it by the raw input', (t) =>
+  withHarness(t, async (h) => {
     const cases: [string, string][] = [
       ['HTTPS://Example.COM/a b', 'https://example.com/a%20b'],
       ['https://example.com', 'https://example.com/'],
@@ -291,8 +282,8 @@ test('the stored original_url is new URL(input).href, and lookup finds it by the
     }
   }));
 
-test('the same URL shortened twice gets two codes; lookup returns the newer', () =>
-  withHarness(async (h) => {
+test('the same URL shortened twice gets two codes; lookup returns the newer', (t) =>
+  withHarness(t, async (h) => {
     const url = 'https://example.com/twice';
     const first = await created(h, await shortenReq(h, json({ url })));
     const second = await created(h, await shortenReq(h, { query: q({ url }) }));

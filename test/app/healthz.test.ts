@@ -24,34 +24,30 @@ const CASES: readonly { name: string; apiToken?: string; baseUrl?: string; p: st
 ];
 
 for (const c of CASES) {
-  test(`/healthz and /auth-check (${c.name})`, async () => {
-    const h = await start({ ...(c.apiToken ? { apiToken: c.apiToken } : {}), ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}) });
+  test(`/healthz and /auth-check (${c.name})`, async (t) => {
+    const h = await start(t, { ...(c.apiToken ? { apiToken: c.apiToken } : {}), ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}) });
     const authCheck = JSON.stringify({ auth_required: c.apiToken !== undefined });
-    try {
-      // No Authorization, a wrong one and the right one: public paths do not look at it.
-      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: RIGHT }]) {
-        const label = JSON.stringify(headers);
-        for (const suffix of ['', '/', '?probe=1', '/?probe=1']) {
-          assertJson(await h.req(`${c.p}/healthz${suffix}`, { headers }), '{"status":"ok"}', `/healthz${suffix} ${label}`);
-          assertJson(await h.req(`${c.p}/auth-check${suffix}`, { headers }), authCheck, `/auth-check${suffix} ${label}`);
-        }
+    // No Authorization, a wrong one and the right one: public paths do not look at it.
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: RIGHT }]) {
+      const label = JSON.stringify(headers);
+      for (const suffix of ['', '/', '?probe=1', '/?probe=1']) {
+        assertJson(await h.req(`${c.p}/healthz${suffix}`, { headers }), '{"status":"ok"}', `/healthz${suffix} ${label}`);
+        assertJson(await h.req(`${c.p}/auth-check${suffix}`, { headers }), authCheck, `/auth-check${suffix} ${label}`);
       }
-      for (const path of ['/healthz', '/auth-check']) {
-        const head = await h.req(`${c.p}${path}`, { method: 'HEAD' });
-        assert.equal(head.status, 200, `HEAD ${path}`);
-        assert.equal(head.body, '', `HEAD ${path}: no body`);
-        assert.equal(head.headers['content-type'], 'application/json', `HEAD ${path}`);
-        for (const method of ['POST', 'PUT', 'DELETE']) {
-          const r = await h.req(`${c.p}${path}`, { method });
-          assert.equal(r.status, 405, `${method} ${path}`);
-          assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
-          assert.equal(r.body, JSON.stringify({ detail: `${method} is not allowed here` }), `${method} ${path}`);
-        }
-      }
-      // Neither path is a short code, and neither touched the store.
-      assert.equal(h.shortener.count, 0);
-    } finally {
-      await h.close();
     }
+    for (const path of ['/healthz', '/auth-check']) {
+      const head = await h.req(`${c.p}${path}`, { method: 'HEAD' });
+      assert.equal(head.status, 200, `HEAD ${path}`);
+      assert.equal(head.body, '', `HEAD ${path}: no body`);
+      assert.equal(head.headers['content-type'], 'application/json', `HEAD ${path}`);
+      for (const method of ['POST', 'PUT', 'DELETE']) {
+        const r = await h.req(`${c.p}${path}`, { method });
+        assert.equal(r.status, 405, `${method} ${path}`);
+        assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
+        assert.equal(r.body, JSON.stringify({ detail: `${method} is not allowed here` }), `${method} ${path}`);
+      }
+    }
+    // Neither path is a short code, and neither touched the store.
+    assert.equal(h.shortener.count, 0);
   });
 }

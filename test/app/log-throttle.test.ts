@@ -68,7 +68,7 @@ test('repeatLog: 1,000 failures are one line, then one summary with the count; t
   assert.deepEqual([logs.lines[2]!['level'], logs.lines[2]!['msg'], logs.lines[2]!['failures']], ['info', 'storage writable again', 1_000]);
 });
 
-test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', { timeout: 60_000 }, async () => {
+test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', { timeout: 60_000 }, async (t) => {
   let now = T0;
   let full = true;
   const fs: StoreFs = {
@@ -78,42 +78,39 @@ test('regression: 1,000 creates on a full disk log one error line, then one summ
       return nodeFs.write(fd, data, position);
     },
   };
-  const h = await start({ fsync: 'always', fs, now: () => now, visitFlushMs: 20 });
-  try {
-    const body = JSON.stringify({ url: 'https://example.com/full-disk' });
-    const statuses: number[] = [];
-    for (let i = 0; i < 1_000; i += 100) {
-      const replies = await Promise.all(
-        Array.from({ length: 100 }, () => h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body })),
-      );
-      statuses.push(...replies.map((r) => r.status));
-    }
-    assert.deepEqual([...new Set(statuses)], [503]);
-    assert.equal(statuses.length, 1_000);
-    const errors = () => h.logs.lines.filter((l) => l['level'] === 'error');
-    await delay(100);
-    assert.equal(errors().length, 1, JSON.stringify(errors()));
-    const first = errors()[0]!;
-    assert.equal(first['msg'], 'storage write failed; change not made');
-    assert.equal(first['kind'], 'storage:ENOSPC');
-
-    now += REPEAT_WINDOW_MS;
-    for (let i = 0; i < 100 && errors().length < 2; i++) await delay(20);
-    assert.equal(errors().length, 2);
-    const summary = errors()[1]!;
-    assert.equal(summary['msg'], 'storage write failed; change not made (repeated)');
-    assert.equal(summary['total'], 1_000);
-    assert.equal(Number(first['refused']) + Number(summary['count']), 1_000, 'every refused create is counted once');
-
-    full = false;
-    await h.shorten('https://example.com/disk-is-back');
-    const back = h.logs.lines.filter((l) => l['msg'] === 'storage writable again');
-    assert.equal(back.length, 1);
-    assert.equal(back[0]!['level'], 'info');
-    assert.equal(back[0]!['failures'], 1_000);
-    assert.equal(errors().length, 2);
-  } finally {
-    full = false;
-    await h.close();
+  // Registered before the harness, so it runs before the harness closes (after-hooks run in order).
+  t.after(() => (full = false));
+  const h = await start(t, { fsync: 'always', fs, now: () => now, visitFlushMs: 20 });
+  const body = JSON.stringify({ url: 'https://example.com/full-disk' });
+  const statuses: number[] = [];
+  for (let i = 0; i < 1_000; i += 100) {
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, () => h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body })),
+    );
+    statuses.push(...replies.map((r) => r.status));
   }
+  assert.deepEqual([...new Set(statuses)], [503]);
+  assert.equal(statuses.length, 1_000);
+  const errors = () => h.logs.lines.filter((l) => l['level'] === 'error');
+  await delay(100);
+  assert.equal(errors().length, 1, JSON.stringify(errors()));
+  const first = errors()[0]!;
+  assert.equal(first['msg'], 'storage write failed; change not made');
+  assert.equal(first['kind'], 'storage:ENOSPC');
+
+  now += REPEAT_WINDOW_MS;
+  for (let i = 0; i < 100 && errors().length < 2; i++) await delay(20);
+  assert.equal(errors().length, 2);
+  const summary = errors()[1]!;
+  assert.equal(summary['msg'], 'storage write failed; change not made (repeated)');
+  assert.equal(summary['total'], 1_000);
+  assert.equal(Number(first['refused']) + Number(summary['count']), 1_000, 'every refused create is counted once');
+
+  full = false;
+  await h.shorten('https://example.com/disk-is-back');
+  const back = h.logs.lines.filter((l) => l['msg'] === 'storage writable again');
+  assert.equal(back.length, 1);
+  assert.equal(back[0]!['level'], 'info');
+  assert.equal(back[0]!['failures'], 1_000);
+  assert.equal(errors().length, 2);
 });

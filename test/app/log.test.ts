@@ -4,7 +4,7 @@
  * the stack in the log only.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { createLogger, LOG_LEVELS, redactTarget, type LogLevel } from '../../src/log.ts';
 import { start, type Harness } from '../support/helpers.ts';
 
@@ -136,67 +136,55 @@ describe('redactTarget', () => {
 });
 
 describe('request logging over sockets (logLevel debug)', () => {
-  test('a request line has method, path, status and ms', async () => {
-    const h = await start();
-    try {
-      const health = await h.req('/api/health');
-      assert.equal(health.status, 200);
-      const line = await requestLine(h, '/api/health', 200);
-      assert.equal(line['method'], 'GET');
-      assert.equal(line['level'], 'debug');
-      assert.equal(typeof line['time'], 'string');
-      assert.equal(typeof line['ms'], 'number');
-      assert.ok(Number(line['ms']) >= 0 && Number(line['ms']) < 10_000, `ms = ${String(line['ms'])}`);
+  test('a request line has method, path, status and ms', async (t) => {
+    const h = await start(t);
+    const health = await h.req('/api/health');
+    assert.equal(health.status, 200);
+    const line = await requestLine(h, '/api/health', 200);
+    assert.equal(line['method'], 'GET');
+    assert.equal(line['level'], 'debug');
+    assert.equal(typeof line['time'], 'string');
+    assert.equal(typeof line['ms'], 'number');
+    assert.ok(Number(line['ms']) >= 0 && Number(line['ms']) < 10_000, `ms = ${String(line['ms'])}`);
 
-      const code = await h.shorten('https://example.com/logged');
-      const created = await requestLine(h, '/api/shorten', 201);
-      assert.equal(created['method'], 'POST');
+    const code = await h.shorten('https://example.com/logged');
+    const created = await requestLine(h, '/api/shorten', 201);
+    assert.equal(created['method'], 'POST');
 
-      assert.equal((await h.req(`/${code}`, { method: 'HEAD' })).status, 302);
-      assert.equal((await requestLine(h, `/${code}`, 302))['method'], 'HEAD');
-      assert.equal((await h.req('/api/nothing')).status, 404);
-      await requestLine(h, '/api/nothing', 404);
-    } finally {
-      await h.close();
-    }
+    assert.equal((await h.req(`/${code}`, { method: 'HEAD' })).status, 302);
+    assert.equal((await requestLine(h, `/${code}`, 302))['method'], 'HEAD');
+    assert.equal((await h.req('/api/nothing')).status, 404);
+    await requestLine(h, '/api/nothing', 404);
   });
 
-  test('no request lines at the default level info', async () => {
-    const h = await start({ logLevel: 'info' });
-    try {
-      assert.equal((await h.req('/api/health')).status, 200);
-      // Give a would-be request line the time to be written.
-      await new Promise((r) => setTimeout(r, 50));
-      assert.equal(h.logs.lines.filter((l) => l['msg'] === 'request').length, 0);
-    } finally {
-      await h.close();
-    }
+  test('no request lines at the default level info', async (t) => {
+    const h = await start(t, { logLevel: 'info' });
+    assert.equal((await h.req('/api/health')).status, 200);
+    // Give a would-be request line the time to be written.
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(h.logs.lines.filter((l) => l['msg'] === 'request').length, 0);
   });
 
-  test('a secret api_key in the query never reaches the log, however spelled', async () => {
-    const h = await start({ apiKeys: ['SECRET-KEY-1'] });
-    try {
-      const code = await h.shorten('https://example.com/secret-test');
-      const requests: [string, string, number, string][] = [
-        ['GET', '/api/urls?api_key=SECRET-KEY-1', 200, '/api/urls?api_key=***'],
-        ['GET', '/api/urls/?limit=1&api_key=SECRET-KEY-1', 200, '/api/urls/?limit=1&api_key=***'],
-        ['GET', '/api/urls?api%5Fkey=SECRET-ENCODED', 403, '/api/urls?api%5Fkey=***'],
-        ['GET', '/api/urls?api_key=SECRET-WRONG&api_key=SECRET-TWICE', 403, '/api/urls?api_key=***&api_key=***'],
-        ['GET', '/api/urls?limit=0&api_key=SECRET-KEY-1', 400, '/api/urls?limit=0&api_key=***'],
-        ['GET', '/api/nothing?api_key=SECRET-404', 404, '/api/nothing?api_key=***'],
-        ['GET', '/api/%2e%2e/urls?api_key=SECRET-BAD-PATH', 400, '/api/%2e%2e/urls?api_key=***'],
-        ['DELETE', `/api/urls/${code}?api_key=SECRET-KEY-1`, 204, `/api/urls/${code}?api_key=***`],
-      ];
-      for (const [method, path, status, logged] of requests) {
-        const r = await h.req(path, { method });
-        assert.equal(r.status, status, `${method} ${path}`);
-        const line = await requestLine(h, logged, status);
-        assert.equal(line['method'], method);
-      }
-      assert.doesNotMatch(h.logs.raw, /SECRET/);
-    } finally {
-      await h.close();
+  test('a secret api_key in the query never reaches the log, however spelled', async (t) => {
+    const h = await start(t, { apiKeys: ['SECRET-KEY-1'] });
+    const code = await h.shorten('https://example.com/secret-test');
+    const requests: [string, string, number, string][] = [
+      ['GET', '/api/urls?api_key=SECRET-KEY-1', 200, '/api/urls?api_key=***'],
+      ['GET', '/api/urls/?limit=1&api_key=SECRET-KEY-1', 200, '/api/urls/?limit=1&api_key=***'],
+      ['GET', '/api/urls?api%5Fkey=SECRET-ENCODED', 403, '/api/urls?api%5Fkey=***'],
+      ['GET', '/api/urls?api_key=SECRET-WRONG&api_key=SECRET-TWICE', 403, '/api/urls?api_key=***&api_key=***'],
+      ['GET', '/api/urls?limit=0&api_key=SECRET-KEY-1', 400, '/api/urls?limit=0&api_key=***'],
+      ['GET', '/api/nothing?api_key=SECRET-404', 404, '/api/nothing?api_key=***'],
+      ['GET', '/api/%2e%2e/urls?api_key=SECRET-BAD-PATH', 400, '/api/%2e%2e/urls?api_key=***'],
+      ['DELETE', `/api/urls/${code}?api_key=SECRET-KEY-1`, 204, `/api/urls/${code}?api_key=***`],
+    ];
+    for (const [method, path, status, logged] of requests) {
+      const r = await h.req(path, { method });
+      assert.equal(r.status, status, `${method} ${path}`);
+      const line = await requestLine(h, logged, status);
+      assert.equal(line['method'], method);
     }
+    assert.doesNotMatch(h.logs.raw, /SECRET/);
   });
 });
 
@@ -204,9 +192,9 @@ describe('an unexpected error', () => {
   const INTERNAL = '{"detail":"internal error"}';
 
   /** A harness whose clock can be broken: a realistic dependency that throws a plain TypeError. */
-  async function withBreakableClock(): Promise<{ h: Harness; code: string; breakClock(broken: boolean): void }> {
+  async function withBreakableClock(t: TestContext): Promise<{ h: Harness; code: string; breakClock(broken: boolean): void }> {
     let broken = false;
-    const h = await start({
+    const h = await start(t, {
       now: () => {
         if (broken) throw new TypeError('clock unavailable');
         return Date.now();
@@ -226,42 +214,34 @@ describe('an unexpected error', () => {
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
   }
 
-  test('thrown in a synchronous handler: 500 internal error, the stack in the log only', async () => {
-    const { h, code, breakClock } = await withBreakableClock();
-    try {
-      breakClock(true);
-      const r = await h.req(`/api/urls/${code}?api_key=SECRET-500`);
-      assertGeneric500(r);
-      const line = await waitFor(() => h.logs.find('unexpected error'), 'the error line');
-      assert.equal(line['level'], 'error');
-      assert.equal(line['method'], 'GET');
-      assert.equal(line['path'], `/api/urls/${code}?api_key=***`);
-      assert.match(String(line['error']), /^TypeError: clock unavailable\n\s+at /, 'the stack is logged');
-      assert.doesNotMatch(h.logs.raw, /SECRET/);
+  test('thrown in a synchronous handler: 500 internal error, the stack in the log only', async (t) => {
+    const { h, code, breakClock } = await withBreakableClock(t);
+    breakClock(true);
+    const r = await h.req(`/api/urls/${code}?api_key=SECRET-500`);
+    assertGeneric500(r);
+    const line = await waitFor(() => h.logs.find('unexpected error'), 'the error line');
+    assert.equal(line['level'], 'error');
+    assert.equal(line['method'], 'GET');
+    assert.equal(line['path'], `/api/urls/${code}?api_key=***`);
+    assert.match(String(line['error']), /^TypeError: clock unavailable\n\s+at /, 'the stack is logged');
+    assert.doesNotMatch(h.logs.raw, /SECRET/);
 
-      // The redirect route too; and the service keeps serving once the dependency recovers.
-      assertGeneric500(await h.req(`/${code}`));
-      breakClock(false);
-      assert.equal((await h.req(`/${code}`)).status, 302);
-    } finally {
-      await h.close();
-    }
+    // The redirect route too; and the service keeps serving once the dependency recovers.
+    assertGeneric500(await h.req(`/${code}`));
+    breakClock(false);
+    assert.equal((await h.req(`/${code}`)).status, 302);
   });
 
-  test('thrown while shortening (not a storage failure): 500 internal error, not a 503 echoing the message', async () => {
-    const { h, breakClock } = await withBreakableClock();
-    try {
-      breakClock(true);
-      const r = await h.req('/api/shorten', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: 'https://example.com/while-broken' }),
-      });
-      assertGeneric500(r);
-      const line = await waitFor(() => h.logs.find('unexpected error'), `the error line; got ${h.logs.raw}`);
-      assert.match(String(line['error']), /TypeError: clock unavailable/);
-    } finally {
-      await h.close();
-    }
+  test('thrown while shortening (not a storage failure): 500 internal error, not a 503 echoing the message', async (t) => {
+    const { h, breakClock } = await withBreakableClock(t);
+    breakClock(true);
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/while-broken' }),
+    });
+    assertGeneric500(r);
+    const line = await waitFor(() => h.logs.find('unexpected error'), `the error line; got ${h.logs.raw}`);
+    assert.match(String(line['error']), /TypeError: clock unavailable/);
   });
 });

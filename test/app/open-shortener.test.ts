@@ -10,8 +10,7 @@ import * as entry from '../../src/index.ts';
 import { tempDir } from '../support/helpers.ts';
 
 test('the links are loaded by openShortener; start(port) names the port in the default base URL, once', async (t) => {
-  const dir = tempDir();
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t);
   const first = createShortener({ dataDir: dir, fsync: 'off', logLevel: 'silent' });
   await first.service.shorten({ url: 'https://example.com/kept', retentionDays: undefined });
   await first.close();
@@ -38,8 +37,7 @@ test('start() without a port uses the port option; a base URL given is kept', as
 });
 
 test('close() of a shortener never started releases the data dir', async (t) => {
-  const dir = tempDir();
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t);
   const opened = openShortener({ dataDir: dir, fsync: 'off', logLevel: 'silent' });
   assert.throws(() => openShortener({ dataDir: dir, fsync: 'off', logLevel: 'silent' }), /already open/);
   await opened.close();

@@ -5,7 +5,7 @@
  * A real process turning 503 on SIGTERM is in shutdown.test.ts.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { TOKEN } from '../support/gate-helpers.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
 
@@ -24,18 +24,13 @@ function assertJson(r: Reply, status: number, body: string, label: string): void
   assert.equal(r.headers['www-authenticate'], undefined, `${label}: no challenge`);
 }
 
-async function withHarness(options: Parameters<typeof start>[0], body: (h: Harness) => Promise<void>): Promise<void> {
-  const h = await start(options);
-  try {
-    await body(h);
-  } finally {
-    await h.close();
-  }
+async function withHarness(t: TestContext, options: Parameters<typeof start>[1], body: (h: Harness) => Promise<void>): Promise<void> {
+  await body(await start(t, options));
 }
 
 for (const gate of [false, true]) {
-  test(`/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`, async () => {
-    await withHarness(gate ? { apiToken: TOKEN } : {}, async (h) => {
+  test(`/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`, async (t) => {
+    await withHarness(t, gate ? { apiToken: TOKEN } : {}, async (h) => {
       for (const p of PROBES) assertJson(await h.req(p), 200, READY, p);
       const head = await h.req('/healthz?ready', { method: 'HEAD' });
       assert.equal(head.status, 200);
@@ -53,16 +48,16 @@ for (const gate of [false, true]) {
   });
 }
 
-test('/healthz?ready under a base path', async () => {
-  await withHarness({ baseUrl: 'http://localhost/s' }, async (h) => {
+test('/healthz?ready under a base path', async (t) => {
+  await withHarness(t, { baseUrl: 'http://localhost/s' }, async (h) => {
     assertJson(await h.req('/s/healthz?ready'), 200, READY, '/s/healthz?ready');
     h.shortener.beginShutdown();
     assertJson(await h.req('/s/healthz?ready'), 503, NOT_READY, '/s/healthz?ready');
   });
 });
 
-test('close() implies beginShutdown(): the probe says not ready', async () => {
-  await withHarness({}, async (h) => {
+test('close() implies beginShutdown(): the probe says not ready', async (t) => {
+  await withHarness(t, {}, async (h) => {
     assertJson(await h.req('/healthz?ready'), 200, READY, 'before close');
     await h.shortener.close();
     assertJson(await h.req('/healthz?ready'), 503, NOT_READY, 'after close');

@@ -104,16 +104,15 @@ describe('defaults', () => {
     assert.equal(resolved.switches.size, 0);
   });
 
-  test('an undefined base_url means http://localhost:<port>', async () => {
+  test('an undefined base_url means http://localhost:<port>', async (t) => {
     const dir = tempDir();
     const shortener = createShortener({ port: 4321, dataDir: dir, fsync: 'off', logLevel: 'silent' });
-    try {
-      assert.equal(shortener.config.baseUrl, 'http://localhost:4321');
-      assert.equal(shortener.service.shortUrl('abc123'), 'http://localhost:4321/abc123');
-    } finally {
+    t.after(async () => {
       await shortener.close();
       rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    assert.equal(shortener.config.baseUrl, 'http://localhost:4321');
+    assert.equal(shortener.service.shortUrl('abc123'), 'http://localhost:4321/abc123');
   });
 
   test('--help and --version are commands, not settings', () => {
@@ -475,19 +474,15 @@ describe('configuration errors', () => {
     });
   }
 
-  test('file missing: ConfigError naming --config and the path', () => {
-    const dir = tempDir();
-    try {
-      const path = join(dir, 'missing.json');
-      const err = configError(() =>
-        resolveConfig({ argv: ['--config', path], env: {}, readFile: (p) => readFileSync(p, 'utf8') }),
-      );
-      assert.ok(err.message.includes('--config'), err.message);
-      assert.ok(err.message.includes(path), err.message);
-      assert.match(err.message, /ENOENT/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  test('file missing: ConfigError naming --config and the path', (t) => {
+    const dir = tempDir(t);
+    const path = join(dir, 'missing.json');
+    const err = configError(() =>
+      resolveConfig({ argv: ['--config', path], env: {}, readFile: (p) => readFileSync(p, 'utf8') }),
+    );
+    assert.ok(err.message.includes('--config'), err.message);
+    assert.ok(err.message.includes(path), err.message);
+    assert.match(err.message, /ENOENT/);
   });
 
   test('an invalid env value fails even when flags set other settings', () => {
@@ -615,145 +610,135 @@ describe('CLI', { timeout: 60_000 }, () => {
     ['--colour red', ['--colour', 'red'], {}, '--colour'],
   ];
   for (const [name, args, env, setting] of badValues) {
-    test(`${name}: exit 2, one line on stderr naming ${setting}, nothing started`, async () => {
+    test(`${name}: exit 2, one line on stderr naming ${setting}, nothing started`, async (t) => {
       const dir = tempDir();
       const dataDir = join(dir, 'data');
       const run = cli(args, { DATA_DIR: dataDir, ...env });
-      try {
-        const { code } = await exited(run);
-        assert.equal(code, 2);
-        const stderr = run.stderr();
-        assert.match(stderr, /^[^\n]+\n$/, `exactly one line, got ${JSON.stringify(stderr)}`);
-        assert.ok(stderr.includes(setting), stderr);
-        assert.equal(run.stdout(), '');
-        assert.equal(existsSync(dataDir), false, 'no data dir created');
-      } finally {
+      t.after(() => {
         kill(run);
         rmSync(dir, { recursive: true, force: true });
-      }
+      });
+      const { code } = await exited(run);
+      assert.equal(code, 2);
+      const stderr = run.stderr();
+      assert.match(stderr, /^[^\n]+\n$/, `exactly one line, got ${JSON.stringify(stderr)}`);
+      assert.ok(stderr.includes(setting), stderr);
+      assert.equal(run.stdout(), '');
+      assert.equal(existsSync(dataDir), false, 'no data dir created');
     });
   }
 
-  test('a bad secret in the config file: exit 2, one line, the secret not echoed', async () => {
+  test('a bad secret in the config file: exit 2, one line, the secret not echoed', async (t) => {
     const dir = tempDir();
     const file = join(dir, 'settings.json');
     writeFileSync(file, JSON.stringify({ api_keys: { admin: 'S3CRET-IN-FILE' } }));
     const run = cli(['--config', file], { DATA_DIR: join(dir, 'data'), API_TOKEN: 'S3CRET-TOKEN' });
-    try {
-      const { code } = await exited(run);
-      assert.equal(code, 2);
-      assert.match(run.stderr(), /^[^\n]+\n$/);
-      assert.ok(run.stderr().includes('api_keys'), run.stderr());
-      assert.doesNotMatch(run.stderr() + run.stdout(), /S3CRET/);
-    } finally {
+    t.after(() => {
       kill(run);
       rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    const { code } = await exited(run);
+    assert.equal(code, 2);
+    assert.match(run.stderr(), /^[^\n]+\n$/);
+    assert.ok(run.stderr().includes('api_keys'), run.stderr());
+    assert.doesNotMatch(run.stderr() + run.stdout(), /S3CRET/);
   });
 
-  test('--help exits 0 and lists every environment variable and flag', async () => {
+  test('--help exits 0 and lists every environment variable and flag', async (t) => {
     const run = cli(['--help'], {});
-    try {
-      const { code } = await exited(run);
-      assert.equal(code, 0);
-      const help = run.stdout();
-      for (const env of SPEC_ENV_NAMES) {
-        assert.match(help, new RegExp(`\\b${env}\\b`), `--help should list ${env}`);
-        const flag = '--' + env.toLowerCase().replace(/_/g, '-');
-        assert.ok(help.includes(flag), `--help should list ${flag}`);
-      }
-      assert.ok(help.includes('--config'));
-      assert.equal(run.stderr(), '');
-    } finally {
-      kill(run);
+    t.after(() => kill(run));
+    const { code } = await exited(run);
+    assert.equal(code, 0);
+    const help = run.stdout();
+    for (const env of SPEC_ENV_NAMES) {
+      assert.match(help, new RegExp(`\\b${env}\\b`), `--help should list ${env}`);
+      const flag = '--' + env.toLowerCase().replace(/_/g, '-');
+      assert.ok(help.includes(flag), `--help should list ${flag}`);
     }
+    assert.ok(help.includes('--config'));
+    assert.equal(run.stderr(), '');
   });
 
-  test('--version prints the package.json version', async () => {
+  test('--version prints the package.json version', async (t) => {
     const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string };
     const run = cli(['--version'], {});
-    try {
-      const { code } = await exited(run);
-      assert.equal(code, 0);
-      const out = run.stdout();
-      assert.match(out, /^[^\n]+\n$/, 'one line');
-      assert.ok(out.trimEnd().endsWith(` ${pkg.version}`), out);
-    } finally {
-      kill(run);
-    }
+    t.after(() => kill(run));
+    const { code } = await exited(run);
+    assert.equal(code, 0);
+    const out = run.stdout();
+    assert.match(out, /^[^\n]+\n$/, 'one line');
+    assert.ok(out.trimEnd().endsWith(` ${pkg.version}`), out);
   });
 
-  test('--port 0: starts, logs listening and the API_KEYS warning, serves, SIGTERM exits 0', async () => {
+  test('--port 0: starts, logs listening and the API_KEYS warning, serves, SIGTERM exits 0', async (t) => {
     const dir = tempDir();
     const run = cli(['--port', '0'], { DATA_DIR: dir });
-    try {
-      const [listening, warning] = await jsonLines(run, 2);
-      assert.ok(listening && warning);
-      assert.equal(listening['level'], 'info');
-      assert.equal(listening['msg'], 'listening');
-      assert.equal(typeof listening['time'], 'string');
-      const url = new URL(String(listening['url']));
-      const port = Number(url.port);
-      assert.ok(port > 0, `a real port, got ${url.port}`);
-      assert.equal(listening['url'], `http://127.0.0.1:${port}`);
-      assert.equal(listening['base_url'], `http://localhost:${port}`);
-      assert.equal(listening['data_file'], join(dir, 'urls.log'));
-      assert.equal(listening['records'], 0);
-      assert.equal(listening['gate'], false);
-      assert.equal(listening['public_redirects'], false);
-      assert.equal(listening['api_keys'], false);
-      assert.equal(warning['level'], 'warn');
-      assert.match(String(warning['msg']), /API_KEYS/);
-
-      const health = await request(port, '/api/health');
-      assert.equal(health.status, 200);
-      assert.deepEqual(JSON.parse(health.body), { status: 'ok', service: 'url-shortener' });
-      const created = await request(port, '/api/shorten', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: 'https://example.com/kept' }),
-      });
-      assert.equal(created.status, 201);
-      assert.ok(created.body.startsWith(`http://localhost:${port}/`), created.body);
-
-      run.child.kill('SIGTERM');
-      const { code, signal } = await exited(run);
-      assert.equal(signal, null);
-      assert.equal(code, 0);
-      assert.equal(parseLines(run.stdout()).filter((l) => l['msg'] === 'listening').length, 1);
-    } finally {
+    t.after(() => {
       kill(run);
       rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    const [listening, warning] = await jsonLines(run, 2);
+    assert.ok(listening && warning);
+    assert.equal(listening['level'], 'info');
+    assert.equal(listening['msg'], 'listening');
+    assert.equal(typeof listening['time'], 'string');
+    const url = new URL(String(listening['url']));
+    const port = Number(url.port);
+    assert.ok(port > 0, `a real port, got ${url.port}`);
+    assert.equal(listening['url'], `http://127.0.0.1:${port}`);
+    assert.equal(listening['base_url'], `http://localhost:${port}`);
+    assert.equal(listening['data_file'], join(dir, 'urls.log'));
+    assert.equal(listening['records'], 0);
+    assert.equal(listening['gate'], false);
+    assert.equal(listening['public_redirects'], false);
+    assert.equal(listening['api_keys'], false);
+    assert.equal(warning['level'], 'warn');
+    assert.match(String(warning['msg']), /API_KEYS/);
+
+    const health = await request(port, '/api/health');
+    assert.equal(health.status, 200);
+    assert.deepEqual(JSON.parse(health.body), { status: 'ok', service: 'url-shortener' });
+    const created = await request(port, '/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/kept' }),
+    });
+    assert.equal(created.status, 201);
+    assert.ok(created.body.startsWith(`http://localhost:${port}/`), created.body);
+
+    run.child.kill('SIGTERM');
+    const { code, signal } = await exited(run);
+    assert.equal(signal, null);
+    assert.equal(code, 0);
+    assert.equal(parseLines(run.stdout()).filter((l) => l['msg'] === 'listening').length, 1);
   });
 
-  test('restart: records counted, gate and api_keys reported as true, their values never logged', async () => {
+  test('restart: records counted, gate and api_keys reported as true, their values never logged', async (t) => {
     const dir = tempDir();
     const first = cli(['--port=0', '--fsync', 'off'], { DATA_DIR: dir });
     let second: Cli | undefined;
-    try {
-      const [listening] = await jsonLines(first, 1);
-      const port = Number(new URL(String(listening?.['url'])).port);
-      const created = await request(port, '/api/shorten?url=https%3A%2F%2Fexample.com%2F', { method: 'POST' });
-      assert.equal(created.status, 201);
-      first.child.kill('SIGTERM');
-      assert.equal((await exited(first)).code, 0);
-
-      second = cli(['--port', '0'], { DATA_DIR: dir, API_TOKEN: 'S3CRET-TOKEN', API_KEYS: 'S3CRET-KEY-1,S3CRET-KEY-2' });
-      const [again] = await jsonLines(second, 1);
-      assert.equal(again?.['msg'], 'listening');
-      assert.equal(again?.['records'], 1);
-      assert.equal(again?.['gate'], true);
-      assert.equal(again?.['api_keys'], true);
-      second.child.kill('SIGTERM');
-      assert.equal((await exited(second)).code, 0);
-      const lines = parseLines(second.stdout());
-      assert.deepEqual(lines.filter((l) => l['level'] === 'warn'), [], 'no API_KEYS warning once keys are set');
-      assert.doesNotMatch(second.stdout() + second.stderr(), /S3CRET/);
-    } finally {
+    t.after(() => {
       kill(first);
       if (second) kill(second);
       rmSync(dir, { recursive: true, force: true });
-    }
+    });
+    const [listening] = await jsonLines(first, 1);
+    const port = Number(new URL(String(listening?.['url'])).port);
+    const created = await request(port, '/api/shorten?url=https%3A%2F%2Fexample.com%2F', { method: 'POST' });
+    assert.equal(created.status, 201);
+    first.child.kill('SIGTERM');
+    assert.equal((await exited(first)).code, 0);
+
+    second = cli(['--port', '0'], { DATA_DIR: dir, API_TOKEN: 'S3CRET-TOKEN', API_KEYS: 'S3CRET-KEY-1,S3CRET-KEY-2' });
+    const [again] = await jsonLines(second, 1);
+    assert.equal(again?.['msg'], 'listening');
+    assert.equal(again?.['records'], 1);
+    assert.equal(again?.['gate'], true);
+    assert.equal(again?.['api_keys'], true);
+    second.child.kill('SIGTERM');
+    assert.equal((await exited(second)).code, 0);
+    const lines = parseLines(second.stdout());
+    assert.deepEqual(lines.filter((l) => l['level'] === 'warn'), [], 'no API_KEYS warning once keys are set');
+    assert.doesNotMatch(second.stdout() + second.stderr(), /S3CRET/);
   });
 });

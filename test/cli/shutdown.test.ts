@@ -11,10 +11,10 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LOCK_FILE } from '../../src/store/lock.ts';
-import { request, tempDir, type Reply } from '../support/helpers.ts';
+import { codeOf, listedCodes, request, tempDir, type Reply } from '../support/helpers.ts';
 import { parseResponses, type RawResponse } from '../support/raw-http.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -84,133 +84,124 @@ function spawnServer(dir: string, args: readonly string[] = []): Promise<ServerP
   });
 }
 
-/** Kills a child that is still running (a failed test), and waits for it. */
-async function stop(server: ServerProcess | undefined): Promise<void> {
-  if (!server) return;
-  if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
-  await server.exited;
+/** A data dir for server processes; after the test `t` each one still running (a failed test) is killed, then the dir removed. */
+function serverDir(t: TestContext): { dir: string; spawn(args?: readonly string[]): Promise<ServerProcess> } {
+  const dir = tempDir();
+  const spawned: ServerProcess[] = [];
+  t.after(async () => {
+    for (const server of spawned) {
+      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+      await server.exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async spawn(args = []) {
+      const server = await spawnServer(dir, args);
+      spawned.push(server);
+      return server;
+    },
+  };
 }
 
-const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
-
-test('SIGTERM right after visits flushes them: exit 0, and a second process sees the link and visit_count 5', { timeout: 60_000 }, async () => {
-  const dir = tempDir();
-  let first: ServerProcess | undefined;
-  let second: ServerProcess | undefined;
-  try {
-    first = await spawnServer(dir);
-    const created = await request(first.port, '/api/shorten', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://example.com/signal' }),
-    });
-    assert.equal(created.status, 201, created.body);
-    const code = codeOf(created);
-    for (let i = 0; i < 5; i++) {
-      const r = await request(first.port, `/${code}`);
-      assert.equal(r.status, 302);
-      assert.equal(r.headers.location, 'https://example.com/signal');
-    }
-    // Well before the 1 s visit flush.
-    first.proc.kill('SIGTERM');
-    const exit = await first.exited;
-    assert.deepEqual(exit, { code: 0, signal: null }, first.stderr());
-    assert.ok(first.lines.some((l) => l['msg'] === 'stopped'), 'the shutdown ran to its end');
-
-    second = await spawnServer(dir);
-    assert.equal(second.lines.find((l) => l['msg'] === 'listening')?.['records'], 1);
-    const meta = await request(second.port, `/api/urls/${code}`);
-    assert.equal(meta.status, 200);
-    const record = JSON.parse(meta.body) as { visit_count: number; original_url: string };
-    assert.equal(record.visit_count, 5);
-    assert.equal(record.original_url, 'https://example.com/signal');
-    const listed = await request(second.port, '/api/urls', { headers: { 'x-api-key': KEY } });
-    assert.equal(listed.status, 200);
-    assert.deepEqual(
-      (JSON.parse(listed.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code),
-      [code],
-    );
-    assert.equal(second.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false, 'the log was left whole');
-
-    second.proc.kill('SIGTERM');
-    assert.deepEqual(await second.exited, { code: 0, signal: null }, second.stderr());
-  } finally {
-    await stop(first);
-    await stop(second);
-    rmSync(dir, { recursive: true, force: true });
+test('SIGTERM right after visits flushes them: exit 0, and a second process sees the link and visit_count 5', { timeout: 60_000 }, async (t) => {
+  const servers = serverDir(t);
+  const first = await servers.spawn();
+  const created = await request(first.port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/signal' }),
+  });
+  assert.equal(created.status, 201, created.body);
+  const code = codeOf(created);
+  for (let i = 0; i < 5; i++) {
+    const r = await request(first.port, `/${code}`);
+    assert.equal(r.status, 302);
+    assert.equal(r.headers.location, 'https://example.com/signal');
   }
+  // Well before the 1 s visit flush.
+  first.proc.kill('SIGTERM');
+  const exit = await first.exited;
+  assert.deepEqual(exit, { code: 0, signal: null }, first.stderr());
+  assert.ok(first.lines.some((l) => l['msg'] === 'stopped'), 'the shutdown ran to its end');
+
+  const second = await servers.spawn();
+  assert.equal(second.lines.find((l) => l['msg'] === 'listening')?.['records'], 1);
+  const meta = await request(second.port, `/api/urls/${code}`);
+  assert.equal(meta.status, 200);
+  const record = JSON.parse(meta.body) as { visit_count: number; original_url: string };
+  assert.equal(record.visit_count, 5);
+  assert.equal(record.original_url, 'https://example.com/signal');
+  assert.deepEqual(await listedCodes(second.port, KEY), [code]);
+  assert.equal(second.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false, 'the log was left whole');
+
+  second.proc.kill('SIGTERM');
+  assert.deepEqual(await second.exited, { code: 0, signal: null }, second.stderr());
 });
 
-test('a request in flight at SIGTERM (a slow upload) completes with 201 before the process exits 0', { timeout: 60_000 }, async () => {
-  const dir = tempDir();
-  let first: ServerProcess | undefined;
-  let second: ServerProcess | undefined;
-  try {
-    first = await spawnServer(dir);
-    const server = first;
-    const body = Buffer.from(JSON.stringify({ url: 'https://example.com/slow-upload' }));
-    const half = Math.floor(body.length / 2);
+test('a request in flight at SIGTERM (a slow upload) completes with 201 before the process exits 0', { timeout: 60_000 }, async (t) => {
+  const servers = serverDir(t);
+  const first = await servers.spawn();
+  const server = first;
+  const body = Buffer.from(JSON.stringify({ url: 'https://example.com/slow-upload' }));
+  const half = Math.floor(body.length / 2);
 
-    let exitedEarly = false;
-    void server.exited.then(() => (exitedEarly = true));
-    const reply = await new Promise<Reply>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: server.port,
-          path: '/api/shorten',
-          method: 'POST',
-          agent: false,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': String(body.length),
-            // The 100 Continue tells us the server has read the headers: the request is in flight.
-            expect: '100-continue',
-          },
+  let exitedEarly = false;
+  void server.exited.then(() => (exitedEarly = true));
+  const reply = await new Promise<Reply>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: '/api/shorten',
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          // The 100 Continue tells us the server has read the headers: the request is in flight.
+          expect: '100-continue',
         },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.once('continue', () => {
-        req.write(body.subarray(0, half), () => {
-          server.proc.kill('SIGTERM');
-          void server.waitFor('shutting down').then(async () => {
-            // Give the server time to act on the signal before the upload ends.
-            await new Promise((r) => setTimeout(r, 200));
-            try {
-              assert.equal(exitedEarly, false, 'the process waits for the request in flight');
-            } catch (err) {
-              reject(err as Error);
-              return;
-            }
-            req.end(body.subarray(half));
-          });
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.once('continue', () => {
+      req.write(body.subarray(0, half), () => {
+        server.proc.kill('SIGTERM');
+        void server.waitFor('shutting down').then(async () => {
+          // Give the server time to act on the signal before the upload ends.
+          await new Promise((r) => setTimeout(r, 200));
+          try {
+            assert.equal(exitedEarly, false, 'the process waits for the request in flight');
+          } catch (err) {
+            reject(err as Error);
+            return;
+          }
+          req.end(body.subarray(half));
         });
       });
     });
+  });
 
-    assert.equal(reply.status, 201, reply.body);
-    const code = codeOf(reply);
-    assert.match(code, /^[1-9A-HJ-NP-Za-km-z]+$/);
-    const exit = await server.exited;
-    assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
+  assert.equal(reply.status, 201, reply.body);
+  const code = codeOf(reply);
+  assert.match(code, /^[1-9A-HJ-NP-Za-km-z]+$/);
+  const exit = await server.exited;
+  assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
 
-    second = await spawnServer(dir);
-    const meta = await request(second.port, `/api/urls/${code}`);
-    assert.equal(meta.status, 200, 'the link answered 201 during shutdown is on disk');
-    assert.equal((JSON.parse(meta.body) as { original_url: string }).original_url, 'https://example.com/slow-upload');
-    second.proc.kill('SIGTERM');
-    assert.deepEqual(await second.exited, { code: 0, signal: null }, second.stderr());
-  } finally {
-    await stop(first);
-    await stop(second);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const second = await servers.spawn();
+  const meta = await request(second.port, `/api/urls/${code}`);
+  assert.equal(meta.status, 200, 'the link answered 201 during shutdown is on disk');
+  assert.equal((JSON.parse(meta.body) as { original_url: string }).original_url, 'https://example.com/slow-upload');
+  second.proc.kill('SIGTERM');
+  assert.deepEqual(await second.exited, { code: 0, signal: null }, second.stderr());
 });
 
 /** A raw connection that collects everything the server sends. */
@@ -251,14 +242,11 @@ const SHORTEN_HEAD =
 const lockHeld = (dir: string): boolean => existsSync(join(dir, LOCK_FILE));
 
 test('regression: a connected client that sends nothing does not hold up SIGTERM: exit 0 at once, lock released', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  const server = await spawnServer(dir);
+  const servers = serverDir(t);
+  const dir = servers.dir;
+  const server = await servers.spawn();
   const silent = raw(server.port);
-  t.after(async () => {
-    silent.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => silent.socket.destroy());
   // Answered after the silent connection was accepted (the server accepts in order).
   assert.equal((await request(server.port, '/healthz')).status, 200);
   assert.equal(lockHeld(dir), true);
@@ -276,15 +264,12 @@ test('regression: a connected client that sends nothing does not hold up SIGTERM
 });
 
 test('a request still in flight at shutdown_timeout_ms is cut: exit 0 about then, lock released', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
+  const servers = serverDir(t);
+  const dir = servers.dir;
   const timeoutMs = 500;
-  const server = await spawnServer(dir, ['--shutdown-timeout-ms', String(timeoutMs)]);
+  const server = await servers.spawn(['--shutdown-timeout-ms', String(timeoutMs)]);
   const upload = raw(server.port);
-  t.after(async () => {
-    upload.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => upload.socket.destroy());
   upload.socket.write(SHORTEN_HEAD + SHORTEN_BODY.slice(0, 10));
   await upload.seen('100 Continue');
 
@@ -302,14 +287,11 @@ test('a request still in flight at shutdown_timeout_ms is cut: exit 0 about then
 });
 
 test('from SIGTERM on /healthz?ready is 503 while a request in flight finishes on a kept-alive connection', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir();
-  const server = await spawnServer(dir);
+  const servers = serverDir(t);
+  const dir = servers.dir;
+  const server = await servers.spawn();
   const conn = raw(server.port);
-  t.after(async () => {
-    conn.socket.destroy();
-    await stop(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.after(() => conn.socket.destroy());
   const READY = 'GET /healthz?ready HTTP/1.1\r\nHost: x\r\n\r\n';
   conn.socket.write(READY);
   await conn.seen('{"status":"ok"}');

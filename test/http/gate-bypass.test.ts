@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assert401, RIGHT, spyOnProtected, TOKEN } from '../support/gate-helpers.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { codeOf, start, type Harness } from '../support/helpers.ts';
 import { sendRaw, type RawReply } from '../support/raw-http.ts';
 
 interface Row {
@@ -201,63 +201,51 @@ async function newCode(h: Harness): Promise<string> {
     body: '{"url":"https://example.com/target"}',
   });
   assert.equal(r.status, 201, r.body);
-  return r.body.slice(r.body.lastIndexOf('/') + 1);
+  return codeOf(r);
 }
 
-test('no spelling of a protected request reaches its handler without the token', async () => {
-  const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
-  try {
+test('no spelling of a protected request reaches its handler without the token', async (t) => {
+  const h = await start(t, { apiToken: TOKEN, apiKeys: ['k1'] });
+  const code = await newCode(h);
+  const spy = spyOnProtected(h.shortener.service);
+  const before = h.shortener.count;
+  for (const row of ROWS) {
+    const label = `${row.method} ${row.target.slice(0, 80)}`;
+    const r = await sendRaw(h.port, build(row, code, undefined), { head: row.method === 'HEAD' });
+    assert.equal(statusOf(r, label), row.without, `${label}: ${r.text.slice(0, 300)}`);
+    if (row.without === 401) assert401(r.responses[0]!, 'missing', label, row.method === 'HEAD');
+    assert.deepEqual(spy.calls, [], `${label}: no protected operation ran`);
+    assert.equal(r.text.includes('url-shortener'), false, `${label}: /api/health did not answer`);
+  }
+  assert.equal(h.shortener.count, before, 'no link created or deleted');
+  const meta = await h.req(`/api/urls/${code}`, { headers: { authorization: RIGHT } });
+  assert.equal(meta.status, 200, 'the link is still there');
+});
+
+test('with the token the same spellings get the router’s own answers (so they were real attempts)', async (t) => {
+  const h = await start(t, { apiToken: TOKEN, apiKeys: ['k1'] });
+  for (const row of ROWS) {
+    const label = `${row.method} ${row.target.slice(0, 80)}`;
+    // A fresh code per row: some rows delete theirs.
     const code = await newCode(h);
-    const spy = spyOnProtected(h.shortener.service);
-    const before = h.shortener.count;
-    for (const row of ROWS) {
-      const label = `${row.method} ${row.target.slice(0, 80)}`;
-      const r = await sendRaw(h.port, build(row, code, undefined), { head: row.method === 'HEAD' });
-      assert.equal(statusOf(r, label), row.without, `${label}: ${r.text.slice(0, 300)}`);
-      if (row.without === 401) assert401(r.responses[0]!, 'missing', label, row.method === 'HEAD');
-      assert.deepEqual(spy.calls, [], `${label}: no protected operation ran`);
-      assert.equal(r.text.includes('url-shortener'), false, `${label}: /api/health did not answer`);
-    }
-    assert.equal(h.shortener.count, before, 'no link created or deleted');
-    const meta = await h.req(`/api/urls/${code}`, { headers: { authorization: RIGHT } });
-    assert.equal(meta.status, 200, 'the link is still there');
-  } finally {
-    await h.close();
+    const r = await sendRaw(h.port, build(row, code, RIGHT), { head: row.method === 'HEAD' });
+    assert.equal(statusOf(r, label), row.with, `${label}: ${r.text.slice(0, 300)}`);
   }
 });
 
-test('with the token the same spellings get the router’s own answers (so they were real attempts)', async () => {
-  const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
-  try {
-    for (const row of ROWS) {
-      const label = `${row.method} ${row.target.slice(0, 80)}`;
-      // A fresh code per row: some rows delete theirs.
-      const code = await newCode(h);
-      const r = await sendRaw(h.port, build(row, code, RIGHT), { head: row.method === 'HEAD' });
-      assert.equal(statusOf(r, label), row.with, `${label}: ${r.text.slice(0, 300)}`);
-    }
-  } finally {
-    await h.close();
-  }
-});
-
-test('a request pipelined behind a public one is gated on its own', async () => {
-  const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
-  try {
-    const spy = spyOnProtected(h.shortener.service);
-    const smuggled =
-      'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n' +
-      `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY.length}\r\n\r\n${JSON_BODY}` +
-      'GET /api/urls HTTP/1.1\r\nHost: x\r\nX-API-Key: k1\r\nConnection: close\r\n\r\n';
-    const r = await sendRaw(h.port, smuggled);
-    assert.deepEqual(r.responses.map((x) => x.status), [200, 401, 401], r.text);
-    // A body that looks like a request is a body: with a Content-Length it is never parsed as one.
-    const inBody = `GET /api/urls HTTP/1.1\r\nHost: x\r\n\r\n`;
-    const r2 = await sendRaw(h.port, `POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ${inBody.length}\r\nConnection: close\r\n\r\n${inBody}`);
-    assert.deepEqual(r2.responses.map((x) => x.status), [405], r2.text);
-    assert.deepEqual(spy.calls, []);
-    assert.equal(h.shortener.count, 0);
-  } finally {
-    await h.close();
-  }
+test('a request pipelined behind a public one is gated on its own', async (t) => {
+  const h = await start(t, { apiToken: TOKEN, apiKeys: ['k1'] });
+  const spy = spyOnProtected(h.shortener.service);
+  const smuggled =
+    'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n' +
+    `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY.length}\r\n\r\n${JSON_BODY}` +
+    'GET /api/urls HTTP/1.1\r\nHost: x\r\nX-API-Key: k1\r\nConnection: close\r\n\r\n';
+  const r = await sendRaw(h.port, smuggled);
+  assert.deepEqual(r.responses.map((x) => x.status), [200, 401, 401], r.text);
+  // A body that looks like a request is a body: with a Content-Length it is never parsed as one.
+  const inBody = `GET /api/urls HTTP/1.1\r\nHost: x\r\n\r\n`;
+  const r2 = await sendRaw(h.port, `POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ${inBody.length}\r\nConnection: close\r\n\r\n${inBody}`);
+  assert.deepEqual(r2.responses.map((x) => x.status), [405], r2.text);
+  assert.deepEqual(spy.calls, []);
+  assert.equal(h.shortener.count, 0);
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Refusal } from '../../src/http/gate.ts';
 import { assert401, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { start, visitsOf, type Harness } from '../support/helpers.ts';
+import { codeOf, start, type Harness, visitsOf } from '../support/helpers.ts';
 
 type Auth = 'none' | 'right' | 'wrong';
 /** A status, or a 401 with the refusal it must carry. */
@@ -64,7 +64,7 @@ const DAY_MS = 86_400_000;
 async function create(h: Harness, p: string, body: string): Promise<string> {
   const r = await h.req(`${p}/api/shorten`, { method: 'POST', headers: { authorization: RIGHT, 'content-type': 'application/json' }, body });
   assert.equal(r.status, 201, r.body);
-  return r.body.slice(r.body.lastIndexOf('/') + 1);
+  return codeOf(r);
 }
 
 function headersFor(row: Row, refusal: Outcome): Record<string, string | string[]> {
@@ -76,69 +76,61 @@ function headersFor(row: Row, refusal: Outcome): Record<string, string | string[
 
 for (const publicRedirects of [false, true]) {
   for (const p of ['', '/s']) {
-    test(`short links with the gate on, public_redirects ${publicRedirects}, base path "${p}"`, async () => {
+    test(`short links with the gate on, public_redirects ${publicRedirects}, base path "${p}"`, async (t) => {
       let now = Date.UTC(2030, 0, 1);
-      const h = await start({ apiToken: TOKEN, publicRedirects, now: () => now, ...(p ? { baseUrl: `http://localhost${p}` } : {}) });
-      try {
-        const code = await create(h, p, '{"url":"https://example.com/linked"}');
-        const old = await create(h, p, '{"url":"https://example.com/old","retention_days":1}');
-        now += 2 * DAY_MS;
-        let visits = 0;
-        for (const row of ROWS) {
-          const expected = publicRedirects ? row.open : row.gated;
-          const target = row.target
-            .replace('{p}', p)
-            .replace('{code}', code)
-            .replace('{old}', old)
-            .replace('{hex}', code.charCodeAt(0).toString(16))
-            .replace('{rest}', code.slice(1));
-          const label = `${row.method} ${target} (${row.auth}${row.gated === 'repeated' ? ', twice' : ''})`;
-          const r = await h.req(target, { method: row.method, headers: headersFor(row, row.gated) });
-          const head = row.method === 'HEAD';
-          if (typeof expected === 'string') {
-            assert401(r, expected, label, head);
-            continue;
-          }
-          assert.equal(r.status, expected, `${label}: ${r.body}`);
-          assert.equal(r.headers['www-authenticate'], undefined, label);
-          if (expected === 302) {
-            assert.equal(r.headers.location, 'https://example.com/linked', label);
-            assert.equal(r.headers['cache-control'], 'private, no-store', label);
-            if (!head) visits++;
-          }
-          if (expected === 404 && !head) assert.match(r.body, /Link not found/, label);
-          if (expected === 410) assert.match(r.body, /This link has expired/, label);
+      const h = await start(t, { apiToken: TOKEN, publicRedirects, now: () => now, ...(p ? { baseUrl: `http://localhost${p}` } : {}) });
+      const code = await create(h, p, '{"url":"https://example.com/linked"}');
+      const old = await create(h, p, '{"url":"https://example.com/old","retention_days":1}');
+      now += 2 * DAY_MS;
+      let visits = 0;
+      for (const row of ROWS) {
+        const expected = publicRedirects ? row.open : row.gated;
+        const target = row.target
+          .replace('{p}', p)
+          .replace('{code}', code)
+          .replace('{old}', old)
+          .replace('{hex}', code.charCodeAt(0).toString(16))
+          .replace('{rest}', code.slice(1));
+        const label = `${row.method} ${target} (${row.auth}${row.gated === 'repeated' ? ', twice' : ''})`;
+        const r = await h.req(target, { method: row.method, headers: headersFor(row, row.gated) });
+        const head = row.method === 'HEAD';
+        if (typeof expected === 'string') {
+          assert401(r, expected, label, head);
+          continue;
         }
-        assert.equal(await visitsOf(h.shortener, code), visits, 'only the redirects that answered 302 counted');
-        assert.equal(visits, publicRedirects ? 9 : 2);
-        // Outside the base path a code is an unknown path: gated either way.
-        if (p) assert401(await h.req(`/${code}`), 'missing', 'outside the base path');
-        // /auth-check keeps its exact SPEC body: it tells the UI about the API, not the links.
-        assert.equal((await h.req(`${p}/auth-check`)).body, '{"auth_required":true}');
-      } finally {
-        await h.close();
+        assert.equal(r.status, expected, `${label}: ${r.body}`);
+        assert.equal(r.headers['www-authenticate'], undefined, label);
+        if (expected === 302) {
+          assert.equal(r.headers.location, 'https://example.com/linked', label);
+          assert.equal(r.headers['cache-control'], 'private, no-store', label);
+          if (!head) visits++;
+        }
+        if (expected === 404 && !head) assert.match(r.body, /Link not found/, label);
+        if (expected === 410) assert.match(r.body, /This link has expired/, label);
       }
+      assert.equal(await visitsOf(h.shortener, code), visits, 'only the redirects that answered 302 counted');
+      assert.equal(visits, publicRedirects ? 9 : 2);
+      // Outside the base path a code is an unknown path: gated either way.
+      if (p) assert401(await h.req(`/${code}`), 'missing', 'outside the base path');
+      // /auth-check keeps its exact SPEC body: it tells the UI about the API, not the links.
+      assert.equal((await h.req(`${p}/auth-check`)).body, '{"auth_required":true}');
     });
   }
 }
 
 describe('with the gate off, public_redirects changes nothing', () => {
   for (const publicRedirects of [false, true]) {
-    test(`public_redirects ${publicRedirects}: every spelling redirects, no token asked`, async () => {
-      const h = await start({ publicRedirects });
-      try {
-        const code = await h.shorten('https://example.com/open');
-        for (const [method, target] of [['GET', `/${code}`], ['HEAD', `/${code}`], ['GET', `/${code}/?x=1`], ['GET', `/${code}?x`]] as const) {
-          const r = await h.req(target, { method });
-          assert.equal(r.status, 302, `${method} ${target}`);
-          assert.equal(r.headers.location, 'https://example.com/open');
-        }
-        assert.equal((await h.req('/zzzzzz')).status, 404);
-        assert.equal(await visitsOf(h.shortener, code), 3);
-        assert.equal((await h.req('/auth-check')).body, '{"auth_required":false}');
-      } finally {
-        await h.close();
+    test(`public_redirects ${publicRedirects}: every spelling redirects, no token asked`, async (t) => {
+      const h = await start(t, { publicRedirects });
+      const code = await h.shorten('https://example.com/open');
+      for (const [method, target] of [['GET', `/${code}`], ['HEAD', `/${code}`], ['GET', `/${code}/?x=1`], ['GET', `/${code}?x`]] as const) {
+        const r = await h.req(target, { method });
+        assert.equal(r.status, 302, `${method} ${target}`);
+        assert.equal(r.headers.location, 'https://example.com/open');
       }
+      assert.equal((await h.req('/zzzzzz')).status, 404);
+      assert.equal(await visitsOf(h.shortener, code), 3);
+      assert.equal((await h.req('/auth-check')).body, '{"auth_required":false}');
     });
   }
 });

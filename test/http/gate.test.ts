@@ -13,7 +13,7 @@ import { createRouter } from '../../src/http/router.ts';
 import { routeTable } from '../../src/route-table.ts';
 import type { Service } from '../../src/api/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { mount, request, start } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mountInHostApp, request, start } from '../support/helpers.ts';
 
 /** The real route table; handlers never run here: the gate only matches paths. */
 function tableFor(publicRedirects?: boolean) {
@@ -194,253 +194,203 @@ describe('over sockets: every bad Authorization value is the exact 401', () => {
     ['two headers, both right', [RIGHT, RIGHT], 'repeated'],
   ];
 
-  test('each is refused on a read and on a write, and the write is not made', async () => {
-    const h = await start({ apiToken: TOKEN });
-    try {
-      for (const [label, value, reason] of bad) {
-        const headers: Record<string, string | string[]> = value === undefined ? {} : { authorization: value };
-        assert401(await h.req('/api/health', { headers }), reason, `GET ${label}`);
-        const created = await h.req('/api/shorten', {
-          method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json' },
-          body: '{"url":"https://example.com/refused"}',
-        });
-        assert401(created, reason, `POST ${label}`);
-        assert401(await h.req('/api/health', { method: 'HEAD', headers }), reason, `HEAD ${label}`, true);
-      }
-      assert.equal(h.shortener.count, 0, 'no refused write was made');
-    } finally {
-      await h.close();
-    }
-  });
-
-  test('the token elsewhere than in Authorization does not count', async () => {
-    const h = await start({ apiToken: TOKEN });
-    try {
-      const elsewhere: [string, string, Record<string, string>][] = [
-        ['query access_token', `/api/health?access_token=${encodeURIComponent(TOKEN)}`, {}],
-        ['query token', `/api/health?token=${encodeURIComponent(TOKEN)}`, {}],
-        ['X-API-Key', '/api/health', { 'x-api-key': TOKEN }],
-        ['Cookie', '/api/health', { cookie: `token=${TOKEN}` }],
-        ['Proxy-Authorization', '/api/health', { 'proxy-authorization': RIGHT }],
-      ];
-      for (const [label, path, headers] of elsewhere) assert401(await h.req(path, { headers }), 'missing', label);
-    } finally {
-      await h.close();
-    }
-  });
-
-  test('the exact value passes, for every method of every protected route', async () => {
-    const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] });
-    const headers = { authorization: RIGHT };
-    try {
-      const health = await h.req('/api/health', { headers });
-      assert.equal(health.status, 200);
-      assert.equal(health.body, '{"status":"ok","service":"url-shortener"}');
-      assert.equal(health.headers['www-authenticate'], undefined);
+  test('each is refused on a read and on a write, and the write is not made', async (t) => {
+    const h = await start(t, { apiToken: TOKEN });
+    for (const [label, value, reason] of bad) {
+      const headers: Record<string, string | string[]> = value === undefined ? {} : { authorization: value };
+      assert401(await h.req('/api/health', { headers }), reason, `GET ${label}`);
       const created = await h.req('/api/shorten', {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
-        body: '{"url":"https://example.com/allowed"}',
+        body: '{"url":"https://example.com/refused"}',
       });
-      assert.equal(created.status, 201, created.body);
-      const code = created.body.slice(created.body.lastIndexOf('/') + 1);
-      assert.equal((await h.req(`/api/urls/${code}`, { headers })).status, 200);
-      assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/allowed')}`, { headers })).status, 200);
-      // The gate comes before the API key: the token alone is not an admin key.
-      assert.equal((await h.req('/api/urls', { headers })).status, 403);
-      assert.equal((await h.req('/api/urls', { headers: { ...headers, 'x-api-key': 'k1' } })).status, 200);
-      assert.equal((await h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { ...headers, 'x-api-key': 'k1' } })).status, 204);
-      // Past the gate, the router's own answers: 405 with Allow, 404 for unknown paths.
-      const wrongMethod = await h.req('/api/health', { method: 'PUT', headers });
-      assert.equal(wrongMethod.status, 405);
-      assert.equal(wrongMethod.headers.allow, 'GET, HEAD, OPTIONS');
-      assert.equal((await h.req('/nope/deeper', { headers })).status, 404);
-    } finally {
-      await h.close();
+      assert401(created, reason, `POST ${label}`);
+      assert401(await h.req('/api/health', { method: 'HEAD', headers }), reason, `HEAD ${label}`, true);
     }
+    assert.equal(h.shortener.count, 0, 'no refused write was made');
   });
 
-  test('spaces and tabs around the value are stripped by HTTP itself (RFC 9110 §5.5): the value arrives exact', async () => {
+  test('the token elsewhere than in Authorization does not count', async (t) => {
+    const h = await start(t, { apiToken: TOKEN });
+    const elsewhere: [string, string, Record<string, string>][] = [
+      ['query access_token', `/api/health?access_token=${encodeURIComponent(TOKEN)}`, {}],
+      ['query token', `/api/health?token=${encodeURIComponent(TOKEN)}`, {}],
+      ['X-API-Key', '/api/health', { 'x-api-key': TOKEN }],
+      ['Cookie', '/api/health', { cookie: `token=${TOKEN}` }],
+      ['Proxy-Authorization', '/api/health', { 'proxy-authorization': RIGHT }],
+    ];
+    for (const [label, path, headers] of elsewhere) assert401(await h.req(path, { headers }), 'missing', label);
+  });
+
+  test('the exact value passes, for every method of every protected route', async (t) => {
+    const h = await start(t, { apiToken: TOKEN, apiKeys: ['k1'] });
+    const headers = { authorization: RIGHT };
+    const health = await h.req('/api/health', { headers });
+    assert.equal(health.status, 200);
+    assert.equal(health.body, '{"status":"ok","service":"url-shortener"}');
+    assert.equal(health.headers['www-authenticate'], undefined);
+    const created = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"url":"https://example.com/allowed"}',
+    });
+    assert.equal(created.status, 201, created.body);
+    const code = codeOf(created);
+    assert.equal((await h.req(`/api/urls/${code}`, { headers })).status, 200);
+    assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/allowed')}`, { headers })).status, 200);
+    // The gate comes before the API key: the token alone is not an admin key.
+    assert.equal((await h.req('/api/urls', { headers })).status, 403);
+    assert.equal((await h.req('/api/urls', { headers: { ...headers, 'x-api-key': 'k1' } })).status, 200);
+    assert.equal((await h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { ...headers, 'x-api-key': 'k1' } })).status, 204);
+    // Past the gate, the router's own answers: 405 with Allow, 404 for unknown paths.
+    const wrongMethod = await h.req('/api/health', { method: 'PUT', headers });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.allow, 'GET, HEAD, OPTIONS');
+    assert.equal((await h.req('/nope/deeper', { headers })).status, 404);
+  });
+
+  test('spaces and tabs around the value are stripped by HTTP itself (RFC 9110 §5.5): the value arrives exact', async (t) => {
     // The gate never trims (see the pure rows above); the HTTP parser drops optional whitespace
     // around a field value before any handler sees it, so these are the exact value on arrival.
-    const h = await start({ apiToken: TOKEN });
-    try {
-      for (const value of [` ${RIGHT}`, `${RIGHT} `, `\t${RIGHT}\t`, `  ${RIGHT}  `]) {
-        assert.equal((await h.req('/api/health', { headers: { authorization: value } })).status, 200, JSON.stringify(value));
-      }
-    } finally {
-      await h.close();
+    const h = await start(t, { apiToken: TOKEN });
+    for (const value of [` ${RIGHT}`, `${RIGHT} `, `\t${RIGHT}\t`, `  ${RIGHT}  `]) {
+      assert.equal((await h.req('/api/health', { headers: { authorization: value } })).status, 200, JSON.stringify(value));
     }
   });
 });
 
 describe('over sockets: the public set stays public with the gate on', () => {
-  test('UI, static files, /healthz, /auth-check and preflights need no token; short links do (see gate-links.test.ts)', async () => {
-    const h = await start({ apiToken: TOKEN });
-    try {
-      const created = await h.req('/api/shorten', {
-        method: 'POST',
-        headers: { authorization: RIGHT, 'content-type': 'application/json' },
-        body: '{"url":"https://example.com/public"}',
+  test('UI, static files, /healthz, /auth-check and preflights need no token; short links do (see gate-links.test.ts)', async (t) => {
+    const h = await start(t, { apiToken: TOKEN });
+    const created = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { authorization: RIGHT, 'content-type': 'application/json' },
+      body: '{"url":"https://example.com/public"}',
+    });
+    const code = codeOf(created);
+
+    const ui = await h.req('/');
+    assert.equal(ui.status, 200);
+    assert.equal(ui.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal((await h.req('/', { method: 'HEAD' })).status, 200);
+    assert.equal((await h.req('/static/index.html')).status, 200);
+    assert.equal((await h.req('/static/index.html/')).status, 200);
+    const missing = await h.req('/static/no-such-file.js');
+    assert.equal(missing.status, 404, 'a missing static file is the static route’s 404, not a 401');
+    assert.equal(missing.body, '');
+    assert.equal((await h.req('/healthz')).body, '{"status":"ok"}');
+    assert.equal((await h.req('/auth-check')).body, '{"auth_required":true}');
+
+    // A gated instance is a private one: its short links too (PUBLIC_REDIRECTS opens them).
+    for (const method of ['GET', 'HEAD']) assert401(await h.req(`/${code}`, { method }), 'missing', `${method} /<code>`, method === 'HEAD');
+    assert401(await h.req('/zzzzzz'), 'missing', 'an unknown code');
+
+    // Preflights: 204, no token, no challenge (browsers never send credentials on one).
+    for (const path of ['/api/urls', '/mcp', '/nope/deeper', `/${code}`, '/healthz']) {
+      const r = await h.req(path, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
       });
-      const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+      assert.equal(r.status, 204, path);
+      assert.equal(r.body, '', path);
+      assert.equal(r.headers['www-authenticate'], undefined, path);
+      assert.equal(r.headers['access-control-allow-headers'], 'Authorization, Content-Type, X-API-Key, Mcp-Session-Id, MCP-Protocol-Version');
+    }
 
-      const ui = await h.req('/');
-      assert.equal(ui.status, 200);
-      assert.equal(ui.headers['content-type'], 'text/html; charset=utf-8');
-      assert.equal((await h.req('/', { method: 'HEAD' })).status, 200);
-      assert.equal((await h.req('/static/index.html')).status, 200);
-      assert.equal((await h.req('/static/index.html/')).status, 200);
-      const missing = await h.req('/static/no-such-file.js');
-      assert.equal(missing.status, 404, 'a missing static file is the static route’s 404, not a 401');
-      assert.equal(missing.body, '');
-      assert.equal((await h.req('/healthz')).body, '{"status":"ok"}');
-      assert.equal((await h.req('/auth-check')).body, '{"auth_required":true}');
+    // Public paths are public for every method: a wrong one is the router's 405, not a 401.
+    for (const [path, method] of [['/healthz', 'POST'], ['/auth-check', 'DELETE'], ['/', 'POST'], ['/static/index.html', 'PUT']] as const) {
+      const r = await h.req(path, { method });
+      assert.equal(r.status, 405, `${method} ${path}`);
+      assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
+    }
+    // The refused GET above counted no visit: the redirect never ran.
+    const meta = JSON.parse((await h.req(`/api/urls/${code}`, { headers: { authorization: RIGHT } })).body) as { visit_count: number };
+    assert.equal(meta.visit_count, 0);
+  });
 
-      // A gated instance is a private one: its short links too (PUBLIC_REDIRECTS opens them).
-      for (const method of ['GET', 'HEAD']) assert401(await h.req(`/${code}`, { method }), 'missing', `${method} /<code>`, method === 'HEAD');
-      assert401(await h.req('/zzzzzz'), 'missing', 'an unknown code');
+  test('with PRODUCTION on, GET / is still public (its 404, not a 401)', async (t) => {
+    const h = await start(t, { apiToken: TOKEN, production: true });
+    const r = await h.req('/');
+    assert.equal(r.status, 404);
+    assert.equal(r.headers['www-authenticate'], undefined);
+  });
 
-      // Preflights: 204, no token, no challenge (browsers never send credentials on one).
-      for (const path of ['/api/urls', '/mcp', '/nope/deeper', `/${code}`, '/healthz']) {
-        const r = await h.req(path, {
-          method: 'OPTIONS',
-          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
-        });
-        assert.equal(r.status, 204, path);
-        assert.equal(r.body, '', path);
-        assert.equal(r.headers['www-authenticate'], undefined, path);
-        assert.equal(r.headers['access-control-allow-headers'], 'Authorization, Content-Type, X-API-Key, Mcp-Session-Id, MCP-Protocol-Version');
-      }
-
-      // Public paths are public for every method: a wrong one is the router's 405, not a 401.
-      for (const [path, method] of [['/healthz', 'POST'], ['/auth-check', 'DELETE'], ['/', 'POST'], ['/static/index.html', 'PUT']] as const) {
-        const r = await h.req(path, { method });
-        assert.equal(r.status, 405, `${method} ${path}`);
-        assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
-      }
-      // The refused GET above counted no visit: the redirect never ran.
-      const meta = JSON.parse((await h.req(`/api/urls/${code}`, { headers: { authorization: RIGHT } })).body) as { visit_count: number };
-      assert.equal(meta.visit_count, 0);
-    } finally {
-      await h.close();
+  test('everything else is protected: 401 without the token; unknown paths 404 with it', async (t) => {
+    const h = await start(t, { apiToken: TOKEN });
+    const unknown = ['/nope/deeper', '/api', '/api/', '/api/nope', '/static', '/favicon.ico', '/metrics/x', '/healthz/x', '/auth-check/x'];
+    for (const path of unknown) {
+      assert401(await h.req(path), 'missing', path);
+      assert401(await h.req(path, { method: 'POST' }), 'missing', `POST ${path}`);
+      assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `${path} with the token`);
+    }
+    // The routes another part of the service serves: whatever they answer, not without the token.
+    const others: [string, string][] = [['POST', '/mcp'], ['GET', '/mcp'], ['GET', '/docs'], ['GET', '/openapi.json'], ['GET', '/schemas/v2/DeprecationNoticeNotification.json'], ['GET', '/robots.txt']];
+    for (const [method, path] of others) {
+      assert401(await h.req(path, { method }), 'missing', `${method} ${path}`);
+      assert.notEqual((await h.req(path, { method, headers: { authorization: RIGHT } })).status, 401, `${method} ${path} with the token`);
     }
   });
 
-  test('with PRODUCTION on, GET / is still public (its 404, not a 401)', async () => {
-    const h = await start({ apiToken: TOKEN, production: true });
-    try {
-      const r = await h.req('/');
-      assert.equal(r.status, 404);
-      assert.equal(r.headers['www-authenticate'], undefined);
-    } finally {
-      await h.close();
-    }
-  });
-
-  test('everything else is protected: 401 without the token; unknown paths 404 with it', async () => {
-    const h = await start({ apiToken: TOKEN });
-    try {
-      const unknown = ['/nope/deeper', '/api', '/api/', '/api/nope', '/static', '/favicon.ico', '/metrics/x', '/healthz/x', '/auth-check/x'];
-      for (const path of unknown) {
-        assert401(await h.req(path), 'missing', path);
-        assert401(await h.req(path, { method: 'POST' }), 'missing', `POST ${path}`);
-        assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `${path} with the token`);
-      }
-      // The routes another part of the service serves: whatever they answer, not without the token.
-      const others: [string, string][] = [['POST', '/mcp'], ['GET', '/mcp'], ['GET', '/docs'], ['GET', '/openapi.json'], ['GET', '/schemas/v2/DeprecationNoticeNotification.json'], ['GET', '/robots.txt']];
-      for (const [method, path] of others) {
-        assert401(await h.req(path, { method }), 'missing', `${method} ${path}`);
-        assert.notEqual((await h.req(path, { method, headers: { authorization: RIGHT } })).status, 401, `${method} ${path} with the token`);
-      }
-    } finally {
-      await h.close();
-    }
-  });
-
-  test('with the gate off nothing asks for a token, and a stray Authorization header is ignored', async () => {
-    const h = await start();
-    try {
-      assert.equal((await h.req('/api/health')).status, 200);
-      assert.equal((await h.req('/api/health', { headers: { authorization: 'Bearer whatever' } })).status, 200);
-      assert.equal((await h.req('/api/health', { headers: { authorization: ['a', 'b'] } })).status, 200);
-      assert.equal((await h.req('/nope')).status, 404);
-      assert.equal(h.logs.lines.filter((l) => l['level'] === 'warn').length, 0);
-    } finally {
-      await h.close();
-    }
+  test('with the gate off nothing asks for a token, and a stray Authorization header is ignored', async (t) => {
+    const h = await start(t);
+    assert.equal((await h.req('/api/health')).status, 200);
+    assert.equal((await h.req('/api/health', { headers: { authorization: 'Bearer whatever' } })).status, 200);
+    assert.equal((await h.req('/api/health', { headers: { authorization: ['a', 'b'] } })).status, 200);
+    assert.equal((await h.req('/nope')).status, 404);
+    assert.equal(h.logs.lines.filter((l) => l['level'] === 'warn').length, 0);
   });
 });
 
 describe('with a base path', () => {
-  test('the gate works the same below /s; outside it is an unknown path', async () => {
-    const h = await start({ apiToken: TOKEN, baseUrl: 'http://localhost/s' });
-    try {
-      const created = await h.req('/s/api/shorten', {
-        method: 'POST',
-        headers: { authorization: RIGHT, 'content-type': 'application/json' },
-        body: '{"url":"https://example.com/based"}',
-      });
-      assert.equal(created.status, 201, created.body);
-      assert.ok(created.body.startsWith('http://localhost/s/'));
-      const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+  test('the gate works the same below /s; outside it is an unknown path', async (t) => {
+    const h = await start(t, { apiToken: TOKEN, baseUrl: 'http://localhost/s' });
+    const created = await h.req('/s/api/shorten', {
+      method: 'POST',
+      headers: { authorization: RIGHT, 'content-type': 'application/json' },
+      body: '{"url":"https://example.com/based"}',
+    });
+    assert.equal(created.status, 201, created.body);
+    assert.ok(created.body.startsWith('http://localhost/s/'));
+    const code = codeOf(created);
 
-      assert401(await h.req('/s/api/health'), 'missing', '/s/api/health');
-      assert401(await h.req('/s/api/urls/'), 'missing', '/s/api/urls/');
-      assert401(await h.req('/s/api/health', { headers: { authorization: 'Bearer wrong' } }), 'invalid', '/s/api/health wrong');
-      assert401(await h.req(`/s/${code}`, { method: 'POST' }), 'missing', 'POST /s/<code>');
-      assert.equal((await h.req('/s/api/health', { headers: { authorization: RIGHT } })).status, 200);
+    assert401(await h.req('/s/api/health'), 'missing', '/s/api/health');
+    assert401(await h.req('/s/api/urls/'), 'missing', '/s/api/urls/');
+    assert401(await h.req('/s/api/health', { headers: { authorization: 'Bearer wrong' } }), 'invalid', '/s/api/health wrong');
+    assert401(await h.req(`/s/${code}`, { method: 'POST' }), 'missing', 'POST /s/<code>');
+    assert.equal((await h.req('/s/api/health', { headers: { authorization: RIGHT } })).status, 200);
 
-      assert.equal((await h.req('/s/')).status, 200);
-      assert.equal((await h.req('/s/healthz')).body, '{"status":"ok"}');
-      assert.equal((await h.req('/s/auth-check/')).body, '{"auth_required":true}');
-      assert.equal((await h.req('/s/static/index.html')).status, 200);
-      assert401(await h.req(`/s/${code}`), 'missing', 'GET /s/<code>');
-      assert.equal((await h.req(`/s/${code}`, { headers: { authorization: RIGHT } })).status, 302);
-      const bare = await h.req('/s?x=1');
-      assert.equal(bare.status, 301, 'the bare base path is the UI’s address: public');
-      assert.equal(bare.headers.location, '/s/?x=1');
-      assert.equal((await h.req('/s', { method: 'POST' })).status, 405);
-      assert.equal((await h.req('/s/api/urls', { method: 'OPTIONS' })).status, 204);
+    assert.equal((await h.req('/s/')).status, 200);
+    assert.equal((await h.req('/s/healthz')).body, '{"status":"ok"}');
+    assert.equal((await h.req('/s/auth-check/')).body, '{"auth_required":true}');
+    assert.equal((await h.req('/s/static/index.html')).status, 200);
+    assert401(await h.req(`/s/${code}`), 'missing', 'GET /s/<code>');
+    assert.equal((await h.req(`/s/${code}`, { headers: { authorization: RIGHT } })).status, 302);
+    const bare = await h.req('/s?x=1');
+    assert.equal(bare.status, 301, 'the bare base path is the UI’s address: public');
+    assert.equal(bare.headers.location, '/s/?x=1');
+    assert.equal((await h.req('/s', { method: 'POST' })).status, 405);
+    assert.equal((await h.req('/s/api/urls', { method: 'OPTIONS' })).status, 204);
 
-      // Outside the base path, without a host app: an unknown path, so 401 first and 404 with the token.
-      for (const path of ['/api/health', '/healthz', '/', `/${code}`, '/sx/api/health', '/other']) {
-        assert401(await h.req(path), 'missing', `outside: ${path}`);
-        assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `outside with the token: ${path}`);
-      }
-      // A bad path is 400 before the gate decides anything (SPEC §3.4).
-      assert.equal((await h.req('/s/../api/health')).status, 400);
-      assert.equal((await h.req('/s/%2e%2e/api/health')).status, 400);
-    } finally {
-      await h.close();
+    // Outside the base path, without a host app: an unknown path, so 401 first and 404 with the token.
+    for (const path of ['/api/health', '/healthz', '/', `/${code}`, '/sx/api/health', '/other']) {
+      assert401(await h.req(path), 'missing', `outside: ${path}`);
+      assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `outside with the token: ${path}`);
     }
+    // A bad path is 400 before the gate decides anything (SPEC §3.4).
+    assert.equal((await h.req('/s/../api/health')).status, 400);
+    assert.equal((await h.req('/s/%2e%2e/api/health')).status, 400);
   });
 
-  test('Express-style: outside the base path the request goes to next() untouched, gate or not', async () => {
-    const passed: string[] = [];
-    const { port, close } = await mount(
-      '/s',
-      (shortener) => (req, res) =>
-        shortener.handler(req, res, () => {
-          passed.push(req.url ?? '');
-          res.writeHead(200, { 'content-type': 'text/plain' });
-          res.end('host app');
-        }),
-      { apiToken: TOKEN, logger: createLogger('silent') },
-    );
-    try {
-      for (const path of ['/other', '/api/health', '/sx/api/urls']) {
-        const r = await request(port, path);
-        assert.equal(r.status, 200, path);
-        assert.equal(r.body, 'host app', path);
-        assert.equal(r.headers['www-authenticate'], undefined, path);
-      }
-      assert401(await request(port, '/s/api/health'), 'missing', '/s/api/health');
-      assert.equal((await request(port, '/s/healthz')).status, 200);
-      assert.deepEqual(passed, ['/other', '/api/health', '/sx/api/urls']);
-    } finally {
-      await close();
+  test('Express-style: outside the base path the request goes to next() untouched, gate or not', async (t) => {
+    const { port, passed } = await mountInHostApp(t, '/s', { apiToken: TOKEN, logger: createLogger('silent') });
+    for (const path of ['/other', '/api/health', '/sx/api/urls']) {
+      const r = await request(port, path);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.body, HOST_APP_BODY, path);
+      assert.equal(r.headers['www-authenticate'], undefined, path);
     }
+    assert401(await request(port, '/s/api/health'), 'missing', '/s/api/health');
+    assert.equal((await request(port, '/s/healthz')).status, 200);
+    assert.deepEqual(passed, ['/other', '/api/health', '/sx/api/urls']);
   });
 });

@@ -7,29 +7,22 @@
  * these are behaviour tests (does the cut-off happen, and not long after the limit), not benchmarks.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { checkingInterval } from '../../src/cli/http-options.ts';
-import { request, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
+import { request, serverProcessOn, type ServerProcess } from '../support/helpers.ts';
 import { parseResponses, sendRaw, type RawResponse } from '../support/raw-http.ts';
 
 /** Scheduling slack on a loaded 2-core machine, on top of Node's own checking interval. */
 const SLACK_MS = 3000;
 
-async function withServer(env: Record<string, string>, body: (s: ServerProcess) => Promise<void>): Promise<void> {
-  const dir = tempDir();
-  const server = await serverProcess({ DATA_DIR: dir, FSYNC: 'off', LOG_LEVEL: 'info', API_KEYS: 'k1', ...env });
-  try {
-    await body(server);
-    // Whatever the clients did, nothing went wrong inside, and the server still answers.
-    assert.equal((await request(server.port, '/healthz')).status, 200);
-    assert.deepEqual(server.lines.filter((l) => l['level'] === 'error'), [], 'no error logged');
-    assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr());
-  } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+async function withServer(t: TestContext, env: Record<string, string>, body: (s: ServerProcess) => Promise<void>): Promise<void> {
+  const server = await serverProcessOn(t, { FSYNC: 'off', LOG_LEVEL: 'info', API_KEYS: 'k1', ...env });
+  await body(server);
+  // Whatever the clients did, nothing went wrong inside, and the server still answers.
+  assert.equal((await request(server.port, '/healthz')).status, 200);
+  assert.deepEqual(server.lines.filter((l) => l['level'] === 'error'), [], 'no error logged');
+  assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr());
 }
 
 interface Trickle {
@@ -89,9 +82,9 @@ class Connection {
   }
 }
 
-test('slowloris: clients dripping header bytes get 408 near headers_timeout_ms; a normal client is served meanwhile', { timeout: 60_000 }, async () => {
+test('slowloris: clients dripping header bytes get 408 near headers_timeout_ms; a normal client is served meanwhile', { timeout: 60_000 }, async (t) => {
   const headersMs = 1000;
-  await withServer({ HEADERS_TIMEOUT_MS: String(headersMs), REQUEST_TIMEOUT_MS: '5000' }, async (s) => {
+  await withServer(t, { HEADERS_TIMEOUT_MS: String(headersMs), REQUEST_TIMEOUT_MS: '5000' }, async (s) => {
     const slow = Array.from({ length: 20 }, () => trickle(s.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', 'a'));
     await new Promise((r) => setTimeout(r, 200));
     // A normal client is not held up: answered while every slow one is still connected.
@@ -115,9 +108,9 @@ test('slowloris: clients dripping header bytes get 408 near headers_timeout_ms; 
   });
 });
 
-test('a body that never ends is cut off near request_timeout_ms, read by a handler or not', { timeout: 60_000 }, async () => {
+test('a body that never ends is cut off near request_timeout_ms, read by a handler or not', { timeout: 60_000 }, async (t) => {
   const requestMs = 1500;
-  await withServer({ HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: String(requestMs), API_TOKEN: 'tok' }, async (s) => {
+  await withServer(t, { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: String(requestMs), API_TOKEN: 'tok' }, async (s) => {
     const auth = 'Authorization: Bearer tok\r\n';
     const cases: { name: string; head: string; drip: string; first?: number }[] = [
       {
@@ -154,8 +147,8 @@ test('a body that never ends is cut off near request_timeout_ms, read by a handl
   });
 });
 
-test('headers past max_header_bytes are 431; below it they are served', { timeout: 60_000 }, async () => {
-  await withServer({ MAX_HEADER_BYTES: '4096' }, async (s) => {
+test('headers past max_header_bytes are 431; below it they are served', { timeout: 60_000 }, async (t) => {
+  await withServer(t, { MAX_HEADER_BYTES: '4096' }, async (s) => {
     assert.equal((await request(s.port, '/healthz', { headers: { 'x-pad': 'a'.repeat(3000) } })).status, 200);
     const cases = [
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(5000)}\r\n\r\n`,
@@ -195,8 +188,8 @@ function upload(port: number): { continued: Promise<void>; finish(): Promise<Raw
   };
 }
 
-test('at max_connections the connection idle the longest is closed to admit a new one; the others keep working', { timeout: 60_000 }, async () => {
-  await withServer({ MAX_CONNECTIONS: '4', KEEP_ALIVE_TIMEOUT_MS: '30000' }, async (s) => {
+test('at max_connections the connection idle the longest is closed to admit a new one; the others keep working', { timeout: 60_000 }, async (t) => {
+  await withServer(t, { MAX_CONNECTIONS: '4', KEEP_ALIVE_TIMEOUT_MS: '30000' }, async (s) => {
     const open = Array.from({ length: 4 }, () => new Connection(s.port));
     for (const c of open) assert.equal((await c.get('/healthz')).status, 200);
 
@@ -208,8 +201,8 @@ test('at max_connections the connection idle the longest is closed to admit a ne
   });
 });
 
-test('at max_connections with a request in flight on every connection, new connections are closed at once; the requests complete', { timeout: 60_000 }, async () => {
-  await withServer({ MAX_CONNECTIONS: '4' }, async (s) => {
+test('at max_connections with a request in flight on every connection, new connections are closed at once; the requests complete', { timeout: 60_000 }, async (t) => {
+  await withServer(t, { MAX_CONNECTIONS: '4' }, async (s) => {
     const uploads = Array.from({ length: 4 }, () => upload(s.port));
     await Promise.all(uploads.map((u) => u.continued));
 
@@ -222,9 +215,9 @@ test('at max_connections with a request in flight on every connection, new conne
   });
 });
 
-test('an idle kept-alive connection is closed after keep_alive_timeout_ms (Node adds 1 s of grace)', { timeout: 60_000 }, async () => {
+test('an idle kept-alive connection is closed after keep_alive_timeout_ms (Node adds 1 s of grace)', { timeout: 60_000 }, async (t) => {
   const keepAliveMs = 1000;
-  await withServer({ KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs) }, async (s) => {
+  await withServer(t, { KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs) }, async (s) => {
     const c = new Connection(s.port);
     const r = await c.get('/healthz');
     assert.equal(r.headers['connection'], 'keep-alive');

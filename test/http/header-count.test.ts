@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { RIGHT, TOKEN } from '../support/gate-helpers.ts';
-import { mount, start, visitsOf } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mountInHostApp, start, visitsOf } from '../support/helpers.ts';
 import { sendRaw, type RawResponse } from '../support/raw-http.ts';
 
 /** Room for thousands of header lines: the limit under test is the handler's, not Node's byte limit. */
@@ -37,102 +37,76 @@ function assert431(r: RawResponse | undefined, label: string): void {
   assert.equal(r.headers['www-authenticate'], undefined, `${label}: not a 401`);
 }
 
-test('100 headers pass; 101 are the exact 431, on every kind of path, before the gate and the router', async () => {
-  const h = await start({ apiToken: TOKEN }, ROOMY);
-  try {
-    const auth = { 1: `Authorization: ${RIGHT}` };
-    const ok = await sendRaw(h.port, head('GET', '/api/health', 100, auth));
-    assert.equal(ok.responses[0]?.status, 200, ok.text.slice(0, 300));
-    assert.equal(ok.responses[0]?.body, '{"status":"ok","service":"url-shortener"}');
+test('100 headers pass; 101 are the exact 431, on every kind of path, before the gate and the router', async (t) => {
+  const h = await start(t, { apiToken: TOKEN }, ROOMY);
+  const auth = { 1: `Authorization: ${RIGHT}` };
+  const ok = await sendRaw(h.port, head('GET', '/api/health', 100, auth));
+  assert.equal(ok.responses[0]?.status, 200, ok.text.slice(0, 300));
+  assert.equal(ok.responses[0]?.body, '{"status":"ok","service":"url-shortener"}');
 
-    const rows: [method: string, target: string][] = [
-      ['GET', '/api/health'],
-      ['POST', '/api/shorten?url=https%3A%2F%2Fexample.com%2F'],
-      ['GET', '/healthz'],
-      ['GET', '/nope/deeper'],
-      ['OPTIONS', '/api/urls'],
-      ['GET', '/a/../b'],
-    ];
-    for (const [method, target] of rows) {
-      const r = await sendRaw(h.port, head(method, target, 101, auth));
-      assert431(r.responses[0], `${method} ${target}`);
-    }
-    assert.equal(h.shortener.count, 0, 'nothing was created');
-    assert.equal(h.logs.lines.filter((l) => l['level'] === 'warn').length, 0, 'no gate refusal: the gate never ran');
-  } finally {
-    await h.close();
+  const rows: [method: string, target: string][] = [
+    ['GET', '/api/health'],
+    ['POST', '/api/shorten?url=https%3A%2F%2Fexample.com%2F'],
+    ['GET', '/healthz'],
+    ['GET', '/nope/deeper'],
+    ['OPTIONS', '/api/urls'],
+    ['GET', '/a/../b'],
+  ];
+  for (const [method, target] of rows) {
+    const r = await sendRaw(h.port, head(method, target, 101, auth));
+    assert431(r.responses[0], `${method} ${target}`);
   }
+  assert.equal(h.shortener.count, 0, 'nothing was created');
+  assert.equal(h.logs.lines.filter((l) => l['level'] === 'warn').length, 0, 'no gate refusal: the gate never ran');
 });
 
-test('2,500 headers with a second Authorization past the 2,000th: 431, not 200', async () => {
-  const h = await start({ apiToken: TOKEN, apiKeys: ['k1'] }, ROOMY);
-  try {
-    // Node's rawHeaders would stop at the 2,000th line: the gate would see only the right token.
-    const crowded = head('GET', '/api/urls', 2500, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 2100: 'Authorization: Bearer wrong' });
-    const r = await sendRaw(h.port, crowded);
-    // Node 20 hands such a request on, cut to 2,000 headers: the handler's own 431. Newer Node
-    // refuses it in its parser (a bare 431, before any handler runs). Either way, never a 200.
-    if (r.responses[0]?.body === '') {
-      assert.equal(r.responses[0].status, 431, 'the parser refused it');
-      assert.deepEqual(h.logs.lines.filter((l) => l['level'] === 'warn' || l['level'] === 'error'), [], 'the handler never saw it');
-    } else {
-      assert431(r.responses[0], '2,500 headers');
-    }
-    // Control: the same duplicate within 100 headers is the gate's own refusal.
-    const few = await sendRaw(h.port, head('GET', '/api/urls', 50, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 40: 'Authorization: Bearer wrong' }));
-    assert.equal(few.responses[0]?.status, 401);
-    assert.equal(few.responses[0]?.body, JSON.stringify({ detail: 'more than one Authorization header' }));
-  } finally {
-    await h.close();
+test('2,500 headers with a second Authorization past the 2,000th: 431, not 200', async (t) => {
+  const h = await start(t, { apiToken: TOKEN, apiKeys: ['k1'] }, ROOMY);
+  // Node's rawHeaders would stop at the 2,000th line: the gate would see only the right token.
+  const crowded = head('GET', '/api/urls', 2500, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 2100: 'Authorization: Bearer wrong' });
+  const r = await sendRaw(h.port, crowded);
+  // Node 20 hands such a request on, cut to 2,000 headers: the handler's own 431. Newer Node
+  // refuses it in its parser (a bare 431, before any handler runs). Either way, never a 200.
+  if (r.responses[0]?.body === '') {
+    assert.equal(r.responses[0].status, 431, 'the parser refused it');
+    assert.deepEqual(h.logs.lines.filter((l) => l['level'] === 'warn' || l['level'] === 'error'), [], 'the handler never saw it');
+  } else {
+    assert431(r.responses[0], '2,500 headers');
   }
+  // Control: the same duplicate within 100 headers is the gate's own refusal.
+  const few = await sendRaw(h.port, head('GET', '/api/urls', 50, { 1: `Authorization: ${RIGHT}`, 2: 'X-API-Key: k1', 40: 'Authorization: Bearer wrong' }));
+  assert.equal(few.responses[0]?.status, 401);
+  assert.equal(few.responses[0]?.body, JSON.stringify({ detail: 'more than one Authorization header' }));
 });
 
-test('the redirect answers 100 headers and refuses 101, gate off (its fast path) and gate on', async () => {
+test('the redirect answers 100 headers and refuses 101, gate off (its fast path) and gate on', async (t) => {
   for (const apiToken of ['', TOKEN]) {
-    const h = await start({ apiToken }, ROOMY);
-    try {
-      const created = await h.req('/api/shorten', {
-        method: 'POST',
-        headers: { authorization: RIGHT, 'content-type': 'application/json' },
-        body: '{"url":"https://example.com/crowded"}',
-      });
-      const code = created.body.slice(created.body.lastIndexOf('/') + 1);
-      const auth = apiToken ? { 1: `Authorization: ${RIGHT}` } : {};
-      const ok = await sendRaw(h.port, head('GET', `/${code}`, 100, auth));
-      assert.equal(ok.responses[0]?.status, 302, `gate ${apiToken ? 'on' : 'off'}: ${ok.text.slice(0, 200)}`);
-      assert.equal(ok.responses[0]?.headers['location'], 'https://example.com/crowded');
-      for (const method of ['GET', 'HEAD']) {
-        const r = await sendRaw(h.port, head(method, `/${code}`, 101, auth), { head: method === 'HEAD' });
-        if (method === 'GET') assert431(r.responses[0], `GET /<code>, gate ${apiToken ? 'on' : 'off'}`);
-        else assert.equal(r.responses[0]?.status, 431);
-      }
-      assert.equal(await visitsOf(h.shortener, code), 1, 'only the answered redirect counted');
-    } finally {
-      await h.close();
+    const h = await start(t, { apiToken }, ROOMY);
+    const created = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { authorization: RIGHT, 'content-type': 'application/json' },
+      body: '{"url":"https://example.com/crowded"}',
+    });
+    const code = codeOf(created);
+    const auth = apiToken ? { 1: `Authorization: ${RIGHT}` } : {};
+    const ok = await sendRaw(h.port, head('GET', `/${code}`, 100, auth));
+    assert.equal(ok.responses[0]?.status, 302, `gate ${apiToken ? 'on' : 'off'}: ${ok.text.slice(0, 200)}`);
+    assert.equal(ok.responses[0]?.headers['location'], 'https://example.com/crowded');
+    for (const method of ['GET', 'HEAD']) {
+      const r = await sendRaw(h.port, head(method, `/${code}`, 101, auth), { head: method === 'HEAD' });
+      if (method === 'GET') assert431(r.responses[0], `GET /<code>, gate ${apiToken ? 'on' : 'off'}`);
+      else assert.equal(r.responses[0]?.status, 431);
     }
+    assert.equal(await visitsOf(h.shortener, code), 1, 'only the answered redirect counted');
+    await h.close();
   }
 });
 
-test('Express-style: a crowded request outside the base path is the host app’s; inside it is 431', async () => {
-  const passed: string[] = [];
-  const { port, close } = await mount(
-    '/s',
-    (shortener) => (req, res) =>
-      shortener.handler(req, res, () => {
-        passed.push(req.url ?? '');
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('host app');
-      }),
-    { logLevel: 'silent' },
-    { serverOptions: ROOMY },
-  );
-  try {
-    const outside = await sendRaw(port, head('GET', '/other', 150));
-    assert.equal(outside.responses[0]?.status, 200);
-    assert.equal(outside.responses[0]?.body, 'host app');
-    assert431((await sendRaw(port, head('GET', '/s/api/health', 150))).responses[0], '/s/api/health');
-    assert.deepEqual(passed, ['/other']);
-  } finally {
-    await close();
-  }
+test('Express-style: a crowded request outside the base path is the host app’s; inside it is 431', async (t) => {
+  const { port, passed } = await mountInHostApp(t, '/s', { logLevel: 'silent' }, { serverOptions: ROOMY });
+  const outside = await sendRaw(port, head('GET', '/other', 150));
+  assert.equal(outside.responses[0]?.status, 200);
+  assert.equal(outside.responses[0]?.body, HOST_APP_BODY);
+  assert431((await sendRaw(port, head('GET', '/s/api/health', 150))).responses[0], '/s/api/health');
+  assert.deepEqual(passed, ['/other']);
 });

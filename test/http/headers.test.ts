@@ -118,31 +118,27 @@ const CONFIGS: readonly { name: string; baseUrl?: string; hsts: boolean }[] = [
 for (const config of CONFIGS) {
   test(`every response carries the CORS and security headers (${config.name})`, async (t) => {
     let now = 1_700_000_000_000;
-    const h = await start({ apiKeys: ['k1'], now: () => now, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}) });
-    try {
-      const p = config.baseUrl ? new URL(config.baseUrl).pathname.replace(/\/$/, '') : '';
-      const expired = await h.shorten('https://example.org/expiring', 1);
-      now += 2 * 86_400_000;
-      const live = await h.shorten('https://example.org/live');
-      const doomed = await h.shorten('https://example.org/doomed');
-      const etag = (await h.req(`${p}/static/index.html`)).headers.etag;
-      assert.ok(etag !== undefined);
-      const fixture: Fixture = { p, live, doomed, expired, etag };
+    const h = await start(t, { apiKeys: ['k1'], now: () => now, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}) });
+    const p = config.baseUrl ? new URL(config.baseUrl).pathname.replace(/\/$/, '') : '';
+    const expired = await h.shorten('https://example.org/expiring', 1);
+    now += 2 * 86_400_000;
+    const live = await h.shorten('https://example.org/live');
+    const doomed = await h.shorten('https://example.org/doomed');
+    const etag = (await h.req(`${p}/static/index.html`)).headers.etag;
+    assert.ok(etag !== undefined);
+    const fixture: Fixture = { p, live, doomed, expired, etag };
 
-      for (const row of ROWS) {
-        if (row.basePathOnly && p === '') continue;
-        await t.test(row.name, async () => {
-          const r = await h.req(row.path(fixture), row.options?.(fixture) ?? {});
-          assert.equal(r.status, row.status, `body: ${r.body}`);
-          for (const [name, value] of [...CORS, ...SECURITY]) {
-            assert.equal(r.headers[name.toLowerCase()], value, name);
-          }
-          assert.equal(r.headers['strict-transport-security'], config.hsts ? HSTS[1] : undefined, 'Strict-Transport-Security');
-          assert.equal(r.headers['access-control-allow-credentials'], undefined, 'Access-Control-Allow-Credentials');
-        });
-      }
-    } finally {
-      await h.close();
+    for (const row of ROWS) {
+      if (row.basePathOnly && p === '') continue;
+      await t.test(row.name, async () => {
+        const r = await h.req(row.path(fixture), row.options?.(fixture) ?? {});
+        assert.equal(r.status, row.status, `body: ${r.body}`);
+        for (const [name, value] of [...CORS, ...SECURITY]) {
+          assert.equal(r.headers[name.toLowerCase()], value, name);
+        }
+        assert.equal(r.headers['strict-transport-security'], config.hsts ? HSTS[1] : undefined, 'Strict-Transport-Security');
+        assert.equal(r.headers['access-control-allow-credentials'], undefined, 'Access-Control-Allow-Credentials');
+      });
     }
   });
 }

@@ -184,8 +184,7 @@ test('a page of a few hundred long URLs is streamed; a page that fits in one pie
     lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${'x'.repeat(8_000)}/${i}`, createdAt: 1_790_000_000 + i, retentionDays: 0, visits: 0 }));
   }
   writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
-  const h = await start({ dataDir: dir, apiKeys: ['k'] });
-  t.after(() => h.close());
+  const h = await start(t, { dataDir: dir, apiKeys: ['k'] });
   const long = await h.req('/api/urls', { headers: { 'x-api-key': 'k' } });
   assert.equal(long.status, 200);
   assert.equal(long.headers['transfer-encoding'], 'chunked', '1.6 MB of JSON is not built in one turn');

@@ -15,49 +15,41 @@ import { start } from '../support/helpers.ts';
 
 const TOKEN = 'gate-token-for-mcp';
 
-test('without the bearer token the SDK client cannot connect: 401', async () => {
-  const h = await start({ apiToken: TOKEN });
+test('without the bearer token the SDK client cannot connect: 401', async (t) => {
+  const h = await start(t, { apiToken: TOKEN });
   const client = new Client({ name: 'gate-test', version: '1.0.0' });
-  try {
-    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`));
-    await assert.rejects(client.connect(transport), (err: unknown) => {
-      assert.ok(err instanceof StreamableHTTPError, String(err));
-      assert.equal(err.code, 401);
-      return true;
-    });
-    const wrong = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}x` } },
-    });
-    await assert.rejects(new Client({ name: 'gate-test', version: '1.0.0' }).connect(wrong), (err: unknown) => {
-      assert.ok(err instanceof StreamableHTTPError);
-      assert.equal(err.code, 401);
-      return true;
-    });
-  } finally {
-    await client.close();
-    await h.close();
-  }
+  t.after(() => client.close());
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`));
+  await assert.rejects(client.connect(transport), (err: unknown) => {
+    assert.ok(err instanceof StreamableHTTPError, String(err));
+    assert.equal(err.code, 401);
+    return true;
+  });
+  const wrong = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}x` } },
+  });
+  await assert.rejects(new Client({ name: 'gate-test', version: '1.0.0' }).connect(wrong), (err: unknown) => {
+    assert.ok(err instanceof StreamableHTTPError);
+    assert.equal(err.code, 401);
+    return true;
+  });
 });
 
-test('with Authorization: Bearer <API_TOKEN> the SDK client connects, lists and calls tools', async () => {
-  const h = await start({ apiToken: TOKEN });
+test('with Authorization: Bearer <API_TOKEN> the SDK client connects, lists and calls tools', async (t) => {
+  const h = await start(t, { apiToken: TOKEN });
   const client = new Client({ name: 'gate-test', version: '1.0.0' });
-  try {
-    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-    });
-    await client.connect(transport);
-    assert.equal(transport.protocolVersion, '2025-11-25');
-    const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url']);
-    const r = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/gated' } })) as {
-      structuredContent?: { original_url?: string };
-      isError?: boolean;
-    };
-    assert.equal(r.isError, undefined);
-    assert.equal(r.structuredContent?.original_url, 'https://example.com/gated');
-  } finally {
-    await client.close();
-    await h.close();
-  }
+  t.after(() => client.close());
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  await client.connect(transport);
+  assert.equal(transport.protocolVersion, '2025-11-25');
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url']);
+  const r = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/gated' } })) as {
+    structuredContent?: { original_url?: string };
+    isError?: boolean;
+  };
+  assert.equal(r.isError, undefined);
+  assert.equal(r.structuredContent?.original_url, 'https://example.com/gated');
 });

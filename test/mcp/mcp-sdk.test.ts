@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../src/version.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { open, type Harness } from '../support/helpers.ts';
 
 const KEY = 'sdk-key';
 
@@ -35,7 +35,7 @@ describe('MCP SDK client', () => {
   }
 
   before(async () => {
-    h = await start({ apiKeys: [KEY] });
+    h = await open({ apiKeys: [KEY] });
     client = new Client({ name: 'sdk-test', version: '1.0.0' });
     client.onerror = (err) => errors.push(err);
     transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`));

@@ -4,7 +4,7 @@
  * JSON-RPC errors (-32601, -32602, -32603), and version negotiation.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import type { RpcResponse } from '../../src/mcp/jsonrpc.ts';
 import { PROTOCOL_VERSIONS, createMcpServer, type McpServer } from '../../src/mcp/protocol.ts';
@@ -64,17 +64,13 @@ function toolError(r: CallResult): string {
   return r.content[0]!.text;
 }
 
-async function withServer(options: Parameters<typeof start>[0], body: (server: McpServer, h: Harness) => Promise<void>): Promise<void> {
-  const h = await start({ apiKeys: [KEY], ...options });
-  try {
-    await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
-  } finally {
-    await h.close();
-  }
+async function withServer(t: TestContext, options: Parameters<typeof start>[1], body: (server: McpServer, h: Harness) => Promise<void>): Promise<void> {
+  const h = await start(t, { apiKeys: [KEY], ...options });
+  await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
 }
 
-test('tools/list declares the five tools with title, description, schemas and exact annotations', async () => {
-  await withServer({}, async (server) => {
+test('tools/list declares the five tools with title, description, schemas and exact annotations', async (t) => {
+  await withServer(t, {}, async (server) => {
     const r = await rpc(server, 'tools/list');
     assert.ok('result' in r);
     const tools = r.result['tools'] as Record<string, unknown>[];
@@ -101,8 +97,8 @@ test('tools/list declares the five tools with title, description, schemas and ex
   });
 });
 
-test('shorten_url answers the short URL as text and the record as structuredContent', async () => {
-  await withServer({ now: () => NOW_MS }, async (server, h) => {
+test('shorten_url answers the short URL as text and the record as structuredContent', async (t) => {
+  await withServer(t, { now: () => NOW_MS }, async (server, h) => {
     const r = await call(server, 'shorten_url', { url: 'HTTPS://Example.com/a b', retention_days: 7 });
     const rec = structured(r) as unknown as UrlRecord;
     assert.equal(r.content.length, 2);
@@ -122,8 +118,8 @@ test('shorten_url answers the short URL as text and the record as structuredCont
   });
 });
 
-test('shorten_url reports an unacceptable URL as a tool error with the reason', async () => {
-  await withServer({}, async (server, h) => {
+test('shorten_url reports an unacceptable URL as a tool error with the reason', async (t) => {
+  await withServer(t, {}, async (server, h) => {
     const cases: [unknown, string][] = [
       ['not a url', 'url must be an absolute URL such as https://example.com/page'],
       ['ftp://example.com/f', 'url must use http or https, not ftp'],
@@ -135,9 +131,9 @@ test('shorten_url reports an unacceptable URL as a tool error with the reason', 
   });
 });
 
-test('get_url and lookup_url answer records; unknown and expired links are tool errors', async () => {
+test('get_url and lookup_url answer records; unknown and expired links are tool errors', async (t) => {
   let clock = NOW_MS;
-  await withServer({ now: () => clock }, async (server) => {
+  await withServer(t, { now: () => clock }, async (server) => {
     const first = structured(await call(server, 'shorten_url', { url: 'https://example.com/x' }));
     const newest = structured(await call(server, 'shorten_url', { url: 'https://example.com/x' }));
     const brief = structured(await call(server, 'shorten_url', { url: 'https://example.com/brief', retention_days: 1 }));
@@ -156,8 +152,8 @@ test('get_url and lookup_url answer records; unknown and expired links are tool 
   });
 });
 
-test('list_urls pages newest first with count and total; a wrong key is a tool error', async () => {
-  await withServer({}, async (server) => {
+test('list_urls pages newest first with count and total; a wrong key is a tool error', async (t) => {
+  await withServer(t, {}, async (server) => {
     const codes: unknown[] = [];
     for (let i = 0; i < 5; i++) codes.push(structured(await call(server, 'shorten_url', { url: `https://example.com/${i}` }))['short_code']);
     const all = structured(await call(server, 'list_urls', { api_key: KEY }));
@@ -173,16 +169,16 @@ test('list_urls pages newest first with count and total; a wrong key is a tool e
   });
 });
 
-test('list_urls and delete_url refuse every key when the service has none', async () => {
-  await withServer({ apiKeys: [] }, async (server) => {
+test('list_urls and delete_url refuse every key when the service has none', async (t) => {
+  await withServer(t, { apiKeys: [] }, async (server) => {
     const code = structured(await call(server, 'shorten_url', { url: 'https://example.com/k' }))['short_code'];
     assert.match(toolError(await call(server, 'list_urls', { api_key: KEY })), /^api_key is not one of the admin keys/);
     assert.match(toolError(await call(server, 'delete_url', { code, api_key: KEY })), /^api_key is not one of the admin keys/);
   });
 });
 
-test('delete_url checks the key before the code, deletes, and reports a second delete as unknown', async () => {
-  await withServer({}, async (server, h) => {
+test('delete_url checks the key before the code, deletes, and reports a second delete as unknown', async (t) => {
+  await withServer(t, {}, async (server, h) => {
     const code = structured(await call(server, 'shorten_url', { url: 'https://example.com/del' }))['short_code'] as string;
     // A wrong key never reveals whether a code exists.
     assert.match(toolError(await call(server, 'delete_url', { code: 'zzzzzz', api_key: 'guess' })), /^api_key is not/);
@@ -194,7 +190,7 @@ test('delete_url checks the key before the code, deletes, and reports a second d
   });
 });
 
-test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async () => {
+test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async (t) => {
   const fault = { on: false };
   const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
   const fs: StoreFs = {
@@ -208,7 +204,7 @@ test('a storage failure is a tool error carrying the 503 detail, and nothing is 
       return nodeFs.truncate(fd, length);
     },
   };
-  await withServer({ fs }, async (server) => {
+  await withServer(t, { fs }, async (server) => {
     fault.on = true;
     const message = toolError(await call(server, 'shorten_url', { url: 'https://example.com/full-disk' }));
     assert.equal(message, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
@@ -217,8 +213,8 @@ test('a storage failure is a tool error carrying the 503 detail, and nothing is 
   });
 });
 
-test('arguments that break the inputSchema, an unknown tool or a missing name are -32602', async () => {
-  await withServer({}, async (server) => {
+test('arguments that break the inputSchema, an unknown tool or a missing name are -32602', async (t) => {
+  await withServer(t, {}, async (server) => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'nope', arguments: {} }, 'Unknown tool: "nope"; tools/list names the tools'],
       [{ arguments: {} }, 'Invalid params: name must be the name of a tool'],
@@ -240,8 +236,8 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
   });
 });
 
-test('ping is {}, unknown methods are -32601, initialize negotiates the version', async () => {
-  await withServer({}, async (server) => {
+test('ping is {}, unknown methods are -32601, initialize negotiates the version', async (t) => {
+  await withServer(t, {}, async (server) => {
     const ping = await rpc(server, 'ping');
     assert.ok('result' in ping);
     assert.deepEqual(ping.result, {});
@@ -269,24 +265,20 @@ test('ping is {}, unknown methods are -32601, initialize negotiates the version'
   });
 });
 
-test('a tool that fails unexpectedly is -32603 with nothing internal in the message, and the stack is logged', async () => {
-  const h = await start();
-  try {
-    const broken: Tool = { ...TOOLS[1]!, run: () => { throw new TypeError('secret internals'); } };
-    const logs = new LogCapture();
-    const server = createMcpServer(h.shortener.service, createLogger('error', logs), [broken]);
-    assert.deepEqual(await rpcError(server, 'tools/call', { name: 'get_url', arguments: { code: 'abc' } }), { code: -32603, message: 'Internal error' });
-    const line = logs.find('unexpected error');
-    assert.equal(line?.['level'], 'error');
-    assert.equal(line?.['rpc_method'], 'tools/call');
-    assert.match(String(line?.['error']), /TypeError: secret internals/);
-  } finally {
-    await h.close();
-  }
+test('a tool that fails unexpectedly is -32603 with nothing internal in the message, and the stack is logged', async (t) => {
+  const h = await start(t);
+  const broken: Tool = { ...TOOLS[1]!, run: () => { throw new TypeError('secret internals'); } };
+  const logs = new LogCapture();
+  const server = createMcpServer(h.shortener.service, createLogger('error', logs), [broken]);
+  assert.deepEqual(await rpcError(server, 'tools/call', { name: 'get_url', arguments: { code: 'abc' } }), { code: -32603, message: 'Internal error' });
+  const line = logs.find('unexpected error');
+  assert.equal(line?.['level'], 'error');
+  assert.equal(line?.['rpc_method'], 'tools/call');
+  assert.match(String(line?.['error']), /TypeError: secret internals/);
 });
 
-test('notifications and responses are accepted without an answer; invalid input is 400 with the JSON-RPC error', async () => {
-  await withServer({}, async (server) => {
+test('notifications and responses are accepted without an answer; invalid input is 400 with the JSON-RPC error', async (t) => {
+  await withServer(t, {}, async (server) => {
     assert.deepEqual(await server.handle('{"jsonrpc":"2.0","method":"notifications/initialized"}'), { status: 202 });
     assert.deepEqual(await server.handle('{"jsonrpc":"2.0","method":"no/such/notification"}'), { status: 202 });
     assert.deepEqual(await server.handle('{"jsonrpc":"2.0","id":9,"result":{}}'), { status: 202 });

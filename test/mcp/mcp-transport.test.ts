@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { start, type Harness, type Reply } from '../support/helpers.ts';
+import { open, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const PING = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
@@ -33,7 +33,7 @@ function assertJson(r: Reply, status: number, body: unknown): void {
 describe('/mcp transport', () => {
   let h: Harness;
   before(async () => {
-    h = await start({ mcpAllowedOrigins: ['https://agent.example'], apiKeys: ['k'] });
+    h = await open({ mcpAllowedOrigins: ['https://agent.example'], apiKeys: ['k'] });
   });
   after(() => h.close());
 
@@ -172,15 +172,11 @@ describe('/mcp transport', () => {
   });
 });
 
-test("under a base path /mcp lives below it, and the allowed origin is base_url's origin (not the Host)", async () => {
-  const h = await start({ baseUrl: 'https://short.example/s' });
-  try {
-    assertJson(await post(h, PING, { ...JSON_HEADERS, origin: 'https://short.example' }, '/s/mcp'), 200, { jsonrpc: '2.0', id: 1, result: {} });
-    for (const origin of [`http://127.0.0.1:${h.port}`, 'https://short.example/s']) {
-      assert.equal((await post(h, PING, { ...JSON_HEADERS, origin }, '/s/mcp')).status, 403, origin);
-    }
-    assert.equal((await post(h, PING, JSON_HEADERS, '/mcp')).status, 404);
-  } finally {
-    await h.close();
+test("under a base path /mcp lives below it, and the allowed origin is base_url's origin (not the Host)", async (t) => {
+  const h = await start(t, { baseUrl: 'https://short.example/s' });
+  assertJson(await post(h, PING, { ...JSON_HEADERS, origin: 'https://short.example' }, '/s/mcp'), 200, { jsonrpc: '2.0', id: 1, result: {} });
+  for (const origin of [`http://127.0.0.1:${h.port}`, 'https://short.example/s']) {
+    assert.equal((await post(h, PING, { ...JSON_HEADERS, origin }, '/s/mcp')).status, 403, origin);
   }
+  assert.equal((await post(h, PING, JSON_HEADERS, '/mcp')).status, 404);
 });

@@ -13,7 +13,7 @@ import { RESERVED_SEGMENTS } from '../../src/api/codes.ts';
 import { createMetrics, REQUEST_BUCKETS, STORE_WRITE_BUCKETS } from '../../src/metrics/metrics.ts';
 import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus, type Family } from '../../src/metrics/prometheus.ts';
 import { encodeEntry } from '../../src/store/format.ts';
-import { mount, request, start, tempDir, type Harness } from '../support/helpers.ts';
+import { codeOf, HOST_APP_BODY, mount, mountInHostApp, request, start, tempDir, type Harness } from '../support/helpers.ts';
 
 const TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const TOKEN = 'metrics-token';
@@ -142,8 +142,7 @@ async function scrape(h: Harness, headers: Record<string, string> = {}): Promise
 
 test('the counters move exactly with the requests made, the redirect fast path included', async (t) => {
   const clock = { ms: Date.UTC(2026, 0, 1) };
-  const h = await start({ now: () => clock.ms, visitFlushMs: 3_600_000, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { now: () => clock.ms, visitFlushMs: 3_600_000, logLevel: 'silent' });
   const before = await scrape(h);
   assert.equal(before.get('shortener_links_created_total'), 0);
   assert.equal(before.get('shortener_links'), 0);
@@ -205,8 +204,7 @@ test('the counters move exactly with the requests made, the redirect fast path i
 });
 
 test('behind the gate: 401 without the token, the metrics with it', async (t) => {
-  const h = await start({ apiToken: TOKEN, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { apiToken: TOKEN, logLevel: 'silent' });
   const refused = await h.req('/metrics');
   assert.equal(refused.status, 401);
   assert.equal(refused.headers['www-authenticate'], 'Bearer');
@@ -221,8 +219,7 @@ test('metrics is a reserved segment: a stored link with that code never hides th
   assert.ok(RESERVED_SEGMENTS.has('metrics'));
   const dir = tempDir();
   writeFileSync(join(dir, 'urls.log'), encodeEntry({ op: 'C', code: 'metrics', url: 'https://example.com/hijack', createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }));
-  const h = await start({ dataDir: dir, logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { dataDir: dir, logLevel: 'silent' });
   const r = await h.req('/metrics');
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], TYPE);
@@ -230,17 +227,8 @@ test('metrics is a reserved segment: a stored link with that code never hides th
 });
 
 test('the library: /metrics under an Express-style base path; what goes to next() is not counted', async (t) => {
-  const app = await mount(
-    '/s',
-    (shortener) => (req, res) =>
-      shortener.handler(req, res, () => {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('the host app');
-      }),
-    { logLevel: 'silent' },
-  );
-  t.after(() => app.close());
-  assert.equal((await request(app.port, '/elsewhere')).body, 'the host app');
+  const app = await mountInHostApp(t, '/s', { logLevel: 'silent' });
+  assert.equal((await request(app.port, '/elsewhere')).body, HOST_APP_BODY);
   assert.equal((await request(app.port, '/s/api/health')).status, 200);
   const r = await request(app.port, '/s/metrics');
   assert.equal(r.status, 200);
@@ -253,6 +241,7 @@ test('the library: /metrics under an Express-style base path; what goes to next(
 
 test('a request the host app passes back to the same handler from next() is counted once', async (t) => {
   const app = await mount(
+    t,
     '/s',
     (shortener) => (req: IncomingMessage & { originalUrl?: string }, res) =>
       shortener.handler(req, res, () => {
@@ -262,7 +251,6 @@ test('a request the host app passes back to the same handler from next() is coun
       }),
     { logLevel: 'silent' },
   );
-  t.after(() => app.close());
   assert.equal((await request(app.port, '/rewritten')).status, 200);
   const m = samples((await request(app.port, '/s/metrics')).body);
   assert.equal(m.get('shortener_http_requests_total{route="/api/health",method="GET",status="200"}'), 1);
@@ -271,6 +259,7 @@ test('a request the host app passes back to the same handler from next() is coun
 test('counting adds no listener to a response, on the redirect fast path or elsewhere', async (t) => {
   const seen: { path: string | undefined; added: number }[] = [];
   const app = await mount(
+    t,
     '',
     (shortener) => (req, res) => {
       const events = ['finish', 'close', 'error', 'drain'] as const;
@@ -280,9 +269,8 @@ test('counting adds no listener to a response, on the redirect fast path or else
     },
     { logLevel: 'info', logStream: { write: () => true } },
   );
-  t.after(() => app.close());
   const created = await request(app.port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/l"}' });
-  const code = created.body.slice(created.body.lastIndexOf('/') + 1);
+  const code = codeOf(created);
   assert.equal((await request(app.port, `/${code}`)).status, 302);
   assert.equal((await request(app.port, '/api/health')).status, 200);
   assert.deepEqual(seen.slice(1), [
@@ -307,8 +295,7 @@ function promtool(t: TestContext, text: string): { status: number | null; output
 }
 
 test('promtool check metrics: the real output is clean, and a broken one is caught', async (t) => {
-  const h = await start({ logLevel: 'silent' });
-  t.after(() => h.close());
+  const h = await start(t, { logLevel: 'silent' });
   const code = await h.shorten('https://example.com/promtool');
   await h.req(`/${code}`);
   await h.req('/nope');

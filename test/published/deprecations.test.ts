@@ -63,41 +63,33 @@ test('the deprecation dates are fixed constants: 2026-11-21T00:00:00Z', () => {
   assert.deepEqual(DEPRECATIONS.map((d) => d.usage), ['shorten-with-get', 'api-key-query']);
 });
 
-test('GET /api/deprecations serves every notice, each valid against the schema', async () => {
-  const h = await start();
-  try {
-    const r = await h.req('/api/deprecations');
-    assert.equal(r.status, 200);
-    assert.equal(r.headers['content-type'], 'application/json');
-    const body = JSON.parse(r.body) as { notices: unknown[] };
-    assert.deepEqual(Object.keys(body), ['notices']);
-    assert.deepEqual(body.notices, DEPRECATIONS.map((d) => d.notice));
-    assert.equal(body.notices.length, 2);
-    const { validate } = compile();
-    for (const notice of body.notices) assert.equal(validate(notice), true, JSON.stringify(validate.errors));
-    assert.match(JSON.stringify(body.notices[0]), /GET \/api\/shorten.*POST/);
-    assert.match(JSON.stringify(body.notices[1]), /api_key.*X-API-Key/);
-  } finally {
-    await h.close();
-  }
+test('GET /api/deprecations serves every notice, each valid against the schema', async (t) => {
+  const h = await start(t);
+  const r = await h.req('/api/deprecations');
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-type'], 'application/json');
+  const body = JSON.parse(r.body) as { notices: unknown[] };
+  assert.deepEqual(Object.keys(body), ['notices']);
+  assert.deepEqual(body.notices, DEPRECATIONS.map((d) => d.notice));
+  assert.equal(body.notices.length, 2);
+  const { validate } = compile();
+  for (const notice of body.notices) assert.equal(validate(notice), true, JSON.stringify(validate.errors));
+  assert.match(JSON.stringify(body.notices[0]), /GET \/api\/shorten.*POST/);
+  assert.match(JSON.stringify(body.notices[1]), /api_key.*X-API-Key/);
 });
 
-test('GET /schemas/v2/DeprecationNoticeNotification.json is the repo file byte for byte, as application/schema+json', async () => {
-  const h = await start();
-  try {
-    const r = await h.req('/schemas/v2/DeprecationNoticeNotification.json');
-    assert.equal(r.status, 200);
-    assert.equal(r.headers['content-type'], 'application/schema+json');
-    assert.equal(r.headers['content-length'], String(SCHEMA_BYTES.length));
-    assert.equal(Buffer.compare(Buffer.from(r.body, 'utf8'), SCHEMA_BYTES), 0);
-    const head = await h.req('/schemas/v2/DeprecationNoticeNotification.json', { method: 'HEAD' });
-    assert.equal(head.status, 200);
-    assert.equal(head.body, '');
-    assert.equal((await h.req('/schemas/v2/Other.json')).status, 404);
-    assert.equal((await h.req('/schemas/v2/DeprecationNoticeNotification.json', { method: 'POST' })).status, 405);
-  } finally {
-    await h.close();
-  }
+test('GET /schemas/v2/DeprecationNoticeNotification.json is the repo file byte for byte, as application/schema+json', async (t) => {
+  const h = await start(t);
+  const r = await h.req('/schemas/v2/DeprecationNoticeNotification.json');
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-type'], 'application/schema+json');
+  assert.equal(r.headers['content-length'], String(SCHEMA_BYTES.length));
+  assert.equal(Buffer.compare(Buffer.from(r.body, 'utf8'), SCHEMA_BYTES), 0);
+  const head = await h.req('/schemas/v2/DeprecationNoticeNotification.json', { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  assert.equal(head.body, '');
+  assert.equal((await h.req('/schemas/v2/Other.json')).status, 404);
+  assert.equal((await h.req('/schemas/v2/DeprecationNoticeNotification.json', { method: 'POST' })).status, 405);
 });
 
 interface Row {
@@ -140,61 +132,50 @@ const ROWS: readonly Row[] = [
 ];
 
 for (const basePath of ['', '/s']) {
-  test(`Deprecation and Link headers exactly on deprecated usages (base path "${basePath}")`, async () => {
-    const h = await start({ apiKeys: [KEY], ...(basePath ? { baseUrl: `https://short.example${basePath}` } : {}) });
-    try {
-      const base = h.shortener.config.baseUrl;
-      const keep = await h.shorten('https://example.com/keep');
-      const doomed = await h.shorten('https://example.com/doomed');
-      for (const row of ROWS) {
-        const r = await h.req(basePath + row.path(row.doomed ? doomed : keep), row.options);
-        assert.equal(r.status, row.status, `${row.name}: ${r.body}`);
-        if (row.usage) {
-          const since = DEPRECATIONS.find((d) => d.usage === row.usage)!.since;
-          assert.equal(r.headers['deprecation'], `@${since}`, row.name);
-          assert.equal(r.headers['link'], `<${base}/docs#deprecations>; rel="deprecation"`, row.name);
-        } else {
-          assert.equal(r.headers['deprecation'], undefined, row.name);
-          assert.equal(r.headers['link'], undefined, row.name);
-        }
+  test(`Deprecation and Link headers exactly on deprecated usages (base path "${basePath}")`, async (t) => {
+    const h = await start(t, { apiKeys: [KEY], ...(basePath ? { baseUrl: `https://short.example${basePath}` } : {}) });
+    const base = h.shortener.config.baseUrl;
+    const keep = await h.shorten('https://example.com/keep');
+    const doomed = await h.shorten('https://example.com/doomed');
+    for (const row of ROWS) {
+      const r = await h.req(basePath + row.path(row.doomed ? doomed : keep), row.options);
+      assert.equal(r.status, row.status, `${row.name}: ${r.body}`);
+      if (row.usage) {
+        const since = DEPRECATIONS.find((d) => d.usage === row.usage)!.since;
+        assert.equal(r.headers['deprecation'], `@${since}`, row.name);
+        assert.equal(r.headers['link'], `<${base}/docs#deprecations>; rel="deprecation"`, row.name);
+      } else {
+        assert.equal(r.headers['deprecation'], undefined, row.name);
+        assert.equal(r.headers['link'], undefined, row.name);
       }
-    } finally {
-      await h.close();
     }
   });
 }
 
-test('the first use of each deprecated usage is logged once as a warning carrying its notice', async () => {
-  const h = await start({ apiKeys: [KEY] });
-  try {
-    const warnings = () => h.logs.lines.filter((l) => l['msg'] === 'deprecated usage');
-    await h.shorten('https://example.com/post-is-fine');
-    await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
-    assert.deepEqual(warnings(), []);
-    for (let i = 0; i < 3; i++) {
-      await h.req(`/api/shorten?url=${enc(`https://example.com/${i}`)}`);
-      await h.req(`/api/urls?api_key=${i === 0 ? 'wrong' : KEY}`);
-    }
-    const lines = warnings();
-    assert.equal(lines.length, 2);
-    for (const [i, usage] of (['shorten-with-get', 'api-key-query'] as const).entries()) {
-      const { notice } = DEPRECATIONS.find((d) => d.usage === usage)!;
-      assert.equal(lines[i]!['level'], 'warn');
-      assert.equal(lines[i]!['usage'], usage);
-      assert.equal(lines[i]!['summary'], notice.summary);
-      assert.equal(lines[i]!['details'], notice.details);
-    }
-    // The key itself never reaches the log line.
-    assert.ok(!JSON.stringify(lines).includes(KEY));
-  } finally {
-    await h.close();
+test('the first use of each deprecated usage is logged once as a warning carrying its notice', async (t) => {
+  const h = await start(t, { apiKeys: [KEY] });
+  const warnings = () => h.logs.lines.filter((l) => l['msg'] === 'deprecated usage');
+  await h.shorten('https://example.com/post-is-fine');
+  await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
+  assert.deepEqual(warnings(), []);
+  for (let i = 0; i < 3; i++) {
+    await h.req(`/api/shorten?url=${enc(`https://example.com/${i}`)}`);
+    await h.req(`/api/urls?api_key=${i === 0 ? 'wrong' : KEY}`);
   }
+  const lines = warnings();
+  assert.equal(lines.length, 2);
+  for (const [i, usage] of (['shorten-with-get', 'api-key-query'] as const).entries()) {
+    const { notice } = DEPRECATIONS.find((d) => d.usage === usage)!;
+    assert.equal(lines[i]!['level'], 'warn');
+    assert.equal(lines[i]!['usage'], usage);
+    assert.equal(lines[i]!['summary'], notice.summary);
+    assert.equal(lines[i]!['details'], notice.details);
+  }
+  // The key itself never reaches the log line.
+  assert.ok(!JSON.stringify(lines).includes(KEY));
+  await h.close();
   // Per instance: a new shortener warns again.
-  const again = await start();
-  try {
-    await again.req(`/api/shorten?url=${enc('https://example.com/again')}`);
-    assert.equal(again.logs.lines.filter((l) => l['msg'] === 'deprecated usage').length, 1);
-  } finally {
-    await again.close();
-  }
+  const again = await start(t);
+  await again.req(`/api/shorten?url=${enc('https://example.com/again')}`);
+  assert.equal(again.logs.lines.filter((l) => l['msg'] === 'deprecated usage').length, 1);
 });

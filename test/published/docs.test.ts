@@ -118,30 +118,26 @@ test('renderDocs escapes every text it takes from the document', () => {
 });
 
 for (const basePath of ['', '/s']) {
-  test(`GET ${basePath}/docs serves the rendering of the served document, and its stylesheet is served (base path "${basePath}")`, async () => {
-    const h = await start(basePath ? { baseUrl: `http://127.0.0.1:1${basePath}` } : {});
-    try {
-      const r = await h.req(`${basePath}/docs`);
-      assert.equal(r.status, 200);
-      assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
-      assert.equal(r.headers['content-security-policy'], "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
-      const doc = JSON.parse((await h.req(`${basePath}/openapi.json`)).body) as OpenApiDocument;
-      assert.equal(r.body, renderDocs(doc));
-      assertSelfContained(r.body, basePath);
-      const stylesheets = [...r.body.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!);
-      assert.deepEqual(stylesheets, [`${basePath}/static/docs.css`]);
-      for (const href of stylesheets) {
-        const css = await h.req(href);
-        assert.equal(css.status, 200);
-        assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
-        assert.equal(css.body, readFileSync(new URL('../../static/docs.css', import.meta.url), 'utf8'));
-      }
-      // Every same-origin link of the page is served (the gate is off here).
-      for (const href of urlsOf(r.body).filter((u) => u.startsWith('/'))) {
-        assert.equal((await h.req(href)).status, 200, href);
-      }
-    } finally {
-      await h.close();
+  test(`GET ${basePath}/docs serves the rendering of the served document, and its stylesheet is served (base path "${basePath}")`, async (t) => {
+    const h = await start(t, basePath ? { baseUrl: `http://127.0.0.1:1${basePath}` } : {});
+    const r = await h.req(`${basePath}/docs`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(r.headers['content-security-policy'], "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+    const doc = JSON.parse((await h.req(`${basePath}/openapi.json`)).body) as OpenApiDocument;
+    assert.equal(r.body, renderDocs(doc));
+    assertSelfContained(r.body, basePath);
+    const stylesheets = [...r.body.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]!);
+    assert.deepEqual(stylesheets, [`${basePath}/static/docs.css`]);
+    for (const href of stylesheets) {
+      const css = await h.req(href);
+      assert.equal(css.status, 200);
+      assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
+      assert.equal(css.body, readFileSync(new URL('../../static/docs.css', import.meta.url), 'utf8'));
+    }
+    // Every same-origin link of the page is served (the gate is off here).
+    for (const href of urlsOf(r.body).filter((u) => u.startsWith('/'))) {
+      assert.equal((await h.req(href)).status, 200, href);
     }
   });
 }

@@ -16,7 +16,7 @@ import { routeTable } from '../../src/route-table.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Service } from '../../src/api/service.ts';
 import { VERSION } from '../../src/version.ts';
-import { start, type Harness, type RequestOptions } from '../support/helpers.ts';
+import { open, type Harness, type RequestOptions } from '../support/helpers.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 const KEY = 'k1';
@@ -200,7 +200,7 @@ describe('served == documented, live', () => {
   let h: Harness;
   let doc: OpenApiDocument;
   before(async () => {
-    h = await start({ apiKeys: [KEY] });
+    h = await open({ apiKeys: [KEY] });
     doc = JSON.parse((await h.req('/openapi.json')).body) as OpenApiDocument;
   });
   after(() => h.close());

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { encodeEntry, replay } from '../../src/store/format.ts';
 import { LOG_FILE } from '../../src/store/store.ts';
-import { request, runCli, serverProcess, start, tempDir, type Harness, type Reply } from '../support/helpers.ts';
+import { codeOf, listedCodes, dataDir, request, runCli, serverProcess, tempDir, type DataDir, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'test-admin-key';
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -19,8 +19,6 @@ const JSON_BODY = { 'content-type': 'application/json' };
 function shorten(port: number, url: string): Promise<Reply> {
   return request(port, '/api/shorten', { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ url }) });
 }
-
-const codeOf = (r: Reply): string => r.body.slice(r.body.lastIndexOf('/') + 1);
 
 /** A 503 whose whole body is `{"detail":…}` saying the data file was removed. */
 function assertRemoved(r: Reply): void {
@@ -87,33 +85,25 @@ test('regression: rm -rf of the data dir under a running server: 503s and one er
   server = await serverProcess(env);
   assert.equal(await visitCount(server.port, a), 3, 'the visits counted while detached were kept');
   assert.equal(await visitCount(server.port, b), 0);
-  const list = await request(server.port, '/api/urls', { headers: { 'x-api-key': KEY } });
-  assert.deepEqual((JSON.parse(list.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code), [b, a]);
+  assert.deepEqual(await listedCodes(server.port, KEY), [b, a]);
 });
 
-/** A harness on a fresh data dir with fsync on, plus one acknowledged link. */
-async function withLink(options: { visitFlushMs?: number } = {}): Promise<{ h: Harness; dir: string; a: string }> {
-  const dir = tempDir();
-  const h = await start({ dataDir: dir, fsync: 'always', apiKeys: [KEY], ...options });
-  return { h, dir, a: await h.shorten('https://example.com/acknowledged') };
+/** A harness on a fresh data dir (removed after the test) with fsync on, plus one acknowledged link. */
+async function withLink(t: TestContext, options: { visitFlushMs?: number } = {}): Promise<{ h: Harness; dir: string; a: string; data: DataDir }> {
+  const data = dataDir(t);
+  const h = await data.start({ fsync: 'always', apiKeys: [KEY], ...options });
+  return { h, dir: data.dir, a: await h.shorten('https://example.com/acknowledged'), data };
 }
 
-async function restarted(h: Harness, dir: string): Promise<Harness> {
+async function restarted(h: Harness, data: DataDir): Promise<Harness> {
   await h.close(true);
-  return start({ dataDir: dir, apiKeys: [KEY] });
+  return data.start({ apiKeys: [KEY] });
 }
 
-async function codes(h: Harness): Promise<string[]> {
-  const r = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
-  return (JSON.parse(r.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code);
-}
+const codes = (h: Harness): Promise<string[]> => listedCodes(h.port, KEY);
 
 test('regression: urls.log alone removed: the next write is 503, then the log is rewritten from memory and writes go on', async (t) => {
-  let { h, dir, a } = await withLink();
-  t.after(async () => {
-    await h.close(true);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let { h, dir, a, data } = await withLink(t);
   rmSync(join(dir, LOG_FILE));
   assertRemoved(await shorten(h.port, 'https://example.com/refused'));
   const c = codeOf(await shorten(h.port, 'https://example.com/after'));
@@ -122,17 +112,13 @@ test('regression: urls.log alone removed: the next write is 503, then the log is
   assert.equal(disk.damage, undefined);
   assert.deepEqual([...disk.records.keys()], [a, c]);
 
-  h = await restarted(h, dir);
+  h = await restarted(h, data);
   assert.deepEqual(await codes(h), [c, a]);
   assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/refused'))).status, 404);
 });
 
 test('regression: urls.log replaced by another file: 503, then the log is rewritten from memory and the other file is kept beside it', async (t) => {
-  let { h, dir, a } = await withLink();
-  t.after(async () => {
-    await h.close(true);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let { h, dir, a, data } = await withLink(t);
   const foreign = encodeEntry({ op: 'C', code: 'foreign1', url: 'https://example.com/foreign', createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
   writeFileSync(join(dir, 'other.log'), foreign);
   renameSync(join(dir, 'other.log'), join(dir, LOG_FILE));
@@ -144,16 +130,12 @@ test('regression: urls.log replaced by another file: 503, then the log is rewrit
   assert.deepEqual(readFileSync(join(dir, kept[0]!)), foreign, 'the file that replaced the log is kept, byte for byte');
   assert.ok(h.logs.lines.some((l) => l['level'] === 'warn' && l['kept'] === join(dir, kept[0]!)));
 
-  h = await restarted(h, dir);
+  h = await restarted(h, data);
   assert.deepEqual(await codes(h), [c, a], 'memory won: every acknowledged link, and not the other file');
 });
 
 test('regression: a removed data dir that comes back while idle gets its log from the timer, visit counts included', async (t) => {
-  let { h, dir, a } = await withLink({ visitFlushMs: 20 });
-  t.after(async () => {
-    await h.close(true);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let { h, dir, a, data } = await withLink(t, { visitFlushMs: 20 });
   rmSync(dir, { recursive: true, force: true });
   assertRemoved(await shorten(h.port, 'https://example.com/refused'));
   for (let i = 0; i < 2; i++) assert.equal((await h.req(`/${a}`)).status, 302);
@@ -163,23 +145,19 @@ test('regression: a removed data dir that comes back while idle gets its log fro
   mkdirSync(dir);
   const log = join(dir, LOG_FILE);
   await until(() => existsSync(log) && replay(readFileSync(log)).records.get(a)?.visits === 2, 'the log rewritten with the visits');
-  h = await restarted(h, dir);
+  h = await restarted(h, data);
   assert.deepEqual(await codes(h), [a]);
   assert.equal(await visitCount(h.port, a), 2);
 });
 
-test('a data dir still gone at shutdown is not recreated, and the loss is logged as an error', async () => {
-  const { h, dir } = await withLink();
-  try {
-    rmSync(dir, { recursive: true, force: true });
-    assertRemoved(await shorten(h.port, 'https://example.com/refused'));
-    await h.close(true);
-    assert.equal(existsSync(dir), false);
-    const lost = h.logs.lines.find((l) => /lost at exit/.test(String(l['msg'])));
-    assert.ok(lost);
-    assert.equal(lost['level'], 'error');
-    assert.equal(lost['records'], 1);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('a data dir still gone at shutdown is not recreated, and the loss is logged as an error', async (t) => {
+  const { h, dir } = await withLink(t);
+  rmSync(dir, { recursive: true, force: true });
+  assertRemoved(await shorten(h.port, 'https://example.com/refused'));
+  await h.close(true);
+  assert.equal(existsSync(dir), false);
+  const lost = h.logs.lines.find((l) => /lost at exit/.test(String(l['msg'])));
+  assert.ok(lost);
+  assert.equal(lost['level'], 'error');
+  assert.equal(lost['records'], 1);
 });

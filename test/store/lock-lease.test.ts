@@ -64,57 +64,50 @@ test('a holder that stops refreshing (SIGSTOP) loses its lease after the lease t
   assert.equal(lock.lost(), undefined);
 });
 
-test('a lock replaced or removed under its holder: one error line, every later lost() says so, release leaves the other\'s lock', () => {
+test('a lock replaced or removed under its holder: one error line, every later lost() says so, release leaves the other\'s lock', (t) => {
   for (const how of ['replaced', 'removed'] as const) {
-    const dir = tempDir();
-    try {
-      const logs = new LogCapture();
-      const lock = acquireLock(dir, { leaseMs: LEASE, log: createLogger('info', logs) });
-      assert.equal(lock.lost(), undefined);
-      const other = encodeHolder({ ...currentPlace(), pid: 1, token: 'other', since: '' });
-      if (how === 'replaced') {
-        writeFileSync(join(dir, 'other'), other);
-        renameSync(join(dir, 'other'), join(dir, LOCK_FILE));
-      } else {
-        rmSync(join(dir, LOCK_FILE));
-      }
-      lock.refresh();
-      lock.refresh();
-      const err = lock.lost();
-      assert.ok(err instanceof LockLostError);
-      assert.equal(err.code, 'ELOCKLOST');
-      assert.match(err.message, how === 'replaced' ? /replaced by PID 1 on host/ : /\(removed\)/);
-      assert.equal(lock.lost(), err);
-      assert.equal(logs.lines.filter((l) => l['level'] === 'error').length, 1);
-      lock.release();
-      if (how === 'replaced') assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), other);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    const dir = tempDir(t);
+    const logs = new LogCapture();
+    const lock = acquireLock(dir, { leaseMs: LEASE, log: createLogger('info', logs) });
+    assert.equal(lock.lost(), undefined);
+    const other = encodeHolder({ ...currentPlace(), pid: 1, token: 'other', since: '' });
+    if (how === 'replaced') {
+      writeFileSync(join(dir, 'other'), other);
+      renameSync(join(dir, 'other'), join(dir, LOCK_FILE));
+    } else {
+      rmSync(join(dir, LOCK_FILE));
     }
+    lock.refresh();
+    lock.refresh();
+    const err = lock.lost();
+    assert.ok(err instanceof LockLostError);
+    assert.equal(err.code, 'ELOCKLOST');
+    assert.match(err.message, how === 'replaced' ? /replaced by PID 1 on host/ : /\(removed\)/);
+    assert.equal(lock.lost(), err);
+    assert.equal(logs.lines.filter((l) => l['level'] === 'error').length, 1);
+    lock.release();
+    if (how === 'replaced') assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), other);
   }
 });
 
 test('a store whose lock was taken away refuses writes with 503 and keeps answering reads', { timeout: 15_000 }, async (t) => {
-  const h = await start({ apiKeys: ['k'] });
+  const h = await start(t, { apiKeys: ['k'] });
   t.after(() => rmSync(h.dir, { recursive: true, force: true }));
-  try {
-    const code = await h.shorten('https://example.com/before');
-    const logBefore = readFileSync(join(h.dir, 'urls.log'));
-    const other = encodeHolder({ ...currentPlace(), pid: 1, token: 'other', since: '' });
-    writeFileSync(join(h.dir, 'other'), other);
-    renameSync(join(h.dir, 'other'), join(h.dir, LOCK_FILE));
-    // The next refresh (a third of the 10 s lease) finds out.
-    await until(() => h.logs.find('lost the lock of the data directory; refusing writes') !== undefined, 'the lost lock to be noticed', 5000);
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/after' }) });
-    assert.equal(r.status, 503);
-    assert.match(r.body, /ELOCKLOST/);
-    const del = await h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': 'k' } });
-    assert.equal(del.status, 503);
-    assert.equal((await h.req(`/${code}`)).status, 302);
-    assert.deepEqual(readFileSync(join(h.dir, 'urls.log')), logBefore, 'nothing written since');
-  } finally {
-    await h.close(true);
-  }
+  const code = await h.shorten('https://example.com/before');
+  const logBefore = readFileSync(join(h.dir, 'urls.log'));
+  const other = encodeHolder({ ...currentPlace(), pid: 1, token: 'other', since: '' });
+  writeFileSync(join(h.dir, 'other'), other);
+  renameSync(join(h.dir, 'other'), join(h.dir, LOCK_FILE));
+  // The next refresh (a third of the 10 s lease) finds out.
+  await until(() => h.logs.find('lost the lock of the data directory; refusing writes') !== undefined, 'the lost lock to be noticed', 5000);
+  const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/after' }) });
+  assert.equal(r.status, 503);
+  assert.match(r.body, /ELOCKLOST/);
+  const del = await h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': 'k' } });
+  assert.equal(del.status, 503);
+  assert.equal((await h.req(`/${code}`)).status, 302);
+  assert.deepEqual(readFileSync(join(h.dir, 'urls.log')), logBefore, 'nothing written since');
+  await h.close(true);
   // Closing did not remove the other's lock.
   assert.equal(lockPid(h.dir), 1);
 });

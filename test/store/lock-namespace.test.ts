@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -43,8 +43,7 @@ async function startIn(t: TestContext, command: string[], dir: string): Promise<
 
 /** Starts the holder with `first`, then a server in a namespace of its own: it must refuse. */
 async function secondRefuses(t: TestContext, unshare: string[], first: string[], expected: (pid: number) => boolean): Promise<void> {
-  const dir = tempDir();
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t);
   const holder = await startIn(t, first, dir);
   assert.ok(await holder.listening, 'the first server runs');
   const lock = readFileSync(join(dir, LOCK_FILE), 'utf8');

@@ -193,16 +193,13 @@ function simDir(): string {
   return existsSync('/dev/shm') ? mkdtempSync('/dev/shm/shortener-lock-') : tempDir();
 }
 
-test('8 simulated processes, every step interleaved at random (300 schedules per start): exactly one takes the lock', () => {
+test('8 simulated processes, every step interleaved at random (300 schedules per start): exactly one takes the lock', (t) => {
   const dir = simDir();
-  try {
-    randomRaces(dir, 300);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  randomRaces(dir, 300);
 });
 
-test('on a file system without hard links (link fails with EPERM) an exclusive create takes their place', () => {
+test('on a file system without hard links (link fails with EPERM) an exclusive create takes their place', (t) => {
   // The CommonJS object is the one whose changes syncBuiltinESMExports copies to `node:fs` imports.
   const fs = createRequire(import.meta.url)('node:fs') as Record<string, unknown>;
   const linkSync = fs['linkSync'];
@@ -213,231 +210,184 @@ test('on a file system without hard links (link fails with EPERM) an exclusive c
   };
   syncBuiltinESMExports();
   const dir = simDir();
-  try {
-    randomRaces(dir, 50);
-    rmSync(join(dir, LOCK_FILE));
-    const lock = acquireLock(dir);
-    assert.equal(lockJson(dir).pid, process.pid);
-    assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
-    lock.release();
-    assert.deepEqual(readdirSync(dir), []);
-    assert.ok(links > 400, `link was tried (${links} times) and failed each time`);
-  } finally {
+  t.after(() => {
     fs['linkSync'] = linkSync;
     syncBuiltinESMExports();
     rmSync(dir, { recursive: true, force: true });
-  }
+  });
+  randomRaces(dir, 50);
+  rmSync(join(dir, LOCK_FILE));
+  const lock = acquireLock(dir);
+  assert.equal(lockJson(dir).pid, process.pid);
+  assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
+  lock.release();
+  assert.deepEqual(readdirSync(dir), []);
+  assert.ok(links > 400, `link was tried (${links} times) and failed each time`);
 });
 
-test('X judged a lock stale, then Y took it over: X never replaces Y\'s fresh lock', () => {
+test('X judged a lock stale, then Y took it over: X never replaces Y\'s fresh lock', (t) => {
   for (const xStopsAt of ['judged', 'marked'] as const) {
-    const dir = tempDir();
-    try {
-      writeLock(dir, encodeHolder(holderOf(DEAD)));
-      const live = new Set([1, 2]);
-      const x = sim(contender(dir, 1, live));
-      const y = sim(contender(dir, 2, live));
-      runUntil(x, 'judged');
-      if (xStopsAt === 'marked') {
-        // X holds the takeover marker: Y waits for it, X finishes, Y then finds X's lock.
-        runUntil(x, 'marked');
-        runUntil(y, 'wait');
-        runToEnd(x);
-        runToEnd(y);
-        assert.equal(winnerOf([x, y]), x);
-        assert.match(String(y.result), /PID 1 on host/);
-        closeWinner(x);
-      } else {
-        // Y does all of it while X sleeps between judging and acting.
-        runToEnd(y);
-        assert.equal(lockJson(dir).token, 't2');
-        runToEnd(x);
-        assert.equal(winnerOf([x, y]), y);
-        assert.match(String(x.result), /PID 2 on host/);
-        assert.equal(lockJson(dir).token, 't2');
-        closeWinner(y);
-      }
-      assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-});
-
-test('X judged lock K stale; Y took K over and died; Z is replacing Y\'s lock: X does not replace it as well', () => {
-  const dir = tempDir();
-  try {
+    const dir = tempDir(t);
     writeLock(dir, encodeHolder(holderOf(DEAD)));
-    const live = new Set([1, 2, 3]);
+    const live = new Set([1, 2]);
     const x = sim(contender(dir, 1, live));
     const y = sim(contender(dir, 2, live));
-    const z = sim(contender(dir, 3, live));
     runUntil(x, 'judged');
-    runToEnd(y);
-    closeWinner(y);
-    live.delete(2); // Y's lock is stale now too, but it is not the lock X judged
-    runUntil(z, 'confirmed');
-    runUntil(x, 'wait'); // with K's marker, X finds another inode at the path: a new round, Z's marker
-    runToEnd(z);
-    runToEnd(x);
-    assert.equal(winnerOf([x, z]), z);
-    assert.match(String(x.result), /PID 3 on host/);
-    assert.equal(lockJson(dir).token, 't3');
-    closeWinner(z);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (xStopsAt === 'marked') {
+      // X holds the takeover marker: Y waits for it, X finishes, Y then finds X's lock.
+      runUntil(x, 'marked');
+      runUntil(y, 'wait');
+      runToEnd(x);
+      runToEnd(y);
+      assert.equal(winnerOf([x, y]), x);
+      assert.match(String(y.result), /PID 1 on host/);
+      closeWinner(x);
+    } else {
+      // Y does all of it while X sleeps between judging and acting.
+      runToEnd(y);
+      assert.equal(lockJson(dir).token, 't2');
+      runToEnd(x);
+      assert.equal(winnerOf([x, y]), y);
+      assert.match(String(x.result), /PID 2 on host/);
+      assert.equal(lockJson(dir).token, 't2');
+      closeWinner(y);
+    }
+    assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
   }
 });
 
-test('a process that died mid-takeover holds the directory for one lease at most, not for ever', () => {
-  const dir = tempDir();
-  try {
-    writeLock(dir, encodeHolder(holderOf(DEAD)));
-    const live = new Set([2, 3]);
-    const crashed = sim(contender(dir, 1, live));
-    runUntil(crashed, 'confirmed'); // dies here, about to rename: its marker and candidate stay
-    live.delete(1);
+test('X judged lock K stale; Y took K over and died; Z is replacing Y\'s lock: X does not replace it as well', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, encodeHolder(holderOf(DEAD)));
+  const live = new Set([1, 2, 3]);
+  const x = sim(contender(dir, 1, live));
+  const y = sim(contender(dir, 2, live));
+  const z = sim(contender(dir, 3, live));
+  runUntil(x, 'judged');
+  runToEnd(y);
+  closeWinner(y);
+  live.delete(2); // Y's lock is stale now too, but it is not the lock X judged
+  runUntil(z, 'confirmed');
+  runUntil(x, 'wait'); // with K's marker, X finds another inode at the path: a new round, Z's marker
+  runToEnd(z);
+  runToEnd(x);
+  assert.equal(winnerOf([x, z]), z);
+  assert.match(String(x.result), /PID 3 on host/);
+  assert.equal(lockJson(dir).token, 't3');
+  closeWinner(z);
+});
 
-    const early = sim(contender(dir, 2, live));
-    runToEnd(early);
-    assert.ok(early.result instanceof LockError);
-    assert.match(early.result.message, /another process is taking over its stale lock/);
+test('a process that died mid-takeover holds the directory for one lease at most, not for ever', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, encodeHolder(holderOf(DEAD)));
+  const live = new Set([2, 3]);
+  const crashed = sim(contender(dir, 1, live));
+  runUntil(crashed, 'confirmed'); // dies here, about to rename: its marker and candidate stay
+  live.delete(1);
 
-    const later = sim(contender(dir, 3, live, LEASE_MS + 1000)); // a lease later: its marker is stale
-    runToEnd(later);
-    assert.equal(winnerOf([crashed, early, later]), later);
-    assert.equal(lockJson(dir).token, 't3');
-    closeWinner(later);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const early = sim(contender(dir, 2, live));
+  runToEnd(early);
+  assert.ok(early.result instanceof LockError);
+  assert.match(early.result.message, /another process is taking over its stale lock/);
+
+  const later = sim(contender(dir, 3, live, LEASE_MS + 1000)); // a lease later: its marker is stale
+  runToEnd(later);
+  assert.equal(winnerOf([crashed, early, later]), later);
+  assert.equal(lockJson(dir).token, 't3');
+  closeWinner(later);
 });
 
 // ---- The lock as the store and other processes meet it ----------------------------------------
 
-test('the lock file names this process (host, PID, token) while open, and is removed at close', async () => {
-  const h = await start();
+test('the lock file names this process (host, PID, token) while open, and is removed at close', async (t) => {
+  const h = await start(t);
   const lock = join(h.dir, LOCK_FILE);
-  try {
-    const content = lockJson(h.dir);
-    assert.equal(content.pid, process.pid);
-    assert.equal(content.host, hostname());
-    assert.match(content.token, /^[0-9a-f]{24}$/);
-    assert.deepEqual(readdirSync(h.dir).sort(), [LOCK_FILE, 'urls.log']);
-  } finally {
-    await h.close(true);
-  }
+  const content = lockJson(h.dir);
+  assert.equal(content.pid, process.pid);
+  assert.equal(content.host, hostname());
+  assert.match(content.token, /^[0-9a-f]{24}$/);
+  assert.deepEqual(readdirSync(h.dir).sort(), [LOCK_FILE, 'urls.log']);
+  await h.close(true);
   assert.equal(existsSync(lock), false);
   rmSync(h.dir, { recursive: true, force: true });
 });
 
-test('a second store on the same dir in the same process is refused', async () => {
-  const h = await start();
-  try {
-    const before = readFileSync(join(h.dir, LOCK_FILE), 'utf8');
-    assert.throws(() => createShortener({ dataDir: h.dir, fsync: 'off', logger: quiet }), /already open/);
-    // The refused attempt did not take the lock away from the first.
-    assert.equal(readFileSync(join(h.dir, LOCK_FILE), 'utf8'), before);
-    await h.shorten('https://example.com/still-writable');
-  } finally {
-    await h.close();
-  }
+test('a second store on the same dir in the same process is refused', async (t) => {
+  const h = await start(t);
+  const before = readFileSync(join(h.dir, LOCK_FILE), 'utf8');
+  assert.throws(() => createShortener({ dataDir: h.dir, fsync: 'off', logger: quiet }), /already open/);
+  // The refused attempt did not take the lock away from the first.
+  assert.equal(readFileSync(join(h.dir, LOCK_FILE), 'utf8'), before);
+  await h.shorten('https://example.com/still-writable');
 });
 
-test('a second process on the same dir refuses to start with a message naming the holder and what to do', async () => {
-  const h = await start();
-  try {
-    const { code, out } = await runCli(['--port', '0', '--data-dir', h.dir]);
-    assert.equal(code, 1);
-    const line = out.split('\n').find((l) => l.includes('"level":"error"'));
-    assert.ok(line, `an error line in: ${out}`);
-    const msg = (JSON.parse(line) as { msg: string }).msg;
-    assert.match(msg, new RegExp(`in use by another server \\(PID ${process.pid} on host ${escapeRegExp(hostname())}; its lease was refreshed \\d+ s ago\\)`));
-    assert.match(msg, /only one server may write a data directory\. Stop that server first\. If it is gone, its lock is stale 10 s after its last refresh/);
-    assert.deepEqual(readdirSync(h.dir).sort(), [LOCK_FILE, 'urls.log'], 'the refused process left nothing behind');
-  } finally {
-    await h.close();
-  }
+test('a second process on the same dir refuses to start with a message naming the holder and what to do', async (t) => {
+  const h = await start(t);
+  const { code, out } = await runCli(['--port', '0', '--data-dir', h.dir]);
+  assert.equal(code, 1);
+  const line = out.split('\n').find((l) => l.includes('"level":"error"'));
+  assert.ok(line, `an error line in: ${out}`);
+  const msg = (JSON.parse(line) as { msg: string }).msg;
+  assert.match(msg, new RegExp(`in use by another server \\(PID ${process.pid} on host ${escapeRegExp(hostname())}; its lease was refreshed \\d+ s ago\\)`));
+  assert.match(msg, /only one server may write a data directory\. Stop that server first\. If it is gone, its lock is stale 10 s after its last refresh/);
+  assert.deepEqual(readdirSync(h.dir).sort(), [LOCK_FILE, 'urls.log'], 'the refused process left nothing behind');
 });
 
-test('a stale lock of a dead process on this host is taken over, and the takeover is logged', async () => {
+test('a stale lock of a dead process on this host is taken over, and the takeover is logged', async (t) => {
   for (const text of [encodeHolder(holderOf(deadPid())), `${deadPid()}\n`]) {
     const dir = tempDir();
     writeLock(dir, text);
     const logs = new LogCapture();
-    const h = await start({ dataDir: dir, logger: createLogger('info', logs) });
-    try {
-      assert.equal(lockJson(dir).pid, process.pid);
-      assert.match(String(logs.find('took over a stale lock')?.['why']), /no longer runs/);
-      await h.shorten('https://example.com/after-stale-lock');
-    } finally {
-      await h.close();
-    }
+    const h = await start(t, { dataDir: dir, logger: createLogger('info', logs) });
+    assert.equal(lockJson(dir).pid, process.pid);
+    assert.match(String(logs.find('took over a stale lock')?.['why']), /no longer runs/);
+    await h.shorten('https://example.com/after-stale-lock');
+    await h.close();
   }
 });
 
-test('a bare-PID lock of an older version naming our own PID is stale, as that version judged it', () => {
-  const dir = tempDir();
-  try {
-    writeLock(dir, `${process.pid}\n`);
-    const lock = acquireLock(dir);
-    assert.throws(() => acquireLock(dir), /already open in this process/);
-    lock.release();
-    assert.equal(existsSync(join(dir, LOCK_FILE)), false);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('a bare-PID lock of an older version naming our own PID is stale, as that version judged it', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, `${process.pid}\n`);
+  const lock = acquireLock(dir);
+  assert.throws(() => acquireLock(dir), /already open in this process/);
+  lock.release();
+  assert.equal(existsSync(join(dir, LOCK_FILE)), false);
 });
 
-test('a lease naming our own PID with another token is held until it runs out (PID 1 in another container)', () => {
-  const dir = tempDir();
-  try {
-    const text = encodeHolder(holderOf(process.pid, { ...here, pidns: 'pid:[4026530000]' }, 'another'));
-    writeLock(dir, text, 1000);
-    assert.throws(() => acquireLock(dir), new RegExp(`PID ${process.pid} on host ${escapeRegExp(here.host)} \\(another container or PID namespace\\)`));
-    assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), text);
-    writeLock(dir, text, LEASE_MS + 1000);
-    acquireLock(dir).release();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('a lease naming our own PID with another token is held until it runs out (PID 1 in another container)', (t) => {
+  const dir = tempDir(t);
+  const text = encodeHolder(holderOf(process.pid, { ...here, pidns: 'pid:[4026530000]' }, 'another'));
+  writeLock(dir, text, 1000);
+  assert.throws(() => acquireLock(dir), new RegExp(`PID ${process.pid} on host ${escapeRegExp(here.host)} \\(another container or PID namespace\\)`));
+  assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8'), text);
+  writeLock(dir, text, LEASE_MS + 1000);
+  acquireLock(dir).release();
 });
 
-test('an unreadable lock is held while recent and stale once a lease old', () => {
-  const dir = tempDir();
-  try {
-    writeLock(dir, 'garbage', 1000);
-    assert.throws(() => acquireLock(dir), /an unreadable lock file/);
-    writeLock(dir, 'garbage', LEASE_MS);
-    acquireLock(dir).release();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('an unreadable lock is held while recent and stale once a lease old', (t) => {
+  const dir = tempDir(t);
+  writeLock(dir, 'garbage', 1000);
+  assert.throws(() => acquireLock(dir), /an unreadable lock file/);
+  writeLock(dir, 'garbage', LEASE_MS);
+  acquireLock(dir).release();
 });
 
-test('candidates and markers left by processes that died taking the lock are removed once a lease old', () => {
-  const dir = tempDir();
-  try {
-    const old = (Date.now() - LEASE_MS - 1000) / 1000;
-    for (const name of [`${LOCK_FILE}.new-dead`, `${LOCK_FILE}.takeover-123-0`, `${LOCK_FILE}.new-fresh`]) {
-      writeFileSync(join(dir, name), '');
-      if (!name.endsWith('fresh')) utimesSync(join(dir, name), old, old);
-    }
-    const lock = acquireLock(dir);
-    assert.deepEqual(readdirSync(dir).sort(), [LOCK_FILE, `${LOCK_FILE}.new-fresh`]);
-    lock.release();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+test('candidates and markers left by processes that died taking the lock are removed once a lease old', (t) => {
+  const dir = tempDir(t);
+  const old = (Date.now() - LEASE_MS - 1000) / 1000;
+  for (const name of [`${LOCK_FILE}.new-dead`, `${LOCK_FILE}.takeover-123-0`, `${LOCK_FILE}.new-fresh`]) {
+    writeFileSync(join(dir, name), '');
+    if (!name.endsWith('fresh')) utimesSync(join(dir, name), old, old);
   }
+  const lock = acquireLock(dir);
+  assert.deepEqual(readdirSync(dir).sort(), [LOCK_FILE, `${LOCK_FILE}.new-fresh`]);
+  lock.release();
 });
 
-test('a failed open (damaged log) releases the lock', () => {
-  const dir = tempDir();
-  try {
-    writeFileSync(join(dir, 'urls.log'), 'garbage\nmore garbage\n');
-    assert.throws(() => createShortener({ dataDir: dir, fsync: 'off', logger: quiet }), /line 1/);
-    assert.equal(existsSync(join(dir, LOCK_FILE)), false);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('a failed open (damaged log) releases the lock', (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'urls.log'), 'garbage\nmore garbage\n');
+  assert.throws(() => createShortener({ dataDir: dir, fsync: 'off', logger: quiet }), /line 1/);
+  assert.equal(existsSync(join(dir, LOCK_FILE)), false);
 });

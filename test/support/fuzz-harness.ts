@@ -23,7 +23,7 @@ import { serverOptions } from '../../src/cli/http-options.ts';
 import { createLogger } from '../../src/log.ts';
 import { fuzzCase, render, type FuzzCase } from './fuzz-arbitraries.ts';
 import { DETAIL, RIGHT, spyOnProtected, TOKEN } from './gate-helpers.ts';
-import { start, type Harness } from './helpers.ts';
+import { open, type Harness } from './helpers.ts';
 import { sendRaw, type RawResponse } from './raw-http.ts';
 
 export interface FuzzOptions {
@@ -87,7 +87,7 @@ function describeCase(c: FuzzCase, bytes: Buffer): string {
 
 export async function runFuzz({ runs, seed }: FuzzOptions): Promise<FuzzSummary> {
   const logs = new LogWatch();
-  const h: Harness = await start(
+  const h: Harness = await open(
     { apiToken: TOKEN, apiKeys: ['k1'], logger: createLogger('warn', logs) },
     serverOptions(defaults()).options,
   );

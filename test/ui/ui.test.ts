@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launch, openPage, screenshot, type Watched } from '../support/browser.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { codeOf, open, start, type Harness } from '../support/helpers.ts';
 
 let browser: Browser | undefined;
 
@@ -32,7 +32,7 @@ describe('web UI', { timeout: 120_000 }, () => {
 
   before(async (t) => {
     browser = await launch(t as never);
-    h = await start({ apiKeys: ['admin-key'] });
+    h = await open({ apiKeys: ['admin-key'] });
     origin = `http://127.0.0.1:${h.port}`;
   });
 
@@ -60,7 +60,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     assert.match(record, /Expires\s+\S/);
     assert.doesNotMatch(record, /Expires\s+Never/);
     // The link exists, with its retention.
-    const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
+    const code = codeOf(shortUrl);
     const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { retention_days: number; original_url: string };
     assert.equal(meta.retention_days, 30);
     assert.equal(meta.original_url, 'https://example.com/a/very/long/path?with=query');
@@ -233,30 +233,26 @@ describe('web UI under a base path', { timeout: 60_000 }, () => {
   test('served at /s/ with working assets and API calls', async (t) => {
     const b = await launch(t);
     if (!b) return;
-    const h = await start({ basePath: '/s', apiKeys: ['k'], logLevel: 'silent' });
+    const h = await start(t, { basePath: '/s', apiKeys: ['k'], logLevel: 'silent' });
     const origin = `http://127.0.0.1:${h.port}`;
-    try {
-      const w = await openPage(b, origin);
-      const { page } = w;
-      await page.goto(`${origin}/s`);
-      assert.equal(page.url(), `${origin}/s/`, 'the bare base path redirects to /s/');
-      await page.getByLabel('Long URL').fill('https://example.com/under-base');
-      await page.getByLabel('Long URL').press('Enter');
-      await page.locator('#short-link').waitFor({ state: 'visible' });
-      assert.match((await page.locator('#short-link').textContent())!, new RegExp(`^${origin}/s/[1-9A-Za-z]{6}$`));
-      await page.getByLabel('Admin API key').fill('k');
-      await page.getByLabel('Admin API key').press('Enter');
-      await page.locator('#admin-rows tr').first().waitFor();
-      const paths = w.requests.map((u) => new URL(u).pathname);
-      for (const p of paths) assert.ok(p.startsWith('/s/') || p === '/s', `request inside the base path: ${p}`);
-      assert.ok(paths.includes('/s/static/app.js') && paths.includes('/s/static/style.css') && paths.includes('/s/api/shorten'));
-      await screenshot(page, 'base-path');
-      assert.deepEqual(unexpected(w), []);
-      await w.context.close();
-    } finally {
-      await b.close();
-      await h.close();
-    }
+    t.after(() => b.close());
+    const w = await openPage(b, origin);
+    const { page } = w;
+    await page.goto(`${origin}/s`);
+    assert.equal(page.url(), `${origin}/s/`, 'the bare base path redirects to /s/');
+    await page.getByLabel('Long URL').fill('https://example.com/under-base');
+    await page.getByLabel('Long URL').press('Enter');
+    await page.locator('#short-link').waitFor({ state: 'visible' });
+    assert.match((await page.locator('#short-link').textContent())!, new RegExp(`^${origin}/s/[1-9A-Za-z]{6}$`));
+    await page.getByLabel('Admin API key').fill('k');
+    await page.getByLabel('Admin API key').press('Enter');
+    await page.locator('#admin-rows tr').first().waitFor();
+    const paths = w.requests.map((u) => new URL(u).pathname);
+    for (const p of paths) assert.ok(p.startsWith('/s/') || p === '/s', `request inside the base path: ${p}`);
+    assert.ok(paths.includes('/s/static/app.js') && paths.includes('/s/static/style.css') && paths.includes('/s/api/shorten'));
+    await screenshot(page, 'base-path');
+    assert.deepEqual(unexpected(w), []);
+    await w.context.close();
   });
 });
 
@@ -264,70 +260,66 @@ describe('web UI behind the token gate', { timeout: 60_000 }, () => {
   test('the prompt appears, a wrong token brings it back after a 401, the right one works and stays in sessionStorage', async (t) => {
     const b = await launch(t);
     if (!b) return;
-    const h = await start({ apiToken: 'ui-token-123', apiKeys: ['admin-key'] });
+    const h = await start(t, { apiToken: 'ui-token-123', apiKeys: ['admin-key'] });
     const origin = `http://127.0.0.1:${h.port}`;
-    try {
-      const w = await openPage(b, origin);
-      const { page } = w;
-      await page.goto(`${origin}/`);
-      const prompt = page.locator('#gate');
-      await prompt.waitFor({ state: 'visible' });
-      assert.equal(await page.locator('#app').isHidden(), true, 'the forms wait for the token');
-      assert.equal(await page.locator('#docs-link').isHidden(), true);
-      await screenshot(page, 'gate-prompt');
+    t.after(() => b.close());
+    const w = await openPage(b, origin);
+    const { page } = w;
+    await page.goto(`${origin}/`);
+    const prompt = page.locator('#gate');
+    await prompt.waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#app').isHidden(), true, 'the forms wait for the token');
+    assert.equal(await page.locator('#docs-link').isHidden(), true);
+    await screenshot(page, 'gate-prompt');
 
-      await page.getByLabel('Token', { exact: true }).fill('wrong-token');
-      await page.getByLabel('Token', { exact: true }).press('Enter');
-      await page.locator('#gate-error', { hasText: 'That token was not accepted. Enter it again.' }).waitFor();
-      assert.equal(await prompt.isVisible(), true);
-      assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), null, 'a refused token is not kept');
-      await screenshot(page, 'gate-wrong-token');
+    await page.getByLabel('Token', { exact: true }).fill('wrong-token');
+    await page.getByLabel('Token', { exact: true }).press('Enter');
+    await page.locator('#gate-error', { hasText: 'That token was not accepted. Enter it again.' }).waitFor();
+    assert.equal(await prompt.isVisible(), true);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), null, 'a refused token is not kept');
+    await screenshot(page, 'gate-wrong-token');
 
-      await page.getByLabel('Token', { exact: true }).fill('ui-token-123');
-      await page.getByLabel('Token', { exact: true }).press('Enter');
-      await page.locator('#app').waitFor({ state: 'visible' });
-      assert.equal(await prompt.isHidden(), true);
-      assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), 'ui-token-123');
+    await page.getByLabel('Token', { exact: true }).fill('ui-token-123');
+    await page.getByLabel('Token', { exact: true }).press('Enter');
+    await page.locator('#app').waitFor({ state: 'visible' });
+    assert.equal(await prompt.isHidden(), true);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), 'ui-token-123');
 
-      // Every API call carries the token: shorten, look up and list all work.
-      const sent: (string | undefined)[] = [];
-      page.on('request', (req) => {
-        if (new URL(req.url()).pathname.startsWith('/api/')) sent.push(req.headers()['authorization']);
-      });
-      await page.getByLabel('Long URL').fill('https://gated.example/');
-      await page.getByLabel('Long URL').press('Enter');
-      await page.locator('#short-link').waitFor({ state: 'visible' });
-      await page.getByLabel('Admin API key').fill('admin-key');
-      await page.getByLabel('Admin API key').press('Enter');
-      await page.locator('#admin-rows tr').first().waitFor();
-      assert.ok(sent.length >= 3);
-      assert.deepEqual(new Set(sent), new Set(['Bearer ui-token-123']));
+    // Every API call carries the token: shorten, look up and list all work.
+    const sent: (string | undefined)[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/api/')) sent.push(req.headers()['authorization']);
+    });
+    await page.getByLabel('Long URL').fill('https://gated.example/');
+    await page.getByLabel('Long URL').press('Enter');
+    await page.locator('#short-link').waitFor({ state: 'visible' });
+    await page.getByLabel('Admin API key').fill('admin-key');
+    await page.getByLabel('Admin API key').press('Enter');
+    await page.locator('#admin-rows tr').first().waitFor();
+    assert.ok(sent.length >= 3);
+    assert.deepEqual(new Set(sent), new Set(['Bearer ui-token-123']));
 
-      // A reload keeps the token (same tab): no prompt.
-      await page.reload();
-      await page.locator('#app').waitFor({ state: 'visible' });
-      assert.equal(await prompt.isHidden(), true);
+    // A reload keeps the token (same tab): no prompt.
+    await page.reload();
+    await page.locator('#app').waitFor({ state: 'visible' });
+    assert.equal(await prompt.isHidden(), true);
 
-      // A token that stops working (rotated on the server) leads back to the prompt on the next 401.
-      await page.evaluate(() => sessionStorage.setItem('url-shortener.token', 'rotated-away'));
-      await page.getByLabel('Long URL').fill('https://gated.example/2');
-      await page.getByLabel('Long URL').press('Enter');
-      await prompt.waitFor({ state: 'visible' });
-      assert.equal(await page.locator('#gate-error').textContent(), 'That token was not accepted. Enter it again.');
+    // A token that stops working (rotated on the server) leads back to the prompt on the next 401.
+    await page.evaluate(() => sessionStorage.setItem('url-shortener.token', 'rotated-away'));
+    await page.getByLabel('Long URL').fill('https://gated.example/2');
+    await page.getByLabel('Long URL').press('Enter');
+    await prompt.waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#gate-error').textContent(), 'That token was not accepted. Enter it again.');
 
-      // Forget the token.
-      await page.getByLabel('Token', { exact: true }).fill('ui-token-123');
-      await page.getByLabel('Token', { exact: true }).press('Enter');
-      await page.locator('#app').waitFor({ state: 'visible' });
-      await page.getByRole('button', { name: 'Forget token' }).click();
-      await prompt.waitFor({ state: 'visible' });
-      assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), null);
-      assert.deepEqual(unexpected(w, [401]), []);
-      await w.context.close();
-    } finally {
-      await b.close();
-      await h.close();
-    }
+    // Forget the token.
+    await page.getByLabel('Token', { exact: true }).fill('ui-token-123');
+    await page.getByLabel('Token', { exact: true }).press('Enter');
+    await page.locator('#app').waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: 'Forget token' }).click();
+    await prompt.waitFor({ state: 'visible' });
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('url-shortener.token')), null);
+    assert.deepEqual(unexpected(w, [401]), []);
+    await w.context.close();
   });
 });
 
@@ -335,29 +327,25 @@ describe('/docs in the browser', { timeout: 60_000 }, () => {
   test('renders offline: no request leaves the origin, no CSP violation or console error, the stylesheet applies', async (t) => {
     const b = await launch(t);
     if (!b) return;
-    const h = await start();
+    const h = await start(t);
     const origin = `http://127.0.0.1:${h.port}`;
-    try {
-      const w = await openPage(b, origin);
-      const { page } = w;
-      await page.goto(`${origin}/docs`);
-      await page.locator('#deprecations').waitFor();
-      // docs.css sets the page's font; an unstyled page would have the browser default.
-      const styled = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
-      assert.notEqual(styled, 'Times New Roman');
-      const paths = w.requests.map((u) => new URL(u).pathname);
-      assert.ok(paths.includes('/static/docs.css'), paths.join(' '));
-      // Every in-page link points at an anchor that exists.
-      const broken = await page.evaluate(() =>
-        [...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')!.slice(1)).filter((id) => !document.getElementById(decodeURIComponent(id))),
-      );
-      assert.deepEqual(broken, []);
-      await screenshot(page, 'docs');
-      assert.deepEqual(unexpected(w), []);
-      await w.context.close();
-    } finally {
-      await b.close();
-      await h.close();
-    }
+    t.after(() => b.close());
+    const w = await openPage(b, origin);
+    const { page } = w;
+    await page.goto(`${origin}/docs`);
+    await page.locator('#deprecations').waitFor();
+    // docs.css sets the page's font; an unstyled page would have the browser default.
+    const styled = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+    assert.notEqual(styled, 'Times New Roman');
+    const paths = w.requests.map((u) => new URL(u).pathname);
+    assert.ok(paths.includes('/static/docs.css'), paths.join(' '));
+    // Every in-page link points at an anchor that exists.
+    const broken = await page.evaluate(() =>
+      [...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')!.slice(1)).filter((id) => !document.getElementById(decodeURIComponent(id))),
+    );
+    assert.deepEqual(broken, []);
+    await screenshot(page, 'docs');
+    assert.deepEqual(unexpected(w), []);
+    await w.context.close();
   });
 });

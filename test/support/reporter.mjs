@@ -1,0 +1,39 @@
+/**
+ * The node:test reporter of `npm test`: node's `dot` (a dot a test, then every failure in full:
+ * name, message, diff and stack), then each failed test's file and name, then the
+ * run's totals on one line. Plain JavaScript: node loads reporters before `--import tsx` applies.
+ */
+import { relative } from 'node:path';
+import { dot } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
+
+/** The test file, relative to the working directory (node 20 reports no line for a test run in its own process). */
+function where(/** @type {string | undefined} */ file) {
+  return file === undefined ? '' : `${relative(process.cwd(), file.startsWith('file:') ? fileURLToPath(file) : file)}: `;
+}
+
+/** @param {AsyncIterable<import('node:test/reporters').TestEvent>} source */
+export default async function* reporter(source) {
+  /** @type {string[]} */
+  const failed = [];
+  /** @type {string[]} */
+  const totals = [];
+  async function* watched() {
+    for await (const event of source) {
+      if (event.type === 'test:fail') {
+        // A suite or a test that failed only because a subtest did is named by that subtest.
+        const { name, file, details } = event.data;
+        const error = /** @type {{ failureType?: string }} */ (details.error);
+        if (error.failureType !== 'subtestsFailed') failed.push(`✖ ${where(file)}${name}`);
+      } else if (event.type === 'test:diagnostic' && event.data.nesting === 0 && TOTALS.test(event.data.message)) {
+        totals.push(event.data.message);
+      }
+      yield event;
+    }
+  }
+  yield* dot(watched());
+  if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
+  yield `\n${totals.join(', ')}\n`;
+}
