@@ -6,7 +6,7 @@
  */
 import { createCodeSource, type RandomSource } from './api/codes.ts';
 import { configFromOptions, type Config } from './cli/config.ts';
-import { createDispatch, type Handler } from './http/dispatch.ts';
+import { createDispatch, type Handler } from './dispatch.ts';
 import { createGate } from './http/gate.ts';
 import { baseHeaders, flatten } from './http/headers.ts';
 import { createLogger, type Logger, type LogSink } from './log.ts';
@@ -21,7 +21,7 @@ import { LogStore } from './store/log-store.ts';
 import type { StoreFs } from './store/fs.ts';
 import { Store, type CompactReport } from './store/store.ts';
 
-export type { Handler } from './http/dispatch.ts';
+export type { Handler } from './dispatch.ts';
 
 /** Settings (SPEC §2, camelCase) plus what tests and embedders may inject. */
 export interface ShortenerOptions extends Partial<Config> {

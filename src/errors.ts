@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. A handler throws `HttpError(status, detail)` and the error
- * handler in `http/dispatch.ts` turns it into the response; anything else thrown is a bug, logged
+ * handler in `dispatch.ts` turns it into the response; anything else thrown is a bug, logged
  * with its stack and answered with a generic 500.
  *
  * `detail` of `undefined` means "empty body" (the SPEC's 403 and 404 answers have none).

@@ -2,7 +2,7 @@
  * What `GET /metrics` reports (SPEC §12), counted by one shortener, and turned into plain metric
  * families (prometheus.ts) only when scraped.
  *
- * Counting must not cost the redirect. The fast path of `http/dispatch.ts` only adds 1 to a slot of
+ * Counting must not cost the redirect. The fast path of `dispatch.ts` only adds 1 to a slot of
  * `fastRedirects`, a typed array allocated here once: no label lookup, no string, no closure, no
  * timer, no listener per request. Those redirects are therefore not timed; they are counted, under
  * the same route label as the general path's redirects (`LINK_ROUTE`), when a scrape reads them.

@@ -4,17 +4,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isCodeShaped, RESERVED_SEGMENTS } from '../api/codes.ts';
-import { answerVisit } from '../api/redirect.ts';
-import type { Service, Visit } from '../api/service.ts';
-import { HttpError } from '../errors.ts';
-import { redactTarget, type Logger } from '../log.ts';
-import { FAST_GET, FAST_HEAD, NO_ROUTE, type Metrics } from '../metrics/metrics.ts';
-import { normalizeTarget, stripBase } from '../paths.ts';
-import type { Ctx, RouteHandler } from './context.ts';
-import type { Gate, GateVerdict } from './gate.ts';
-import type { Responder } from './respond.ts';
-import { allowHeader, type Match } from './router.ts';
+import { isCodeShaped, RESERVED_SEGMENTS } from './api/codes.ts';
+import { answerVisit } from './api/redirect.ts';
+import type { Service, Visit } from './api/service.ts';
+import { HttpError } from './errors.ts';
+import { redactTarget, type Logger } from './log.ts';
+import { FAST_GET, FAST_HEAD, NO_ROUTE, type Metrics } from './metrics/metrics.ts';
+import { normalizeTarget, stripBase } from './paths.ts';
+import type { Ctx, RouteHandler } from './http/context.ts';
+import type { Gate, GateVerdict } from './http/gate.ts';
+import type { Responder } from './http/respond.ts';
+import { allowHeader, type Match } from './http/router.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
