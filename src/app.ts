@@ -23,7 +23,7 @@ import { Store, type CompactReport } from './store/store.ts';
 
 export type { Handler } from './dispatch.ts';
 
-/** Settings (SPEC §2, camelCase) plus what tests and embedders may inject. */
+/** Settings (docs/operations.md, camelCase) plus what tests and embedders may inject. */
 export interface ShortenerOptions extends Partial<Config> {
   /** A logger; by default JSON lines at `logLevel` on `logStream` (stdout). */
   logger?: Logger;
@@ -145,7 +145,7 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
   // The service sees the storage contract only; this process's store is the log store.
   const links = new LogStore(store);
   /**
-   * Undefined while ready, else why not (SPEC §12). The log store was loaded before this runs and
+   * Undefined while ready, else why not (docs/operations.md). The log store was loaded before this runs and
    * reads it from memory, which cannot fail: only a shutdown makes it not ready.
    */
   const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : links.ready());

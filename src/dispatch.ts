@@ -34,7 +34,7 @@ export interface DispatchDeps {
 }
 
 /**
- * More request headers than this is `431` (SPEC §12). Node keeps only the first 2,000 in
+ * More request headers than this is `431` (docs/operations.md). Node keeps only the first 2,000 in
  * `rawHeaders` (`maxHeadersCount`) and drops the rest unseen, so past that a second `Authorization`
  * would slip by the gate's duplicate rule; no real client sends anywhere near 100.
  */
@@ -96,7 +96,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
     reply.json(res, 500, { detail: 'internal error' });
   }
 
-  /** A 401 (SPEC §5): one warning line with the method and the redacted path, never the header. */
+  /** A 401 (docs/security.md): one warning line with the method and the redacted path, never the header. */
   function refuse(res: ServerResponse, verdict: Exclude<GateVerdict, { pass: true }>, method: string, target: string): void {
     log.warn('request refused by the gate', { method, path: redactTarget(target), reason: verdict.reason });
     fail(res, new HttpError(401, verdict.detail, [['WWW-Authenticate', 'Bearer']]), method, target);
@@ -181,7 +181,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
       routed = HANDED_ON;
       return;
     }
-    // A preflight reveals nothing: the same 204 for every path, known or not (SPEC §3.6).
+    // A preflight reveals nothing: the same 204 for every path, known or not (docs/api.md).
     if (method === 'OPTIONS') return reply.empty(res, 204);
     // One match serves the gate and the dispatch below. Nothing below runs for a request the gate
     // refuses; outside the base path counts as an unknown path.
@@ -191,7 +191,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
     if (!verdict.pass) return refuse(res, verdict, method, target);
     if (rest === undefined) return reply.empty(res, 404);
     if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
-      // `/s` → `/s/`, keeping the query (SPEC §3.3).
+      // `/s` → `/s/`, keeping the query (docs/api.md).
       if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, method, target, allowHeader(['GET']));
       return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? '?' + query : ''}`]);
     }

@@ -3,7 +3,7 @@
  * handler in `dispatch.ts` turns it into the response; anything else thrown is a bug, logged
  * with its stack and answered with a generic 500.
  *
- * `detail` of `undefined` means "empty body" (the SPEC's 403 and 404 answers have none).
+ * `detail` of `undefined` means "empty body" (the contract's 403 and 404 answers have none).
  */
 export class HttpError extends Error {
   readonly status: number;

@@ -1,5 +1,5 @@
 /**
- * A repeated error is logged once (SPEC §9). A disk that stays full fails every write, and a line
+ * A repeated error is logged once (docs/operations.md). A disk that stays full fails every write, and a line
  * per failure turned one problem into tens of thousands of lines within seconds, burying the one
  * that says what is wrong. So the first failure of a kind (say `storage:ENOSPC`) is written in full;
  * later ones are only counted, and one summary line with the count is written at most once per

@@ -38,7 +38,7 @@ export function createLogger(level: LogLevel = 'info', sink: LogSink = process.s
 
 /**
  * Keeps the process alive when the reader of its log goes away (`node dist/server.js | head -1`,
- * SPEC §9): every write to a closed pipe then fails with EPIPE, reported as an 'error' event that
+ * docs/operations.md): every write to a closed pipe then fails with EPIPE, reported as an 'error' event that
  * would crash the process. Nobody is left to read those lines, so they are dropped; any other
  * error stays fatal, as before.
  */
@@ -49,7 +49,7 @@ export function ignoreClosedPipe(stream: NodeJS.WritableStream): void {
 }
 
 /**
- * A query parameter whose name contains `key` or `token`, in any case (SPEC §5.5): `api_key`,
+ * A query parameter whose name contains `key` or `token`, in any case (docs/security.md): `api_key`,
  * `API_KEY`, `api_key[]`, `x-api-key`, `access_token`. A list of exact names always misses the next
  * spelling a client invents; redacting a harmless `monkey=` costs nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Request-target normalization (SPEC §3): the raw request target as path segments.
+ * Request-target normalization (docs/api.md): the raw request target as path segments.
  *
  * The router and the gate (`http/gate.ts`) both decide on its output, so no spelling of a path can
  * reach a handler by a route the gate did not see; URL validation (`api/validate.ts`) splits a

@@ -31,7 +31,7 @@ export interface TableDeps {
   /** `publicRedirects` absent: short links are behind the gate like the rest. */
   config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects'>> & { baseUrl: string };
   log: Logger;
-  /** Readiness (SPEC §12): undefined while ready, else why not (default: always ready). */
+  /** Readiness (docs/operations.md): undefined while ready, else why not (default: always ready). */
   readiness?: () => string | undefined;
   /** The notice schema file (default: the one shipped in `schemas/v2/`). */
   noticeSchema?: Buffer;
@@ -89,7 +89,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     },
     {
       path: '/auth-check',
-      // Tells a UI whether to prompt for a token before calling the API (SPEC §5.6).
+      // Tells a UI whether to prompt for a token before calling the API (docs/security.md).
       public: true,
       methods: { GET: (ctx) => reply.json(ctx.res, 200, authCheck) },
       doc: {

@@ -60,7 +60,7 @@ function main(): void {
     void compactOffline(config.dataDir, log);
     return;
   }
-  // Load every link before the port opens (SPEC §6 Start-up): the first request ever answered sees
+  // Load every link before the port opens (docs/storage.md Start-up): the first request ever answered sees
   // them all. The handler is built once listening, when PORT=0 knows the port of its default base URL.
   let opened: OpenedShortener;
   try {
@@ -121,7 +121,7 @@ function main(): void {
 
   let stopping = false;
 
-  /** SPEC §6 Shutdown. */
+  /** docs/storage.md Shutdown. */
   async function shutdown(shortener: Shortener, signal: string): Promise<void> {
     if (stopping) return;
     stopping = true;

@@ -4,7 +4,7 @@
  * The alphabet has 58 characters: no `0 O I l`, so a code survives being read aloud or typed from
  * paper. With the default 6 characters there are 58^6 ≈ 3.8e10 codes; a service holding a million
  * links collides on a given try with probability 1e6 / 3.8e10 ≈ 2.6e-5, so ten collisions in a row at
- * one length (the SPEC's signal to grow) practically only happen once a length is nearly full.
+ * one length (the contract's signal to grow) practically only happen once a length is nearly full.
  */
 import { randomFillSync } from 'node:crypto';
 
@@ -26,14 +26,14 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * True when `code` is a reserved word in any case (SPEC §3.8): `Metrics` or `API` would be a
+ * True when `code` is a reserved word in any case (docs/api.md): `Metrics` or `API` would be a
  * different path to the router, but to a reader it is the service's own address.
  */
 export function isReserved(code: string): boolean {
   return RESERVED_SEGMENTS.has(code.toLowerCase());
 }
 
-/** Tries at one length before moving on to the next (SPEC §4). */
+/** Tries at one length before moving on to the next (docs/api.md). */
 export const TRIES_PER_LENGTH = 10;
 
 const IN_ALPHABET = new Uint8Array(128);

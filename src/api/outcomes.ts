@@ -1,5 +1,5 @@
 /**
- * The HTTP answer of each failed service outcome (SPEC §4, Errors), in one table: the service says
+ * The HTTP answer of each failed service outcome (docs/api.md, Errors), in one table: the service says
  * what happened, this says which status tells it. A 404 has an empty body; the others carry the
  * reason as `{"detail":…}`.
  */

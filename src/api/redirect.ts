@@ -1,5 +1,5 @@
 /**
- * The answer of a short link (SPEC §4): the redirect, or a small page saying why there is none.
+ * The answer of a short link (docs/api.md): the redirect, or a small page saying why there is none.
  * Shared by the `/:code` route and the redirect fast path in `app.ts`.
  */
 import type { ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
- * The route table of the shortening API (SPEC §4), as data: path, handlers by method, which
- * methods are public when the gate is on (SPEC §5; a route without `public` is protected, and
+ * The route table of the shortening API (docs/api.md), as data: path, handlers by method, which
+ * methods are public when the gate is on (docs/security.md; a route without `public` is protected, and
  * short links are public only with `publicRedirects`), and the documentation of each operation,
  * from which `openapi.ts` builds the OpenAPI document. Handlers are small: parse, call the service,
  * answer; a failed outcome becomes its status through `outcomes.ts`. The UI's routes come first
@@ -34,7 +34,7 @@ export interface RouteDeps {
   service: Service;
   reply: Responder;
   production: boolean;
-  /** With the gate on, anyone may open short links (SPEC §5.3); otherwise they are gated too. */
+  /** With the gate on, anyone may open short links (docs/security.md); otherwise they are gated too. */
   publicRedirects: boolean;
   files: ReadonlyMap<string, StaticFile>;
   /** Largest accepted request body, bytes. */
@@ -86,7 +86,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     try {
       const query = ctx.query();
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
-      // A query parameter wins over the body field of the same name (SPEC §4).
+      // A query parameter wins over the body field of the same name (docs/api.md).
       const fromQuery = query.has('retention_days');
       const outcome = await service.shorten({
         url: query.has('url') ? query.get('url') : fields.get('url'),
@@ -113,7 +113,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/shorten',
       methods: { GET: shorten, POST: shorten },
-      // A prefetcher's HEAD must not create a link; SPEC §4 writes this Allow exactly.
+      // A prefetcher's HEAD must not create a link; docs/api.md writes this Allow exactly.
       noHead: true,
       allow: 'GET, POST',
       doc: {
@@ -247,7 +247,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/:code',
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
-      // A gated instance is a private one, reached through a proxy that adds the token (SPEC §5.3):
+      // A gated instance is a private one, reached through a proxy that adds the token (docs/security.md):
       // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET and HEAD only,
       // any other method on a link stays behind the gate.
       ...(publicRedirects ? { public: ['GET', 'HEAD'] as const } : {}),

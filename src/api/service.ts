@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import { mapMaybe, StoreUnavailableError, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
-/** The record as the API shows it (SPEC §4). */
+/** The record as the API shows it (docs/api.md). */
 export interface UrlRecord {
   short_code: string;
   short_url: string;

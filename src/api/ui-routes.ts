@@ -1,5 +1,5 @@
 /**
- * The routes that serve files as they are: the web UI (`/`, SPEC §10), its static files, and
+ * The routes that serve files as they are: the web UI (`/`, docs/api.md), its static files, and
  * `robots.txt`. Same shape as the link routes (`routes.ts`): data, a small handler per method, and
  * the documentation of each operation.
  */

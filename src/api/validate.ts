@@ -1,5 +1,5 @@
 /**
- * Input rules of the shortening API (SPEC §4) as pure functions. Each returns the clean value or
+ * Input rules of the shortening API (docs/api.md) as pure functions. Each returns the clean value or
  * throws `HttpError(400, reason)`; the reason is written for the person who sent the request.
  */
 import { HttpError } from '../errors.ts';
@@ -69,7 +69,7 @@ function portOf(url: URL): number {
 }
 
 /**
- * True when `url` points into this service's own short-link space (SPEC §4), where a redirect would
+ * True when `url` points into this service's own short-link space (docs/api.md), where a redirect would
  * lead back to the service itself. The host must be the base URL's host, whatever the scheme or port:
  * a TLS front or an http→https redirect puts every scheme and port of a public host on this service.
  * A loopback base is the exception: many services share one machine, so only the same port is this

@@ -1,5 +1,5 @@
 /**
- * Configuration (SPEC §2): resolution of the settings table (`settings.ts`) from flags, environment
+ * Configuration (docs/operations.md): resolution of the settings table (`settings.ts`) from flags, environment
  * and a JSON file. Precedence: flag > env > file > default. A bad value is a `ConfigError` whose
  * message names the setting as the user spelled it.
  *
@@ -132,7 +132,7 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
 /**
  * Library options: any subset of the settings, validated by the same parsers. A name that is not a
  * setting is a `TypeError` naming it (and the name it was probably meant to be), as an unknown flag
- * or file key stops the CLI (SPEC §2): `{ apiKey: 'k' }` must not run a service without its key.
+ * or file key stops the CLI (docs/operations.md): `{ apiKey: 'k' }` must not run a service without its key.
  * `others`: the caller's own option names, offered as suggestions too (they never arrive here).
  */
 export function configFromOptions(options: Readonly<Record<string, unknown>>, others: readonly string[] = []): Config {

@@ -1,5 +1,5 @@
 /**
- * The settings (SPEC §2) as data: one row each, with its file key, environment variable,
+ * The settings (docs/operations.md) as data: one row each, with its file key, environment variable,
  * `--kebab-case` flag, parser, default and `--help` line. Resolution (`config.ts`) and `--help`
  * (`help.ts`) are computed from this table.
  */
@@ -19,7 +19,7 @@ export interface Config {
   maxShortLength: number;
   apiKeys: readonly string[];
   apiToken: string;
-  /** With the gate on, `GET`/`HEAD /<code>` need no token (SPEC §5.3). */
+  /** With the gate on, `GET`/`HEAD /<code>` need no token (docs/security.md). */
   publicRedirects: boolean;
   dataDir: string;
   fsync: FsyncMode;

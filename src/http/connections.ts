@@ -1,6 +1,6 @@
 /**
  * The open connections of the self-hosting server, for two decisions node:http cannot make
- * (SPEC §12 Connections, §6 Shutdown). Like `http-options.ts` this is the wrapper's business: an
+ * (docs/operations.md, connections and shutdown). Like `http-options.ts` this is the wrapper's business: an
  * embedder's server owns its own sockets.
  *
  * - **The cap.** At `max_connections` a new connection is admitted by closing the oldest one that

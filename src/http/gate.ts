@@ -1,5 +1,5 @@
 /**
- * The bearer-token gate (SPEC §5), as a pure decision: given the method, the route the router
+ * The bearer-token gate (docs/security.md), as a pure decision: given the method, the route the router
  * matched for the request (or none) and the raw request headers, may this request go on? Which
  * paths are public is data in the route table (`Route.public`); the gate decides on the very match
  * the dispatch then uses, so no spelling of a path can be routed one way and gated another.

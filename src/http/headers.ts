@@ -1,5 +1,5 @@
 /**
- * The CORS and security headers every response carries (SPEC §3.7), as data. `baseHeaders()` is a
+ * The CORS and security headers every response carries (docs/api.md), as data. `baseHeaders()` is a
  * pure function of the one setting that changes them; the app flattens the result once at start-up
  * and hands the same array to every `writeHead`, so no response pays for building it.
  */

@@ -1,6 +1,6 @@
 /**
  * Writing responses. Every response starts from the same precomputed header block (CORS and
- * security headers, SPEC §3.7) and goes out through one `writeHead` with a flat header array:
+ * security headers, docs/api.md) and goes out through one `writeHead` with a flat header array:
  * no header object is built per request.
  */
 import type { ServerResponse } from 'node:http';

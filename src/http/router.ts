@@ -1,5 +1,5 @@
 /**
- * The route matcher (SPEC §3): the route table's paths against the segments `paths.ts` made of the
+ * The route matcher (docs/api.md): the route table's paths against the segments `paths.ts` made of the
  * request target.
  */
 
@@ -16,13 +16,13 @@ export interface Route<H> {
   /** Optional test a `:param` segment must pass (the redirect route skips reserved words). */
   accept?: (param: string) => boolean;
   /**
-   * Who may call the route without the bearer token (SPEC §5): `true` for every method, or the list
+   * Who may call the route without the bearer token (docs/security.md): `true` for every method, or the list
    * of public methods. Absent means protected, so a route added without a thought is behind the gate.
    */
   public?: true | readonly string[];
   /**
    * The `Allow` header of this path's 405, when it must differ from the computed one: the MCP
-   * transport (SPEC §7) names exactly `Allow: POST` for `/mcp`.
+   * transport (docs/mcp.md) names exactly `Allow: POST` for `/mcp`.
    */
   allow?: string;
 }

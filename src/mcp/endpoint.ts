@@ -1,5 +1,5 @@
 /**
- * `POST /mcp`: the Streamable HTTP transport of MCP (SPEC §7), stateless and JSON-only. The
+ * `POST /mcp`: the Streamable HTTP transport of MCP (docs/mcp.md), stateless and JSON-only. The
  * checks run in the order of what they protect: the Origin (DNS rebinding) before anything is
  * read, then the protocol version and media types, then the body with the usual 64 KiB limit.
  * Every answer goes through the responder, so it keeps the CORS and security headers; no answer

@@ -1,5 +1,5 @@
 /**
- * The MCP tools (SPEC §7) as a table: what each declares to clients, and a short `run` that calls
+ * The MCP tools (docs/mcp.md) as a table: what each declares to clients, and a short `run` that calls
  * the same service operation as the REST route. Arguments reach `run` already validated against
  * `inputSchema`. A failure of the work itself (invalid URL, unknown code, bad key, expired link,
  * storage unavailable) is an ordinary result with `isError: true`, so the model can read it and
@@ -56,7 +56,7 @@ async function missing(service: Service, code: string): Promise<ToolResult> {
     : failed(`No short link has the code ${JSON.stringify(code)}.`);
 }
 
-/** A failure of the work, told to the model (SPEC §7): the REST `detail`, or a sentence of its own. */
+/** A failure of the work, told to the model (docs/mcp.md): the REST `detail`, or a sentence of its own. */
 function failed(message: string): ToolResult {
   return { content: [text(message)], isError: true };
 }

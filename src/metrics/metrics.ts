@@ -1,5 +1,5 @@
 /**
- * What `GET /metrics` reports (SPEC §12), counted by one shortener, and turned into plain metric
+ * What `GET /metrics` reports (docs/operations.md), counted by one shortener, and turned into plain metric
  * families (prometheus.ts) only when scraped.
  *
  * Counting must not cost the redirect. The fast path of `dispatch.ts` only adds 1 to a slot of

@@ -1,5 +1,5 @@
 /**
- * The service's own deprecations (SPEC §8), as data: each deprecated usage with its RFC 9745 date
+ * The service's own deprecations (docs/api.md), as data: each deprecated usage with its RFC 9745 date
  * and its `DeprecationNoticeNotification`. `GET /api/deprecations` serves the notices, `/docs`
  * lists them, and a response to a deprecated usage carries `Deprecation` and `Link` headers.
  */

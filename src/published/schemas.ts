@@ -72,7 +72,7 @@ export const AUTH_CHECK_SCHEMA = {
 
 /**
  * The JSON body of a shorten request. Nothing is required here: `url` may come in the query
- * instead, which wins over the body (SPEC §4); without it anywhere the answer is 400.
+ * instead, which wins over the body (docs/api.md); without it anywhere the answer is 400.
  */
 export const SHORTEN_INPUT_SCHEMA = {
   type: 'object',

@@ -14,17 +14,10 @@
  */
 import { hashBytes, HashChains, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES, HotUrls } from './hot-urls.ts';
+import type { LinkRecord } from './link-store.ts';
 
-/** A record as the rest of the service sees it: a snapshot, materialized from the columns. */
-export interface StoredRecord {
-  code: string;
-  url: string;
-  /** Unix seconds. */
-  createdAt: number;
-  /** 0 = forever. */
-  retentionDays: number;
-  visits: number;
-}
+/** A record as the rest of the service sees it (the contract's), materialized from the columns. */
+export type StoredRecord = LinkRecord;
 
 const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */

@@ -26,7 +26,7 @@ export interface LinkRecord {
   /** 0 = forever. */
   retentionDays: number;
   visits: number;
-  // The visit limit (`maxVisits`, SPEC §4.1) joins here when visit limits are built.
+  // The visit limit (`maxVisits`, docs/api.md) joins here when visit limits are built.
 }
 
 /** What a redirect does. `found` carries the URL; the others are answered with a page. */
@@ -34,7 +34,7 @@ export type VisitDecision =
   | { readonly kind: 'found'; readonly url: string }
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired' }
-  /** The link's visit limit is used up (SPEC §4.1): no store returns it before visit limits exist. */
+  /** The link's visit limit is used up (docs/api.md): no store returns it before visit limits exist. */
   | { readonly kind: 'limit_reached' };
 
 export interface ListQuery {
@@ -76,8 +76,8 @@ export interface LinkStore {
   newestByUrl(url: string, now: number): MaybePromise<LinkRecord | undefined>;
   /**
    * A page of live links, newest first: in reverse order of insertion, whatever their `createdAt`
-   * (links created in the same second come out latest inserted first; SPEC §11: an insertion
-   * sequence, never the clock alone).
+   * (links created in the same second come out latest inserted first; a database keeps an insertion
+   * sequence for this, never the clock alone).
    */
   list(query: ListQuery): MaybePromise<LinkPage>;
   /**
@@ -93,11 +93,11 @@ export interface LinkStore {
    * redirect allocates nothing but the URL.
    */
   countVisit(code: string, now: number, count: boolean): MaybePromise<VisitDecision>;
-  // `update(code, changes, now)` (edit, SPEC §4.1) goes here once edits are built; with visit
+  // `update(code, changes, now)` (edit, docs/api.md) goes here once edits are built; with visit
   // limits, `countVisit` also decides `limit_reached`.
   /** Every live link, oldest first; memory stays flat whatever the number of links. */
   exportAll(now: number): AsyncIterable<LinkRecord>;
-  /** Undefined when reads work (SPEC §12 readiness), else why not. */
+  /** Undefined when reads work (docs/operations.md readiness), else why not. */
   ready(): MaybePromise<string | undefined>;
   /** Writes what is buffered (visit counts) and releases the store. Idempotent. */
   close(): Promise<void>;

@@ -143,7 +143,7 @@ export class Store {
   /**
    * Deletes a record; resolves to false if it did not exist or is being deleted, true once the
    * tombstone is durable. Of concurrent deletes of one code exactly one writes a tombstone and gets
-   * true (SPEC §4.1); if its write fails, the code is deletable again.
+   * true (docs/api.md); if its write fails, the code is deletable again.
    */
   async delete(code: string): Promise<boolean> {
     if (!this.records.has(code) || this.deleting.has(code)) return false;
