@@ -13,7 +13,7 @@ export const FAILURE_STATUS: Readonly<Record<Failure['error'], number>> = {
   unavailable: 503,
 };
 
-/** The error the error handler (`app.ts`) turns into the answer, with any `headers` it must carry. */
+/** The error the error handler (`dispatch.ts`) turns into the answer, with any `headers` it must carry. */
 export function failureError(failure: Failure, headers: readonly HeaderPair[] = []): HttpError {
   return new HttpError(FAILURE_STATUS[failure.error], 'detail' in failure ? failure.detail : undefined, headers);
 }

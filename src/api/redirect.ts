@@ -1,6 +1,6 @@
 /**
  * The answer of a short link (docs/api.md): the redirect, or a small page saying why there is none.
- * Shared by the `/:code` route and the redirect fast path in `app.ts`.
+ * Shared by the `/:code` route and the redirect fast path in `dispatch.ts`.
  */
 import type { ServerResponse } from 'node:http';
 import { HTML_TYPE, htmlPage, type Responder } from '../http/respond.ts';
