@@ -8,7 +8,7 @@ import { candidateCodes } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { mapMaybe, StoreUnavailableError, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { expiresAt, mapMaybe, StoreUnavailableError, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { parseRetention, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (docs/api.md). */
@@ -19,6 +19,10 @@ export interface UrlRecord {
   created_at: number;
   visit_count: number;
   retention_days: number;
+  /** null = unlimited. */
+  max_visits: number | null;
+  /** `created_at + retention_days × 86400`, or null when kept forever. */
+  expires_at: number | null;
 }
 
 export interface UrlList {
@@ -75,6 +79,20 @@ export type Visit = VisitDecision;
 const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
 const REMOVED: RemoveOutcome = { ok: true };
 
+/** A stored link as the API shows it: `short_url` is `baseUrl` + `/` + code. */
+export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
+  return {
+    short_code: rec.code,
+    short_url: `${baseUrl}/${rec.code}`,
+    original_url: rec.url,
+    created_at: rec.createdAt,
+    visit_count: rec.visits,
+    retention_days: rec.retentionDays,
+    max_visits: rec.maxVisits,
+    expires_at: expiresAt(rec),
+  };
+}
+
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now, log } = options;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl };
@@ -84,16 +102,7 @@ export function createService(options: ServiceOptions) {
 
   const shortUrl = (code: string): string => `${baseUrl}/${code}`;
 
-  function view(rec: LinkRecord): UrlRecord {
-    return {
-      short_code: rec.code,
-      short_url: shortUrl(rec.code),
-      original_url: rec.url,
-      created_at: rec.createdAt,
-      visit_count: rec.visits,
-      retention_days: rec.retentionDays,
-    };
-  }
+  const view = (rec: LinkRecord): UrlRecord => recordView(rec, baseUrl);
 
   const found = (rec: LinkRecord | undefined): GetOutcome => (rec ? { ok: true, record: view(rec) } : NOT_FOUND);
 
@@ -133,7 +142,7 @@ export function createService(options: ServiceOptions) {
       const createdAt = seconds();
       try {
         for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
-          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0 };
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, maxVisits: null };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
           if (inserted === false || (inserted !== true && !(await inserted))) continue;

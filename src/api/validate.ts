@@ -4,6 +4,7 @@
  */
 import { HttpError } from '../errors.ts';
 import { normalizeTarget, stripBase } from '../paths.ts';
+import { isReserved } from './codes.ts';
 
 export const MAX_RETENTION_DAYS = 36500;
 
@@ -98,6 +99,41 @@ export function parseRetention(raw: unknown, textual = false): number {
   const value = textual && typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETENTION_DAYS) {
     throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
+  }
+  return value;
+}
+
+/** The characters a custom code may use (docs/api.md); generated codes use a subset. */
+export const CUSTOM_CODE = /^[A-Za-z0-9_-]+$/;
+
+export const MAX_VISITS = 2147483647;
+
+/**
+ * `code`: absent (undefined/null/'') = generate one; otherwise characters from `A-Z a-z 0-9 - _`,
+ * a length in `min`..`max` (the limit holds for every code), and no reserved word in any case.
+ * Codes are case-sensitive and kept as given.
+ */
+export function parseCustomCode(raw: unknown, min: number, max: number): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string') throw new HttpError(400, 'code must be a string');
+  if (!CUSTOM_CODE.test(raw)) throw new HttpError(400, 'code may only use the letters A-Z and a-z, digits, "-" and "_"');
+  if (raw.length < min || raw.length > max) {
+    throw new HttpError(400, `code must be ${min} to ${max} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${raw.length}`);
+  }
+  if (isReserved(raw)) throw new HttpError(400, `code "${raw}" is reserved for the service's own paths`);
+  return raw;
+}
+
+/**
+ * `max_visits`: absent or null = unlimited (null); otherwise an integer 1–2147483647. From a query
+ * string or a form (`textual`) it arrives as decimal digits (or empty, or `null`, for unlimited).
+ */
+export function parseMaxVisits(raw: unknown, textual = false): number | null {
+  if (raw === undefined || raw === null) return null;
+  if (textual && (raw === '' || raw === 'null')) return null;
+  const value = textual && typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_VISITS) {
+    throw new HttpError(400, `max_visits must be an integer from 1 to ${MAX_VISITS}, or null for no limit`);
   }
   return value;
 }

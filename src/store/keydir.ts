@@ -241,7 +241,7 @@ export class Keydir {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]! };
+    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, maxVisits: null };
   }
 
   /** The record of `code` (a snapshot), like `Map.get`. */

@@ -26,7 +26,19 @@ export interface LinkRecord {
   /** 0 = forever. */
   retentionDays: number;
   visits: number;
-  // The visit limit (`maxVisits`, docs/api.md) joins here when visit limits are built.
+  /** Counted visits allowed (docs/api.md, visit limits); null = unlimited. */
+  maxVisits: number | null;
+}
+
+/**
+ * An edit (docs/api.md): the fields to change; absent ones stay. The code, `createdAt` and `visits`
+ * never change, and an edited link keeps its place in the newest-first order (it is not a new link).
+ */
+export interface LinkChanges {
+  url?: string;
+  retentionDays?: number;
+  /** null clears the limit. */
+  maxVisits?: number | null;
 }
 
 /** What a redirect does. `found` carries the URL; the others are answered with a page. */
@@ -34,7 +46,7 @@ export type VisitDecision =
   | { readonly kind: 'found'; readonly url: string }
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired' }
-  /** The link's visit limit is used up (docs/api.md): no store returns it before visit limits exist. */
+  /** The link's visit limit is used up (docs/api.md): `visits >= maxVisits`. */
   | { readonly kind: 'limit_reached' };
 
 export interface ListQuery {
@@ -43,6 +55,11 @@ export interface ListQuery {
   offset: number;
   /** Unix seconds: links expired by then are left out, of the page and of the total. */
   now: number;
+  /**
+   * Keeps only the links whose code or URL contains this text, compared case-insensitively
+   * (`toLowerCase()` on both sides); `total` counts the links kept. Absent: every live link.
+   */
+  q?: string | undefined;
 }
 
 /**
@@ -93,8 +110,25 @@ export interface LinkStore {
    * redirect allocates nothing but the URL.
    */
   countVisit(code: string, now: number, count: boolean): MaybePromise<VisitDecision>;
-  // `update(code, changes, now)` (edit, docs/api.md) goes here once edits are built; with visit
-  // limits, `countVisit` also decides `limit_reached`.
+  /*
+   * Visit limits in `countVisit`: a link with `maxVisits` whose `visits` has reached it answers
+   * `limit_reached` and counts nothing (a 410 is not a visit), for GET and HEAD alike; HEAD of a
+   * link with visits left answers `found` without counting. The counted visit and the limit
+   * decision are one atomic step: of any number of concurrent GETs exactly `maxVisits - visits` are
+   * `found`. A counted `found` of a link *with* a limit answers with a promise that settles only
+   * once the new count is durable (it joins the group commit, or commits synchronously), so no crash
+   * can grant an extra visit; it rejects with `StoreUnavailableError` when the count cannot be
+   * written (the visit is then not granted, and it stays used up: a failed write never gives one
+   * back, which could grant it twice). Links without a limit keep their cheap, batched counting.
+   */
+  /**
+   * Edits the live link of `code` (docs/api.md); undefined when there is none (unknown, expired by
+   * `now`, or being deleted). Resolves with the updated record once the change is durable; rejects
+   * with `StoreUnavailableError` like `insert`. The caller has validated every field. A new
+   * retention counts from `createdAt`, so it may expire the link at once (the answer is then the
+   * record as updated; later reads do not return it); a `maxVisits` at or below `visits` uses it up.
+   */
+  update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   /** Every live link, oldest first; memory stays flat whatever the number of links. */
   exportAll(now: number): AsyncIterable<LinkRecord>;
   /** Undefined when reads work (docs/operations.md readiness), else why not. */
@@ -131,4 +165,14 @@ export function isExpired(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>, 
 /** `isExpired` on the bare fields (the redirect path reads them from the keydir's columns). */
 export function isExpiredAt(createdAt: number, retentionDays: number, nowSeconds: number): boolean {
   return retentionDays > 0 && nowSeconds >= createdAt + retentionDays * DAY;
+}
+
+/** `created_at + retention_days × 86400`, or null when the link is kept forever (the record's `expires_at`). */
+export function expiresAt(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>): number | null {
+  return rec.retentionDays > 0 ? rec.createdAt + rec.retentionDays * DAY : null;
+}
+
+/** True when a link with a visit limit has used it up. */
+export function isUsedUp(rec: Pick<LinkRecord, 'visits' | 'maxVisits'>): boolean {
+  return rec.maxVisits !== null && rec.visits >= rec.maxVisits;
 }

@@ -104,6 +104,11 @@ export class LogStore implements LinkStore {
     }
   }
 
+  update(): Promise<LinkRecord | undefined> {
+    // Placeholder while edits are built in the log store.
+    return Promise.reject(new Error('edit is not built yet'));
+  }
+
   /** Replayed before this object exists, and read from memory, which cannot fail. */
   ready(): undefined {
     return undefined;

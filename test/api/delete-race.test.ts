@@ -38,7 +38,7 @@ function heldFsync() {
   return { ctl, fs };
 }
 
-const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
+const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, maxVisits: null });
 
 test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', async (t) => {
   let slow = false;

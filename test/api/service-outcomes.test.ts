@@ -51,6 +51,9 @@ class AsyncStore implements LinkStore {
     this.records = this.records.filter((r) => r.code !== code || isExpired(r, now));
     return this.records.length < before;
   }
+  async update(): Promise<LinkRecord | undefined> {
+    throw new Error('not used here');
+  }
   async countVisit(code: string, now: number, count: boolean): Promise<VisitDecision> {
     const r = this.records.find((x) => x.code === code);
     if (!r) return { kind: 'missing' };
@@ -127,7 +130,7 @@ test('failures are outcomes: invalid input, code space exhausted, storage unavai
     detail: 'no free short code up to 6 characters; raise MAX_SHORT_LENGTH',
   });
   store.taken = new Set();
-  store.records.push({ code: 'kept01', url: 'https://example.com/k', createdAt: NOW, retentionDays: 0, visits: 0 });
+  store.records.push({ code: 'kept01', url: 'https://example.com/k', createdAt: NOW, retentionDays: 0, visits: 0, maxVisits: null });
   store.failWrites = new StoreUnavailableError('database unavailable');
   assert.deepEqual(await service(store).shorten({ url: 'https://example.com/', retentionDays: 0 }), { ok: false, error: 'unavailable', detail: 'database unavailable' });
   assert.deepEqual(await service(store).remove('kept01'), { ok: false, error: 'unavailable', detail: 'database unavailable' });

@@ -16,6 +16,8 @@ const record = (i: number): UrlRecord => ({
   created_at: 1_790_000_000 + i,
   visit_count: i,
   retention_days: 0,
+  max_visits: null,
+  expires_at: null,
 });
 
 function asyncListing(n: number): UrlListing<Promise<UrlRecord[]>> {

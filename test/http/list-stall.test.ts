@@ -157,6 +157,8 @@ function listing(n: number, urlChars: number): UrlListing {
     created_at: 1_790_000_000 + i,
     visit_count: i,
     retention_days: 0,
+    max_visits: null,
+    expires_at: null,
   });
   return {
     total: n,

@@ -32,6 +32,7 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
   createdAt: T0 + i,
   retentionDays,
   visits: 0,
+  maxVisits: null,
 });
 
 /** Records in creation order, as the store holds them. */

@@ -150,7 +150,7 @@ test('property: after any sequence of operations the keydir agrees with a Map of
         if (o.op === 'add') {
           k.add(o.code, o.url, o.n, o.n % 5, o.n % 7);
           model.delete(o.code);
-          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7 });
+          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, maxVisits: null });
         } else if (o.op === 'delete') {
           assert.equal(k.delete(o.code), model.delete(o.code));
         } else if (o.op === 'visit') {
