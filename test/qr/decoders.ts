@@ -1,0 +1,82 @@
+/**
+ * Reads QR codes back with decoders written elsewhere: the SVG is rendered by Chromium, the
+ * screenshot is decoded by jsQR (from the PNG's pixels, which Chromium unpacks through a canvas)
+ * and by zbar's `zbarimg` (from the PNG file). Neither knows anything of our encoder.
+ *
+ * Without `zbarimg` the decoder tests skip with a loud message on a developer machine (install
+ * Debian's `zbar-tools`) and fail under CI (`CI=true`), where `.ci/run` installs it, like the
+ * browser tests without Chromium.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import jsQRModule from 'jsqr';
+import type { Browser, Page } from 'playwright-core';
+import { launch } from '../support/browser.ts';
+
+// jsQR is a CommonJS bundle that sets `exports.default`; its types describe that property.
+const jsQR = jsQRModule.default;
+
+/** Pixels per module: enough for either decoder, small enough for a 185-module version 40. */
+export const SCALE = 5;
+
+/** True when `zbarimg` runs; otherwise skips the test (developer machine) or throws (CI). */
+export function haveZbar(t: TestContext): boolean {
+  const probe = spawnSync('zbarimg', ['--version'], { encoding: 'utf8' });
+  if (probe.status === 0) return true;
+  const message = 'zbarimg not found (apt-get install zbar-tools): the QR decoder tests cannot run';
+  if (process.env['CI']) throw new Error(message);
+  process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING QR DECODER TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
+  t.skip(message);
+  return false;
+}
+
+export interface Reader {
+  /** Renders `svg` at `SCALE` px per module, saves the PNG in the test's directory, decodes it. */
+  read(svg: string, name: string): Promise<{ jsqr: string | null; zbar: string | null; version: number | null }>;
+}
+
+/** One Chromium page for every case of a test; undefined when the test was skipped. */
+export async function openReader(t: TestContext, dir: string): Promise<Reader | undefined> {
+  const browser: Browser | undefined = await launch(t);
+  if (!browser) return undefined;
+  t.after(() => browser.close());
+  const page: Page = await browser.newPage();
+  return {
+    async read(svg, name) {
+      const side = Number(/viewBox="0 0 (\d+) \1"/.exec(svg)?.[1]);
+      const px = side * SCALE;
+      await page.setViewportSize({ width: px, height: px });
+      await page.setContent(`<!doctype html><style>html,body{margin:0;background:#fff}svg{display:block;width:${px}px;height:${px}px}</style>${svg}`);
+      const png = await page.locator('svg').screenshot();
+      const file = join(dir, `${name}.png`);
+      writeFileSync(file, png);
+      const rgba = await page.evaluate(pixelsOf, png.toString('base64'));
+      const bytes = Buffer.from(rgba.data, 'base64');
+      const found = jsQR(new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length), rgba.width, rgba.height, { inversionAttempts: 'dontInvert' });
+      const zbar = spawnSync('zbarimg', ['--raw', '-q', file], { encoding: 'utf8' });
+      return {
+        jsqr: found ? found.data : null,
+        zbar: zbar.status === 0 ? zbar.stdout.replace(/\n$/, '') : null,
+        version: found ? found.version : null,
+      };
+    },
+  };
+}
+
+/** Runs in the page: a PNG (base64) drawn on a canvas, its RGBA pixels back as base64. */
+async function pixelsOf(png: string): Promise<{ width: number; height: number; data: string }> {
+  const image = new Image();
+  image.src = `data:image/png;base64,${png}`;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext('2d')!;
+  context.drawImage(image, 0, 0);
+  const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+  let binary = '';
+  for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
+  return { width: canvas.width, height: canvas.height, data: btoa(binary) };
+}
