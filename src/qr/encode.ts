@@ -69,13 +69,18 @@ export function interleave(data: Uint8Array, version: number): Uint8Array {
   return out;
 }
 
-/** Encodes `text` (as UTF-8) into a QR symbol at level M. Throws a RangeError past 40-M's capacity. */
-export function encodeQr(text: string): QrSymbol {
+/**
+ * Encodes `text` (as UTF-8) into a QR symbol at level M. Throws a RangeError past 40-M's capacity.
+ * `mask` forces one mask instead of the best one: any mask gives a valid symbol, and the tests
+ * have readers check each of them.
+ */
+export function encodeQr(text: string, options: { mask?: number } = {}): QrSymbol {
   const bytes = new TextEncoder().encode(text);
   const version = chooseVersion(bytes.length);
   const m = functionPatterns(version);
   placeCodewords(m, interleave(dataCodewords(bytes, version), version));
-  const mask = bestMask(m);
+  const mask = options.mask ?? bestMask(m);
+  if (!Number.isInteger(mask) || mask < 0 || mask >= MASKS.length) throw new RangeError(`no QR mask ${mask}`);
   applyMask(m, mask);
   drawFormat(m, 'M', mask);
   return { version, mask, size: m.size, modules: m.modules };
