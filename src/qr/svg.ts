@@ -31,7 +31,11 @@ export function symbolPath(symbol: QrSymbol): string {
 
 /** The SVG document of `text`'s QR code (byte mode, level M). Throws a RangeError if it is too long. */
 export function qrSvg(text: string): string {
-  const symbol = encodeQr(text);
+  return symbolSvg(encodeQr(text));
+}
+
+/** The SVG document of an encoded symbol. */
+export function symbolSvg(symbol: QrSymbol): string {
   const side = symbol.size + 2 * QUIET_ZONE;
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${side} ${side}" shape-rendering="crispEdges">` +

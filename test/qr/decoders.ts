@@ -18,8 +18,10 @@ import { launch } from '../support/browser.ts';
 // jsQR is a CommonJS bundle that sets `exports.default`; its types describe that property.
 const jsQR = jsQRModule.default;
 
-/** Pixels per module: enough for either decoder, small enough for a 185-module version 40. */
-export const SCALE = 5;
+/** Pixels per module: at least 3 for the decoders, and images of at most about 600 pixels. */
+export function scaleFor(side: number): number {
+  return Math.max(3, Math.min(8, Math.floor(600 / side)));
+}
 
 /** True when `zbarimg` runs; otherwise skips the test (developer machine) or throws (CI). */
 export function haveZbar(t: TestContext): boolean {
@@ -32,9 +34,16 @@ export function haveZbar(t: TestContext): boolean {
   return false;
 }
 
+/** What each decoder read (null: no symbol found), and the version jsQR saw. */
+export interface ReadBack {
+  jsqr: string | null;
+  zbar: string | null;
+  version: number | null;
+}
+
 export interface Reader {
-  /** Renders `svg` at `SCALE` px per module, saves the PNG in the test's directory, decodes it. */
-  read(svg: string, name: string): Promise<{ jsqr: string | null; zbar: string | null; version: number | null }>;
+  /** Renders `svg` at `scaleFor(side)` px per module, saves the PNG in the test's directory, decodes it. */
+  read(svg: string, name: string): Promise<ReadBack>;
 }
 
 /** One Chromium page for every case of a test; undefined when the test was skipped. */
@@ -46,7 +55,7 @@ export async function openReader(t: TestContext, dir: string): Promise<Reader | 
   return {
     async read(svg, name) {
       const side = Number(/viewBox="0 0 (\d+) \1"/.exec(svg)?.[1]);
-      const px = side * SCALE;
+      const px = side * scaleFor(side);
       await page.setViewportSize({ width: px, height: px });
       await page.setContent(`<!doctype html><style>html,body{margin:0;background:#fff}svg{display:block;width:${px}px;height:${px}px}</style>${svg}`);
       const png = await page.locator('svg').screenshot();
