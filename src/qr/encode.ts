@@ -3,7 +3,7 @@
  * M, the smallest version that holds it, and the mask with the lowest penalty.
  */
 import { reedSolomon } from './reed-solomon.ts';
-import { applyMask, MASKS, penalty } from './mask.ts';
+import { applyMask, MASK_COUNT, penalty } from './mask.ts';
 import { drawFormat, functionPatterns, placeCodewords, type Matrix } from './matrix.ts';
 import { blockLayout, byteCapacity, countBits, MAX_VERSION, MIN_VERSION } from './tables.ts';
 
@@ -80,7 +80,7 @@ export function encodeQr(text: string, options: { mask?: number } = {}): QrSymbo
   const m = functionPatterns(version);
   placeCodewords(m, interleave(dataCodewords(bytes, version), version));
   const mask = options.mask ?? bestMask(m);
-  if (!Number.isInteger(mask) || mask < 0 || mask >= MASKS.length) throw new RangeError(`no QR mask ${mask}`);
+  if (!Number.isInteger(mask) || mask < 0 || mask >= MASK_COUNT) throw new RangeError(`no QR mask ${mask}`);
   applyMask(m, mask);
   drawFormat(m, 'M', mask);
   return { version, mask, size: m.size, modules: m.modules };
@@ -90,7 +90,7 @@ export function encodeQr(text: string, options: { mask?: number } = {}): QrSymbo
 function bestMask(m: Matrix): number {
   let best = 0;
   let bestScore = Infinity;
-  for (let mask = 0; mask < MASKS.length; mask++) {
+  for (let mask = 0; mask < MASK_COUNT; mask++) {
     applyMask(m, mask);
     drawFormat(m, 'M', mask);
     const score = penalty(m);

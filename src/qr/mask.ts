@@ -5,51 +5,62 @@
  */
 import type { Grid, Matrix } from './matrix.ts';
 
-/** The mask conditions of ISO/IEC 18004, by mask number: true where a data module is flipped. */
-export const MASKS: readonly ((row: number, col: number) => boolean)[] = [
-  (i, j) => (i + j) % 2 === 0,
-  (i) => i % 2 === 0,
-  (_i, j) => j % 3 === 0,
-  (i, j) => (i + j) % 3 === 0,
-  (i, j) => (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0,
-  (i, j) => ((i * j) % 2) + ((i * j) % 3) === 0,
-  (i, j) => (((i * j) % 2) + ((i * j) % 3)) % 2 === 0,
-  (i, j) => (((i + j) % 2) + ((i * j) % 3)) % 2 === 0,
-];
+/** The number of data masks. */
+export const MASK_COUNT = 8;
+
+/**
+ * The mask conditions of ISO/IEC 18004: true where mask `mask` flips the data module at
+ * (row i, column j). One function with a switch rather than a table of eight: the mask choice
+ * asks it 16 times per module of each candidate, and one call site stays fast.
+ */
+export function maskCondition(mask: number, i: number, j: number): boolean {
+  switch (mask) {
+    case 0: return (i + j) % 2 === 0;
+    case 1: return i % 2 === 0;
+    case 2: return j % 3 === 0;
+    case 3: return (i + j) % 3 === 0;
+    case 4: return (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0;
+    case 5: return ((i * j) % 2) + ((i * j) % 3) === 0;
+    case 6: return (((i * j) % 2) + ((i * j) % 3)) % 2 === 0;
+    case 7: return (((i + j) % 2) + ((i * j) % 3)) % 2 === 0;
+    default: throw new RangeError(`no QR mask ${mask}`);
+  }
+}
 
 /** XORs mask `mask` into every non-reserved module (applying it twice undoes it). */
 export function applyMask(m: Matrix, mask: number): void {
-  const condition = MASKS[mask]!;
-  for (let row = 0; row < m.size; row++) {
-    for (let col = 0; col < m.size; col++) {
-      const i = row * m.size + col;
-      if (!m.reserved[i] && condition(row, col)) m.modules[i]! ^= 1;
+  for (let row = 0, i = 0; row < m.size; row++) {
+    for (let col = 0; col < m.size; col++, i++) {
+      if (!m.reserved[i] && maskCondition(mask, row, col)) m.modules[i]! ^= 1;
     }
   }
 }
 
-/** The modules of row `index` (or of column `index`), left to right or top to bottom. */
-function line(g: Grid, index: number, column: boolean): Uint8Array {
-  const out = new Uint8Array(g.size);
-  for (let k = 0; k < g.size; k++) out[k] = g.modules[column ? k * g.size + index : index * g.size + k]!;
+/**
+ * The rows and then the columns of `g`, each as the index of its first module and the step to the
+ * next. The rules read modules in place: the mask choice scores eight whole symbols, and a
+ * version-40 symbol has 31,329 modules.
+ */
+function lines(g: Grid): [start: number, step: number][] {
+  const out: [number, number][] = [];
+  for (let k = 0; k < g.size; k++) out.push([k * g.size, 1]);
+  for (let k = 0; k < g.size; k++) out.push([k, g.size]);
   return out;
 }
 
 /** Rule 1: each run of five or more same-coloured modules in a row or column, 3 + (length − 5). */
 export function penaltyRuns(g: Grid): number {
   let score = 0;
-  for (const column of [false, true]) {
-    for (let index = 0; index < g.size; index++) {
-      const modules = line(g, index, column);
-      let run = 1;
-      for (let k = 1; k <= g.size; k++) {
-        if (k < g.size && modules[k] === modules[k - 1]) {
-          run++;
-          continue;
-        }
-        if (run >= 5) score += run - 2;
-        run = 1;
+  const m = g.modules;
+  for (const [start, step] of lines(g)) {
+    let run = 1;
+    for (let k = 1, i = start + step; k <= g.size; k++, i += step) {
+      if (k < g.size && m[i] === m[i - step]) {
+        run++;
+        continue;
       }
+      if (run >= 5) score += run - 2;
+      run = 1;
     }
   }
   return score;
@@ -68,8 +79,6 @@ export function penaltyBlocks(g: Grid): number {
   return score;
 }
 
-const FINDER_CORE = [1, 0, 1, 1, 1, 0, 1];
-
 /**
  * Rule 3: 40 for every dark-light-dark-dark-dark-light-dark run (1:1:3:1:1) in a row or column
  * with four light modules before or after it. Outside the symbol counts as light: the quiet zone
@@ -77,15 +86,17 @@ const FINDER_CORE = [1, 0, 1, 1, 1, 0, 1];
  */
 export function penaltyFinderLike(g: Grid): number {
   let score = 0;
-  const at = (modules: Uint8Array, k: number): number => (k < 0 || k >= g.size ? 0 : modules[k]!);
-  const light = (modules: Uint8Array, from: number): boolean => [0, 1, 2, 3].every((d) => at(modules, from + d) === 0);
-  for (const column of [false, true]) {
-    for (let index = 0; index < g.size; index++) {
-      const modules = line(g, index, column);
-      for (let k = 0; k + 7 <= g.size; k++) {
-        if (!FINDER_CORE.every((v, d) => modules[k + d] === v)) continue;
-        if (light(modules, k - 4) || light(modules, k + 7)) score += 40;
-      }
+  const m = g.modules;
+  const n = g.size;
+  for (const [start, step] of lines(g)) {
+    const at = (k: number): number => (k < 0 || k >= n ? 0 : m[start + k * step]!);
+    const light = (from: number): boolean => at(from) === 0 && at(from + 1) === 0 && at(from + 2) === 0 && at(from + 3) === 0;
+    for (let k = 0; k + 7 <= n; k++) {
+      const i = start + k * step;
+      // 1 0 1 1 1 0 1, tested cheapest-first: most positions fail on the first modules.
+      if (m[i] !== 1 || m[i + step] !== 0 || m[i + 2 * step] !== 1 || m[i + 3 * step] !== 1) continue;
+      if (m[i + 4 * step] !== 1 || m[i + 5 * step] !== 0 || m[i + 6 * step] !== 1) continue;
+      if (light(k - 4) || light(k + 7)) score += 40;
     }
   }
   return score;
@@ -94,8 +105,8 @@ export function penaltyFinderLike(g: Grid): number {
 /** Rule 4: 10 for every full 5 % the dark share strays from 50 %. */
 export function penaltyBalance(g: Grid): number {
   let dark = 0;
-  for (const v of g.modules) dark += v;
   const total = g.modules.length;
+  for (let i = 0; i < total; i++) dark += g.modules[i]!;
   // |dark/total − 1/2| in steps of 5 %, in integers: |20·dark − 10·total| / total.
   return 10 * Math.floor(Math.abs(20 * dark - 10 * total) / total);
 }

@@ -46,7 +46,10 @@ function drawAlignment(m: Matrix, row: number, col: number): void {
   }
 }
 
-/** Every function pattern of `version`, with the format and version areas reserved (left light). */
+/**
+ * Every function pattern of `version`, version information included. The format area holds the
+ * word for mask 0 until the mask is chosen: it only has to be reserved before the data goes in.
+ */
 export function functionPatterns(version: number): Matrix {
   const size = symbolSize(version);
   const m: Matrix = { version, size, modules: new Uint8Array(size * size), reserved: new Uint8Array(size * size) };

@@ -9,7 +9,7 @@ export const QUIET_ZONE = 4;
 
 /**
  * One path for every dark module: each horizontal run of dark modules is one rectangle
- * (`M x y h len v1 h -len z`), which keeps a version-40 symbol to a few tens of kilobytes.
+ * (`M x y h len v1 h -len z`): about 3 kB for a short URL, 140 kB at version 40.
  */
 export function symbolPath(symbol: QrSymbol): string {
   const parts: string[] = [];

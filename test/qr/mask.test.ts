@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyMask, MASKS, penalty, penaltyBalance, penaltyBlocks, penaltyFinderLike, penaltyRuns } from '../../src/qr/mask.ts';
+import { applyMask, MASK_COUNT, maskCondition, penalty, penaltyBalance, penaltyBlocks, penaltyFinderLike, penaltyRuns } from '../../src/qr/mask.ts';
 import type { Grid } from '../../src/qr/matrix.ts';
 import { functionPatterns } from '../../src/qr/matrix.ts';
 
@@ -94,7 +94,7 @@ test('the total is the sum of the four rules', () => {
 });
 
 test('masks flip only data modules, and a mask applied twice is undone', () => {
-  for (let mask = 0; mask < MASKS.length; mask++) {
+  for (let mask = 0; mask < MASK_COUNT; mask++) {
     const m = functionPatterns(7);
     const before = Uint8Array.from(m.modules);
     applyMask(m, mask);
@@ -104,7 +104,7 @@ test('masks flip only data modules, and a mask applied twice is undone', () => {
         assert.equal(m.reserved[i], 0, `mask ${mask} flipped a function module`);
         flipped++;
         // The flipped module is exactly where the condition holds.
-        assert.ok(MASKS[mask]!(Math.floor(i / m.size), i % m.size));
+        assert.ok(maskCondition(mask, Math.floor(i / m.size), i % m.size));
       }
     }
     assert.ok(flipped > 0);
@@ -115,7 +115,7 @@ test('masks flip only data modules, and a mask applied twice is undone', () => {
 
 test('the mask conditions at the top-left corner (row i, column j)', () => {
   // The first rows of each mask as the standard draws them; 1 = module flipped.
-  const corner = (mask: number): string[] => [0, 1, 2, 3, 4, 5].map((i) => [0, 1, 2, 3, 4, 5].map((j) => (MASKS[mask]!(i, j) ? '1' : '0')).join(''));
+  const corner = (mask: number): string[] => [0, 1, 2, 3, 4, 5].map((i) => [0, 1, 2, 3, 4, 5].map((j) => (maskCondition(mask, i, j) ? '1' : '0')).join(''));
   assert.deepEqual(corner(0), ['101010', '010101', '101010', '010101', '101010', '010101']);
   assert.deepEqual(corner(1), ['111111', '000000', '111111', '000000', '111111', '000000']);
   assert.deepEqual(corner(2), ['100100', '100100', '100100', '100100', '100100', '100100']);
@@ -124,4 +124,5 @@ test('the mask conditions at the top-left corner (row i, column j)', () => {
   assert.deepEqual(corner(5), ['111111', '100000', '100100', '101010', '100100', '100000']);
   assert.deepEqual(corner(6), ['111111', '111000', '110110', '101010', '101101', '100011']);
   assert.deepEqual(corner(7), ['101010', '000111', '100011', '010101', '111000', '011100']);
+  assert.throws(() => maskCondition(8, 0, 0), RangeError);
 });
