@@ -10,8 +10,9 @@ export const MASK_COUNT = 8;
 
 /**
  * The mask conditions of ISO/IEC 18004: true where mask `mask` flips the data module at
- * (row i, column j). One function with a switch rather than a table of eight: the mask choice
- * asks it 16 times per module of each candidate, and one call site stays fast.
+ * (row i, column j). One function with a switch rather than a table of eight closures: the mask
+ * choice asks it twice per module for each of the eight candidates, and a single call target
+ * keeps that fast.
  */
 export function maskCondition(mask: number, i: number, j: number): boolean {
   switch (mask) {
