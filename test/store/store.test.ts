@@ -432,7 +432,7 @@ test('regression: a complete last line with a bad checksum stops start-up as dam
   const before = readFileSync(join(dir, LOG_FILE));
   assert.throws(
     () => createShortener({ dataDir: dir, fsync: 'off', logger: createLogger('silent') }),
-    (err: unknown) => err instanceof Error && /\bline 2 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
+    (err: unknown) => err instanceof Error && /\bline 3 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), before, 'nothing is cut');
 });
