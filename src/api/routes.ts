@@ -11,8 +11,8 @@ import type { ServerResponse } from 'node:http';
 import { readBody, parseFields } from '../http/body.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
 import type { Deprecations } from '../published/deprecations.ts';
-import { HttpError } from '../errors.ts';
-import { flatten, type HeaderPair } from '../http/headers.ts';
+import { flatten } from '../http/headers.ts';
+import { adminKeyCheck, keepNotice } from './admin-key.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
 import type { RouteDoc } from '../published/openapi.ts';
@@ -45,11 +45,6 @@ export interface RouteDeps {
   metrics: Pick<Metrics, 'redirected'>;
 }
 
-/** An error answering a deprecated usage still announces the deprecation. */
-function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {
-  return err instanceof HttpError && notice.length > 0 ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
-}
-
 const SHORTENED = (deprecated: boolean) =>
   body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);
 
@@ -73,18 +68,7 @@ const SHORTEN_DESCRIPTION =
   'The same URL shortened twice gets two codes. A custom code held by a live link is 409; of concurrent requests for one code exactly one wins.';
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
-  /**
-   * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
-   * before anything else. Returns the deprecation headers the answer must carry.
-   */
-  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
-    const header = ctx.req.headers['x-api-key'];
-    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
-    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
-    const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
-    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
-    return notice;
-  }
+  const { adminOnly } = adminKeyCheck(service, deprecations);
 
   function redirect(res: ServerResponse, hit: Visit): void {
     metrics.redirected(hit.kind);
@@ -163,21 +147,14 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls',
       methods: {
-        GET: async (ctx) => {
-          const notice = requireAdmin(ctx);
-          let page: Awaited<ReturnType<Service['listing']>>;
+        GET: adminOnly(async (ctx, notice) => {
+          const page = await service.listing({ ...parsePaging(ctx.query()), q: parseSearch(ctx.query()) });
           try {
-            page = await service.listing({ ...parsePaging(ctx.query()), q: parseSearch(ctx.query()) });
-          } catch (err) {
-            throw keepNotice(err, notice);
-          }
-          const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
-          try {
-            await sendList(reply, ctx.res, page, headers);
+            await sendList(reply, ctx.res, page, ['X-Total-Count', String(page.total), ...notice]);
           } finally {
             page.release();
           }
-        },
+        }),
       },
       doc: {
         GET: {
@@ -202,26 +179,16 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record);
         },
-        PATCH: async (ctx) => {
-          const notice = requireAdmin(ctx);
-          try {
-            const outcome = await service.update(ctx.params['code']!, await readJsonObject(ctx.req, maxBodyBytes));
-            if (!outcome.ok) throw failureError(outcome);
-            reply.json(ctx.res, 200, outcome.record, flatten(notice));
-          } catch (err) {
-            throw keepNotice(err, notice);
-          }
-        },
-        DELETE: async (ctx) => {
-          const notice = requireAdmin(ctx);
-          try {
-            const outcome = await service.remove(ctx.params['code']!);
-            if (!outcome.ok) throw failureError(outcome);
-            reply.empty(ctx.res, 204, flatten(notice));
-          } catch (err) {
-            throw keepNotice(err, notice);
-          }
-        },
+        PATCH: adminOnly(async (ctx, notice) => {
+          const outcome = await service.update(ctx.params['code']!, await readJsonObject(ctx.req, maxBodyBytes));
+          if (!outcome.ok) throw failureError(outcome);
+          reply.json(ctx.res, 200, outcome.record, notice);
+        }),
+        DELETE: adminOnly(async (ctx, notice) => {
+          const outcome = await service.remove(ctx.params['code']!);
+          if (!outcome.ok) throw failureError(outcome);
+          reply.empty(ctx.res, 204, notice);
+        }),
       },
       doc: {
         GET: {
