@@ -60,7 +60,7 @@ const param = (name: string, where: 'query' | 'header' | 'path', schema: OpenApi
 });
 
 export const PARAMETERS: Record<string, OpenApiObject> = {
-  code: param('code', 'path', CODE_SCHEMA, 'The short code.'),
+  code: param('code', 'path', { ...CODE_SCHEMA, pattern: '^[A-Za-z0-9_-]+$' }, 'The short code. A path whose code has other characters is 404.'),
   file: param('file', 'path', { type: 'string' }, 'A file of the static/ folder, e.g. docs.css.'),
   api_key: param('api_key', 'query', { type: 'string' }, 'Deprecated: the admin key as a query parameter. Send the X-API-Key header instead (query strings leak into logs and history); responses to requests that use it carry Deprecation and Link headers. The header wins when both are sent.', { deprecated: true }),
   limit: param('limit', 'query', LIMIT_SCHEMA, 'Page size, 1–1000. Without it the whole list is returned.'),
