@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isCodeShaped, RESERVED_SEGMENTS } from './api/codes.ts';
+import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
 import type { Service, Visit } from './api/service.ts';
 import { HttpError } from './errors.ts';
@@ -75,11 +76,12 @@ export function createDispatch(deps: DispatchDeps): Handler {
   // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
   const fastRedirects = deps.fastRedirects;
 
-  function fail(res: ServerResponse, err: unknown, method: string, target: string): void {
+  function fail(res: ServerResponse, failure: unknown, method: string, target: string): void {
     if (res.headersSent) {
       res.destroy();
       return;
     }
+    const err = storeFailure(failure);
     if (err instanceof HttpError) {
       const extra = err.headers.flat();
       // An unread upload stays on the socket: close it rather than parse the rest as a request.

@@ -36,15 +36,26 @@ export function isReserved(code: string): boolean {
 /** Tries at one length before moving on to the next (docs/api.md). */
 export const TRIES_PER_LENGTH = 10;
 
-const IN_ALPHABET = new Uint8Array(128);
-for (const ch of ALPHABET) IN_ALPHABET[ch.charCodeAt(0)] = 1;
+/**
+ * The characters a code in a path may have: the custom-code alphabet `A-Z a-z 0-9 - _`
+ * (docs/api.md), of which the generated codes use a subset. A table, so the redirect's fast path
+ * pays one load per character, as it did for the generation alphabet alone.
+ */
+const IN_CODE_ALPHABET = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') IN_CODE_ALPHABET[ch.charCodeAt(0)] = 1;
 
-/** True when `s` could be a code: non-empty and made only of alphabet characters. */
+/** The longest code there can be: `max_short_length` is at most 64. */
+export const MAX_CODE_LENGTH = 64;
+
+/**
+ * True when `s` could be a code: 1 to 64 characters of the custom-code alphabet. Anything else in
+ * a path is no code at all (a 404 without asking the store).
+ */
 export function isCodeShaped(s: string): boolean {
-  if (s.length === 0 || s.length > 64) return false;
+  if (s.length === 0 || s.length > MAX_CODE_LENGTH) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 128 || IN_ALPHABET[c] === 0) return false;
+    if (c >= 128 || IN_CODE_ALPHABET[c] === 0) return false;
   }
   return true;
 }

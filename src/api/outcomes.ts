@@ -5,15 +5,26 @@
  */
 import { HttpError } from '../errors.ts';
 import type { HeaderPair } from '../http/headers.ts';
+import { StoreUnavailableError } from '../store/link-store.ts';
 import type { Failure } from './service.ts';
 
 export const FAILURE_STATUS: Readonly<Record<Failure['error'], number>> = {
   invalid: 400,
   not_found: 404,
+  conflict: 409,
   unavailable: 503,
 };
 
 /** The error the error handler (`dispatch.ts`) turns into the answer, with any `headers` it must carry. */
 export function failureError(failure: Failure, headers: readonly HeaderPair[] = []): HttpError {
   return new HttpError(FAILURE_STATUS[failure.error], 'detail' in failure ? failure.detail : undefined, headers);
+}
+
+/**
+ * A store's refusal that reached the error handler without an outcome: the redirect's counted visit
+ * of a limited link, which rejects when it cannot be made durable. It is a 503 with the store's
+ * reason, like every other write the store could not make; anything else is left as it is.
+ */
+export function storeFailure(err: unknown): unknown {
+  return err instanceof StoreUnavailableError ? new HttpError(FAILURE_STATUS.unavailable, err.message) : err;
 }

@@ -11,8 +11,8 @@ import type { ServerResponse } from 'node:http';
 import { readBody, parseFields } from '../http/body.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
 import type { Deprecations } from '../published/deprecations.ts';
-import { HttpError } from '../errors.ts';
-import { flatten, type HeaderPair } from '../http/headers.ts';
+import { flatten } from '../http/headers.ts';
+import { adminKeyCheck, keepNotice } from './admin-key.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
 import type { RouteDoc } from '../published/openapi.ts';
@@ -21,7 +21,8 @@ import { answerVisit } from './redirect.ts';
 import type { Route } from '../http/router.ts';
 import type { Service, Visit } from './service.ts';
 import type { StaticFile } from '../http/static.ts';
-import { parsePaging } from './validate.ts';
+import { readJsonObject } from './json-body.ts';
+import { parsePaging, parseSearch } from './validate.ts';
 import type { Ctx, RouteHandler } from '../http/context.ts';
 import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
@@ -44,36 +45,30 @@ export interface RouteDeps {
   metrics: Pick<Metrics, 'redirected'>;
 }
 
-/** An error answering a deprecated usage still announces the deprecation. */
-function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {
-  return err instanceof HttpError && notice.length > 0 ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
-}
-
 const SHORTENED = (deprecated: boolean) =>
   body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);
 
 const SHORTEN_ERRORS = {
   400: ref('responses', 'BadRequest'),
+  409: ref('responses', 'Conflict'),
   413: ref('responses', 'PayloadTooLarge'),
   415: ref('responses', 'UnsupportedMediaType'),
   503: ref('responses', 'Unavailable'),
 };
 
-const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days')];
+const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days'), ref('parameters', 'shorten_code'), ref('parameters', 'max_visits')];
+
+const VISITS =
+  'GET counts a visit; HEAD answers as the next GET would, without counting. A link with max_visits redirects its first max_visits counted visits, then answers 410; a 410 is not a visit. ' +
+  'Paths whose code has characters outside A-Z a-z 0-9 - _ are 404.';
+
+const SHORTEN_DESCRIPTION =
+  'Fields url (required), retention_days (0–36500, 0 or absent = forever), code (a custom code of A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; absent = generated) ' +
+  'and max_visits (1–2147483647 counted visits, absent or null = unlimited) come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field. ' +
+  'The same URL shortened twice gets two codes. A custom code held by a live link is 409; of concurrent requests for one code exactly one wins.';
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
-  /**
-   * The admin key: `X-API-Key` header, else the deprecated `api_key` query parameter. 403, empty,
-   * before anything else. Returns the deprecation headers the answer must carry.
-   */
-  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
-    const header = ctx.req.headers['x-api-key'];
-    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
-    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
-    const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
-    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
-    return notice;
-  }
+  const { adminOnly } = adminKeyCheck(service, deprecations);
 
   function redirect(res: ServerResponse, hit: Visit): void {
     metrics.redirected(hit.kind);
@@ -87,11 +82,14 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       const query = ctx.query();
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
       // A query parameter wins over the body field of the same name (docs/api.md).
-      const fromQuery = query.has('retention_days');
+      const field = (name: string): unknown => (query.has(name) ? query.get(name) : fields.get(name));
+      const textual = (name: string): boolean => query.has(name) || fields.textual;
       const outcome = await service.shorten({
-        url: query.has('url') ? query.get('url') : fields.get('url'),
-        retentionDays: fromQuery ? query.get('retention_days') : fields.get('retention_days'),
-        textual: fromQuery || fields.textual,
+        url: field('url'),
+        retentionDays: field('retention_days'),
+        code: field('code'),
+        maxVisits: field('max_visits'),
+        textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits') },
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;
@@ -120,8 +118,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         POST: {
           operationId: 'shortenUrl',
           summary: 'Create a short link',
-          description:
-            'Fields url (required) and retention_days (0–36500, 0 or absent = forever) come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field. The same URL shortened twice gets two codes.',
+          description: SHORTEN_DESCRIPTION,
           tag: 'links',
           access: 'gate',
           parameters: SHORTEN_PARAMS,
@@ -150,29 +147,23 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls',
       methods: {
-        GET: async (ctx) => {
-          const notice = requireAdmin(ctx);
-          let page: Awaited<ReturnType<Service['listing']>>;
+        GET: adminOnly(async (ctx, notice) => {
+          const page = await service.listing({ ...parsePaging(ctx.query()), q: parseSearch(ctx.query()) });
           try {
-            page = await service.listing(parsePaging(ctx.query()));
-          } catch (err) {
-            throw keepNotice(err, notice);
-          }
-          const headers = ['X-Total-Count', String(page.total), ...flatten(notice)];
-          try {
-            await sendList(reply, ctx.res, page, headers);
+            await sendList(reply, ctx.res, page, ['X-Total-Count', String(page.total), ...notice]);
           } finally {
             page.release();
           }
-        },
+        }),
       },
       doc: {
         GET: {
           operationId: 'listUrls',
           summary: 'List live links, newest first',
+          description: 'With q, only the links whose code or original URL contains it (case-insensitively); X-Total-Count counts the links the filter keeps, all pages together.',
           tag: 'admin',
           access: 'admin',
-          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset')],
+          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q')],
           responses: {
             200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
             400: ref('responses', 'BadRequest'),
@@ -188,16 +179,16 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record);
         },
-        DELETE: async (ctx) => {
-          const notice = requireAdmin(ctx);
-          try {
-            const outcome = await service.remove(ctx.params['code']!);
-            if (!outcome.ok) throw failureError(outcome);
-            reply.empty(ctx.res, 204, flatten(notice));
-          } catch (err) {
-            throw keepNotice(err, notice);
-          }
-        },
+        PATCH: adminOnly(async (ctx, notice) => {
+          const outcome = await service.update(ctx.params['code']!, await readJsonObject(ctx.req, maxBodyBytes));
+          if (!outcome.ok) throw failureError(outcome);
+          reply.json(ctx.res, 200, outcome.record, notice);
+        }),
+        DELETE: adminOnly(async (ctx, notice) => {
+          const outcome = await service.remove(ctx.params['code']!);
+          if (!outcome.ok) throw failureError(outcome);
+          reply.empty(ctx.res, 204, notice);
+        }),
       },
       doc: {
         GET: {
@@ -206,6 +197,25 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           tag: 'links',
           access: 'gate',
           responses: { 200: json('The record.', 'Record'), 404: ref('responses', 'NotFound') },
+        },
+        PATCH: {
+          operationId: 'updateUrl',
+          summary: 'Edit a link',
+          description:
+            'A JSON object holding any of url, retention_days and max_visits (null clears the limit), each validated as on a create; any other field is 400. ' +
+            'The code, created_at and visit_count never change; retention_days counts from created_at, so it can expire the link at once, and a max_visits at or below visit_count uses it up at once. ' +
+            'The key is checked first (403), then the body (415, 400), then the code (404). On disk before the answer.',
+          tag: 'admin',
+          access: 'admin',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'UpdateInput') } } },
+          responses: {
+            200: json('The updated record. Deprecation and Link only when the key came from api_key.', 'Record', ['Deprecation', 'Link']),
+            400: ref('responses', 'BadRequest'),
+            404: ref('responses', 'NotFound'),
+            413: ref('responses', 'PayloadTooLarge'),
+            415: ref('responses', 'UnsupportedMediaType'),
+            503: ref('responses', 'Unavailable'),
+          },
         },
         DELETE: {
           operationId: 'deleteUrl',
@@ -264,14 +274,20 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           operationId: 'followLink',
           summary: 'Follow a short link',
           description: publicRedirects
-            ? 'Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. GET counts a visit; HEAD answers the same without counting.'
-            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. GET counts a visit; HEAD answers the same without counting.',
+            ? 'Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. ' + VISITS
+            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. ' + VISITS,
           tag: 'links',
           access: publicRedirects ? 'public' : 'gate',
           responses: {
             302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
             404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
-            410: body('The link has expired: a small "This link has expired" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+            410: body(
+              'The link has expired (a small "This link has expired" page), or its visit limit is used up (a small "This link has reached its visit limit" page; not counted as a visit).',
+              HTML_TYPE,
+              HTML_PAGE,
+              ['Cache-Control'],
+            ),
+            503: json('A counted visit of a link with a visit limit could not be made durable (storage not writable); no visit was granted.', 'Error'),
           },
         },
       },

@@ -8,8 +8,8 @@ import { candidateCodes } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { expiresAt, mapMaybe, StoreUnavailableError, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
-import { parseRetention, validateUrl, type Paging } from './validate.ts';
+import { expiresAt, mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (docs/api.md). */
 export interface UrlRecord {
@@ -50,13 +50,34 @@ export type Invalid = { ok: false; error: 'invalid'; detail: string };
 export type NotFound = { ok: false; error: 'not_found' };
 /** Nothing was changed and a retry may succeed: storage not writable, code space exhausted (a 503). */
 export type Unavailable = { ok: false; error: 'unavailable'; detail: string };
-export type Failure = Invalid | NotFound | Unavailable;
+/** The custom code asked for is held by a live link (a 409). */
+export type Conflict = { ok: false; error: 'conflict'; detail: string };
+export type Failure = Invalid | NotFound | Unavailable | Conflict;
 
 export type Found = { ok: true; record: UrlRecord };
-export type ShortenOutcome = Found | Invalid | Unavailable;
+export type ShortenOutcome = Found | Invalid | Unavailable | Conflict;
 export type GetOutcome = Found | NotFound;
 export type LookupOutcome = Found | Invalid | NotFound;
 export type RemoveOutcome = { ok: true } | NotFound | Unavailable;
+export type UpdateOutcome = Found | Invalid | NotFound | Unavailable;
+
+/** The fields of a create (docs/api.md, shorten input), as they arrived. */
+export interface ShortenInput {
+  url: unknown;
+  retentionDays?: unknown;
+  /** A custom code; absent, null or '' = generate one. */
+  code?: unknown;
+  /** absent or null = unlimited. */
+  maxVisits?: unknown;
+  /**
+   * Which numbers came as text (a query string or a form, where numbers are digits): `true` for
+   * every field, or per field. In JSON (and MCP) numbers must be numbers.
+   */
+  textual?: boolean | { retentionDays?: boolean; maxVisits?: boolean };
+}
+
+/** The fields an edit may change (docs/api.md, edit), as the JSON body names them. */
+const EDITABLE = ['url', 'retention_days', 'max_visits'] as const;
 
 export interface ServiceOptions {
   store: LinkStore;
@@ -77,6 +98,7 @@ export interface ServiceOptions {
 export type Visit = VisitDecision;
 
 const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+const CODE_IN_USE: Conflict = { ok: false, error: 'conflict', detail: 'code already in use' };
 const REMOVED: RemoveOutcome = { ok: true };
 
 /** A stored link as the API shows it: `short_url` is `baseUrl` + `/` + code. */
@@ -110,8 +132,8 @@ export function createService(options: ServiceOptions) {
    * Live records newest first, paged, frozen when called: a long list can be read in slices across
    * event-loop turns (see `UrlListing`).
    */
-  async function listing(paging: Paging): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
-    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds() });
+  async function listing(paging: Paging & { q?: string | undefined }): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
+    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q });
     return {
       total: page.total,
       count: page.count,
@@ -129,20 +151,36 @@ export function createService(options: ServiceOptions) {
       return matchesSecret(key, keyDigests);
     },
 
-    /** `textual`: `retentionDays` came from a query string or form, where numbers are digits. */
-    async shorten(input: { url: unknown; retentionDays: unknown; textual?: boolean }): Promise<ShortenOutcome> {
+    async shorten(input: ShortenInput): Promise<ShortenOutcome> {
+      const textual = (field: 'retentionDays' | 'maxVisits'): boolean =>
+        typeof input.textual === 'object' ? input.textual[field] === true : input.textual === true;
       let url: string;
       let retentionDays: number;
+      let custom: string | undefined;
+      let maxVisits: number | null;
       try {
         url = validateUrl(input.url, urlRules);
-        retentionDays = parseRetention(input.retentionDays, input.textual);
+        retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
+        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength);
+        maxVisits = parseMaxVisits(input.maxVisits, textual('maxVisits'));
       } catch (err) {
         return invalid(err);
       }
       const createdAt = seconds();
+      if (custom !== undefined) {
+        // One insert decides: of concurrent creates of one code the store lets exactly one win.
+        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, maxVisits };
+        try {
+          if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
+        } catch (err) {
+          return unwritable(err);
+        }
+        options.created?.();
+        return { ok: true, record: view(record) };
+      }
       try {
         for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
-          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, maxVisits: null };
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, maxVisits };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
           if (inserted === false || (inserted !== true && !(await inserted))) continue;
@@ -174,13 +212,40 @@ export function createService(options: ServiceOptions) {
 
     listing,
 
-    /** Live records newest first, paged; `total` counts every live record. */
-    async list(paging: Paging): Promise<{ total: number; urls: UrlRecord[] }> {
+    /** Live records newest first, paged, filtered by `q`; `total` counts every live record kept. */
+    async list(paging: Paging & { q?: string | undefined }): Promise<{ total: number; urls: UrlRecord[] }> {
       const page = await listing(paging);
       try {
         return { total: page.total, urls: await page.slice(0, page.count) };
       } finally {
         page.release();
+      }
+    },
+
+    /**
+     * Edits a live link (docs/api.md, edit): `fields` is the JSON body, whose names are those of the
+     * record (`url`, `retention_days`, `max_visits`); any other name is refused, each value is
+     * validated as on a create, and a `max_visits` of null clears the limit. Fields are checked
+     * before the code is looked up, so a bad body is a 400 whether or not the link exists.
+     */
+    async update(code: string, fields: Readonly<Record<string, unknown>>): Promise<UpdateOutcome> {
+      const changes: LinkChanges = {};
+      try {
+        for (const name of Object.keys(fields)) {
+          if (!(EDITABLE as readonly string[]).includes(name)) {
+            throw new HttpError(400, `${JSON.stringify(name)} cannot be changed; an edit may hold ${EDITABLE.join(', ')}`);
+          }
+        }
+        if (Object.hasOwn(fields, 'url')) changes.url = validateUrl(fields['url'], urlRules);
+        if (Object.hasOwn(fields, 'retention_days')) changes.retentionDays = parseRetention(fields['retention_days']);
+        if (Object.hasOwn(fields, 'max_visits')) changes.maxVisits = parseMaxVisits(fields['max_visits']);
+      } catch (err) {
+        return invalid(err);
+      }
+      try {
+        return found(await store.update(code, changes, seconds()));
+      } catch (err) {
+        return unwritable(err);
       }
     },
 
@@ -195,7 +260,10 @@ export function createService(options: ServiceOptions) {
 
     /**
      * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
-     * once, so the redirect awaits nothing; a database answers with a promise.
+     * once, so the redirect awaits nothing; a database answers with a promise, and so does the log
+     * store for a counted visit of a link with a limit (durable first). Such a promise rejects with
+     * `StoreUnavailableError` when the visit cannot be written: `storeFailure` (outcomes.ts) makes
+     * that the 503 it is.
      */
     visit(code: string, count: boolean): MaybePromise<Visit> {
       return store.countVisit(code, seconds(), count);

@@ -162,3 +162,17 @@ export function parsePaging(query: URLSearchParams): Paging {
   }
   return paging;
 }
+
+export const MAX_SEARCH_LENGTH = 200;
+
+/**
+ * `q` of the list: absent = every live link; otherwise 1–200 characters (code points), matched
+ * case-insensitively against codes and original URLs by the store.
+ */
+export function parseSearch(query: URLSearchParams): string | undefined {
+  const q = query.get('q');
+  if (q === null) return undefined;
+  const length = [...q].length;
+  if (length < 1 || length > MAX_SEARCH_LENGTH) throw new HttpError(400, `q must be 1 to ${MAX_SEARCH_LENGTH} characters long, not ${length}`);
+  return q;
+}

@@ -8,7 +8,7 @@
 import type { JsonSchema } from '../published/json-schema.ts';
 import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
 import type { Service, UrlRecord } from '../api/service.ts';
-import { MAX_RETENTION_DAYS } from '../api/validate.ts';
+import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS } from '../api/validate.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -70,6 +70,8 @@ const notAdmin = (): ToolResult => failed('api_key is not one of the admin keys 
 const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
 const CODE = { ...CODE_SCHEMA, description: `${CODE_SCHEMA.description} The last path segment of a short URL.` };
 const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const RETENTION = { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS } as const;
+const MAX_VISITS_ARG = { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS } as const;
 
 export const TOOLS: readonly Tool[] = [
   {
@@ -78,17 +80,21 @@ export const TOOLS: readonly Tool[] = [
     description:
       'Create a short link for an absolute http or https URL. Returns the short URL as text and the new link as structured content. ' +
       'Every call creates a new code, even for a URL shortened before (lookup_url finds an existing one). ' +
-      `retention_days (1–${MAX_RETENTION_DAYS}) makes the link expire after that many days; 0 or absent keeps it forever.`,
+      `retention_days (1–${MAX_RETENTION_DAYS}) makes the link expire after that many days; 0 or absent keeps it forever. ` +
+      'code asks for a custom code instead of a generated one (fails with "code already in use" when a live link holds it); ' +
+      'max_visits makes the link stop redirecting after that many visits (1 = a one-time link).',
     inputSchema: {
       type: 'object',
       properties: {
         url: { type: 'string', description: 'The absolute http(s) URL to shorten (no user:password@ part).' },
-        retention_days: {
-          type: 'integer',
-          minimum: 0,
-          maximum: MAX_RETENTION_DAYS,
-          description: 'Lifetime in days; 0 or absent = forever.',
+        retention_days: { ...RETENTION, description: 'Lifetime in days; 0 or absent = forever.' },
+        code: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: "A custom code: letters A-Z a-z, digits, '-' and '_', within the service's code length limits, not a reserved word. Case-sensitive. Absent = a generated code.",
         },
+        max_visits: { ...MAX_VISITS_ARG, description: 'Counted visits allowed before the link answers 410; null or absent = unlimited.' },
       },
       required: ['url'],
       additionalProperties: false,
@@ -96,7 +102,7 @@ export const TOOLS: readonly Tool[] = [
     outputSchema: RECORD_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, service) {
-      const outcome = await service.shorten({ url: args['url'], retentionDays: args['retention_days'] });
+      const outcome = await service.shorten({ url: args['url'], retentionDays: args['retention_days'], code: args['code'], maxVisits: args['max_visits'] });
       if (!outcome.ok) return failed(outcome.detail);
       return structured(asRecord(outcome.record), outcome.record.short_url);
     },
@@ -141,23 +147,33 @@ export const TOOLS: readonly Tool[] = [
     title: 'List short links',
     description:
       'List live short links, newest first. Needs an admin key. Page with limit (1–1000) and offset; without limit every link is returned. ' +
-      'count is the number of links in this page, total the number of live links.',
+      'count is the number of links in this page, total the number of live links (those q keeps, with q).',
     inputSchema: {
       type: 'object',
-      properties: { api_key: API_KEY, limit: LIMIT_SCHEMA, offset: OFFSET_SCHEMA },
+      properties: {
+        api_key: API_KEY,
+        limit: LIMIT_SCHEMA,
+        offset: OFFSET_SCHEMA,
+        q: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_SEARCH_LENGTH,
+          description: 'Keep only the links whose code or original URL contains this text, case-insensitively.',
+        },
+      },
       required: ['api_key'],
       additionalProperties: false,
     },
     outputSchema: {
       ...LIST_SCHEMA,
-      properties: { ...LIST_SCHEMA.properties, total: { type: 'integer', minimum: 0, description: 'Live links, all pages together.' } },
+      properties: { ...LIST_SCHEMA.properties, total: { type: 'integer', minimum: 0, description: 'Live links (kept by q), all pages together.' } },
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
     async run(args, service) {
       if (!isAdmin(service, args['api_key'])) return notAdmin();
       const limit = args['limit'] as number | undefined;
-      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0 });
+      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q: args['q'] as string | undefined });
       return structured({ count: urls.length, total, urls });
     },
   },
@@ -184,6 +200,38 @@ export const TOOLS: readonly Tool[] = [
       const code = args['code'] as string;
       const outcome = await service.remove(code);
       if (outcome.ok) return structured({ short_code: code, deleted: true });
+      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+    },
+  },
+  {
+    name: 'update_url',
+    title: 'Edit a short link',
+    description:
+      'Change the original URL, the retention or the visit limit of a live short link; the code, creation time and visit count stay. Needs an admin key. ' +
+      'retention_days still counts from the creation time, so a shorter one can expire the link at once; max_visits null removes the limit, ' +
+      'and one at or below the visit count uses the link up. Returns the updated link.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: CODE,
+        api_key: API_KEY,
+        url: { type: 'string', description: 'The new absolute http(s) URL.' },
+        retention_days: { ...RETENTION, description: 'The new lifetime in days from the creation time; 0 = forever.' },
+        max_visits: { ...MAX_VISITS_ARG, description: 'The new limit of counted visits; null = unlimited.' },
+      },
+      required: ['code', 'api_key'],
+      additionalProperties: false,
+    },
+    outputSchema: RECORD_SCHEMA,
+    // Destructive: the old URL, retention or limit is overwritten, not added to. Idempotent: the
+    // same edit again leaves the same link.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args, service) {
+      if (!isAdmin(service, args['api_key'])) return notAdmin();
+      const { code: _code, api_key: _key, ...fields } = args;
+      const code = args['code'] as string;
+      const outcome = await service.update(code, fields);
+      if (outcome.ok) return structured(asRecord(outcome.record));
       return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
     },
   },

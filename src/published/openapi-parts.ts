@@ -14,7 +14,9 @@ import {
   OFFSET_SCHEMA,
   RECORD_SCHEMA,
   SHORTEN_INPUT_SCHEMA,
+  UPDATE_INPUT_SCHEMA,
 } from './schemas.ts';
+import { MAX_SEARCH_LENGTH } from '../api/validate.ts';
 
 /** A fragment of an OpenAPI document (a response, a parameter, a schema…). */
 export type OpenApiObject = Readonly<Record<string, unknown>>;
@@ -58,13 +60,16 @@ const param = (name: string, where: 'query' | 'header' | 'path', schema: OpenApi
 });
 
 export const PARAMETERS: Record<string, OpenApiObject> = {
-  code: param('code', 'path', CODE_SCHEMA, 'The short code.'),
+  code: param('code', 'path', { ...CODE_SCHEMA, pattern: '^[A-Za-z0-9_-]+$' }, 'The short code. A path whose code has other characters is 404.'),
   file: param('file', 'path', { type: 'string' }, 'A file of the static/ folder, e.g. docs.css.'),
   api_key: param('api_key', 'query', { type: 'string' }, 'Deprecated: the admin key as a query parameter. Send the X-API-Key header instead (query strings leak into logs and history); responses to requests that use it carry Deprecation and Link headers. The header wins when both are sent.', { deprecated: true }),
   limit: param('limit', 'query', LIMIT_SCHEMA, 'Page size, 1–1000. Without it the whole list is returned.'),
   offset: param('offset', 'query', OFFSET_SCHEMA, 'Entries to skip (default 0).'),
+  q: param('q', 'query', { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH }, `Keep only the links whose code or original URL contains this text, case-insensitively; 1–${MAX_SEARCH_LENGTH} characters.`),
   shorten_url: param('url', 'query', { type: 'string' }, 'The URL to shorten; wins over the body field.'),
   retention_days: param('retention_days', 'query', { type: 'string', pattern: '^[0-9]+$' }, 'Lifetime in days, 0–36500 as decimal digits; wins over the body field.'),
+  shorten_code: param('code', 'query', { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 64 }, 'A custom code (A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; case-sensitive); wins over the body field. Held by a live link: 409.'),
+  max_visits: param('max_visits', 'query', { type: 'string', pattern: '^([0-9]*|null)$' }, 'Counted visits allowed, 1–2147483647 as decimal digits (empty or null = unlimited); wins over the body field.'),
   lookup_url: param('url', 'query', { type: 'string' }, 'The original URL; normalized like stored URLs before matching.', { required: true }),
   mcp_protocol_version: param('MCP-Protocol-Version', 'header', { type: 'string', enum: ['2025-11-25', '2025-06-18', '2025-03-26'] }, 'The negotiated MCP version, sent by clients after initialize. Another value is 400.'),
   origin: param('Origin', 'header', { type: 'string' }, "Sent by browsers. Absent, base_url's origin or one of MCP_ALLOWED_ORIGINS; anything else is 403 (DNS rebinding protection)."),
@@ -88,6 +93,7 @@ export const RESPONSES: Record<string, OpenApiObject> = {
   Unauthorized: json('The gate is on and Authorization is missing or not exactly `Bearer <API_TOKEN>`.', 'Error', ['WWW-Authenticate']),
   Forbidden: empty('The admin key is missing or wrong (checked before anything else). Empty body.'),
   NotFound: empty('No live link with this code or URL. Empty body.'),
+  Conflict: json('The custom code is held by a live link: `{"detail":"code already in use"}`.', 'Error'),
   MethodNotAllowed: json('The path does not serve this method.', 'Error', ['Allow']),
   PayloadTooLarge: json('The body is over 64 KiB. The connection is closed.', 'Error'),
   UnsupportedMediaType: json('The body has a content type the operation does not read.', 'Error'),
@@ -100,6 +106,8 @@ const FORM_SCHEMA = {
   properties: {
     url: { type: 'string', description: 'Required here or in the query.' },
     retention_days: { type: 'string', pattern: '^[0-9]+$', description: 'Decimal digits, 0–36500.' },
+    code: { type: 'string', pattern: '^[A-Za-z0-9_-]*$', description: 'A custom code; empty or absent = generated.' },
+    max_visits: { type: 'string', pattern: '^([0-9]*|null)$', description: 'Decimal digits, 1–2147483647; empty, null or absent = unlimited.' },
   },
 } as const;
 
@@ -147,6 +155,7 @@ export function schemas(noticeSchema: unknown): Record<string, OpenApiObject> {
     AuthCheck: AUTH_CHECK_SCHEMA,
     ShortenInput: SHORTEN_INPUT_SCHEMA,
     ShortenForm: FORM_SCHEMA,
+    UpdateInput: UPDATE_INPUT_SCHEMA,
     DeprecationNoticeNotification: noticeComponent(noticeSchema),
     DeprecationList: {
       type: 'object',
@@ -165,7 +174,7 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The gate: only when the server runs with API_TOKEN set (GET /auth-check tells). Send `Authorization: Bearer <API_TOKEN>`.',
   },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing and deleting.' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing and deleting.' },
   adminKeyQuery: {
     type: 'apiKey',
     in: 'query',

@@ -15,7 +15,7 @@ export type Access = 'public' | 'gate' | 'admin';
 
 export const TAGS = [
   { name: 'links', description: 'Create, inspect and follow short links.' },
-  { name: 'admin', description: 'List and delete links: needs an admin key (API_KEYS).' },
+  { name: 'admin', description: 'List, edit and delete links: needs an admin key (API_KEYS).' },
   { name: 'service', description: 'Health, gate status, deprecation notices and metrics.' },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   { name: 'contracts', description: 'This document, its HTML rendering and the published JSON Schemas.' },
@@ -39,7 +39,7 @@ export interface OperationDoc {
   extensions?: Readonly<Record<`x-${string}`, unknown>>;
 }
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** The documentation of one route: one operation per method. */
 export type RouteDoc = Readonly<Partial<Record<Method, OperationDoc>>>;
@@ -120,7 +120,7 @@ export interface OpenApiDocument {
   info: { title: string; version: string; summary: string; description: string; license: OpenApiObject };
   servers: readonly { url: string }[];
   tags: typeof TAGS;
-  paths: Readonly<Record<string, Readonly<Partial<Record<'get' | 'post' | 'delete', Operation>>>>>;
+  paths: Readonly<Record<string, Readonly<Partial<Record<Lowercase<Method>, Operation>>>>>;
   components: {
     schemas: Readonly<Record<string, OpenApiObject>>;
     responses: Readonly<Record<string, OpenApiObject>>;
@@ -140,11 +140,11 @@ export interface DocumentInfo {
 }
 
 export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo): OpenApiDocument {
-  const paths: Record<string, Partial<Record<'get' | 'post' | 'delete', Operation>>> = {};
+  const paths: Record<string, Partial<Record<Lowercase<Method>, Operation>>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
-    const item: Partial<Record<'get' | 'post' | 'delete', Operation>> = {};
-    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+    const item: Partial<Record<Lowercase<Method>, Operation>> = {};
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
       const doc = route.doc[method];
       if (doc) item[method.toLowerCase() as Lowercase<Method>] = operation(doc, path);
     }

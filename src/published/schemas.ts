@@ -3,10 +3,17 @@
  * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
  */
 import type { JsonSchema } from './json-schema.ts';
-import { MAX_LIMIT, MAX_RETENTION_DAYS } from '../api/validate.ts';
+import { MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../api/validate.ts';
 
 const CODE_DESCRIPTION =
-  'Short code: characters of 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l).';
+  'Short code: generated ones use 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l); custom ones A-Z a-z 0-9 - _. Case-sensitive.';
+
+const MAX_VISITS_SCHEMA = {
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_VISITS,
+  description: 'Counted visits allowed; later GETs are 410. null = unlimited.',
+} as const satisfies JsonSchema;
 
 export const RECORD_SCHEMA = {
   type: 'object',
@@ -23,8 +30,13 @@ export const RECORD_SCHEMA = {
       maximum: MAX_RETENTION_DAYS,
       description: 'Lifetime in days from created_at; 0 = forever.',
     },
+    max_visits: MAX_VISITS_SCHEMA,
+    expires_at: {
+      type: ['integer', 'null'],
+      description: 'When the link expires: created_at + retention_days × 86400, Unix seconds; null when kept forever.',
+    },
   },
-  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days'],
+  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits', 'expires_at'],
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
@@ -84,7 +96,29 @@ export const SHORTEN_INPUT_SCHEMA = {
       maximum: MAX_RETENTION_DAYS,
       description: 'Lifetime in days; 0, null or absent = forever.',
     },
+    code: {
+      type: ['string', 'null'],
+      maxLength: 64,
+      description: 'A custom code: A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; null, empty or absent = generated. Held by a live link: 409.',
+    },
+    max_visits: { ...MAX_VISITS_SCHEMA, description: 'Counted visits allowed (a one-time link is 1); null or absent = unlimited.' },
   },
+} as const satisfies JsonSchema;
+
+/** The JSON body of an edit: any of these fields; another field is 400 (docs/api.md). */
+export const UPDATE_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    url: { type: 'string', description: 'The new original URL, validated as on a create.' },
+    retention_days: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: MAX_RETENTION_DAYS,
+      description: 'The new lifetime in days, still counted from created_at (it can expire the link at once); 0 or null = forever.',
+    },
+    max_visits: { ...MAX_VISITS_SCHEMA, description: 'The new limit of counted visits (at or below visit_count uses the link up); null clears it.' },
+  },
+  additionalProperties: false,
 } as const satisfies JsonSchema;
 
 export const LIMIT_SCHEMA = { type: 'integer', minimum: 1, maximum: MAX_LIMIT } as const satisfies JsonSchema;

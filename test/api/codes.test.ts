@@ -193,23 +193,28 @@ test('pickCode returns undefined after ten tries at every length', () => {
   assert.deepEqual(asked, [...Array<number>(10).fill(2), ...Array<number>(10).fill(3), ...Array<number>(10).fill(4)]);
 });
 
-test('isCodeShaped accepts alphabet strings only', () => {
+test('isCodeShaped accepts the custom-code alphabet A-Z a-z 0-9 - _, 1 to 64 characters', () => {
   const cases: [string, boolean][] = [
     ['1', true],
     ['abcDEF', true],
     [ALPHABET, true],
     ['z'.repeat(64), true],
+    ['z'.repeat(65), false],
     ['', false],
-    ['0', false],
-    ['abO', false],
-    ['abI', false],
-    ['abl', false],
-    ['ab-c', false],
+    ['0', true],
+    ['abO', true],
+    ['abI', true],
+    ['abl', true],
+    ['ab-c', true],
+    ['my_link-2026', true],
+    ['-', true],
     ['ab c', false],
     ['ab/c', false],
     ['ab%41', false],
     ['abé', false],
     ['ab.c', false],
+    ['ab~c', false],
+    ['ab+c', false],
   ];
   for (const [input, expected] of cases) assert.equal(isCodeShaped(input), expected, JSON.stringify(input));
 });

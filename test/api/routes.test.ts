@@ -11,7 +11,7 @@ const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
-const RECORD_FIELDS = ['created_at', 'original_url', 'retention_days', 'short_code', 'short_url', 'visit_count'];
+const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'visit_count'];
 const INDEX_HTML = readFileSync(new URL('../../static/index.html', import.meta.url), 'utf8');
 
 function jsonBody<T>(r: Reply): T {
@@ -173,6 +173,8 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
     created_at: NOW_S,
     visit_count: 0,
     retention_days: 12,
+    max_visits: null,
+    expires_at: NOW_S + 12 * 86400,
   });
 });
 

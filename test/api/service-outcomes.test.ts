@@ -7,11 +7,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import { createLogger } from '../../src/log.ts';
-import { failureError, FAILURE_STATUS } from '../../src/api/outcomes.ts';
+import { failureError, FAILURE_STATUS, storeFailure } from '../../src/api/outcomes.ts';
+import { HttpError } from '../../src/errors.ts';
 import { answerVisit } from '../../src/api/redirect.ts';
 import { createService } from '../../src/api/service.ts';
 import type { Responder } from '../../src/http/respond.ts';
-import { isExpired, StoreUnavailableError, type LinkPage, type LinkRecord, type LinkStore, type VisitDecision } from '../../src/store/link-store.ts';
+import { isExpired, isUsedUp, StoreUnavailableError, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../../src/store/link-store.ts';
 
 const NOW_MS = 1_790_000_000_000;
 const NOW = NOW_MS / 1000;
@@ -28,9 +29,11 @@ class AsyncStore implements LinkStore {
   private live(now: number): LinkRecord[] {
     return this.records.filter((r) => !isExpired(r, now));
   }
-  async insert(record: LinkRecord): Promise<boolean> {
+  /** The last query `list` was asked. */
+  listed: ListQuery | undefined;
+  async insert(record: LinkRecord, now: number): Promise<boolean> {
     if (this.failWrites) throw this.failWrites;
-    if (this.taken.has(record.code) || this.records.some((r) => r.code === record.code)) return false;
+    if (this.taken.has(record.code) || this.live(now).some((r) => r.code === record.code)) return false;
     this.records.push({ ...record });
     return true;
   }
@@ -40,8 +43,13 @@ class AsyncStore implements LinkStore {
   async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
     return this.live(now).reverse().find((r) => r.url === url);
   }
-  async list({ limit, offset, now }: { limit?: number | undefined; offset: number; now: number }): Promise<LinkPage> {
-    const all = this.live(now).reverse();
+  async list(query: ListQuery): Promise<LinkPage> {
+    this.listed = query;
+    const { limit, offset, now, q } = query;
+    const needle = q?.toLowerCase();
+    const all = this.live(now)
+      .reverse()
+      .filter((r) => needle === undefined || r.code.toLowerCase().includes(needle) || r.url.toLowerCase().includes(needle));
     const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
     return { total: all.length, count: page.length, slice: async (from, to) => page.slice(from, to), release: () => undefined };
   }
@@ -51,13 +59,19 @@ class AsyncStore implements LinkStore {
     this.records = this.records.filter((r) => r.code !== code || isExpired(r, now));
     return this.records.length < before;
   }
-  async update(): Promise<LinkRecord | undefined> {
-    throw new Error('not used here');
+  async update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    if (this.failWrites) throw this.failWrites;
+    const r = this.live(now).find((x) => x.code === code);
+    if (!r) return undefined;
+    Object.assign(r, changes);
+    return { ...r };
   }
   async countVisit(code: string, now: number, count: boolean): Promise<VisitDecision> {
     const r = this.records.find((x) => x.code === code);
     if (!r) return { kind: 'missing' };
     if (isExpired(r, now)) return { kind: 'expired' };
+    if (isUsedUp(r)) return { kind: 'limit_reached' };
+    if (count && r.maxVisits !== null && this.failWrites) throw this.failWrites;
     if (count) r.visits++;
     return { kind: 'found', url: r.url };
   }
@@ -88,7 +102,16 @@ function service(store: LinkStore, codes: string[] = ['code01', 'code02', 'code0
 test('over a store that answers with promises, every operation works and reports typed outcomes', async () => {
   const store = new AsyncStore();
   const s = service(store);
-  const record = { short_code: 'code01', short_url: 'https://s.example/code01', original_url: 'https://example.com/a', created_at: NOW, visit_count: 0, retention_days: 0 };
+  const record = {
+    short_code: 'code01',
+    short_url: 'https://s.example/code01',
+    original_url: 'https://example.com/a',
+    created_at: NOW,
+    visit_count: 0,
+    retention_days: 0,
+    max_visits: null,
+    expires_at: null,
+  };
   assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
   const hit = s.visit('code01', true);
   assert.ok(hit instanceof Promise, "the store's promise is passed on, not awaited by the service");
@@ -97,7 +120,12 @@ test('over a store that answers with promises, every operation works and reports
   assert.deepEqual(await s.get('code01'), { ok: true, record: visited });
   assert.deepEqual(await s.lookup('HTTPS://EXAMPLE.COM/a'), { ok: true, record: visited }, 'lookup normalizes its input');
   assert.deepEqual(await s.list({ limit: undefined, offset: 0 }), { total: 1, urls: [visited] });
+  const edited = { ...visited, original_url: 'https://example.com/z', retention_days: 2, expires_at: NOW + 2 * 86400, max_visits: 5 };
+  assert.deepEqual(await s.update('code01', { url: 'HTTPS://EXAMPLE.COM/z', retention_days: 2, max_visits: 5 }), { ok: true, record: edited });
+  assert.deepEqual(await s.update('code01', { max_visits: null }), { ok: true, record: { ...edited, max_visits: null } }, 'null clears the limit');
+  assert.deepEqual(await s.get('code01'), { ok: true, record: { ...edited, max_visits: null } });
   assert.deepEqual(await s.remove('code01'), { ok: true });
+  assert.deepEqual(await s.update('code01', { max_visits: 5 }), { ok: false, error: 'not_found' });
   assert.deepEqual(await s.remove('code01'), { ok: false, error: 'not_found' });
   assert.deepEqual(await s.get('code01'), { ok: false, error: 'not_found' });
   assert.deepEqual(await s.lookup('https://example.com/a'), { ok: false, error: 'not_found' });
@@ -139,8 +167,94 @@ test('failures are outcomes: invalid input, code space exhausted, storage unavai
   await assert.rejects(service(store).remove('kept01'), TypeError);
 });
 
+test('a custom code is stored as given with its visit limit; a taken one is a conflict, not a collision', async () => {
+  const store = new AsyncStore();
+  const s = service(store);
+  const created = await s.shorten({ url: 'https://example.com/c', code: 'My_Lk1', maxVisits: 3 });
+  assert.equal(created.ok && created.record.short_code, 'My_Lk1');
+  assert.equal(created.ok && created.record.max_visits, 3);
+  assert.deepEqual(await s.shorten({ url: 'https://example.com/d', code: 'My_Lk1' }), { ok: false, error: 'conflict', detail: 'code already in use' });
+  // Codes are case-sensitive: another case is another code.
+  assert.equal((await s.shorten({ url: 'https://example.com/d', code: 'my_Lk1' })).ok, true);
+  // Expired: the code is free again.
+  store.records.push({ code: 'gone01', url: 'https://example.com/g', createdAt: NOW - 3 * 86400, retentionDays: 1, visits: 0, maxVisits: null });
+  assert.equal((await s.shorten({ url: 'https://example.com/e', code: 'gone01' })).ok, true);
+  for (const [code, detail] of [
+    ['a.b', /A-Z and a-z, digits, "-" and "_"/],
+    ['ab', /6 to 6 characters/],
+    ['STATIC', /reserved/],
+    [42, /code must be a string/],
+  ] as const) {
+    const outcome = await s.shorten({ url: 'https://example.com/f', code });
+    assert.equal(outcome.ok, false, String(code));
+    assert.match(!outcome.ok && outcome.error === 'invalid' ? outcome.detail : '', detail, String(code));
+  }
+  // max_visits: numbers in JSON, digits only where the field came as text.
+  assert.equal((await s.shorten({ url: 'https://example.com/f', maxVisits: '7', textual: { maxVisits: true } })).ok, true);
+  const typed = await s.shorten({ url: 'https://example.com/f', maxVisits: '7', textual: { retentionDays: true } });
+  assert.match(!typed.ok && typed.error === 'invalid' ? typed.detail : '', /max_visits must be an integer from 1 to 2147483647/);
+  assert.equal(store.records.length, 5, 'nothing stored for a refused create');
+});
+
+test('an edit refuses unknown fields by name and bad values before looking the code up', async () => {
+  const store = new AsyncStore();
+  const s = service(store);
+  await s.shorten({ url: 'https://example.com/a' });
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ short_code: 'x' }, /^"short_code" cannot be changed; an edit may hold url, retention_days, max_visits$/],
+    [{ visit_count: 0, url: 'https://example.com/' }, /"visit_count" cannot be changed/],
+    [{ url: 'ftp://example.com/' }, /http or https/],
+    [{ url: null }, /url is required/],
+    [{ retention_days: '3' }, /retention_days must be an integer/],
+    [{ max_visits: 0 }, /max_visits must be an integer from 1/],
+    [{ max_visits: '5' }, /max_visits must be an integer from 1/],
+  ];
+  for (const [fields, detail] of cases) {
+    for (const code of ['code01', 'nosuch']) {
+      const outcome = await s.update(code, fields);
+      assert.equal(!outcome.ok && outcome.error, 'invalid', JSON.stringify(fields));
+      assert.match(!outcome.ok && outcome.error === 'invalid' ? outcome.detail : '', detail, JSON.stringify(fields));
+    }
+  }
+  assert.equal(store.records[0]!.url, 'https://example.com/a', 'nothing changed');
+  store.failWrites = new StoreUnavailableError('read-only');
+  assert.deepEqual(await s.update('code01', { retention_days: 0 }), { ok: false, error: 'unavailable', detail: 'read-only' });
+});
+
+test('the list passes q to the store, and counts what it keeps', async () => {
+  const store = new AsyncStore();
+  const s = service(store);
+  await s.shorten({ url: 'https://example.com/Alpha' });
+  await s.shorten({ url: 'https://example.com/beta' });
+  const { total, urls } = await s.list({ limit: undefined, offset: 0, q: 'ALPHA' });
+  assert.equal(store.listed?.q, 'ALPHA');
+  assert.equal(total, 1);
+  assert.deepEqual(urls.map((u) => u.short_code), ['code01']);
+});
+
+test('a counted visit the store cannot make durable is a 503 with its reason; other errors stay bugs', async () => {
+  const store = new AsyncStore();
+  const s = service(store);
+  await s.shorten({ url: 'https://example.com/a', maxVisits: 2 });
+  store.failWrites = new StoreUnavailableError('disk full');
+  const hit = s.visit('code01', true);
+  assert.ok(hit instanceof Promise);
+  const err = await hit.then(
+    () => assert.fail('the visit was granted'),
+    (e: unknown) => storeFailure(e),
+  );
+  assert.ok(err instanceof HttpError);
+  assert.equal(err.status, 503);
+  assert.equal(err.detail, 'disk full');
+  const bug = new TypeError('a bug');
+  assert.equal(storeFailure(bug), bug);
+});
+
 test('one table maps each failure to its status: 404 with no body, the others with their detail', () => {
-  assert.deepEqual(FAILURE_STATUS, { invalid: 400, not_found: 404, unavailable: 503 });
+  assert.deepEqual(FAILURE_STATUS, { invalid: 400, not_found: 404, conflict: 409, unavailable: 503 });
+  const conflict = failureError({ ok: false, error: 'conflict', detail: 'code already in use' });
+  assert.equal(conflict.status, 409);
+  assert.equal(conflict.detail, 'code already in use');
   const notFound = failureError({ ok: false, error: 'not_found' });
   assert.equal(notFound.status, 404);
   assert.equal(notFound.detail, undefined);

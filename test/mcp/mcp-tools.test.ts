@@ -1,5 +1,5 @@
 /**
- * The MCP methods and the five tools, in process (createMcpServer over the real service of a
+ * The MCP methods and the six tools, in process (createMcpServer over the real service of a
  * started shortener): declarations, every success, every failure of the work as `isError`, the
  * JSON-RPC errors (-32601, -32602, -32603), and version negotiation.
  */
@@ -69,7 +69,7 @@ async function withServer(t: TestContext, options: Parameters<typeof start>[1], 
   await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
 }
 
-test('tools/list declares the five tools with title, description, schemas and exact annotations', async (t) => {
+test('tools/list declares the six tools with title, description, schemas and exact annotations', async (t) => {
   await withServer(t, {}, async (server) => {
     const r = await rpc(server, 'tools/list');
     assert.ok('result' in r);
@@ -82,6 +82,7 @@ test('tools/list declares the five tools with title, description, schemas and ex
         ['lookup_url', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
         ['list_urls', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
         ['delete_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
+        ['update_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
       ],
     );
     for (const t of tools) {
@@ -92,8 +93,23 @@ test('tools/list declares the five tools with title, description, schemas and ex
     }
     assert.deepEqual(
       tools.map((t) => (t['inputSchema'] as { required: string[] }).required),
-      [['url'], ['code'], ['url'], ['api_key'], ['code', 'api_key']],
+      [['url'], ['code'], ['url'], ['api_key'], ['code', 'api_key'], ['code', 'api_key']],
     );
+    // The records every tool but delete_url answers declare the limit and the expiry.
+    for (const t of tools.filter((t) => t['name'] !== 'delete_url' && t['name'] !== 'list_urls')) {
+      const output = t['outputSchema'] as { properties: Record<string, unknown>; required: string[] };
+      assert.deepEqual(output.properties['max_visits'], {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 2147483647,
+        description: 'Counted visits allowed; later GETs are 410. null = unlimited.',
+      });
+      assert.ok(output.required.includes('max_visits') && output.required.includes('expires_at'), String(t['name']));
+    }
+    const shorten = tools[0]!['inputSchema'] as { properties: Record<string, unknown> };
+    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits']);
+    const update = tools[5]!['inputSchema'] as { properties: Record<string, unknown> };
+    assert.deepEqual(Object.keys(update.properties), ['code', 'api_key', 'url', 'retention_days', 'max_visits']);
   });
 });
 
@@ -110,6 +126,8 @@ test('shorten_url answers the short URL as text and the record as structuredCont
       created_at: NOW_S,
       visit_count: 0,
       retention_days: 7,
+      max_visits: null,
+      expires_at: NOW_S + 7 * 86400,
     });
     // The same link the REST API sees.
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${rec.short_code}`)).body), rec);
@@ -190,6 +208,50 @@ test('delete_url checks the key before the code, deletes, and reports a second d
   });
 });
 
+test('shorten_url takes a custom code and a visit limit; a taken code is a tool error', async (t) => {
+  await withServer(t, { now: () => NOW_MS }, async (server, h) => {
+    const rec = structured(await call(server, 'shorten_url', { url: 'https://example.com/once', code: 'Once_1', max_visits: 1 }));
+    assert.equal(rec['short_code'], 'Once_1');
+    assert.equal(rec['short_url'], `http://127.0.0.1:${h.port}/Once_1`);
+    assert.equal(rec['max_visits'], 1);
+    assert.equal(rec['expires_at'], null);
+    assert.equal(toolError(await call(server, 'shorten_url', { url: 'https://example.com/again', code: 'Once_1' })), 'code already in use');
+    assert.match(toolError(await call(server, 'shorten_url', { url: 'https://example.com/x', code: 'no.dots' })), /^code may only use the letters A-Z and a-z/);
+    assert.match(toolError(await call(server, 'shorten_url', { url: 'https://example.com/x', code: 'Healthz' })), /reserved/);
+    assert.equal(structured(await call(server, 'shorten_url', { url: 'https://example.com/x', max_visits: null }))['max_visits'], null);
+    // The limit is the REST API's: one redirect, then 410.
+    assert.equal((await h.req('/Once_1')).status, 302);
+    assert.equal((await h.req('/Once_1')).status, 410);
+    assert.equal(structured(await call(server, 'get_url', { code: 'Once_1' }))['visit_count'], 1);
+  });
+});
+
+test('update_url checks the key, edits the record it returns, and reports unknown codes and bad values', async (t) => {
+  let now = NOW_MS;
+  await withServer(t, { now: () => now }, async (server, h) => {
+    const code = String(structured(await call(server, 'shorten_url', { url: 'https://example.com/old' }))['short_code']);
+    assert.match(toolError(await call(server, 'update_url', { code, api_key: 'guess', url: 'https://example.com/new' })), /^api_key is not/);
+    const updated = structured(await call(server, 'update_url', { code, api_key: KEY, url: 'HTTPS://EXAMPLE.COM/new', retention_days: 3, max_visits: 10 }));
+    assert.deepEqual(updated, {
+      short_code: code,
+      short_url: `http://127.0.0.1:${h.port}/${code}`,
+      original_url: 'https://example.com/new',
+      created_at: NOW_S,
+      visit_count: 0,
+      retention_days: 3,
+      max_visits: 10,
+      expires_at: NOW_S + 3 * 86400,
+    });
+    assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), updated, 'the REST API sees the edit');
+    assert.equal(structured(await call(server, 'update_url', { code, api_key: KEY, max_visits: null }))['max_visits'], null);
+    assert.deepEqual(structured(await call(server, 'update_url', { code, api_key: KEY })), { ...updated, max_visits: null }, 'nothing to change: the record as it is');
+    assert.match(toolError(await call(server, 'update_url', { code, api_key: KEY, url: 'javascript:alert(1)' })), /http or https/);
+    assert.equal(toolError(await call(server, 'update_url', { code: 'zzzzzz', api_key: KEY, max_visits: 2 })), 'No short link has the code "zzzzzz".');
+    now += 4 * 86_400_000;
+    assert.equal(toolError(await call(server, 'update_url', { code, api_key: KEY, retention_days: 0 })), `The short link "${code}" has expired.`);
+  });
+});
+
 test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async (t) => {
   const fault = { on: false };
   const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
@@ -229,6 +291,11 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
       [{ name: 'list_urls', arguments: { api_key: KEY, limit: 0 } }, 'Invalid arguments for list_urls: limit must be at least 1'],
       [{ name: 'list_urls', arguments: { api_key: KEY, offset: -1 } }, 'Invalid arguments for list_urls: offset must be at least 0'],
       [{ name: 'delete_url', arguments: { code: 'abc' } }, 'Invalid arguments for delete_url: api_key is required'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: 0 } }, 'Invalid arguments for shorten_url: max_visits must be at least 1'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: '5' } }, 'Invalid arguments for shorten_url: max_visits must be an integer or null'],
+      [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, visit_count: 0 } }, 'Invalid arguments for update_url: visit_count is not allowed'],
+      [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, max_visits: 2147483648 } }, 'Invalid arguments for update_url: max_visits must be at most 2147483647'],
+      [{ name: 'list_urls', arguments: { api_key: KEY, q: '' } }, 'Invalid arguments for list_urls: q must have at least 1 character'],
     ];
     for (const [params, message] of cases) {
       assert.deepEqual(await rpcError(server, 'tools/call', params), { code: -32602, message }, JSON.stringify(params));

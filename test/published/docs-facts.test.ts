@@ -15,7 +15,7 @@ import { ALPHABET, RESERVED_SEGMENTS, TRIES_PER_LENGTH } from '../../src/api/cod
 import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Method } from '../../src/published/openapi.ts';
 import type { Service } from '../../src/api/service.ts';
-import { MAX_LIMIT, MAX_RETENTION_DAYS } from '../../src/api/validate.ts';
+import { CUSTOM_CODE, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS } from '../../src/api/validate.ts';
 import { SETTINGS } from '../../src/cli/config.ts';
 import { isPublic } from '../../src/http/gate.ts';
 import { CORS_HEADERS, HSTS_HEADER, SECURITY_HEADERS } from '../../src/http/headers.ts';
@@ -174,9 +174,18 @@ test('the reserved first segments are stated once, and are the ones codes avoid'
   assert.deepEqual(spans(match[1]!).sort(), [...RESERVED_SEGMENTS].sort());
 });
 
-test('the ranges of retention_days and limit are the validator\'s', () => {
+test('the ranges of retention_days, limit, max_visits and q are the validator\'s', () => {
   assert.equal(Number(statedOnce(/`retention_days` \(optional integer 0–(\d+);/).match[1]), MAX_RETENTION_DAYS);
   assert.equal(Number(statedOnce(/`limit` \(1–(\d+)\)/).match[1]), MAX_LIMIT);
+  assert.equal(Number(statedOnce(/`max_visits` \(an integer 1–(\d+);/).match[1]), MAX_VISITS);
+  assert.equal(Number(statedOnce(/`q` \(1–(\d+) characters\)/).match[1]), MAX_SEARCH_LENGTH);
+});
+
+test('the custom-code alphabet is stated once, and is the validator\'s', () => {
+  const { match } = statedOnce(/`code` asks for a code of your choosing instead of a generated one: the letters `A-Z` and `a-z`,\s+digits and `-` `_`/);
+  assert.ok(match);
+  for (const ch of 'AZaz09-_') assert.ok(CUSTOM_CODE.test(ch), ch);
+  for (const ch of '.~+ /%é') assert.ok(!CUSTOM_CODE.test(ch), ch);
 });
 
 test('the deprecations table gives each deprecation its date', () => {

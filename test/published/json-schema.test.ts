@@ -8,9 +8,18 @@ import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { validateValue, type JsonSchema } from '../../src/published/json-schema.ts';
 import { TOOLS } from '../../src/mcp/tools.ts';
-import { AUTH_CHECK_SCHEMA, ERROR_SCHEMA, HEALTHZ_SCHEMA, HEALTH_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA, SHORTEN_INPUT_SCHEMA } from '../../src/published/schemas.ts';
+import { AUTH_CHECK_SCHEMA, ERROR_SCHEMA, HEALTHZ_SCHEMA, HEALTH_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA, SHORTEN_INPUT_SCHEMA, UPDATE_INPUT_SCHEMA } from '../../src/published/schemas.ts';
 
-const RECORD = { short_code: 'abc123', short_url: 'http://s.example/abc123', original_url: 'https://example.com/', created_at: 1700000000, visit_count: 3, retention_days: 0 };
+const RECORD = {
+  short_code: 'abc123',
+  short_url: 'http://s.example/abc123',
+  original_url: 'https://example.com/',
+  created_at: 1700000000,
+  visit_count: 3,
+  retention_days: 0,
+  max_visits: null,
+  expires_at: null,
+};
 
 /** Values that probe every keyword of the subset: types, required, extras, ranges, lengths, const, items. */
 const VALUES: readonly unknown[] = [
@@ -28,6 +37,16 @@ const VALUES: readonly unknown[] = [
   { ...RECORD, created_at: 1.5 },
   { ...RECORD, visit_count: -1 },
   { ...RECORD, retention_days: 36501 },
+  { ...RECORD, max_visits: 5, retention_days: 1, expires_at: 1700086400 },
+  { ...RECORD, max_visits: 0 },
+  { ...RECORD, max_visits: 2147483648 },
+  { ...RECORD, max_visits: '5' },
+  { ...RECORD, expires_at: 1.5 },
+  { ...RECORD, expires_at: undefined },
+  { url: 'https://example.com/', max_visits: 1, code: 'my-code' },
+  { url: 'https://example.com/', max_visits: null },
+  { retention_days: null, max_visits: null },
+  { max_visits: 0 },
   { short_code: 'abc' },
   { count: 1, urls: [RECORD] },
   { count: 1, total: 1, urls: [RECORD] },
@@ -74,6 +93,7 @@ const SCHEMAS: readonly [string, JsonSchema][] = [
   ['Healthz', HEALTHZ_SCHEMA],
   ['AuthCheck', AUTH_CHECK_SCHEMA],
   ['ShortenInput', SHORTEN_INPUT_SCHEMA],
+  ['UpdateInput', UPDATE_INPUT_SCHEMA],
   ...TOOLS.flatMap((t): [string, JsonSchema][] => [
     [`${t.name} input`, t.inputSchema],
     [`${t.name} output`, t.outputSchema],

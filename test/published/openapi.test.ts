@@ -16,11 +16,13 @@ import { routeTable } from '../../src/route-table.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Service } from '../../src/api/service.ts';
 import { VERSION } from '../../src/version.ts';
-import { open, type Harness, type RequestOptions } from '../support/helpers.ts';
+import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
+import { codeOf, open, type Harness, type RequestOptions } from '../support/helpers.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 const KEY = 'k1';
-const METHODS = ['GET', 'POST', 'DELETE'] as const;
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+type LowerMethod = 'get' | 'post' | 'patch' | 'delete';
 
 /** The route table as the app builds it; its handlers are never called here, so the service is a stand-in. */
 function table(baseUrl = 'https://s.example/x', publicRedirects = false): ApiRoute[] {
@@ -40,7 +42,7 @@ function buildDoc(baseUrl = 'https://s.example/x', publicRedirects = false): Ope
 function operations(doc: OpenApiDocument): { path: string; method: (typeof METHODS)[number]; op: Operation }[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     METHODS.flatMap((method) => {
-      const op = item[method.toLowerCase() as 'get' | 'post' | 'delete'];
+      const op = item[method.toLowerCase() as LowerMethod];
       return op ? [{ path, method, op }] : [];
     }),
   );
@@ -75,7 +77,7 @@ test('every route of the table and each method it serves is documented, and noth
   for (const route of routes) {
     const item = doc.paths[openApiPath(route.path)]!;
     for (const method of METHODS) {
-      const op = item[method.toLowerCase() as 'get' | 'post' | 'delete'];
+      const op = item[method.toLowerCase() as LowerMethod];
       const served = route.methods[method] !== undefined;
       if (served) assert.ok(op, `${method} ${route.path} is served but not documented`);
       else if (op) {
@@ -99,13 +101,14 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
     'GET /static/{file}': ['200', '304', '404', '500'],
     'GET /robots.txt': ['200', '401', '500'],
     'GET /api/health': ['200', '401', '500'],
-    'POST /api/shorten': ['201', '400', '401', '413', '415', '500', '503'],
-    'GET /api/shorten': ['201', '400', '401', '413', '415', '500', '503'],
+    'POST /api/shorten': ['201', '400', '401', '409', '413', '415', '500', '503'],
+    'GET /api/shorten': ['201', '400', '401', '409', '413', '415', '500', '503'],
     'GET /api/urls': ['200', '400', '401', '403', '500'],
     'GET /api/urls/{code}': ['200', '401', '404', '500'],
+    'PATCH /api/urls/{code}': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
     'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
-    'GET /{code}': ['302', '401', '404', '410', '500'],
+    'GET /{code}': ['302', '401', '404', '410', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
@@ -123,7 +126,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   // Security: public routes need nothing; the rest the gate; list/delete an admin key too.
   for (const [key, op] of Object.entries(ops)) {
     const isPublic = ['GET /', 'GET /static/{file}', 'GET /healthz', 'GET /auth-check'].includes(key);
-    const isAdmin = ['GET /api/urls', 'DELETE /api/urls/{code}'].includes(key);
+    const isAdmin = ['GET /api/urls', 'PATCH /api/urls/{code}', 'DELETE /api/urls/{code}'].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
   }
@@ -140,13 +143,36 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   assert.equal(ops['POST /api/shorten']?.deprecated, undefined);
   assert.equal(doc.components.parameters['api_key']?.['deprecated'], true);
   assert.deepEqual(ops['GET /api/urls']?.parameters?.at(-1), { $ref: '#/components/parameters/api_key' });
+  assert.deepEqual(ops['GET /api/urls']?.parameters?.map((p) => p['$ref']), ['limit', 'offset', 'q', 'api_key'].map((n) => `#/components/parameters/${n}`));
+  assert.deepEqual(doc.components.parameters['q']?.['schema'], { type: 'string', minLength: 1, maxLength: 200 });
+  assert.deepEqual(
+    ops['POST /api/shorten']?.parameters?.map((p) => resolve(doc, p)['name']),
+    ['url', 'retention_days', 'code', 'max_visits'],
+  );
+  assert.deepEqual(ops['POST /api/shorten']?.responses['409'], { $ref: '#/components/responses/Conflict' });
+  // The edit: a JSON body of exactly the editable fields, answered with the record.
+  const patch = ops['PATCH /api/urls/{code}']!;
+  assert.deepEqual(patch.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateInput' } } } });
+  const update = doc.components.schemas['UpdateInput'] as { properties: object; additionalProperties: boolean };
+  assert.deepEqual(Object.keys(update.properties), ['url', 'retention_days', 'max_visits']);
+  assert.equal(update.additionalProperties, false);
+  assert.deepEqual((resolve(doc, patch.responses['200']!)['content'] as Record<string, { schema: unknown }>)['application/json']?.schema, { $ref: '#/components/schemas/Record' });
+  // The record: max_visits and expires_at, each an integer or null, always present.
+  const record = doc.components.schemas['Record'] as { properties: Record<string, { type: unknown }>; required: string[] };
+  assert.deepEqual(record.properties['max_visits']?.type, ['integer', 'null']);
+  assert.deepEqual(record.properties['expires_at']?.type, ['integer', 'null']);
+  assert.ok(record.required.includes('max_visits') && record.required.includes('expires_at'));
+  // The redirect's 410 names both reasons.
+  const gone = String(resolve(doc, ops['GET /{code}']!.responses['410']!)['description']);
+  assert.match(gone, /This link has expired/);
+  assert.match(gone, /This link has reached its visit limit/);
   assert.deepEqual(Object.keys(doc.components.headers).sort(), ['Allow', 'Cache-Control', 'Deprecation', 'ETag', 'Link', 'Location', 'WWW-Authenticate', 'X-Total-Count']);
   assert.deepEqual(doc['x-deprecations'].map((d) => d.usage), ['shorten-with-get', 'api-key-query']);
   // The schema component is the shipped file without its draft-07 identity.
   const { $schema: _s, $id: _i, ...notice } = NOTICE_SCHEMA as Record<string, unknown>;
   assert.deepEqual(doc.components.schemas['DeprecationNoticeNotification'], notice);
   // MCP tools are described on the operation.
-  assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url']);
+  assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url']);
 });
 
 test('the redirect is documented behind the gate, or public where the server runs with PUBLIC_REDIRECTS', async () => {
@@ -158,7 +184,7 @@ test('the redirect is documented behind the gate, or public where the server run
   const open = buildDoc('https://s.example/x', true);
   const link = open.paths['/{code}']!.get!;
   assert.deepEqual(link.security, []);
-  assert.deepEqual(Object.keys(link.responses), ['302', '404', '410', '500']);
+  assert.deepEqual(Object.keys(link.responses), ['302', '404', '410', '500', '503']);
   assert.match(link.description ?? '', /^Public on this server \(PUBLIC_REDIRECTS=true\)/);
   // Nothing else differs between the two documents.
   const { '/{code}': _a, ...rest } = open.paths;
@@ -168,39 +194,178 @@ test('the redirect is documented behind the gate, or public where the server run
   assert.match(open.info.description, /short links \(GET and HEAD \/\{code\}\) only when the server runs with PUBLIC_REDIRECTS=true/);
 });
 
-/** One concrete request per documented operation. */
-function requests(codes: { keep: string; doomed: string }): Record<string, { path: string; options?: RequestOptions }> {
-  const json = { 'content-type': 'application/json' };
+/** A request the live test sends, and the status it must get (a status the operation documents). */
+interface Probe {
+  path: string;
+  options?: RequestOptions;
+  status: number;
+  /** Writes fail (disk full) while this request is served. */
+  diskFull?: true;
+}
+
+/** The probes of one operation; `unexercised` names documented statuses no probe provokes, and why. */
+interface OperationPlan {
+  probes: Probe[];
+  unexercised?: Readonly<Record<number, string>>;
+}
+
+/** Statuses no operation is asked for here: the gate is off (test/http/gate*.test.ts), and a 500 is a bug. */
+const NEVER_HERE: Readonly<Record<number, string>> = { 401: 'the gate is off here; the gate tests cover every 401', 500: 'the generic answer to a bug' };
+
+/** What the probes need: codes made for them, and a static file's validator. */
+interface Fixture {
+  keep: string;
+  doomed: string;
+  /** A link with max_visits 1, already visited once: used up. */
+  usedUp: string;
+  /** A link with a visit limit left, for the redirect that cannot be made durable. */
+  limited: string;
+  /** Expired by the harness clock. */
+  expired: string;
+  /** Taken by a custom code. */
+  taken: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const ADMIN = { 'x-api-key': KEY };
+const BIG = JSON.stringify({ url: `https://example.com/${'x'.repeat(70 * 1024)}` });
+
+/**
+ * The requests of the live test, by operationId: one row per operation of the document, each
+ * with the statuses it can be made to answer. An operation added to the route table needs its row
+ * here, or the test fails.
+ */
+function plan(f: Fixture): Record<string, OperationPlan> {
+  const post = (body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ path: '/api/shorten', options: { method: 'POST', headers: JSON_HEADERS, body }, status, ...extra });
+  const patch = (code: string, body: string, status: number, extra: Partial<Probe> & { headers?: Record<string, string> } = {}): Probe => {
+    const { headers = { ...ADMIN, ...JSON_HEADERS }, ...rest } = extra;
+    return { path: `/api/urls/${code}`, options: { method: 'PATCH', headers, body }, status, ...rest };
+  };
+  const rpc = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+  const mcp = (status: number, headers: Record<string, string>, body = rpc): Probe => ({ path: '/mcp', options: { method: 'POST', headers, body }, status });
   return {
-    getUi: { path: '/' },
-    getStaticFile: { path: '/static/docs.css' },
-    getRobotsTxt: { path: '/robots.txt' },
-    getHealth: { path: '/api/health' },
-    shortenUrl: { path: '/api/shorten', options: { method: 'POST', headers: json, body: '{"url":"https://example.com/p"}' } },
-    shortenUrlWithGet: { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}` },
-    listUrls: { path: '/api/urls?limit=5', options: { headers: { 'x-api-key': KEY } } },
-    getUrl: { path: `/api/urls/${codes.keep}` },
-    deleteUrl: { path: `/api/urls/${codes.doomed}`, options: { method: 'DELETE', headers: { 'x-api-key': KEY } } },
-    lookupUrl: { path: `/api/lookup?url=${encodeURIComponent('https://example.com/keep')}` },
-    followLink: { path: `/${codes.keep}` },
-    getHealthz: { path: '/healthz' },
-    getAuthCheck: { path: '/auth-check' },
-    listDeprecations: { path: '/api/deprecations' },
-    mcp: { path: '/mcp', options: { method: 'POST', headers: json, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' } },
-    mcpGet: { path: '/mcp' },
-    mcpDelete: { path: '/mcp', options: { method: 'DELETE' } },
-    getMetrics: { path: '/metrics' },
-    getOpenApi: { path: '/openapi.json' },
-    getDocs: { path: '/docs' },
-    getDeprecationNoticeSchema: { path: '/schemas/v2/DeprecationNoticeNotification.json' },
+    getUi: { probes: [{ path: '/', status: 200 }], unexercised: { 404: 'only with production=true (test/api/routes.test.ts)' } },
+    getStaticFile: {
+      probes: [
+        { path: '/static/docs.css', status: 200 },
+        { path: '/static/docs.css', options: { headers: { 'if-none-match': '*' } }, status: 304 },
+        { path: '/static/nope.css', status: 404 },
+      ],
+    },
+    getRobotsTxt: { probes: [{ path: '/robots.txt', status: 200 }] },
+    getHealth: { probes: [{ path: '/api/health', status: 200 }] },
+    shortenUrl: {
+      probes: [
+        post('{"url":"https://example.com/p"}', 201),
+        post('{"url":"https://example.com/p","code":"fresh-code","max_visits":3}', 201),
+        post('{"url":"ftp://example.com/p"}', 400),
+        post(`{"url":"https://example.com/p","code":"${f.taken}"}`, 409),
+        post(BIG, 413),
+        { path: '/api/shorten', options: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'https://example.com/' }, status: 415 },
+        post('{"url":"https://example.com/full"}', 503, { diskFull: true }),
+      ],
+    },
+    shortenUrlWithGet: {
+      probes: [
+        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=get-code&max_visits=2`, status: 201 },
+        { path: '/api/shorten?url=nope', status: 400 },
+        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=${f.taken}`, status: 409 },
+        // A GET's body travels only with its Content-Length.
+        { path: '/api/shorten', options: { headers: { ...JSON_HEADERS, 'content-length': String(BIG.length) }, body: BIG }, status: 413 },
+        { path: '/api/shorten', options: { headers: { 'content-type': 'text/csv', 'content-length': '3' }, body: 'url' }, status: 415 },
+        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/full')}`, status: 503, diskFull: true },
+      ],
+    },
+    listUrls: {
+      probes: [
+        { path: '/api/urls?limit=5', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/urls?q=EXAMPLE.COM%2Fkeep', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/urls?api_key=k1', status: 200 },
+        { path: `/api/urls?q=${'x'.repeat(201)}`, options: { headers: ADMIN }, status: 400 },
+        { path: '/api/urls', status: 403 },
+      ],
+    },
+    getUrl: { probes: [{ path: `/api/urls/${f.keep}`, status: 200 }, { path: `/api/urls/${f.usedUp}`, status: 200 }, { path: '/api/urls/zzzzzz', status: 404 }] },
+    updateUrl: {
+      probes: [
+        patch(f.keep, '{"max_visits":100,"retention_days":30}', 200),
+        patch(f.keep, '{"max_visits":null,"url":"https://example.com/keep"}', 200),
+        patch(f.keep, '{"visit_count":0}', 400),
+        patch(f.keep, '{"max_visits":1}', 403, { headers: JSON_HEADERS }),
+        patch('zzzzzz', '{"max_visits":1}', 404),
+        patch(f.keep, BIG, 413),
+        patch(f.keep, 'max_visits=1', 415, { headers: { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' } }),
+        patch(f.keep, '{"max_visits":7}', 503, { diskFull: true }),
+      ],
+    },
+    deleteUrl: {
+      probes: [
+        { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE' }, status: 403 },
+        { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 503, diskFull: true },
+        { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 204 },
+        { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 404 },
+      ],
+    },
+    lookupUrl: {
+      probes: [
+        { path: `/api/lookup?url=${encodeURIComponent('https://example.com/keep')}`, status: 200 },
+        { path: '/api/lookup', status: 400 },
+        { path: `/api/lookup?url=${encodeURIComponent('https://example.com/never')}`, status: 404 },
+      ],
+    },
+    followLink: {
+      probes: [
+        { path: `/${f.keep}`, status: 302 },
+        { path: '/zzzzzz', status: 404 },
+        { path: '/no.such.code', status: 404 },
+        { path: `/${f.expired}`, status: 410 },
+        { path: `/${f.usedUp}`, status: 410 },
+        { path: `/${f.limited}`, status: 503, diskFull: true },
+      ],
+    },
+    getHealthz: { probes: [{ path: '/healthz', status: 200 }, { path: '/healthz?ready', status: 200 }], unexercised: { 503: 'only while loading or shutting down (test/app/readiness.test.ts)' } },
+    getAuthCheck: { probes: [{ path: '/auth-check', status: 200 }] },
+    listDeprecations: { probes: [{ path: '/api/deprecations', status: 200 }] },
+    mcp: {
+      probes: [
+        mcp(200, JSON_HEADERS),
+        mcp(202, JSON_HEADERS, '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+        mcp(400, { ...JSON_HEADERS, 'mcp-protocol-version': '1999-01-01' }),
+        mcp(400, JSON_HEADERS, '{nope'),
+        mcp(403, { ...JSON_HEADERS, origin: 'https://evil.example' }),
+        mcp(406, { ...JSON_HEADERS, accept: 'text/html' }),
+        mcp(413, JSON_HEADERS, BIG),
+        mcp(415, { 'content-type': 'text/plain' }),
+      ],
+    },
+    mcpGet: { probes: [{ path: '/mcp', status: 405 }] },
+    mcpDelete: { probes: [{ path: '/mcp', options: { method: 'DELETE' }, status: 405 }] },
+    getMetrics: { probes: [{ path: '/metrics', status: 200 }] },
+    getOpenApi: { probes: [{ path: '/openapi.json', status: 200 }] },
+    getDocs: { probes: [{ path: '/docs', status: 200 }] },
+    getDeprecationNoticeSchema: { probes: [{ path: '/schemas/v2/DeprecationNoticeNotification.json', status: 200 }] },
   };
 }
 
 describe('served == documented, live', () => {
   let h: Harness;
   let doc: OpenApiDocument;
+  let clock = Date.UTC(2026, 0, 10);
+  const disk = { full: false };
+  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+  const fs: StoreFs = {
+    ...nodeFs,
+    async write(fd, data, position) {
+      if (disk.full) throw enospc();
+      return nodeFs.write(fd, data, position);
+    },
+    async truncate(fd, length) {
+      if (disk.full) throw enospc();
+      return nodeFs.truncate(fd, length);
+    },
+  };
   before(async () => {
-    h = await open({ apiKeys: [KEY] });
+    h = await open({ apiKeys: [KEY], now: () => clock, fs });
     doc = JSON.parse((await h.req('/openapi.json')).body) as OpenApiDocument;
   });
   after(() => h.close());
@@ -214,50 +379,79 @@ describe('served == documented, live', () => {
     assert.equal(doc.info.version, VERSION);
   });
 
-  test('each documented operation answers a documented status with its documented headers and body schema', async () => {
+  test('every operation is exercised, with each documented status it can be made to answer, and every answer matches its documentation', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     // Component schemas under one id, so documented $refs resolve inside ajv.
     ajv.addSchema(JSON.parse(JSON.stringify({ $id: 'https://openapi.invalid/doc', $defs: doc.components.schemas }).replaceAll('#/components/schemas/', '#/$defs/')) as object);
-    const codes = { keep: await h.shorten('https://example.com/keep'), doomed: await h.shorten('https://example.com/doomed') };
-    const plan = requests(codes);
+    const shorten = async (body: Record<string, unknown>): Promise<string> => {
+      const r = await h.req('/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
+      assert.equal(r.status, 201, r.body);
+      return codeOf(r);
+    };
+    const now = clock;
+    clock -= 3 * 86_400_000;
+    const expired = await shorten({ url: 'https://example.com/old', retention_days: 1 });
+    clock = now;
+    const fixture: Fixture = {
+      keep: await shorten({ url: 'https://example.com/keep' }),
+      doomed: await shorten({ url: 'https://example.com/doomed' }),
+      usedUp: await shorten({ url: 'https://example.com/once', max_visits: 1 }),
+      limited: await shorten({ url: 'https://example.com/limited', max_visits: 5 }),
+      expired,
+      taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
+    };
+    assert.equal((await h.req(`/${fixture.usedUp}`)).status, 302);
+    const rows = plan(fixture);
     const ops = operations(doc);
-    assert.deepEqual(ops.map((o) => o.op.operationId).sort(), Object.keys(plan).sort(), 'one request per operation');
+    assert.deepEqual(ops.map((o) => o.op.operationId).sort(), Object.keys(rows).sort(), 'one row per operation of the document');
 
     for (const { path, method, op } of ops) {
-      const { path: target, options } = plan[op.operationId]!;
-      assert.equal(options?.method ?? 'GET', method, op.operationId);
-      const r = await h.req(target, options);
-      const documented = op.responses[String(r.status)];
-      assert.ok(documented, `${method} ${path} answered ${r.status}, not documented (${Object.keys(op.responses).join(', ')})`);
-      assert.ok(r.status < 400 || r.status === 405, `${op.operationId} should have succeeded: ${r.status} ${r.body}`);
-      const response = resolve(doc, documented);
-      for (const name of Object.keys((response['headers'] as object | undefined) ?? {})) {
-        const conditional = (name === 'Deprecation' || name === 'Link') && !op.deprecated;
-        if (!conditional) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${op.operationId}: header ${name} missing`);
-      }
-      const content = response['content'] as Record<string, { schema?: OpenApiObject }> | undefined;
-      const type = String(r.headers['content-type'] ?? '');
-      if (!content) {
-        assert.equal(r.body, '', `${op.operationId}: documented without a body`);
-        continue;
-      }
-      const media = Object.keys(content).find((t) => t === type || t === type.split(';')[0] || t === '*/*');
-      assert.ok(media, `${op.operationId}: content type ${type} not documented (${Object.keys(content).join(', ')})`);
-      if (media === 'application/json') {
-        const schema = JSON.parse(JSON.stringify(content[media]!.schema).replaceAll('#/components/schemas/', 'https://openapi.invalid/doc#/$defs/')) as object;
+      const row = rows[op.operationId]!;
+      const seen = new Set<string>();
+      for (const probe of row.probes) {
+        const label = `${op.operationId} ${probe.options?.method ?? 'GET'} ${probe.path.slice(0, 60)}`;
+        assert.equal(probe.options?.method ?? 'GET', method, label);
+        disk.full = probe.diskFull === true;
+        let r;
+        try {
+          r = await h.req(probe.path, probe.options);
+        } finally {
+          disk.full = false;
+        }
+        assert.equal(r.status, probe.status, `${label}: ${r.body.slice(0, 200)}`);
+        seen.add(String(r.status));
+        const documented = op.responses[String(r.status)];
+        assert.ok(documented, `${method} ${path} answered ${r.status}, not documented (${Object.keys(op.responses).join(', ')})`);
+        const response = resolve(doc, documented);
+        for (const name of Object.keys((response['headers'] as object | undefined) ?? {})) {
+          const conditional = (name === 'Deprecation' || name === 'Link') && !op.deprecated && !probe.path.includes('api_key=');
+          if (!conditional) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${label}: header ${name} missing`);
+        }
+        const content = response['content'] as Record<string, { schema?: OpenApiObject }> | undefined;
+        const type = String(r.headers['content-type'] ?? '');
+        if (!content) {
+          assert.equal(r.body, '', `${label}: documented without a body`);
+          continue;
+        }
+        const media = Object.keys(content).find((t) => t === type || t === type.split(';')[0] || t === '*/*');
+        assert.ok(media, `${label}: content type ${type} not documented (${Object.keys(content).join(', ')})`);
+        const schema = JSON.parse(JSON.stringify(content[media]!.schema ?? {}).replaceAll('#/components/schemas/', 'https://openapi.invalid/doc#/$defs/')) as object;
         const validate = ajv.compile(schema);
-        assert.ok(validate(JSON.parse(r.body)), `${op.operationId}: ${JSON.stringify(validate.errors)}`);
+        // JSON is checked as the value it encodes; any other body as the string it is.
+        const value: unknown = media === 'application/json' || media.endsWith('+json') ? JSON.parse(r.body) : r.body;
+        assert.ok(validate(value), `${label}: ${JSON.stringify(validate.errors)}`);
       }
+      const missed = Object.keys(op.responses).filter((s) => !seen.has(s) && NEVER_HERE[Number(s)] === undefined && row.unexercised?.[Number(s)] === undefined);
+      assert.deepEqual(missed, [], `${op.operationId}: documented statuses no probe provoked`);
     }
   });
-
   test('on every documented path, an undocumented method is 405 whose Allow lists the documented ones', async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const concrete = path.replace('{code}', 'abc123').replace('{file}', 'docs.css');
       const r = await h.req(concrete, { method: 'PUT' });
       assert.equal(r.status, 405, path);
       const served = METHODS.filter((m) => {
-        const op = item[m.toLowerCase() as 'get' | 'post' | 'delete'];
+        const op = item[m.toLowerCase() as LowerMethod];
         return op && !op.responses['405'];
       });
       const allow = String(r.headers.allow).split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
