@@ -27,6 +27,7 @@ import type { Ctx, RouteHandler } from '../http/context.ts';
 import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
 import { uiRoutes } from './ui-routes.ts';
+import { qrRoute } from './qr-route.ts';
 
 /** A route with the documentation of each method it serves. */
 export type ApiRoute = Route<RouteHandler> & { doc: RouteDoc };
@@ -230,6 +231,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         },
       },
     },
+    qrRoute({ service, reply }),
     {
       path: '/api/lookup',
       methods: {

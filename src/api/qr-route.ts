@@ -1,0 +1,39 @@
+/**
+ * `GET /api/urls/<code>/qr`: the QR code of a live link's short URL, as SVG (docs/api.md). The
+ * encoder is the project's own (`src/qr/`): no dependency, and nothing leaves the server.
+ */
+import { failureError } from './outcomes.ts';
+import type { ApiRoute, RouteDeps } from './routes.ts';
+import { body, ref } from '../published/openapi-parts.ts';
+import { qrSvg } from '../qr/svg.ts';
+
+export const SVG_TYPE = 'image/svg+xml';
+
+export function qrRoute({ service, reply }: Pick<RouteDeps, 'service' | 'reply'>): ApiRoute {
+  return {
+    path: '/api/urls/:code/qr',
+    methods: {
+      GET: async (ctx) => {
+        const outcome = await service.get(ctx.params['code']!);
+        if (!outcome.ok) throw failureError(outcome);
+        // The symbol depends on the short URL alone, which never changes for a code; the link may
+        // be deleted or expire, though, so a cache must ask again.
+        reply.send(ctx.res, 200, SVG_TYPE, qrSvg(outcome.record.short_url), ['Cache-Control', 'no-cache']);
+      },
+    },
+    doc: {
+      GET: {
+        operationId: 'getUrlQr',
+        summary: 'The QR code of a link',
+        description:
+          "An SVG QR code (ISO/IEC 18004, byte mode, error correction level M, 4-module quiet zone, black on white, viewBox set so it scales) that reads as exactly the record's short_url.",
+        tag: 'links',
+        access: 'gate',
+        responses: {
+          200: body('The QR code.', SVG_TYPE, { type: 'string', description: 'An SVG document.' }, ['Cache-Control']),
+          404: ref('responses', 'NotFound'),
+        },
+      },
+    },
+  };
+}
