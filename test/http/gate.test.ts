@@ -129,6 +129,7 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/shorten': 'protected',
       '/api/urls': 'protected',
       '/api/urls/:code': 'protected',
+      '/api/urls/:code/qr': 'protected',
       '/api/lookup': 'protected',
       '/api/deprecations': 'protected',
       '/mcp': 'protected',
