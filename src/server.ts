@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
+import { spareLongUploads } from './http/body.ts';
 import { trackConnections } from './http/connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
@@ -76,6 +77,8 @@ function main(): void {
   const server = createServer(limits.options);
   // Before the handler is attached: a request must count as in flight before it runs.
   const connections = trackConnections(server, limits.maxConnections);
+  // An import may take longer than request_timeout_ms to upload: cut only when its bytes stop.
+  spareLongUploads(server, config.requestTimeoutMs);
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
