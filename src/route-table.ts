@@ -39,7 +39,7 @@ export interface TableDeps {
   noticeSchema?: Buffer;
   /** What /metrics reports and the redirect route counts into (default: a registry of its own). */
   metrics?: Metrics;
-  /** Export and import (`/api/export`, `/api/import`); without it those routes are absent. */
+  /** What `/api/export` and `/api/import` run on (default: none; they answer 500, for tables built only to be read). */
   transfer?: Transfer;
 }
 
@@ -209,7 +209,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
         },
       },
     },
-    ...(deps.transfer ? transferRoutes({ service, reply, deprecations, transfer: deps.transfer }) : []),
+    ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer }),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,

@@ -19,7 +19,8 @@ export interface TransferRouteDeps {
   service: Pick<Service, 'isAdminKey'>;
   reply: Responder;
   deprecations: Deprecations;
-  transfer: Transfer;
+  /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
+  transfer: Transfer | undefined;
 }
 
 /** What `POST /api/import` reads, by media type. */
@@ -57,7 +58,14 @@ const IMPORT_FAILED = {
   additionalProperties: false,
 } as const;
 
-export function transferRoutes({ service, reply, deprecations, transfer }: TransferRouteDeps): ApiRoute[] {
+export function transferRoutes({ service, reply, deprecations, transfer: given }: TransferRouteDeps): ApiRoute[] {
+  const transfer: Transfer = given ?? {
+    exportText: () => {
+      throw new Error('this route table was built without a store');
+    },
+    importLinks: () => Promise.reject(new Error('this route table was built without a store')),
+    now: Date.now,
+  };
   /** As on the other admin routes: `X-API-Key`, else the deprecated `api_key`; 403, empty, first. */
   function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
     const header = ctx.req.headers['x-api-key'];

@@ -105,6 +105,8 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
     'GET /api/urls/{code}': ['200', '401', '404', '500'],
     'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
+    'GET /api/export': ['200', '400', '401', '403', '500'],
+    'POST /api/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
     'GET /{code}': ['302', '401', '404', '410', '500'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
@@ -123,7 +125,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   // Security: public routes need nothing; the rest the gate; list/delete an admin key too.
   for (const [key, op] of Object.entries(ops)) {
     const isPublic = ['GET /', 'GET /static/{file}', 'GET /healthz', 'GET /auth-check'].includes(key);
-    const isAdmin = ['GET /api/urls', 'DELETE /api/urls/{code}'].includes(key);
+    const isAdmin = ['GET /api/urls', 'DELETE /api/urls/{code}', 'GET /api/export', 'POST /api/import'].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
   }
@@ -182,6 +184,8 @@ function requests(codes: { keep: string; doomed: string }): Record<string, { pat
     getUrl: { path: `/api/urls/${codes.keep}` },
     deleteUrl: { path: `/api/urls/${codes.doomed}`, options: { method: 'DELETE', headers: { 'x-api-key': KEY } } },
     lookupUrl: { path: `/api/lookup?url=${encodeURIComponent('https://example.com/keep')}` },
+    exportUrls: { path: '/api/export', options: { headers: { 'x-api-key': KEY } } },
+    importUrls: { path: '/api/import', options: { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'text/csv' }, body: 'url\nhttps://example.com/imported\n' } },
     followLink: { path: `/${codes.keep}` },
     getHealthz: { path: '/healthz' },
     getAuthCheck: { path: '/auth-check' },
