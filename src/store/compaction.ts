@@ -1,5 +1,6 @@
 /**
- * Compaction: the log rewritten with one entry per live record, expired records left out.
+ * Compaction: the log rewritten with one entry per live record, expired records left out; the new
+ * log starts with the version line (`format.ts`), and an edited record is written as a plain create.
  *
  * The live records are written into a temp file while writes go on to the old log and are also
  * kept aside; then, with the write queue held, the kept-aside writes are appended, the temp file is
@@ -10,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { COMPACT_SUFFIX } from './files.ts';
-import { encodeEntry, isExpired, recordEntry } from './format.ts';
+import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
 import type { DirLock } from './lock.ts';
@@ -94,15 +95,49 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
   };
 }
 
-/** Writes one create per live record to `fd`, a slice per event-loop turn; expired records are left out. */
+/**
+ * Rewrites a log without a version line (format 1) from memory, with the write queue held (the
+ * writer calls it before its first batch): from then on the log says which format it holds.
+ */
+export async function upgradeLog(parts: StoreParts): Promise<CompactReport> {
+  const { fs, writer } = parts;
+  const started = performance.now();
+  const before = { bytesBefore: writer.size, entriesBefore: writer.entries };
+  const temp = parts.path + COMPACT_SUFFIX;
+  let fd: number | undefined;
+  let written: Written;
+  try {
+    fd = fs.create(temp);
+    written = await writeRecords(parts, fd);
+    await install(parts, temp, fd, written, 'log rewritten with its format version line');
+  } catch (err) {
+    await discard(fs, temp, fd);
+    throw err;
+  }
+  const report = { ...before, bytesAfter: written.size, entriesAfter: written.lines, purged: written.expired.length, ms: Math.round(performance.now() - started) };
+  parts.log.info('log rewritten with its format version line (a log of format 1 gets entries of a newer format only once it says so)', {
+    file: parts.path,
+    format: FORMAT_VERSION,
+    ...report,
+  });
+  return report;
+}
+
+/**
+ * Writes the version line and one create per live record to `fd`, a slice per event-loop turn;
+ * expired records are left out.
+ */
 export async function writeRecords(parts: StoreParts, fd: number): Promise<Written> {
+  // The version line is not an entry: `lines` counts entries only.
   const written: Written = { size: 0, lines: 0, expired: [] };
   const nowSeconds = Math.floor(parts.now() / 1000);
   // Slot numbers are stable meanwhile: no vacuum runs during a rewrite.
   const records = parts.records;
   const slots = records.slotsOldestFirst();
+  // The version line goes out with the first slice (or alone, when no record is live).
+  let header: Buffer | undefined = HEADER;
   for (let done = false; !done; ) {
-    const chunks: Buffer[] = [];
+    const chunks: Buffer[] = header ? [header] : [];
     for (let n = 0; n < COMPACT_SLICE; n++) {
       const next = slots.next();
       if (next.done) {
@@ -117,7 +152,8 @@ export async function writeRecords(parts: StoreParts, fd: number): Promise<Writt
     const chunk = Buffer.concat(chunks);
     await parts.fs.write(fd, chunk, written.size);
     written.size += chunk.length;
-    written.lines += chunks.length;
+    written.lines += header ? chunks.length - 1 : chunks.length;
+    header = undefined;
   }
   return written;
 }

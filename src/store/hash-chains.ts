@@ -59,6 +59,24 @@ export class HashChains {
     this.heads[bucket] = s;
   }
 
+  /**
+   * Puts slot `s`, of hash `h`, into its chain after every newer (higher) slot: an edited link that
+   * joins another chain keeps the chain newest first.
+   */
+  linkInOrder(s: number, h: number): void {
+    const { heads, next } = this;
+    const bucket = h & this.mask;
+    let at = heads[bucket]!;
+    if (at === NONE || at < s) {
+      next[s] = at;
+      heads[bucket] = s;
+      return;
+    }
+    while (next[at]! !== NONE && next[at]! > s) at = next[at]!;
+    next[s] = next[at]!;
+    next[at] = s;
+  }
+
   /** Takes slot `s`, of hash `h`, out of its chain. */
   unlink(s: number, h: number): void {
     const { heads, next } = this;

@@ -42,6 +42,8 @@ export class Keydir {
   private created: Float64Array;
   private retention: Uint32Array;
   private visitCount: Float64Array;
+  /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
+  private limit: Uint32Array;
   private flags: Uint8Array;
   private codeHash: Uint32Array;
   private urlHash: Uint32Array;
@@ -59,6 +61,7 @@ export class Keydir {
     this.created = new Float64Array(capacity);
     this.retention = new Uint32Array(capacity);
     this.visitCount = new Float64Array(capacity);
+    this.limit = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
     this.codeHash = new Uint32Array(capacity);
     this.urlHash = new Uint32Array(capacity);
@@ -105,8 +108,11 @@ export class Keydir {
     return this.find(code) !== NONE;
   }
 
-  /** Adds a record as the newest; a live record with the same code is replaced (it moves to the end). */
-  add(code: string, url: string, createdAt: number, retentionDays: number, visits: number): number {
+  /**
+   * Adds a record as the newest; a live record with the same code is replaced (it moves to the end).
+   * `maxVisits`: 0 (or null) for no limit.
+   */
+  add(code: string, url: string, createdAt: number, retentionDays: number, visits: number, maxVisits: number | null = 0): number {
     const old = this.find(code);
     if (old !== NONE) this.remove(old);
     const urlBytes = Buffer.byteLength(url);
@@ -114,11 +120,11 @@ export class Keydir {
     const at = this.used;
     this.arena.write(code, at, 'latin1');
     this.arena.write(url, at + code.length, 'utf8');
-    return this.fill(s, at, code.length, urlBytes, hashString(code), createdAt, retentionDays, visits);
+    return this.fill(s, at, code.length, urlBytes, hashString(code), createdAt, retentionDays, visits, maxVisits ?? 0);
   }
 
   /** `add`, from a log line's bytes: the code at [codeStart, codeEnd), the URL at [urlStart, urlEnd). */
-  addBytes(buf: Buffer, codeStart: number, codeEnd: number, urlStart: number, urlEnd: number, createdAt: number, retentionDays: number, visits: number): number {
+  addBytes(buf: Buffer, codeStart: number, codeEnd: number, urlStart: number, urlEnd: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
     const h = hashBytes(buf, codeStart, codeEnd);
     const old = this.findBytes(buf, codeStart, codeEnd, h);
     if (old !== NONE) this.remove(old);
@@ -127,21 +133,52 @@ export class Keydir {
     const at = this.used;
     buf.copy(this.arena, at, codeStart, codeEnd);
     buf.copy(this.arena, at + codeBytes, urlStart, urlEnd);
-    return this.fill(s, at, codeBytes, urlEnd - urlStart, h, createdAt, retentionDays, visits);
+    return this.fill(s, at, codeBytes, urlEnd - urlStart, h, createdAt, retentionDays, visits, maxVisits);
+  }
+
+  /**
+   * Edits the live slot `s` in place (an edit entry): it keeps its slot, so its place in the
+   * newest-first order. A new URL gets fresh arena bytes (the old ones are reclaimed by `vacuum`)
+   * and moves the slot to its new URL's chain.
+   */
+  edit(s: number, url: string, retentionDays: number, maxVisits: number | null): void {
+    this.retention[s] = retentionDays;
+    this.limit[s] = maxVisits ?? 0;
+    const codeBytes = this.codeLen[s]!;
+    const old = this.offset[s]! + codeBytes;
+    const bytes = Buffer.from(url, 'utf8');
+    if (bytes.length === this.urlLen[s]! && this.arena.compare(bytes, 0, bytes.length, old, old + bytes.length) === 0) return;
+    this.urlChains.unlink(s, this.urlHash[s]!);
+    this.reserveBytes(codeBytes + bytes.length);
+    const at = this.used;
+    // The code's bytes are copied along: a slot's code and URL sit side by side.
+    this.arena.copy(this.arena, at, this.offset[s]!, this.offset[s]! + codeBytes);
+    bytes.copy(this.arena, at + codeBytes);
+    this.used = at + codeBytes + bytes.length;
+    this.offset[s] = at;
+    this.urlLen[s] = bytes.length;
+    this.urlHash[s] = hashBytes(bytes, 0, bytes.length);
+    this.hot.forget(s);
+    // Not at the chain's head: the chain stays newest first, and this slot is not the newest.
+    this.urlChains.linkInOrder(s, this.urlHash[s]!);
   }
 
   /** Room for one more slot and `bytes` more arena bytes; returns the new slot's number. */
   private reserve(bytes: number): number {
+    this.reserveBytes(bytes);
+    if (this.slots === this.offset.length) this.resize(this.slots * 2);
+    return this.slots++;
+  }
+
+  private reserveBytes(bytes: number): void {
     if (this.used + bytes > this.arena.length) {
       const arena = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes));
       this.arena.copy(arena, 0, 0, this.used);
       this.arena = arena;
     }
-    if (this.slots === this.offset.length) this.resize(this.slots * 2);
-    return this.slots++;
   }
 
-  private fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number): number {
+  private fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
     this.used = at + codeBytes + urlBytes;
     // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
     this.hot.forget(s);
@@ -151,6 +188,7 @@ export class Keydir {
     this.created[s] = createdAt;
     this.retention[s] = retentionDays;
     this.visitCount[s] = visits;
+    this.limit[s] = maxVisits;
     this.flags[s] = LIVE;
     this.codeHash[s] = codeHash;
     const uh = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes);
@@ -218,6 +256,11 @@ export class Keydir {
     return this.visitCount[s]!;
   }
 
+  /** The slot's visit limit; 0 when it has none. */
+  maxVisits(s: number): number {
+    return this.limit[s]!;
+  }
+
   /** Sets the count from a count batch of the log. */
   setVisits(s: number, count: number): void {
     this.visitCount[s] = count;
@@ -241,7 +284,7 @@ export class Keydir {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, maxVisits: null };
+    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, maxVisits: this.limit[s]! || null };
   }
 
   /** The record of `code` (a snapshot), like `Map.get`. */
@@ -296,6 +339,7 @@ export class Keydir {
       this.created[n] = this.created[s]!;
       this.retention[n] = this.retention[s]!;
       this.visitCount[n] = this.visitCount[s]!;
+      this.limit[n] = this.limit[s]!;
       this.flags[n] = this.flags[s]!;
       this.codeHash[n] = this.codeHash[s]!;
       this.urlHash[n] = this.urlHash[s]!;
@@ -318,6 +362,7 @@ export class Keydir {
     this.created = grown(this.created, capacity);
     this.retention = grown(this.retention, capacity);
     this.visitCount = grown(this.visitCount, capacity);
+    this.limit = grown(this.limit, capacity);
     this.flags = grown(this.flags, capacity);
     this.codeHash = grown(this.codeHash, capacity);
     this.urlHash = grown(this.urlHash, capacity);

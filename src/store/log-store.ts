@@ -1,14 +1,17 @@
 /**
  * The embedded log store (`store.ts`: keydir in memory, append-only log on disk) behind the
- * `LinkStore` contract. Every read and the redirect answer synchronously from memory; inserts and
- * deletes are promises that settle once their log entry is durable.
+ * `LinkStore` contract. Every read and the redirect answer synchronously from memory; inserts,
+ * edits and deletes are promises that settle once their log entry is durable, and so is a counted
+ * visit of a link with a visit limit. A list filtered by `q` is a promise too: it is searched
+ * across event-loop turns.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isExpired, isExpiredAt, StoreUnavailableError, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
-import { DataFileGoneError, type Store } from './store.ts';
+import { isExpired, isExpiredAt, StoreUnavailableError, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
 const EXPIRED: VisitDecision = { kind: 'expired' };
+const LIMIT_REACHED: VisitDecision = { kind: 'limit_reached' };
 
 /** Records read per event-loop turn while exporting. */
 const EXPORT_SLICE = 1000;
@@ -21,6 +24,8 @@ export class LogStore implements LinkStore {
   private readonly found: { kind: 'found'; url: string } = { kind: 'found', url: '' };
   /** Codes whose insert is being written: taken, though not yet visible. */
   private readonly inserting = new Set<string>();
+  /** The last edit of each code being edited: the next waits for it, so none is lost. */
+  private readonly editing = new Map<string, Promise<LinkRecord | undefined>>();
 
   constructor(private readonly store: Store) {}
 
@@ -57,16 +62,10 @@ export class LogStore implements LinkStore {
     return undefined;
   }
 
-  list({ limit, offset, now }: ListQuery): LinkPage {
-    const snapshot = this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
-    const start = Math.min(offset, snapshot.length);
-    const count = limit === undefined ? snapshot.length - start : Math.min(limit, snapshot.length - start);
-    return {
-      total: snapshot.length,
-      count,
-      slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)),
-      release: snapshot.release,
-    };
+  list({ limit, offset, now, q }: ListQuery): LinkPage | Promise<LinkPage> {
+    const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
+    if (q === undefined) return page(this.store.snapshot(live), offset, limit);
+    return this.store.search(live, q).then((snapshot) => page(snapshot, offset, limit));
   }
 
   async delete(code: string, now: number): Promise<boolean> {
@@ -79,12 +78,22 @@ export class LogStore implements LinkStore {
     }
   }
 
-  countVisit(code: string, now: number, count: boolean): VisitDecision {
+  countVisit(code: string, now: number, count: boolean): VisitDecision | Promise<VisitDecision> {
     const url = this.store.resolve(code, now, count);
+    if (typeof url === 'string') {
+      this.found.url = url;
+      return this.found;
+    }
     if (url === undefined) return MISSING;
     if (url === null) return EXPIRED;
-    this.found.url = url;
-    return this.found;
+    if (url === false) return LIMIT_REACHED;
+    // A counted visit of a link with a limit: granted once its count is durable.
+    return url.then(
+      (target) => ({ kind: 'found', url: target }),
+      (err: unknown) => {
+        throw unwritable(err);
+      },
+    );
   }
 
   /**
@@ -104,9 +113,38 @@ export class LogStore implements LinkStore {
     }
   }
 
-  update(): Promise<LinkRecord | undefined> {
-    // Placeholder while edits are built in the log store.
-    return Promise.reject(new Error('edit is not built yet'));
+  /**
+   * Edits of one code run one after the other, each on the record as the previous one left it: two
+   * concurrent edits of different fields both take effect. A code being deleted is not edited (the
+   * delete wins), nor one deleted while the edit waited its turn.
+   */
+  update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const before = this.editing.get(code);
+    const edit = before ? before.then(
+      () => this.edit(code, changes, now),
+      () => this.edit(code, changes, now),
+    ) : this.edit(code, changes, now);
+    this.editing.set(code, edit);
+    const done = (): void => {
+      if (this.editing.get(code) === edit) this.editing.delete(code);
+    };
+    edit.then(done, done);
+    return edit;
+  }
+
+  private async edit(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const rec = this.store.get(code);
+    if (!rec || isExpired(rec, now) || this.store.isDeleting(code)) return undefined;
+    try {
+      return await this.store.edit({
+        ...rec,
+        url: changes.url ?? rec.url,
+        retentionDays: changes.retentionDays ?? rec.retentionDays,
+        maxVisits: changes.maxVisits === undefined ? rec.maxVisits : changes.maxVisits,
+      });
+    } catch (err) {
+      throw unwritable(err);
+    }
   }
 
   /** Replayed before this object exists, and read from memory, which cannot fail. */
@@ -117,6 +155,18 @@ export class LogStore implements LinkStore {
   close(): Promise<void> {
     return this.store.close();
   }
+}
+
+/** The page [offset, offset + limit) of a snapshot, newest first; `total` counts the whole snapshot. */
+function page(snapshot: Snapshot, offset: number, limit: number | undefined): LinkPage {
+  const start = Math.min(offset, snapshot.length);
+  const count = limit === undefined ? snapshot.length - start : Math.min(limit, snapshot.length - start);
+  return {
+    total: snapshot.length,
+    count,
+    slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)),
+    release: snapshot.release,
+  };
 }
 
 /**

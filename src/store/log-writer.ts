@@ -13,9 +13,13 @@
  * anyone is answered, the open file is checked to still be the one at the path (one fstat and one
  * stat per batch). If it is not, the batch is refused and the writer is *detached* until the log is
  * rewritten from memory (see `reattach.ts`).
+ *
+ * The version line: the first write to an empty log starts with it. A log without one (format 1)
+ * is rewritten from memory, with it, before the first batch is written (`upgrade`): nothing of a
+ * newer format is ever appended to a log that does not say it is one.
  */
 import { performance } from 'node:perf_hooks';
-import { encodeEntry, type Entry } from './format.ts';
+import { encodeEntry, HEADER, type Entry } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { RepeatLog } from '../log-throttle.ts';
 
@@ -73,6 +77,10 @@ export interface LogWriterOptions {
   problems: RepeatLog;
   /** Called, with the queue held, before a batch while detached; true when writes can go on. */
   reattach: () => Promise<boolean>;
+  /** The log has entries but no version line (format 1): `upgrade` runs before the first batch. */
+  legacy: boolean;
+  /** Rewrites the log with the version line (`replace` follows); called with the queue held. */
+  upgrade: () => Promise<void>;
 }
 
 export class LogWriter {
@@ -87,6 +95,9 @@ export class LogWriter {
   tailSuspect: boolean;
   /** The open log is no longer the file at `path`: writes are refused until a reattach succeeds. */
   detached = false;
+  /** The log has entries and no version line: it is rewritten before anything is appended. */
+  legacy: boolean;
+  private readonly upgrade: () => Promise<void>;
   /** While compacting: the writes made to the old log since the snapshot began. */
   private side: SideCopy | undefined;
   private readonly fsyncWrites: boolean;
@@ -110,6 +121,8 @@ export class LogWriter {
     this.onWrite = options.onWrite;
     this.problems = options.problems;
     this.reattach = options.reattach;
+    this.legacy = options.legacy;
+    this.upgrade = options.upgrade;
   }
 
   /** Queues `entries`; resolves once they are durable and `durable` has run, rejects if refused. */
@@ -156,6 +169,8 @@ export class LogWriter {
     this.size = size;
     this.entries = entries;
     this.tailSuspect = false;
+    // Every rewrite starts with the version line.
+    this.legacy = false;
     return old;
   }
 
@@ -174,14 +189,24 @@ export class LogWriter {
         this.failed(new DataFileGoneError(), batch);
         continue;
       }
+      if (this.legacy) {
+        try {
+          await this.upgrade();
+        } catch (err) {
+          this.failed(err, batch);
+          continue;
+        }
+      }
       const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
+      // A new (or emptied) log starts with its version line.
+      const written = this.size === 0 ? Buffer.concat([HEADER, bytes]) : bytes;
       try {
         if (this.tailSuspect) {
           await this.fs.truncate(this.fd, this.size);
           this.tailSuspect = false;
         }
         const started = performance.now();
-        await this.fs.write(this.fd, bytes, this.size);
+        await this.fs.write(this.fd, written, this.size);
         if (this.fsyncWrites) await this.fs.fsync(this.fd);
         this.onWrite?.((performance.now() - started) / 1000);
         // Durable, but maybe in a file nobody will read (see the top of this file): nobody is
@@ -190,7 +215,7 @@ export class LogWriter {
           this.detached = true;
           throw new DataFileGoneError();
         }
-        this.size += bytes.length;
+        this.size += written.length;
         const lines = batch.reduce((n, p) => n + p.lines, 0);
         this.entries += lines;
         if (this.side) {

@@ -5,7 +5,7 @@
  * stops start-up with a message naming the line and the fix, so nothing is dropped silently.
  */
 import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, TORN_SUFFIX } from './files.ts';
-import { Replayer, type Damage, type ReplayResult } from './format.ts';
+import { FORMAT_VERSION, newerFormatMessage, Replayer, type Damage, type ReplayResult } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
 import { acquireLock, LockError, type DirLock } from './lock.ts';
@@ -31,6 +31,11 @@ export interface Opened {
   entries: number;
   /** A torn tail is past `size`: cut it before the first write (its copy is durable). */
   tailSuspect: boolean;
+  /**
+   * Intact entries without the version line (a version 1 log): the log is rewritten with it before
+   * anything is appended (`log-writer.ts`).
+   */
+  legacy: boolean;
 }
 
 /** Opens (or creates) the log `path` in `dir` and replays it. Throws `StoreOpenError` on damage. */
@@ -63,6 +68,8 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     lock.release();
     throw new StoreOpenError(message);
   };
+  // Not damage: a newer build wrote it, and this one must not touch it.
+  if (result.version > FORMAT_VERSION) giveUp(newerFormatMessage(path, result.version));
   if (result.damage) giveUp(damageMessage(path, result.damage));
   if (result.tornTail) {
     let copy: string;
@@ -90,6 +97,7 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     entries: result.entries,
     // The next append must not land after the torn bytes (the copy is durable: cutting them is safe).
     tailSuspect: result.tornTail !== undefined,
+    legacy: !result.header && result.validBytes > 0,
   };
 }
 
@@ -139,6 +147,14 @@ function keepTorn(fs: StoreFs, fd: number, dir: string, path: string, now: () =>
 }
 
 function damageMessage(path: string, damage: Damage): string {
+  if (damage.unknown) {
+    return (
+      `${path} has at line ${damage.line} an intact entry (its checksum is right) that this build cannot read ` +
+      `(log format ${FORMAT_VERSION}): written by a newer version of url-shortener, or by hand. ` +
+      'Start-up stopped so that nothing is dropped; --repair does not drop it either. Run a build that reads it, ' +
+      'or restore the data directory from a backup.'
+    );
+  }
   return (
     `${path} is damaged at line ${damage.line} (${damage.reason}): a complete line that is not an intact entry, ` +
     'which a crash during a write cannot leave. ' +

@@ -6,10 +6,14 @@
  * file gets a second name (a hard link, so `urls.log` never stops existing), and the temp file is
  * renamed over `urls.log` in one atomic step; then the directory is fsynced. Every file operation
  * goes through the store's `StoreFs`, so a test can make any of them fail.
+ *
+ * It drops only what is damaged: a log of a newer format, or an intact line (right checksum) of a
+ * shape this build does not know, is refused with `RepairRefusedError` and left as it is: such a
+ * line is most likely a newer build's entry, which a newer build reads.
  */
 import { join } from 'node:path';
 import { DAMAGED_SUFFIX, LOG_FILE, REPAIR_SUFFIX } from './files.ts';
-import { salvage } from './format.ts';
+import { FORMAT_VERSION, newerFormatMessage, salvage } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock } from './lock.ts';
 
@@ -23,11 +27,29 @@ export interface RepairReport {
   movedTo: string | undefined;
 }
 
+/** `--repair` will not touch this log (see the top of this file); the message says why and what to do. */
+export class RepairRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RepairRefusedError';
+  }
+}
+
 export function repairLog(dir: string, now: Date = new Date(), fs: StoreFs = nodeFs): RepairReport {
   const lock = acquireLock(dir);
   try {
     const file = join(dir, LOG_FILE);
-    const { intact, lost } = salvage(fs.exists(file) ? fs.readAll(file) : Buffer.alloc(0));
+    const { intact, lost, version } = salvage(fs.exists(file) ? fs.readAll(file) : Buffer.alloc(0));
+    if (version > FORMAT_VERSION) throw new RepairRefusedError(newerFormatMessage(file, version));
+    const unknown = lost.filter((l) => l.unknown).map((l) => l.line);
+    if (unknown.length > 0) {
+      throw new RepairRefusedError(
+        `${file} has intact entries (their checksums are right) that this build cannot read (log format ${FORMAT_VERSION}), ` +
+          `at line${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', …' : ''}: ` +
+          'written by a newer version of url-shortener, or by hand. --repair drops only damaged lines, so it changed nothing; ' +
+          'run a build that reads them, or restore the data directory from a backup.',
+      );
+    }
     if (lost.length === 0) return { file, kept: intact.length, lost, movedTo: undefined };
 
     const temp = file + REPAIR_SUFFIX;

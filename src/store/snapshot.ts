@@ -2,12 +2,15 @@
  * A listing of the store taken at once and read in slices: a long listing is sent across many
  * event-loop turns, and must show each record as it was when the list was taken.
  */
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Keydir, StoredRecord } from './keydir.ts';
 
 /**
  * A frozen list of records, newest first: readable across event-loop turns (a long listing is
  * sent in slices), showing each record as it was when the list was taken, visit counts aside.
- * Call `release` when done: until then deleted records keep their memory.
+ * Call `release` when done: until then deleted records keep their memory. An edit made meanwhile
+ * shows in slices read after it (the record is the same link, changed in place).
  */
 export interface Snapshot {
   readonly length: number;
@@ -20,12 +23,47 @@ export interface Snapshot {
  * The live slots of `records` for which `keep(slot fields)` holds, newest first. The caller keeps
  * slots from being renumbered until `released` is called (once, however often `release` is).
  */
-export function takeSnapshot(records: Keydir, keep: (createdAt: number, retentionDays: number) => boolean, released: () => void): Snapshot {
+export function takeSnapshot(records: Keydir, keep: Keep, released: () => void): Snapshot {
+  const slots = liveSlots(records, keep);
+  return snapshotOf(records, slots, slots.length, released);
+}
+
+/**
+ * `takeSnapshot` narrowed to the records whose code or URL contains `q` (compared in lower case:
+ * `toLowerCase()` of both sides). The slots are taken at once; they are then tested a slice of
+ * time per event-loop turn, so that searching a million links never holds the loop for long.
+ */
+export async function searchSnapshot(records: Keydir, keep: Keep, q: string, released: () => void): Promise<Snapshot> {
+  const needle = q.toLowerCase();
+  const slots = liveSlots(records, keep);
+  let n = 0;
+  let turn = performance.now();
+  for (let i = 0; i < slots.length; i++) {
+    if ((i & 255) === 255 && performance.now() - turn > SEARCH_TURN_MS) {
+      await nextTurn();
+      turn = performance.now();
+    }
+    const s = slots[i]!;
+    if (records.code(s).toLowerCase().includes(needle) || records.url(s).toLowerCase().includes(needle)) slots[n++] = s;
+  }
+  return snapshotOf(records, slots, n, released);
+}
+
+/** How long a search tests records before it lets other work run. */
+const SEARCH_TURN_MS = 10;
+
+type Keep = (createdAt: number, retentionDays: number) => boolean;
+
+function liveSlots(records: Keydir, keep: Keep): Int32Array {
   const slots = new Int32Array(records.size);
   let n = 0;
   for (let s = records.end - 1; s >= 0; s--) {
     if (records.isLive(s) && keep(records.createdAt(s), records.retentionDays(s))) slots[n++] = s;
   }
+  return slots.subarray(0, n);
+}
+
+function snapshotOf(records: Keydir, slots: Int32Array, n: number, released: () => void): Snapshot {
   let open = true;
   return {
     length: n,

@@ -10,7 +10,7 @@
  * - `reattach.ts`: the data directory removed under the running process, and taken back.
  */
 import { join } from 'node:path';
-import { compactLog, COMPACT_MIN_BYTES, type CompactReport, type StoreParts } from './compaction.ts';
+import { compactLog, COMPACT_MIN_BYTES, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
 import { LOG_FILE } from './files.ts';
 import { isExpiredAt, type Entry } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
@@ -18,7 +18,7 @@ import type { Keydir, StoredRecord } from './keydir.ts';
 import { errorKind, LogWriter } from './log-writer.ts';
 import { openLog } from './open.ts';
 import { Reattacher } from './reattach.ts';
-import { takeSnapshot, type Snapshot } from './snapshot.ts';
+import { searchSnapshot, takeSnapshot, type Snapshot } from './snapshot.ts';
 import { VisitCounts } from './visit-counts.ts';
 import type { Logger } from '../log.ts';
 import { repeatLog, type RepeatLog } from '../log-throttle.ts';
@@ -93,10 +93,28 @@ export class Store {
       onWrite: options.onWrite,
       problems: this.problems,
       reattach: () => this.reattacher.reattach(),
+      legacy: opened.legacy,
+      upgrade: async () => {
+        await upgradeLog(this.parts);
+      },
     });
     this.parts = { fs, dir: options.dir, path: this.path, log: this.log, problems: this.problems, now, records: this.records, writer: this.writer, lock: opened.lock };
     this.reattacher = new Reattacher(this.parts);
     this.counts = new VisitCounts(this.records, this.problems, (entries) => this.append(entries));
+    if (opened.legacy) {
+      // A log of format 1 is rewritten with its version line now, rather than at the first write
+      // (which it would hold up); until then it is a compaction (no vacuum, no second one).
+      const upgrade = this.writer.exclusive(async () => {
+        if (this.writer.legacy) await upgradeLog(this.parts);
+      });
+      this.compacting = upgrade
+        .then(() => ({ bytesBefore: opened.size, bytesAfter: this.writer.size, entriesBefore: opened.entries, entriesAfter: this.writer.entries, purged: 0, ms: 0 }))
+        .finally(() => (this.compacting = undefined));
+      // A failure is retried before the first write (which is refused meanwhile).
+      this.compacting.catch((err: Error) =>
+        this.problems.report('warn', `compaction:${errorKind(err)}`, 'could not rewrite the log with its format version line; will retry before the next write', { error: err.message }),
+      );
+    }
     this.maybeVacuum();
 
     this.timer = setInterval(() => {
@@ -130,14 +148,44 @@ export class Store {
     return snapshot;
   }
 
+  /**
+   * `snapshot` narrowed to the records whose code or URL contains `q`, case-insensitively; the
+   * records are tested across event-loop turns (see `snapshot.ts`).
+   */
+  search(keep: (createdAt: number, retentionDays: number) => boolean, q: string): Promise<Snapshot> {
+    this.readers++;
+    return searchSnapshot(this.records, keep, q, () => this.readers--);
+  }
+
   /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
   async create(rec: StoredRecord): Promise<StoredRecord> {
     // Whether the code is free is the caller's to decide (`LogStore.insert` keeps codes being
     // inserted apart), so two creates of one code never both reach the log.
     await this.append([{ op: 'C', ...rec }], () => {
-      this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits);
+      this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits);
     });
     return { ...rec };
+  }
+
+  /** True while the tombstone of `code` is being written: it is no longer editable. */
+  isDeleting(code: string): boolean {
+    return this.deleting.has(code);
+  }
+
+  /**
+   * Edits the record of `code` in place: `url`, `retentionDays` and `maxVisits` become those of
+   * `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
+   * the code was gone by then. The caller makes sure one edit of a code runs at a time.
+   */
+  async edit(rec: StoredRecord): Promise<StoredRecord | undefined> {
+    let edited: StoredRecord | undefined;
+    await this.append([{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits }], () => {
+      const s = this.records.find(rec.code);
+      if (s === -1) return;
+      this.records.edit(s, rec.url, rec.retentionDays, rec.maxVisits);
+      edited = this.records.record(s, rec.code);
+    });
+    return edited;
   }
 
   /**
@@ -181,16 +229,32 @@ export class Store {
 
   /**
    * The redirect's lookup: the URL of `code` (counting a visit when `count`), `null` when it has
-   * expired by `nowSeconds`, `undefined` when there is no such code. One hash lookup and no record
-   * object: this runs for every redirect.
+   * expired by `nowSeconds`, `undefined` when there is no such code, `false` when its visit limit is
+   * used up. One hash lookup and no record object: this runs for every redirect. A link with a
+   * visit limit answers a counted visit with a promise of its URL (see `limited`).
    */
-  resolve(code: string, nowSeconds: number, count: boolean): string | null | undefined {
+  resolve(code: string, nowSeconds: number, count: boolean): string | null | undefined | false | Promise<string> {
     const records = this.records;
     const s = records.find(code);
     if (s === -1) return undefined;
     if (isExpiredAt(records.createdAt(s), records.retentionDays(s), nowSeconds)) return null;
+    // The one read a link without a limit pays for limits.
+    if (records.maxVisits(s) !== 0) return this.limited(s, count);
     if (count) this.counts.count(s);
     return records.redirectUrl(s);
+  }
+
+  /**
+   * A link with a visit limit (docs/api.md): the decision and the count in one synchronous step,
+   * so that concurrent visits can never overshoot; a counted visit resolves once its count is
+   * durable (see `VisitCounts.countDurably`).
+   */
+  private limited(s: number, count: boolean): false | string | Promise<string> {
+    const records = this.records;
+    if (records.visits(s) >= records.maxVisits(s)) return false;
+    const url = records.redirectUrl(s);
+    if (!count) return url;
+    return this.counts.countDurably(s).then(() => url);
   }
 
   /** Appends the counts of every record visited since the last flush, as count-batch entries. */

@@ -3,6 +3,11 @@
  * codes visited since the last flush are appended as count-batch entries (op `V`, absolute counts;
  * see `format.ts`) at least once a second and at close. A crash loses at most those seconds of
  * counts, never a link.
+ *
+ * A link with a visit limit is the exception: a lost count could grant a visit twice, so each of
+ * its counted visits is written at once, as a count entry of its new absolute count that joins the
+ * group commit (`countDurably`). Both kinds read the count when they queue, and the log writes in
+ * queue order, so the counts on disk never go down.
  */
 import type { Entry } from './format.ts';
 import type { Keydir } from './keydir.ts';
@@ -25,6 +30,23 @@ export class VisitCounts {
   /** Counts one visit of the live slot `s`. */
   count(s: number): void {
     if (this.records.visit(s)) this.dirty.push(s);
+  }
+
+  /**
+   * Counts one visit of the live slot `s` now (the next decision sees it) and resolves once the new
+   * count is durable. A failed write rejects, and the visit stays counted: given back, it could be
+   * granted twice. Its count is then left to the next flush.
+   */
+  countDurably(s: number): Promise<void> {
+    const records = this.records;
+    const count = records.visits(s) + 1;
+    records.setVisits(s, count);
+    const code = records.code(s);
+    return this.append([{ op: 'V', counts: [[code, count]] }]).catch((err: unknown) => {
+      const now = records.find(code);
+      if (now !== -1 && records.markDirty(now, true)) this.dirty.push(now);
+      throw err;
+    });
   }
 
   /** Follows a vacuum of the keydir: `renumber[old slot]` is the new slot, or -1. */

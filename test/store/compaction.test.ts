@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, type Logger } from '../../src/log.ts';
-import { encodeEntry, replay, type Entry, type ReplayResult, type StoredRecord } from '../../src/store/format.ts';
+import { encodeEntry, HEADER, replay, type Entry, type ReplayResult, type StoredRecord } from '../../src/store/format.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../../src/store/store.ts';
 import { LogCapture, runCli, tempDir } from '../support/helpers.ts';
@@ -350,7 +350,7 @@ function dyingFs(dieAt: number) {
 const CRASH_RECORDS = 10_050;
 
 function crashBaseLog(): { bytes: Buffer; expected: Map<string, Row> } {
-  const lines: Buffer[] = [];
+  const lines: Buffer[] = [HEADER];
   const expected = new Map<string, Row>();
   for (let i = 0; i < CRASH_RECORDS; i++) {
     const r = link(`c${i}`, i);
@@ -484,7 +484,7 @@ test('a crash (kill -9) at every step of a compaction leaves a whole log with ev
 test('a leftover temp file with whole-looking entries is removed at start and never read', async (t) => {
   const stores = storeDir(t);
   const dir = stores.dir;
-  writeFileSync(join(dir, LOG_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('old') }), encodeEntry({ op: 'D', code: 'old' }), encodeEntry({ op: 'C', ...link('kept') })]));
+  writeFileSync(join(dir, LOG_FILE), Buffer.concat([HEADER, encodeEntry({ op: 'C', ...link('old') }), encodeEntry({ op: 'D', code: 'old' }), encodeEntry({ op: 'C', ...link('kept') })]));
   // A compaction cut short before its rename: whole lines, but not the log.
   writeFileSync(join(dir, TEMP_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('ghost') }), encodeEntry({ op: 'C', ...link('old') })]));
   const store = stores.open();

@@ -10,7 +10,7 @@ const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].
 test('add, find, get, delete: a record round-trips through the columns', () => {
   const k = new Keydir();
   k.add('abc123', 'https://example.com/a', 1_700_000_000, 30, 4);
-  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4 });
+  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4, maxVisits: null });
   assert.equal(k.has('abc123'), true);
   assert.equal(k.has('abc12'), false, 'a prefix is another code');
   assert.equal(k.has('abc1234'), false, 'so is an extension');
@@ -63,8 +63,8 @@ test('addBytes from a log line equals add from strings', () => {
   const urlStart = line.length - 1 - fields[5]!.length;
   const k = new Keydir();
   k.add('xyz789', 'https://old.example/', 1, 0, 0);
-  k.addBytes(line, codeStart, codeEnd, urlStart, line.length - 1, 5, 2, 9);
-  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9 });
+  k.addBytes(line, codeStart, codeEnd, urlStart, line.length - 1, 5, 2, 9, 7);
+  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9, maxVisits: 7 });
   assert.equal(k.size, 1, 'the bytes replaced the record of the same code');
   assert.deepEqual(urlCodes(k, 'https://example.com/q?a=1'), ['xyz789']);
 });
@@ -93,7 +93,7 @@ test('vacuum squeezes out dead slots, keeps order, and maps old slots to new one
   assert.equal(k.code(map[slots.get('c1')!]!), 'c1');
   assert.equal(k.code(map[slots.get('c1999')!]!), 'c1999');
   assert.deepEqual(codesOf(k).slice(0, 3), ['c1', 'c3', 'c5']);
-  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001 });
+  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001, maxVisits: null });
   assert.deepEqual(urlCodes(k, 'https://example.com/1').slice(0, 2), ['c1991', 'c1981']);
   // Adding after a vacuum appends after the survivors.
   k.add('later', 'https://example.com/1', 9, 0, 0);
@@ -106,6 +106,7 @@ type Op =
   | { op: 'add'; code: string; url: string; n: number }
   | { op: 'delete'; code: string }
   | { op: 'visit'; code: string }
+  | { op: 'edit'; code: string; url: string; n: number }
   | { op: 'vacuum' };
 
 const code = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'ab', 'ba', 'abc', 'bca', 'x1', 'x2');
@@ -114,6 +115,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('add' as const), code, url, n: fc.nat(1_000_000) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), code }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('visit' as const), code }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('edit' as const), code, url, n: fc.nat(1_000_000) }) },
   { weight: 1, arbitrary: fc.constant({ op: 'vacuum' as const }) },
 );
 
@@ -148,9 +150,19 @@ test('property: after any sequence of operations the keydir agrees with a Map of
       const model = new Map<string, StoredRecord>();
       for (const o of ops) {
         if (o.op === 'add') {
-          k.add(o.code, o.url, o.n, o.n % 5, o.n % 7);
+          k.add(o.code, o.url, o.n, o.n % 5, o.n % 7, o.n % 3 === 0 ? null : o.n);
           model.delete(o.code);
-          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, maxVisits: null });
+          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, maxVisits: o.n % 3 === 0 ? null : o.n });
+        } else if (o.op === 'edit') {
+          // In place: the Map keeps the record where it is.
+          const s = k.find(o.code);
+          const rec = model.get(o.code);
+          assert.equal(s !== -1, rec !== undefined);
+          if (rec) {
+            const maxVisits = o.n % 2 === 0 ? null : o.n;
+            k.edit(s, o.url, o.n % 4, maxVisits);
+            Object.assign(rec, { url: o.url, retentionDays: o.n % 4, maxVisits });
+          }
         } else if (o.op === 'delete') {
           assert.equal(k.delete(o.code), model.delete(o.code));
         } else if (o.op === 'visit') {
@@ -165,7 +177,10 @@ test('property: after any sequence of operations the keydir agrees with a Map of
       }
       assert.equal(k.size, model.size);
       assert.deepEqual(codesOf(k), [...model.keys()]);
-      for (const rec of model.values()) assert.deepEqual(k.get(rec.code), rec);
+      for (const rec of model.values()) {
+        assert.deepEqual(k.get(rec.code), rec);
+        assert.equal(k.redirectUrl(k.find(rec.code)), rec.url);
+      }
       for (const u of ['https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/']) {
         const expected = [...model.values()].filter((r) => r.url === u).map((r) => r.code).reverse();
         assert.deepEqual(urlCodes(k, u), expected, `codes of ${u}`);

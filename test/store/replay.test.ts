@@ -7,16 +7,18 @@ import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { test } from 'node:test';
 import { crc32, crc32Fallback } from '../../src/store/crc32.ts';
-import { decodePayload, encodeEntry, replay, Replayer, type Entry, type ReplayResult } from '../../src/store/format.ts';
+import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER, replay, Replayer, salvage, type Entry, type ReplayResult } from '../../src/store/format.ts';
 
-const create = (code: string, url = `https://example.com/${code}`, visits = 0, createdAt = 1_700_000_000, retentionDays = 0): Entry => ({
+const create = (code: string, url = `https://example.com/${code}`, visits = 0, createdAt = 1_700_000_000, retentionDays = 0, maxVisits: number | null = null): Entry => ({
   op: 'C',
   code,
   url,
   createdAt,
   retentionDays,
   visits,
+  maxVisits,
 });
+const edit = (code: string, url: string, retentionDays = 0, maxVisits: number | null = null): Entry => ({ op: 'E', code, url, retentionDays, maxVisits });
 const del = (code: string): Entry => ({ op: 'D', code });
 const visits = (...counts: [string, number][]): Entry => ({ op: 'V', counts });
 
@@ -54,6 +56,7 @@ test('creates replay in order, with every field', () => {
     createdAt: 200,
     retentionDays: 30,
     visits: 4,
+    maxVisits: null,
   });
   assert.equal(r.entries, 3);
   assert.equal(r.tornTail, undefined);
@@ -251,6 +254,10 @@ test('damage on the first line of a longer log is line 1', () => {
 test('decodePayload round-trips every entry kind', () => {
   const entries: Entry[] = [
     create('aaa111', 'https://example.com/a?b=c#d', 12, 1_700_000_123, 365),
+    create('lim111', 'https://example.com/l', 3, 1_700_000_123, 0, 2_147_483_647),
+    edit('aaa111', 'https://example.com/new', 7, 5),
+    edit('aaa111', 'https://example.com/new', 0, null),
+    { op: 'F', name: 'url-shortener-log', version: 2 },
     del('aaa111'),
     visits(['aaa111', 1]),
     visits(['aaa111', 0], ['bbb222', 42], ['ccc333', 9_007_199_254_740_991]),
@@ -293,6 +300,21 @@ const malformed: string[] = [
   'V\taaa111\t-1',
   'V\taaa111\t01',
   'V\taaa111\t 1',
+  'C\taaa111\t1\t0\t0\tx\thttps://e.example/',
+  'C\taaa111\t1\t0\t0\t4294967296\thttps://e.example/',
+  'C\taaa111\t1\t0\t0\t5\t',
+  'E',
+  'E\taaa111',
+  'E\taaa111\t0\t0',
+  'E\taaa111\t0\t0\t',
+  'E\t\t0\t0\thttps://e.example/',
+  'E\taaa111\tx\t0\thttps://e.example/',
+  'E\taaa111\t0\t-1\thttps://e.example/',
+  'E\taaa111\t0\t0\thttps://e.example/\textra',
+  'F',
+  'F\turl-shortener-log',
+  'F\turl-shortener-log\tx',
+  'F\t\t2',
 ];
 
 test('decodePayload rejects malformed shapes', () => {
@@ -353,4 +375,83 @@ test('a log fed in chunks of any size replays exactly as the whole buffer does',
       assert.deepEqual(summary(replayer.finish()), whole, `${name}, chunks of ${size}`);
     }
   }
+});
+
+test('a create with a visit limit carries it as a seventh field; one without keeps the six-field line', () => {
+  const limited = encodeEntry(create('lim111', 'https://example.com/l', 2, 1_700_000_000, 3, 50)).toString('utf8');
+  assert.match(limited, /^[0-9a-f]{8} C\tlim111\t1700000000\t3\t2\t50\thttps:\/\/example\.com\/l\n$/);
+  const plain = encodeEntry(create('pln111', 'https://example.com/p', 0, 1_700_000_000, 0, null)).toString('utf8');
+  assert.match(plain, /^[0-9a-f]{8} C\tpln111\t1700000000\t0\t0\thttps:\/\/example\.com\/p\n$/);
+  const r = replay(log(HEADER, create('lim111', 'https://example.com/l', 2, 1_700_000_000, 3, 50), create('pln111')));
+  assert.equal(r.damage, undefined);
+  assert.deepEqual(r.records.get('lim111'), { code: 'lim111', url: 'https://example.com/l', createdAt: 1_700_000_000, retentionDays: 3, visits: 2, maxVisits: 50 });
+  assert.equal(r.records.get('pln111')?.maxVisits, null);
+});
+
+test('an edit changes a record in place: its order stays, the URL index follows the new URL, the last edit wins', () => {
+  const r = replay(
+    log(
+      HEADER,
+      create('aaa111', 'https://example.com/same'),
+      create('bbb222', 'https://example.com/same'),
+      create('ccc333'),
+      edit('bbb222', 'https://example.com/moved', 30, 9),
+      edit('aaa111', 'https://example.com/other', 0, 5),
+      edit('aaa111', 'https://example.com/moved', 2, null),
+      edit('zzz999', 'https://example.com/ghost'),
+      visits(['aaa111', 4]),
+    ),
+  );
+  assert.equal(r.damage, undefined);
+  assert.equal(r.entries, 8, 'the version line is not an entry');
+  assert.deepEqual([...r.records.keys()], ['aaa111', 'bbb222', 'ccc333'], 'edits move nothing; an edit of an unknown code is ignored');
+  assert.deepEqual(r.records.get('aaa111'), { code: 'aaa111', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 2, visits: 4, maxVisits: null });
+  assert.deepEqual(r.records.get('bbb222'), { code: 'bbb222', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 30, visits: 0, maxVisits: 9 });
+  const byUrl = (url: string): string[] => [...r.records.slotsWithUrl(url)].map((s) => r.records.code(s));
+  assert.deepEqual(byUrl('https://example.com/same'), [], 'the old URL no longer finds them');
+  assert.deepEqual(byUrl('https://example.com/moved'), ['bbb222', 'aaa111'], 'newest first, whatever the order of the edits');
+});
+
+test('the version line: read first, not an entry; a log without one is version 1; an empty log is the current version', () => {
+  const withHeader = replay(log(HEADER, create('aaa111')));
+  assert.deepEqual({ version: withHeader.version, header: withHeader.header, entries: withHeader.entries, damage: withHeader.damage }, { version: FORMAT_VERSION, header: true, entries: 1, damage: undefined });
+  const v1 = replay(log(create('aaa111'), visits(['aaa111', 3]), del('aaa111'), create('bbb222')));
+  assert.deepEqual({ version: v1.version, header: v1.header, damage: v1.damage }, { version: 1, header: false, damage: undefined });
+  assert.deepEqual([...v1.records.keys()], ['bbb222']);
+  const empty = replay(Buffer.alloc(0));
+  assert.deepEqual({ version: empty.version, header: empty.header }, { version: FORMAT_VERSION, header: false });
+  assert.match(HEADER.toString('utf8'), /^[0-9a-f]{8} F\turl-shortener-log\t2\n$/);
+});
+
+test('a version line naming a newer format stops replay at once: not damage, nothing read', () => {
+  const newer = encodeEntry({ op: 'F', name: 'url-shortener-log', version: FORMAT_VERSION + 1 });
+  const r = replay(log(newer, create('aaa111'), 'whatever a newer build writes\n'));
+  assert.equal(r.version, FORMAT_VERSION + 1);
+  assert.equal(r.damage, undefined);
+  assert.equal(r.records.size, 0);
+  assert.equal(r.validBytes, 0);
+  const s = salvage(log(newer, create('aaa111')));
+  assert.equal(s.version, FORMAT_VERSION + 1);
+  assert.deepEqual(s.lost, []);
+});
+
+test('a version line anywhere but first, or of another name, is an unknown entry (intact), never skipped', () => {
+  const later = replay(log(create('aaa111'), HEADER));
+  assert.deepEqual(later.damage, { line: 2, reason: 'unknown entry', unknown: true });
+  const other = replay(log(encodeEntry({ op: 'F', name: 'some-other-log', version: 1 }), create('aaa111')));
+  assert.deepEqual(other.damage, { line: 1, reason: 'unknown entry', unknown: true });
+  const bad = replay(log(HEADER, badChecksum(create('aaa111'))));
+  assert.deepEqual(bad.damage, { line: 2, reason: 'bad checksum' }, 'a bad checksum is damage, not unknown');
+});
+
+test('salvage tells intact lines of an unknown shape from damaged ones, and keeps the version line', () => {
+  const text = 'Z\tfuture\tentry';
+  const future = Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
+  const s = salvage(log(HEADER, create('aaa111'), future, badChecksum(create('bbb222')), create('ccc333')));
+  assert.equal(s.version, FORMAT_VERSION);
+  assert.deepEqual(s.intact.map((b) => b.toString('utf8')), [HEADER, encodeEntry(create('aaa111')), encodeEntry(create('ccc333'))].map((b) => b.toString('utf8')));
+  assert.deepEqual(s.lost, [
+    { line: 3, reason: 'unknown entry', bytes: future.length, unknown: true },
+    { line: 4, reason: 'bad checksum', bytes: encodeEntry(create('bbb222')).length },
+  ]);
 });

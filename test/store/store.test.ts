@@ -372,7 +372,7 @@ for (const { name, tail } of tails) {
     h = await data.start({ fsync: 'always', apiKeys: [KEY], now: () => CUT_AT_MS });
     const warning = h.logs.lines.find((l) => l['level'] === 'warn' && /torn/.test(String(l['msg'])));
     assert.ok(warning, 'a warning about the torn tail');
-    assert.equal(warning['line'], 2);
+    assert.equal(warning['line'], 3, 'the version line is line 1');
     assert.equal(warning['copy'], tornCopy(dir));
     assert.equal(warning['bytes'], Buffer.byteLength(tail));
     assert.deepEqual(readFileSync(tornCopy(dir)), Buffer.from(tail), 'the copy holds exactly the bytes cut');
@@ -432,7 +432,7 @@ test('regression: a complete last line with a bad checksum stops start-up as dam
   const before = readFileSync(join(dir, LOG_FILE));
   assert.throws(
     () => createShortener({ dataDir: dir, fsync: 'off', logger: createLogger('silent') }),
-    (err: unknown) => err instanceof Error && /\bline 2 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
+    (err: unknown) => err instanceof Error && /\bline 3 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), before, 'nothing is cut');
 });

@@ -5,17 +5,34 @@ import { join } from 'node:path';
 import { decodePayload, type Entry } from '../../src/store/format.ts';
 import { LOG_FILE } from '../../src/store/store.ts';
 
-/** Every line of a log (the bytes, or the log file in a data dir), decoded; the log must be whole and intact. */
-export function logEntries(log: Buffer | string): Entry[] {
+function lines(log: Buffer | string): string[] {
   const text = (typeof log === 'string' ? readFileSync(join(log, LOG_FILE)) : log).toString('utf8');
   if (text === '') return [];
   assert.ok(text.endsWith('\n'), 'the log ends with a whole line');
-  return text
-    .slice(0, -1)
-    .split('\n')
-    .map((line) => {
-      const entry = decodePayload(line.slice(9));
-      assert.ok(entry, `an intact entry: ${JSON.stringify(line)}`);
-      return entry;
-    });
+  return text.slice(0, -1).split('\n');
+}
+
+function decoded(line: string): Entry {
+  const entry = decodePayload(line.slice(9));
+  assert.ok(entry, `an intact entry: ${JSON.stringify(line)}`);
+  return entry;
+}
+
+/**
+ * Every entry of a log (the bytes, or the log file in a data dir), decoded, without its version
+ * line; the log must be whole and intact.
+ */
+export function logEntries(log: Buffer | string): Entry[] {
+  const entries = lines(log).map(decoded);
+  if (entries[0]?.op === 'F') entries.shift();
+  for (const e of entries) assert.notEqual(e.op, 'F', 'a version line only ever comes first');
+  return entries;
+}
+
+/** The format version the log's first line names; undefined for a log without a version line. */
+export function logVersion(log: Buffer | string): number | undefined {
+  const first = lines(log)[0];
+  if (first === undefined) return undefined;
+  const entry = decoded(first);
+  return entry.op === 'F' ? entry.version : undefined;
 }

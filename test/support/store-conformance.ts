@@ -20,13 +20,13 @@ const DAY = 86400;
 /** Unix seconds of the tests' "now". */
 const T = 1_790_000_000;
 
-const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, retentionDays = 0, visits = 0): LinkRecord => ({
+const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, retentionDays = 0, visits = 0, maxVisits: number | null = null): LinkRecord => ({
   code,
   url,
   createdAt,
   retentionDays,
   visits,
-  maxVisits: null,
+  maxVisits,
 });
 
 /** The decision's fields, copied at once (a store may reuse the object). */
@@ -35,8 +35,8 @@ async function decide(store: LinkStore, code: string, now: number, count: boolea
   return d.kind === 'found' ? { kind: d.kind, url: d.url } : { kind: d.kind };
 }
 
-async function pageCodes(store: LinkStore, query: { limit?: number; offset?: number; now?: number } = {}): Promise<{ total: number; count: number; codes: string[] }> {
-  const page = await store.list({ limit: query.limit, offset: query.offset ?? 0, now: query.now ?? T });
+async function pageCodes(store: LinkStore, query: { limit?: number; offset?: number; now?: number; q?: string } = {}): Promise<{ total: number; count: number; codes: string[] }> {
+  const page = await store.list({ limit: query.limit, offset: query.offset ?? 0, now: query.now ?? T, ...(query.q !== undefined && { q: query.q }) });
   try {
     const records = await page.slice(0, page.count);
     return { total: page.total, count: page.count, codes: records.map((r) => r.code) };
@@ -270,6 +270,203 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal((await settle(store.newestByUrl('https://example.com/k', T)))?.code, 'keep02');
       assert.equal(await inserted(store, rec('keep01')), false, 'a code stays taken across a restart');
       assert.equal(await inserted(store, rec('drop01', 'https://example.com/d2')), true, 'a deleted code stays free');
+    });
+
+    test('maxVisits round-trips through insert, get, list, newestByUrl, export and a reopen', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      const limited = rec('limit1', 'https://example.com/l', T, 0, 0, 3);
+      const top = rec('limit2', 'https://example.com/l', T, 0, 7, 2_147_483_647);
+      const plain = rec('plain1');
+      for (const r of [limited, top, plain]) assert.equal(await inserted(store, r), true);
+      const check = async (label: string): Promise<void> => {
+        assert.deepEqual(await settle(store.get('limit1', T)), limited, label);
+        assert.deepEqual(await settle(store.get('limit2', T)), top, label);
+        assert.deepEqual(await settle(store.get('plain1', T)), plain, label);
+        assert.deepEqual(await settle(store.newestByUrl('https://example.com/l', T)), top, label);
+        const page = await store.list({ offset: 0, now: T });
+        try {
+          assert.deepEqual(await page.slice(0, page.count), [plain, top, limited], label);
+        } finally {
+          page.release();
+        }
+        assert.deepEqual(await exported(store), [limited, top, plain], label);
+      };
+      await check('before reopen');
+      store = await handle.reopen();
+      await check('after reopen');
+    });
+
+    test('visit limits: of 500 concurrent counted visits on maxVisits 50 exactly 50 are found, and nothing more is counted', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      await inserted(store, rec('burst1', 'https://example.com/burst', T, 0, 0, 50));
+      const results = await Promise.all(Array.from({ length: 500 }, () => decide(store, 'burst1', T, true)));
+      assert.equal(results.filter((d) => d.kind === 'found').length, 50);
+      assert.equal(results.filter((d) => d.kind === 'limit_reached').length, 450);
+      assert.ok(results.every((d) => d.kind === 'limit_reached' || d.url === 'https://example.com/burst'));
+      assert.equal((await settle(store.get('burst1', T)))?.visits, 50);
+      // Used up: GET and HEAD alike answer limit_reached, and nothing is counted.
+      assert.deepEqual(await decide(store, 'burst1', T, true), { kind: 'limit_reached' });
+      assert.deepEqual(await decide(store, 'burst1', T, false), { kind: 'limit_reached' });
+      // Still readable: the record stays visible.
+      assert.deepEqual(await settle(store.get('burst1', T)), rec('burst1', 'https://example.com/burst', T, 0, 50, 50));
+      assert.deepEqual((await pageCodes(store)).codes, ['burst1']);
+      assert.equal((await settle(store.newestByUrl('https://example.com/burst', T)))?.visits, 50);
+      store = await handle.reopen();
+      assert.equal((await settle(store.get('burst1', T)))?.visits, 50, 'the counted visits are durable');
+      assert.deepEqual(await decide(store, 'burst1', T, true), { kind: 'limit_reached' });
+    });
+
+    test('visit limits: HEAD answers as the next GET would and never counts; a one-time link redirects once', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      await inserted(store, rec('once01', 'https://example.com/once', T, 0, 0, 1));
+      await inserted(store, rec('twice1', 'https://example.com/twice', T, 0, 0, 2));
+      for (let i = 0; i < 5; i++) assert.deepEqual(await decide(store, 'once01', T, false), { kind: 'found', url: 'https://example.com/once' });
+      assert.equal((await settle(store.get('once01', T)))?.visits, 0, 'HEAD counted nothing');
+      assert.deepEqual(await decide(store, 'once01', T, true), { kind: 'found', url: 'https://example.com/once' });
+      assert.deepEqual(await decide(store, 'once01', T, false), { kind: 'limit_reached' });
+      assert.deepEqual(await decide(store, 'once01', T, true), { kind: 'limit_reached' });
+      assert.equal((await settle(store.get('once01', T)))?.visits, 1);
+      assert.deepEqual(await decide(store, 'twice1', T, true), { kind: 'found', url: 'https://example.com/twice' });
+      // Expiry comes before the limit: an expired limited link is expired.
+      await inserted(store, rec('expone', 'https://example.com/e', T, 1, 0, 1));
+      assert.deepEqual(await decide(store, 'expone', T + DAY, true), { kind: 'expired' });
+      store = await handle.reopen();
+      assert.equal((await settle(store.get('twice1', T)))?.visits, 1, 'a limited link keeps its count across a reopen');
+      assert.deepEqual(await decide(store, 'twice1', T, true), { kind: 'found', url: 'https://example.com/twice' });
+      assert.deepEqual(await decide(store, 'twice1', T, true), { kind: 'limit_reached' });
+      assert.deepEqual(await decide(store, 'once01', T, false), { kind: 'limit_reached' });
+    });
+
+    test('update changes each field, keeps code, created_at, visits and the list position, and survives a reopen', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      await inserted(store, rec('edit01', 'https://example.com/old', T - 10, 0, 0));
+      await inserted(store, rec('edit02', 'https://example.com/old', T - 5, 0, 0));
+      await inserted(store, rec('edit03'));
+      for (let i = 0; i < 4; i++) await decide(store, 'edit01', T, true);
+      assert.deepEqual(await store.update('edit01', { url: 'https://example.com/new' }, T), rec('edit01', 'https://example.com/new', T - 10, 0, 4));
+      assert.deepEqual(await store.update('edit01', { retentionDays: 30 }, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4));
+      assert.deepEqual(await store.update('edit01', { maxVisits: 10 }, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4, 10));
+      assert.deepEqual(await store.update('edit01', {}, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4, 10), 'no change is still an answer');
+      assert.deepEqual(await store.update('edit01', { maxVisits: null, retentionDays: 0, url: 'https://example.com/newer' }, T), rec('edit01', 'https://example.com/newer', T - 10, 0, 4), 'null clears the limit');
+      const edited = rec('edit01', 'https://example.com/newer', T - 10, 0, 4);
+      const check = async (label: string): Promise<void> => {
+        assert.deepEqual(await settle(store.get('edit01', T)), edited, label);
+        assert.deepEqual((await pageCodes(store)).codes, ['edit03', 'edit02', 'edit01'], `${label}: an edited link keeps its place`);
+        assert.equal((await settle(store.newestByUrl('https://example.com/old', T)))?.code, 'edit02', `${label}: the old URL no longer finds it`);
+        assert.equal((await settle(store.newestByUrl('https://example.com/newer', T)))?.code, 'edit01', `${label}: the new URL does`);
+        assert.deepEqual(await decide(store, 'edit01', T, false), { kind: 'found', url: 'https://example.com/newer' }, label);
+        assert.deepEqual((await exported(store)).map((r) => r.code), ['edit01', 'edit02', 'edit03'], label);
+      };
+      await check('before reopen');
+      // Onto the URL of a newer link: lookup still gives the newest link of that URL.
+      store = await handle.reopen();
+      await check('after reopen');
+      assert.equal((await store.update('edit01', { url: 'https://example.com/old' }, T))?.code, 'edit01');
+      assert.equal((await settle(store.newestByUrl('https://example.com/old', T)))?.code, 'edit02', 'the newest link of a URL, not the last edited');
+    });
+
+    test('update of an unknown, deleted or expired code is undefined and changes nothing', async (t) => {
+      const { store } = await fresh(t);
+      assert.equal(await store.update('nosuch', { url: 'https://example.com/x' }, T), undefined);
+      await inserted(store, rec('del001'));
+      assert.equal(await store.delete('del001', T), true);
+      assert.equal(await store.update('del001', { url: 'https://example.com/x' }, T), undefined);
+      await inserted(store, rec('exp001', 'https://example.com/exp', T, 1));
+      assert.equal(await store.update('exp001', { retentionDays: 0 }, T + DAY), undefined, 'an expired link is not brought back');
+      assert.equal(await settle(store.get('exp001', T + DAY)), undefined);
+      assert.deepEqual(await settle(store.get('exp001', T)), rec('exp001', 'https://example.com/exp', T, 1));
+    });
+
+    test('update: a shorter retention can expire the link at once; a maxVisits at or below visits uses it up', async (t) => {
+      const { store } = await fresh(t);
+      await inserted(store, rec('short1', 'https://example.com/s', T - 3 * DAY, 10));
+      assert.deepEqual(await store.update('short1', { retentionDays: 2 }, T), rec('short1', 'https://example.com/s', T - 3 * DAY, 2), 'the record as updated');
+      assert.equal(await settle(store.get('short1', T)), undefined, 'expired from then on');
+      assert.deepEqual(await decide(store, 'short1', T, true), { kind: 'expired' });
+      assert.deepEqual((await pageCodes(store)).codes, []);
+      await inserted(store, rec('used01', 'https://example.com/u'));
+      for (let i = 0; i < 3; i++) await decide(store, 'used01', T, true);
+      assert.deepEqual(await store.update('used01', { maxVisits: 3 }, T), rec('used01', 'https://example.com/u', T, 0, 3, 3));
+      assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'limit_reached' });
+      assert.deepEqual(await decide(store, 'used01', T, false), { kind: 'limit_reached' });
+      assert.equal((await settle(store.get('used01', T)))?.visits, 3);
+      assert.deepEqual(await store.update('used01', { maxVisits: 4 }, T), rec('used01', 'https://example.com/u', T, 0, 3, 4), 'a higher limit gives visits back');
+      assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'found', url: 'https://example.com/u' });
+      assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'limit_reached' });
+      await store.update('used01', { maxVisits: null }, T);
+      assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'found', url: 'https://example.com/u' });
+      assert.equal((await settle(store.get('used01', T)))?.visits, 5);
+    });
+
+    test('concurrent updates of one code all take effect; an update racing a delete never brings the link back', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      await inserted(store, rec('race01'));
+      const [a, b, c] = await Promise.all([
+        store.update('race01', { url: 'https://example.com/raced' }, T),
+        store.update('race01', { retentionDays: 9 }, T),
+        store.update('race01', { maxVisits: 7 }, T),
+      ]);
+      assert.equal(a?.url, 'https://example.com/raced');
+      assert.deepEqual(c, rec('race01', 'https://example.com/raced', T, 9, 0, 7), 'the last sees the two before it');
+      assert.equal(b?.retentionDays, 9);
+      assert.deepEqual(await settle(store.get('race01', T)), c);
+      for (let i = 0; i < 5; i++) {
+        const code = `racd0${i}`;
+        await inserted(store, rec(code));
+        // The delete asked first, then the update, then both in the other order.
+        const [deleted, updated] = i % 2 === 0
+          ? await Promise.all([store.delete(code, T), store.update(code, { url: 'https://example.com/late' }, T)])
+          : await Promise.all([store.update(code, { url: 'https://example.com/early' }, T), store.delete(code, T)]).then(([u, d]) => [d, u] as const);
+        assert.equal(deleted, true, 'the delete wins');
+        if (i % 2 === 0) assert.equal(updated, undefined, 'an update of a code being deleted finds nothing');
+        assert.equal(await settle(store.get(code, T)), undefined);
+      }
+      store = await handle.reopen();
+      assert.deepEqual(await settle(store.get('race01', T)), rec('race01', 'https://example.com/raced', T, 9, 0, 7));
+      for (let i = 0; i < 5; i++) assert.equal(await settle(store.get(`racd0${i}`, T)), undefined, 'deleted for good');
+    });
+
+    test('q keeps the links whose code or URL contains it, case-insensitively, with paging, total and expiry', async (t) => {
+      const { store } = await fresh(t);
+      await inserted(store, rec('Promo1', 'https://shop.example/sale'));
+      await inserted(store, rec('abc001', 'https://example.com/PROMO/winter'));
+      await inserted(store, rec('abc002', 'https://example.com/other'));
+      await inserted(store, rec('promo3', 'https://example.com/promo', T, 1));
+      await inserted(store, rec('abc004', 'https://example.com/SaLe/promos?x=1'));
+      assert.deepEqual(await pageCodes(store, { q: 'promo' }), { total: 4, count: 4, codes: ['abc004', 'promo3', 'abc001', 'Promo1'] });
+      assert.deepEqual(await pageCodes(store, { q: 'PrOmO' }), { total: 4, count: 4, codes: ['abc004', 'promo3', 'abc001', 'Promo1'] });
+      assert.deepEqual(await pageCodes(store, { q: 'promo', now: T + DAY }), { total: 3, count: 3, codes: ['abc004', 'abc001', 'Promo1'] }, 'expired links are left out');
+      assert.deepEqual(await pageCodes(store, { q: 'promo', limit: 2, offset: 1 }), { total: 4, count: 2, codes: ['promo3', 'abc001'] });
+      assert.deepEqual(await pageCodes(store, { q: 'promo', limit: 2, offset: 4 }), { total: 4, count: 0, codes: [] });
+      assert.deepEqual(await pageCodes(store, { q: 'sale' }), { total: 2, count: 2, codes: ['abc004', 'Promo1'] });
+      assert.deepEqual(await pageCodes(store, { q: 'abc00' }), { total: 3, count: 3, codes: ['abc004', 'abc002', 'abc001'] });
+      assert.deepEqual(await pageCodes(store, { q: '?x=1' }), { total: 1, count: 1, codes: ['abc004'] });
+      assert.deepEqual(await pageCodes(store, { q: 'nothing-like-it' }), { total: 0, count: 0, codes: [] });
+      // Not across the code and the URL: each is matched on its own.
+      assert.deepEqual(await pageCodes(store, { q: 'abc002https' }), { total: 0, count: 0, codes: [] });
+      // An edited URL is searched as it now is.
+      await store.update('abc002', { url: 'https://example.com/promo-now' }, T);
+      assert.deepEqual((await pageCodes(store, { q: 'PROMO-NOW' })).codes, ['abc002']);
+    });
+
+    test('a page filtered by q is a snapshot too', async (t) => {
+      const { store } = await fresh(t);
+      for (const code of ['find01', 'find02', 'skip01', 'find03']) await inserted(store, rec(code));
+      const page = await store.list({ offset: 0, now: T, q: 'FIND' });
+      try {
+        assert.equal(await store.delete('find02', T), true);
+        await inserted(store, rec('find04'));
+        assert.deepEqual({ total: page.total, count: page.count }, { total: 3, count: 3 });
+        assert.deepEqual((await page.slice(0, page.count)).map((r) => r.code), ['find03', 'find02', 'find01']);
+      } finally {
+        page.release();
+      }
+      assert.deepEqual((await pageCodes(store, { q: 'find' })).codes, ['find04', 'find03', 'find01']);
     });
   });
 }
