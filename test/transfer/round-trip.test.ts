@@ -36,6 +36,17 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
   ];
   const report = await imported(h, 'application/x-ndjson', lines.map((l) => JSON.stringify(l)).join('\n'));
   assert.deepEqual(report, { imported: 3, skipped: 0, errors: [] });
+  const limited = (await exported(h, 'jsonl')).split('\n').find((l) => l.includes('"limited"'));
+  assert.deepEqual(JSON.parse(limited!), {
+    short_code: 'limited',
+    short_url: `${BASE}/limited`,
+    original_url: 'https://example.com/limited',
+    created_at: 1714000000,
+    visit_count: 1,
+    retention_days: 10,
+    max_visits: 5,
+    expires_at: 1714000000 + 10 * 86400,
+  });
   return h;
 }
 
