@@ -7,7 +7,6 @@
  * backup); `import` opens the store like a server does, so it refuses while a server holds it.
  */
 import { createReadStream } from 'node:fs';
-import { once } from 'node:events';
 import { createCodeSource } from '../api/codes.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -95,18 +94,43 @@ async function exportCommand(cmd: TransferCommand, config: Config, log: Logger, 
       yield rec;
     }
   })();
+  const out = io.stdout;
+  // A closed pipe shows as an error (EPIPE) or a close: process.stdout is never marked destroyed.
+  let gone = false;
+  const onGone = (): void => void (gone = true);
+  out.on('error', onGone).on('close', onGone);
   try {
     for await (const piece of exportText(counted, format, baseUrlOf(config))) {
+      if (gone) {
+        // The reader went away (`export | head`): the export is incomplete, which must not look done.
+        log.warn('stdout was closed; the export is incomplete', { records: count });
+        return 1;
+      }
       // Waits when the reader is slower than the log: memory holds a piece, not the export.
-      if (!io.stdout.write(piece)) await Promise.race([once(io.stdout, 'drain'), once(io.stdout, 'close')]);
+      if (!out.write(piece)) await writable(out);
     }
   } catch (err) {
     if (!(err instanceof LogSnapshotError)) throw err;
     log.error(err.message);
     return 1;
+  } finally {
+    out.off('error', onGone).off('close', onGone);
   }
   log.info('exported', { data_dir: config.dataDir, records: count, format });
   return 0;
+}
+
+/** Resolves once `out` drained, or closed. */
+function writable(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
 
 async function importCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {

@@ -4,11 +4,13 @@
  * server holds the dir, naming it; logs go to stderr only, stdout is the clean export.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseTransferCommand } from '../../src/cli/transfer-commands.ts';
-import { request, runCli, serverProcessOn, tempDir } from '../support/helpers.ts';
+import { request, ROOT, runCli, serverProcessOn, tempDir } from '../support/helpers.ts';
 
 const KEY = 'admin-key';
 
@@ -108,4 +110,20 @@ test('parseTransferCommand: the command, its file and options, and the settings 
     settings: ['--data-dir', 'd', '--fsync=off'],
   });
   assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', settings: [] });
+});
+
+test('export into a pipe closed early (| head -1) stops, says so on stderr, exits 1', { timeout: 60_000 }, async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'many.csv');
+  writeFileSync(file, 'url\n' + Array.from({ length: 5000 }, (_, i) => `https://example.com/many/${i}/${'x'.repeat(100)}\n`).join(''));
+  assert.equal((await runCli(['import', file, '--data-dir', dir, '--fsync', 'off'])).code, 0);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  await once(child.stdout, 'data');
+  child.stdout.destroy();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 1);
+  const [line] = logLines(err);
+  assert.equal(line!['msg'], 'stdout was closed; the export is incomplete');
 });
