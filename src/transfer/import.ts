@@ -85,8 +85,8 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
   const { store, rules } = deps;
   const now = Math.floor(deps.now() / 1000);
   const errors = new ErrorList();
+  /** Writes in flight, oldest first: at most `WINDOW`. */
   const pending: Pending[] = [];
-  let head = 0;
   let imported = 0;
   let failure: { line: number; detail: string } | undefined;
 
@@ -101,20 +101,22 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
       const taken = store.insert({ ...record, code }, now);
       if (taken === false) continue;
       if (taken === true) return void imported++;
-      pending.push({ line, written: taken, generated: { ...record, code } });
+      track(line, taken, { ...record, code });
       return;
     }
     errors.add(line, `no free short code up to ${rules.maxShortLength} characters; raise MAX_SHORT_LENGTH`);
   }
 
+  function track(line: number, written: Promise<boolean>, generated: LinkRecord | undefined): void {
+    // A failed batch rejects every write in it at once, while only the oldest is awaited: the
+    // others are marked handled here and read in their turn by `settle`.
+    written.catch(() => undefined);
+    pending.push({ line, written, generated });
+  }
+
   /** Waits for the oldest write in flight. */
   async function settle(): Promise<void> {
-    const p = pending[head]!;
-    pending[head++] = undefined as unknown as Pending;
-    if (head > WINDOW) {
-      pending.splice(0, head);
-      head = 0;
-    }
+    const p = pending.shift()!;
     let stored: boolean;
     try {
       stored = await p.written;
@@ -155,13 +157,13 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
             const taken = store.insert({ ...checked.record, code: checked.code }, now);
             if (taken === false) errors.add(row.line, TAKEN);
             else if (taken === true) imported++;
-            else pending.push({ line: row.line, written: taken, generated: undefined });
+            else track(row.line, taken, undefined);
           }
         } catch (err) {
           fail(row.line, err);
         }
         if (failure !== undefined) break;
-        while (pending.length - head >= WINDOW) await settle();
+        while (pending.length >= WINDOW) await settle();
         if (failure !== undefined) break;
       }
       if (failure !== undefined) break;
@@ -169,7 +171,7 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
   } finally {
     // Every write handed to the store is waited for, whatever stopped the loop: the answer is sent
     // only when what it reports is durable.
-    while (pending.length > head) await settle();
+    while (pending.length > 0) await settle();
     if (failure !== undefined) await rows.return(undefined);
   }
   const report = { imported, skipped: errors.count, errors: errors.list };
