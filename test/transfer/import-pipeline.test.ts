@@ -50,7 +50,7 @@ test('writes are pipelined within the window, kept in order, and all settled bef
 test('a generated code the store refuses late is replaced by another', async () => {
   const s = slowStore(new Set(['AAAAAA']));
   const codes = ['AAAAAA', 'BBBBBB'];
-  const result = await importLinks(['url\nhttps://example.com/x\n'], 'csv', { store: s.store, rules: RULES, now: () => 1714564800_000, randomCode: () => codes.shift()! });
+  const result = await importLinks(chunks('url\nhttps://example.com/x\n', 4), 'csv', { store: s.store, rules: RULES, now: () => 1714564800_000, randomCode: () => codes.shift()! });
   assert.deepEqual(result, { ok: true, imported: 1, skipped: 0, errors: [] });
   assert.deepEqual(s.stored.map((r) => [r.code, r.url, r.createdAt, r.visits, r.maxVisits]), [['BBBBBB', 'https://example.com/x', 1714564800, 0, null]]);
 });
