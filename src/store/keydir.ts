@@ -29,6 +29,28 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
   return b;
 }
 
+/** A-Z folded to a-z; any other byte as it is. */
+const fold = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
+
+/**
+ * Whether `buf[start, end)`, folded, contains `needle`; undefined as soon as a byte outside ASCII
+ * is met (see `Keydir.containsFolded`).
+ */
+function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array): boolean | undefined {
+  const m = needle.length;
+  const first = needle[0]!;
+  for (let i = start; i < end; i++) {
+    const b = buf[i]!;
+    // Lower-casing an ASCII character does not depend on its neighbours: a match is a match.
+    if (b >= 0x80) return undefined;
+    if (fold(b) !== first || i + m > end) continue;
+    let j = 1;
+    while (j < m && fold(buf[i + j]!) === needle[j]) j++;
+    if (j === m) return true;
+  }
+  return false;
+}
+
 export class Keydir {
   /** Slots handed out, live or dead. */
   private slots = 0;
@@ -280,6 +302,21 @@ export class Keydir {
     if (dirty) this.flags[s]! |= DIRTY;
     else this.flags[s]! &= ~DIRTY;
     return !was;
+  }
+
+  /**
+   * Whether the code or the URL of slot `s` contains `needle`, compared as `toLowerCase()` would:
+   * `needle` is already lower case and ASCII, and the slot's bytes are folded (A-Z to a-z) as they
+   * are read, with no string made. Undefined when the slot holds a byte outside ASCII, where
+   * folding bytes is not `toLowerCase()`: the caller decides on the strings then. (Codes and
+   * WHATWG-serialized URLs are ASCII, so that is rare.)
+   */
+  containsFolded(s: number, needle: Uint8Array): boolean | undefined {
+    const at = this.offset[s]!;
+    const codeEnd = at + this.codeLen[s]!;
+    const found = foldedIndex(this.arena, at, codeEnd, needle);
+    if (found !== false) return found;
+    return foldedIndex(this.arena, codeEnd, codeEnd + this.urlLen[s]!, needle);
   }
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */

@@ -35,6 +35,9 @@ export function takeSnapshot(records: Keydir, keep: Keep, released: () => void):
  */
 export async function searchSnapshot(records: Keydir, keep: Keep, q: string, released: () => void): Promise<Snapshot> {
   const needle = q.toLowerCase();
+  // An ASCII needle is compared on the stored bytes, with no string per record (see
+  // `Keydir.containsFolded`); any other, and a record with other bytes, on the strings.
+  const bytes = /^[\x00-\x7f]+$/.test(needle) ? Buffer.from(needle, 'latin1') : undefined;
   const slots = liveSlots(records, keep);
   let n = 0;
   let turn = performance.now();
@@ -44,7 +47,8 @@ export async function searchSnapshot(records: Keydir, keep: Keep, q: string, rel
       turn = performance.now();
     }
     const s = slots[i]!;
-    if (records.code(s).toLowerCase().includes(needle) || records.url(s).toLowerCase().includes(needle)) slots[n++] = s;
+    const folded = bytes && records.containsFolded(s, bytes);
+    if (folded ?? (records.code(s).toLowerCase().includes(needle) || records.url(s).toLowerCase().includes(needle))) slots[n++] = s;
   }
   return snapshotOf(records, slots, n, released);
 }

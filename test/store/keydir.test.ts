@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { encodeEntry } from '../../src/store/format.ts';
+import { searchSnapshot } from '../../src/store/snapshot.ts';
 import { Keydir, type StoredRecord } from '../../src/store/keydir.ts';
 
 const codesOf = (k: Keydir): string[] => [...k.keys()];
@@ -187,5 +188,38 @@ test('property: after any sequence of operations the keydir agrees with a Map of
       }
     }),
     { numRuns: 500 },
+  );
+});
+
+test('property: a search keeps exactly the records whose code or URL contains q as toLowerCase() compares them', async () => {
+  // With the characters whose lower case is not a byte-for-byte fold: U+0130 (to "i" and a
+  // combining dot), U+212A (the Kelvin sign, to "k"), and others outside ASCII.
+  const chars = fc.constantFrom('a', 'B', 'c', 'Z', '/', '?', '=', '%', '1', '\u00fc', '\u00dc', '\u0130', 'i', 'I', '\u212a', 'k', 'K', '\u00df', '\u03a3');
+  const text = (min: number, max = 12) => fc.array(chars, { minLength: min, maxLength: max }).map((a) => a.join(''));
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.tuple(text(1), text(0)), { maxLength: 30 }), text(1, 3), async (rows, q) => {
+      const k = new Keydir();
+      const kept: string[] = [];
+      rows.forEach(([c, u], i) => {
+        const code = `${i}${c.replace(/[^\x00-\xff]/g, 'x')}`; // codes are latin1 in the keydir
+        k.add(code, `https://e.example/${u}`, 1, 0, 0);
+        if (code.toLowerCase().includes(q.toLowerCase()) || `https://e.example/${u}`.toLowerCase().includes(q.toLowerCase())) kept.unshift(code);
+      });
+      let released = 0;
+      const snapshot = await searchSnapshot(k, () => true, q, () => released++);
+      assert.deepEqual(snapshot.slice(0, snapshot.length).map((r) => r.code), kept, JSON.stringify(q));
+      snapshot.release();
+      snapshot.release();
+      assert.equal(released, 1);
+    }),
+    {
+      numRuns: 300,
+      examples: [
+        [[['x', '\u0130']], 'i'],
+        [[['x', '\u212a']], 'k'],
+        [[['x', 'k']], '\u212a'],
+        [[['x', 'ABC']], 'bc'],
+      ],
+    },
   );
 });

@@ -1,0 +1,29 @@
+/**
+ * A child process for the crash test of visit limits: opens the log store in a data dir and visits
+ * one limited link from many concurrent loops, writing `found` on stdout for every visit granted
+ * (only once its count is durable, as a redirect would be sent) and `done` once the limit answers.
+ * The parent kills it with SIGKILL at a random moment.
+ *
+ *   node --import tsx test/support/limited-visits-child.ts <data dir> <code> <concurrency>
+ */
+import { createLogger } from '../../src/log.ts';
+import { LogStore } from '../../src/store/log-store.ts';
+import { Store } from '../../src/store/store.ts';
+
+const [dir, code, concurrency] = process.argv.slice(2) as [string, string, string];
+const store = new LogStore(new Store({ dir, fsync: 'always', log: createLogger('silent') }));
+const now = Math.floor(Date.now() / 1000);
+let reached = false;
+
+async function loop(): Promise<void> {
+  while (!reached) {
+    const decision = await store.countVisit(code, now, true);
+    if (decision.kind === 'found') process.stdout.write('found\n');
+    else reached = true;
+  }
+}
+
+process.stdout.write('ready\n');
+await Promise.all(Array.from({ length: Number(concurrency) }, loop));
+process.stdout.write('done\n');
+await store.close();
