@@ -22,9 +22,12 @@
 // BENCH_SECONDS (default 5) per run; BENCH_ROUNDS (default 5) of the redirect comparison;
 // BENCH_OTHER_ROUNDS (default 2) of the other scenarios, 0 to skip them; BENCH_PAUSE_MS (default
 // 1000) between runs; BENCH_CONNECTIONS (default 50); BENCH_LOADGEN=autocannon to use autocannon
-// even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone.
+// even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone;
+// BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
+// 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
+// (the kernel's high-water mark, reset just before the measured operation).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -79,6 +82,7 @@ function startProcess(cmd, args, env, portOf) {
           child.stdout.resume();
           resolve({
             port,
+            pid: child.pid,
             stop: () =>
               new Promise((done) => {
                 child.removeAllListeners('exit');
@@ -324,12 +328,94 @@ async function reportListing() {
   }
 }
 
+/** A process's resident set now and its peak (kB in /proc, here MB); `resetPeak` starts a new peak (Linux). */
+function rss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+function resetPeak(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** POSTs `rows` JSON Lines rows to /api/import as a stream, a thousand rows per write. */
+function streamImport(port, rows) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/import', agent: false, headers: { 'content-type': 'application/x-ndjson', 'x-api-key': API_KEY } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+    });
+    req.on('error', reject);
+    let i = 0;
+    const more = () => {
+      while (i < rows) {
+        let piece = '';
+        for (const end = Math.min(rows, i + 1000); i < end; i++) {
+          piece += `{"short_code":"i${i.toString(36).padStart(6, '0')}","original_url":"https://example.com/import/${i}/${'x'.repeat(40)}","created_at":${1_790_000_000 + i},"visit_count":${i % 100}}\n`;
+        }
+        if (!req.write(piece)) return void req.once('drain', more);
+      }
+      req.end();
+    };
+    more();
+  });
+}
+
+/** GETs `path` and counts its bytes without keeping them. */
+function drain(port, path) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, headers: { 'x-api-key': API_KEY } }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => (bytes += c.length));
+      res.on('end', () => resolve({ status: res.statusCode, bytes }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Import of 100k rows and export of 1M links: throughput and the server's peak RSS. */
+async function reportTransfer() {
+  const rows = 100_000;
+  const importer = await startServer({ fsync: 'always' });
+  const before = rss(importer.pid);
+  resetPeak(importer.pid);
+  let t0 = performance.now();
+  const imported = await streamImport(importer.port, rows);
+  let ms = performance.now() - t0;
+  const importPeak = rss(importer.pid).peak;
+  await importer.stop();
+  if (imported.status !== 200 || JSON.parse(imported.body).imported !== rows) throw new Error(`import: ${imported.status} ${imported.body.slice(0, 300)}`);
+  console.log(
+    `import of ${fmt(rows / 1000)}k rows (JSON Lines, FSYNC=always), streamed: ${fmt(ms)} ms, ${fmt(rows / (ms / 1000))} rows/s; ` +
+      `server RSS ${fmt(before.now)} MB before, peak ${fmt(importPeak)} MB during (the links it now holds included)`,
+  );
+
+  const links = 1_000_000;
+  const exporter = await startServer({ dir: await seededDir(links) });
+  for (const format of ['jsonl', 'csv']) {
+    const loaded = rss(exporter.pid);
+    resetPeak(exporter.pid);
+    t0 = performance.now();
+    const exported = await drain(exporter.port, `/api/export?format=${format}`);
+    ms = performance.now() - t0;
+    if (exported.status !== 200) throw new Error(`export: ${exported.status}`);
+    console.log(
+      `export of ${fmt(links / 1e6)}M links (${format}, ${fmt(exported.bytes / 1e6)} MB): ${fmt(ms)} ms, ${fmt(exported.bytes / 1e6 / (ms / 1000), 1)} MB/s; ` +
+        `server RSS ${fmt(loaded.now)} MB with the links loaded, peak ${fmt(rss(exporter.pid).peak)} MB during the export`,
+    );
+  }
+  await exporter.stop();
+}
+
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `xs` turned left by `k`: round k of a rotation. */
 const rotated = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
 async function main() {
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
+  if (process.env.BENCH_TRANSFER_ONLY === '1') return reportTransfer();
   const cpu = cpus()[0]?.model ?? 'cpu';
   console.log(
     `node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ` +
@@ -431,6 +517,8 @@ async function main() {
 
   console.log('');
   await reportListing();
+  console.log('');
+  await reportTransfer();
   if (failed) process.exitCode = 1;
 }
 

@@ -20,6 +20,7 @@ import { loadStatic } from './http/static.ts';
 import { LogStore } from './store/log-store.ts';
 import type { StoreFs } from './store/fs.ts';
 import { Store, type CompactReport } from './store/store.ts';
+import { createTransfer } from './transfer/transfer.ts';
 
 export type { Handler } from './dispatch.ts';
 
@@ -163,7 +164,13 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness });
+  const transfer = createTransfer({
+    store: links,
+    rules: { baseUrl, maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
+    now: now ?? Date.now,
+    randomCode: createCodeSource(random),
+  });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.

@@ -19,6 +19,8 @@ import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
 import { apiRoutes, type ApiRoute } from './api/routes.ts';
 import type { Service } from './api/service.ts';
 import type { StaticFile } from './http/static.ts';
+import { transferRoutes } from './api/transfer-routes.ts';
+import type { Transfer } from './transfer/transfer.ts';
 import { VERSION } from './version.ts';
 
 /** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */
@@ -37,6 +39,8 @@ export interface TableDeps {
   noticeSchema?: Buffer;
   /** What /metrics reports and the redirect route counts into (default: a registry of its own). */
   metrics?: Metrics;
+  /** What `/api/export` and `/api/import` run on (default: none; they answer 500, for tables built only to be read). */
+  transfer?: Transfer;
 }
 
 const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
@@ -205,6 +209,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
         },
       },
     },
+    ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer }),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,

@@ -9,9 +9,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
+import { spareLongUploads } from './http/body.ts';
 import { trackConnections } from './http/connections.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
+import { parseTransferCommand, runTransferCommand } from './cli/transfer-commands.ts';
 import { createLogger, ignoreClosedPipe } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/lock.ts';
@@ -24,6 +26,7 @@ const FLUSH_GRACE_MS = 10_000;
 
 function main(): void {
   ignoreClosedPipe(process.stdout);
+  if (transferCommand()) return;
   let resolved;
   try {
     resolved = resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
@@ -76,6 +79,8 @@ function main(): void {
   const server = createServer(limits.options);
   // Before the handler is attached: a request must count as in flight before it runs.
   const connections = trackConnections(server, limits.maxConnections);
+  // An import may take longer than request_timeout_ms to upload: cut only when its bytes stop.
+  spareLongUploads(server, config.requestTimeoutMs);
 
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
@@ -152,6 +157,22 @@ function main(): void {
     log.info('stopped', { records: shortener.count });
     process.exit(0);
   }
+}
+
+/** `export` and `import FILE` (src/cli/transfer-commands.ts): true when argv is one of them. */
+function transferCommand(): boolean {
+  let cmd;
+  try {
+    cmd = parseTransferCommand(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${NAME}: ${err.message}\n`);
+    process.exit(2);
+  }
+  if (cmd === undefined) return false;
+  const io = { env: process.env, readFile: (p: string) => readFileSync(p, 'utf8'), stdout: process.stdout, stderr: process.stderr, now: Date.now };
+  void runTransferCommand(cmd, io).then((code) => (process.exitCode = code));
+  return true;
 }
 
 /** `--compact`: rewrite the log of a stopped server's data dir, report, exit. */

@@ -19,6 +19,8 @@ export function helpText(): string {
   const other = (flag: string, what: string): string => `  ${flag.padEnd(34)} ${what}`;
   return [
     'Usage: url-shortener [options]',
+    '       url-shortener export [--format jsonl|csv] [options] > FILE',
+    '       url-shortener import FILE [--format jsonl|csv] [options]',
     '',
     'Every option also reads the environment variable named beside it; a JSON file given with',
     '--config may use the snake_case names. Precedence: option > environment > file > default.',

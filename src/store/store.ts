@@ -104,12 +104,12 @@ export class Store {
     if (opened.legacy) {
       // A log of format 1 is rewritten with its version line now, rather than at the first write
       // (which it would hold up); until then it is a compaction (no vacuum, no second one).
+      let report: CompactReport | undefined;
       const upgrade = this.writer.exclusive(async () => {
-        if (this.writer.legacy) await upgradeLog(this.parts);
+        if (this.writer.legacy) report = await upgradeLog(this.parts);
       });
-      this.compacting = upgrade
-        .then(() => ({ bytesBefore: opened.size, bytesAfter: this.writer.size, entriesBefore: opened.entries, entriesAfter: this.writer.entries, purged: 0, ms: 0 }))
-        .finally(() => (this.compacting = undefined));
+      const unchanged = { bytesBefore: opened.size, bytesAfter: opened.size, entriesBefore: opened.entries, entriesAfter: opened.entries, purged: 0, ms: 0 };
+      this.compacting = upgrade.then(() => report ?? unchanged).finally(() => (this.compacting = undefined));
       // A failure is retried before the first write (which is refused meanwhile).
       this.compacting.catch((err: Error) =>
         this.problems.report('warn', `compaction:${errorKind(err)}`, 'could not rewrite the log with its format version line; will retry before the next write', { error: err.message }),

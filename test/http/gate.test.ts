@@ -132,6 +132,8 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/urls/:code/qr': 'protected',
       '/api/lookup': 'protected',
       '/api/deprecations': 'protected',
+      '/api/export': 'protected',
+      '/api/import': 'protected',
       '/mcp': 'protected',
       '/metrics': 'protected',
       '/openapi.json': 'protected',

@@ -109,6 +109,8 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
     'PATCH /api/urls/{code}': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
     'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
+    'GET /api/export': ['200', '400', '401', '403', '500'],
+    'POST /api/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
     'GET /{code}': ['302', '401', '404', '410', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
@@ -127,7 +129,7 @@ test('the operations document every route of SPEC §4, §5 and §8, with their s
   // Security: public routes need nothing; the rest the gate; list/delete an admin key too.
   for (const [key, op] of Object.entries(ops)) {
     const isPublic = ['GET /', 'GET /static/{file}', 'GET /healthz', 'GET /auth-check'].includes(key);
-    const isAdmin = ['GET /api/urls', 'PATCH /api/urls/{code}', 'DELETE /api/urls/{code}'].includes(key);
+    const isAdmin = ['GET /api/urls', 'PATCH /api/urls/{code}', 'DELETE /api/urls/{code}', 'GET /api/export', 'POST /api/import'].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
   }
@@ -242,6 +244,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     const { headers = { ...ADMIN, ...JSON_HEADERS }, ...rest } = extra;
     return { path: `/api/urls/${code}`, options: { method: 'PATCH', headers, body }, status, ...rest };
   };
+  const importing = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ path: '/api/import', options: { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body }, status, ...extra });
   const rpc = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
   const mcp = (status: number, headers: Record<string, string>, body = rpc): Probe => ({ path: '/mcp', options: { method: 'POST', headers, body }, status });
   return {
@@ -314,6 +317,25 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: '/api/lookup', status: 400 },
         { path: `/api/lookup?url=${encodeURIComponent('https://example.com/never')}`, status: 404 },
       ],
+    },
+    exportUrls: {
+      probes: [
+        { path: '/api/export', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/export?format=csv', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/export?format=xml', options: { headers: ADMIN }, status: 400 },
+        { path: '/api/export', status: 403 },
+      ],
+    },
+    importUrls: {
+      probes: [
+        importing('text/csv', 'url\nhttps://example.com/imported\n', 200),
+        importing('application/x-ndjson', '{"url":"https://example.com/imported-too"}\n', 200),
+        importing('text/csv', 'title\nno url column\n', 400),
+        { path: '/api/import', options: { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'url\n' }, status: 403 },
+        importing('application/json', '[]', 415),
+        importing('text/csv', 'url\nhttps://example.com/full-disk\n', 503, { diskFull: true }),
+      ],
+      unexercised: { 413: 'a body over 256 MiB (test/transfer covers it)' },
     },
     followLink: {
       probes: [

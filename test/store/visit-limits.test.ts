@@ -137,3 +137,14 @@ test('an edit whose write fails changes nothing and rejects with StoreUnavailabl
   assert.equal(store.newestByUrl('https://example.com/never', T), undefined);
   assert.equal((await store.update('edit01', { url: 'https://example.com/later' }, T))?.url, 'https://example.com/later', 'the next edit works');
 });
+
+test('an update asked while the code is being deleted answers undefined at once, and writes nothing', async (t) => {
+  const dir = tempDir(t);
+  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  t.after(() => store.close());
+  await store.insert(rec('gone01', null), T);
+  const deleting = store.delete('gone01', T);
+  assert.equal(await store.update('gone01', { url: 'https://example.com/late' }, T), undefined);
+  assert.equal(await deleting, true);
+  assert.deepEqual(logEntries(dir).map((e) => e.op), ['C', 'D']);
+});

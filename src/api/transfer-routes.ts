@@ -1,0 +1,190 @@
+/**
+ * `GET /api/export` and `POST /api/import` (docs/api.md, export and import), as routes of the
+ * table with their OpenAPI documentation. Both need the admin key, checked before anything else.
+ */
+import { HttpError } from '../errors.ts';
+import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
+import type { Ctx } from '../http/context.ts';
+import { flatten, type HeaderPair } from '../http/headers.ts';
+import { JSON_TYPE, type Responder } from '../http/respond.ts';
+import type { Deprecations } from '../published/deprecations.ts';
+import { body, json, ref } from '../published/openapi-parts.ts';
+import { EXPORT_FORMATS, exportFileName, pacedPieces, type ExportFormat } from '../transfer/export.ts';
+import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
+import type { Transfer } from '../transfer/transfer.ts';
+import type { ApiRoute } from './routes.ts';
+import type { Service } from './service.ts';
+
+export interface TransferRouteDeps {
+  service: Pick<Service, 'isAdminKey'>;
+  reply: Responder;
+  deprecations: Deprecations;
+  /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
+  transfer: Transfer | undefined;
+}
+
+/** What `POST /api/import` reads, by media type. */
+const IMPORT_TYPES: Readonly<Record<string, ImportFormat>> = { 'application/x-ndjson': 'jsonl', 'text/csv': 'csv' };
+
+const IMPORT_REPORT = {
+  type: 'object',
+  properties: {
+    imported: { type: 'integer', minimum: 0 },
+    skipped: { type: 'integer', minimum: 0 },
+    errors: {
+      type: 'array',
+      maxItems: 100,
+      description: 'The first 100 skipped rows, by line.',
+      items: {
+        type: 'object',
+        properties: { line: { type: 'integer', minimum: 1, description: 'The physical line of the row in the file.' }, detail: { type: 'string' } },
+        required: ['line', 'detail'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['imported', 'skipped', 'errors'],
+  additionalProperties: false,
+} as const;
+
+const IMPORT_FAILED = {
+  type: 'object',
+  properties: {
+    detail: { type: 'string' },
+    imported: { type: 'integer', minimum: 0, description: 'Rows stored (durable) before the failure.' },
+    line: { type: 'integer', minimum: 1, description: 'The first row not stored: nothing from this line on was written.' },
+  },
+  required: ['detail', 'imported', 'line'],
+  additionalProperties: false,
+} as const;
+
+export function transferRoutes({ service, reply, deprecations, transfer: given }: TransferRouteDeps): ApiRoute[] {
+  const transfer: Transfer = given ?? {
+    exportText: () => {
+      throw new Error('this route table was built without a store');
+    },
+    importLinks: () => Promise.reject(new Error('this route table was built without a store')),
+    now: Date.now,
+  };
+  /** As on the other admin routes: `X-API-Key`, else the deprecated `api_key`; 403, empty, first. */
+  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
+    const header = ctx.req.headers['x-api-key'];
+    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
+    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
+    const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
+    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
+    return notice;
+  }
+
+  async function exportLinks(ctx: Ctx): Promise<void> {
+    const notice = requireAdmin(ctx);
+    const asked = ctx.query().get('format') ?? 'jsonl';
+    if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv', notice);
+    const format: ExportFormat = asked;
+    const name = exportFileName(format, transfer.now());
+    const source = transfer.exportText(format);
+    try {
+      // The pacer writes a piece only once the client took the previous ones (res.write's false is
+      // waited out): a slow reader holds one piece of the export, not the export.
+      await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source), [
+        'Content-Disposition',
+        `attachment; filename="${name}"`,
+        ...flatten(notice),
+      ]);
+    } finally {
+      // A client that went away leaves the export unfinished: end it, which releases its snapshot.
+      await source.return(undefined);
+    }
+  }
+
+  async function importLinks(ctx: Ctx): Promise<void> {
+    const notice = requireAdmin(ctx);
+    const type = mediaType(ctx.req.headers['content-type']);
+    const format = IMPORT_TYPES[type];
+    if (format === undefined) {
+      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`, notice);
+    }
+    let result;
+    try {
+      result = await transfer.importLinks(streamBody(ctx.req, IMPORT_BODY_LIMIT), format);
+    } catch (err) {
+      if (err instanceof ImportInputError) throw new HttpError(400, err.message, notice);
+      throw err instanceof HttpError ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
+    }
+    if (result.ok) {
+      const { imported, skipped, errors } = result;
+      return reply.json(ctx.res, 200, { imported, skipped, errors }, flatten(notice));
+    }
+    // The rest of the upload is left unread: the connection closes after this answer.
+    const { detail, imported, line } = result;
+    reply.json(ctx.res, 503, { detail, imported, line }, ['Connection', 'close', ...flatten(notice)]);
+  }
+
+  return [
+    {
+      path: '/api/export',
+      methods: { GET: exportLinks },
+      doc: {
+        GET: {
+          operationId: 'exportUrls',
+          summary: 'Export every live link, oldest first',
+          description:
+            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits ' +
+            '(max_visits empty when unlimited). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
+          tag: 'admin',
+          access: 'admin',
+          parameters: [
+            { name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } },
+          ],
+          responses: {
+            200: {
+              description: 'The records. Deprecation and Link only when the key came from api_key.',
+              headers: {
+                'Content-Disposition': { description: 'attachment; filename="urls-YYYY-MM-DD.jsonl" (or .csv).', schema: { type: 'string' } },
+                Deprecation: ref('headers', 'Deprecation'),
+                Link: ref('headers', 'Link'),
+              },
+              content: {
+                'application/x-ndjson': { schema: { type: 'string', description: 'One Record (JSON) per line.' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            400: ref('responses', 'BadRequest'),
+          },
+        },
+      },
+    },
+    {
+      path: '/api/import',
+      methods: { POST: importLinks },
+      doc: {
+        POST: {
+          operationId: 'importUrls',
+          summary: 'Import links from JSON Lines or CSV',
+          description:
+            'Streamed, up to 256 MiB. CSV columns are found by header name, case-insensitively: url ← original_url, url, long_url, longUrl, Long URL; ' +
+            'code ← short_code, code, shortCode, Short code, keyword; created ← created_at, createdAt, timestamp, date_created (Unix seconds, ISO 8601, ' +
+            'or YYYY-MM-DD HH:MM:SS as UTC); visits ← visit_count, visits, clicks; plus retention_days and max_visits; other columns are ignored. ' +
+            'Rows are checked like a create and stored in file order; a row without a code gets a generated one; invalid rows, taken codes and ' +
+            'already expired rows are skipped and reported by line. Answered once every stored row is durable.',
+          tag: 'admin',
+          access: 'admin',
+          requestBody: {
+            required: true,
+            content: {
+              'application/x-ndjson': { schema: { type: 'string', description: 'One record (JSON object) per line.' } },
+              'text/csv': { schema: { type: 'string', description: 'A header row, then one link per row.' } },
+            },
+          },
+          responses: {
+            200: json('The import report. Deprecation and Link only when the key came from api_key.', IMPORT_REPORT, ['Deprecation', 'Link']),
+            400: ref('responses', 'BadRequest'),
+            413: json('The body is over 256 MiB. The connection is closed.', 'Error'),
+            415: ref('responses', 'UnsupportedMediaType'),
+            503: body('The store failed part-way: every row before line that was reported imported is durable, nothing from line on was written; importing the same file again finishes the job.', JSON_TYPE, IMPORT_FAILED),
+          },
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,173 @@
+/**
+ * `url-shortener export` and `url-shortener import FILE` (docs/operations.md): the export and the
+ * import of the HTTP API, offline, for moving links between instances and backends. They log to
+ * stderr, never stdout (stdout is the export itself).
+ *
+ * `export` reads the data dir without taking its lock, so it may run beside a server (a hot
+ * backup); `import` opens the store like a server does, so it refuses while a server holds it.
+ */
+import { createReadStream } from 'node:fs';
+import { createCodeSource } from '../api/codes.ts';
+import { ConfigError } from '../errors.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { LogStore } from '../store/log-store.ts';
+import { Store, StoreOpenError } from '../store/store.ts';
+import { exportText, type ExportFormat } from '../transfer/export.ts';
+import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
+import { createTransfer } from '../transfer/transfer.ts';
+import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
+import { resolveConfig, type Config } from './config.ts';
+
+export interface TransferCommand {
+  command: 'export' | 'import';
+  /** The file to import. */
+  file: string | undefined;
+  format: ExportFormat | undefined;
+  /** Given: a PostgreSQL store was asked for. */
+  databaseUrl: string | undefined;
+  /** The other arguments: settings, read as the server reads them. */
+  settings: string[];
+}
+
+/** `export …` or `import FILE …`; undefined when argv is not one of these commands. Throws `ConfigError`. */
+export function parseTransferCommand(argv: readonly string[]): TransferCommand | undefined {
+  const [command, ...rest] = argv;
+  if (command !== 'export' && command !== 'import') return undefined;
+  const parsed: TransferCommand = { command, file: undefined, format: undefined, databaseUrl: undefined, settings: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
+    if (name === '--format' || name === '--database-url') {
+      const value = eq !== -1 && arg.startsWith('--') ? arg.slice(eq + 1) : rest[++i];
+      if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
+      if (name === '--database-url') parsed.databaseUrl = value;
+      else if (value === 'jsonl' || value === 'csv') parsed.format = value;
+      else throw new ConfigError(`invalid --format ${JSON.stringify(value)}: must be jsonl or csv`);
+    } else if (!arg.startsWith('-') && command === 'import' && parsed.file === undefined) {
+      parsed.file = arg;
+    } else {
+      parsed.settings.push(arg);
+      // A setting's value travels with it (`--data-dir D`); resolveConfig reads the pair.
+      if (arg.startsWith('--') && eq === -1 && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) parsed.settings.push(rest[++i]!);
+    }
+  }
+  if (command === 'import' && parsed.file === undefined) throw new ConfigError('import needs the file to read: url-shortener import FILE [--data-dir D]');
+  return parsed;
+}
+
+/** What the commands touch of the process: injectable for tests. */
+export interface CommandIo {
+  env: Readonly<Record<string, string | undefined>>;
+  readFile: (path: string) => string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  now: () => number;
+}
+
+/** Runs the command; resolves with the exit code (0 done, 1 failed, 2 bad usage). */
+export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): Promise<number> {
+  let config: Config;
+  try {
+    if (cmd.databaseUrl !== undefined) throw new ConfigError('PostgreSQL support is not built yet; use --data-dir');
+    const resolved = resolveConfig({ argv: cmd.settings, env: io.env, readFile: io.readFile });
+    if (resolved.command !== 'run') throw new ConfigError(`${cmd.command} takes no ${[...resolved.switches].join(' ')}`);
+    config = resolved.config;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.stderr.write(`url-shortener ${cmd.command}: ${err.message}\n`);
+    return 2;
+  }
+  const log = createLogger(config.logLevel, io.stderr);
+  return cmd.command === 'export' ? exportCommand(cmd, config, log, io) : importCommand(cmd, config, log, io);
+}
+
+const baseUrlOf = (config: Config): string => config.baseUrl ?? `http://localhost:${config.port}`;
+
+async function exportCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+  const format = cmd.format ?? 'jsonl';
+  const records = readLogSnapshot(config.dataDir, Math.floor(io.now() / 1000));
+  let count = 0;
+  const counted = (async function* () {
+    for await (const rec of records) {
+      count++;
+      yield rec;
+    }
+  })();
+  const out = io.stdout;
+  // A closed pipe shows as an error (EPIPE) or a close: process.stdout is never marked destroyed.
+  let gone = false;
+  const onGone = (): void => void (gone = true);
+  out.on('error', onGone).on('close', onGone);
+  try {
+    for await (const piece of exportText(counted, format, baseUrlOf(config))) {
+      if (gone) {
+        // The reader went away (`export | head`): the export is incomplete, which must not look done.
+        log.warn('stdout was closed; the export is incomplete', { records: count });
+        return 1;
+      }
+      // Waits when the reader is slower than the log: memory holds a piece, not the export.
+      if (!out.write(piece)) await writable(out);
+    }
+  } catch (err) {
+    if (!(err instanceof LogSnapshotError)) throw err;
+    log.error(err.message);
+    return 1;
+  } finally {
+    out.off('error', onGone).off('close', onGone);
+  }
+  log.info('exported', { data_dir: config.dataDir, records: count, format });
+  return 0;
+}
+
+/** Resolves once `out` drained, or closed. */
+function writable(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
+}
+
+async function importCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+  const file = cmd.file!;
+  const format: ImportFormat = cmd.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
+  let store: Store;
+  try {
+    store = new Store({ dir: config.dataDir, fsync: config.fsync, log, now: io.now });
+  } catch (err) {
+    // Another process holds the data dir: the message names it (host and PID).
+    if (!(err instanceof StoreOpenError)) throw err;
+    log.error(err.message);
+    return 1;
+  }
+  const links = new LogStore(store);
+  const transfer = createTransfer({
+    store: links,
+    rules: { baseUrl: baseUrlOf(config), maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
+    now: io.now,
+    randomCode: createCodeSource(),
+  });
+  try {
+    const input = createReadStream(file);
+    const result = await transfer.importLinks(input, format);
+    for (const e of result.errors) log.warn('row skipped', { line: e.line, detail: e.detail });
+    if (!result.ok) {
+      log.error('import stopped: the store failed', { detail: result.detail, imported: result.imported, line: result.line });
+      return 1;
+    }
+    log.info('imported', { file, format, imported: result.imported, skipped: result.skipped, records: links.count });
+    return 0;
+  } catch (err) {
+    if (err instanceof ImportInputError) log.error(err.message, { file });
+    else if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) log.error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+    else throw err;
+    return 1;
+  } finally {
+    await links.close();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The export (docs/api.md, export and import): every live record, oldest first, as JSON Lines or
+ * as CSV, in pieces of about 64 KiB read from the store's export as they are needed. Nothing holds
+ * more than one piece: memory stays flat with a million links. Shared by `GET /api/export` and the
+ * offline `url-shortener export` command.
+ */
+import type { Piece } from '../http/pacer.ts';
+import { recordView, type UrlRecord } from '../api/service.ts';
+import type { LinkRecord } from '../store/link-store.ts';
+import { csvRow } from './csv.ts';
+
+export type ExportFormat = 'jsonl' | 'csv';
+
+/** Media types and file extensions by format. */
+export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; extension: string }>> = {
+  jsonl: { type: 'application/x-ndjson', extension: 'jsonl' },
+  csv: { type: 'text/csv', extension: 'csv' },
+};
+
+/** The CSV columns, in order: the record's fields without `expires_at`, which follows from them. */
+export const CSV_COLUMNS = ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits'] as const;
+
+/** Characters per piece: big enough to cost few writes, small enough to stay a young string. */
+const PIECE_CHARS = 64 * 1024;
+
+function csvLine(r: UrlRecord): string {
+  return csvRow([r.short_code, r.short_url, r.original_url, String(r.created_at), String(r.visit_count), String(r.retention_days), r.max_visits === null ? '' : String(r.max_visits)]);
+}
+
+function jsonLine(r: UrlRecord): string {
+  return JSON.stringify(r) + '\n';
+}
+
+/** The export of `records` as text pieces: the CSV header first, then one line per record. */
+export async function* exportText(records: AsyncIterable<LinkRecord>, format: ExportFormat, baseUrl: string): AsyncGenerator<string> {
+  const line = format === 'csv' ? csvLine : jsonLine;
+  let piece = format === 'csv' ? csvRow(CSV_COLUMNS) : '';
+  for await (const rec of records) {
+    piece += line(recordView(rec, baseUrl));
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  if (piece !== '') yield piece;
+}
+
+/**
+ * The pieces of an async source as the pacer (`http/pacer.ts`) takes them: each a promise of the
+ * next piece. The pacer asks for the next only once the previous one was written, by which time
+ * the end of the source is known.
+ */
+export function* pacedPieces(source: AsyncIterator<string>): Generator<Piece, void, undefined> {
+  let done = false;
+  while (!done) {
+    yield source.next().then((r) => {
+      if (r.done) done = true;
+      return r.done ? '' : r.value;
+    });
+  }
+}
+
+/** `urls-YYYY-MM-DD.<ext>` of the UTC day of `nowMs`. */
+export function exportFileName(format: ExportFormat, nowMs: number): string {
+  return `urls-${new Date(nowMs).toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * One imported row checked like a create (docs/api.md, export and import): the same URL rules
+ * (the self-link check included), the custom-code rule for a given code, retention and
+ * max_visits; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
+ */
+import { HttpError } from '../errors.ts';
+import { isExpired, type LinkRecord } from '../store/link-store.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, validateUrl, type UrlRules } from '../api/validate.ts';
+import { parseCreatedText } from './dates.ts';
+import type { Field } from './columns.ts';
+
+export interface RowRules extends UrlRules {
+  minShortLength: number;
+  maxShortLength: number;
+}
+
+/** A row's values by field: text from CSV, typed values from JSON. */
+export type RowValues = Partial<Record<Field, unknown>>;
+
+/** A valid row: the record to store, `code` undefined when one is to be generated. */
+export type CheckedRow = { ok: true; record: Omit<LinkRecord, 'code'>; code: string | undefined } | { ok: false; detail: string };
+
+/** A clock skew allowance: a creation time up to a day ahead of this server's clock is accepted. */
+const FUTURE_SLACK = 86400;
+
+/**
+ * `values` checked against `rules` at `now` (Unix seconds). `textual`: the values came from CSV,
+ * where numbers are digits and an empty cell means absent.
+ */
+export function checkRow(values: RowValues, rules: RowRules, now: number, textual: boolean): CheckedRow {
+  const get = (field: Field): unknown => {
+    const v = values[field];
+    return textual && v === '' ? undefined : v;
+  };
+  try {
+    const url = validateUrl(get('url'), rules);
+    const code = parseCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
+    const createdAt = created(get('created'), now);
+    const visits = visitCount(get('visits'), textual);
+    const retentionDays = parseRetention(get('retention'), textual);
+    const maxVisits = parseMaxVisits(get('maxVisits'), textual);
+    const record = { url, createdAt, retentionDays, visits, maxVisits };
+    if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
+    return { ok: true, record, code };
+  } catch (err) {
+    if (err instanceof HttpError && err.detail !== undefined) return { ok: false, detail: err.detail };
+    throw err;
+  }
+}
+
+function created(raw: unknown, now: number): number {
+  if (raw === undefined || raw === null) return now;
+  const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' ? parseCreatedText(raw) : undefined;
+  if (seconds === undefined || !Number.isInteger(seconds) || seconds < 0) {
+    throw new HttpError(400, 'created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)');
+  }
+  if (seconds > now + FUTURE_SLACK) throw new HttpError(400, 'created_at is in the future');
+  return seconds;
+}
+
+function visitCount(raw: unknown, textual: boolean): number {
+  if (raw === undefined || raw === null) return 0;
+  const value = textual && typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new HttpError(400, 'visit_count must be an integer of 0 or more');
+  }
+  return value;
+}
