@@ -5,13 +5,13 @@
 import { HttpError } from '../errors.ts';
 import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
 import type { Ctx } from '../http/context.ts';
-import { flatten, type HeaderPair } from '../http/headers.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, exportFileName, pacedPieces, type ExportFormat } from '../transfer/export.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import type { Transfer } from '../transfer/transfer.ts';
+import { adminKeyCheck } from './admin-key.ts';
 import type { ApiRoute } from './routes.ts';
 import type { Service } from './service.ts';
 
@@ -66,20 +66,11 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     importLinks: () => Promise.reject(new Error('this route table was built without a store')),
     now: Date.now,
   };
-  /** As on the other admin routes: `X-API-Key`, else the deprecated `api_key`; 403, empty, first. */
-  function requireAdmin(ctx: Ctx): readonly HeaderPair[] {
-    const header = ctx.req.headers['x-api-key'];
-    const fromQuery = typeof header !== 'string' && ctx.query().has('api_key');
-    const notice = fromQuery ? deprecations.headers('api-key-query') : [];
-    const key = typeof header === 'string' ? header : (ctx.query().get('api_key') ?? undefined);
-    if (!service.isAdminKey(key)) throw new HttpError(403, undefined, notice);
-    return notice;
-  }
+  const { adminOnly } = adminKeyCheck(service, deprecations);
 
-  async function exportLinks(ctx: Ctx): Promise<void> {
-    const notice = requireAdmin(ctx);
+  async function exportLinks(ctx: Ctx, notice: readonly string[]): Promise<void> {
     const asked = ctx.query().get('format') ?? 'jsonl';
-    if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv', notice);
+    if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
     const format: ExportFormat = asked;
     const name = exportFileName(format, transfer.now());
     const source = transfer.exportText(format);
@@ -89,7 +80,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
       await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source), [
         'Content-Disposition',
         `attachment; filename="${name}"`,
-        ...flatten(notice),
+        ...notice,
       ]);
     } finally {
       // A client that went away leaves the export unfinished: end it, which releases its snapshot.
@@ -97,33 +88,32 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     }
   }
 
-  async function importLinks(ctx: Ctx): Promise<void> {
-    const notice = requireAdmin(ctx);
+  async function importLinks(ctx: Ctx, notice: readonly string[]): Promise<void> {
     const type = mediaType(ctx.req.headers['content-type']);
     const format = IMPORT_TYPES[type];
     if (format === undefined) {
-      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`, notice);
+      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
     }
     let result;
     try {
       result = await transfer.importLinks(streamBody(ctx.req, IMPORT_BODY_LIMIT), format);
     } catch (err) {
-      if (err instanceof ImportInputError) throw new HttpError(400, err.message, notice);
-      throw err instanceof HttpError ? new HttpError(err.status, err.detail, [...err.headers, ...notice]) : err;
+      if (err instanceof ImportInputError) throw new HttpError(400, err.message);
+      throw err;
     }
     if (result.ok) {
       const { imported, skipped, errors } = result;
-      return reply.json(ctx.res, 200, { imported, skipped, errors }, flatten(notice));
+      return reply.json(ctx.res, 200, { imported, skipped, errors }, notice);
     }
     // The rest of the upload is left unread: the connection closes after this answer.
     const { detail, imported, line } = result;
-    reply.json(ctx.res, 503, { detail, imported, line }, ['Connection', 'close', ...flatten(notice)]);
+    reply.json(ctx.res, 503, { detail, imported, line }, ['Connection', 'close', ...notice]);
   }
 
   return [
     {
       path: '/api/export',
-      methods: { GET: exportLinks },
+      methods: { GET: adminOnly(exportLinks) },
       doc: {
         GET: {
           operationId: 'exportUrls',
@@ -156,7 +146,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     },
     {
       path: '/api/import',
-      methods: { POST: importLinks },
+      methods: { POST: adminOnly(importLinks) },
       doc: {
         POST: {
           operationId: 'importUrls',
