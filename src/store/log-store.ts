@@ -120,10 +120,9 @@ export class LogStore implements LinkStore {
    */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
     const before = this.editing.get(code);
-    const edit = before ? before.then(
-      () => this.edit(code, changes, now),
-      () => this.edit(code, changes, now),
-    ) : this.edit(code, changes, now);
+    const run = (): Promise<LinkRecord | undefined> => this.edit(code, changes, now);
+    // Without an edit before it, it starts now: a delete asked after it comes after it.
+    const edit = before ? before.then(run, run) : run();
     this.editing.set(code, edit);
     const done = (): void => {
       if (this.editing.get(code) === edit) this.editing.delete(code);

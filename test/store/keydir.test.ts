@@ -223,3 +223,23 @@ test('property: a search keeps exactly the records whose code or URL contains q 
     },
   );
 });
+
+test('a search of 500,000 records lets other work run before it answers', async () => {
+  const k = new Keydir(1 << 19);
+  for (let i = 0; i < 500_000; i++) k.add(`c${i}`, `https://example.com/some/longer/path/${i}?ref=${i % 1000}`, 1, 0, 0);
+  let turns = 0;
+  let counting = true;
+  const tick = (): void => {
+    turns++;
+    if (counting) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let released = 0;
+  const snapshot = await searchSnapshot(k, () => true, 'REF=999', () => released++);
+  counting = false;
+  assert.ok(turns > 1, `other work ran while searching (${turns} turns)`);
+  assert.equal(snapshot.length, 500);
+  assert.equal(snapshot.slice(0, 1)[0]!.code, 'c499999');
+  snapshot.release();
+  assert.equal(released, 1);
+});
