@@ -1,63 +1,12 @@
-// The web UI: plain DOM, no framework, no request leaves the origin. Every URL is relative, so the
-// page works the same at `/` and under a base path (`/s/`). The gate token and the admin key live
-// in sessionStorage: they last as long as the tab and are never written anywhere else.
+// The web UI (docs/ui.md): plain DOM, no framework, no request leaves the origin. The gate token
+// and the admin key live in sessionStorage: they last as long as the tab and go nowhere else.
 
-const TOKEN_KEY = 'url-shortener.token';
-const API_KEY_KEY = 'url-shortener.api-key';
+import { $, API_KEY_KEY, TOKEN_KEY, api, onTokenNeeded, parseSvg, pending, problem, showError, withScheme } from './api.js';
+
 const PAGE_SIZE = 20;
 
-const $ = (id) => document.getElementById(id);
-
-/** Raised after a 401: the token prompt is already showing, callers just stop. */
-class Unauthorized extends Error {}
-
-// ---- API access ----------------------------------------------------------------------------
-
-async function api(path, { method = 'GET', headers = {}, body } = {}) {
-  const all = { ...headers };
-  const token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) all.Authorization = `Bearer ${token}`;
-  let res;
-  try {
-    res = await fetch(path, { method, headers: all, body, cache: 'no-store' });
-  } catch {
-    throw new Error('The service could not be reached. Check your connection and try again.');
-  }
-  if (res.status === 401) {
-    sessionStorage.removeItem(TOKEN_KEY);
-    showGate(token ? 'That token was not accepted. Enter it again.' : 'This service needs an access token.');
-    throw new Unauthorized();
-  }
-  return res;
-}
-
-/** The API's `detail`, turned into a sentence for a person. */
-async function problem(res) {
-  let detail = '';
-  try {
-    detail = (await res.json()).detail ?? '';
-  } catch {
-    // an empty or non-JSON body: fall back to the status below
-  }
-  if (!detail) {
-    if (res.status === 404) return 'Nothing found.';
-    if (res.status === 403) return 'That API key was not accepted.';
-    if (res.status === 503) return 'The service cannot store links right now. Try again in a moment.';
-    return `The request failed (${res.status}).`;
-  }
-  const text = detail
-    .replace(/^url\b/, 'The URL')
-    .replace(/^retention_days\b/, 'The number of days')
-    .replace(/^limit\b/, 'The page size')
-    .replace(/^offset\b/, 'The page');
-  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
-  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
-}
-
-function showError(el, message) {
-  el.textContent = message;
-  el.hidden = !message;
-}
+/** Whether a token is required (`/auth-check`), and whether short links open without it. */
+const gateState = { required: false, linksPrivate: undefined };
 
 // ---- Records -------------------------------------------------------------------------------
 
@@ -68,29 +17,11 @@ function formatDate(seconds) {
 }
 
 function expiry(record) {
-  if (!record.retention_days) return 'Never';
-  return formatDate(record.created_at + record.retention_days * 86400);
+  return record.expires_at == null ? 'Never' : formatDate(record.expires_at);
 }
 
-/** Fills a <dl> with the fields of a record. */
-function showRecord(dl, record, { visits = true } = {}) {
-  const rows = [
-    ['Short link', link(record.short_url)],
-    ['Original URL', link(record.original_url)],
-    ['Created', formatDate(record.created_at)],
-    ['Expires', expiry(record)],
-  ];
-  if (visits) rows.push(['Visits', String(record.visit_count)]);
-  dl.replaceChildren(
-    ...rows.flatMap(([term, value]) => {
-      const dt = document.createElement('dt');
-      dt.textContent = term;
-      const dd = document.createElement('dd');
-      dd.append(value);
-      return [dt, dd];
-    }),
-  );
-  dl.hidden = false;
+function visits(record) {
+  return record.max_visits == null ? String(record.visit_count) : `${record.visit_count} of ${record.max_visits}`;
 }
 
 function link(href, text = href) {
@@ -101,7 +32,66 @@ function link(href, text = href) {
   return a;
 }
 
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (name === 'className' || name === 'textContent' || name === 'type' || name === 'id' || name === 'hidden') node[name] = value;
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+/** Fills a <dl> with the fields of a record. */
+function showRecord(dl, record) {
+  const rows = [
+    ['Short link', link(record.short_url)],
+    ['Original URL', link(record.original_url)],
+    ['Created', formatDate(record.created_at)],
+    ['Expires', expiry(record)],
+    ['Visits', visits(record)],
+  ];
+  dl.replaceChildren(...rows.flatMap(([term, value]) => [el('dt', { textContent: term }), el('dd', {}, value)]));
+  dl.hidden = false;
+}
+
+/** The QR code of `record`, fetched with the token and inserted as SVG nodes into `box`. */
+async function showQr(record, box) {
+  const res = await api(`api/urls/${encodeURIComponent(record.short_code)}/qr`);
+  if (!res.ok) throw new Error((await problem(res)).message);
+  box.replaceChildren(parseSvg(await res.text(), `QR code of ${record.short_url}`));
+  box.hidden = false;
+}
+
+/**
+ * Whether short links open without the token. Asked once, by a `HEAD` of a real short link sent
+ * without it: `401` means private (gate on, public redirects off), anything else public. A `HEAD`
+ * never counts a visit. A short link on another origin (a `BASE_URL` elsewhere) is not asked.
+ */
+async function probeLinks(shortUrl) {
+  if (!gateState.required || gateState.linksPrivate !== undefined) return gateState.linksPrivate;
+  if (new URL(shortUrl, document.baseURI).origin !== location.origin) return undefined;
+  try {
+    const res = await fetch(shortUrl, { method: 'HEAD', redirect: 'manual', cache: 'no-store' });
+    gateState.linksPrivate = res.status === 401;
+  } catch {
+    // unknown: say nothing
+  }
+  return gateState.linksPrivate;
+}
+
+async function copy(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // ---- The gate ------------------------------------------------------------------------------
+
+let tokenWaiters = [];
 
 function showGate(message) {
   $('gate').hidden = false;
@@ -118,34 +108,48 @@ function hideGate() {
   $('forget-token').hidden = !sessionStorage.getItem(TOKEN_KEY);
 }
 
+onTokenNeeded(
+  (message) =>
+    new Promise((resolve) => {
+      tokenWaiters.push(resolve);
+      showGate(message);
+    }),
+);
+
 async function checkGate() {
-  let required = false;
   try {
     const res = await fetch('auth-check', { cache: 'no-store' });
-    if (res.ok) required = (await res.json()).auth_required === true;
+    if (res.ok) gateState.required = (await res.json()).auth_required === true;
   } catch {
     // unreachable: the forms say so when used
   }
-  // A link cannot carry the token: behind the gate the reference is for API clients only.
-  $('docs-link').hidden = required;
-  if (required && !sessionStorage.getItem(TOKEN_KEY)) showGate();
+  // A plain link cannot carry the token: behind the gate the reference is for API clients only.
+  $('docs-link').hidden = gateState.required;
+  if (gateState.required && !sessionStorage.getItem(TOKEN_KEY)) showGate();
   else hideGate();
 }
 
-$('gate-form').addEventListener('submit', async (event) => {
+$('gate-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const token = $('token').value;
   if (!token) return showError($('gate-error'), 'Enter the token.');
-  sessionStorage.setItem(TOKEN_KEY, token);
-  try {
-    // Any protected endpoint tells whether the token is right.
-    const res = await api('api/health');
-    if (!res.ok) throw new Error(await problem(res));
-    hideGate();
-    $('url').focus();
-  } catch (err) {
-    if (!(err instanceof Unauthorized)) showError($('gate-error'), err.message);
-  }
+  void pending($('gate-button'), async () => {
+    try {
+      // Any protected endpoint tells whether the token is right; sent by hand, not through `api`,
+      // which would open this very prompt again.
+      const res = await fetch('api/health', { headers: { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+      if (res.status === 401) return showError($('gate-error'), 'That token was not accepted. Enter it again.');
+      if (!res.ok) return showError($('gate-error'), (await problem(res)).message);
+      sessionStorage.setItem(TOKEN_KEY, token);
+      hideGate();
+      const waiting = tokenWaiters;
+      tokenWaiters = [];
+      if (waiting.length === 0) $('url').focus();
+      for (const resume of waiting) resume();
+    } catch {
+      showError($('gate-error'), 'The service could not be reached. Check your connection and try again.');
+    }
+  });
 });
 
 $('forget-token').addEventListener('click', () => {
@@ -155,62 +159,78 @@ $('forget-token').addEventListener('click', () => {
 
 // ---- Shorten -------------------------------------------------------------------------------
 
-$('shorten-form').addEventListener('submit', async (event) => {
+const SHORTEN_ERRORS = { url: 'url-error', code: 'code-error', retention_days: 'retention-error', max_visits: 'max-visits-error' };
+
+/** An optional number field: absent when empty, else the number typed (the API judges it). */
+function numberField(input) {
+  const text = input.value.trim();
+  return text === '' ? undefined : Number(text);
+}
+
+$('shorten-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  const error = $('url-error');
-  const retentionError = $('retention-error');
-  const url = $('url').value.trim();
-  const retention = $('retention').value.trim();
-  showError(retentionError, '');
-  if (!url) return showError(error, 'Enter the URL to shorten.');
-  showError(error, '');
-  const button = $('shorten-button');
-  button.disabled = true;
-  try {
-    const body = { url };
-    if (retention !== '') body.retention_days = Number(retention);
-    const res = await api('api/shorten', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) {
-      const message = await problem(res);
-      // Each message goes next to the field it is about.
-      if (message.startsWith('The number of days')) return showError(retentionError, message);
-      throw new Error(message);
+  for (const id of Object.values(SHORTEN_ERRORS)) showError($(id), '');
+  // A new attempt replaces the old result, so an error is never read as being about it.
+  $('shorten-result').hidden = true;
+  const typed = $('url').value.trim();
+  if (!typed) return showError($('url-error'), 'Enter the URL to shorten.');
+  const url = withScheme(typed);
+  $('url').value = url;
+  const body = { url };
+  const code = $('code').value.trim();
+  if (code) body.code = code;
+  const retention = numberField($('retention'));
+  if (retention !== undefined) body.retention_days = retention;
+  const maxVisits = numberField($('max-visits'));
+  if (maxVisits !== undefined) body.max_visits = maxVisits;
+  void pending($('shorten-button'), async () => {
+    try {
+      const res = await api('api/shorten', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      if (res.status !== 201) {
+        const { field, message } = await problem(res);
+        const target = $(SHORTEN_ERRORS[field] ?? 'url-error');
+        if (field && field !== 'url') $('options').open = true;
+        showError(target, message);
+        return;
+      }
+      await showResult((await res.text()).trim());
+    } catch (err) {
+      showError($('url-error'), err.message);
     }
-    const shortUrl = (await res.text()).trim();
-    const a = $('short-link');
-    a.href = shortUrl;
-    a.textContent = shortUrl;
-    $('copy-status').textContent = '';
-    const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
-    const meta = await api(`api/urls/${encodeURIComponent(code)}`);
-    if (meta.ok) showRecord($('shorten-record'), await meta.json(), { visits: false });
-    else $('shorten-record').replaceChildren();
-    $('shorten-result').hidden = false;
-    $('copy-button').focus();
-  } catch (err) {
-    if (!(err instanceof Unauthorized)) showError(error, err.message);
-  } finally {
-    button.disabled = false;
-  }
+  });
 });
 
-$('copy-button').addEventListener('click', async () => {
-  const status = $('copy-status');
-  try {
-    await navigator.clipboard.writeText($('short-link').textContent);
-    status.textContent = 'Copied';
-  } catch {
-    status.textContent = 'Copy failed: select the link and copy it by hand.';
+async function showResult(shortUrl) {
+  const a = $('short-link');
+  a.href = shortUrl;
+  a.textContent = shortUrl;
+  $('copy-status').textContent = '';
+  $('shorten-qr').replaceChildren();
+  $('shorten-record').replaceChildren();
+  const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
+  const meta = await api(`api/urls/${encodeURIComponent(code)}`);
+  const record = meta.ok ? await meta.json() : undefined;
+  if (record) showRecord($('shorten-record'), record);
+  $('private-note').hidden = (await probeLinks(shortUrl)) !== true;
+  $('shorten-result').hidden = false;
+  $('copy-button').focus();
+  if (record) {
+    try {
+      await showQr(record, $('shorten-qr'));
+    } catch (err) {
+      $('shorten-qr').replaceChildren(el('p', { className: 'error', textContent: err.message }));
+    }
   }
+}
+
+$('copy-button').addEventListener('click', async () => {
+  const ok = await copy($('short-link').textContent);
+  $('copy-status').textContent = ok ? 'Copied' : 'Copy failed: select the link and copy it by hand.';
 });
 
 // ---- Look up -------------------------------------------------------------------------------
 
-$('lookup-form').addEventListener('submit', async (event) => {
+$('lookup-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const error = $('lookup-error');
   const dl = $('lookup-record');
@@ -221,14 +241,16 @@ $('lookup-form').addEventListener('submit', async (event) => {
   // Anything with a scheme is an original URL; anything else a code (a pasted short link works too).
   const byUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(input) && !isOwnShortLink(input);
   const code = byUrl ? '' : input.slice(input.lastIndexOf('/') + 1);
-  try {
-    const res = byUrl ? await api(`api/lookup?url=${encodeURIComponent(input)}`) : await api(`api/urls/${encodeURIComponent(code)}`);
-    if (res.status === 404) throw new Error(byUrl ? 'No link points to that URL.' : 'There is no link with that code.');
-    if (!res.ok) throw new Error(await problem(res));
-    showRecord(dl, await res.json());
-  } catch (err) {
-    if (!(err instanceof Unauthorized)) showError(error, err.message);
-  }
+  void pending($('lookup-button'), async () => {
+    try {
+      const res = byUrl ? await api(`api/lookup?url=${encodeURIComponent(input)}`) : await api(`api/urls/${encodeURIComponent(code)}`);
+      if (res.status === 404) throw new Error(byUrl ? 'No link points to that URL.' : 'There is no link with that code.');
+      if (!res.ok) throw new Error((await problem(res)).message);
+      showRecord(dl, await res.json());
+    } catch (err) {
+      showError(error, err.message);
+    }
+  });
 });
 
 function isOwnShortLink(input) {
@@ -241,128 +263,300 @@ function isOwnShortLink(input) {
   }
 }
 
-// ---- Admin ---------------------------------------------------------------------------------
+// ---- Your links ----------------------------------------------------------------------------
 
-let offset = 0;
+const list = { offset: 0, q: '' };
 
 $('admin-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const key = $('api-key').value;
   if (!key) return showError($('admin-error'), 'Enter the admin API key.');
   sessionStorage.setItem(API_KEY_KEY, key);
-  offset = 0;
-  void loadList();
+  list.offset = 0;
+  void pending($('admin-button'), () => loadList());
+});
+
+$('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  list.q = $('search').value.trim();
+  list.offset = 0;
+  void pending($('search-button'), () => loadList());
 });
 
 $('prev-page').addEventListener('click', () => {
-  offset = Math.max(0, offset - PAGE_SIZE);
-  void loadList();
+  list.offset = Math.max(0, list.offset - PAGE_SIZE);
+  void pending($('prev-page'), () => loadList());
 });
 
 $('next-page').addEventListener('click', () => {
-  offset += PAGE_SIZE;
-  void loadList();
+  list.offset += PAGE_SIZE;
+  void pending($('next-page'), () => loadList());
 });
 
-async function loadList() {
+/** Loads the current page; `note` (what just happened) leads the summary. */
+async function loadList(note = '') {
   const error = $('admin-error');
   showError(error, '');
-  const key = sessionStorage.getItem(API_KEY_KEY) ?? '';
+  showError($('search-error'), '');
   try {
-    const res = await api(`api/urls?limit=${PAGE_SIZE}&offset=${offset}`, { headers: { 'X-API-Key': key } });
+    const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(list.offset) });
+    if (list.q) query.set('q', list.q);
+    const res = await api(`api/urls?${query}`, { admin: true });
     if (res.status === 403) {
       $('admin-list').hidden = true;
       throw new Error('That API key was not accepted. Check it and try again.');
     }
-    if (!res.ok) throw new Error(await problem(res));
+    if (res.status === 400 && list.q) return showError($('search-error'), (await problem(res)).message);
+    if (!res.ok) throw new Error((await problem(res)).message);
     const total = Number(res.headers.get('X-Total-Count') ?? 0);
     const { urls } = await res.json();
-    if (urls.length === 0 && offset > 0) {
+    if (urls.length === 0 && list.offset > 0) {
       // The last page emptied (deleted elsewhere): step back.
-      offset = Math.max(0, offset - PAGE_SIZE);
-      return loadList();
+      list.offset = Math.max(0, list.offset - PAGE_SIZE);
+      return loadList(note);
     }
-    renderList(urls, total);
+    renderList(urls, total, note);
+    if (urls[0]) $('list-note').hidden = (await probeLinks(urls[0].short_url)) !== true;
   } catch (err) {
-    if (!(err instanceof Unauthorized)) showError(error, err.message);
+    showError(error, err.message);
   }
 }
 
-function renderList(urls, total) {
+function renderList(urls, total, note) {
   $('admin-list').hidden = false;
-  $('admin-summary').textContent =
-    total === 0 ? 'No links yet.' : `Links ${offset + 1}–${offset + urls.length} of ${total}, newest first.`;
+  const matching = list.q ? ` matching “${list.q}”` : '';
+  const summary =
+    total === 0
+      ? list.q
+        ? `No links match “${list.q}”.`
+        : 'No links yet.'
+      : `Links ${list.offset + 1}–${list.offset + urls.length} of ${total}${matching}, newest first.`;
+  $('admin-summary').textContent = note ? `${note} ${summary}` : summary;
   $('admin-rows').replaceChildren(...urls.map(row));
-  $('prev-page').disabled = offset === 0;
-  $('next-page').disabled = offset + urls.length >= total;
+  $('prev-page').disabled = list.offset === 0;
+  $('next-page').disabled = list.offset + urls.length >= total;
 }
+
+const TARGET_CHARS = 48;
 
 function row(record) {
-  const tr = document.createElement('tr');
+  const tr = el('tr');
+  tr.dataset.code = record.short_code;
+  const target = link(record.original_url, record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url);
+  target.title = record.original_url;
   const cells = [
-    link(record.short_url, record.short_code),
-    link(record.original_url),
-    String(record.visit_count),
-    formatDate(record.created_at),
-    expiry(record),
+    ['Code', link(record.short_url, record.short_code), 'code'],
+    ['Target', target, 'url'],
+    ['Created', formatDate(record.created_at), ''],
+    ['Visits', visits(record), 'num'],
+    ['Expires', expiry(record), ''],
   ];
-  for (const [i, value] of cells.entries()) {
-    const td = document.createElement('td');
-    if (i === 1) td.className = 'url';
-    if (i === 2) td.className = 'num';
-    td.append(value);
-    tr.append(td);
-  }
-  const actions = document.createElement('td');
-  actions.className = 'actions';
-  actions.append(deleteButton(record, actions));
+  for (const [label, value, className] of cells) tr.append(el('td', { 'data-label': label, className }, value));
+  const actions = el('td', { className: 'actions' });
+  actions.append(...actionButtons(record, tr, actions));
   tr.append(actions);
   return tr;
 }
 
-/** Delete asks first, in place: "Delete?" then Yes / Cancel, all reachable by keyboard. */
-function deleteButton(record, cell) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'danger';
-  button.textContent = 'Delete';
-  button.setAttribute('aria-label', `Delete ${record.short_code}`);
-  button.addEventListener('click', () => {
-    const ask = document.createElement('span');
-    ask.className = 'confirm';
-    ask.textContent = `Delete ${record.short_code}? `;
-    const yes = document.createElement('button');
-    yes.type = 'button';
-    yes.className = 'danger';
-    yes.textContent = 'Yes, delete';
-    const no = document.createElement('button');
-    no.type = 'button';
-    no.className = 'secondary';
-    no.textContent = 'Cancel';
-    no.addEventListener('click', () => {
-      cell.replaceChildren(button);
-      button.focus();
-    });
-    yes.addEventListener('click', () => void remove(record));
-    ask.append(yes, ' ', no);
-    cell.replaceChildren(ask);
-    no.focus();
-  });
-  return button;
+function button(text, label, className = 'secondary small') {
+  return el('button', { type: 'button', className, textContent: text, 'aria-label': label });
 }
 
-async function remove(record) {
-  const error = $('admin-error');
-  const key = sessionStorage.getItem(API_KEY_KEY) ?? '';
-  try {
-    const res = await api(`api/urls/${encodeURIComponent(record.short_code)}`, { method: 'DELETE', headers: { 'X-API-Key': key } });
-    if (res.status === 403) throw new Error('That API key was not accepted. Check it and try again.');
-    if (res.status !== 204 && res.status !== 404) throw new Error(await problem(res));
-    await loadList();
-    $('admin-summary').textContent = `Deleted ${record.short_code}. ` + $('admin-summary').textContent;
-  } catch (err) {
-    if (!(err instanceof Unauthorized)) showError(error, err.message);
-  }
+function actionButtons(record, tr, cell) {
+  const code = record.short_code;
+  const copyButton = button('Copy', `Copy ${code}`);
+  copyButton.addEventListener('click', async () => {
+    const ok = await copy(record.short_url);
+    copyButton.textContent = ok ? 'Copied' : 'Copy failed';
+  });
+  const qrButton = button('QR', `QR code of ${code}`);
+  qrButton.setAttribute('aria-expanded', 'false');
+  qrButton.addEventListener('click', () => {
+    if (closeDetail(tr, 'qr')) return;
+    const box = el('div', { className: 'qr' });
+    const detail = openDetail(tr, 'qr', qrButton, box);
+    void pending(qrButton, async () => {
+      try {
+        await showQr(record, box);
+      } catch (err) {
+        detail.replaceChildren(el('p', { className: 'error', role: 'alert', textContent: err.message }));
+      }
+    });
+  });
+  const editButton = button('Edit', `Edit ${code}`);
+  editButton.setAttribute('aria-expanded', 'false');
+  editButton.addEventListener('click', () => {
+    if (closeDetail(tr, 'edit')) return;
+    openDetail(tr, 'edit', editButton, editForm(record, tr, editButton));
+    $(`edit-url-${code}`).focus();
+  });
+  const deleteButton = button('Delete', `Delete ${code}`, 'danger small');
+  deleteButton.addEventListener('click', () => confirmDelete(record, cell, deleteButton));
+  return [copyButton, qrButton, editButton, deleteButton];
+}
+
+/** The row under `tr` that shows its QR code or its edit form: one at a time. */
+function openDetail(tr, kind, opener, content) {
+  closeDetail(tr);
+  const td = el('td', { colspan: '6' }, content);
+  const detail = el('tr', { className: `detail ${kind}` }, td);
+  detail.dataset.kind = kind;
+  tr.after(detail);
+  opener.setAttribute('aria-expanded', 'true');
+  tr.detailOpener = opener;
+  return td;
+}
+
+/** Closes the detail row of `tr`; true when it was of `kind` (the opener toggles it). */
+function closeDetail(tr, kind) {
+  const next = tr.nextElementSibling;
+  if (!next?.classList.contains('detail')) return false;
+  next.remove();
+  tr.detailOpener?.setAttribute('aria-expanded', 'false');
+  return next.dataset.kind === kind;
+}
+
+function field(id, labelText, input, hint) {
+  const wrap = el('div', { className: 'field' }, el('label', { for: id, textContent: labelText }), input);
+  if (hint) wrap.append(el('p', { className: 'hint', id: `${id}-help`, textContent: hint }));
+  return wrap;
+}
+
+function editForm(record, tr, opener) {
+  const code = record.short_code;
+  const ids = { url: `edit-url-${code}`, days: `edit-days-${code}`, limit: `edit-limit-${code}`, error: `edit-error-${code}` };
+  const url = el('input', { id: ids.url, type: 'url', spellcheck: 'false', 'aria-describedby': ids.error });
+  url.value = record.original_url;
+  const days = el('input', { id: ids.days, type: 'number', min: '0', max: '36500', step: '1', inputmode: 'numeric', placeholder: 'forever', 'aria-describedby': `${ids.days}-help ${ids.error}` });
+  days.value = record.retention_days ? String(record.retention_days) : '';
+  const limit = el('input', { id: ids.limit, type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: 'unlimited', 'aria-describedby': `${ids.limit}-help ${ids.error}` });
+  limit.value = record.max_visits == null ? '' : String(record.max_visits);
+  const error = el('p', { className: 'error', id: ids.error, role: 'alert', hidden: true });
+  const save = el('button', { type: 'submit', textContent: 'Save' });
+  const cancel = el('button', { type: 'button', className: 'secondary', textContent: 'Cancel' });
+  const form = el(
+    'form',
+    { className: 'edit-form', novalidate: '', 'aria-label': `Edit ${code}` },
+    el(
+      'div',
+      { className: 'fields' },
+      field(ids.url, 'Target', url),
+      field(ids.days, 'Keep for (days)', days, `Counted from ${formatDate(record.created_at)}. Empty or 0: forever.`),
+      field(ids.limit, 'Visit limit', limit, 'Empty: unlimited.'),
+    ),
+    error,
+    el('div', { className: 'row wrap' }, save, cancel),
+  );
+  cancel.addEventListener('click', () => {
+    closeDetail(tr);
+    opener.focus();
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    showError(error, '');
+    const typed = url.value.trim();
+    if (!typed) return showError(error, 'Enter the target URL.');
+    url.value = withScheme(typed);
+    const retention = numberField(days);
+    const maxVisits = numberField(limit);
+    const body = { url: url.value, retention_days: retention ?? 0, max_visits: maxVisits ?? null };
+    void pending(save, async () => {
+      try {
+        const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'PATCH', admin: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        if (res.status === 404) throw new Error('This link no longer exists (deleted, or expired).');
+        if (!res.ok) throw new Error((await problem(res)).message);
+        await loadList(`Saved ${code}.`);
+        $('admin-rows').querySelector(`tr[data-code="${CSS.escape(code)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)?.focus();
+      } catch (err) {
+        showError(error, err.message);
+      }
+    });
+  });
+  return form;
+}
+
+/** Delete asks first, in place: "Delete 4kZt9q?" then Yes / Cancel, all reachable by keyboard. */
+function confirmDelete(record, cell, deleteButton) {
+  const code = record.short_code;
+  const before = [...cell.childNodes];
+  const yes = el('button', { type: 'button', className: 'danger small', textContent: 'Yes, delete' });
+  const no = el('button', { type: 'button', className: 'secondary small', textContent: 'Cancel' });
+  no.addEventListener('click', () => {
+    cell.replaceChildren(...before);
+    deleteButton.focus();
+  });
+  yes.addEventListener('click', () =>
+    pending(yes, async () => {
+      try {
+        const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'DELETE', admin: true });
+        if (res.status !== 204 && res.status !== 404) throw new Error((await problem(res)).message);
+        await loadList(`Deleted ${code}.`);
+        $('admin-summary').focus();
+      } catch (err) {
+        showError($('admin-error'), err.message);
+      }
+    }),
+  );
+  cell.replaceChildren(el('span', { className: 'confirm', textContent: `Delete ${code}? ` }), yes, ' ', no);
+  no.focus();
+}
+
+// ---- Export and import ---------------------------------------------------------------------
+
+for (const format of ['jsonl', 'csv']) {
+  const trigger = $(`export-${format}`);
+  trigger.addEventListener('click', () => {
+    showError($('export-error'), '');
+    void pending(trigger, async () => {
+      try {
+        // Fetched, not linked: a download link could not carry the token or the key.
+        const res = await api(`api/export?format=${format}`, { admin: true });
+        if (!res.ok) throw new Error((await problem(res)).message);
+        const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `urls.${format}`;
+        const href = URL.createObjectURL(await res.blob());
+        const a = el('a', { href, download: name, hidden: true });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(href), 60_000);
+      } catch (err) {
+        showError($('export-error'), err.message);
+      }
+    });
+  });
+}
+
+$('import-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  showError($('import-error'), '');
+  const file = $('import-file').files?.[0];
+  if (!file) return showError($('import-error'), 'Choose a file to import.');
+  const csv = /\.csv$/i.test(file.name) || file.type === 'text/csv';
+  void pending($('import-button'), async () => {
+    try {
+      const res = await api('api/import', { method: 'POST', admin: true, headers: { 'Content-Type': csv ? 'text/csv' : 'application/x-ndjson' }, body: file });
+      if (res.status === 503) {
+        const report = await res.json();
+        throw new Error(`${report.detail ?? 'The service cannot store links right now.'} ${report.imported} links were imported, up to line ${report.line}; import the same file again to finish.`);
+      }
+      if (!res.ok) throw new Error((await problem(res)).message);
+      showReport(await res.json());
+      list.offset = 0;
+      await loadList();
+    } catch (err) {
+      showError($('import-error'), err.message);
+    }
+  });
+});
+
+function showReport({ imported, skipped, errors }) {
+  const box = $('import-report');
+  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = errors.map((e) => el('li', { textContent: `Line ${e.line}: ${e.detail}` }));
+  box.replaceChildren(el('p', { textContent: `Imported ${plural(imported, 'link')}, skipped ${plural(skipped, 'row')}.` }));
+  if (lines.length > 0) box.append(el('ul', {}, ...lines));
+  if (skipped > errors.length) box.append(el('p', { className: 'hint', textContent: `The first ${errors.length} reasons are shown.` }));
+  box.hidden = false;
 }
 
 // ---- Start ---------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
 
   function redirect(res: ServerResponse, hit: Visit): void {
     metrics.redirected(hit.kind);
-    answerVisit(reply, res, hit);
+    answerVisit(reply, res, hit, !production);
   }
 
   async function shorten(ctx: Ctx): Promise<void> {

@@ -63,12 +63,33 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-/** A small self-contained HTML page (no script, no style: it passes the CSP as it is). */
-export function htmlPage(title: string, message: string): string {
+export interface PageOptions {
+  /** The status, shown above the title (`404`). */
+  status?: number;
+  /** Prefix of the service's root relative to the page (`''`, or `'../'` under a trailing slash). */
+  root?: string;
+  /** Link to the home page (the UI): only when it is served. */
+  home?: boolean;
+}
+
+/**
+ * A small HTML page in the UI's look: no script and no inline style (the CSP allows neither), just
+ * the UI's stylesheet, which is public even behind the gate. Its URLs are relative to `root`, so
+ * the page works under any base path.
+ */
+export function htmlPage(title: string, message: string, { status, root = '', home = false }: PageOptions = {}): string {
+  const r = escapeHtml(root);
   return (
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
-    `<title>${escapeHtml(title)}</title>\n</head>\n<body>\n<main>\n<h1>${escapeHtml(title)}</h1>\n` +
-    `<p>${escapeHtml(message)}</p>\n</main>\n</body>\n</html>\n`
+    '<meta name="color-scheme" content="light dark">\n' +
+    `<title>${escapeHtml(title)}</title>\n` +
+    `<link rel="icon" href="${r}static/favicon.svg" type="image/svg+xml">\n` +
+    `<link rel="stylesheet" href="${r}static/style.css">\n` +
+    '</head>\n<body class="link-page">\n<main>\n<div class="card">\n' +
+    (status === undefined ? '' : `<p class="status-code">Error ${status}</p>\n`) +
+    `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n` +
+    (home ? `<p><a href="${r || './'}">Go to the home page</a></p>\n` : '') +
+    '</div>\n</main>\n</body>\n</html>\n'
   );
 }

@@ -1,0 +1,143 @@
+// Talking to the API: the gate token on every request, a 401 turned into the token prompt and a
+// retry, the admin key, and the API's `detail` turned into a sentence for a person. Every URL is
+// relative, so the page works the same at `/` and under a base path (`/s/`).
+
+export const TOKEN_KEY = 'url-shortener.token';
+export const API_KEY_KEY = 'url-shortener.api-key';
+
+export const $ = (id) => document.getElementById(id);
+
+/** Set by the page: shows the token prompt and resolves once a working token is stored. */
+let askToken = async () => {
+  throw new Error('This service needs an access token.');
+};
+
+export function onTokenNeeded(ask) {
+  askToken = ask;
+}
+
+/**
+ * A request with the token (when there is one). A `401` means the token is missing or no longer
+ * works: the prompt opens, and the same request is sent again once a token is accepted, so what
+ * the person was doing simply completes.
+ */
+export async function api(path, { method = 'GET', headers = {}, body, admin = false } = {}) {
+  for (;;) {
+    const all = { ...headers };
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) all.Authorization = `Bearer ${token}`;
+    if (admin) all['X-API-Key'] = sessionStorage.getItem(API_KEY_KEY) ?? '';
+    let res;
+    try {
+      res = await fetch(path, { method, headers: all, body, cache: 'no-store' });
+    } catch {
+      throw new Error('The service could not be reached. Check your connection and try again.');
+    }
+    if (res.status !== 401) return res;
+    sessionStorage.removeItem(TOKEN_KEY);
+    await askToken(token ? 'That token was not accepted. Enter it again.' : 'This service needs an access token.');
+  }
+}
+
+// The first word of a `detail` names the input it is about (docs/api.md); people read words.
+const FIELD_NAMES = [
+  [/^url\b/, 'The URL'],
+  [/^retention_days\b/, 'The number of days'],
+  [/^max_visits\b/, 'The visit limit'],
+  [/^code\b/, 'The code'],
+  [/^limit\b/, 'The page size'],
+  [/^offset\b/, 'The page'],
+  [/^q\b/, 'The search'],
+];
+
+/** What failed, as a sentence, and the input it is about (`url`, `code`, … or undefined). */
+export async function problem(res) {
+  let detail = '';
+  try {
+    detail = (await res.json()).detail ?? '';
+  } catch {
+    // an empty or non-JSON body: fall back to the status below
+  }
+  if (res.status === 409) return { field: 'code', message: 'That code is already in use. Choose another.' };
+  if (!detail) {
+    const message =
+      res.status === 404
+        ? 'Nothing found.'
+        : res.status === 403
+          ? 'That API key was not accepted. Check it and try again.'
+          : res.status === 503
+            ? 'The service cannot store links right now. Try again in a moment.'
+            : `The request failed (${res.status}).`;
+    return { field: undefined, message };
+  }
+  const field = /^(url|retention_days|max_visits|code)\b/.exec(detail)?.[1];
+  let text = detail;
+  for (const [pattern, words] of FIELD_NAMES) text = text.replace(pattern, words);
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
+  return { field, message: /[.!?)]$/.test(sentence) ? sentence : `${sentence}.` };
+}
+
+export function showError(el, message) {
+  el.textContent = message;
+  el.hidden = !message;
+}
+
+/**
+ * Runs `work` with `button` showing that it waits on the network: disabled, `aria-busy`, a
+ * spinner from the stylesheet. Focus comes back to the button if it had it.
+ */
+export async function pending(button, work) {
+  const focused = document.activeElement === button;
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  button.classList.add('busy');
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+    button.classList.remove('busy');
+    if (focused && document.activeElement === document.body) button.focus();
+  }
+}
+
+/**
+ * A bare `example.com` gets `https://` (in the UI only: the API stays strict). Anything with a
+ * scheme is left alone, so `ftp://…` still reaches the API and its reason; `host:8080/…` is a
+ * host with a port, not a scheme.
+ */
+export function withScheme(input) {
+  if (/^[a-z][a-z0-9+.-]*:(?!\d)/i.test(input)) return input;
+  if (input.startsWith('//')) return `https:${input}`;
+  return `https://${input}`;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_ALLOWED = new Set(['svg', 'rect', 'path', 'g', 'title']);
+
+/**
+ * The QR code's SVG as a node of this document. Fetched with the token (an `<img src>` cannot
+ * send it), parsed as XML, kept only if it is an SVG of shapes: no script, no link, no handler
+ * attribute ever reaches the page, whatever the answer held.
+ */
+export function parseSvg(text, label) {
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const root = doc.documentElement;
+  if (root.namespaceURI !== SVG_NS || root.localName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) {
+    throw new Error('The QR code could not be read.');
+  }
+  for (const el of [root, ...root.querySelectorAll('*')]) {
+    if (!SVG_ALLOWED.has(el.localName) || el.namespaceURI !== SVG_NS) {
+      el.remove();
+      continue;
+    }
+    for (const attr of [...el.attributes]) {
+      if (/^on|href$/i.test(attr.localName) || attr.localName === 'style') el.removeAttribute(attr.name);
+    }
+  }
+  const svg = document.importNode(root, true);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', label);
+  svg.setAttribute('focusable', 'false');
+  return svg;
+}
