@@ -265,7 +265,7 @@ function isOwnShortLink(input) {
 
 // ---- Your links ----------------------------------------------------------------------------
 
-const list = { offset: 0, q: '' };
+const list = { offset: 0, q: '', shown: { offset: 0, count: 0, total: 0 } };
 
 $('admin-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -285,13 +285,19 @@ $('search-form').addEventListener('submit', (event) => {
 
 $('prev-page').addEventListener('click', () => {
   list.offset = Math.max(0, list.offset - PAGE_SIZE);
-  void pending($('prev-page'), () => loadList());
+  void pending($('prev-page'), () => loadList()).then(updatePager);
 });
 
 $('next-page').addEventListener('click', () => {
   list.offset += PAGE_SIZE;
-  void pending($('next-page'), () => loadList());
+  void pending($('next-page'), () => loadList()).then(updatePager);
 });
+
+/** Newer/Older as the page shown allows (also once a pending pager button is given back). */
+function updatePager() {
+  $('prev-page').disabled = list.shown.offset === 0;
+  $('next-page').disabled = list.shown.offset + list.shown.count >= list.shown.total;
+}
 
 /** Loads the current page; `note` (what just happened) leads the summary. */
 async function loadList(note = '') {
@@ -333,8 +339,8 @@ function renderList(urls, total, note) {
       : `Links ${list.offset + 1}–${list.offset + urls.length} of ${total}${matching}, newest first.`;
   $('admin-summary').textContent = note ? `${note} ${summary}` : summary;
   $('admin-rows').replaceChildren(...urls.map(row));
-  $('prev-page').disabled = list.offset === 0;
-  $('next-page').disabled = list.offset + urls.length >= total;
+  list.shown = { offset: list.offset, count: urls.length, total };
+  updatePager();
 }
 
 const TARGET_CHARS = 48;

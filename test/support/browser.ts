@@ -13,7 +13,7 @@ import { ROOT } from './helpers.ts';
 
 const CANDIDATES = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
-export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 
 export function findChromium(): string | undefined {
   return CANDIDATES.find((p): p is string => !!p && existsSync(p));

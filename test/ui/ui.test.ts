@@ -8,23 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launch, openPage, screenshot, type Watched } from '../support/browser.ts';
+import type { Browser } from 'playwright-core';
+import { launch, openPage, screenshot } from '../support/browser.ts';
 import { codeOf, open, start, type Harness } from '../support/helpers.ts';
+import { overflow, unexpected } from './support.ts';
 
 let browser: Browser | undefined;
-
-/** Problems of a page, less Chromium's own line for each expected HTTP error status. */
-function unexpected(w: Watched, statuses: number[] = []): string[] {
-  return w.problems.filter((p) => {
-    const m = /Failed to load resource: the server responded with a status of (\d{3})/.exec(p);
-    return !(m && statuses.includes(Number(m[1])));
-  });
-}
-
-async function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
 
 describe('web UI', { timeout: 120_000 }, () => {
   let h: Harness;
@@ -48,6 +37,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await page.goto(`${origin}/`);
     await screenshot(page, 'home');
     await page.getByLabel('Long URL').fill('https://example.com/a/very/long/path?with=query');
+    await page.getByText('Options').click();
     await page.getByLabel('Keep for (days)').fill('30');
     await page.getByLabel('Long URL').press('Enter');
     const link = page.locator('#short-link');
@@ -87,6 +77,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await screenshot(page, 'invalid-url');
 
     await page.getByLabel('Long URL').fill('https://example.com/');
+    await page.getByText('Options').click();
     await page.getByLabel('Keep for (days)').fill('99999');
     await page.getByRole('button', { name: 'Shorten' }).click();
     const retention = page.locator('#retention-error');
