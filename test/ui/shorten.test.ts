@@ -1,0 +1,142 @@
+/// <reference lib="dom" />
+/**
+ * The shorten form in a real browser: the options (custom code, expiry, visit limit), a bare
+ * `example.com` completed with `https://`, copy, the QR code read back from the page's pixels,
+ * errors next to their field replacing the old result, and the pending state of the button.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { launch, openPage } from '../support/browser.ts';
+import { start } from '../support/helpers.ts';
+import { readQr, shot, unexpected } from './support.ts';
+
+interface Record {
+  original_url: string;
+  retention_days: number;
+  max_visits: number | null;
+  visit_count: number;
+  short_url: string;
+}
+
+test('a link with every option: custom code, days, visit limit; copy and a QR code that reads as the short link', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const h = await start(t, { apiKeys: ['k'] });
+  const origin = `http://127.0.0.1:${h.port}`;
+  const w = await openPage(browser, origin);
+  const { page } = w;
+  await page.goto(`${origin}/`);
+  // Typed without a scheme, as people do.
+  await page.getByLabel('Long URL').fill('example.com/options?x=1');
+  await page.getByText('Options').click();
+  await page.getByLabel('Custom code').fill('promo-2026');
+  await page.getByLabel('Keep for (days)').fill('7');
+  await page.getByLabel('Visit limit').fill('3');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  const link = page.locator('#short-link');
+  await link.waitFor({ state: 'visible' });
+  assert.equal(await link.textContent(), `${origin}/promo-2026`);
+  assert.equal(await page.getByLabel('Long URL').inputValue(), 'https://example.com/options?x=1');
+
+  const record = JSON.parse((await h.req('/api/urls/promo-2026')).body) as Record;
+  assert.equal(record.original_url, 'https://example.com/options?x=1');
+  assert.equal(record.retention_days, 7);
+  assert.equal(record.max_visits, 3);
+  const shown = await page.locator('#shorten-record').innerText();
+  assert.match(shown, /Visits\s+0 of 3/);
+  assert.match(shown, /Original URL\s+https:\/\/example\.com\/options\?x=1/);
+  assert.doesNotMatch(shown, /Expires\s+Never/);
+  // Gate off: nothing says the link needs a token.
+  assert.equal(await page.locator('#private-note').isHidden(), true);
+
+  // Focus lands on Copy: Enter copies.
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'copy-button');
+  await page.keyboard.press('Enter');
+  await page.locator('#copy-status', { hasText: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${origin}/promo-2026`);
+
+  const svg = page.locator('#shorten-qr svg');
+  await svg.waitFor({ state: 'visible' });
+  assert.equal(await svg.getAttribute('role'), 'img');
+  assert.equal(await svg.getAttribute('aria-label'), `QR code of ${origin}/promo-2026`);
+  assert.equal(await readQr(page, svg), `${origin}/promo-2026`);
+  assert.ok(w.requests.some((u) => new URL(u).pathname === '/api/urls/promo-2026/qr'));
+  await shot(page, 'shortened-with-options');
+  assert.deepEqual(unexpected(w), []);
+  await w.context.close();
+});
+
+test('errors go next to their field in words, and a new error replaces the old result', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const h = await start(t);
+  await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://first.example/', code: 'taken1' }) });
+  const origin = `http://127.0.0.1:${h.port}`;
+  const w = await openPage(browser, origin);
+  const { page } = w;
+  await page.goto(`${origin}/`);
+  await page.getByLabel('Long URL').fill('https://second.example/');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#shorten-result').waitFor({ state: 'visible' });
+
+  // The code is taken: the reason is under the code field (the options open to show it), and the
+  // earlier result is gone.
+  await page.getByText('Options').click();
+  await page.getByLabel('Custom code').fill('taken1');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  const codeError = page.locator('#code-error');
+  await codeError.waitFor({ state: 'visible' });
+  assert.equal(await codeError.textContent(), 'That code is already in use. Choose another.');
+  assert.equal(await page.locator('#shorten-result').isHidden(), true);
+  assert.equal(await page.locator('#url-error').isHidden(), true);
+  await shot(page, 'code-taken');
+
+  await page.getByLabel('Custom code').fill('no spaces');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#code-error', { hasText: /^The code / }).waitFor();
+
+  await page.getByLabel('Custom code').fill('');
+  await page.getByLabel('Visit limit').fill('0');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  const limitError = page.locator('#max-visits-error');
+  await limitError.waitFor({ state: 'visible' });
+  assert.match((await limitError.textContent())!, /^The visit limit must be an integer from 1 to 2147483647/);
+  assert.equal(await codeError.isHidden(), true, 'the old error is cleared');
+  // Nothing was created by the refused attempts.
+  assert.equal((await h.req('/api/urls/taken1')).status, 200);
+  assert.equal(JSON.parse((await h.req('/api/urls/taken1')).body).original_url, 'https://first.example/');
+  assert.deepEqual(unexpected(w, [400, 409]), []);
+  await w.context.close();
+});
+
+test('the Shorten button shows it is waiting while the request is under way', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const h = await start(t);
+  const origin = `http://127.0.0.1:${h.port}`;
+  const w = await openPage(browser, origin);
+  const { page } = w;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/shorten', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${origin}/`);
+  await page.getByLabel('Long URL').fill('https://slow.example/');
+  await page.getByLabel('Long URL').press('Enter');
+  const button = page.locator('#shorten-button');
+  await page.locator('#shorten-button[aria-busy="true"]').waitFor();
+  assert.equal(await button.isDisabled(), true);
+  assert.equal(await button.evaluate((b) => b.classList.contains('busy')), true);
+  await shot(page, 'shorten-pending');
+  release();
+  await page.locator('#short-link').waitFor({ state: 'visible' });
+  assert.equal(await button.getAttribute('aria-busy'), null);
+  assert.equal(await button.isDisabled(), false);
+  assert.deepEqual(unexpected(w), []);
+  await w.context.close();
+});
