@@ -21,6 +21,20 @@ export function unexpected(w: Watched, statuses: number[] = []): string[] {
   });
 }
 
+/**
+ * Redirect hops the page never followed: with `redirect: 'manual'` Chromium reports the hop to the
+ * `Location` as a request, which it aborts before anything is sent (net::ERR_ABORTED, no
+ * response). The watcher of `browser.ts` counts it as a request off the origin; these are the
+ * ones to forgive, and only these.
+ */
+export function watchAbortedHops(page: Page): Set<string> {
+  const hops = new Set<string>();
+  page.on('requestfailed', (req) => {
+    if (req.redirectedFrom() && req.failure()?.errorText === 'net::ERR_ABORTED') hops.add(`request off the origin: ${req.url()}`);
+  });
+  return hops;
+}
+
 /** How many pixels the page scrolls sideways (0: none). */
 export async function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
