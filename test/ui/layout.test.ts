@@ -109,6 +109,11 @@ test('just under 860 px the list is already cards and nothing scrolls sideways',
     assert.equal(await overflow(page), 0, `at ${width}`);
     assert.equal(await page.locator('#links thead').isVisible(), !cards, `at ${width}`);
     assert.equal(await page.evaluate(() => document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth), 0, `the table fits at ${width}`);
+    if (width === 820) {
+      // The checker catches what it should: a field without a label is a critical violation.
+      await page.evaluate(() => document.querySelector('main')!.append(document.createElement('input')));
+      assert.match((await seriousViolations(page)).join('\n'), /^label \(critical\)/m);
+    }
     await w.context.close();
   }
 });

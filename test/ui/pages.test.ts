@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ServerResponse } from 'node:http';
+import { answerVisit } from '../../src/api/redirect.ts';
+import { htmlPage, type Responder } from '../../src/http/respond.ts';
 import { launch, openPage } from '../support/browser.ts';
 import { start, type Harness } from '../support/helpers.ts';
 import { seriousViolations, shot, unexpected } from './support.ts';
@@ -105,4 +108,30 @@ test('PRODUCTION=true: the same pages, styled, without a link to a home page tha
   assert.doesNotMatch(raw.body, /<a |<script|style=/);
   assert.deepEqual(unexpected(w, [404, 410]), []);
   await w.context.close();
+});
+
+test('htmlPage: escaped text, the stylesheet and the way home relative to the given root, no link unless asked', () => {
+  const page = htmlPage('<Gone> & "away"', "it's <b>over</b>", { status: 410, root: '../', home: true });
+  assert.match(page, /<title>&lt;Gone&gt; &amp; &quot;away&quot;<\/title>/);
+  assert.match(page, /<h1>&lt;Gone&gt; &amp; &quot;away&quot;<\/h1>\n<p>it&#39;s &lt;b&gt;over&lt;\/b&gt;<\/p>/);
+  assert.match(page, /<link rel="stylesheet" href="\.\.\/static\/style\.css">/);
+  assert.match(page, /<p class="status-code">Error 410<\/p>/);
+  assert.match(page, /<a href="\.\.\/">Go to the home page<\/a>/);
+  assert.match(htmlPage('T', 'm', { home: true }), /<a href="\.\/">Go to the home page<\/a>/);
+  const bare = htmlPage('T', 'm');
+  assert.doesNotMatch(bare, /<a |status-code|<script|style=/);
+  assert.match(bare, /<link rel="stylesheet" href="static\/style\.css">/);
+});
+
+test('answerVisit picks the page for the path: one level deeper after a trailing slash, home only when asked', () => {
+  const sent: string[] = [];
+  const reply = { send: (_res: unknown, _status: number, _type: string, body: string) => sent.push(body) } as unknown as Responder;
+  const res = (url: string) => ({ req: { url } }) as unknown as ServerResponse;
+  answerVisit(reply, res('/abc123'), { kind: 'missing' }, true);
+  answerVisit(reply, res('/abc123/?x=1'), { kind: 'expired' }, true);
+  answerVisit(reply, res('/abc123/'), { kind: 'limit_reached' });
+  assert.match(sent[0]!, /href="static\/style\.css"[\s\S]*<a href="\.\/">Go to the home page/);
+  assert.match(sent[1]!, /href="\.\.\/static\/style\.css"[\s\S]*<h1>This link has expired<\/h1>[\s\S]*<a href="\.\.\/">/);
+  assert.match(sent[2]!, /href="\.\.\/static\/style\.css"/);
+  assert.doesNotMatch(sent[2]!, /<a /);
 });
