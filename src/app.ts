@@ -188,6 +188,7 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
     basePathRaw,
     // The redirect's fast path skips the gate: it is for instances whose short links are public.
     fastRedirects: config.apiToken === '' || config.publicRedirects,
+    uiServed: !config.production,
   });
 
   return {

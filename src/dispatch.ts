@@ -32,6 +32,8 @@ export interface DispatchDeps {
   basePathRaw: string;
   /** Whether short links are public for this instance (gate off, or PUBLIC_REDIRECTS on). */
   fastRedirects: boolean;
+  /** The UI is served (not `production`): the link pages link to it. */
+  uiServed: boolean;
 }
 
 /**
@@ -120,7 +122,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
   function fastAnswer(res: ServerResponse, method: string, hit: Visit): void {
     if (hit.kind === 'found') metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
     else metrics.redirected(hit.kind);
-    answerVisit(reply, res, hit);
+    answerVisit(reply, res, hit, deps.uiServed);
   }
 
 
