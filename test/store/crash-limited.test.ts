@@ -25,7 +25,8 @@ async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ gr
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': the lines a killed child wrote are still being read after it exited.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let granted = 0;
   let done = false;
   createInterface({ input: child.stdout! }).on('line', (line) => {
