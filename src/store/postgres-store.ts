@@ -443,7 +443,8 @@ export class PostgresStore implements LinkStore {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        query.cancel();
+        // A cancel needs a connection of its own, which may fail too: nobody waits for it.
+        Promise.resolve(query.cancel() as unknown).catch(() => undefined);
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
       }, this.timeoutMs);
     });
