@@ -180,6 +180,17 @@ test('an expired link gives its code to exactly one of many concurrent inserts',
   assert.equal(store.count, 1, 'the expired row was replaced, not added to');
 });
 
+test('inserts asked together are stored in the order asked (an import keeps file order), a repeated code losing', { skip: !server }, async (t) => {
+  const { store } = await freshStore(t);
+  const codes = Array.from({ length: 1200 }, (_, i) => `ord${String(i).padStart(4, '0')}`);
+  const results = await Promise.all([...codes.map((code) => store.insert(rec(code), T)), store.insert(rec('ord0007', 'https://example.com/dup'), T)]);
+  assert.equal(results.filter(Boolean).length, 1200);
+  assert.equal(results.at(-1), false, 'the code was taken by the earlier insert');
+  assert.deepEqual(await codesOf(store), [...codes].reverse());
+  assert.equal((await store.get('ord0007', T))?.url, 'https://example.com/ord0007');
+  assert.equal(store.count, 1200);
+});
+
 test('two instances over one database: a visit limit and deletes stay exact across them', { skip: !server }, async (t) => {
   const { store, url } = await freshStore(t);
   const other = await openPostgresStore({ url, poolSize: 10, log: quiet });
