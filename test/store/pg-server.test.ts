@@ -6,8 +6,13 @@
  * probe, until it is back. A missing driver stops start-up with exit 2 and the fix.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { codeOf, request, serverProcess, spawnServer, type ServerProcess } from '../support/helpers.ts';
+import { createShortener, createShortenerAsync, openShortener, openShortenerAsync } from '../../src/app.ts';
+import { DriverMissingError } from '../../src/store/postgres-connect.ts';
+import { codeOf, request, serverProcess, spawnServer, tempDir, type ServerProcess } from '../support/helpers.ts';
 import { pgServer } from '../support/pg.ts';
 
 const server = await pgServer();
@@ -91,6 +96,33 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
 
   for (const l of [...s.lines, ...other.lines]) assert.doesNotMatch(JSON.stringify(l), /s3cret/);
   assert.doesNotMatch(s.stderr() + other.stderr(), /s3cret/);
+});
+
+test('the library: createShortenerAsync on a database; the synchronous entry points refuse one', { skip: !server, timeout: 60_000 }, async (t) => {
+  const url = await server!.createDatabase();
+  assert.throws(() => createShortener({ databaseUrl: url, logLevel: 'silent' }), { name: 'TypeError', message: /use openShortenerAsync\(\) or createShortenerAsync\(\)/ });
+  assert.throws(() => openShortener({ databaseUrl: url, logLevel: 'silent' }), TypeError);
+  await assert.rejects(openShortenerAsync({ databaseUrl: url, logLevel: 'silent', driverModule: 'postgres-not-installed-here' }), DriverMissingError);
+  const shortener = await createShortenerAsync({ databaseUrl: url, logLevel: 'silent', baseUrl: BASE, apiKeys: [KEY] });
+  t.after(() => shortener.close());
+  assert.deepEqual(shortener.database, { host: new URL(url).host, database: new URL(url).pathname.slice(1) });
+  assert.equal(shortener.dataFile, '');
+  await assert.rejects(shortener.compact(), /compaction is for the log store/);
+  const http = createServer(shortener.handler);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => http.close(() => resolve())));
+  const port = (http.address() as AddressInfo).port;
+  const created = await request(port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/lib', code: 'libr01' }) });
+  assert.equal(created.status, 201);
+  assert.equal(created.body, `${BASE}/libr01`);
+  assert.equal((await request(port, '/libr01')).headers.location, 'https://example.com/lib');
+  assert.equal(shortener.count, 1);
+  // Without databaseUrl the asynchronous entry opens the log store.
+  const dir = tempDir(t);
+  const opened = await openShortenerAsync({ dataDir: dir, fsync: 'off', logLevel: 'silent' });
+  assert.equal(opened.dataFile, join(dir, 'urls.log'));
+  assert.equal(opened.database, undefined);
+  await opened.close();
 });
 
 test('without the driver the server exits 2 and says how to install it', { skip: !server, timeout: 60_000 }, async () => {
