@@ -95,6 +95,9 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   assert.equal((await request(other.port, '/api/export', { headers: { 'x-api-key': KEY } })).body, exported.body);
   assert.equal((await request(other.port, '/limit20')).status, 410, 'the used-up limit came along');
 
+  // SIGTERM: a clean stop, the pool closed.
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+  assert.equal(s.lines.at(-1)?.['msg'], 'stopped');
   for (const l of [...s.lines, ...other.lines]) assert.doesNotMatch(JSON.stringify(l), /s3cret/);
   assert.doesNotMatch(s.stderr() + other.stderr(), /s3cret/);
 });
