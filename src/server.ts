@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
+import { startCluster } from './cli/cluster.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
 import { spareLongUploads } from './http/body.ts';
 import { trackConnections } from './http/connections.ts';
@@ -63,6 +64,8 @@ function main(): void {
     void compactOffline(config.dataDir, log);
     return;
   }
+  // WORKERS=N: the primary forks the workers and serves nothing itself (docs/scale-out.md).
+  if (startCluster(config, log)) return;
   // Load every link before the port opens (docs/storage.md Start-up): the first request ever answered sees
   // them all. The handler is built once listening, when PORT=0 knows the port of its default base URL.
   let opened: OpenedShortener;
