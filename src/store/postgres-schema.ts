@@ -1,0 +1,69 @@
+/**
+ * The PostgreSQL schema (docs/postgres.md) as numbered migrations. Each runs once per database and
+ * is recorded in `schema_migrations`; all of them run in one transaction under an advisory lock, so
+ * any number of instances may start together: the first applies what is missing, the others wait
+ * for it and then find nothing to do. A migration is never edited once released: a change is a new
+ * number.
+ */
+import type postgres from 'postgres';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'links',
+    // - `seq` orders the list newest first: an insertion sequence, never the clock (an import keeps
+    //   old `created_at` values, and many links share a second).
+    // - A hash index on `url`: a btree entry must fit a third of a page, and URLs reach 8 KB.
+    // - `visit_count` is in no index, so counting a visit is a HOT update (no index write).
+    // - The expiry index serves the background deletion of expired links; a link kept forever
+    //   (retention 0) is not in it.
+    sql: `
+      CREATE TABLE links (
+        code text PRIMARY KEY,
+        url text NOT NULL,
+        created_at bigint NOT NULL,
+        retention_days int NOT NULL,
+        visit_count bigint NOT NULL DEFAULT 0,
+        max_visits int NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX links_url ON links USING hash (url);
+      CREATE UNIQUE INDEX links_seq ON links (seq);
+      CREATE INDEX links_expiry ON links ((created_at + retention_days::bigint * 86400)) WHERE retention_days > 0;
+    `,
+  },
+];
+
+/** Keys of the advisory locks: migrations, and the background deletion of expired links. */
+export const MIGRATION_LOCK = 0x75726c5f6d6967n; // "url_mig"
+export const REAPER_LOCK = 0x75726c5f726561n; // "url_rea"
+
+/** Applies the migrations this database lacks; resolves with the versions applied now. */
+export async function migrate(sql: postgres.Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return sql.begin(async (tx) => {
+    // Waiting for another instance's migrations is not a slow statement: allow it a minute.
+    await tx`SET LOCAL statement_timeout = 60000`;
+    // Held until this transaction ends: instances starting together take turns.
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version int PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`;
+    const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

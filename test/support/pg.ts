@@ -1,0 +1,97 @@
+/**
+ * A throwaway PostgreSQL server for the tests of the PostgreSQL store (docs/postgres.md), started
+ * through `scripts/pg-test-server.sh`: one server per test file, a fresh database per test (or per
+ * file), everything removed when the file ends.
+ *
+ * Without PostgreSQL the tests skip with a loud message on a developer machine (install the
+ * `postgresql` package, or point `PG_BIN` at its `bin` directory); under `CI=true` they fail instead.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { after, type TestContext } from 'node:test';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import { ROOT } from './helpers.ts';
+
+const run = promisify(execFile);
+const SCRIPT = join(ROOT, 'scripts', 'pg-test-server.sh');
+
+/** The directory of `initdb`/`pg_ctl`/`postgres`: `PG_BIN`, or the newest `/usr/lib/postgresql/<v>/bin`. */
+export function findPgBin(): string | undefined {
+  const env = process.env['PG_BIN'];
+  if (env) return existsSync(join(env, 'pg_ctl')) ? env : undefined;
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+export interface PgServer {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`. */
+  readonly url: string;
+  /** The cluster's directory (data, socket, log). */
+  readonly dir: string;
+  /** A new, empty database; its URL. Dropped when the file ends, or by `dropDatabase`. */
+  createDatabase(): Promise<string>;
+  dropDatabase(url: string): Promise<void>;
+  /** Stops the server (fast shutdown: clients are disconnected), keeping its data. */
+  stop(): Promise<void>;
+  /** Starts a stopped server again, on the same port. */
+  start(): Promise<void>;
+  /** `stop()` then `start()`. */
+  restart(): Promise<void>;
+  /** Runs one statement on the server's `postgres` database (fault tests, inspection). */
+  admin: postgres.Sql;
+}
+
+let databases = 0;
+
+/**
+ * Starts a server for this test file (torn down by `after`), or undefined after a loud skip when
+ * PostgreSQL is not installed. `t` is the test to skip; under `CI=true` a missing server throws.
+ */
+export async function pgServer(t?: Pick<TestContext, 'skip'>): Promise<PgServer | undefined> {
+  const bin = findPgBin();
+  if (!bin) {
+    const message = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests cannot run';
+    if (process.env['CI']) throw new Error(message);
+    process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING POSTGRESQL TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
+    t?.skip(message);
+    return undefined;
+  }
+  const env = { ...process.env, PG_BIN: bin };
+  const started = await run(SCRIPT, ['start'], { env });
+  const url = started.stdout.trim();
+  const dir = started.stderr.trim().split('\n').pop()!;
+  const admin = postgres(url, { max: 2, onnotice: () => undefined, connect_timeout: 5 });
+  const created: string[] = [];
+  const script = async (command: string): Promise<void> => {
+    await run(SCRIPT, [command, dir], { env });
+  };
+  const server: PgServer = {
+    url,
+    dir,
+    admin,
+    async createDatabase() {
+      const name = `t${process.pid}_${++databases}`;
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      created.push(name);
+      return url.replace(/\/postgres$/, `/${name}`);
+    },
+    async dropDatabase(dbUrl) {
+      const name = new URL(dbUrl).pathname.slice(1);
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+    stop: () => script('down'),
+    start: () => script('up'),
+    restart: () => script('restart'),
+  };
+  after(async () => {
+    await admin.end({ timeout: 1 }).catch(() => undefined);
+    await script('stop');
+  });
+  return server;
+}
