@@ -6,9 +6,8 @@
 //   GET  /<code>         one conditional UPDATE … RETURNING (synchronous_commit = off), then 302
 //   POST /api/shorten    one INSERT … ON CONFLICT DO NOTHING (synchronous_commit = on), then 201
 //
-// The table is the service's own (`links`, created by its migrations) when the database has it, so
-// the statements touch the same columns and indexes; the service must have run once on the
-// database first. `WORKERS=2` forks two processes on the port with node:cluster, each with its own
+// The table is the service's own (`links`, created by its migrations: run the service once on the
+// database first), so the statements touch the same rows and indexes. `WORKERS=2` forks two processes on the port with node:cluster, each with its own
 // pools of `DB_POOL_SIZE` connections (default 10), as the service does.
 //
 // Environment: DATABASE_URL (required), PORT (default 0), WORKERS (default 1), DB_POOL_SIZE.
@@ -59,7 +58,7 @@ async function serve() {
         for await (const chunk of req) body += chunk;
         const { url } = JSON.parse(body);
         const c = code();
-        const rows = await writes`INSERT INTO links (code, url, created_at) VALUES (${c}, ${url}, ${Math.floor(Date.now() / 1000)}) ON CONFLICT DO NOTHING RETURNING code`;
+        const rows = await writes`INSERT INTO links (code, url, created_at, retention_days) VALUES (${c}, ${url}, ${Math.floor(Date.now() / 1000)}, 0) ON CONFLICT DO NOTHING RETURNING code`;
         if (rows.length === 0) return void res.writeHead(409).end();
         res.writeHead(201, { 'Content-Type': 'text/plain' }).end(`http://localhost/${c}`);
         return;

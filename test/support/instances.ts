@@ -4,7 +4,6 @@
  * settings, `BASE_URL` is the proxy's address (short URLs point at the load balancer, as in
  * production), and after the test everything is stopped.
  */
-import type { TestContext } from 'node:test';
 import { serverProcess, type ServerProcess } from './helpers.ts';
 import { startProxy, type Proxy } from './proxy.ts';
 
@@ -27,7 +26,7 @@ export interface InstancesOptions {
   env?: Record<string, string>;
 }
 
-export async function startInstances(t: Pick<TestContext, 'after'>, { databaseUrl, count = 3, env = {} }: InstancesOptions): Promise<Instances> {
+export async function startInstances(t: { after(fn: () => unknown): void }, { databaseUrl, count = 3, env = {} }: InstancesOptions): Promise<Instances> {
   const proxy = await startProxy([], t);
   // At least `info`: the helper waits for the start-up line.
   const settings = { DATABASE_URL: databaseUrl, BASE_URL: proxy.url, ...env };

@@ -9,7 +9,6 @@
  */
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestContext } from 'node:test';
 
 /** Headers of one connection, not of the request: each leg has its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer']);
@@ -35,7 +34,7 @@ function rawPairs(raw: readonly string[]): string[] {
 }
 
 /** Starts the proxy on 127.0.0.1, port 0; given the test `t`, closed after it. */
-export async function startProxy(backends: number[], t?: Pick<TestContext, 'after'>): Promise<Proxy> {
+export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }): Promise<Proxy> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const forwarded = new Map<number, number>();
   let next = 0;
