@@ -34,7 +34,7 @@
 // run. BENCH_PG_ROUNDS (default 3) rounds, rotated; DB_POOL_SIZE is passed through to both. Nothing
 // is pinned here: the database needs the cores too.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -426,6 +426,37 @@ const rotated = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 const PG_ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
 const PG_SCRIPT = join(ROOT, 'scripts', 'pg-test-server.sh');
 
+/** Every process as [pid, ppid, comm, CPU seconds (user + system)], from /proc (Linux; empty elsewhere). */
+function processes() {
+  const out = [];
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      out.push([Number(pid), Number(fields[1]), comm, (Number(fields[11]) + Number(fields[12])) / 100]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU seconds so far of the PostgreSQL server's processes, and of `pid` with its children (workers). */
+function cpuSplit(pid) {
+  const all = processes();
+  const db = all.filter(([, , comm]) => comm === 'postgres' || comm.startsWith('postgres:')).reduce((n, p) => n + p[3], 0);
+  const app = all.filter(([p, ppid]) => p === pid || ppid === pid).reduce((n, p) => n + p[3], 0);
+  return { db, app };
+}
+
 /** A throwaway PostgreSQL server, or undefined when none is installed. */
 function startPostgres() {
   const r = spawnSync(PG_SCRIPT, ['start'], { encoding: 'utf8' });
@@ -514,7 +545,13 @@ async function reportPostgres(logStore) {
     for (let round = 0; round < PG_ROUNDS; round++) {
       for (const s of rotated(scenarios, round)) {
         await pause(PAUSE_MS);
+        const before = cpuSplit(s.server.pid);
         const r = load(s.server.port, s);
+        const after = cpuSplit(s.server.pid);
+        // CPU per request, µs: what one core of each side can carry is 1e6 / this.
+        const requests = r.rps * SECONDS;
+        r.appUs = ((after.app - before.app) / requests) * 1e6;
+        r.dbUs = ((after.db - before.db) / requests) * 1e6;
         if (r.failures > 0) {
           failed = true;
           console.error(`run failed: PostgreSQL ${s.kind} ${s.who} ×${workers}: ${r.failures} errors or unexpected statuses`);
@@ -537,16 +574,23 @@ async function reportPostgres(logStore) {
         ceilingP99: median(theirs.map((r) => r.p99)),
         toCeiling: median(ours.map((r, i) => r.rps / theirs[i].rps)),
         toLog: rps / logStore[kind],
+        appUs: median(ours.map((r) => r.appUs)),
+        dbUs: median(ours.map((r) => r.dbUs)),
+        ceilingAppUs: median(theirs.map((r) => r.appUs)),
+        ceilingDbUs: median(theirs.map((r) => r.dbUs)),
       });
     }
   }
   console.log('');
   console.log(`log store of this run: redirect ${fmt(logStore.redirect)} req/s, create (FSYNC=always) ${fmt(logStore.create)} req/s`);
-  console.log('| over PostgreSQL | workers | req/s | p99 ms | ceiling req/s | ceiling p99 ms | ratio to the ceiling | ratio to the log store |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| over PostgreSQL | workers | req/s | p99 ms | ceiling req/s | ceiling p99 ms | ratio to the ceiling | ratio to the log store | node CPU µs/req | database CPU µs/req | ceiling: node, database µs/req |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const name = r.kind === 'redirect' ? 'redirect GET /<code> (visit counted)' : 'create POST /api/shorten (durable)';
-    console.log(`| ${name} | ${r.workers} | ${fmt(r.rps)} | ${fmt(r.p99, 2)} | ${fmt(r.ceiling)} | ${fmt(r.ceilingP99, 2)} | ${fmt(r.toCeiling, 2)} | ${fmt(r.toLog, 2)} |`);
+    console.log(
+      `| ${name} | ${r.workers} | ${fmt(r.rps)} | ${fmt(r.p99, 2)} | ${fmt(r.ceiling)} | ${fmt(r.ceilingP99, 2)} | ${fmt(r.toCeiling, 2)} | ${fmt(r.toLog, 2)} | ` +
+        `${fmt(r.appUs)} | ${fmt(r.dbUs)} | ${fmt(r.ceilingAppUs)}, ${fmt(r.ceilingDbUs)} |`,
+    );
   }
   if (failed) process.exitCode = 1;
 }
