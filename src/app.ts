@@ -3,6 +3,8 @@
  * The handler is the library; `server.ts` only wraps it in a listening socket.
  * `openShortener(options).start(port)` is the same in two steps, for a server that must load every
  * link before it opens its port but learns the port (PORT=0) only by opening it.
+ * With `databaseUrl` the links live in PostgreSQL (docs/postgres.md), which opens asynchronously:
+ * `openShortenerAsync`/`createShortenerAsync` (they open the log store too).
  */
 import { createCodeSource, type RandomSource } from './api/codes.ts';
 import { configFromOptions, type Config } from './cli/config.ts';
@@ -17,7 +19,9 @@ import { normalizeTarget } from './paths.ts';
 import { routeTable } from './route-table.ts';
 import { createService, type Service } from './api/service.ts';
 import { loadStatic } from './http/static.ts';
+import type { LinkStore } from './store/link-store.ts';
 import { LogStore } from './store/log-store.ts';
+import { describeDatabase, openPostgresStore } from './store/postgres-connect.ts';
 import type { StoreFs } from './store/fs.ts';
 import { Store, type CompactReport } from './store/store.ts';
 import { createTransfer } from './transfer/transfer.ts';
@@ -39,6 +43,8 @@ export interface ShortenerOptions extends Partial<Config> {
   visitFlushMs?: number;
   /** Directory of the UI files (default: the package's `static/`). */
   staticDir?: string;
+  /** The module name of the PostgreSQL driver (default `postgres`; tests of a missing driver). */
+  driverModule?: string;
 }
 
 /**
@@ -53,6 +59,7 @@ const LIBRARY_OPTIONS: Readonly<Record<Exclude<keyof ShortenerOptions, keyof Con
   fs: true,
   visitFlushMs: true,
   staticDir: true,
+  driverModule: true,
 };
 
 export interface Shortener {
@@ -73,16 +80,20 @@ export interface Shortener {
   service: Service;
   /** Records in the store. */
   readonly count: number;
-  /** The log file. */
+  /** The log file; empty with a database. */
   dataFile: string;
+  /** With a database: its host and name (never the user or the password). */
+  database: { host: string; database: string } | undefined;
 }
 
 /** A shortener whose links are loaded but whose handler is not built yet (see `openShortener`). */
 export interface OpenedShortener {
   /** Records in the store. */
   readonly count: number;
-  /** The log file. */
+  /** The log file; empty with a database. */
   dataFile: string;
+  /** With a database: its host and name (never the user or the password). */
+  database: { host: string; database: string } | undefined;
   /**
    * Builds the shortener. `port` (default: the `port` option) is only used for the default base
    * URL, `http://localhost:<port>`, when `baseUrl` is not set. Call it once.
@@ -92,16 +103,70 @@ export interface OpenedShortener {
   close(): Promise<void>;
 }
 
-/** What `openShortener` prepared: the settings, the logger and the replayed store. */
+/** What `openShortener` prepared: the settings, the logger and the opened store. */
 interface Opened {
   config: Config;
   log: Logger;
-  store: Store;
   metrics: Metrics;
+  /** The storage contract the service sees. */
+  links: LinkStore;
+  /** Readiness of the store now (docs/operations.md): undefined while reads work. */
+  ready: () => string | undefined;
+  /** The log store's compaction; a database has none. */
+  compact: () => Promise<CompactReport>;
+  dataFile: string;
+  database: { host: string; database: string } | undefined;
 }
 
 export function createShortener(options: ShortenerOptions = {}): Shortener {
   return openShortener(options).start();
+}
+
+/** `createShortener`, for a database too: resolves once the database is reachable and migrated. */
+export async function createShortenerAsync(options: ShortenerOptions = {}): Promise<Shortener> {
+  return (await openShortenerAsync(options)).start();
+}
+
+/** Validated settings, the logger and the metrics: the part of opening common to both stores. */
+function prepare(options: ShortenerOptions): { config: Config; log: Logger; metrics: Metrics; count: { links: () => number } } {
+  const { logger, logStream, now, random, fs, visitFlushMs, staticDir, driverModule, ...settings } = options;
+  // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
+  const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
+  const log = logger ?? createLogger(config.logLevel, logStream);
+  // The gauge reads the store once it exists.
+  const count = { links: (): number => 0 };
+  const metrics = createMetrics({ links: () => count.links() });
+  return { config, log, metrics, count };
+}
+
+/**
+ * `openShortener` for either store: with `databaseUrl`, loads the PostgreSQL driver, connects,
+ * and runs the schema's migrations (under an advisory lock: instances may start together) before
+ * it resolves; without, it is `openShortener`. Rejects with `DriverMissingError` when the driver is
+ * not installed, and `DatabaseOpenError` when the database cannot be reached or migrated.
+ */
+export async function openShortenerAsync(options: ShortenerOptions = {}): Promise<OpenedShortener> {
+  const { config, log, metrics, count } = prepare(options);
+  if (config.databaseUrl === '') return openShortener(options);
+  const store = await openPostgresStore({
+    url: config.databaseUrl,
+    poolSize: config.dbPoolSize,
+    log,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.driverModule !== undefined ? { driverModule: options.driverModule } : {}),
+    onWrite: metrics.storeWrite,
+  });
+  count.links = () => store.count;
+  return opened(options, {
+    config,
+    log,
+    metrics,
+    links: store,
+    ready: () => store.ready(),
+    compact: () => Promise.reject(new Error('compaction is for the log store; PostgreSQL reclaims space itself (autovacuum)')),
+    dataFile: '',
+    database: describeDatabase(config.databaseUrl),
+  });
 }
 
 /**
@@ -110,11 +175,11 @@ export function createShortener(options: ShortenerOptions = {}): Shortener {
  * loaded.
  */
 export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
-  const { logger, logStream, now, random, fs, visitFlushMs, staticDir, ...settings } = options;
-  // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
-  const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
-  const log = logger ?? createLogger(config.logLevel, logStream);
-  const metrics = createMetrics({ links: () => store.count });
+  const { now, fs, visitFlushMs } = options;
+  const { config, log, metrics, count } = prepare(options);
+  if (config.databaseUrl !== '') {
+    throw new TypeError('databaseUrl is set: a database opens asynchronously, use openShortenerAsync() or createShortenerAsync()');
+  }
   const store = new Store({
     dir: config.dataDir,
     fsync: config.fsync,
@@ -124,32 +189,48 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
     ...(visitFlushMs ? { visitFlushMs } : {}),
     onWrite: metrics.storeWrite,
   });
+  count.links = () => store.count;
+  // The service sees the storage contract only.
+  const links = new LogStore(store);
+  return opened(options, {
+    config,
+    log,
+    metrics,
+    links,
+    ready: () => links.ready(),
+    compact: () => store.compact(),
+    dataFile: store.path,
+    database: undefined,
+  });
+}
+
+function opened(options: ShortenerOptions, parts: Opened): OpenedShortener {
   let started = false;
   return {
     get count() {
-      return store.count;
+      return parts.links.count;
     },
-    dataFile: store.path,
+    dataFile: parts.dataFile,
+    database: parts.database,
     start(port) {
       if (started) throw new Error('this shortener has already been started');
       started = true;
-      return assemble(options, { config: { ...config, port: port ?? config.port }, log, store, metrics });
+      return assemble(options, { ...parts, config: { ...parts.config, port: port ?? parts.config.port } });
     },
-    close: () => store.close(),
+    close: () => parts.links.close(),
   };
 }
 
-function assemble(options: ShortenerOptions, { config, log, store, metrics }: Opened): Shortener {
+function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics }: Opened): Shortener {
   const { now, random, staticDir } = options;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   let shuttingDown = false;
-  // The service sees the storage contract only; this process's store is the log store.
-  const links = new LogStore(store);
   /**
-   * Undefined while ready, else why not (docs/operations.md). The log store was loaded before this runs and
-   * reads it from memory, which cannot fail: only a shutdown makes it not ready.
+   * Undefined while ready, else why not (docs/operations.md). The log store was loaded before this
+   * runs and reads from memory, which cannot fail: only a shutdown makes it not ready. A database
+   * is not ready while it cannot be reached.
    */
-  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : links.ready());
+  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : ready());
   const service = createService({
     store: links,
     baseUrl,
@@ -199,12 +280,13 @@ function assemble(options: ShortenerOptions, { config, log, store, metrics }: Op
       shuttingDown = true;
       return links.close();
     },
-    compact: () => store.compact(),
+    compact,
     config: { ...config, baseUrl },
     service,
     get count() {
-      return store.count;
+      return links.count;
     },
-    dataFile: store.path,
+    dataFile,
+    database,
   };
 }

@@ -1,10 +1,11 @@
 /** The package entry: the handler factory and its types. */
-export { createShortener, openShortener, type Shortener, type OpenedShortener, type ShortenerOptions, type Handler } from './app.ts';
+export { createShortener, createShortenerAsync, openShortener, openShortenerAsync, type Shortener, type OpenedShortener, type ShortenerOptions, type Handler } from './app.ts';
 export { resolveConfig, configFromOptions, type Config } from './cli/config.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
 export type { UrlRecord, UrlList, Failure, ShortenOutcome, GetOutcome, LookupOutcome, RemoveOutcome, Visit } from './api/service.ts';
 export type { StoreFs } from './store/fs.ts';
 export type { CompactReport } from './store/store.ts';
+export { DriverMissingError, DatabaseOpenError } from './store/postgres-connect.ts';
 export { ALPHABET, RESERVED_SEGMENTS } from './api/codes.ts';
 export type { DeprecationNoticeNotification } from './published/deprecations.ts';

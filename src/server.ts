@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openShortener, type OpenedShortener, type Shortener } from './app.ts';
+import { openShortenerAsync, type OpenedShortener, type Shortener } from './app.ts';
 import { startCluster } from './cli/cluster.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
 import { spareLongUploads } from './http/body.ts';
@@ -18,6 +18,7 @@ import { parseTransferCommand, runTransferCommand } from './cli/transfer-command
 import { createLogger, ignoreClosedPipe } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/lock.ts';
+import { DatabaseOpenError, DriverMissingError } from './store/postgres-connect.ts';
 import { repairLog } from './store/repair.ts';
 import { Store, StoreOpenError } from './store/store.ts';
 import { NAME, VERSION } from './version.ts';
@@ -25,7 +26,7 @@ import { NAME, VERSION } from './version.ts';
 /** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */
 const FLUSH_GRACE_MS = 10_000;
 
-function main(): void {
+async function main(): Promise<void> {
   ignoreClosedPipe(process.stdout);
   if (transferCommand()) return;
   let resolved;
@@ -67,12 +68,17 @@ function main(): void {
   // WORKERS=N: the primary forks the workers and serves nothing itself (docs/scale-out.md).
   if (startCluster(config, log)) return;
   // Load every link before the port opens (docs/storage.md Start-up): the first request ever answered sees
-  // them all. The handler is built once listening, when PORT=0 knows the port of its default base URL.
+  // them all; with a database, connect and migrate first (docs/postgres.md). The handler is built once
+  // listening, when PORT=0 knows the port of its default base URL.
   let opened: OpenedShortener;
   try {
-    opened = openShortener({ ...config, logger: log });
+    opened = await openShortenerAsync({ ...config, logger: log });
   } catch (err) {
-    if (!(err instanceof StoreOpenError || err instanceof ConfigError)) throw err;
+    if (err instanceof DriverMissingError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (!(err instanceof StoreOpenError || err instanceof ConfigError || err instanceof DatabaseOpenError)) throw err;
     log.error(err.message);
     process.exit(1);
   }
@@ -108,9 +114,9 @@ function main(): void {
     log.info('listening', {
       url: `http://${host}:${port}`,
       base_url: shortener.config.baseUrl,
-      data_file: shortener.dataFile,
+      ...(shortener.database ? { database: shortener.database.database, database_host: shortener.database.host } : { data_file: shortener.dataFile }),
       records: shortener.count,
-      fsync: config.fsync,
+      ...(shortener.database ? { pool_size: config.dbPoolSize } : { fsync: config.fsync }),
       gate: config.apiToken !== '',
       public_redirects: config.publicRedirects,
       api_keys: config.apiKeys.length > 0,
@@ -199,4 +205,4 @@ async function compactOffline(dataDir: string, log: ReturnType<typeof createLogg
   }
 }
 
-main();
+void main();

@@ -20,8 +20,7 @@ const RESTART_DELAY_MS = 1000;
 
 /** Why these settings cannot run, or undefined. */
 export function workersRefusal(config: Readonly<Config>): string | undefined {
-  const databaseUrl = (config as Partial<Record<'databaseUrl', string>>).databaseUrl;
-  if (config.workers > 1 && !databaseUrl) {
+  if (config.workers > 1 && config.databaseUrl === '') {
     return `WORKERS=${config.workers} needs DATABASE_URL: the log store has one writer process (set WORKERS=1, or DATABASE_URL)`;
   }
   return undefined;

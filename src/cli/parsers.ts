@@ -72,6 +72,22 @@ export const bearerToken = parser('printable ASCII without spaces, or empty', (r
   return s;
 });
 
+/** A `postgres://` (or `postgresql://`) URL, or empty (the log store). Never echoed: it may hold a password. */
+export const databaseUrl = parser('a postgres:// or postgresql:// URL, or empty', (raw) => {
+  const s = text(raw).trim();
+  if (s === '') return s;
+  let url: URL | undefined;
+  try {
+    url = new URL(s);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new BadValue('must be a postgres:// or postgresql:// URL (or empty for the log store)');
+  }
+  return s;
+});
+
 /** An absolute http(s) URL without userinfo, query or fragment; returned without a trailing slash. */
 export const publicUrl = parser('an http:// or https:// URL, without a query or fragment', (raw) => parseBaseUrl(raw));
 

@@ -5,7 +5,7 @@
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
 import type { FsyncMode } from '../store/store.ts';
-import { bearerToken, boolean, integer, list, nonEmpty, oneOf, origins, publicUrl, type Parser } from './parsers.ts';
+import { bearerToken, boolean, databaseUrl, integer, list, nonEmpty, oneOf, origins, publicUrl, type Parser } from './parsers.ts';
 
 export type { FsyncMode } from '../store/store.ts';
 
@@ -23,6 +23,10 @@ export interface Config {
   publicRedirects: boolean;
   dataDir: string;
   fsync: FsyncMode;
+  /** `postgres://…`: the links live in PostgreSQL (docs/postgres.md); empty: the log store in `dataDir`. */
+  databaseUrl: string;
+  /** Connections of this process's pool to PostgreSQL. */
+  dbPoolSize: number;
   maxUrlLength: number;
   logLevel: LogLevel;
   mcpAllowedOrigins: readonly string[];
@@ -80,6 +84,8 @@ export const SETTINGS = [
   setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),
   setting({ prop: 'fsync', file: 'fsync', env: 'FSYNC', flag: '--fsync', parse: oneOf<FsyncMode>(['always', 'off']), default: 'always', help: 'always: acknowledge writes only once on disk; off: never fsync' }),
+  setting({ prop: 'databaseUrl', file: 'database_url', env: 'DATABASE_URL', flag: '--database-url', secret: true, parse: databaseUrl, default: '', help: 'postgres://… keeps the links in PostgreSQL (data_dir is then unused); empty: the log store' }),
+  setting({ prop: 'dbPoolSize', file: 'db_pool_size', env: 'DB_POOL_SIZE', flag: '--db-pool-size', parse: integer(1, 100), default: 10, help: 'connections per process to PostgreSQL' }),
   setting({ prop: 'maxUrlLength', file: 'max_url_length', env: 'MAX_URL_LENGTH', flag: '--max-url-length', parse: integer(16, 65536), default: 8192, help: 'longest accepted original URL, in characters' }),
   setting({ prop: 'logLevel', file: 'log_level', env: 'LOG_LEVEL', flag: '--log-level', parse: oneOf<LogLevel>(LOG_LEVELS), default: 'info', help: 'the least severe level logged' }),
   setting({ prop: 'mcpAllowedOrigins', file: 'mcp_allowed_origins', env: 'MCP_ALLOWED_ORIGINS', flag: '--mcp-allowed-origins', parse: origins, default: [], help: 'extra browser origins allowed to call /mcp' }),

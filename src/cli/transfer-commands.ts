@@ -5,12 +5,16 @@
  *
  * `export` reads the data dir without taking its lock, so it may run beside a server (a hot
  * backup); `import` opens the store like a server does, so it refuses while a server holds it.
+ * With `--database-url` (or `DATABASE_URL`) both work on PostgreSQL instead (docs/postgres.md),
+ * beside running servers: the export reads one snapshot, the import commits row by row.
  */
 import { createReadStream } from 'node:fs';
 import { createCodeSource } from '../api/codes.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { StoreUnavailableError, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import { LogStore } from '../store/log-store.ts';
+import { DatabaseOpenError, describeDatabase, DriverMissingError, openPostgresStore } from '../store/postgres-connect.ts';
 import { Store, StoreOpenError } from '../store/store.ts';
 import { exportText, type ExportFormat } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
@@ -23,7 +27,7 @@ export interface TransferCommand {
   /** The file to import. */
   file: string | undefined;
   format: ExportFormat | undefined;
-  /** Given: a PostgreSQL store was asked for. */
+  /** Given: a PostgreSQL store was asked for (like `DATABASE_URL`, which it overrides). */
   databaseUrl: string | undefined;
   /** The other arguments: settings, read as the server reads them. */
   settings: string[];
@@ -63,14 +67,16 @@ export interface CommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   now: () => number;
+  /** The module name of the PostgreSQL driver (default `postgres`; tests of a missing driver). */
+  driverModule?: string;
 }
 
 /** Runs the command; resolves with the exit code (0 done, 1 failed, 2 bad usage). */
 export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): Promise<number> {
   let config: Config;
   try {
-    if (cmd.databaseUrl !== undefined) throw new ConfigError('PostgreSQL support is not built yet; use --data-dir');
-    const resolved = resolveConfig({ argv: cmd.settings, env: io.env, readFile: io.readFile });
+    const argv = cmd.databaseUrl === undefined ? cmd.settings : [...cmd.settings, `--database-url=${cmd.databaseUrl}`];
+    const resolved = resolveConfig({ argv, env: io.env, readFile: io.readFile });
     if (resolved.command !== 'run') throw new ConfigError(`${cmd.command} takes no ${[...resolved.switches].join(' ')}`);
     config = resolved.config;
   } catch (err) {
@@ -79,14 +85,39 @@ export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): P
     return 2;
   }
   const log = createLogger(config.logLevel, io.stderr);
-  return cmd.command === 'export' ? exportCommand(cmd, config, log, io) : importCommand(cmd, config, log, io);
+  if (config.databaseUrl === '') return cmd.command === 'export' ? exportCommand(cmd, config, log, io) : importCommand(cmd, config, log, io);
+  let store: LinkStore;
+  try {
+    store = await openPostgresStore({ url: config.databaseUrl, poolSize: 2, log, now: io.now, ...(io.driverModule !== undefined ? { driverModule: io.driverModule } : {}) });
+  } catch (err) {
+    if (err instanceof DriverMissingError) {
+      io.stderr.write(`url-shortener ${cmd.command}: ${err.message}\n`);
+      return 2;
+    }
+    if (!(err instanceof DatabaseOpenError)) throw err;
+    log.error(err.message);
+    return 1;
+  }
+  try {
+    const where = describeDatabase(config.databaseUrl);
+    if (cmd.command === 'export') {
+      return await writeExport(store.exportAll(Math.floor(io.now() / 1000)), cmd, config, log, io, { database: where.database, database_host: where.host });
+    }
+    return await importInto(store, cmd, config, log, io);
+  } finally {
+    await store.close();
+  }
 }
 
 const baseUrlOf = (config: Config): string => config.baseUrl ?? `http://localhost:${config.port}`;
 
-async function exportCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+function exportCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+  return writeExport(readLogSnapshot(config.dataDir, Math.floor(io.now() / 1000)), cmd, config, log, io, { data_dir: config.dataDir });
+}
+
+/** Writes `records` to stdout in the asked format; `source` names where they came from, in the log. */
+async function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo, source: Record<string, string>): Promise<number> {
   const format = cmd.format ?? 'jsonl';
-  const records = readLogSnapshot(config.dataDir, Math.floor(io.now() / 1000));
   let count = 0;
   const counted = (async function* () {
     for await (const rec of records) {
@@ -110,13 +141,13 @@ async function exportCommand(cmd: TransferCommand, config: Config, log: Logger, 
       if (!out.write(piece)) await writable(out);
     }
   } catch (err) {
-    if (!(err instanceof LogSnapshotError)) throw err;
+    if (!(err instanceof LogSnapshotError || err instanceof StoreUnavailableError)) throw err;
     log.error(err.message);
     return 1;
   } finally {
     out.off('error', onGone).off('close', onGone);
   }
-  log.info('exported', { data_dir: config.dataDir, records: count, format });
+  log.info('exported', { ...source, records: count, format });
   return 0;
 }
 
@@ -134,8 +165,6 @@ function writable(out: NodeJS.WritableStream): Promise<void> {
 }
 
 async function importCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
-  const file = cmd.file!;
-  const format: ImportFormat = cmd.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
   let store: Store;
   try {
     store = new Store({ dir: config.dataDir, fsync: config.fsync, log, now: io.now });
@@ -146,6 +175,17 @@ async function importCommand(cmd: TransferCommand, config: Config, log: Logger, 
     return 1;
   }
   const links = new LogStore(store);
+  try {
+    return await importInto(links, cmd, config, log, io);
+  } finally {
+    await links.close();
+  }
+}
+
+/** Imports the command's file into `links`, logging skipped rows; the exit code. */
+async function importInto(links: LinkStore, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+  const file = cmd.file!;
+  const format: ImportFormat = cmd.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
   const transfer = createTransfer({
     store: links,
     rules: { baseUrl: baseUrlOf(config), maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
@@ -167,7 +207,5 @@ async function importCommand(cmd: TransferCommand, config: Config, log: Logger, 
     else if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) log.error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
     else throw err;
     return 1;
-  } finally {
-    await links.close();
   }
 }

@@ -83,8 +83,10 @@ test('usage errors exit 2 with one line; a missing data dir or file exits 1', { 
   const dir = tempDir(t);
   const cases: [string[], number, RegExp][] = [
     [['import'], 2, /^url-shortener: import needs the file to read/],
-    [['export', '--database-url', 'postgres://u:secret@db/x'], 2, /^url-shortener export: PostgreSQL support is not built yet; use --data-dir\n$/],
-    [['import', 'x.jsonl', '--database-url=postgres://db/x'], 2, /^url-shortener import: PostgreSQL support is not built yet/],
+    [['export', '--database-url', 'mysql://u:secret@db/x'], 2, /^url-shortener export: invalid --database-url: must be a postgres:\/\/ or postgresql:\/\/ URL \(or empty for the log store\)\n$/],
+    // Nothing listens on port 1: the database cannot be reached, named by host and name only.
+    [['export', '--database-url', 'postgres://u:secret@127.0.0.1:1/x'], 1, /"level":"error","msg":"cannot reach the database x on 127\.0\.0\.1:1: database unavailable \(ECONNREFUSED\)"/],
+    [['import', 'x.jsonl', '--database-url=postgres://u:secret@127.0.0.1:1/x'], 1, /"msg":"cannot reach the database x on 127\.0\.0\.1:1/],
     [['export', '--format', 'xml'], 2, /^url-shortener: invalid --format "xml": must be jsonl or csv\n$/],
     [['export', '--nope'], 2, /^url-shortener export: unknown option --nope/],
     [['export', '--data-dir', join(dir, 'none')], 1, /"level":"error","msg":"cannot read .*urls\.log: ENOENT"/],
