@@ -147,6 +147,8 @@ test('PostgreSQL stopped and started under load: only 503s meanwhile, no 500, no
       `slowest answer ${slowest} ms; ${acknowledged} creates acknowledged, ${acknowledged - lost.length} found afterwards`,
   );
 
+  // No instance died of the outage (a dead one would show as the proxy's 502s).
+  for (const s of d.servers) assert.equal(s.child.exitCode ?? s.child.signalCode, null, `an instance exited: ${s.stderr()} ${JSON.stringify(s.lines.filter((l) => l['level'] === 'error'))}`);
   assert.deepEqual(errors, [], 'every request is answered');
   assert.ok(slowest <= ANSWER_WITHIN_MS, `an answer took ${slowest} ms`);
   assert.ok(backAfterMs >= 0, 'service came back by itself');
