@@ -110,6 +110,16 @@ interface Held {
 
 const SNAPSHOT = 'isolation level repeatable read read only';
 
+/** Rows of one insert statement at most. */
+const MAX_BATCH = 500;
+
+interface PendingInsert {
+  record: LinkRecord;
+  now: number;
+  resolve: (inserted: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
 export class PostgresStore implements LinkStore {
   private readonly sql: postgres.Sql;
   private readonly log: Logger;
@@ -124,6 +134,9 @@ export class PostgresStore implements LinkStore {
   /** Changes this instance made since the count being read now was asked for. */
   private drift = 0;
   private closing: Promise<void> | undefined;
+  /** Inserts asked for and not yet sent; `inserting` while a batch is in flight. */
+  private inserts: PendingInsert[] = [];
+  private inserting = false;
   /** The last edit asked for, per code with edits in flight. */
   private readonly edits = new Map<string, Promise<void>>();
 
@@ -268,21 +281,82 @@ export class PostgresStore implements LinkStore {
 
   // ---- Writes ------------------------------------------------------------------------------
 
-  async insert(record: LinkRecord, now: number): Promise<boolean> {
+  /**
+   * Inserts go out in batches, one multi-row statement and one commit for every insert asked while
+   * the previous batch was in flight (a group commit), and batches go one after the other: links
+   * get their place in the newest-first order in the order they were asked, as an import needs
+   * (its rows are stored in file order), however many connections the pool has.
+   */
+  insert(record: LinkRecord, now: number): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.inserts.push({ record, now, resolve, reject });
+      if (this.inserts.length === 1 && !this.inserting) queueMicrotask(() => void this.flushInserts());
+    });
+  }
+
+  private async flushInserts(): Promise<void> {
+    if (this.inserting) return;
+    this.inserting = true;
+    try {
+      while (this.inserts.length > 0) {
+        // One row per code in a batch: a second insert of a code waits for the next batch, where
+        // it meets the first as a conflict.
+        const codes = new Set<string>();
+        const batch: PendingInsert[] = [];
+        const later: PendingInsert[] = [];
+        for (const p of this.inserts) {
+          if (batch.length < MAX_BATCH && !codes.has(p.record.code)) {
+            codes.add(p.record.code);
+            batch.push(p);
+          } else later.push(p);
+        }
+        this.inserts = later;
+        await this.insertBatch(batch);
+      }
+    } finally {
+      this.inserting = false;
+    }
+  }
+
+  private async insertBatch(batch: PendingInsert[]): Promise<void> {
+    const started = performance.now();
+    let inserted: Set<string>;
+    try {
+      const rows = batch.map(({ record: r }) => ({
+        code: r.code,
+        url: r.url,
+        created_at: r.createdAt,
+        retention_days: r.retentionDays,
+        visit_count: r.visits,
+        max_visits: r.maxVisits,
+      }));
+      const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'max_visits'];
+      const done = await this.run(this.sql`
+        INSERT INTO links ${this.sql(rows, columns)}
+        ON CONFLICT (code) DO NOTHING RETURNING code`);
+      inserted = new Set(done.map((r) => (r as { code: string }).code));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    if (inserted.size > 0) {
+      this.wrote(started);
+      this.moved(inserted.size);
+    }
+    for (const p of batch) {
+      if (inserted.has(p.record.code)) p.resolve(true);
+      else await this.replaceExpired(p.record, p.now).then(p.resolve, p.reject);
+    }
+  }
+
+  /**
+   * The code is held: by a live link (a collision), or by an expired one not yet deleted, whose
+   * code is free. Of concurrent inserts the first to delete it wins: the others wait on its row
+   * lock, then find no expired row, or conflict with the new one.
+   */
+  private async replaceExpired(record: LinkRecord, now: number): Promise<boolean> {
     const { code, url, createdAt, retentionDays, visits, maxVisits } = record;
     const started = performance.now();
-    const rows = await this.run(this.sql`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, max_visits)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${maxVisits})
-      ON CONFLICT (code) DO NOTHING RETURNING 1`);
-    if (rows.length > 0) {
-      this.wrote(started);
-      this.moved(1);
-      return true;
-    }
-    // The code is held: by a live link (a collision), or by an expired one not yet deleted, whose
-    // code is free. Of concurrent inserts the first to delete it wins: the others wait on its row
-    // lock, then find no expired row, or conflict with the new one.
     const replaced = await this.transaction(async (tx) => {
       const gone = await tx`DELETE FROM links WHERE code = ${code} AND NOT ${this.live(now)} RETURNING 1`;
       if (gone.length === 0) return false;
@@ -443,7 +517,8 @@ export class PostgresStore implements LinkStore {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        query.cancel();
+        // A cancel needs a connection of its own, which may fail too: nobody waits for it.
+        Promise.resolve(query.cancel() as unknown).catch(() => undefined);
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
       }, this.timeoutMs);
     });

@@ -8,6 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, type TestContext } from 'node:test';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -94,4 +95,54 @@ export async function pgServer(t?: Pick<TestContext, 'skip'>): Promise<PgServer 
     await script('stop');
   });
   return server;
+}
+
+export interface FrozenLink {
+  /** `url` with the proxy's port in place of the server's. */
+  url: string;
+  /** From now on nothing passes either way (bytes are held), and new connections hang: a database that stopped answering. */
+  freeze(): void;
+  /** Lets everything held through, and what comes after. */
+  thaw(): void;
+}
+
+/**
+ * A TCP proxy in front of the database of `url` that can stop passing bytes without closing
+ * anything: the hang (a frozen server, a network black hole) that no refused connection reveals.
+ * Closed after the file.
+ */
+export async function freezableProxy(url: string): Promise<FrozenLink> {
+  const target = new URL(url);
+  let frozen = false;
+  const held: { to: Socket; chunk: Buffer }[] = [];
+  const sockets = new Set<Socket>();
+  const forward = (from: Socket, to: Socket): void => {
+    from.on('data', (chunk: Buffer) => (frozen ? held.push({ to, chunk }) : to.write(chunk)));
+    from.on('close', () => to.destroy());
+    from.on('error', () => to.destroy());
+  };
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    }
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  const proxied = new URL(url);
+  proxied.port = String((server.address() as AddressInfo).port);
+  return {
+    url: proxied.href,
+    freeze: () => void (frozen = true),
+    thaw() {
+      frozen = false;
+      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
+    },
+  };
 }
