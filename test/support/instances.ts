@@ -28,7 +28,7 @@ export interface InstancesOptions {
 
 export async function startInstances(t: { after(fn: () => unknown): void }, { databaseUrl, count = 3, env = {} }: InstancesOptions): Promise<Instances> {
   const proxy = await startProxy([], t);
-  // At least `info`: the helper waits for the start-up line.
+  // At least `info`: `serverProcess` waits for the start-up line.
   const settings = { DATABASE_URL: databaseUrl, BASE_URL: proxy.url, ...env };
   const launch = (): Promise<ServerProcess> => serverProcess(settings);
   // One at a time first: the migrations run under an advisory lock either way, but a failing
