@@ -54,7 +54,7 @@ BIN=$(pg_bin)
 cmd=${1:-start}
 case "$cmd" in
   start)
-    dir=${2:-$(mktemp -d "${TMPDIR:-/tmp}/pg-test.XXXXXX")}
+    dir=${2:-$(mktemp -d -t pg-test.XXXXXX)}
     mkdir -p "$dir"
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     # initdb's own final sync only: the server runs with fsync on.

@@ -156,8 +156,16 @@ export class PostgresStore implements LinkStore {
     const every = (ms: number | undefined, fallback: number, task: () => Promise<unknown>): void => {
       const interval = ms ?? fallback;
       if (interval <= 0) return;
-      // A failure is already logged and reflected in readiness; the next round tries again.
-      const timer = setInterval(() => void task().catch(() => undefined), interval);
+      // A failure is already logged and reflected in readiness; the next round tries again. A
+      // round still waiting (a database not answering) is not joined by another.
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        void task()
+          .catch(() => undefined)
+          .finally(() => (busy = false));
+      }, interval);
       timer.unref();
       store.timers.push(timer);
     };

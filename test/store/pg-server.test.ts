@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createShortener, createShortenerAsync, openShortener, openShortenerAsync } from '../../src/app.ts';
+import { parseTransferCommand, runTransferCommand } from '../../src/cli/transfer-commands.ts';
 import { DriverMissingError } from '../../src/store/postgres-connect.ts';
 import { codeOf, request, serverProcess, spawnServer, tempDir, type ServerProcess } from '../support/helpers.ts';
 import { pgServer } from '../support/pg.ts';
@@ -94,6 +95,9 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   assert.equal((await request(other.port, '/api/export', { headers: { 'x-api-key': KEY } })).body, exported.body);
   assert.equal((await request(other.port, '/limit20')).status, 410, 'the used-up limit came along');
 
+  // SIGTERM: a clean stop, the pool closed.
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+  assert.equal(s.lines.at(-1)?.['msg'], 'stopped');
   for (const l of [...s.lines, ...other.lines]) assert.doesNotMatch(JSON.stringify(l), /s3cret/);
   assert.doesNotMatch(s.stderr() + other.stderr(), /s3cret/);
 });
@@ -134,6 +138,19 @@ test('without the driver the server exits 2 and says how to install it', { skip:
   assert.equal(exit.code, 2);
   assert.equal(s.stderr(), 'url-shortener: DATABASE_URL is set but the PostgreSQL driver is not installed: run `npm install postgres`\n');
   assert.deepEqual(s.lines, []);
+  // The export and import commands alike.
+  let err = '';
+  const io = {
+    env: {},
+    readFile: () => '',
+    stdout: process.stdout,
+    stderr: { write: (c: string) => ((err += c), true) } as unknown as NodeJS.WritableStream,
+    now: Date.now,
+    driverModule: 'postgres-not-installed-here',
+  };
+  const code = await runTransferCommand(parseTransferCommand(['export', '--database-url', 'postgres://u:s3cret@127.0.0.1:1/x'])!, io);
+  assert.equal(code, 2);
+  assert.equal(err, 'url-shortener export: DATABASE_URL is set but the PostgreSQL driver is not installed: run `npm install postgres-not-installed-here`\n');
 });
 
 test('an unreachable database at start-up: exit 1, naming host and database, never the password', { skip: !server, timeout: 60_000 }, async () => {
