@@ -26,8 +26,15 @@
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
 // 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
 // (the kernel's high-water mark, reset just before the measured operation).
+//
+// PostgreSQL (last in a full run, when PostgreSQL is installed; BENCH_PG_ONLY=1 for it alone): a
+// throwaway server (scripts/pg-test-server.sh), then counted redirects/s and durable creates/s of
+// the service with WORKERS=1 and WORKERS=2 against the same with `scripts/pg-ceiling.mjs`, which
+// does only the statements (docs/scale-out.md), and against the log store's figures of the same
+// run. BENCH_PG_ROUNDS (default 3) rounds, rotated; DB_POOL_SIZE is passed through to both. Nothing
+// is pinned here: the database needs the cores too.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -64,8 +71,8 @@ function cleanup() {
 process.on('exit', cleanup);
 
 /** Starts a process and resolves with its port once a stdout line makes `portOf` return one. */
-function startProcess(cmd, args, env, portOf) {
-  const [bin, argv] = pin(SERVER_CPU, cmd, args);
+function startProcess(cmd, args, env, portOf, { pinned = true } = {}) {
+  const [bin, argv] = pinned ? pin(SERVER_CPU, cmd, args) : [cmd, args];
   const child = spawn(bin, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   return new Promise((resolve, reject) => {
@@ -201,6 +208,7 @@ function wrkMs(text) {
 }
 
 function runWrk(port, scenario, seconds = SECONDS) {
+  const pinLoad = scenario.pinned === false ? (_cpu, cmd, args) => [cmd, args] : pin;
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
   dirs.add(dir);
   const lua = join(dir, 'req.lua');
@@ -208,7 +216,7 @@ function runWrk(port, scenario, seconds = SECONDS) {
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join('\n');
   writeFileSync(lua, `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`);
-  const [bin, argv] = pin(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
+  const [bin, argv] = pinLoad(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
   const r = spawnSync(bin, argv, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   const out = r.stdout;
@@ -228,7 +236,7 @@ function runAutocannon(port, scenario, seconds = SECONDS) {
   for (const [k, v] of Object.entries(scenario.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (scenario.body) args.push('-b', scenario.body);
   args.push(`http://127.0.0.1:${port}${scenario.path}`);
-  const [bin, argv] = pin(LOAD_CPU, process.execPath, args);
+  const [bin, argv] = scenario.pinned === false ? [process.execPath, args] : pin(LOAD_CPU, process.execPath, args);
   const r = spawnSync(bin, argv, { encoding: 'utf8', maxBuffer: 16 << 20 });
   if (r.status !== 0) throw new Error(`autocannon failed: ${r.stderr}`);
   const j = JSON.parse(r.stdout);
@@ -413,7 +421,182 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `xs` turned left by `k`: round k of a rotation. */
 const rotated = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
+// ---- PostgreSQL ------------------------------------------------------------------------------------
+
+const PG_ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
+const PG_SCRIPT = join(ROOT, 'scripts', 'pg-test-server.sh');
+
+/** Every process as [pid, ppid, comm, CPU seconds (user + system)], from /proc (Linux; empty elsewhere). */
+function processes() {
+  const out = [];
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      out.push([Number(pid), Number(fields[1]), comm, (Number(fields[11]) + Number(fields[12])) / 100]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU seconds so far of the PostgreSQL server's processes, and of `pid` with its children (workers). */
+function cpuSplit(pid) {
+  const all = processes();
+  const db = all.filter(([, , comm]) => comm === 'postgres' || comm.startsWith('postgres:')).reduce((n, p) => n + p[3], 0);
+  const app = all.filter(([p, ppid]) => p === pid || ppid === pid).reduce((n, p) => n + p[3], 0);
+  return { db, app };
+}
+
+/** A throwaway PostgreSQL server, or undefined when none is installed. */
+function startPostgres() {
+  const r = spawnSync(PG_SCRIPT, ['start'], { encoding: 'utf8' });
+  if (r.status !== 0) return undefined;
+  const dir = r.stderr.trim().split('\n').pop();
+  process.on('exit', () => spawnSync(PG_SCRIPT, ['stop', dir]));
+  return { url: r.stdout.trim(), dir };
+}
+
+/** The service (dist build) over `databaseUrl` with `workers` processes; its port once all listen. */
+function startPgServer(databaseUrl, workers) {
+  return startProcess(
+    process.execPath,
+    ['dist/server.js'],
+    { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, WORKERS: String(workers), LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '' },
+    (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (workers > 1) return entry.msg === 'workers listening' ? entry.port : undefined;
+        return entry.msg === 'listening' ? Number(new URL(entry.url).port) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    { pinned: false },
+  );
+}
+
+function startCeiling(databaseUrl, workers) {
+  return startProcess(process.execPath, ['scripts/pg-ceiling.mjs'], { DATABASE_URL: databaseUrl, WORKERS: String(workers) }, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined, {
+    pinned: false,
+  });
+}
+
+/**
+ * Redirects/s and creates/s of the service and of the ceiling with 1 and 2 workers, rotated
+ * rounds, and the ratios to the ceiling and to the log store's figures of this run (`logStore`:
+ * medians of its redirect and durable create, or undefined to measure them here).
+ */
+async function reportPostgres(logStore) {
+  const pg = startPostgres();
+  if (!pg) {
+    console.log('PostgreSQL: not installed (apt-get install postgresql), section skipped');
+    return;
+  }
+  const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201, pinned: false };
+  if (!logStore) {
+    const plain = await startServer({ fsync: 'off' });
+    const durable = await startServer({ fsync: 'always' });
+    const code = await shorten(plain.port, TARGET);
+    const runs = { redirect: [], create: [] };
+    load(plain.port, { path: `/${code}`, expect: 302, pinned: false }, 1);
+    for (let i = 0; i < PG_ROUNDS; i++) {
+      await pause(PAUSE_MS);
+      runs.redirect.push(load(plain.port, { path: `/${code}`, expect: 302, pinned: false }));
+      await pause(PAUSE_MS);
+      runs.create.push(load(durable.port, create));
+    }
+    await plain.stop();
+    await durable.stop();
+    logStore = { redirect: median(runs.redirect.map((r) => r.rps)), create: median(runs.create.map((r) => r.rps)) };
+  }
+  const bin = spawnSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'], { encoding: 'utf8' }).stdout.trim();
+  const version = spawnSync(join(process.env.PG_BIN ?? bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'PostgreSQL';
+  console.log(`${version} at ${pg.url.replace(/^postgres:\/\/[^@]*@/, '')}; pool ${process.env.DB_POOL_SIZE ?? 'default'} per process; ${PG_ROUNDS} rounds; nothing pinned`);
+
+  const rows = [];
+  let failed = false;
+  let db = 0;
+  for (const workers of [1, 2]) {
+    // A database of its own per worker count: the creates of one do not grow the other's table.
+    const admin = spawnSync(process.execPath, ['-e', `const p=require('postgres');const s=p(${JSON.stringify(pg.url)},{max:1});s.unsafe('CREATE DATABASE bench${++db}').then(()=>s.end())`], { cwd: ROOT, encoding: 'utf8' });
+    if (admin.status !== 0) throw new Error(`create database: ${admin.stderr}`);
+    const url = pg.url.replace(/\/postgres$/, `/bench${db}`);
+    const service = await startPgServer(url, workers);
+    const code = await shorten(service.port, TARGET);
+    const ceiling = await startCeiling(url, workers);
+    const scenarios = [
+      { kind: 'redirect', who: 'service', server: service, path: `/${code}`, expect: 302, pinned: false },
+      { kind: 'redirect', who: 'ceiling', server: ceiling, path: `/${code}`, expect: 302, pinned: false },
+      { kind: 'create', who: 'service', server: service, ...create },
+      { kind: 'create', who: 'ceiling', server: ceiling, ...create },
+    ];
+    for (const s of scenarios) load(s.server.port, s, 1); // warm-up
+    const runs = new Map(scenarios.map((s) => [s, []]));
+    for (let round = 0; round < PG_ROUNDS; round++) {
+      for (const s of rotated(scenarios, round)) {
+        await pause(PAUSE_MS);
+        const before = cpuSplit(s.server.pid);
+        const r = load(s.server.port, s);
+        const after = cpuSplit(s.server.pid);
+        // CPU per request, µs: what one core of each side can carry is 1e6 / this.
+        const requests = r.rps * SECONDS;
+        r.appUs = ((after.app - before.app) / requests) * 1e6;
+        r.dbUs = ((after.db - before.db) / requests) * 1e6;
+        if (r.failures > 0) {
+          failed = true;
+          console.error(`run failed: PostgreSQL ${s.kind} ${s.who} ×${workers}: ${r.failures} errors or unexpected statuses`);
+        }
+        runs.get(s).push(r);
+        process.stderr.write(`PostgreSQL round ${round + 1}: ${s.kind} ${s.who}, ${workers} worker(s): ${fmt(r.rps)} req/s\n`);
+      }
+    }
+    await service.stop();
+    await ceiling.stop();
+    for (const kind of ['redirect', 'create']) {
+      const [ours, theirs] = ['service', 'ceiling'].map((who) => runs.get(scenarios.find((s) => s.kind === kind && s.who === who)));
+      const rps = median(ours.map((r) => r.rps));
+      rows.push({
+        kind,
+        workers,
+        rps,
+        p99: median(ours.map((r) => r.p99)),
+        ceiling: median(theirs.map((r) => r.rps)),
+        ceilingP99: median(theirs.map((r) => r.p99)),
+        toCeiling: median(ours.map((r, i) => r.rps / theirs[i].rps)),
+        toLog: rps / logStore[kind],
+        appUs: median(ours.map((r) => r.appUs)),
+        dbUs: median(ours.map((r) => r.dbUs)),
+        ceilingAppUs: median(theirs.map((r) => r.appUs)),
+        ceilingDbUs: median(theirs.map((r) => r.dbUs)),
+      });
+    }
+  }
+  console.log('');
+  console.log(`log store of this run: redirect ${fmt(logStore.redirect)} req/s, create (FSYNC=always) ${fmt(logStore.create)} req/s`);
+  console.log('| over PostgreSQL | workers | req/s | p99 ms | ceiling req/s | ceiling p99 ms | ratio to the ceiling | ratio to the log store | node CPU µs/req | database CPU µs/req | ceiling: node, database µs/req |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const name = r.kind === 'redirect' ? 'redirect GET /<code> (visit counted)' : 'create POST /api/shorten (durable)';
+    console.log(
+      `| ${name} | ${r.workers} | ${fmt(r.rps)} | ${fmt(r.p99, 2)} | ${fmt(r.ceiling)} | ${fmt(r.ceilingP99, 2)} | ${fmt(r.toCeiling, 2)} | ${fmt(r.toLog, 2)} | ` +
+        `${fmt(r.appUs)} | ${fmt(r.dbUs)} | ${fmt(r.ceilingAppUs)}, ${fmt(r.ceilingDbUs)} |`,
+    );
+  }
+  if (failed) process.exitCode = 1;
+}
+
 async function main() {
+  if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
   if (process.env.BENCH_TRANSFER_ONLY === '1') return reportTransfer();
   const cpu = cpus()[0]?.model ?? 'cpu';
@@ -519,6 +702,9 @@ async function main() {
   await reportListing();
   console.log('');
   await reportTransfer();
+  console.log('');
+  const durableCreates = others.find((s) => s.name.includes('FSYNC=always'));
+  await reportPostgres(durableCreates ? { redirect: medianRps(redirect), create: median(perRound(durableCreates).map((r) => r.rps)) } : undefined);
   if (failed) process.exitCode = 1;
 }
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortenerAsync, type OpenedShortener, type Shortener } from './app.ts';
+import { startCluster } from './cli/cluster.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
 import { spareLongUploads } from './http/body.ts';
 import { trackConnections } from './http/connections.ts';
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
     void compactOffline(config.dataDir, log);
     return;
   }
+  // WORKERS=N: the primary forks the workers and serves nothing itself (docs/scale-out.md).
+  if (startCluster(config, log)) return;
   // Load every link before the port opens (docs/storage.md Start-up): the first request ever answered sees
   // them all; with a database, connect and migrate first (docs/postgres.md). The handler is built once
   // listening, when PORT=0 knows the port of its default base URL.

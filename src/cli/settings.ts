@@ -40,6 +40,8 @@ export interface Config {
   maxConnections: number;
   /** How long `server.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
   shutdownTimeoutMs: number;
+  /** Processes serving the port with `node:cluster` (`src/cli/cluster.ts`); more than 1 needs a database. */
+  workers: number;
 }
 
 export interface Setting<K extends keyof Config> {
@@ -96,6 +98,7 @@ export const SETTINGS = [
   setting({ prop: 'maxHeaderBytes', file: 'max_header_bytes', env: 'MAX_HEADER_BYTES', flag: '--max-header-bytes', parse: integer(1024, 1024 * 1024), default: 16 * 1024, help: 'largest request line and headers, bytes (431 past it)' }),
   setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; past it the oldest one without a request in flight is closed' }),
   setting({ prop: 'shutdownTimeoutMs', file: 'shutdown_timeout_ms', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', parse: integer(0, 600_000), default: 10_000, help: 'time SIGTERM gives requests in flight before closing them, ms' }),
+  setting({ prop: 'workers', file: 'workers', env: 'WORKERS', flag: '--workers', parse: integer(1, 64), default: 1, help: 'processes serving the port; more than 1 needs DATABASE_URL' }),
 ] as const;
 
 export type AnySetting = Setting<keyof Config>;

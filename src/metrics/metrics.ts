@@ -11,6 +11,10 @@
  * streamed list included; the socket sending it out, not).
  *
  * Process-wide figures (memory, CPU, event-loop lag) are read at scrape time.
+ *
+ * With `WORKERS=N` a scrape answers the sum over the machine's worker processes: `scrapeScope`
+ * (set by `cluster-scrape.ts` in each worker) gathers the figures of every worker over the
+ * cluster's IPC channel; `merge.ts` adds them up.
  */
 import { METHODS } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -83,6 +87,22 @@ export interface Metrics {
   collect(): Promise<Family[]>;
 }
 
+/** Where a scrape's figures come from, when not from this process alone (a worker of a cluster). */
+export interface ScrapeScope {
+  /** Given this process's own collector (once per `createMetrics`), for the others' scrapes. */
+  own(collect: () => Promise<Family[]>): void;
+  /** The figures a scrape answers. */
+  gather(): Promise<Family[]>;
+}
+
+/** Process-wide: a worker process serves one shortener, and the cluster's IPC channel is the process's. */
+let scrapeScope: ScrapeScope | undefined;
+
+/** From now on, metrics created in this process answer scrapes through `scope` (undefined: this process alone). */
+export function setScrapeScope(scope: ScrapeScope | undefined): void {
+  scrapeScope = scope;
+}
+
 /** How long a callback queued now waits for the event loop, seconds. */
 function eventLoopLag(): Promise<number> {
   const queued = performance.now();
@@ -118,6 +138,64 @@ export function createMetrics(source: MetricsSource): Metrics {
     return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
   }
 
+  async function collectOwn(): Promise<Family[]> {
+    const lag = await eventLoopLag();
+    const cpu = process.cpuUsage();
+    const found = redirects[RESULT_SLOT.found]! + fastRedirects[FAST_GET]! + fastRedirects[FAST_HEAD]!;
+    const byRoute = [...routes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return [
+      {
+        name: 'shortener_http_requests_total',
+        help: 'HTTP requests answered, by route (its pattern in the route table, never the request path; "none" when no route answered), method and status.',
+        type: 'counter',
+        samples: requestSamples(),
+      },
+      {
+        name: 'shortener_http_request_duration_seconds',
+        help: 'Time from a request reaching the handler to its answer being written (body read, store commits and streaming included), by route. Redirects answered by the fast path are not timed; shortener_http_requests_total counts them.',
+        type: 'histogram',
+        bounds: REQUEST_BUCKETS,
+        samples: byRoute.map(([route, stats]) => stats.duration.sample([['route', route]])),
+      },
+      {
+        name: 'shortener_redirects_total',
+        help: 'GET and HEAD requests of short links, by result.',
+        type: 'counter',
+        samples: REDIRECT_RESULTS.map((result, i) => ({ labels: [['result', result]], value: i === RESULT_SLOT.found ? found : redirects[i]! })),
+      },
+      { name: 'shortener_links_created_total', help: 'Links created (REST API and MCP).', type: 'counter', samples: [{ labels: [], value: created }] },
+      {
+        name: 'shortener_links',
+        help: 'Links held by the store (an expired link until its storage is reclaimed).',
+        type: 'gauge',
+        samples: [{ labels: [], value: source.links() }],
+      },
+      {
+        name: 'shortener_store_write_duration_seconds',
+        help: 'One group-commit write of the log and its fsync (the write alone with FSYNC=off), seconds.',
+        type: 'histogram',
+        bounds: STORE_WRITE_BUCKETS,
+        samples: [storeWrites.sample([])],
+      },
+      { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', type: 'gauge', samples: [{ labels: [], value: process.memoryUsage.rss() }] },
+      {
+        name: 'process_cpu_seconds_total',
+        help: 'Total user and system CPU time spent in seconds.',
+        type: 'counter',
+        samples: [{ labels: [], value: (cpu.user + cpu.system) / 1e6 }],
+      },
+      {
+        name: 'nodejs_eventloop_lag_seconds',
+        help: 'Lag of the event loop in seconds: how long a callback queued at scrape time waited to run.',
+        type: 'gauge',
+        samples: [{ labels: [], value: lag }],
+      },
+    ];
+  }
+
+  const scope = scrapeScope;
+  scope?.own(collectOwn);
+
   return {
     fastRedirects,
     request(route, method, status, seconds) {
@@ -135,59 +213,8 @@ export function createMetrics(source: MetricsSource): Metrics {
     storeWrite(seconds) {
       storeWrites.observe(seconds);
     },
-    async collect() {
-      const lag = await eventLoopLag();
-      const cpu = process.cpuUsage();
-      const found = redirects[RESULT_SLOT.found]! + fastRedirects[FAST_GET]! + fastRedirects[FAST_HEAD]!;
-      const byRoute = [...routes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return [
-        {
-          name: 'shortener_http_requests_total',
-          help: 'HTTP requests answered, by route (its pattern in the route table, never the request path; "none" when no route answered), method and status.',
-          type: 'counter',
-          samples: requestSamples(),
-        },
-        {
-          name: 'shortener_http_request_duration_seconds',
-          help: 'Time from a request reaching the handler to its answer being written (body read, store commits and streaming included), by route. Redirects answered by the fast path are not timed; shortener_http_requests_total counts them.',
-          type: 'histogram',
-          bounds: REQUEST_BUCKETS,
-          samples: byRoute.map(([route, stats]) => stats.duration.sample([['route', route]])),
-        },
-        {
-          name: 'shortener_redirects_total',
-          help: 'GET and HEAD requests of short links, by result.',
-          type: 'counter',
-          samples: REDIRECT_RESULTS.map((result, i) => ({ labels: [['result', result]], value: i === RESULT_SLOT.found ? found : redirects[i]! })),
-        },
-        { name: 'shortener_links_created_total', help: 'Links created (REST API and MCP).', type: 'counter', samples: [{ labels: [], value: created }] },
-        {
-          name: 'shortener_links',
-          help: 'Links held by the store (an expired link until its storage is reclaimed).',
-          type: 'gauge',
-          samples: [{ labels: [], value: source.links() }],
-        },
-        {
-          name: 'shortener_store_write_duration_seconds',
-          help: 'One group-commit write of the log and its fsync (the write alone with FSYNC=off), seconds.',
-          type: 'histogram',
-          bounds: STORE_WRITE_BUCKETS,
-          samples: [storeWrites.sample([])],
-        },
-        { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', type: 'gauge', samples: [{ labels: [], value: process.memoryUsage.rss() }] },
-        {
-          name: 'process_cpu_seconds_total',
-          help: 'Total user and system CPU time spent in seconds.',
-          type: 'counter',
-          samples: [{ labels: [], value: (cpu.user + cpu.system) / 1e6 }],
-        },
-        {
-          name: 'nodejs_eventloop_lag_seconds',
-          help: 'Lag of the event loop in seconds: how long a callback queued at scrape time waited to run.',
-          type: 'gauge',
-          samples: [{ labels: [], value: lag }],
-        },
-      ];
+    collect() {
+      return scope ? scope.gather() : collectOwn();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The Prometheus text exposition format 0.0.4, as a pure function of plain data. A metric family
  * is numbers, strings and arrays only: the families of several processes can cross an IPC channel
- * and be added up before one `renderPrometheus` (the sum over the worker processes the planned PostgreSQL backend brings).
+ * and be added up before one `renderPrometheus` (`merge.ts`: the sum over the workers of `WORKERS=N`, docs/scale-out.md).
  */
 
 export const PROMETHEUS_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -65,6 +65,7 @@ const SPEC_DEFAULTS: Config = {
   logLevel: 'info',
   mcpAllowedOrigins: [],
   shutdownTimeoutMs: 10_000,
+  workers: 1,
   // Beyond the SPEC table: the body limit and the server limits (README, Configuration).
   maxBodyBytes: 65536,
   headersTimeoutMs: 10_000,
@@ -367,6 +368,7 @@ describe('config file', () => {
       max_header_bytes: 8192,
       max_connections: 50,
       shutdown_timeout_ms: 0,
+      workers: 4,
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -392,6 +394,7 @@ describe('config file', () => {
       maxHeaderBytes: 8192,
       maxConnections: 50,
       shutdownTimeoutMs: 0,
+      workers: 4,
     });
   });
 

@@ -1,0 +1,90 @@
+/**
+ * A round-robin HTTP proxy over several instances, for the scale-out tests: every request goes to
+ * the next instance in turn (not every connection: a kept-alive client still lands on a different
+ * instance each time), so a test sees exactly what a client behind a load balancer sees.
+ *
+ * Requests and answers pass through unchanged (status, headers with their spelling, body),
+ * except the hop-by-hop headers of each leg. An instance that cannot be reached answers `502`
+ * `{"detail":"bad gateway"}` from the proxy itself; `answeredBy` tells which instance served what.
+ */
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Headers of one connection, not of the request: each leg has its own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer']);
+
+export interface Proxy {
+  readonly port: number;
+  readonly url: string;
+  /** The instances' ports, in turn order; may change at any time (an instance replaced). */
+  backends: number[];
+  /** Requests forwarded to each backend port so far. */
+  readonly forwarded: Map<number, number>;
+  /** `502`s the proxy answered itself (an instance unreachable). */
+  readonly badGateways: number;
+  close(): Promise<void>;
+}
+
+function rawPairs(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+/** Starts the proxy on 127.0.0.1, port 0; given the test `t`, closed after it. */
+export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }): Promise<Proxy> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const forwarded = new Map<number, number>();
+  let next = 0;
+  let badGateways = 0;
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (proxy.backends.length === 0) return fail(res, req);
+    const port = proxy.backends[next++ % proxy.backends.length]!;
+    forwarded.set(port, (forwarded.get(port) ?? 0) + 1);
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: rawPairs(req.rawHeaders), agent, setHost: false },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.statusMessage, rawPairs(answer.rawHeaders));
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
+    upstream.on('error', () => {
+      if (res.headersSent) res.destroy();
+      else fail(res, req);
+    });
+    req.pipe(upstream);
+    req.on('error', () => upstream.destroy());
+  });
+
+  function fail(res: ServerResponse, req: IncomingMessage): void {
+    badGateways++;
+    req.resume();
+    const body = '{"detail":"bad gateway"}';
+    res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const proxy: Proxy = {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    backends: [...backends],
+    forwarded,
+    get badGateways() {
+      return badGateways;
+    },
+    close() {
+      agent.destroy();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+  t?.after(() => proxy.close());
+  return proxy;
+}
