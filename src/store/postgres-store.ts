@@ -525,8 +525,12 @@ export class PostgresStore implements LinkStore {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // A cancel needs a connection of its own, which may fail too: nobody waits for it.
-        Promise.resolve(query.cancel() as unknown).catch(() => undefined);
+        // Only a query still queued is cancelled: postgres.js takes it out of the queue at once. A
+        // query already sent would be cancelled over a connection of its own, whose failure (the
+        // database being away is why we are here) rejects a promise the driver never hands back:
+        // an unhandled rejection that ends the process. The server's statement_timeout ends it
+        // instead, or the lost connection does; its settling is handled by the race below.
+        if (!(query as { state?: unknown }).state) query.cancel();
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
       }, this.timeoutMs);
     });

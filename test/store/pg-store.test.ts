@@ -240,6 +240,26 @@ test('a database that stops answering: every call fails as unavailable within 5 
   assert.equal((await store.get('after1', T))?.url, 'https://example.com/after1');
 });
 
+test('a statement past its timeout while new connections fail: unavailable, and no promise left unhandled', { skip: !server }, async (t) => {
+  const url = await server!.createDatabase();
+  t.after(() => server!.dropDatabase(url));
+  const proxy = await freezableProxy(url);
+  const store = await openPostgresStore({ url: proxy.url, poolSize: 1, log: quiet, timeoutMs: 300 });
+  t.after(() => store.close());
+  await store.insert(rec('sent1'), T);
+  const unhandled: unknown[] = [];
+  const seen = (err: unknown): void => void unhandled.push(err);
+  process.on('unhandledRejection', seen);
+  t.after(() => void process.off('unhandledRejection', seen));
+  // The statement goes out on the one connection and hangs there; a cancel would need a new
+  // connection, and that is refused: an unhandled rejection would end a server process.
+  proxy.freeze();
+  proxy.refuseNew();
+  await assert.rejects(store.get('sent1', T), (err: unknown) => err instanceof StoreUnavailableError && err.message === 'database unavailable');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(unhandled, []);
+});
+
 // Last: it stops the file's server.
 test('a stopped database: every operation is StoreUnavailableError within 5 s, ready() says why, and the pool reconnects once it is back', { skip: !server }, async (t) => {
   const { store } = await freshStore(t, { readyCheckMs: 100 });

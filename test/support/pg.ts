@@ -104,6 +104,8 @@ export interface FrozenLink {
   freeze(): void;
   /** Lets everything held through, and what comes after. */
   thaw(): void;
+  /** From now on a new connection is reset at once (the open ones stay as they are). */
+  refuseNew(): void;
 }
 
 /**
@@ -114,6 +116,7 @@ export interface FrozenLink {
 export async function freezableProxy(url: string): Promise<FrozenLink> {
   const target = new URL(url);
   let frozen = false;
+  let refusing = false;
   const held: { to: Socket; chunk: Buffer }[] = [];
   const sockets = new Set<Socket>();
   const forward = (from: Socket, to: Socket): void => {
@@ -122,6 +125,7 @@ export async function freezableProxy(url: string): Promise<FrozenLink> {
     from.on('error', () => to.destroy());
   };
   const server = createServer((client) => {
+    if (refusing) return void client.resetAndDestroy();
     const upstream = connect(Number(target.port), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -140,6 +144,7 @@ export async function freezableProxy(url: string): Promise<FrozenLink> {
   return {
     url: proxied.href,
     freeze: () => void (frozen = true),
+    refuseNew: () => void (refusing = true),
     thaw() {
       frozen = false;
       for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
