@@ -2,7 +2,7 @@
 // `npm run bench`: the service against its ceiling. In one run it starts the real server
 // (`node dist/server.js`) and two bare node:http servers that answer a fixed 302 and do nothing
 // else: the *reference*, which sends exactly the headers our redirect sends (the CORS and security
-// headers every response carries, SPEC §3.7, then Location, Cache-Control and Content-Length, as
+// headers every response carries (docs/security.md), then Location, Cache-Control and Content-Length, as
 // one precomputed raw-header array; checked byte for byte against a real redirect before any run),
 // and the *bare* 302 (Location and Content-Length only). It drives them with a load generator (wrk
 // when installed, else autocannon), server and load generator pinned to different cores when
