@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { UrlRecord } from '../../src/api/service.ts';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { codeOf, start, type Harness, type Reply, type RequestOptions } from '../support/helpers.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 
 const KEY = 'k1';
 const NOW_MS = Date.UTC(2026, 2, 1);
@@ -185,19 +185,7 @@ test('a shorter retention can expire the link at once; a max_visits at or below 
 });
 
 test('an edit the store cannot write is 503 with the reason, and nothing changed', async (t) => {
-  const disk = { full: false };
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (disk.full) throw enospc();
-      return nodeFs.write(fd, data, position);
-    },
-    async truncate(fd, length) {
-      if (disk.full) throw enospc();
-      return nodeFs.truncate(fd, length);
-    },
-  };
+  const { fs, disk } = fillableDisk();
   const h = await start(t, { apiKeys: [KEY], fs, logLevel: 'silent' });
   const code = await create(h, { url: 'https://example.com/w' });
   disk.full = true;

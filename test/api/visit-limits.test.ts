@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { UrlList, UrlRecord } from '../../src/api/service.ts';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { codeOf, request, start, type Harness, type Reply } from '../support/helpers.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEY = 'k1';
@@ -118,19 +118,7 @@ test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and
 });
 
 test('a counted visit of a limited link that cannot be written is 503 with a detail, and grants nothing', async (t) => {
-  const disk = { full: false };
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (disk.full) throw enospc();
-      return nodeFs.write(fd, data, position);
-    },
-    async truncate(fd, length) {
-      if (disk.full) throw enospc();
-      return nodeFs.truncate(fd, length);
-    },
-  };
+  const { fs, disk } = fillableDisk();
   const h = await start(t, { fs, logLevel: 'silent' });
   const code = await limited(h, 5);
   const unlimited = await limited(h, null, 'https://example.com/free');

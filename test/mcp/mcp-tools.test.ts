@@ -10,8 +10,8 @@ import type { RpcResponse } from '../../src/mcp/jsonrpc.ts';
 import { PROTOCOL_VERSIONS, createMcpServer, type McpServer } from '../../src/mcp/protocol.ts';
 import { TOOLS, type Tool } from '../../src/mcp/tools.ts';
 import type { UrlRecord } from '../../src/api/service.ts';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { LogCapture, start, type Harness } from '../support/helpers.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 
 const KEY = 'admin-key';
 const NOW_MS = 1_700_000_000_000;
@@ -253,24 +253,12 @@ test('update_url checks the key, edits the record it returns, and reports unknow
 });
 
 test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async (t) => {
-  const fault = { on: false };
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (fault.on) throw enospc();
-      return nodeFs.write(fd, data, position);
-    },
-    async truncate(fd, length) {
-      if (fault.on) throw enospc();
-      return nodeFs.truncate(fd, length);
-    },
-  };
+  const { fs, disk } = fillableDisk();
   await withServer(t, { fs }, async (server) => {
-    fault.on = true;
+    disk.full = true;
     const message = toolError(await call(server, 'shorten_url', { url: 'https://example.com/full-disk' }));
     assert.equal(message, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
-    fault.on = false;
+    disk.full = false;
     assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/full-disk' })), 'No live short link points to "https://example.com/full-disk".');
   });
 });

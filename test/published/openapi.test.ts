@@ -16,8 +16,8 @@ import { routeTable } from '../../src/route-table.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Service } from '../../src/api/service.ts';
 import { VERSION } from '../../src/version.ts';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { codeOf, open, type Harness, type RequestOptions } from '../support/helpers.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 const KEY = 'k1';
@@ -375,19 +375,7 @@ describe('served == documented, live', () => {
   let h: Harness;
   let doc: OpenApiDocument;
   let clock = Date.UTC(2026, 0, 10);
-  const disk = { full: false };
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (disk.full) throw enospc();
-      return nodeFs.write(fd, data, position);
-    },
-    async truncate(fd, length) {
-      if (disk.full) throw enospc();
-      return nodeFs.truncate(fd, length);
-    },
-  };
+  const { fs, disk } = fillableDisk();
   before(async () => {
     h = await open({ apiKeys: [KEY], now: () => clock, fs });
     doc = JSON.parse((await h.req('/openapi.json')).body) as OpenApiDocument;

@@ -61,9 +61,7 @@ export async function openReader(t: TestContext, dir: string): Promise<Reader | 
       const png = await page.locator('svg').screenshot();
       const file = join(dir, `${name}.png`);
       writeFileSync(file, png);
-      const rgba = await page.evaluate(pixelsOf, png.toString('base64'));
-      const bytes = Buffer.from(rgba.data, 'base64');
-      const found = jsQR(new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length), rgba.width, rgba.height, { inversionAttempts: 'dontInvert' });
+      const found = await readWithJsqr(page, png);
       const zbar = spawnSync('zbarimg', ['--raw', '-q', file], { encoding: 'utf8' });
       return {
         jsqr: found ? found.data : null,
@@ -72,6 +70,13 @@ export async function openReader(t: TestContext, dir: string): Promise<Reader | 
       };
     },
   };
+}
+
+/** jsQR's reading of a PNG, its pixels unpacked by `page` (any page whose CSP allows `data:` images); null: unreadable. */
+export async function readWithJsqr(page: Page, png: Buffer): Promise<{ data: string; version: number } | null> {
+  const rgba = await page.evaluate(pixelsOf, png.toString('base64'));
+  const bytes = Buffer.from(rgba.data, 'base64');
+  return jsQR(new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length), rgba.width, rgba.height, { inversionAttempts: 'dontInvert' });
 }
 
 /** Runs in the page: a PNG (base64) drawn on a canvas, its RGBA pixels back as base64. */

@@ -5,29 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { dataDir, type Harness } from '../support/helpers.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 
 const KEY = 'admin-key';
 const ROWS = 3000;
 
-function diskFullAfter(): { fs: StoreFs; fault: { writesLeft: number } } {
-  const fault = { writesLeft: Infinity };
-  const enospc = (): Error => Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (fault.writesLeft <= 0) throw enospc();
-      fault.writesLeft--;
-      return nodeFs.write(fd, data, position);
-    },
-    async truncate(fd, length) {
-      if (fault.writesLeft <= 0) throw enospc();
-      return nodeFs.truncate(fd, length);
-    },
-  };
-  return { fs, fault };
-}
 
 async function codes(h: Harness): Promise<string[]> {
   const r = await h.req('/api/export', { headers: { 'x-api-key': KEY } });
@@ -41,9 +24,9 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
   const file = ['short_code,original_url', '', ...rows].join('\n');
   const lineOf = (code: string): number => Number(code.slice(3)) + 3;
   const dir = dataDir(t);
-  const { fs, fault } = diskFullAfter();
+  const { fs, disk } = fillableDisk();
   let h = await dir.start({ apiKeys: [KEY], fs });
-  fault.writesLeft = 3;
+  disk.writesLeft = 3;
   const r = await h.req('/api/import', { method: 'POST', headers: { 'content-type': 'text/csv', 'x-api-key': KEY }, body: file });
   assert.equal(r.status, 503, r.body);
   assert.equal(r.headers['content-type'], 'application/json');
@@ -59,7 +42,7 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
 
   // Durable: a restart on the same data dir reads them all back.
   await h.close(true);
-  fault.writesLeft = Infinity;
+  disk.writesLeft = Infinity;
   h = await dir.start({ apiKeys: [KEY], fs });
   assert.deepEqual(await codes(h), stored);
 

@@ -6,12 +6,9 @@
  * page's own pixels with jsQR, and axe-core's verdict.
  */
 import { AxeBuilder } from '@axe-core/playwright';
-import jsQRModule from 'jsqr';
 import type { Locator, Page } from 'playwright-core';
 import { screenshot, type Watched } from '../support/browser.ts';
-
-// jsQR is a CommonJS bundle that sets `exports.default`; its types describe that property.
-const jsQR = jsQRModule.default;
+import { readWithJsqr } from '../qr/decoders.ts';
 
 /** Problems of a page, less Chromium's own line for each expected HTTP error status. */
 export function unexpected(w: Watched, statuses: number[] = []): string[] {
@@ -50,27 +47,9 @@ export async function readQr(page: Page, svg: Locator): Promise<string | null> {
   const png = await svg.screenshot();
   // Decoded on a blank page of the same browser: the UI's CSP rightly refuses `data:` images.
   const scratch = await page.context().newPage();
-  const rgba = await scratch.evaluate(pixelsOf, png.toString('base64'));
+  const found = await readWithJsqr(scratch, png);
   await scratch.close();
-  const bytes = Buffer.from(rgba.data, 'base64');
-  const found = jsQR(new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length), rgba.width, rgba.height, { inversionAttempts: 'dontInvert' });
   return found ? found.data : null;
-}
-
-/** Runs in the page: a PNG (base64) drawn on a canvas, its RGBA pixels back as base64. */
-async function pixelsOf(png: string): Promise<{ width: number; height: number; data: string }> {
-  const image = new Image();
-  image.src = `data:image/png;base64,${png}`;
-  await image.decode();
-  const canvas = document.createElement('canvas');
-  canvas.width = image.naturalWidth;
-  canvas.height = image.naturalHeight;
-  const context = canvas.getContext('2d')!;
-  context.drawImage(image, 0, 0);
-  const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-  let binary = '';
-  for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
-  return { width: canvas.width, height: canvas.height, data: btoa(binary) };
 }
 
 /** axe-core's serious and critical violations on the page as it is now, one line each. */
