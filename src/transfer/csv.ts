@@ -123,30 +123,25 @@ export class CsvReader {
     }
   }
 
-  private plain(c: number, text: string, i: number): void {
-    if (c === COMMA) return this.endField();
-    if (c === LF) {
+  /** A comma or a line end after a field, plain or quoted, taken; false for any other character. */
+  private separator(c: number): boolean {
+    if (c === COMMA) this.endField();
+    else if (c === LF) {
       this.line++;
-      return this.endRow();
-    }
-    if (c === CR) {
-      this.pendingCr = true;
-      return;
-    }
+      this.endRow();
+    } else if (c === CR) this.pendingCr = true;
+    else return false;
+    return true;
+  }
+
+  private plain(c: number, text: string, i: number): void {
+    if (this.separator(c)) return;
     // A quote inside an unquoted field is kept as data, as spreadsheets read it.
     this.append(text[i]!);
   }
 
   private afterQuoted(c: number): void {
-    if (c === COMMA) return this.endField();
-    if (c === LF) {
-      this.line++;
-      return this.endRow();
-    }
-    if (c === CR) {
-      this.pendingCr = true;
-      return;
-    }
+    if (this.separator(c)) return;
     this.error ??= 'a quoted field must be followed by a comma or the end of the line';
   }
 

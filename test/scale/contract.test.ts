@@ -18,6 +18,7 @@ import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { codeOf, request, type Reply, type RequestOptions } from '../support/helpers.ts';
 import { startInstances, type Instances } from '../support/instances.ts';
 import { pgServer } from '../support/pg.ts';
+import type { UrlRecord as LinkRecord } from '../../src/api/service.ts';
 
 const TOKEN = 'scale-token';
 const KEY = 'scale-admin';
@@ -27,16 +28,6 @@ const JSON_TYPE = 'application/json';
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 
-interface LinkRecord {
-  short_code: string;
-  short_url: string;
-  original_url: string;
-  created_at: number;
-  visit_count: number;
-  retention_days: number;
-  max_visits: number | null;
-  expires_at: number | null;
-}
 
 const server = await pgServer();
 /** The three instances, started once for the file (each test uses its own URLs and codes). */
