@@ -13,6 +13,7 @@ import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createShortener, type Shortener, type ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
+import { openCluster, TARGET } from './cluster.ts';
 
 /** The project root, the working directory of every server child process. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -289,9 +290,21 @@ export async function start(t: Pick<TestContext, 'after'>, options: ShortenerOpt
 
 /** `start` without the test: the caller closes it (a harness that outlives one test). */
 export async function open(options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+  return harness(options, serverOptions);
+}
+
+/**
+ * `open`, in the target of this run (`cluster.ts`): one process on the log store, or three
+ * instances over one database behind a proxy. `databaseUrl` is the database a cluster harness
+ * reopens (`dataDir`).
+ */
+async function harness(options: ShortenerOptions & { basePath?: string }, serverOptions: ServerOptions, databaseUrl?: string): Promise<Harness & { databaseUrl?: string }> {
   const { basePath = '', ...settings } = options;
   const logs = new LogCapture();
-  const app = await listen(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
+  const app: App & { databaseUrl?: string } =
+    TARGET === 'cluster'
+      ? await clusterApp(basePath, settings, serverOptions, logs, databaseUrl)
+      : await listen(basePath, (shortener) => shortener.handler, { logger: createLogger(settings.logLevel ?? 'debug', logs), ...settings }, { serverOptions });
   const { shortener, port } = app;
   const req = (path: string, o?: RequestOptions): Promise<Reply> => request(port, path, o);
   return {
@@ -308,6 +321,23 @@ export async function open(options: ShortenerOptions & { basePath?: string } = {
   };
 }
 
+/** `listen` in the cluster target: the log store's data dir is a database there. */
+async function clusterApp(basePath: string, settings: ShortenerOptions, serverOptions: ServerOptions, logs: LogCapture, databaseUrl?: string): Promise<App & { databaseUrl: string }> {
+  const dir = tempDir();
+  const app = await openCluster(basePath, settings, serverOptions, (line) => logs.write(line), databaseUrl);
+  return {
+    server: app.proxy.server,
+    port: app.port,
+    shortener: app.shortener,
+    dir,
+    databaseUrl: app.databaseUrl,
+    async close(keep = false) {
+      await app.close(keep);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** A data dir that outlives one harness: for tests that restart the service on it. */
 export interface DataDir {
   dir: string;
@@ -319,14 +349,18 @@ export interface DataDir {
 export function dataDir(t: Pick<TestContext, 'after'>): DataDir {
   const dir = tempDir();
   let last: Harness | undefined;
+  let database: string | undefined;
   t.after(async () => {
-    await last?.close(true);
+    await last?.close(TARGET !== 'cluster');
     rmSync(dir, { recursive: true, force: true });
   });
   return {
     dir,
     async start(options = {}, serverOptions = {}) {
-      last = await open({ ...options, dataDir: dir }, serverOptions);
+      // In the cluster target the links outlive a restart in the database instead.
+      const started = await harness({ ...options, dataDir: dir }, serverOptions, database);
+      database = started.databaseUrl;
+      last = started;
       return last;
     },
   };

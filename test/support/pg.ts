@@ -11,12 +11,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, type TestContext } from 'node:test';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
-import { ROOT } from './helpers.ts';
 
 const run = promisify(execFile);
-const SCRIPT = join(ROOT, 'scripts', 'pg-test-server.sh');
+// Not from helpers.ts, which reaches this file through the cluster target.
+const SCRIPT = fileURLToPath(new URL('../../scripts/pg-test-server.sh', import.meta.url));
 
 /** The directory of `initdb`/`pg_ctl`/`postgres`: `PG_BIN`, or the newest `/usr/lib/postgresql/<v>/bin`. */
 export function findPgBin(): string | undefined {
@@ -51,10 +52,11 @@ export interface PgServer {
 let databases = 0;
 
 /**
- * Starts a server for this test file (torn down by `after`), or undefined after a loud skip when
- * PostgreSQL is not installed. `t` is the test to skip; under `CI=true` a missing server throws.
+ * Starts a server for this test file (torn down by `after`, or by `owner.after` when given), or
+ * undefined after a loud skip when PostgreSQL is not installed. `t` is the test to skip; under
+ * `CI=true` a missing server throws.
  */
-export async function pgServer(t?: Pick<TestContext, 'skip'>): Promise<PgServer | undefined> {
+export async function pgServer(t?: Pick<TestContext, 'skip'>, owner?: { after(fn: () => Promise<void>): void }): Promise<PgServer | undefined> {
   const bin = findPgBin();
   if (!bin) {
     const message = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests cannot run';
@@ -90,7 +92,7 @@ export async function pgServer(t?: Pick<TestContext, 'skip'>): Promise<PgServer 
     start: () => script('up'),
     restart: () => script('restart'),
   };
-  after(async () => {
+  (owner?.after ?? after)(async () => {
     await admin.end({ timeout: 1 }).catch(() => undefined);
     await script('stop');
   });

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
 export interface Proxy {
+  readonly server: Server;
   readonly port: number;
   readonly url: string;
   /** The instances' ports, in turn order; may change at any time (an instance replaced). */
@@ -33,8 +34,16 @@ function rawPairs(raw: readonly string[]): string[] {
   return out;
 }
 
+/** What a harness does around each request (the cluster target's clock and link count). */
+export interface ProxyHooks {
+  /** Before a request is forwarded. */
+  before?(): Promise<void> | void;
+  /** After an instance answered, before the answer goes on to the client. */
+  answered?(): Promise<void>;
+}
+
 /** Starts the proxy on 127.0.0.1, port 0; given the test `t`, closed after it. */
-export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }): Promise<Proxy> {
+export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }, hooks: ProxyHooks = {}): Promise<Proxy> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const forwarded = new Map<number, number>();
   let next = 0;
@@ -44,21 +53,42 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
     if (proxy.backends.length === 0) return fail(res, req);
     const port = proxy.backends[next++ % proxy.backends.length]!;
     forwarded.set(port, (forwarded.get(port) ?? 0) + 1);
-    const upstream = httpRequest(
-      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: rawPairs(req.rawHeaders), agent, setHost: false },
-      (answer) => {
-        res.writeHead(answer.statusCode!, answer.statusMessage, rawPairs(answer.rawHeaders));
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      },
-    );
+    const before = hooks.before?.();
+    if (before) {
+      req.pause();
+      before.then(() => forward(req, res, port), () => fail(res, req));
+    } else forward(req, res, port);
+  });
+
+  function forward(req: IncomingMessage, res: ServerResponse, port: number): void {
+    let upstream: ReturnType<typeof httpRequest>;
+    try {
+      upstream = httpRequest(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: rawPairs(req.rawHeaders), agent, setHost: false },
+        (answer) => {
+          const pass = (): void => {
+            // An instance that closes its connection after this answer (a 413 with a body left
+            // unread) has the client's closed too, as it would without the proxy.
+            if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
+            res.writeHead(answer.statusCode!, answer.statusMessage, rawPairs(answer.rawHeaders));
+            answer.pipe(res);
+            answer.on('error', () => res.destroy());
+          };
+          if (hooks.answered) hooks.answered().then(pass, () => res.destroy());
+          else pass();
+        },
+      );
+    } catch {
+      // A target node:http's server took but its client refuses to send.
+      return fail(res, req);
+    }
     upstream.on('error', () => {
       if (res.headersSent) res.destroy();
       else fail(res, req);
     });
     req.pipe(upstream);
     req.on('error', () => upstream.destroy());
-  });
+  }
 
   function fail(res: ServerResponse, req: IncomingMessage): void {
     badGateways++;
@@ -70,6 +100,7 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const proxy: Proxy = {
+    server,
     port,
     url: `http://127.0.0.1:${port}`,
     backends: [...backends],
