@@ -11,6 +11,7 @@ import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { Store } from '../../src/store/store.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { logEntries } from '../support/log-entries.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'test-admin-key';
 
@@ -40,7 +41,7 @@ function heldFsync() {
 
 const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, maxVisits: null });
 
-test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', async (t) => {
+test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', onOneProcess("it holds its log file's writes to force the race"), async (t) => {
   let slow = false;
   const fs: StoreFs = {
     ...nodeFs,

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { UrlRecord } from '../../src/api/service.ts';
 import { codeOf, start, type Harness, type Reply, type RequestOptions } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'k1';
 const NOW_MS = Date.UTC(2026, 2, 1);
@@ -184,7 +185,7 @@ test('a shorter retention can expire the link at once; a max_visits at or below 
   assert.equal(JSON.parse((await h.req(`/api/urls/${used}`)).body).visit_count, 4);
 });
 
-test('an edit the store cannot write is 503 with the reason, and nothing changed', async (t) => {
+test('an edit the store cannot write is 503 with the reason, and nothing changed', onOneProcess('it fills its disk'), async (t) => {
   const { fs, disk } = fillableDisk();
   const h = await start(t, { apiKeys: [KEY], fs, logLevel: 'silent' });
   const code = await create(h, { url: 'https://example.com/w' });

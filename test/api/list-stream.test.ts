@@ -12,6 +12,7 @@ import { createLogger } from '../../src/log.ts';
 import { encodeEntry } from '../../src/store/format.ts';
 import { Store } from '../../src/store/store.ts';
 import { start, tempDir } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'list-key';
 
@@ -26,7 +27,7 @@ function seeded(n: number): string {
   return dir;
 }
 
-test('a list longer than one slice is streamed, byte for byte what JSON.stringify gives', async (t) => {
+test('a list longer than one slice is streamed, byte for byte what JSON.stringify gives', onOneProcess('it seeds its log file directly'), async (t) => {
   const h = await start(t, { dataDir: seeded(2_500), apiKeys: [KEY] });
   const r = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
   assert.equal(r.status, 200);
@@ -60,7 +61,7 @@ test('a list longer than one slice is streamed, byte for byte what JSON.stringif
   assert.equal(empty.headers['x-total-count'], '2500');
 });
 
-test('while a client is slow to read a long list, the server answers others', async (t) => {
+test('while a client is slow to read a long list, the server answers others', onOneProcess('it seeds its log file directly'), async (t) => {
   const h = await start(t, { dataDir: seeded(20_000), apiKeys: [KEY] });
   let received = 0;
   let finished = false;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { request, start } from '../support/helpers.ts';
 import { sendRaw } from '../support/raw-http.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 /** Headers whose values differ per response by nature. */
 const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
@@ -89,7 +90,7 @@ test('the fast path sends the bytes the general path sends, header order include
   }
 });
 
-test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', async (t) => {
+test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', onOneProcess('it reads its metrics and its log file'), async (t) => {
   const h = await start(t, { logLevel: 'silent', visitFlushMs: 5 });
   const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
   const gets = [0, 0, 0];

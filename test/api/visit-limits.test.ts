@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { UrlList, UrlRecord } from '../../src/api/service.ts';
 import { codeOf, request, start, type Harness, type Reply } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const KEY = 'k1';
@@ -101,7 +102,7 @@ test('bad max_visits values are 400 with the range', async (t) => {
   assert.equal(h.shortener.count, 0);
 });
 
-test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and 450 410s, visit_count 50', async (t) => {
+test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and 450 410s, visit_count 50', onOneProcess('it reads its metrics (the race across instances: test/scale/contract.test.ts)'), async (t) => {
   const h = await start(t, { logLevel: 'silent' });
   const code = await limited(h, 50);
   const replies = await Promise.all(Array.from({ length: 500 }, (_, i) => request(h.port, i % 5 === 0 ? `/${code}/` : `/${code}`)));
@@ -117,7 +118,7 @@ test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and
   assert.match(metrics, /^shortener_redirects_total\{result="limit_reached"\} 450$/m);
 });
 
-test('a counted visit of a limited link that cannot be written is 503 with a detail, and grants nothing', async (t) => {
+test('a counted visit of a limited link that cannot be written is 503 with a detail, and grants nothing', onOneProcess('it fills its disk'), async (t) => {
   const { fs, disk } = fillableDisk();
   const h = await start(t, { fs, logLevel: 'silent' });
   const code = await limited(h, 5);

@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runFuzz } from '../support/fuzz-harness.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const RUNS = 5000;
 
-test(`${RUNS} random raw requests: no 5xx, no crash, nothing protected without the token`, { timeout: 120_000 }, async (t) => {
+test(`${RUNS} random raw requests: no 5xx, no crash, nothing protected without the token`, { ...onOneProcess('it spies on its service'), timeout: 120_000 }, async (t) => {
   const summary = await runFuzz({ runs: RUNS });
   t.diagnostic(JSON.stringify(summary));
   assert.equal(summary.runs, RUNS);

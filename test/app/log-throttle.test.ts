@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.ts';
 import { REPEAT_WINDOW_MS, RepeatThrottle, repeatLog } from '../../src/log-throttle.ts';
 import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
 import { LogCapture, start } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const T0 = 1_800_000_000_000;
 
@@ -68,7 +69,7 @@ test('repeatLog: 1,000 failures are one line, then one summary with the count; t
   assert.deepEqual([logs.lines[2]!['level'], logs.lines[2]!['msg'], logs.lines[2]!['failures']], ['info', 'storage writable again', 1_000]);
 });
 
-test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', { timeout: 60_000 }, async (t) => {
+test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', { ...onOneProcess('it fills its disk'), timeout: 60_000 }, async (t) => {
   let now = T0;
   let full = true;
   const fs: StoreFs = {

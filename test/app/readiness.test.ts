@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { TOKEN } from '../support/gate-helpers.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const READY = '{"status":"ok"}';
 const NOT_READY = '{"status":"not ready","detail":"shutting down"}';
@@ -29,7 +30,7 @@ async function withHarness(t: TestContext, options: Parameters<typeof start>[1],
 }
 
 for (const gate of [false, true]) {
-  test(`/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`, async (t) => {
+  test(`/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`, onOneProcess('its own shutdown'), async (t) => {
     await withHarness(t, gate ? { apiToken: TOKEN } : {}, async (h) => {
       for (const p of PROBES) assertJson(await h.req(p), 200, READY, p);
       const head = await h.req('/healthz?ready', { method: 'HEAD' });
@@ -48,7 +49,7 @@ for (const gate of [false, true]) {
   });
 }
 
-test('/healthz?ready under a base path', async (t) => {
+test('/healthz?ready under a base path', onOneProcess('its own shutdown'), async (t) => {
   await withHarness(t, { baseUrl: 'http://localhost/s' }, async (h) => {
     assertJson(await h.req('/s/healthz?ready'), 200, READY, '/s/healthz?ready');
     h.shortener.beginShutdown();
@@ -56,7 +57,7 @@ test('/healthz?ready under a base path', async (t) => {
   });
 });
 
-test('close() implies beginShutdown(): the probe says not ready', async (t) => {
+test('close() implies beginShutdown(): the probe says not ready', onOneProcess('its own shutdown'), async (t) => {
   await withHarness(t, {}, async (h) => {
     assertJson(await h.req('/healthz?ready'), 200, READY, 'before close');
     await h.shortener.close();

@@ -17,6 +17,7 @@ import { LIST_PIECE_CHARS, listJson } from '../../src/api/list-json.ts';
 import type { UrlListing, UrlRecord } from '../../src/api/service.ts';
 import { encodeEntry } from '../../src/store/format.ts';
 import { start, tempDir } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 /** Counts event-loop turns: a setImmediate callback that schedules itself, until the test ends. */
 function turnCounter(t: TestContext): () => number {
@@ -179,7 +180,7 @@ test('list pieces are bounded by size, not by a number of records, and together 
   assert.deepEqual([...listJson(listing(2, 10), 1)].length, 3, 'a piece per record at the smallest size, then the end');
 });
 
-test('a page of a few hundred long URLs is streamed; a page that fits in one piece goes out whole', async (t) => {
+test('a page of a few hundred long URLs is streamed; a page that fits in one piece goes out whole', onOneProcess('it seeds its log file directly'), async (t) => {
   const dir = tempDir();
   const lines: Buffer[] = [];
   for (let i = 0; i < 200; i++) {

@@ -12,6 +12,7 @@ import { TOOLS, type Tool } from '../../src/mcp/tools.ts';
 import type { UrlRecord } from '../../src/api/service.ts';
 import { LogCapture, start, type Harness } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'admin-key';
 const NOW_MS = 1_700_000_000_000;
@@ -252,7 +253,7 @@ test('update_url checks the key, edits the record it returns, and reports unknow
   });
 });
 
-test('a storage failure is a tool error carrying the 503 detail, and nothing is created', async (t) => {
+test('a storage failure is a tool error carrying the 503 detail, and nothing is created', onOneProcess('it fills its disk'), async (t) => {
   const { fs, disk } = fillableDisk();
   await withServer(t, { fs }, async (server) => {
     disk.full = true;

@@ -14,6 +14,7 @@ import { createMetrics, REQUEST_BUCKETS, STORE_WRITE_BUCKETS } from '../../src/m
 import { escapeHelp, escapeLabelValue, formatValue, renderPrometheus, type Family } from '../../src/metrics/prometheus.ts';
 import { encodeEntry } from '../../src/store/format.ts';
 import { codeOf, HOST_APP_BODY, mount, mountInHostApp, request, start, tempDir, type Harness } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const TOKEN = 'metrics-token';
@@ -140,7 +141,7 @@ async function scrape(h: Harness, headers: Record<string, string> = {}): Promise
   return samples(r.body);
 }
 
-test('the counters move exactly with the requests made, the redirect fast path included', async (t) => {
+test('the counters move exactly with the requests made, the redirect fast path included', onOneProcess('its metrics'), async (t) => {
   const clock = { ms: Date.UTC(2026, 0, 1) };
   const h = await start(t, { now: () => clock.ms, visitFlushMs: 3_600_000, logLevel: 'silent' });
   const before = await scrape(h);
@@ -203,7 +204,7 @@ test('the counters move exactly with the requests made, the redirect fast path i
   for (const raw of [code, doomed, 'NoSuchCode', '/api/nope']) assert.ok(!body.includes(raw), `${raw} in the output`);
 });
 
-test('behind the gate: 401 without the token, the metrics with it', async (t) => {
+test('behind the gate: 401 without the token, the metrics with it', onOneProcess('its metrics'), async (t) => {
   const h = await start(t, { apiToken: TOKEN, logLevel: 'silent' });
   const refused = await h.req('/metrics');
   assert.equal(refused.status, 401);

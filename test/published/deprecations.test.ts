@@ -10,6 +10,7 @@ import { Ajv } from 'ajv';
 import { API_KEY_QUERY_SINCE, DEPRECATIONS, NOTICE_SCHEMA_FILE, SHORTEN_WITH_GET_SINCE } from '../../src/published/deprecations.ts';
 import type { DeprecationNoticeNotification } from '../../src/index.ts';
 import { start, type RequestOptions } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const SCHEMA_BYTES = readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url));
 const SCHEMA = JSON.parse(SCHEMA_BYTES.toString('utf8')) as Record<string, unknown>;
@@ -152,7 +153,7 @@ for (const basePath of ['', '/s']) {
   });
 }
 
-test('the first use of each deprecated usage is logged once as a warning carrying its notice', async (t) => {
+test('the first use of each deprecated usage is logged once as a warning carrying its notice', onOneProcess('its first-use warnings'), async (t) => {
   const h = await start(t, { apiKeys: [KEY] });
   const warnings = () => h.logs.lines.filter((l) => l['msg'] === 'deprecated usage');
   await h.shorten('https://example.com/post-is-fine');

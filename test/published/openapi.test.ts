@@ -18,6 +18,7 @@ import type { Service } from '../../src/api/service.ts';
 import { VERSION } from '../../src/version.ts';
 import { codeOf, open, type Harness, type RequestOptions } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 const KEY = 'k1';
@@ -371,7 +372,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
   };
 }
 
-describe('served == documented, live', () => {
+// The documented 503s are provoked by filling the disk of one process.
+describe('served == documented, live', onOneProcess('it fills its disk for the documented 503s'), () => {
   let h: Harness;
   let doc: OpenApiDocument;
   let clock = Date.UTC(2026, 0, 10);

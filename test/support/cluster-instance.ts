@@ -26,15 +26,28 @@ export type InstanceRequest =
       /** The source of a random source that uses nothing outside itself (`(b) => b.fill(0)`). */
       random?: string;
     }
-  | { op: 'clock'; id: number; now: number }
+  | { op: 'clock'; id: number; now: number; error?: { name: string; message: string } }
   | { op: 'close'; id: number };
 
 export type InstanceMessage = { reply: number; port?: number; error?: string } | { log: number; line: string };
 
+/** The test's clock as last pushed: a time, or the error it threw (a test of a broken dependency). */
+interface Clock {
+  now: number;
+  error?: { name: string; message: string } | undefined;
+}
+
 interface Hosted {
   server: Server;
   shortener: Shortener;
-  clock: { now: number };
+  clock: Clock;
+}
+
+const ERRORS: Record<string, ErrorConstructor> = { Error, TypeError, RangeError };
+
+function read(clock: Clock): number {
+  if (clock.error) throw new (ERRORS[clock.error.name] ?? Error)(clock.error.message);
+  return clock.now;
 }
 
 const hosted = new Map<number, Hosted>();
@@ -45,12 +58,12 @@ function send(message: InstanceMessage): void {
 
 async function open(request: Extract<InstanceRequest, { op: 'open' }>): Promise<number> {
   const { id, settings, serverOptions } = request;
-  const clock = { now: request.now ?? 0 };
+  const clock: Clock = { now: request.now ?? 0 };
   const level: LogLevel = settings.logLevel ?? 'debug';
   const shortener = await createShortenerAsync({
     ...settings,
     logger: createLogger(level, { write: (line: string) => (send({ log: id, line }), true) }),
-    ...(request.now === undefined ? {} : { now: () => clock.now }),
+    ...(request.now === undefined ? {} : { now: () => read(clock) }),
     // Only a closed function: the parent refuses one that captures anything.
     ...(request.random === undefined ? {} : { random: new Function(`return (${request.random})`)() as RandomSource }),
   });
@@ -78,7 +91,10 @@ process.on('message', (message: InstanceRequest & { seq: number }) => {
   else if (message.op === 'close') close(message.id).then(() => done(), failed);
   else {
     const host = hosted.get(message.id);
-    if (host) host.clock.now = message.now;
+    if (host) {
+      host.clock.now = message.now;
+      host.clock.error = message.error;
+    }
     done();
   }
 });

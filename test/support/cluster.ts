@@ -90,11 +90,9 @@ let harnesses = 0;
 const teardown: (() => Promise<void>)[] = [];
 
 // Registered while the test file loads, so on the file, not on the test that starts the fleet.
-if (TARGET === 'cluster') {
-  after(async () => {
-    for (const step of teardown.reverse()) await step();
-  });
-}
+after(async () => {
+  for (const step of teardown.reverse()) await step();
+});
 
 function theFleet(): Promise<Fleet> {
   fleet ??= (async () => {
@@ -155,15 +153,23 @@ export async function openCluster(
 
   const counter = postgres(db, { max: 1, onnotice: () => undefined });
   let linkCount = 0;
-  let pushed = now?.();
+  const clock = (): { now: number; error?: { name: string; message: string } } => {
+    try {
+      return { now: now!() };
+    } catch (err) {
+      const { name, message } = err instanceof Error ? err : new Error(String(err));
+      return { now: 0, error: { name, message } };
+    }
+  };
+  let pushed = now ? clock() : undefined;
   const proxy = await startProxy([], undefined, {
-    // The clock of every instance is the test's at each request that reads it.
+    // The clock of every instance is the test's at each request, a clock that throws included.
     async before() {
       if (!now) return;
-      const current = now();
-      if (current === pushed) return;
+      const current = clock();
+      if (current.now === pushed?.now && current.error?.message === pushed.error?.message) return;
       pushed = current;
-      await Promise.all(instances.map((i) => i.ask({ op: 'clock', id, now: current })));
+      await Promise.all(instances.map((i) => i.ask({ op: 'clock', id, ...current })));
     },
     // The count a test reads after an answer includes what that request changed.
     async answered() {
@@ -180,7 +186,7 @@ export async function openCluster(
     id,
     settings: shared,
     serverOptions,
-    ...(pushed === undefined ? {} : { now: pushed }),
+    ...(pushed === undefined ? {} : { now: pushed.now }),
     ...(randomSource === undefined ? {} : { random: randomSource }),
   };
   const ports = await Promise.all(instances.map((i) => i.ask(open)));

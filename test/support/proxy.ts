@@ -8,7 +8,7 @@
  * `{"detail":"bad gateway"}` from the proxy itself; `answeredBy` tells which instance served what.
  */
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** Headers of one connection, not of the request: each leg has its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer']);
@@ -89,6 +89,15 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
     req.pipe(upstream);
     req.on('error', () => upstream.destroy());
   }
+
+  // Bytes after a request that are no request (a body a HEAD should not have had): an instance
+  // answers that request first, then closes; so does the proxy, rather than answer 400 first.
+  server.on('clientError', (_err: Error, socket: Socket) => {
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (pending && !pending.headersSent) pending.once('finish', () => socket.destroy());
+    else if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
 
   function fail(res: ServerResponse, req: IncomingMessage): void {
     badGateways++;

@@ -1,7 +1,8 @@
 /**
  * The node:test reporter of `npm test`: node's `dot` (a dot a test, then every failure in full:
- * name, message, diff and stack), then each failed test's file and name, then the
- * run's totals on one line. Plain JavaScript: node loads reporters before `--import tsx` applies.
+ * name, message, diff and stack), then each failed test's file and name, each test not run with
+ * its reason (in the cluster target, those about one process's own state), then the run's totals
+ * on one line. Plain JavaScript: node loads reporters before `--import tsx` applies.
  */
 import { relative } from 'node:path';
 import { dot } from 'node:test/reporters';
@@ -19,6 +20,8 @@ export default async function* reporter(source) {
   /** @type {string[]} */
   const failed = [];
   /** @type {string[]} */
+  const skipped = [];
+  /** @type {string[]} */
   const totals = [];
   async function* watched() {
     for await (const event of source) {
@@ -27,6 +30,8 @@ export default async function* reporter(source) {
         const { name, file, details } = event.data;
         const error = /** @type {{ failureType?: string }} */ (details.error);
         if (error.failureType !== 'subtestsFailed') failed.push(`✖ ${where(file)}${name}`);
+      } else if (event.type === 'test:pass' && event.data.skip !== undefined) {
+        skipped.push(`- ${where(event.data.file)}${event.data.name}: ${event.data.skip === true ? 'skipped' : event.data.skip}`);
       } else if (event.type === 'test:diagnostic' && event.data.nesting === 0 && TOTALS.test(event.data.message)) {
         totals.push(event.data.message);
       }
@@ -34,6 +39,7 @@ export default async function* reporter(source) {
     }
   }
   yield* dot(watched());
+  if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
   yield `\n${totals.join(', ')}\n`;
 }

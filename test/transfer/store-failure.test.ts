@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dataDir, type Harness } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'admin-key';
 const ROWS = 3000;
@@ -18,7 +19,7 @@ async function codes(h: Harness): Promise<string[]> {
   return r.body.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { short_code: string }).short_code);
 }
 
-test('503 part-way: rows before the reported line are durable, none after it; a re-import finishes the job', async (t) => {
+test('503 part-way: rows before the reported line are durable, none after it; a re-import finishes the job', onOneProcess('it fills its disk'), async (t) => {
   // A header line and a blank line: file lines and row numbers differ, the report speaks of lines.
   const rows = Array.from({ length: ROWS }, (_, i) => `imp${String(i).padStart(5, '0')},https://example.com/${i}`);
   const file = ['short_code,original_url', '', ...rows].join('\n');
