@@ -124,6 +124,19 @@ export async function upgradeLog(parts: StoreParts): Promise<CompactReport> {
 }
 
 /**
+ * The rewrite of a format 1 log right after start-up, queued ahead of any write; resolves with its
+ * report, or one of an unchanged log when a write's own upgrade (`log-writer.ts`) came first.
+ */
+export function upgradeAtStart(parts: StoreParts, opened: { size: number; entries: number }): Promise<CompactReport> {
+  let report: CompactReport | undefined;
+  const upgrade = parts.writer.exclusive(async () => {
+    if (parts.writer.legacy) report = await upgradeLog(parts);
+  });
+  const unchanged = { bytesBefore: opened.size, bytesAfter: opened.size, entriesBefore: opened.entries, entriesAfter: opened.entries, purged: 0, ms: 0 };
+  return upgrade.then(() => report ?? unchanged);
+}
+
+/**
  * Writes the version line and one create per live record to `fd`, a slice per event-loop turn;
  * expired records are left out.
  */

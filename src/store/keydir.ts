@@ -11,23 +11,18 @@
  * Slots are handed out in creation order, so newest-first is a walk down the slot numbers. A
  * deleted (or re-created) record leaves a dead slot behind; `vacuum()` squeezes them out once they
  * outnumber the live ones, which renumbers slots: callers holding slot numbers get the mapping.
+ *
+ * This file holds what the service asks of the records: lookups, adds and edits, the values of a
+ * slot, the visit counts and the walks for lists and searches. The columns themselves, their
+ * growth and `vacuum` are `keydir-columns.ts`.
  */
-import { hashBytes, HashChains, hashString, NONE } from './hash-chains.ts';
-import { HOT_URL_MAX_BYTES, HotUrls } from './hot-urls.ts';
+import { hashBytes, hashString, NONE } from './hash-chains.ts';
+import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
+import { DIRTY, KeydirColumns } from './keydir-columns.ts';
 import type { LinkRecord } from './link-store.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
 export type StoredRecord = LinkRecord;
-
-const LIVE = 1;
-/** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
-const DIRTY = 2;
-
-function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
-  const b = new (a.constructor as new (n: number) => T)(size);
-  b.set(a.subarray(0, Math.min(a.length, size)));
-  return b;
-}
 
 /** A-Z folded to a-z; any other byte as it is. */
 const fold = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
@@ -51,56 +46,7 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
   return false;
 }
 
-export class Keydir {
-  /** Slots handed out, live or dead. */
-  private slots = 0;
-  private live = 0;
-  private arena: Buffer;
-  private used = 0;
-  // One entry per slot. The code's bytes start at `offset`, the URL's right after them.
-  private offset: Float64Array;
-  private codeLen: Uint32Array;
-  private urlLen: Uint32Array;
-  private created: Float64Array;
-  private retention: Uint32Array;
-  private visitCount: Float64Array;
-  /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
-  private limit: Uint32Array;
-  private flags: Uint8Array;
-  private codeHash: Uint32Array;
-  private urlHash: Uint32Array;
-  private codeChains: HashChains;
-  private urlChains: HashChains;
-
-  /** See `redirectUrl`. */
-  private readonly hot = new HotUrls();
-
-  constructor(capacity = 1024) {
-    this.arena = Buffer.allocUnsafe(capacity * 64);
-    this.offset = new Float64Array(capacity);
-    this.codeLen = new Uint32Array(capacity);
-    this.urlLen = new Uint32Array(capacity);
-    this.created = new Float64Array(capacity);
-    this.retention = new Uint32Array(capacity);
-    this.visitCount = new Float64Array(capacity);
-    this.limit = new Uint32Array(capacity);
-    this.flags = new Uint8Array(capacity);
-    this.codeHash = new Uint32Array(capacity);
-    this.urlHash = new Uint32Array(capacity);
-    this.codeChains = new HashChains(capacity);
-    this.urlChains = new HashChains(capacity);
-  }
-
-  /** Live records. */
-  get size(): number {
-    return this.live;
-  }
-
-  /** Slots in use, dead ones included: what `vacuum` would reclaim is `end - size`. */
-  get end(): number {
-    return this.slots;
-  }
-
+export class Keydir extends KeydirColumns {
   /** The live slot of `code`, or -1. */
   find(code: string): number {
     const arena = this.arena;
@@ -185,66 +131,12 @@ export class Keydir {
     this.urlChains.linkInOrder(s, this.urlHash[s]!);
   }
 
-  /** Room for one more slot and `bytes` more arena bytes; returns the new slot's number. */
-  private reserve(bytes: number): number {
-    this.reserveBytes(bytes);
-    if (this.slots === this.offset.length) this.resize(this.slots * 2);
-    return this.slots++;
-  }
-
-  private reserveBytes(bytes: number): void {
-    if (this.used + bytes > this.arena.length) {
-      const arena = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes));
-      this.arena.copy(arena, 0, 0, this.used);
-      this.arena = arena;
-    }
-  }
-
-  private fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
-    this.used = at + codeBytes + urlBytes;
-    // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
-    this.hot.forget(s);
-    this.offset[s] = at;
-    this.codeLen[s] = codeBytes;
-    this.urlLen[s] = urlBytes;
-    this.created[s] = createdAt;
-    this.retention[s] = retentionDays;
-    this.visitCount[s] = visits;
-    this.limit[s] = maxVisits;
-    this.flags[s] = LIVE;
-    this.codeHash[s] = codeHash;
-    const uh = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes);
-    this.urlHash[s] = uh;
-    this.link(s);
-    this.live++;
-    return s;
-  }
-
-  /** Puts slot `s` at the head of its two chains. */
-  private link(s: number): void {
-    this.codeChains.link(s, this.codeHash[s]!);
-    this.urlChains.link(s, this.urlHash[s]!);
-  }
-
-  /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
-  remove(s: number): void {
-    if (!this.isLive(s)) return;
-    this.codeChains.unlink(s, this.codeHash[s]!);
-    this.urlChains.unlink(s, this.urlHash[s]!);
-    this.flags[s] = 0;
-    this.live--;
-  }
-
   /** Removes the record of `code`; false when there is none. */
   delete(code: string): boolean {
     const s = this.find(code);
     if (s === NONE) return false;
     this.remove(s);
     return true;
-  }
-
-  isLive(s: number): boolean {
-    return s >= 0 && s < this.slots && (this.flags[s]! & LIVE) !== 0;
   }
 
   code(s: number): string {
@@ -353,59 +245,4 @@ export class Keydir {
     for (const s of this.slotsOldestFirst()) yield this.code(s);
   }
 
-  /**
-   * Squeezes out dead slots and their bytes. Slot numbers change: the result maps each old slot
-   * to its new number, or -1 for a dead one.
-   */
-  vacuum(): Int32Array {
-    const map = new Int32Array(this.slots).fill(NONE);
-    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(this.live * 1.25 + 1)));
-    let bytes = 0;
-    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) bytes += this.codeLen[s]! + this.urlLen[s]!;
-    const arena = Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(bytes * 1.25)));
-    let used = 0;
-    let n = 0;
-    for (let s = 0; s < this.slots; s++) {
-      if (!this.isLive(s)) continue;
-      const len = this.codeLen[s]! + this.urlLen[s]!;
-      this.arena.copy(arena, used, this.offset[s]!, this.offset[s]! + len);
-      // Moving slot s down to n (n ≤ s) in place: n's old values were already read.
-      this.offset[n] = used;
-      this.codeLen[n] = this.codeLen[s]!;
-      this.urlLen[n] = this.urlLen[s]!;
-      this.created[n] = this.created[s]!;
-      this.retention[n] = this.retention[s]!;
-      this.visitCount[n] = this.visitCount[s]!;
-      this.limit[n] = this.limit[s]!;
-      this.flags[n] = this.flags[s]!;
-      this.codeHash[n] = this.codeHash[s]!;
-      this.urlHash[n] = this.urlHash[s]!;
-      map[s] = n++;
-      used += len;
-    }
-    this.arena = arena;
-    this.used = used;
-    this.slots = n;
-    this.hot.clear();
-    this.resize(capacity);
-    return map;
-  }
-
-  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at twice its size. */
-  private resize(capacity: number): void {
-    this.offset = grown(this.offset, capacity);
-    this.codeLen = grown(this.codeLen, capacity);
-    this.urlLen = grown(this.urlLen, capacity);
-    this.created = grown(this.created, capacity);
-    this.retention = grown(this.retention, capacity);
-    this.visitCount = grown(this.visitCount, capacity);
-    this.limit = grown(this.limit, capacity);
-    this.flags = grown(this.flags, capacity);
-    this.codeHash = grown(this.codeHash, capacity);
-    this.urlHash = grown(this.urlHash, capacity);
-    this.codeChains = new HashChains(capacity);
-    this.urlChains = new HashChains(capacity);
-    // Oldest first, each at its chain's head: every chain ends up newest first again.
-    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) this.link(s);
-  }
 }

@@ -5,10 +5,11 @@
  * stops start-up with a message naming the line and the fix, so nothing is dropped silently.
  */
 import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, TORN_SUFFIX } from './files.ts';
-import { FORMAT_VERSION, newerFormatMessage, Replayer, type Damage, type ReplayResult } from './format.ts';
+import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
 import { acquireLock, LockError, type DirLock } from './lock.ts';
+import { Replayer, type Damage, type ReplayResult } from './replay.ts';
 import type { Logger } from '../log.ts';
 
 /** Bytes read per step of start-up replay. */

@@ -6,7 +6,8 @@
 import type postgres from 'postgres';
 import type { Logger } from '../log.ts';
 import { migrate } from './postgres-schema.ts';
-import { DATABASE_UNAVAILABLE, isUnavailableError, PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
+import { DATABASE_UNAVAILABLE, isUnavailableError } from './postgres-calls.ts';
+import { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
 
 /** The driver is not installed: the message says how to install it. */
 export class DriverMissingError extends Error {

@@ -9,24 +9,20 @@
  * a timer here), and a database that cannot be reached, or goes away mid-call, is a
  * `StoreUnavailableError("database unavailable")`, which the service answers 503: never a hang,
  * never a 500. The pool reconnects by itself once the database is back.
+ *
+ * This class wires the pieces: the SQL (`postgres-statements.ts`), the bounded calls and what they
+ * mean for readiness (`postgres-calls.ts`), the batching of inserts (`postgres-inserts.ts`), the
+ * long reads over a held snapshot (`postgres-pages.ts`) and the background work
+ * (`postgres-jobs.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../log.ts';
-import { REAPER_LOCK } from './postgres-schema.ts';
-import {
-  isExpiredAt,
-  isUsedUp,
-  StoreUnavailableError,
-  type LinkChanges,
-  type LinkPage,
-  type LinkRecord,
-  type LinkStore,
-  type ListQuery,
-  type VisitDecision,
-} from './link-store.ts';
-
-/** The message of every `StoreUnavailableError` of this store: the 503's `detail`. */
-export const DATABASE_UNAVAILABLE = 'database unavailable';
+import { isExpiredAt, isUsedUp, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { PostgresCalls } from './postgres-calls.ts';
+import { InsertBatches, type PendingInsert } from './postgres-inserts.ts';
+import { every, LinkCount, reapExpired } from './postgres-jobs.ts';
+import { memoryPage, SnapshotReads } from './postgres-pages.ts';
+import { PostgresStatements, toRecord } from './postgres-statements.ts';
 
 export interface PostgresStoreOptions {
   /** A pool of the `postgres` driver, owned by the store from now on (`close` ends it). */
@@ -48,95 +44,18 @@ export interface PostgresStoreOptions {
   onWrite?: (seconds: number) => void;
 }
 
-/** A row of `links` as the driver returns it: `bigint` columns come as strings. */
-interface Row {
-  code: string;
-  url: string;
-  created_at: string;
-  retention_days: number;
-  visit_count: string;
-  max_visits: number | null;
-  seq: string;
-}
-
-const toRecord = (r: Row): LinkRecord => ({
-  code: r.code,
-  url: r.url,
-  createdAt: Number(r.created_at),
-  retentionDays: r.retention_days,
-  visits: Number(r.visit_count),
-  maxVisits: r.max_visits,
-});
-
-/**
- * Errors that mean "the database cannot do this now" rather than a bug: no connection, a
- * connection lost, the server shutting down or starting up, out of resources, a statement
- * cancelled by its timeout, a read-only standby, a transaction aborted by one of these.
- */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
-  '25006', // read_only_sql_transaction: a standby after a failover
-  '25P02', // in_failed_sql_transaction: after one of these inside a held snapshot
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-]);
-// SQLSTATE classes: connection exception, insufficient resources, operator intervention
-// (shutdown, statement timeout, cancel), system error.
-const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
-
-export function isUnavailableError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  return UNAVAILABLE_CODES.has(code) || (code.length === 5 && UNAVAILABLE_CLASSES.has(code.slice(0, 2)));
-}
-
-/** A transaction kept open across calls: a page read in parts, the export. */
-interface Held {
-  tx: postgres.TransactionSql;
-  /** Ends the transaction. Idempotent. */
-  end(): void;
-}
-
-const SNAPSHOT = 'isolation level repeatable read read only';
-
-/** Rows of one insert statement at most. */
-const MAX_BATCH = 500;
-
-interface PendingInsert {
-  record: LinkRecord;
-  now: number;
-  resolve: (inserted: boolean) => void;
-  reject: (err: unknown) => void;
-}
-
 export class PostgresStore implements LinkStore {
   private readonly sql: postgres.Sql;
   private readonly log: Logger;
   private readonly clock: () => number;
-  private readonly timeoutMs: number;
-  private readonly chunk: number;
   private readonly onWrite: ((seconds: number) => void) | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
-  /** Undefined while the database answers; else why not (readiness). */
-  private reason: string | undefined = undefined;
-  private links = 0;
-  /** Changes this instance made since the count being read now was asked for. */
-  private drift = 0;
+  private readonly calls: PostgresCalls;
+  private readonly statements: PostgresStatements;
+  private readonly snapshots: SnapshotReads;
+  private readonly links = new LinkCount();
   private closing: Promise<void> | undefined;
-  /** Inserts asked for and not yet sent; `inserting` while a batch is in flight. */
-  private inserts: PendingInsert[] = [];
-  private inserting = false;
+  private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
   /** The last edit asked for, per code with edits in flight. */
   private readonly edits = new Map<string, Promise<void>>();
 
@@ -144,204 +63,70 @@ export class PostgresStore implements LinkStore {
     this.sql = options.sql;
     this.log = options.log;
     this.clock = options.now ?? Date.now;
-    this.timeoutMs = options.timeoutMs ?? 4000;
-    this.chunk = options.chunk ?? 1000;
     this.onWrite = options.onWrite;
+    this.calls = new PostgresCalls(this.sql, this.log, options.timeoutMs ?? 4000);
+    this.statements = new PostgresStatements(this.sql);
+    this.snapshots = new SnapshotReads(this.calls, this.statements, options.chunk ?? 1000);
   }
 
   /** A store over a migrated database (`openPostgresStore` in postgres-connect.ts does it all). */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     await store.refreshCount();
-    const every = (ms: number | undefined, fallback: number, task: () => Promise<unknown>): void => {
-      const interval = ms ?? fallback;
-      if (interval <= 0) return;
-      // A failure is already logged and reflected in readiness; the next round tries again. A
-      // round still waiting (a database not answering) is not joined by another.
-      let busy = false;
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        void task()
-          .catch(() => undefined)
-          .finally(() => (busy = false));
-      }, interval);
-      timer.unref();
-      store.timers.push(timer);
-    };
-    every(options.readyCheckMs, 1000, () => store.probe());
-    every(options.reapIntervalMs, 60_000, () => store.reapExpired(Math.floor(store.clock() / 1000)));
-    every(options.countRefreshMs, 30_000, () => store.refreshCount());
+    every(store.timers, options.readyCheckMs, 1000, () => store.probe());
+    every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(Math.floor(store.clock() / 1000)));
+    every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
     return store;
   }
 
-  /**
-   * Links held, expired ones not yet deleted included (the `shortener_links` gauge): read at open
-   * and every `countRefreshMs`, and moved by this instance's own inserts and deletes in between.
-   * An estimate when several instances write: other instances' changes show at the next refresh.
-   */
+  /** Links held, expired ones not yet deleted included (see `LinkCount`). */
   get count(): number {
-    return this.links;
+    return this.links.value;
   }
 
   ready(): string | undefined {
-    return this.reason;
-  }
-
-  /** Records read per statement by long lists and the export. */
-  get chunkSize(): number {
-    return this.chunk;
+    return this.calls.ready();
   }
 
   // ---- Reads -------------------------------------------------------------------------------
 
-  /** "Not expired by `now`": expiry is decided at read time, never by the database's clock. */
-  private live(now: number): postgres.PendingQuery<postgres.Row[]> {
-    return this.sql`(retention_days = 0 OR created_at + retention_days::bigint * 86400 > ${now})`;
-  }
-
   async get(code: string, now: number): Promise<LinkRecord | undefined> {
-    const rows = await this.run(this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
-      WHERE code = ${code} AND ${this.live(now)}`);
+    const rows = await this.calls.run(this.statements.get(code, now));
     return rows[0] && toRecord(rows[0]);
   }
 
   async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
-    // The hash index on url finds the few links of this URL; the newest live one wins.
-    const rows = await this.run(this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
-      WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`);
+    const rows = await this.calls.run(this.statements.newestByUrl(url, now));
     return rows[0] && toRecord(rows[0]);
-  }
-
-  /** `q` matched in code and URL on their own. Stored codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds exactly A–Z like `toLowerCase` does on them. */
-  private filter(q: string | undefined): postgres.PendingQuery<postgres.Row[]> {
-    if (q === undefined) return this.sql``;
-    const needle = q.toLowerCase();
-    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0)`;
   }
 
   async list(query: ListQuery): Promise<LinkPage> {
     const { limit, offset, now, q } = query;
     if (limit !== undefined) {
       // A page (at most 1000 links) and the total in one statement: one snapshot, no transaction.
-      const rows = await this.run(this.sql<(Row & { total: string })[]>`
-        SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(q)}) AS total
-        FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-          SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
-          WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
-        ) AS p ON true`);
+      const rows = await this.calls.run(this.statements.page(limit, offset, now, q));
       const records = rows.filter((r) => r.code !== null).map(toRecord);
       return memoryPage(Number(rows[0]!.total), records);
     }
-    return this.streamedPage(offset, now, q);
+    return this.snapshots.page(offset, now, q);
   }
 
-  /**
-   * The whole list from `offset` on: the total and the first chunk read in one repeatable-read
-   * transaction; a longer list keeps that transaction (its snapshot) open until `release`, and its
-   * slices read on by seq from the last row read.
-   */
-  private async streamedPage(offset: number, now: number, q: string | undefined): Promise<LinkPage> {
-    const held = await this.hold();
-    try {
-      const [{ total }] = (await this.run(held.tx<{ total: string }[]>`SELECT count(*) AS total FROM links WHERE ${this.live(now)} ${this.filter(q)}`)) as [{ total: string }];
-      const all = Number(total);
-      const count = Math.max(0, all - offset);
-      const first = count === 0 ? [] : await this.run(held.tx<Row[]>`
-        SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
-        WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${this.chunk} OFFSET ${offset}`);
-      if (first.length >= count) {
-        held.end();
-        return memoryPage(all, first.map(toRecord));
-      }
-      return new HeldPage(this, held, all, count, offset, first, (tx, after, skip, n) =>
-        after !== undefined
-          ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
-              WHERE ${this.live(now)} ${this.filter(q)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
-          : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
-              WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`,
-      );
-    } catch (err) {
-      held.end();
-      throw err;
-    }
-  }
-
-  /** Oldest first, in chunks by seq inside one snapshot: memory holds a chunk, not the table. */
-  async *exportAll(now: number): AsyncIterable<LinkRecord> {
-    const held = await this.hold();
-    try {
-      let after = '0';
-      for (;;) {
-        const rows = await this.run(held.tx<Row[]>`
-          SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
-          WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${this.chunk}`);
-        for (const row of rows) yield toRecord(row);
-        if (rows.length < this.chunk) return;
-        after = rows[rows.length - 1]!.seq;
-      }
-    } finally {
-      held.end();
-    }
+  exportAll(now: number): AsyncIterable<LinkRecord> {
+    return this.snapshots.exportAll(now);
   }
 
   // ---- Writes ------------------------------------------------------------------------------
 
-  /**
-   * Inserts go out in batches, one multi-row statement and one commit for every insert asked while
-   * the previous batch was in flight (a group commit), and batches go one after the other: links
-   * get their place in the newest-first order in the order they were asked, as an import needs
-   * (its rows are stored in file order), however many connections the pool has.
-   */
+  /** Inserts go out in batches, in the order they were asked (see `InsertBatches`). */
   insert(record: LinkRecord, now: number): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.inserts.push({ record, now, resolve, reject });
-      if (this.inserts.length === 1 && !this.inserting) queueMicrotask(() => void this.flushInserts());
-    });
-  }
-
-  private async flushInserts(): Promise<void> {
-    if (this.inserting) return;
-    this.inserting = true;
-    try {
-      while (this.inserts.length > 0) {
-        // One row per code in a batch: a second insert of a code waits for the next batch, where
-        // it meets the first as a conflict.
-        const codes = new Set<string>();
-        const batch: PendingInsert[] = [];
-        const later: PendingInsert[] = [];
-        for (const p of this.inserts) {
-          if (batch.length < MAX_BATCH && !codes.has(p.record.code)) {
-            codes.add(p.record.code);
-            batch.push(p);
-          } else later.push(p);
-        }
-        this.inserts = later;
-        await this.insertBatch(batch);
-      }
-    } finally {
-      this.inserting = false;
-    }
+    return this.inserts.insert(record, now);
   }
 
   private async insertBatch(batch: PendingInsert[]): Promise<void> {
     const started = performance.now();
     let inserted: Set<string>;
     try {
-      const rows = batch.map(({ record: r }) => ({
-        code: r.code,
-        url: r.url,
-        created_at: r.createdAt,
-        retention_days: r.retentionDays,
-        visit_count: r.visits,
-        max_visits: r.maxVisits,
-      }));
-      const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'max_visits'];
-      const done = await this.run(this.sql`
-        INSERT INTO links ${this.sql(rows, columns)}
-        ON CONFLICT (code) DO NOTHING RETURNING code`);
+      const done = await this.calls.run(this.statements.insertBatch(batch));
       inserted = new Set(done.map((r) => (r as { code: string }).code));
     } catch (err) {
       for (const p of batch) p.reject(err);
@@ -349,7 +134,7 @@ export class PostgresStore implements LinkStore {
     }
     if (inserted.size > 0) {
       this.wrote(started);
-      this.moved(inserted.size);
+      this.links.moved(inserted.size);
     }
     for (const p of batch) {
       if (inserted.has(p.record.code)) p.resolve(true);
@@ -363,15 +148,11 @@ export class PostgresStore implements LinkStore {
    * lock, then find no expired row, or conflict with the new one.
    */
   private async replaceExpired(record: LinkRecord, now: number): Promise<boolean> {
-    const { code, url, createdAt, retentionDays, visits, maxVisits } = record;
     const started = performance.now();
-    const replaced = await this.transaction(async (tx) => {
-      const gone = await tx`DELETE FROM links WHERE code = ${code} AND NOT ${this.live(now)} RETURNING 1`;
+    const replaced = await this.calls.transaction(async (tx) => {
+      const gone = await this.statements.deleteExpired(tx, record.code, now);
       if (gone.length === 0) return false;
-      const added = await tx`
-        INSERT INTO links (code, url, created_at, retention_days, visit_count, max_visits)
-        VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${maxVisits})
-        ON CONFLICT (code) DO NOTHING RETURNING 1`;
+      const added = await this.statements.insertOne(tx, record);
       return added.length > 0;
     });
     if (replaced) this.wrote(started);
@@ -380,10 +161,10 @@ export class PostgresStore implements LinkStore {
 
   async delete(code: string, now: number): Promise<boolean> {
     const started = performance.now();
-    const rows = await this.run(this.sql`DELETE FROM links WHERE code = ${code} AND ${this.live(now)} RETURNING 1`);
+    const rows = await this.calls.run(this.statements.delete(code, now));
     if (rows.length === 0) return false;
     this.wrote(started);
-    this.moved(-1);
+    this.links.moved(-1);
     return true;
   }
 
@@ -413,10 +194,7 @@ export class PostgresStore implements LinkStore {
     const columns = Object.keys(set);
     if (columns.length === 0) return this.get(code, now);
     const started = performance.now();
-    // One statement: the row lock orders it against concurrent edits, deletes and visits.
-    const rows = await this.run(this.sql<Row[]>`
-      UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
-      RETURNING code, url, created_at, retention_days, visit_count, max_visits`);
+    const rows = await this.calls.run(this.statements.update(code, now, set, columns));
     if (rows.length === 0) return undefined;
     this.wrote(started);
     return toRecord(rows[0]!);
@@ -434,10 +212,7 @@ export class PostgresStore implements LinkStore {
     if (!count) return this.peek(code, now);
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const rows = await this.run(this.sql<{ url: string; max_visits: number | null }[]>`
-        UPDATE links SET visit_count = visit_count + 1
-        WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
-        RETURNING url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)`);
+      const rows = await this.calls.run(this.statements.countVisit(code, now));
       const hit = rows[0];
       if (hit) {
         if (hit.max_visits !== null) this.wrote(started);
@@ -452,8 +227,7 @@ export class PostgresStore implements LinkStore {
 
   /** What a visit would be, counting nothing (HEAD, and the reason of a GET that counted nothing). */
   private async peek(code: string, now: number): Promise<VisitDecision> {
-    const rows = await this.run(this.sql<Row[]>`
-      SELECT url, created_at, retention_days, visit_count, max_visits FROM links WHERE code = ${code}`);
+    const rows = await this.calls.run(this.statements.peek(code));
     const row = rows[0];
     if (!row) return { kind: 'missing' };
     if (isExpiredAt(Number(row.created_at), row.retention_days, now)) return { kind: 'expired' };
@@ -463,42 +237,17 @@ export class PostgresStore implements LinkStore {
 
   // ---- Background work ---------------------------------------------------------------------
 
-  /**
-   * Deletes links expired by `now`, in batches, each its own short transaction; one instance at a
-   * time (the others skip the round). Resolves with the number deleted.
-   */
-  async reapExpired(now: number, batch = 1000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.transaction(async (tx) => {
-        const [lock] = await tx<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(${REAPER_LOCK.toString()}::bigint) AS got`;
-        if (!lock?.got) return -1;
-        const rows = await tx`
-          DELETE FROM links WHERE code IN (
-            SELECT code FROM links
-            WHERE retention_days > 0 AND created_at + retention_days::bigint * 86400 <= ${now}
-            LIMIT ${batch} FOR UPDATE SKIP LOCKED
-          ) RETURNING 1`;
-        return rows.length;
-      });
-      if (deleted < 0) return total;
-      total += deleted;
-      this.moved(-deleted);
-      if (deleted < batch) {
-        if (total > 0) this.log.debug('expired links deleted', { links: total });
-        return total;
-      }
-    }
+  /** Deletes links expired by `now` (see `reapExpired` in postgres-jobs.ts); resolves with the number deleted. */
+  reapExpired(now: number, batch = 1000): Promise<number> {
+    return reapExpired(this.calls, this.statements, this.links, this.log, now, batch);
   }
 
-  private async refreshCount(): Promise<void> {
-    this.drift = 0;
-    const [row] = await this.run(this.sql<{ n: string }[]>`SELECT count(*) AS n FROM links`);
-    this.links = Number(row!.n) + this.drift;
+  private refreshCount(): Promise<void> {
+    return this.links.refresh(this.calls, this.statements);
   }
 
   private async probe(): Promise<void> {
-    await this.run(this.sql`SELECT 1`);
+    await this.calls.run(this.statements.ping());
   }
 
   async close(): Promise<void> {
@@ -509,179 +258,7 @@ export class PostgresStore implements LinkStore {
     return this.closing;
   }
 
-  // ---- Plumbing ----------------------------------------------------------------------------
-
-  private moved(delta: number): void {
-    this.links += delta;
-    this.drift += delta;
-  }
-
   private wrote(started: number): void {
     this.onWrite?.((performance.now() - started) / 1000);
-  }
-
-  /** One statement (of the pool or of a held transaction), bounded: past the timeout it is cancelled (or taken out of the queue) and fails as unavailable. */
-  async run<T extends readonly postgres.MaybeRow[]>(query: postgres.PendingQuery<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Only a query still queued is cancelled: postgres.js takes it out of the queue at once. A
-        // query already sent would be cancelled over a connection of its own, whose failure (the
-        // database being away is why we are here) rejects a promise the driver never hands back:
-        // an unhandled rejection that ends the process. The server's statement_timeout ends it
-        // instead, or the lost connection does; its settling is handled by the race below.
-        if (!(query as { state?: unknown }).state) query.cancel();
-        reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
-      }, this.timeoutMs);
-    });
-    try {
-      const rows = await Promise.race([query, timeout]);
-      this.reachable();
-      return rows as T;
-    } catch (err) {
-      throw this.failure(err);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A short read-write transaction, bounded like a statement: one that only got its connection
-   * after the caller was told "unavailable" rolls back without doing anything.
-   */
-  private async transaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
-    let abandoned = false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        abandoned = true;
-        reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
-      }, this.timeoutMs);
-    });
-    const work = this.sql.begin(async (tx) => {
-      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-      const result = await fn(tx);
-      // Too late to be acknowledged: roll back rather than commit what the caller was told failed.
-      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-      return result;
-    }) as Promise<T>;
-    try {
-      const result = await Promise.race([work, timeout]);
-      this.reachable();
-      return result;
-    } catch (err) {
-      throw this.failure(err);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** A repeatable-read, read-only transaction kept open until `end()`: one snapshot for many reads. */
-  private hold(): Promise<Held> {
-    return new Promise<Held>((resolve, reject) => {
-      let finish!: () => void;
-      const ended = new Promise<void>((r) => (finish = r));
-      let abandoned = false;
-      const timer = setTimeout(() => {
-        abandoned = true;
-        reject(this.failure(new StoreUnavailableError(DATABASE_UNAVAILABLE)));
-      }, this.timeoutMs);
-      this.sql
-        .begin(SNAPSHOT, async (tx) => {
-          clearTimeout(timer);
-          if (abandoned) return;
-          resolve({ tx, end: finish });
-          await ended;
-        })
-        .catch((err: unknown) => {
-          clearTimeout(timer);
-          finish();
-          reject(this.failure(err));
-        });
-    });
-  }
-
-  /** The error to throw for `err`: unavailability becomes the one `StoreUnavailableError`. */
-  private failure(err: unknown): unknown {
-    if (!(err instanceof StoreUnavailableError) && !isUnavailableError(err)) return err;
-    if (this.reason === undefined) {
-      const code = (err as { code?: unknown }).code;
-      this.log.warn('database unavailable', { error: typeof code === 'string' ? code : 'timeout' });
-    }
-    this.reason = DATABASE_UNAVAILABLE;
-    return err instanceof StoreUnavailableError ? err : new StoreUnavailableError(DATABASE_UNAVAILABLE);
-  }
-
-  private reachable(): void {
-    if (this.reason === undefined) return;
-    this.reason = undefined;
-    this.log.info('database reachable again');
-  }
-}
-
-/** A page read whole: slices from memory. */
-function memoryPage(total: number, records: readonly LinkRecord[]): LinkPage {
-  return {
-    total,
-    count: records.length,
-    slice: (from, to) => records.slice(Math.max(0, from), Math.min(to, records.length)),
-    release: () => undefined,
-  };
-}
-
-type ChunkQuery = (tx: postgres.TransactionSql, after: string | undefined, skip: number, n: number) => postgres.PendingQuery<Row[]>;
-
-/**
- * A long page over a held snapshot. It keeps one chunk of rows: slices inside it come from memory,
- * the next ones read on from its last seq, and a slice elsewhere (the contract allows any) reads
- * with an offset. Slices run one at a time.
- */
-class HeldPage implements LinkPage {
-  private rows: Row[];
-  /** Position in the page of `rows[0]`. */
-  private start = 0;
-  private queue: Promise<unknown> = Promise.resolve();
-  private released = false;
-
-  constructor(
-    private readonly store: PostgresStore,
-    private readonly held: Held,
-    readonly total: number,
-    readonly count: number,
-    private readonly offset: number,
-    first: Row[],
-    private readonly read: ChunkQuery,
-  ) {
-    this.rows = first;
-  }
-
-  slice(from: number, to: number): Promise<readonly LinkRecord[]> {
-    const next = this.queue.then(() => this.sliceNow(Math.max(0, from), Math.min(to, this.count)));
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private async sliceNow(from: number, to: number): Promise<readonly LinkRecord[]> {
-    if (from >= to) return [];
-    const end = this.start + this.rows.length;
-    if (from < this.start || from > end || this.rows.length === 0) {
-      this.rows = await this.fetch(undefined, this.offset + from, Math.max(this.store.chunkSize, to - from));
-      this.start = from;
-    } else if (to > end) {
-      const more = await this.fetch(this.rows[this.rows.length - 1]!.seq, 0, Math.max(this.store.chunkSize, to - end));
-      this.rows = [...this.rows.slice(from - this.start), ...more];
-      this.start = from;
-    }
-    return this.rows.slice(from - this.start, to - this.start).map(toRecord);
-  }
-
-  private fetch(after: string | undefined, skip: number, n: number): Promise<Row[]> {
-    if (this.released) throw new Error('this page has been released');
-    return this.store.run(this.read(this.held.tx, after, skip, n));
-  }
-
-  release(): void {
-    this.released = true;
-    this.held.end();
   }
 }

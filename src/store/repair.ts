@@ -13,9 +13,10 @@
  */
 import { join } from 'node:path';
 import { DAMAGED_SUFFIX, LOG_FILE, REPAIR_SUFFIX } from './files.ts';
-import { FORMAT_VERSION, newerFormatMessage, salvage } from './format.ts';
+import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock } from './lock.ts';
+import { salvage } from './replay.ts';
 
 export interface RepairReport {
   file: string;

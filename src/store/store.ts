@@ -7,10 +7,12 @@
  * - `log-writer.ts`: every change is written (group commit) before memory changes;
  * - `visit-counts.ts`: visits counted in memory, their counts appended as count batches once a second;
  * - `compaction.ts`: the log rewritten with the live records only;
- * - `reattach.ts`: the data directory removed under the running process, and taken back.
+ * - `reattach.ts`: the data directory removed under the running process, and taken back;
+ * - `close.ts`: the log closed at the end (queued writes, a refused tail cut, fsync, the lock freed).
  */
 import { join } from 'node:path';
-import { compactLog, COMPACT_MIN_BYTES, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
+import { closeLog } from './close.ts';
+import { compactLog, COMPACT_MIN_BYTES, upgradeAtStart, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
 import { LOG_FILE } from './files.ts';
 import { isExpiredAt, type Entry } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
@@ -104,12 +106,7 @@ export class Store {
     if (opened.legacy) {
       // A log of format 1 is rewritten with its version line now, rather than at the first write
       // (which it would hold up); until then it is a compaction (no vacuum, no second one).
-      let report: CompactReport | undefined;
-      const upgrade = this.writer.exclusive(async () => {
-        if (this.writer.legacy) report = await upgradeLog(this.parts);
-      });
-      const unchanged = { bytesBefore: opened.size, bytesAfter: opened.size, entriesBefore: opened.entries, entriesAfter: opened.entries, purged: 0, ms: 0 };
-      this.compacting = upgrade.then(() => report ?? unchanged).finally(() => (this.compacting = undefined));
+      this.compacting = upgradeAtStart(this.parts, opened).finally(() => (this.compacting = undefined));
       // A failure is retried before the first write (which is refused meanwhile).
       this.compacting.catch((err: Error) =>
         this.problems.report('warn', `compaction:${errorKind(err)}`, 'could not rewrite the log with its format version line; will retry before the next write', { error: err.message }),
@@ -308,30 +305,6 @@ export class Store {
       // Logged by flushVisits; the file is closed regardless.
     }
     this.closed = true;
-    const { writer, parts } = this;
-    await writer.idle();
-    // Failures counted since the last summary are not left unsaid.
-    this.problems.flush(true);
-    if (writer.detached) {
-      // The directory was removed and is still gone: it is not recreated behind the operator's back.
-      this.log.error('the data directory was removed and is not back: the links held only in memory are lost at exit', {
-        dir: parts.dir,
-        records: this.records.size,
-      });
-    }
-    try {
-      if (writer.tailSuspect && !(await writer.cutTail())) {
-        // Still failing at close: bytes of a refused change stay past the intact end. A torn line is
-        // cut at start-up, but a whole one would replay; say so rather than hide it.
-        this.log.error('could not cut unacknowledged bytes from the log; a refused change may reappear after restart', {
-          file: this.path,
-          intact_bytes: writer.size,
-        });
-      }
-      await parts.fs.fsync(writer.fd);
-    } finally {
-      await parts.fs.close(writer.fd);
-      parts.lock?.release();
-    }
+    await closeLog(this.parts);
   }
 }

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { encodeEntry, replay } from '../../src/store/format.ts';
+import { encodeEntry } from '../../src/store/format.ts';
+import { replay } from '../../src/store/replay.ts';
 import { LOG_FILE } from '../../src/store/store.ts';
 import { codeOf, listedCodes, dataDir, request, runCli, serverProcess, tempDir, type DataDir, type Harness, type Reply } from '../support/helpers.ts';
 

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { test } from 'node:test';
 import { crc32, crc32Fallback } from '../../src/store/crc32.ts';
-import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER, replay, Replayer, salvage, type Entry, type ReplayResult } from '../../src/store/format.ts';
+import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER, type Entry } from '../../src/store/format.ts';
+import { replay, Replayer, salvage, type ReplayResult } from '../../src/store/replay.ts';
 
 const create = (code: string, url = `https://example.com/${code}`, visits = 0, createdAt = 1_700_000_000, retentionDays = 0, maxVisits: number | null = null): Entry => ({
   op: 'C',

@@ -1,0 +1,181 @@
+/**
+ * The keydir's storage (see `keydir.ts`): the columns a slot's values sit in, the arena of code and
+ * URL bytes, the two hash indexes over them, and how all of it grows and is squeezed by `vacuum`.
+ *
+ * Its own file because it is the part that knows the layout: `Keydir` extends this class and reads
+ * the same fields directly (no extra object or call between a lookup and its columns), while the
+ * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
+ */
+import { HashChains, hashBytes, NONE } from './hash-chains.ts';
+import { HotUrls } from './hot-urls.ts';
+
+export const LIVE = 1;
+/** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
+export const DIRTY = 2;
+
+function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a.subarray(0, Math.min(a.length, size)));
+  return b;
+}
+
+export abstract class KeydirColumns {
+  /** Slots handed out, live or dead. */
+  protected slots = 0;
+  protected live = 0;
+  protected arena: Buffer;
+  protected used = 0;
+  // One entry per slot. The code's bytes start at `offset`, the URL's right after them.
+  protected offset: Float64Array;
+  protected codeLen: Uint32Array;
+  protected urlLen: Uint32Array;
+  protected created: Float64Array;
+  protected retention: Uint32Array;
+  protected visitCount: Float64Array;
+  /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
+  protected limit: Uint32Array;
+  protected flags: Uint8Array;
+  protected codeHash: Uint32Array;
+  protected urlHash: Uint32Array;
+  protected codeChains: HashChains;
+  protected urlChains: HashChains;
+
+  /** See `Keydir.redirectUrl`. */
+  protected readonly hot = new HotUrls();
+
+  constructor(capacity = 1024) {
+    this.arena = Buffer.allocUnsafe(capacity * 64);
+    this.offset = new Float64Array(capacity);
+    this.codeLen = new Uint32Array(capacity);
+    this.urlLen = new Uint32Array(capacity);
+    this.created = new Float64Array(capacity);
+    this.retention = new Uint32Array(capacity);
+    this.visitCount = new Float64Array(capacity);
+    this.limit = new Uint32Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.codeHash = new Uint32Array(capacity);
+    this.urlHash = new Uint32Array(capacity);
+    this.codeChains = new HashChains(capacity);
+    this.urlChains = new HashChains(capacity);
+  }
+
+  /** Live records. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Slots in use, dead ones included: what `vacuum` would reclaim is `end - size`. */
+  get end(): number {
+    return this.slots;
+  }
+
+  /** Room for one more slot and `bytes` more arena bytes; returns the new slot's number. */
+  protected reserve(bytes: number): number {
+    this.reserveBytes(bytes);
+    if (this.slots === this.offset.length) this.resize(this.slots * 2);
+    return this.slots++;
+  }
+
+  protected reserveBytes(bytes: number): void {
+    if (this.used + bytes > this.arena.length) {
+      const arena = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes));
+      this.arena.copy(arena, 0, 0, this.used);
+      this.arena = arena;
+    }
+  }
+
+  protected fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
+    this.used = at + codeBytes + urlBytes;
+    // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
+    this.hot.forget(s);
+    this.offset[s] = at;
+    this.codeLen[s] = codeBytes;
+    this.urlLen[s] = urlBytes;
+    this.created[s] = createdAt;
+    this.retention[s] = retentionDays;
+    this.visitCount[s] = visits;
+    this.limit[s] = maxVisits;
+    this.flags[s] = LIVE;
+    this.codeHash[s] = codeHash;
+    const uh = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes);
+    this.urlHash[s] = uh;
+    this.link(s);
+    this.live++;
+    return s;
+  }
+
+  /** Puts slot `s` at the head of its two chains. */
+  private link(s: number): void {
+    this.codeChains.link(s, this.codeHash[s]!);
+    this.urlChains.link(s, this.urlHash[s]!);
+  }
+
+  /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
+  remove(s: number): void {
+    if (!this.isLive(s)) return;
+    this.codeChains.unlink(s, this.codeHash[s]!);
+    this.urlChains.unlink(s, this.urlHash[s]!);
+    this.flags[s] = 0;
+    this.live--;
+  }
+
+  isLive(s: number): boolean {
+    return s >= 0 && s < this.slots && (this.flags[s]! & LIVE) !== 0;
+  }
+
+  /**
+   * Squeezes out dead slots and their bytes. Slot numbers change: the result maps each old slot
+   * to its new number, or -1 for a dead one.
+   */
+  vacuum(): Int32Array {
+    const map = new Int32Array(this.slots).fill(NONE);
+    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(this.live * 1.25 + 1)));
+    let bytes = 0;
+    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) bytes += this.codeLen[s]! + this.urlLen[s]!;
+    const arena = Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(bytes * 1.25)));
+    let used = 0;
+    let n = 0;
+    for (let s = 0; s < this.slots; s++) {
+      if (!this.isLive(s)) continue;
+      const len = this.codeLen[s]! + this.urlLen[s]!;
+      this.arena.copy(arena, used, this.offset[s]!, this.offset[s]! + len);
+      // Moving slot s down to n (n ≤ s) in place: n's old values were already read.
+      this.offset[n] = used;
+      this.codeLen[n] = this.codeLen[s]!;
+      this.urlLen[n] = this.urlLen[s]!;
+      this.created[n] = this.created[s]!;
+      this.retention[n] = this.retention[s]!;
+      this.visitCount[n] = this.visitCount[s]!;
+      this.limit[n] = this.limit[s]!;
+      this.flags[n] = this.flags[s]!;
+      this.codeHash[n] = this.codeHash[s]!;
+      this.urlHash[n] = this.urlHash[s]!;
+      map[s] = n++;
+      used += len;
+    }
+    this.arena = arena;
+    this.used = used;
+    this.slots = n;
+    this.hot.clear();
+    this.resize(capacity);
+    return map;
+  }
+
+  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at twice its size. */
+  private resize(capacity: number): void {
+    this.offset = grown(this.offset, capacity);
+    this.codeLen = grown(this.codeLen, capacity);
+    this.urlLen = grown(this.urlLen, capacity);
+    this.created = grown(this.created, capacity);
+    this.retention = grown(this.retention, capacity);
+    this.visitCount = grown(this.visitCount, capacity);
+    this.limit = grown(this.limit, capacity);
+    this.flags = grown(this.flags, capacity);
+    this.codeHash = grown(this.codeHash, capacity);
+    this.urlHash = grown(this.urlHash, capacity);
+    this.codeChains = new HashChains(capacity);
+    this.urlChains = new HashChains(capacity);
+    // Oldest first, each at its chain's head: every chain ends up newest first again.
+    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) this.link(s);
+  }
+}
