@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
   const server = createServer(limits.options);
-  // Before the handler is attached: a request must count as in flight before it runs.
+  // Its `serve` attaches the handler: a request counts as in flight before it runs.
   const connections = trackConnections(server, limits.maxConnections);
   // An import may take longer than request_timeout_ms to upload: cut only when its bytes stop.
   spareLongUploads(server, config.requestTimeoutMs);
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     server.on('error', (err: NodeJS.ErrnoException) => log.error('server error', { error: err.code ?? err.message }));
     const { port } = server.address() as AddressInfo;
     const shortener = opened.start(port);
-    server.on('request', shortener.handler);
+    connections.serve(shortener.handler);
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -141,11 +141,11 @@ async function main(): Promise<void> {
     stopping = true;
     // First, so that a load balancer probing readiness stops sending traffic.
     shortener.beginShutdown();
-    log.info('shutting down', { signal, in_flight: connections.inFlight });
+    log.info('shutting down', { signal, in_flight: connections.table.inFlight });
     // Requests in flight get shutdown_timeout_ms; then their connections are cut.
     const cutOff = setTimeout(() => {
       log.warn('shutdown timeout: closing connections with requests still in flight', {
-        in_flight: connections.inFlight,
+        in_flight: connections.table.inFlight,
         shutdown_timeout_ms: config.shutdownTimeoutMs,
       });
       server.closeAllConnections();
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     // sent, idle) now and the others once answered. node:http alone would wait for silent ones.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      connections.drain();
+      connections.table.drain();
     });
     clearTimeout(cutOff);
     setTimeout(() => {

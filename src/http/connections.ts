@@ -19,18 +19,32 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
+ * One connection's place in the table. The caller keeps it with the connection (on the socket),
+ * so a request's events reach it without a lookup: nothing on the redirect path hashes.
+ */
+export interface Slot<T> {
+  readonly conn: T;
+  /** Requests in flight: handed to the handler, response not yet sent. */
+  busy: number;
+  /** Neighbours in the list of connections without a request in flight. */
+  prev: Slot<T> | null;
+  next: Slot<T> | null;
+  /** Closed and out of the table: later events about it change nothing. */
+  gone: boolean;
+}
+
+/**
  * Which connections have requests in flight, and in what order the others stopped having one.
  * Pure: it closes connections only through the `close` it is given. Each connection or request
- * event is O(1).
+ * event is O(1), and a request's own (`started`, `finished`) touches two links of a list and a
+ * counter: no Map or Set, whose deletes leave holes to rehash.
  */
 export class ConnectionTable<T> {
-  /** Requests in flight (handed to the handler, response not yet sent) per connection that has any. */
-  private readonly busy = new Map<T, number>();
-  /**
-   * Connections without a request in flight, oldest first: a `Set` iterates in insertion order,
-   * and a connection that goes busy and back is deleted and added again, so it moves to the end.
-   */
-  private readonly waiting = new Set<T>();
+  /** Connections without a request in flight, oldest first: one that goes busy and back moves to the end. */
+  private head: Slot<T> | null = null;
+  private tail: Slot<T> | null = null;
+  private open = 0;
+  private busyConns = 0;
   private draining = false;
 
   /** `close` ends a connection; the caller reports its end with `closed` (a repeat is harmless). */
@@ -40,12 +54,12 @@ export class ConnectionTable<T> {
   ) {}
 
   get size(): number {
-    return this.busy.size + this.waiting.size;
+    return this.open;
   }
 
   /** Connections with a request in flight. */
   get inFlight(): number {
-    return this.busy.size;
+    return this.busyConns;
   }
 
   get isDraining(): boolean {
@@ -53,49 +67,47 @@ export class ConnectionTable<T> {
   }
 
   /**
-   * A new connection. At the cap the oldest connection without a request in flight is closed to
-   * make room; false when there is none (every slot has a request in flight) or when draining:
-   * the caller closes the new one.
+   * A new connection, and its slot. At the cap the oldest connection without a request in flight
+   * is closed to make room; undefined when there is none (every slot has a request in flight) or
+   * when draining: the caller closes the new one.
    */
-  admit(conn: T): boolean {
-    if (this.draining) return false;
-    if (this.size >= this.max) {
-      const oldest = this.waiting.values().next();
-      if (oldest.done) return false;
-      this.waiting.delete(oldest.value);
-      this.close(oldest.value);
+  admit(conn: T): Slot<T> | undefined {
+    if (this.draining) return undefined;
+    if (this.open >= this.max) {
+      const oldest = this.head;
+      if (oldest === null) return undefined;
+      this.drop(oldest);
+      this.close(oldest.conn);
     }
-    this.waiting.add(conn);
-    return true;
+    const slot: Slot<T> = { conn, busy: 0, prev: null, next: null, gone: false };
+    this.open++;
+    this.append(slot);
+    return slot;
   }
 
-  /** A complete request head arrived on `conn` and goes to the handler. */
-  started(conn: T): void {
-    if (this.waiting.delete(conn)) this.busy.set(conn, 1);
-    else {
-      // Pipelined requests: node:http hands the next one over before the previous one is answered.
-      const n = this.busy.get(conn);
-      if (n !== undefined) this.busy.set(conn, n + 1);
-    }
+  /** A complete request head arrived on the connection and goes to the handler. */
+  started(slot: Slot<T>): void {
+    if (slot.gone) return;
+    // Pipelined requests: node:http hands the next one over before the previous one is answered.
+    if (slot.busy++ > 0) return;
+    this.unlink(slot);
+    this.busyConns++;
   }
 
-  /** A response on `conn` was sent (or abandoned). */
-  finished(conn: T): void {
-    const n = this.busy.get(conn);
-    if (n === undefined) return;
-    if (n > 1) {
-      this.busy.set(conn, n - 1);
-      return;
-    }
-    this.busy.delete(conn);
-    if (this.draining) this.close(conn);
-    else this.waiting.add(conn);
+  /** A response on the connection was sent (or abandoned). */
+  finished(slot: Slot<T>): void {
+    if (slot.gone || slot.busy === 0) return;
+    if (--slot.busy > 0) return;
+    this.busyConns--;
+    if (this.draining) {
+      this.drop(slot);
+      this.close(slot.conn);
+    } else this.append(slot);
   }
 
-  /** `conn` is gone, closed by either side. */
-  closed(conn: T): void {
-    this.busy.delete(conn);
-    this.waiting.delete(conn);
+  /** The connection is gone, closed by either side. */
+  closed(slot: Slot<T>): void {
+    if (!slot.gone) this.drop(slot);
   }
 
   /**
@@ -104,41 +116,87 @@ export class ConnectionTable<T> {
    */
   drain(): void {
     this.draining = true;
-    const idle = [...this.waiting];
-    this.waiting.clear();
+    const idle: T[] = [];
+    for (let slot = this.head; slot !== null; slot = slot.next) idle.push(slot.conn);
+    while (this.head !== null) this.drop(this.head);
     for (const conn of idle) this.close(conn);
+  }
+
+  /** Out of the table for good. */
+  private drop(slot: Slot<T>): void {
+    slot.gone = true;
+    this.open--;
+    if (slot.busy > 0) this.busyConns--;
+    else this.unlink(slot);
+  }
+
+  private append(slot: Slot<T>): void {
+    slot.prev = this.tail;
+    slot.next = null;
+    if (this.tail === null) this.head = slot;
+    else this.tail.next = slot;
+    this.tail = slot;
+  }
+
+  private unlink(slot: Slot<T>): void {
+    if (slot.prev === null) this.head = slot.next;
+    else slot.prev.next = slot.next;
+    if (slot.next === null) this.tail = slot.prev;
+    else slot.next.prev = slot.prev;
+    slot.prev = slot.next = null;
   }
 }
 
-/**
- * Keeps `server`'s connections in a table with `max` slots, closing sockets as it decides. Call
- * before the request handler is attached, so a request counts as in flight before it runs.
- */
-export function trackConnections(server: Server, max: number): ConnectionTable<Socket> {
+/** Where a socket keeps its slot. */
+const SLOT = Symbol('connection slot');
+type TrackedSocket = Socket & { [SLOT]?: Slot<Socket> };
+
+export interface TrackedConnections {
+  readonly table: ConnectionTable<Socket>;
+  /**
+   * `handler` as the server's request handler, each request counted in flight before it runs.
+   * One listener rather than a second one for counting: node:http copies its listener list on
+   * every emit when there are two.
+   */
+  serve(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
+}
+
+/** Keeps `server`'s connections in a table with `max` slots, closing sockets as it decides. */
+export function trackConnections(server: Server, max: number): TrackedConnections {
   // Closing at once loses nothing: a connection without a request in flight has nothing owed, and
   // a finished response is already with the kernel, which sends it before the FIN.
   const table = new ConnectionTable<Socket>(max, (socket) => socket.destroy());
 
-  function forget(this: Socket): void {
-    table.closed(this);
+  function forget(this: TrackedSocket): void {
+    const slot = this[SLOT];
+    if (slot) table.closed(slot);
   }
   function responseClosed(this: ServerResponse): void {
-    table.finished(this.req.socket);
+    const slot = (this.req.socket as TrackedSocket)[SLOT];
+    if (slot) table.finished(slot);
   }
 
-  server.on('connection', function admitConnection(socket: Socket) {
-    if (!table.admit(socket)) {
+  server.on('connection', function admitConnection(socket: TrackedSocket) {
+    const slot = table.admit(socket);
+    if (slot === undefined) {
       socket.destroy();
       return;
     }
+    socket[SLOT] = slot;
     socket.on('close', forget);
   });
-  server.on('request', function countRequest(req: IncomingMessage, res: ServerResponse) {
-    table.started(req.socket);
-    // While draining, say so: the client will not send another request on this connection.
-    if (table.isDraining) res.shouldKeepAlive = false;
-    // 'close' follows 'finish', and also comes when the connection dies before the response is sent.
-    res.on('close', responseClosed);
-  });
-  return table;
+  return {
+    table,
+    serve(handler) {
+      server.on('request', function countedRequest(req: IncomingMessage, res: ServerResponse) {
+        const slot = (req.socket as TrackedSocket)[SLOT];
+        if (slot) table.started(slot);
+        // While draining, say so: the client will not send another request on this connection.
+        if (table.isDraining) res.shouldKeepAlive = false;
+        // 'close' follows 'finish', and also comes when the connection dies before the response is sent.
+        res.on('close', responseClosed);
+        handler(req, res);
+      });
+    },
+  };
 }

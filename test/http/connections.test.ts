@@ -5,15 +5,40 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConnectionTable } from '../../src/http/connections.ts';
+import { ConnectionTable, type Slot } from '../../src/http/connections.ts';
 
-/** A table of named connections that records which ones it closed, reporting each close back as a socket would. */
-function table(max: number): { t: ConnectionTable<string>; closedByTable: string[] } {
+/**
+ * A table of named connections that records which ones it closed, reporting each close back as a
+ * socket would; `t` speaks names and keeps each connection's slot, as the server keeps it on the socket.
+ */
+function table(max: number) {
   const closedByTable: string[] = [];
-  const t: ConnectionTable<string> = new ConnectionTable<string>(max, (conn) => {
+  const slots = new Map<string, Slot<string>>();
+  const slot = (name: string): Slot<string> => slots.get(name)!;
+  const inner: ConnectionTable<string> = new ConnectionTable<string>(max, (conn) => {
     closedByTable.push(conn);
-    t.closed(conn);
+    inner.closed(slot(conn));
   });
+  const t = {
+    admit(name: string): boolean {
+      const s = inner.admit(name);
+      if (s) slots.set(name, s);
+      return s !== undefined;
+    },
+    started: (name: string) => inner.started(slot(name)),
+    finished: (name: string) => inner.finished(slot(name)),
+    closed: (name: string) => inner.closed(slot(name)),
+    drain: () => inner.drain(),
+    get size() {
+      return inner.size;
+    },
+    get inFlight() {
+      return inner.inFlight;
+    },
+    get isDraining() {
+      return inner.isDraining;
+    },
+  };
   return { t, closedByTable };
 }
 
