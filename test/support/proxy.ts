@@ -34,6 +34,13 @@ function rawPairs(raw: readonly string[]): string[] {
   return out;
 }
 
+/** node:http's own answers to a request it cannot parse, by error code (else 400). */
+const CLIENT_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
 /** What a harness does around each request (the cluster target's clock and link count). */
 export interface ProxyHooks {
   /** Before a request is forwarded. */
@@ -92,10 +99,11 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
 
   // Bytes after a request that are no request (a body a HEAD should not have had): an instance
   // answers that request first, then closes; so does the proxy, rather than answer 400 first.
-  server.on('clientError', (_err: Error, socket: Socket) => {
+  // Otherwise it answers what node:http answers by default.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (pending && !pending.headersSent) pending.once('finish', () => socket.destroy());
-    else if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else if (socket.writable) socket.end(`HTTP/1.1 ${CLIENT_ERRORS[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
     else socket.destroy();
   });
 
