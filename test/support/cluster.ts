@@ -179,23 +179,32 @@ export async function openCluster(
   });
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${proxy.port}${basePath}`;
   const shared: ShortenerOptions = { ...settings, databaseUrl: db, baseUrl };
-  // The in-process one first: it migrates the fresh database, under the advisory lock either way.
-  const local = await createShortenerAsync({ ...shared, logger: createLogger(options.logLevel ?? 'debug', { write: (line: string) => (write(line), true) }), ...(now ? { now } : {}), ...(random ? { random } : {}) });
-  const open: InstanceRequest = {
-    op: 'open',
-    id,
-    settings: shared,
-    serverOptions,
-    ...(pushed === undefined ? {} : { now: pushed.now }),
-    ...(randomSource === undefined ? {} : { random: randomSource }),
-  };
-  const ports = await Promise.all(instances.map((i) => i.ask(open)));
-  proxy.backends = ports.map(Number);
-  const [row] = await counter<{ n: number }[]>`SELECT count(*)::int AS n FROM links`;
-  linkCount = row!.n;
+  let local: Shortener | undefined;
+  try {
+    // The in-process one first: it migrates the fresh database, under the advisory lock either way.
+    local = await createShortenerAsync({ ...shared, logger: createLogger(options.logLevel ?? 'debug', { write: (line: string) => (write(line), true) }), ...(now ? { now } : {}), ...(random ? { random } : {}) });
+    const open: InstanceRequest = {
+      op: 'open',
+      id,
+      settings: shared,
+      serverOptions,
+      ...(pushed === undefined ? {} : { now: pushed.now }),
+      ...(randomSource === undefined ? {} : { random: randomSource }),
+    };
+    const ports = await Promise.all(instances.map((i) => i.ask(open)));
+    proxy.backends = ports.map(Number);
+    const [row] = await counter<{ n: number }[]>`SELECT count(*)::int AS n FROM links`;
+    linkCount = row!.n;
+  } catch (err) {
+    // Settings the service refuses fail here, as `createShortener` throws them in one process.
+    await Promise.allSettled([proxy.close(), counter.end({ timeout: 1 }), local?.close(), ...instances.map((i) => i.ask({ op: 'close', id }))]);
+    if (databaseUrl === undefined) await pg.dropDatabase(db);
+    throw err;
+  }
 
   // `count` is a getter of the in-process shortener: the facade answers the database's.
-  const shortener = Object.create(local, { count: { get: () => linkCount } }) as Shortener;
+  const inProcess = local;
+  const shortener = Object.create(inProcess, { count: { get: () => linkCount } }) as Shortener;
   let closing: Promise<void> | undefined;
   return {
     port: proxy.port,
@@ -206,7 +215,7 @@ export async function openCluster(
       closing ??= (async () => {
         await proxy.close();
         await Promise.all(instances.map((i) => i.ask({ op: 'close', id })));
-        await local.close();
+        await inProcess.close();
         await counter.end({ timeout: 1 });
         sinks.delete(id);
         if (!keep) await pg.dropDatabase(db);
