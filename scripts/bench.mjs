@@ -226,7 +226,6 @@ function runWrk(port, scenario, seconds = SECONDS) {
   const errors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
-    requests: Number(/(\d+) requests in/.exec(out)?.[1]),
     p50: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     failures: bad + errors,
@@ -245,7 +244,7 @@ function runAutocannon(port, scenario, seconds = SECONDS) {
   const expected = scenario.expect ?? 200;
   // autocannon counts 3xx as non-2xx: only the scenario's own status is a success.
   const ok = expected >= 300 && expected < 400 ? j['3xx'] : j['2xx'];
-  return { rps: j.requests.average, requests: j.requests.total, p50: j.latency.p50, p99: j.latency.p99, failures: j.errors + j.timeouts + (j.requests.total - ok) };
+  return { rps: j.requests.average, p50: j.latency.p50, p99: j.latency.p99, failures: j.errors + j.timeouts + (j.requests.total - ok) };
 }
 
 const load = WRK ? runWrk : runAutocannon;
@@ -451,13 +450,6 @@ function processes() {
   return out;
 }
 
-/** CPU seconds so far of `pid` and its children. */
-function cpuOf(pid) {
-  return processes()
-    .filter(([p, ppid]) => p === pid || ppid === pid)
-    .reduce((n, p) => n + p[3], 0);
-}
-
 /** CPU seconds so far of the PostgreSQL server's processes, and of `pid` with its children (workers). */
 function cpuSplit(pid) {
   const all = processes();
@@ -638,11 +630,7 @@ async function main() {
   const results = new Map();
   let failed = false;
   const measure = (s, round) => {
-    const cpuBefore = cpuOf(s.server.pid);
     const r = load(s.server.port, s);
-    // The server's own CPU time per answer: what the load generator's share of the machine does
-    // not change, unlike req/s (docs/performance.md).
-    r.cpuUs = ((cpuOf(s.server.pid) - cpuBefore) * 1e6) / r.requests;
     if (r.failures > 0) {
       failed = true;
       console.error(`run failed: ${s.name}: ${r.failures} errors or unexpected statuses`);
@@ -707,11 +695,6 @@ async function main() {
   console.log(`redirect / reference, per round: ${toReference.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toReference), 3)}`);
   console.log(`redirect / bare 302, per round: ${toBare.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toBare), 3)}`);
   console.log(`reference / bare 302, median: ${fmt(median(perRound(reference).map((r) => r.ratio)), 3)}`);
-  const cpuRatio = perRound(reference).map((r, i) => r.cpuUs / perRound(redirect)[i].cpuUs);
-  console.log(
-    `server CPU per answer, median µs: bare ${fmt(median(perRound(bare).map((r) => r.cpuUs)), 2)}, reference ${fmt(median(perRound(reference).map((r) => r.cpuUs)), 2)}, redirect ${fmt(median(perRound(redirect).map((r) => r.cpuUs)), 2)}`,
-  );
-  console.log(`reference CPU / redirect CPU per answer, per round: ${cpuRatio.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(cpuRatio), 3)}`);
   for (const s of others) {
     if (s.ratio !== false) console.log(`median ratio to the bare 302 (same round): ${fmt(median(perRound(s).map((r) => r.ratio)), 2)}  ${s.name}`);
   }
