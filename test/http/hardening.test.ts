@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { checkingInterval } from '../../src/cli/http-options.ts';
 import { request, serverProcessOn, type ServerProcess } from '../support/helpers.ts';
-import { parseResponses, sendRaw, type RawResponse } from '../support/raw-http.ts';
+import { openRaw, parseResponses, sendRaw, type RawConnection, type RawResponse } from '../support/raw-http.ts';
 
 /** Scheduling slack on a loaded 2-core machine, on top of Node's own checking interval. */
 const SLACK_MS = 3000;
@@ -25,28 +25,12 @@ async function withServer(t: TestContext, env: Record<string, string>, body: (s:
   assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr());
 }
 
-interface Trickle {
-  /** Resolves when the server closed the connection: what it sent, and when (ms after connecting). */
-  closed: Promise<{ text: string; ms: number }>;
-  socket: Socket;
-}
-
 /** Sends `head` at once, then `drip` every `everyMs` until the server closes the connection. */
-function trickle(port: number, head: string, drip: string, everyMs = 50): Trickle {
-  const socket = connect(port, '127.0.0.1');
-  const started = Date.now();
-  let text = '';
-  socket.setEncoding('latin1').on('data', (c: string) => (text += c));
-  socket.on('error', () => {});
-  socket.write(head);
-  const timer = setInterval(() => socket.writable && socket.write(drip), everyMs);
-  const closed = new Promise<{ text: string; ms: number }>((resolve) =>
-    socket.once('close', () => {
-      clearInterval(timer);
-      resolve({ text, ms: Date.now() - started });
-    }),
-  );
-  return { closed, socket };
+function trickle(port: number, head: string, drip: string, everyMs = 50): RawConnection {
+  const raw = openRaw(port, head);
+  const timer = setInterval(() => raw.socket.writable && raw.socket.write(drip), everyMs);
+  void raw.closed.then(() => clearInterval(timer));
+  return raw;
 }
 
 /** A kept-alive connection sending one request at a time. */

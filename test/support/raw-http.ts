@@ -3,7 +3,7 @@
  * normalize or refuse many of them), and every response that comes back is parsed, several if the
  * input held pipelined requests.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -34,6 +34,29 @@ export interface RawOptions {
   halfCloseAfterMs?: number;
   /** The first request's method: a response to HEAD has a Content-Length but no body. */
   head?: boolean;
+}
+
+/** An open raw connection: what the server sent so far and when it closed it. */
+export interface RawConnection {
+  socket: Socket;
+  /** Once the server closed the connection (or `timeoutMs` passed): everything it sent, and when (ms after connecting). */
+  closed: Promise<{ text: string; ms: number }>;
+}
+
+/** Connects, sends `head` at once and collects the answer until the server closes (or `timeoutMs`, then destroys). */
+export function openRaw(port: number, head: string, timeoutMs = Infinity): RawConnection {
+  const socket = connect(port, '127.0.0.1');
+  const started = Date.now();
+  let text = '';
+  socket.setEncoding('latin1').on('data', (c: string) => (text += c));
+  socket.on('error', () => {});
+  socket.write(head);
+  const closed = new Promise<{ text: string; ms: number }>((resolve) => {
+    const done = (): void => resolve({ text, ms: Date.now() - started });
+    const timer = Number.isFinite(timeoutMs) ? setTimeout(() => (socket.destroy(), done()), timeoutMs) : undefined;
+    socket.once('close', () => (clearTimeout(timer), done()));
+  });
+  return { socket, closed };
 }
 
 export function sendRaw(port: number, data: string | Buffer, options: RawOptions = {}): Promise<RawReply> {

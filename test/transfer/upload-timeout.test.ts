@@ -4,9 +4,9 @@
  * once no byte came for the request timeout; any other request is still cut at the timeout.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { test } from 'node:test';
 import { serverProcessOn } from '../support/helpers.ts';
+import { openRaw } from '../support/raw-http.ts';
 
 const KEY = 'admin-key';
 const REQUEST_MS = 1000;
@@ -18,16 +18,7 @@ interface Upload {
 }
 
 function upload(port: number, head: string, timeoutMs = 15_000): Upload {
-  const socket = connect(port, '127.0.0.1');
-  const started = Date.now();
-  let text = '';
-  socket.setEncoding('latin1').on('data', (c: string) => (text += c));
-  socket.on('error', () => {});
-  socket.write(head);
-  const closed = new Promise<{ text: string; ms: number }>((resolve) => {
-    const timer = setTimeout(() => (socket.destroy(), resolve({ text, ms: Date.now() - started })), timeoutMs);
-    socket.once('close', () => (clearTimeout(timer), resolve({ text, ms: Date.now() - started })));
-  });
+  const { socket, closed } = openRaw(port, head, timeoutMs);
   return { send: (s) => void (socket.destroyed || socket.write(s)), closed };
 }
 
