@@ -4,7 +4,6 @@
  * store. The driver is an optional peer dependency, loaded only when a database URL is set.
  */
 import type postgres from 'postgres';
-import type { Logger } from '../log.ts';
 import { migrate } from './postgres-schema.ts';
 import { DATABASE_UNAVAILABLE, isUnavailableError } from './postgres-calls.ts';
 import { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';

@@ -2,20 +2,12 @@
  * Export and import over one `LinkStore` (docs/api.md, export and import): what the HTTP routes
  * and the offline commands share, built once from the settings.
  */
-import type { LinkStore } from '../store/link-store.ts';
 import { exportText, type ExportFormat } from './export.ts';
-import { importLinks, type ImportResult } from './import.ts';
-import type { RowRules } from './row.ts';
+import { importLinks, type ImportDeps, type ImportResult } from './import.ts';
 import type { ImportFormat } from './sources.ts';
 
-export interface TransferOptions {
-  store: LinkStore;
-  /** URL and code rules of the instance (imported rows are checked like creates). */
-  rules: RowRules;
-  /** Milliseconds since the epoch. */
-  now: () => number;
-  randomCode: (length: number) => string;
-}
+/** What export and import need of the instance: its store, its URL and code rules, its clock and codes. */
+export type TransferOptions = ImportDeps;
 
 export interface Transfer {
   /** Every live record as text pieces, oldest first; `return()` it when stopping early. */
@@ -26,10 +18,10 @@ export interface Transfer {
 }
 
 export function createTransfer(options: TransferOptions): Transfer {
-  const { store, rules, now, randomCode } = options;
+  const { store, rules, now } = options;
   return {
     exportText: (format) => exportText(store.exportAll(Math.floor(now() / 1000)), format, rules.baseUrl),
-    importLinks: (body, format) => importLinks(body, format, { store, rules, now, randomCode }),
+    importLinks: (body, format) => importLinks(body, format, options),
     now,
   };
 }
