@@ -6,6 +6,7 @@
  *
  *   node --import tsx test/support/limited-visits-child.ts <data dir> <code> <concurrency>
  */
+import { writeSync } from 'node:fs';
 import { createLogger } from '../../src/log.ts';
 import { LogStore } from '../../src/store/log-store.ts';
 import { Store } from '../../src/store/store.ts';
@@ -14,16 +15,19 @@ const [dir, code, concurrency] = process.argv.slice(2) as [string, string, strin
 const store = new LogStore(new Store({ dir, fsync: 'always', log: createLogger('silent') }));
 const now = Math.floor(Date.now() / 1000);
 let reached = false;
+// Straight into the pipe: `process.stdout` may hold lines in memory while a write is pending,
+// and the kill would lose them (a granted visit the parent never hears of).
+const say = (line: string): void => void writeSync(1, `${line}\n`);
 
 async function loop(): Promise<void> {
   while (!reached) {
     const decision = await store.countVisit(code, now, true);
-    if (decision.kind === 'found') process.stdout.write('found\n');
+    if (decision.kind === 'found') say('found');
     else reached = true;
   }
 }
 
-process.stdout.write('ready\n');
+say('ready');
 await Promise.all(Array.from({ length: Number(concurrency) }, loop));
-process.stdout.write('done\n');
+say('done');
 await store.close();
