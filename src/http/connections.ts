@@ -3,12 +3,13 @@
  * (docs/operations.md, connections and shutdown). Like `http-options.ts` this is the wrapper's business: an
  * embedder's server owns its own sockets.
  *
- * - **The cap.** At `max_connections` a new connection is admitted by closing the oldest one that
- *   has no request in flight: silent (connected, nothing sent), part of a request sent, or idle
- *   between kept-alive requests. A client holding slots without sending complete requests can then
- *   never lock others out, whatever its address (a per-address cap would starve every user behind
- *   one proxy). Only when every slot has a request in flight is the new connection refused.
- *   node:http's own `server.maxConnections` refuses every new connection instead, so it is not used.
+ * - **The cap.** At `max_connections` a new connection is admitted by closing, of those with no
+ *   request in flight (silent: connected, nothing sent; part of a request sent; idle between
+ *   kept-alive requests), the one whose latest request began longest ago (a silent one: that
+ *   connected longest ago). A client holding slots without sending complete requests can then never
+ *   lock others out, whatever its address (a per-address cap would starve every user behind one
+ *   proxy). Only when every slot has a request in flight is the new connection refused. node:http's
+ *   own `server.maxConnections` refuses every new connection instead, so it is not used.
  * - **Shutdown.** Every connection without a request in flight is closed at once; each other one
  *   as soon as its last response has been sent.
  *
@@ -19,32 +20,52 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
+ * What the table asks of a response; node:http's `ServerResponse` is one. Asked, not told: a
+ * response reports nothing to the table on the redirect path (no listener per response). Whether
+ * a connection has a request in flight is read from its latest response only when it matters: at
+ * the cap and on shutdown.
+ */
+export interface Pending {
+  /** Sent whole: handed to the kernel (node:http's `writableFinished`). */
+  readonly writableFinished: boolean;
+  /** `'close'` comes once the response is sent, or abandoned with its connection. */
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/**
  * One connection's place in the table. The caller keeps it with the connection (on the socket),
  * so a request's events reach it without a lookup: nothing on the redirect path hashes.
  */
 export interface Slot<T> {
   readonly conn: T;
-  /** Requests in flight: handed to the handler, response not yet sent. */
-  busy: number;
-  /** Neighbours in the list of connections without a request in flight. */
+  /**
+   * The latest response handed to the handler on this connection, null before the first. node:http
+   * sends pipelined responses in order, so the latest one sent means every one sent.
+   */
+  pending: Pending | null;
+  /** Neighbours in the list of connections, ordered by when their latest request began. */
   prev: Slot<T> | null;
   next: Slot<T> | null;
   /** Closed and out of the table: later events about it change nothing. */
   gone: boolean;
 }
 
+/** A connection has a request in flight while its latest response is not sent whole. */
+function inFlight(slot: Slot<unknown>): boolean {
+  return slot.pending !== null && !slot.pending.writableFinished;
+}
+
 /**
- * Which connections have requests in flight, and in what order the others stopped having one.
- * Pure: it closes connections only through the `close` it is given. Each connection or request
- * event is O(1), and a request's own (`started`, `finished`) touches two links of a list and a
- * counter: no Map or Set, whose deletes leave holes to rehash.
+ * The open connections, in the order their latest request began (a silent one: when it connected).
+ * Pure: it closes connections only through the `close` it is given. A request costs two links of a
+ * list and a field (`started`); whether a connection is in flight is read only at the cap (from the
+ * oldest end: rarely past the first few) and on shutdown. No Map or Set, whose deletes leave holes
+ * to rehash.
  */
 export class ConnectionTable<T> {
-  /** Connections without a request in flight, oldest first: one that goes busy and back moves to the end. */
   private head: Slot<T> | null = null;
   private tail: Slot<T> | null = null;
   private open = 0;
-  private busyConns = 0;
   private draining = false;
 
   /** `close` ends a connection; the caller reports its end with `closed` (a repeat is harmless). */
@@ -57,9 +78,11 @@ export class ConnectionTable<T> {
     return this.open;
   }
 
-  /** Connections with a request in flight. */
+  /** Connections with a request in flight (a walk over the table: for shutdown's log lines). */
   get inFlight(): number {
-    return this.busyConns;
+    let n = 0;
+    for (let slot = this.head; slot !== null; slot = slot.next) if (inFlight(slot)) n++;
+    return n;
   }
 
   get isDraining(): boolean {
@@ -67,42 +90,34 @@ export class ConnectionTable<T> {
   }
 
   /**
-   * A new connection, and its slot. At the cap the oldest connection without a request in flight
-   * is closed to make room; undefined when there is none (every slot has a request in flight) or
-   * when draining: the caller closes the new one.
+   * A new connection, and its slot. At the cap the connection without a request in flight whose
+   * latest request began longest ago (or that connected longest ago, silent) is closed to make
+   * room; undefined when there is none (every slot has a request in flight) or when draining: the
+   * caller closes the new one.
    */
   admit(conn: T): Slot<T> | undefined {
     if (this.draining) return undefined;
     if (this.open >= this.max) {
-      const oldest = this.head;
+      let oldest = this.head;
+      while (oldest !== null && inFlight(oldest)) oldest = oldest.next;
       if (oldest === null) return undefined;
       this.drop(oldest);
       this.close(oldest.conn);
     }
-    const slot: Slot<T> = { conn, busy: 0, prev: null, next: null, gone: false };
+    const slot: Slot<T> = { conn, pending: null, prev: null, next: null, gone: false };
     this.open++;
     this.append(slot);
     return slot;
   }
 
-  /** A complete request head arrived on the connection and goes to the handler. */
-  started(slot: Slot<T>): void {
+  /** A complete request head arrived on the connection and goes to the handler, to answer with `res`. */
+  started(slot: Slot<T>, res: Pending): void {
     if (slot.gone) return;
-    // Pipelined requests: node:http hands the next one over before the previous one is answered.
-    if (slot.busy++ > 0) return;
-    this.unlink(slot);
-    this.busyConns++;
-  }
-
-  /** A response on the connection was sent (or abandoned). */
-  finished(slot: Slot<T>): void {
-    if (slot.gone || slot.busy === 0) return;
-    if (--slot.busy > 0) return;
-    this.busyConns--;
-    if (this.draining) {
-      this.drop(slot);
-      this.close(slot.conn);
-    } else this.append(slot);
+    slot.pending = res;
+    if (slot !== this.tail) {
+      this.unlink(slot);
+      this.append(slot);
+    }
   }
 
   /** The connection is gone, closed by either side. */
@@ -116,18 +131,33 @@ export class ConnectionTable<T> {
    */
   drain(): void {
     this.draining = true;
-    const idle: T[] = [];
-    for (let slot = this.head; slot !== null; slot = slot.next) idle.push(slot.conn);
-    while (this.head !== null) this.drop(this.head);
-    for (const conn of idle) this.close(conn);
+    const idle: Slot<T>[] = [];
+    for (let slot = this.head; slot !== null; slot = slot.next) {
+      if (inFlight(slot)) this.closeWhenSent(slot, slot.pending!);
+      else idle.push(slot);
+    }
+    for (const slot of idle) {
+      this.drop(slot);
+      this.close(slot.conn);
+    }
+  }
+
+  /** Closes a draining connection once `res`, its latest response, is sent (or a later one, if pipelined). */
+  private closeWhenSent(slot: Slot<T>, res: Pending): void {
+    res.once('close', () => {
+      if (slot.gone) return;
+      // A pipelined request that began meanwhile: wait for its response too.
+      if (slot.pending !== res && inFlight(slot)) return this.closeWhenSent(slot, slot.pending!);
+      this.drop(slot);
+      this.close(slot.conn);
+    });
   }
 
   /** Out of the table for good. */
   private drop(slot: Slot<T>): void {
     slot.gone = true;
     this.open--;
-    if (slot.busy > 0) this.busyConns--;
-    else this.unlink(slot);
+    this.unlink(slot);
   }
 
   private append(slot: Slot<T>): void {
@@ -154,8 +184,8 @@ type TrackedSocket = Socket & { [SLOT]?: Slot<Socket> };
 export interface TrackedConnections {
   readonly table: ConnectionTable<Socket>;
   /**
-   * `handler` as the server's request handler, each request counted in flight before it runs.
-   * One listener rather than a second one for counting: node:http copies its listener list on
+   * `handler` as the server's request handler, each request noted in the table before it runs.
+   * One listener rather than a second one for noting: node:http copies its listener list on
    * every emit when there are two.
    */
   serve(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
@@ -171,10 +201,6 @@ export function trackConnections(server: Server, max: number): TrackedConnection
     const slot = this[SLOT];
     if (slot) table.closed(slot);
   }
-  function responseClosed(this: ServerResponse): void {
-    const slot = (this.req.socket as TrackedSocket)[SLOT];
-    if (slot) table.finished(slot);
-  }
 
   server.on('connection', function admitConnection(socket: TrackedSocket) {
     const slot = table.admit(socket);
@@ -188,13 +214,11 @@ export function trackConnections(server: Server, max: number): TrackedConnection
   return {
     table,
     serve(handler) {
-      server.on('request', function countedRequest(req: IncomingMessage, res: ServerResponse) {
+      server.on('request', function notedRequest(req: IncomingMessage, res: ServerResponse) {
         const slot = (req.socket as TrackedSocket)[SLOT];
-        if (slot) table.started(slot);
+        if (slot) table.started(slot, res);
         // While draining, say so: the client will not send another request on this connection.
         if (table.isDraining) res.shouldKeepAlive = false;
-        // 'close' follows 'finish', and also comes when the connection dies before the response is sent.
-        res.on('close', responseClosed);
         handler(req, res);
       });
     },

@@ -5,15 +5,32 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConnectionTable, type Slot } from '../../src/http/connections.ts';
+import { ConnectionTable, type Pending, type Slot } from '../../src/http/connections.ts';
+
+/** A response as the table sees it: not sent until `send()`, which then reports `'close'`. */
+class Response implements Pending {
+  writableFinished = false;
+  private readonly listeners: (() => void)[] = [];
+  once(_event: 'close', listener: () => void): this {
+    this.listeners.push(listener);
+    return this;
+  }
+  send(): void {
+    this.writableFinished = true;
+    for (const listener of this.listeners.splice(0)) listener();
+  }
+}
 
 /**
  * A table of named connections that records which ones it closed, reporting each close back as a
- * socket would; `t` speaks names and keeps each connection's slot, as the server keeps it on the socket.
+ * socket would; `t` speaks names and keeps each connection's slot, as the server keeps it on the
+ * socket. `finished(name)` sends the connection's oldest unsent response, as node:http sends
+ * pipelined responses in order.
  */
 function table(max: number) {
   const closedByTable: string[] = [];
   const slots = new Map<string, Slot<string>>();
+  const unsent = new Map<string, Response[]>();
   const slot = (name: string): Slot<string> => slots.get(name)!;
   const inner: ConnectionTable<string> = new ConnectionTable<string>(max, (conn) => {
     closedByTable.push(conn);
@@ -25,8 +42,12 @@ function table(max: number) {
       if (s) slots.set(name, s);
       return s !== undefined;
     },
-    started: (name: string) => inner.started(slot(name)),
-    finished: (name: string) => inner.finished(slot(name)),
+    started(name: string): void {
+      const res = new Response();
+      unsent.set(name, [...(unsent.get(name) ?? []), res]);
+      inner.started(slot(name), res);
+    },
+    finished: (name: string) => unsent.get(name)!.shift()!.send(),
     closed: (name: string) => inner.closed(slot(name)),
     drain: () => inner.drain(),
     get size() {
@@ -63,12 +84,12 @@ test('at the cap the oldest connection without a request in flight is closed to 
   assert.equal(t.inFlight, 1);
 });
 
-test('an idle kept-alive connection counts from when its last response was sent', () => {
+test('an idle kept-alive connection counts from when its latest request began', () => {
   const { t, closedByTable } = table(3);
   t.admit('kept-alive');
   t.admit('silent');
+  // Began after `silent` connected: `silent` has gone longer without a request.
   t.started('kept-alive');
-  // Answered after `silent` connected: `silent` has waited longer.
   t.finished('kept-alive');
   t.admit('third');
   assert.equal(t.admit('new'), true);
@@ -138,5 +159,46 @@ test('drain closes every connection without a request in flight at once, the oth
   assert.deepEqual(closedByTable.slice(3), [], 'one of its requests is still in flight');
   t.finished('piped');
   assert.deepEqual(closedByTable.slice(3), ['piped']);
+  assert.equal(t.size, 0);
+});
+
+test('at the cap the one whose latest request began longest ago goes first, whenever its answer was sent', () => {
+  const { t, closedByTable } = table(2);
+  t.admit('slow');
+  t.admit('quick');
+  t.started('slow');
+  t.started('quick');
+  t.finished('quick');
+  t.finished('slow');
+  assert.equal(t.admit('new'), true);
+  assert.deepEqual(closedByTable, ['slow']);
+});
+
+test('a long request in flight at the oldest end is passed over, not waited for', () => {
+  const { t, closedByTable } = table(3);
+  t.admit('export');
+  t.started('export');
+  t.admit('silent');
+  t.admit('idle');
+  t.started('idle');
+  t.finished('idle');
+  assert.equal(t.admit('new'), true);
+  assert.deepEqual(closedByTable, ['silent']);
+  assert.equal(t.admit('newer'), true);
+  assert.deepEqual(closedByTable, ['silent', 'idle']);
+  assert.equal(t.inFlight, 1);
+});
+
+test('draining, a request pipelined behind the one in flight is answered before its connection closes', () => {
+  const { t, closedByTable } = table(2);
+  t.admit('busy');
+  t.started('busy');
+  t.drain();
+  assert.deepEqual(closedByTable, []);
+  t.started('busy');
+  t.finished('busy');
+  assert.deepEqual(closedByTable, [], 'the pipelined one is still in flight');
+  t.finished('busy');
+  assert.deepEqual(closedByTable, ['busy']);
   assert.equal(t.size, 0);
 });
