@@ -266,7 +266,7 @@ export function createService(options: ServiceOptions) {
      * that the 503 it is.
      */
     visit(code: string, count: boolean): MaybePromise<Visit> {
-      return store.countVisit(code, seconds(), count);
+      return store.countVisit(code, seconds, count);
     },
   };
 }

@@ -8,13 +8,19 @@
  * redirect costs no microtask; a database answers with promises. Writes that must be durable
  * before the answer (insert, delete) are promises in every store.
  *
- * Expiry is decided at read time against the `now` the service passes (Unix seconds), never the
- * store's own clock: expired links may stay stored until reclaimed, but no read returns them, and
+ * Expiry is decided at read time against the `now` the service passes (Unix seconds; to the
+ * redirect, a `Clock` to read only for a link that can expire), never the store's own clock: expired links may stay stored until reclaimed, but no read returns them, and
  * their codes are free again. `test/support/store-conformance.ts` is this contract as tests; every
  * backend passes it unchanged.
  */
 
 export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Unix seconds, read when needed. The redirect gets the clock rather than its reading: most links
+ * never expire, and a clock read is a call into the runtime that their redirects need not pay.
+ */
+export type Clock = () => number;
 
 /** A link as stored. */
 export interface LinkRecord {
@@ -107,9 +113,9 @@ export interface LinkStore {
    * The redirect: decides what `GET`/`HEAD /<code>` answers and, when `count` (a GET of a live
    * link), counts the visit, in one call. Counts are exact: every counted `found` adds one.
    * The answer is read at once: the log store reuses one object for every `found`, so that a
-   * redirect allocates nothing but the URL.
+   * redirect allocates nothing but the URL. `now` is read only when the link can expire.
    */
-  countVisit(code: string, now: number, count: boolean): MaybePromise<VisitDecision>;
+  countVisit(code: string, now: Clock, count: boolean): MaybePromise<VisitDecision>;
   /*
    * Visit limits in `countVisit`: a link with `maxVisits` whose `visits` has reached it answers
    * `limit_reached` and counts nothing (a 410 is not a visit), for GET and HEAD alike; HEAD of a

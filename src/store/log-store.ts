@@ -6,7 +6,7 @@
  * across event-loop turns.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isExpired, isExpiredAt, StoreUnavailableError, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { isExpired, isExpiredAt, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
 import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
@@ -78,7 +78,7 @@ export class LogStore implements LinkStore {
     }
   }
 
-  countVisit(code: string, now: number, count: boolean): VisitDecision | Promise<VisitDecision> {
+  countVisit(code: string, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
     const url = this.store.resolve(code, now, count);
     if (typeof url === 'string') {
       this.found.url = url;

@@ -17,7 +17,7 @@
  */
 import type postgres from 'postgres';
 import type { Logger } from '../log.ts';
-import { isExpiredAt, isUsedUp, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { isExpiredAt, isUsedUp, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
 import { PostgresCalls } from './postgres-calls.ts';
 import { InsertBatches, type PendingInsert } from './postgres-inserts.ts';
 import { every, LinkCount, reapExpired } from './postgres-jobs.ts';
@@ -208,7 +208,9 @@ export class PostgresStore implements LinkStore {
    * may lose the last fraction of a second of their counts, never a link or a limit. Only when it
    * matched nothing is the link read, to tell missing, expired and used up apart.
    */
-  async countVisit(code: string, now: number, count: boolean): Promise<VisitDecision> {
+  async countVisit(code: string, clock: Clock, count: boolean): Promise<VisitDecision> {
+    // One reading for the whole decision: the statement and the read after it agree on the time.
+    const now = clock();
     if (!count) return this.peek(code, now);
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();

@@ -59,7 +59,6 @@ export class Store {
   private readonly parts: StoreParts;
   private readonly records: Keydir;
   private readonly writer: LogWriter;
-  /** Visits counted since the last count batch was appended. */
   private readonly counts: VisitCounts;
   private readonly reattacher: Reattacher;
   private readonly log: Logger;
@@ -226,15 +225,16 @@ export class Store {
 
   /**
    * The redirect's lookup: the URL of `code` (counting a visit when `count`), `null` when it has
-   * expired by `nowSeconds`, `undefined` when there is no such code, `false` when its visit limit is
-   * used up. One hash lookup and no record object: this runs for every redirect. A link with a
-   * visit limit answers a counted visit with a promise of its URL (see `limited`).
+   * expired by `now()` (read for a link that can expire only), `undefined` when there is no such
+   * code, `false` when its visit limit is used up. One hash lookup and no record object: this runs
+   * for every redirect. A counted visit of a link with a limit is a promise (see `limited`).
    */
-  resolve(code: string, nowSeconds: number, count: boolean): string | null | undefined | false | Promise<string> {
+  resolve(code: string, now: () => number, count: boolean): string | null | undefined | false | Promise<string> {
     const records = this.records;
     const s = records.find(code);
     if (s === -1) return undefined;
-    if (isExpiredAt(records.createdAt(s), records.retentionDays(s), nowSeconds)) return null;
+    const days = records.retentionDays(s);
+    if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
     // The one read a link without a limit pays for limits.
     if (records.maxVisits(s) !== 0) return this.limited(s, count);
     if (count) this.counts.count(s);

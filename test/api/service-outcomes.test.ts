@@ -12,7 +12,7 @@ import { HttpError } from '../../src/errors.ts';
 import { answerVisit } from '../../src/api/redirect.ts';
 import { createService } from '../../src/api/service.ts';
 import type { Responder } from '../../src/http/respond.ts';
-import { isExpired, isUsedUp, StoreUnavailableError, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../../src/store/link-store.ts';
+import { isExpired, isUsedUp, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../../src/store/link-store.ts';
 
 const NOW_MS = 1_790_000_000_000;
 const NOW = NOW_MS / 1000;
@@ -66,10 +66,10 @@ class AsyncStore implements LinkStore {
     Object.assign(r, changes);
     return { ...r };
   }
-  async countVisit(code: string, now: number, count: boolean): Promise<VisitDecision> {
+  async countVisit(code: string, now: Clock, count: boolean): Promise<VisitDecision> {
     const r = this.records.find((x) => x.code === code);
     if (!r) return { kind: 'missing' };
-    if (isExpired(r, now)) return { kind: 'expired' };
+    if (isExpired(r, now())) return { kind: 'expired' };
     if (isUsedUp(r)) return { kind: 'limit_reached' };
     if (count && r.maxVisits !== null && this.failWrites) throw this.failWrites;
     if (count) r.visits++;

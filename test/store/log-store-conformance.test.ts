@@ -1,5 +1,7 @@
 /** The log store passes the `LinkStore` conformance suite (a fresh data dir per test). */
+import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import { test } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { LogStore } from '../../src/store/log-store.ts';
 import { Store } from '../../src/store/store.ts';
@@ -14,4 +16,25 @@ runStoreConformance('log store', async () => {
     open: async () => new LogStore(new Store({ dir, fsync: 'always', log: quiet })),
     destroy: () => rm(dir, { recursive: true, force: true }),
   };
+});
+
+test('the redirect reads the clock only for a link that can expire', async (t) => {
+  const dir = tempDir();
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  t.after(() => store.close());
+  const T = 1_790_000_000;
+  const link = (code: string, retentionDays: number) => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays, visits: 0, maxVisits: null });
+  await store.insert(link('never1', 0), T);
+  await store.insert(link('month1', 30), T);
+  let reads = 0;
+  const clock = (): number => {
+    reads++;
+    return T + 1;
+  };
+  assert.deepEqual(store.countVisit('never1', clock, true), { kind: 'found', url: 'https://example.com/never1' });
+  assert.equal(reads, 0);
+  assert.deepEqual(store.countVisit('month1', clock, true), { kind: 'found', url: 'https://example.com/month1' });
+  assert.equal(reads, 1);
+  assert.deepEqual(store.countVisit('month1', () => T + 30 * 86_400, true), { kind: 'expired' });
 });

@@ -113,7 +113,7 @@ test('a URL of 8,192 characters is stored, indexed and found by newestByUrl', { 
   assert.equal(await store.insert(rec('long02', long), T), true);
   assert.equal((await store.newestByUrl(long, T))?.code, 'long02');
   assert.equal(await store.newestByUrl(long.slice(0, -1), T), undefined);
-  assert.deepEqual(await store.countVisit('long01', T, true), { kind: 'found', url: long });
+  assert.deepEqual(await store.countVisit('long01', () => T, true), { kind: 'found', url: long });
 });
 
 test('a long page is one snapshot read in chunks: in order, out of order, and whatever is written meanwhile', { skip: !server }, async (t) => {
@@ -168,7 +168,7 @@ test('expired links are deleted in the background, by one instance at a time; co
   assert.equal(store.count + other.count, 2, 'each instance subtracts what it deleted');
   assert.deepEqual(await codesOf(store), ['ever01', 'keep01']);
   // An expired link whose code was taken again is not the new link.
-  assert.deepEqual(await store.countVisit('old000', T, true), { kind: 'missing' }, 'once deleted, an expired code is unknown');
+  assert.deepEqual(await store.countVisit('old000', () => T, true), { kind: 'missing' }, 'once deleted, an expired code is unknown');
 });
 
 test('an expired link gives its code to exactly one of many concurrent inserts', { skip: !server }, async (t) => {
@@ -196,7 +196,7 @@ test('two instances over one database: a visit limit and deletes stay exact acro
   const other = await openPostgresStore({ url, poolSize: 10, log: quiet });
   t.after(() => other.close());
   await store.insert(rec('shared', 'https://example.com/shared', T, 0, 20), T);
-  const visits = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? store : other).countVisit('shared', T, true)));
+  const visits = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? store : other).countVisit('shared', () => T, true)));
   assert.equal(visits.filter((d) => d.kind === 'found').length, 20);
   assert.equal((await other.get('shared', T))?.visits, 20, 'what one instance wrote, the other reads at once');
   const deletes = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).delete('shared', T)));
@@ -229,7 +229,7 @@ test('a database that stops answering: every call fails as unavailable within 5 
   await Promise.all([
     unavailableWithin5s('get', () => store.get('frozen', T)),
     unavailableWithin5s('insert', () => store.insert(rec('never1'), T)),
-    unavailableWithin5s('visit', () => store.countVisit('frozen', T, true)),
+    unavailableWithin5s('visit', () => store.countVisit('frozen', () => T, true)),
     unavailableWithin5s('list', () => store.list({ offset: 0, now: T })),
   ]);
   assert.equal(store.ready(), 'database unavailable');
@@ -269,8 +269,8 @@ test('a stopped database: every operation is StoreUnavailableError within 5 s, r
   await unavailableWithin5s('insert', () => store.insert(rec('during'), T));
   await unavailableWithin5s('get', () => store.get('before', T));
   await unavailableWithin5s('newestByUrl', () => store.newestByUrl('https://example.com/before', T));
-  await unavailableWithin5s('GET visit', () => store.countVisit('before', T, true));
-  await unavailableWithin5s('HEAD visit', () => store.countVisit('before', T, false));
+  await unavailableWithin5s('GET visit', () => store.countVisit('before', () => T, true));
+  await unavailableWithin5s('HEAD visit', () => store.countVisit('before', () => T, false));
   await unavailableWithin5s('delete', () => store.delete('before', T));
   await unavailableWithin5s('update', () => store.update('before', { url: 'https://example.com/x' }, T));
   await unavailableWithin5s('page', () => store.list({ offset: 0, limit: 10, now: T }));

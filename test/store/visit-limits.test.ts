@@ -48,7 +48,7 @@ test('a counted visit of a limited link resolves only once its count entry is in
   await store.insert(rec('lim001', 3), T);
   ctl.hold = true;
   let settled = false;
-  const visit = Promise.resolve(store.countVisit('lim001', T, true)).then((d) => {
+  const visit = Promise.resolve(store.countVisit('lim001', () => T, true)).then((d) => {
     settled = true;
     return d.kind;
   });
@@ -69,17 +69,17 @@ test('a failed count write refuses the visit, and the visit stays used: never gr
   t.after(() => store.close());
   await store.insert(rec('once01', 1), T);
   ctl.fail = true;
-  await assert.rejects(Promise.resolve(store.countVisit('once01', T, true)), StoreUnavailableError);
+  await assert.rejects(Promise.resolve(store.countVisit('once01', () => T, true)), StoreUnavailableError);
   assert.equal(store.get('once01', T)?.visits, 1, 'not given back');
-  assert.deepEqual(store.countVisit('once01', T, true), { kind: 'limit_reached' });
-  assert.deepEqual(store.countVisit('once01', T, false), { kind: 'limit_reached' });
+  assert.deepEqual(store.countVisit('once01', () => T, true), { kind: 'limit_reached' });
+  assert.deepEqual(store.countVisit('once01', () => T, false), { kind: 'limit_reached' });
   ctl.fail = false;
   // The count left unwritten goes out with the next flush: a restart does not give the visit back.
   await store.close();
   const reopened = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => reopened.close());
   assert.equal(reopened.get('once01', T)?.visits, 1);
-  assert.deepEqual(reopened.countVisit('once01', T, true), { kind: 'limit_reached' });
+  assert.deepEqual(reopened.countVisit('once01', () => T, true), { kind: 'limit_reached' });
 });
 
 test('links without a limit keep the synchronous, batched count; HEAD of a limited link answers at once', async (t) => {
@@ -89,10 +89,10 @@ test('links without a limit keep the synchronous, batched count; HEAD of a limit
   await store.insert(rec('free01', null), T);
   await store.insert(rec('lim001', 2), T);
   const before = readFileSync(join(dir, LOG_FILE)).length;
-  const free: VisitDecision | Promise<VisitDecision> = store.countVisit('free01', T, true);
+  const free: VisitDecision | Promise<VisitDecision> = store.countVisit('free01', () => T, true);
   assert.ok(!(free instanceof Promise), 'no promise for a link without a limit');
   assert.deepEqual(free, { kind: 'found', url: 'https://example.com/free01' });
-  const head = store.countVisit('lim001', T, false);
+  const head = store.countVisit('lim001', () => T, false);
   assert.ok(!(head instanceof Promise), 'no promise for a HEAD');
   assert.deepEqual(head, { kind: 'found', url: 'https://example.com/lim001' });
   assert.equal(readFileSync(join(dir, LOG_FILE)).length, before, 'nothing written yet: the count waits for its batch');

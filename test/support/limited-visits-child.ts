@@ -21,7 +21,7 @@ const say = (line: string): void => void writeSync(1, `${line}\n`);
 
 async function loop(): Promise<void> {
   while (!reached) {
-    const decision = await store.countVisit(code, now, true);
+    const decision = await store.countVisit(code, () => now, true);
     if (decision.kind === 'found') say('found');
     else reached = true;
   }

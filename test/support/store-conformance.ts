@@ -31,7 +31,7 @@ const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, r
 
 /** The decision's fields, copied at once (a store may reuse the object). */
 async function decide(store: LinkStore, code: string, now: number, count: boolean): Promise<{ kind: VisitDecision['kind']; url?: string }> {
-  const d = await store.countVisit(code, now, count);
+  const d = await store.countVisit(code, () => now, count);
   return d.kind === 'found' ? { kind: d.kind, url: d.url } : { kind: d.kind };
 }
 
