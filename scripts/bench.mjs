@@ -13,13 +13,18 @@
 // a server's garbage collection after its run otherwise lands in the next run (up to 20 % of it),
 // and a fixed order would hand that tax to the same server every round. Each round gives the
 // redirect's ratio to the reference and to the bare 302; the medians of those ratios are the
-// result. The other scenarios (metadata, creates, listing) run fewer rounds, also rotated, each
+// result. Then the same ratio side by side: the reference and the redirect loaded at the same time,
+// both servers on the server's core and a wrk each on the other, so that whatever the machine does
+// meanwhile slows both alike (rotated runs cannot cancel that: consecutive runs of one server on
+// this kind of machine differ by up to 25 %). Each server gets half the core; the ratio of their
+// requests/s is the ratio of their CPU cost per request. The other scenarios (metadata, creates, listing) run fewer rounds, also rotated, each
 // ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
 //
 // It judges nothing: the exit code is non-zero only when a run fails (errors or unexpected
 // statuses) or the reference does not send our redirect's headers, never because a figure is low.
 //
 // BENCH_SECONDS (default 5) per run; BENCH_ROUNDS (default 5) of the redirect comparison;
+// BENCH_SIDE_ROUNDS (default 5; 0 to skip; needs taskset and wrk) of it side by side;
 // BENCH_OTHER_ROUNDS (default 2) of the other scenarios, 0 to skip them; BENCH_PAUSE_MS (default
 // 1000) between runs; BENCH_CONNECTIONS (default 50); BENCH_LOADGEN=autocannon to use autocannon
 // even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone;
@@ -47,6 +52,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const OTHER_ROUNDS = Number(process.env.BENCH_OTHER_ROUNDS ?? 2);
+const SIDE_ROUNDS = Number(process.env.BENCH_SIDE_ROUNDS ?? 5);
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const API_KEY = 'bench-key';
@@ -208,7 +214,8 @@ function wrkMs(text) {
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
 }
 
-function runWrk(port, scenario, seconds = SECONDS) {
+/** The command line of one wrk run. */
+function wrkCommand(port, scenario, seconds) {
   const pinLoad = scenario.pinned === false ? (_cpu, cmd, args) => [cmd, args] : pin;
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
   dirs.add(dir);
@@ -217,10 +224,35 @@ function runWrk(port, scenario, seconds = SECONDS) {
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join('\n');
   writeFileSync(lua, `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`);
-  const [bin, argv] = pinLoad(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
-  const r = spawnSync(bin, argv, { encoding: 'utf8' });
+  return pinLoad(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
+}
+
+function runWrk(port, scenario, seconds = SECONDS) {
+  const r = spawnSync(...wrkCommand(port, scenario, seconds), { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-  const out = r.stdout;
+  return wrkFigures(r.stdout);
+}
+
+/** `runWrk` without blocking: several runs at once. */
+function runWrkAsync(port, scenario, seconds = SECONDS) {
+  const [bin, argv] = wrkCommand(port, scenario, seconds);
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => {
+      children.delete(child);
+      if (code === 0) resolve(wrkFigures(out));
+      else reject(new Error(`wrk failed: ${err}`));
+    }),
+  );
+}
+
+/** Requests/s, p50, p99 and failures from wrk's report. */
+function wrkFigures(out) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
@@ -419,6 +451,20 @@ async function reportTransfer() {
 }
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The redirect comparison side by side (see the top of this file): per round, both req/s and their ratio. */
+async function runSideBySide(reference, redirect) {
+  const rounds = [];
+  for (let round = 0; round < SIDE_ROUNDS; round++) {
+    await pause(PAUSE_MS);
+    const [a, b] = await Promise.all([runWrkAsync(reference.server.port, reference), runWrkAsync(redirect.server.port, redirect)]);
+    const failures = a.failures + b.failures;
+    if (failures > 0) console.error(`run failed: side by side: ${failures} errors or unexpected statuses`);
+    rounds.push({ reference: a.rps, redirect: b.rps, ratio: b.rps / a.rps, failures });
+    process.stderr.write(`side by side ${round + 1}: reference ${fmt(a.rps)} req/s, redirect ${fmt(b.rps)} req/s\n`);
+  }
+  return rounds;
+}
 /** `xs` turned left by `k`: round k of a rotation. */
 const rotated = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
@@ -662,6 +708,8 @@ async function main() {
   const perRound = (s) => results.get(s.name);
   const toReference = perRound(redirect).map((r, i) => r.rps / perRound(reference)[i].rps);
   const toBare = perRound(redirect).map((r) => r.ratio);
+  const sideBySide = PINNED && WRK ? await runSideBySide(reference, redirect) : [];
+  if (sideBySide.some((r) => r.failures > 0)) failed = true;
 
   let others = [];
   if (OTHER_ROUNDS > 0) {
@@ -695,6 +743,14 @@ async function main() {
   console.log(`redirect / reference, per round: ${toReference.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toReference), 3)}`);
   console.log(`redirect / bare 302, per round: ${toBare.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(toBare), 3)}`);
   console.log(`reference / bare 302, median: ${fmt(median(perRound(reference).map((r) => r.ratio)), 3)}`);
+  if (sideBySide.length > 0) {
+    const ratios = sideBySide.map((r) => r.ratio);
+    console.log(
+      `side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round; reference + redirect req/s per round: ` +
+        `${sideBySide.map((r) => `${fmt(r.reference)} + ${fmt(r.redirect)}`).join(', ')}): redirect / reference, per round: ` +
+        `${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}`,
+    );
+  }
   for (const s of others) {
     if (s.ratio !== false) console.log(`median ratio to the bare 302 (same round): ${fmt(median(perRound(s).map((r) => r.ratio)), 2)}  ${s.name}`);
   }
