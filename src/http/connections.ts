@@ -59,8 +59,9 @@ function inFlight(slot: Slot<unknown>): boolean {
  * The open connections, in the order their latest request began (a silent one: when it connected).
  * Pure: it closes connections only through the `close` it is given. A request costs two links of a
  * list and a field (`started`); whether a connection is in flight is read only at the cap (from the
- * oldest end: rarely past the first few) and on shutdown. No Map or Set, whose deletes leave holes
- * to rehash.
+ * oldest end, passing over long requests still in flight: at most the whole table, and only at the
+ * cap) and on shutdown. An idle connection keeps its last response referenced until its next
+ * request or its end. No Map or Set, whose deletes leave holes to rehash.
  */
 export class ConnectionTable<T> {
   private head: Slot<T> | null = null;
