@@ -17,8 +17,8 @@
 // both servers on the server's core and a wrk each on the other, so that whatever the machine does
 // meanwhile slows both alike (rotated runs cannot cancel that: consecutive runs of one server on
 // this kind of machine differ by up to 25 %). Each server gets half the core; the ratio of their
-// requests/s is the ratio of their CPU cost per request. The other scenarios (metadata, creates, listing) run fewer rounds, also rotated, each
-// ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
+// requests/s is the ratio of their CPU cost per request. The other scenarios (metadata, creates,
+// listing) run fewer rounds, also rotated, each ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
 //
 // It judges nothing: the exit code is non-zero only when a run fails (errors or unexpected
 // statuses) or the reference does not send our redirect's headers, never because a figure is low.
