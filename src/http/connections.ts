@@ -51,7 +51,7 @@ export interface Slot<T> {
 }
 
 /** A connection has a request in flight while its latest response is not sent whole. */
-function inFlight(slot: Slot<unknown>): boolean {
+function hasRequestInFlight(slot: Slot<unknown>): boolean {
   return slot.pending !== null && !slot.pending.writableFinished;
 }
 
@@ -82,7 +82,7 @@ export class ConnectionTable<T> {
   /** Connections with a request in flight (a walk over the table: for shutdown's log lines). */
   get inFlight(): number {
     let n = 0;
-    for (let slot = this.head; slot !== null; slot = slot.next) if (inFlight(slot)) n++;
+    for (let slot = this.head; slot !== null; slot = slot.next) if (hasRequestInFlight(slot)) n++;
     return n;
   }
 
@@ -100,7 +100,7 @@ export class ConnectionTable<T> {
     if (this.draining) return undefined;
     if (this.open >= this.max) {
       let oldest = this.head;
-      while (oldest !== null && inFlight(oldest)) oldest = oldest.next;
+      while (oldest !== null && hasRequestInFlight(oldest)) oldest = oldest.next;
       if (oldest === null) return undefined;
       this.drop(oldest);
       this.close(oldest.conn);
@@ -134,7 +134,7 @@ export class ConnectionTable<T> {
     this.draining = true;
     const idle: Slot<T>[] = [];
     for (let slot = this.head; slot !== null; slot = slot.next) {
-      if (inFlight(slot)) this.closeWhenSent(slot, slot.pending!);
+      if (hasRequestInFlight(slot)) this.closeWhenSent(slot, slot.pending!);
       else idle.push(slot);
     }
     for (const slot of idle) {
@@ -148,7 +148,7 @@ export class ConnectionTable<T> {
     res.once('close', () => {
       if (slot.gone) return;
       // A pipelined request that began meanwhile: wait for its response too.
-      if (slot.pending !== res && inFlight(slot)) return this.closeWhenSent(slot, slot.pending!);
+      if (slot.pending !== res && hasRequestInFlight(slot)) return this.closeWhenSent(slot, slot.pending!);
       this.drop(slot);
       this.close(slot.conn);
     });

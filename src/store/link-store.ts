@@ -9,8 +9,9 @@
  * before the answer (insert, delete) are promises in every store.
  *
  * Expiry is decided at read time against the `now` the service passes (Unix seconds; to the
- * redirect, a `Clock` to read only for a link that can expire), never the store's own clock: expired links may stay stored until reclaimed, but no read returns them, and
- * their codes are free again. `test/support/store-conformance.ts` is this contract as tests; every
+ * redirect, a `Clock` to read only for a link that can expire), never the store's own clock:
+ * expired links may stay stored until reclaimed, but no read returns them, and their codes are
+ * free again. `test/support/store-conformance.ts` is this contract as tests; every
  * backend passes it unchanged.
  */
 

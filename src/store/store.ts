@@ -15,6 +15,7 @@ import { closeLog } from './close.ts';
 import { compactLog, COMPACT_MIN_BYTES, upgradeAtStart, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
 import { LOG_FILE } from './files.ts';
 import { isExpiredAt, type Entry } from './format.ts';
+import type { Clock } from './link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
 import { errorKind, LogWriter } from './log-writer.ts';
@@ -224,12 +225,11 @@ export class Store {
   }
 
   /**
-   * The redirect's lookup: the URL of `code` (counting a visit when `count`), `null` when it has
-   * expired by `now()` (read for a link that can expire only), `undefined` when there is no such
-   * code, `false` when its visit limit is used up. One hash lookup and no record object: this runs
-   * for every redirect. A counted visit of a link with a limit is a promise (see `limited`).
+   * The redirect's lookup, one hash lookup and no record object: the URL of `code` (counted when
+   * `count`; a promise for a limited link, see `limited`), `null` when expired by `now()` (read only
+   * for a link that can expire), `undefined` when unknown, `false` when its visit limit is used up.
    */
-  resolve(code: string, now: () => number, count: boolean): string | null | undefined | false | Promise<string> {
+  resolve(code: string, now: Clock, count: boolean): string | null | undefined | false | Promise<string> {
     const records = this.records;
     const s = records.find(code);
     if (s === -1) return undefined;
