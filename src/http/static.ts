@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -26,7 +27,7 @@ export interface StaticFile {
 }
 
 /** The `static/` folder of the package, beside `src/` and `dist/`. */
-export const STATIC_DIR = fileURLToPath(new URL('../../static/', import.meta.url));
+export const STATIC_DIR = fileURLToPath(new URL('static/', PACKAGE_ROOT));
 
 /** Every file below `dir` by its relative path (`app.js`, `img/logo.svg`). Hidden files are skipped. */
 export function loadStatic(dir: string = STATIC_DIR): Map<string, StaticFile> {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { HeaderPair } from '../http/headers.ts';
 import type { Logger } from '../log.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 /** A notice as `schemas/v2/DeprecationNoticeNotification.json` describes it. */
 export interface DeprecationNoticeNotification {
@@ -58,7 +59,7 @@ export const DEPRECATIONS: readonly Deprecation[] = [
 ];
 
 /** The schema file shipped in the package (`schemas/` beside `src/` and `dist/`). */
-export const NOTICE_SCHEMA_FILE = fileURLToPath(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url));
+export const NOTICE_SCHEMA_FILE = fileURLToPath(new URL('schemas/v2/DeprecationNoticeNotification.json', PACKAGE_ROOT));
 
 /** The schema's bytes, served as they are: what a client fetches is exactly the file in the repo. */
 export function loadNoticeSchema(file: string = NOTICE_SCHEMA_FILE): Buffer {

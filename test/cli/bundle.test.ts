@@ -1,0 +1,73 @@
+/**
+ * `npm run build` bundles the server into one file, `dist/server.js` (scripts/bundle-server.mjs):
+ * what `node dist/server.js` runs is that bundle, not the sources the other tests start. It is
+ * built here the same way into a file beside it, then run: one module that imports only Node's
+ * own, finding through the package root what the sources find beside them (the UI, the notice
+ * schema, the version).
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { codeOf, request, ROOT, tempDir } from '../support/helpers.ts';
+
+test('the bundled server: one file with only node: imports; it serves the UI, the schema and redirects, and knows its version', { timeout: 120_000 }, async (t) => {
+  // Beside dist/server.js: the bundle finds the package root one folder up (src/package-root.ts).
+  const bundle = join(ROOT, 'dist', `server-bundle-test-${process.pid}.js`);
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  t.after(() => {
+    rmSync(bundle, { force: true });
+    rmSync(`${bundle}.map`, { force: true });
+  });
+  const built = spawnSync(process.execPath, ['scripts/bundle-server.mjs', bundle], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+
+  const code = readFileSync(bundle, 'utf8');
+  const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+  assert.ok(imports.includes('node:http'), 'the bundle starts a node:http server');
+  assert.deepEqual(imports.filter((specifier) => !specifier.startsWith('node:')), [], 'no module of ours is loaded beside the bundle');
+  // The PostgreSQL driver stays out of it: an optional peer dependency, imported when configured.
+  assert.doesNotMatch(code, /postgres\.js|class Sql\b/);
+
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; scripts: Record<string, string> };
+  assert.match(pkg.scripts['build']!, /&& node scripts\/bundle-server\.mjs$/, 'npm run build bundles dist/server.js after tsc');
+  const version = spawnSync(process.execPath, [bundle, '--version'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(version.stdout, `${pkg.name} ${pkg.version}\n`);
+
+  // Its own process, outside coverage: the bundle is not a source file.
+  const dir = tempDir(t);
+  const env = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, FSYNC: 'off', API_TOKEN: '' };
+  const child = spawn(process.execPath, [bundle], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      text += c;
+      for (const line of text.split('\n').slice(0, -1)) {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'listening') resolve(Number(new URL(entry.url!).port));
+      }
+    });
+    void exited.then(() => reject(new Error(`the bundle exited before listening: ${stderr}`)));
+  });
+
+  const ui = await request(port, '/');
+  assert.equal(ui.status, 200);
+  assert.equal(ui.body, readFileSync(join(ROOT, 'static', 'index.html'), 'utf8'));
+  const schema = await request(port, '/schemas/v2/DeprecationNoticeNotification.json');
+  assert.equal(schema.status, 200);
+  assert.equal(schema.body, readFileSync(join(ROOT, 'schemas', 'v2', 'DeprecationNoticeNotification.json'), 'utf8'));
+
+  const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/bundled"}' });
+  assert.equal(created.status, 201);
+  const redirect = await request(port, `/${codeOf(created)}`);
+  assert.equal(redirect.status, 302);
+  assert.equal(redirect.headers['location'], 'https://example.com/bundled');
+});
