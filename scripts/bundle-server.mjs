@@ -4,7 +4,7 @@
 // (dist/index.js and the rest of dist/) stays one module per file, as tsc wrote it.
 //
 // Why one file: on Node 20 the ES module loader reads each module through a `fs/promises`
-// FileHandle, an EventEmitter. Some hundred of those before the first request leave property
+// FileHandle, an EventEmitter. A few dozen of those before the first request leave property
 // accesses in node:http's own hot code (EventEmitter.init, the ServerResponse and IncomingMessage
 // constructors) megamorphic for the life of the process: measured under callgrind, a bare
 // node:http server that first imports 30 empty modules, or opens 30 files with fs/promises, spends
