@@ -9,7 +9,7 @@
 // constructors) megamorphic for the life of the process: measured under callgrind, a bare
 // node:http server that first imports 30 empty modules, or opens 30 files with fs/promises, spends
 // about 1,200 more instructions on every request (2 %) than one that does not. The unbundled
-// server loads about 90 modules; see docs/performance.md for the figures with and without.
+// server loads 103 modules; see docs/performance.md for the figures with and without.
 //
 // Usage: node scripts/bundle-server.mjs [outfile]   (default dist/server.js). The outfile must sit
 // one folder below the package root, as dist/server.js does (src/package-root.ts).

@@ -6,11 +6,11 @@
  * schema, the version).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { codeOf, request, ROOT, tempDir } from '../support/helpers.ts';
+import { codeOf, request, ROOT, serverProcessOn } from '../support/helpers.ts';
 
 test('the bundled server: one file with only node: imports; it serves the UI, the schema and redirects, and knows its version', { timeout: 120_000 }, async (t) => {
   // Beside dist/server.js: the bundle finds the package root one folder up (src/package-root.ts).
@@ -35,28 +35,7 @@ test('the bundled server: one file with only node: imports; it serves the UI, th
   const version = spawnSync(process.execPath, [bundle, '--version'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(version.stdout, `${pkg.name} ${pkg.version}\n`);
 
-  // Its own process, outside coverage: the bundle is not a source file.
-  const dir = tempDir(t);
-  const env = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, FSYNC: 'off', API_TOKEN: '' };
-  const child = spawn(process.execPath, [bundle], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      text += c;
-      for (const line of text.split('\n').slice(0, -1)) {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'listening') resolve(Number(new URL(entry.url!).port));
-      }
-    });
-    void exited.then(() => reject(new Error(`the bundle exited before listening: ${stderr}`)));
-  });
+  const { port } = await serverProcessOn(t, { FSYNC: 'off', API_TOKEN: '' }, [bundle]);
 
   const ui = await request(port, '/');
   assert.equal(ui.status, 200);

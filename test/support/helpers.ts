@@ -55,13 +55,17 @@ function launch(command: readonly string[], env: Record<string, string>, onLine:
   return { child, lines, stderr: () => err };
 }
 
+/** The server from its sources, as the tests run it. */
+const SOURCE_ENTRY: readonly string[] = ['--import', 'tsx', 'src/server.ts'];
+
 /**
- * Starts `src/server.ts` as a child process on 127.0.0.1, port 0, with only `env` for settings
- * (and PATH, and the coverage directory when running under c8); resolves once it logs `listening`.
+ * Starts `src/server.ts` (or `entry`: node's arguments, e.g. a built file) as a child process on
+ * 127.0.0.1, port 0, with only `env` for settings (and PATH, and the coverage directory when
+ * running under c8); resolves once it logs `listening`.
  */
-export function serverProcess(env: Record<string, string>): Promise<ServerProcess> {
+export function serverProcess(env: Record<string, string>, entry: readonly string[] = SOURCE_ENTRY): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const { child, lines, stderr } = launch([process.execPath, '--import', 'tsx', 'src/server.ts'], env, (line) => {
+    const { child, lines, stderr } = launch([process.execPath, ...entry], env, (line) => {
       if (line['msg'] !== 'listening') return;
       resolve({
         child,
@@ -89,9 +93,9 @@ export function serverProcess(env: Record<string, string>): Promise<ServerProces
 }
 
 /** `serverProcess` on a fresh data dir (`DATA_DIR`); after the test `t` it is stopped and the dir removed. */
-export async function serverProcessOn(t: Pick<TestContext, 'after'>, env: Record<string, string>): Promise<ServerProcess & { dir: string }> {
+export async function serverProcessOn(t: Pick<TestContext, 'after'>, env: Record<string, string>, entry?: readonly string[]): Promise<ServerProcess & { dir: string }> {
   const dir = tempDir();
-  const server = await serverProcess({ DATA_DIR: dir, ...env }).catch((err: unknown) => {
+  const server = await serverProcess({ DATA_DIR: dir, ...env }, entry).catch((err: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   });
