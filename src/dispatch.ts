@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isCodeShaped, RESERVED_SEGMENTS } from './api/codes.ts';
 import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
 import type { Service, Visit } from './api/service.ts';
@@ -44,24 +43,6 @@ export interface DispatchDeps {
 const MAX_REQUEST_HEADERS = 100;
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
-
-/**
- * The reserved words a code-shaped segment can spell (`api`, `static`, …), by length. The fast path
- * compares against the few of its length rather than asking a Set: a Set would hash the segment,
- * a string made for this request, and nothing else uses that hash.
- */
-const RESERVED_CODES: readonly (readonly string[])[] = (() => {
-  const byLength: string[][] = [];
-  for (const word of RESERVED_SEGMENTS) if (isCodeShaped(word)) (byLength[word.length] ??= []).push(word);
-  return byLength;
-})();
-
-function isReservedCode(code: string): boolean {
-  const words = RESERVED_CODES[code.length];
-  if (words === undefined) return false;
-  for (const word of words) if (word === code) return true;
-  return false;
-}
 
 /** `routed` of a request handed to the host app: not ours to count. */
 const HANDED_ON = '';
@@ -132,26 +113,28 @@ export function createDispatch(deps: DispatchDeps): Handler {
     // First, and for every request: the gate must never decide on a header list Node cut short.
     // One length comparison, so the redirect below pays nothing more.
     if (req.rawHeaders.length > MAX_RAW_HEADERS) return crowded(res, method, target, next);
-    // The hot path: `GET <base>/<code>` spelled plainly — alphabet characters only, so no escape,
-    // dot segment, query or trailing slash to normalize — where short links are public (see
-    // `fastRedirects`). A hit is answered here; anything else (a miss, an expired link, any other
-    // spelling) takes the general path below, which gives the same answers.
+    // The hot path: `GET <base>/<code>` where short links are public (see `fastRedirects`). The
+    // rest of the target is asked as a code, as it is: a store in memory finds only a code spelled
+    // exactly so (alphabet characters: no escape, dot segment, query or trailing slash to
+    // normalize), a database is asked only for a code-shaped one (`Service.visitIn`). A hit is
+    // answered here; anything else (a miss, an expired link, any other spelling) takes the general
+    // path below, which gives the same answers.
     if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
-      const code = target.slice(linkPrefix.length);
-      if (isCodeShaped(code) && !isReservedCode(code)) {
-        try {
-          const hit = service.visit(code, method === 'GET');
-          // A store that answers later (a database) has decided, and counted, by then: answered
-          // here whatever the decision, since the general path would count a second time.
-          if (hit instanceof Promise) return void hit.then((decided) => fastAnswer(res, method, decided), (err: unknown) => fail(res, err, method, target));
-          if (hit.kind === 'found') {
-            // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
-            metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
-            return reply.found(res, hit.url);
-          }
-        } catch (err) {
-          return fail(res, err, method, target);
+      try {
+        const hit = service.visitIn(target, linkPrefix.length, method === 'GET');
+        // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which
+        // walks the prototype chain of every redirect's answer.
+        const decided = hit as Visit | undefined;
+        if (decided?.kind === 'found') {
+          // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
+          metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+          return reply.found(res, decided.url);
         }
+        // A store that answers later (a database) has decided, and counted, by then: answered
+        // here whatever the decision, since the general path would count a second time.
+        if (hit instanceof Promise) return void hit.then((later) => fastAnswer(res, method, later), (err: unknown) => fail(res, err, method, target));
+      } catch (err) {
+        return fail(res, err, method, target);
       }
     }
     const started = performance.now();

@@ -4,7 +4,7 @@
  * typed outcome, `{ ok: true, … }` or a `Failure`; the REST routes map failures to statuses in one
  * table (`outcomes.ts`), the MCP tools to `isError` results. Only bugs are thrown.
  */
-import { candidateCodes } from './codes.ts';
+import { candidateCodes, isCodeShaped, isReserved } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
@@ -268,6 +268,19 @@ export function createService(options: ServiceOptions) {
     visit(code: string, count: boolean): MaybePromise<Visit> {
       return store.countVisit(code, seconds, count);
     },
+
+    /**
+     * `visit` of the code that `text` spells from `start` to its end, for the redirect's fast path
+     * (dispatch.ts); undefined when that cannot be a code. A store that answers from memory is
+     * asked with the text as it is (no string is made for the code); another only once the code is
+     * code-shaped and no reserved word.
+     */
+    visitIn: store.countVisitIn
+      ? (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => store.countVisitIn!(text, start, seconds, count)
+      : (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => {
+          const code = text.slice(start);
+          return isCodeShaped(code) && !isReserved(code) ? store.countVisit(code, seconds, count) : undefined;
+        },
   };
 }
 

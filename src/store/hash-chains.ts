@@ -11,18 +11,26 @@ import { randomBytes } from 'node:crypto';
 /** No slot: the end of a chain. */
 export const NONE = -1;
 
-const SEED = randomBytes(4).readUInt32LE(0);
+/**
+ * FNV-1a, seeded: `HASH_START` is the hash of nothing, `hashStep` adds a byte, and `>>> 0` ends it.
+ * The seed is folded into a 32-bit integer once, so a hash starts from a small integer.
+ */
+export const HASH_START = randomBytes(4).readInt32LE(0) ^ 0x811c9dc5;
 
-/** FNV-1a over the char codes of a latin1 string (codes), seeded. Equals `hashBytes` of its latin1 bytes. */
+export function hashStep(h: number, byte: number): number {
+  return Math.imul(h ^ byte, 0x01000193);
+}
+
+/** The hash of a latin1 string's char codes (codes): `hashBytes` of its latin1 bytes. */
 export function hashString(s: string): number {
-  let h = SEED ^ 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  let h = HASH_START;
+  for (let i = 0; i < s.length; i++) h = hashStep(h, s.charCodeAt(i));
   return h >>> 0;
 }
 
 export function hashBytes(buf: Uint8Array, start: number, end: number): number {
-  let h = SEED ^ 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  let h = HASH_START;
+  for (let i = start; i < end; i++) h = hashStep(h, buf[i]!);
   return h >>> 0;
 }
 

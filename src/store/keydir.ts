@@ -16,7 +16,7 @@
  * slot, the visit counts and the walks for lists and searches. The columns themselves, their
  * growth and `vacuum` are `keydir-columns.ts`.
  */
-import { hashBytes, hashString, NONE } from './hash-chains.ts';
+import { HASH_START, hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
 import { DIRTY, KeydirColumns } from './keydir-columns.ts';
 import type { LinkRecord } from './link-store.ts';
@@ -47,27 +47,39 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
 }
 
 export class Keydir extends KeydirColumns {
-  /** The live slot of `code`, or -1. */
-  find(code: string): number {
-    const arena = this.arena;
-    const h = hashString(code);
-    const chains = this.codeChains;
-    outer: for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
-      if (this.codeHash[s] !== h || this.codeLen[s] !== code.length) continue;
-      const at = this.offset[s]!;
-      for (let i = 0; i < code.length; i++) if (arena[at + i] !== code.charCodeAt(i)) continue outer;
-      return s;
+  /** A code's bytes while it is looked up (`find`); grown for a longer code. */
+  private row = new Uint8Array(64);
+
+  /**
+   * The live slot of the code that `text` spells from `start` to its end (all of `text` by
+   * default), or -1. The redirect passes its request path and where the code begins, so no string
+   * is made for the code. Each character is read once, hashed and kept in a byte row that the
+   * comparisons read. Codes are latin1 (`add`): a wider character is in none.
+   */
+  find(text: string, start = 0): number {
+    const len = text.length - start;
+    if (len > this.row.length) this.row = new Uint8Array(len);
+    const row = this.row;
+    let h = HASH_START;
+    for (let i = 0; i < len; i++) {
+      const c = text.charCodeAt(start + i);
+      if (c > 0xff) return NONE;
+      row[i] = c;
+      h = hashStep(h, c);
     }
-    return NONE;
+    return this.findBytes(row, 0, len, h >>> 0);
   }
 
+  /** The live slot whose code is `buf[start, end)`, of hash `h`, or -1. */
   private findBytes(buf: Uint8Array, start: number, end: number, h: number): number {
     const len = end - start;
-    const chains = this.codeChains;
-    for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
-      if (this.codeHash[s] !== h || this.codeLen[s] !== len) continue;
-      const at = this.offset[s]!;
-      if (this.arena.compare(buf, start, end, at, at + len) === 0) return s;
+    const { arena, codeChains: chains, codeHash, codeLen, offset } = this;
+    outer: for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
+      if (codeHash[s] !== h || codeLen[s] !== len) continue;
+      // A code is a few bytes: a loop here costs less than a call into Buffer.compare.
+      const at = offset[s]! - start;
+      for (let i = start; i < end; i++) if (arena[at + i] !== buf[i]) continue outer;
+      return s;
     }
     return NONE;
   }

@@ -25,6 +25,7 @@ export type Clock = () => number;
 
 /** A link as stored. */
 export interface LinkRecord {
+  /** Of the code alphabet and never a reserved word: the service checks before `insert`. */
   code: string;
   /** The WHATWG serialization of the original URL. */
   url: string;
@@ -117,6 +118,13 @@ export interface LinkStore {
    * redirect allocates nothing but the URL. `now` is read only when the link can expire.
    */
   countVisit(code: string, now: Clock, count: boolean): MaybePromise<VisitDecision>;
+  /**
+   * Optional, for a store that answers from memory: `countVisit` of the code that `text` spells
+   * from `start` to its end, asked without making that string (the redirect's fast path passes its
+   * request path). Any text may be asked: one that is no stored code is `missing`, at once. A store
+   * without it is asked `countVisit` only with a code-shaped, unreserved code.
+   */
+  countVisitIn?(text: string, start: number, now: Clock, count: boolean): MaybePromise<VisitDecision>;
   /*
    * Visit limits in `countVisit`: a link with `maxVisits` whose `visits` has reached it answers
    * `limit_reached` and counts nothing (a 410 is not a visit), for GET and HEAD alike; HEAD of a

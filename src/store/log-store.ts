@@ -79,7 +79,11 @@ export class LogStore implements LinkStore {
   }
 
   countVisit(code: string, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
-    const url = this.store.resolve(code, now, count);
+    return this.countVisitIn(code, 0, now, count);
+  }
+
+  countVisitIn(text: string, start: number, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
+    const url = this.store.resolve(text, now, count, start);
     if (typeof url === 'string') {
       this.found.url = url;
       return this.found;

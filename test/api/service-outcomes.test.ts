@@ -99,6 +99,25 @@ function service(store: LinkStore, codes: string[] = ['code01', 'code02', 'code0
   });
 }
 
+test('the redirect fast path asks a store without countVisitIn only for a code-shaped, unreserved code', async () => {
+  const store = new AsyncStore();
+  store.records.push({ code: 'code01', url: 'https://example.com/a', createdAt: NOW, retentionDays: 0, visits: 0, maxVisits: null });
+  const asked: string[] = [];
+  const countVisit = store.countVisit.bind(store);
+  store.countVisit = (code, now, count) => {
+    asked.push(code);
+    return countVisit(code, now, count);
+  };
+  const s = service(store);
+  assert.deepEqual(await s.visitIn('/code01', 1, true), { kind: 'found', url: 'https://example.com/a' });
+  assert.deepEqual(await s.visitIn('/s/zzzzzz', 3, true), { kind: 'missing' });
+  for (const path of ['/code01/', '/code01?x=1', '/%63ode01', '/metrics', '/Docs', '/', `/${'a'.repeat(65)}`]) {
+    assert.equal(s.visitIn(path, 1, true), undefined, path);
+  }
+  assert.deepEqual(asked, ['code01', 'zzzzzz']);
+  assert.equal(store.records[0]!.visits, 1);
+});
+
 test('over a store that answers with promises, every operation works and reports typed outcomes', async () => {
   const store = new AsyncStore();
   const s = service(store);

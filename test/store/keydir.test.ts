@@ -24,6 +24,24 @@ test('add, find, get, delete: a record round-trips through the columns', () => {
   assert.deepEqual(urlCodes(k, 'https://example.com/a'), []);
 });
 
+test('find reads a code from where it starts in a longer text, such as a request path', () => {
+  const k = new Keydir();
+  k.add('abc123', 'https://example.com/a', 1, 0, 0);
+  const s = k.find('abc123');
+  assert.notEqual(s, -1);
+  assert.equal(k.find('/abc123', 1), s);
+  assert.equal(k.find('/s/abc123', 3), s);
+  for (const [text, start] of [['/abc1234', 1], ['/abc12', 1], ['/abc123/', 1], ['/xabc123', 1], ['/', 1], ['abc123', 6]] as const) {
+    assert.equal(k.find(text, start), -1, `${text} from ${start}`);
+  }
+  // U+0133's low byte is 0x33, "3": kept as a byte, it would match.
+  assert.equal(k.find('/abc12\u0133', 1), -1, 'a character past latin1 is in no code');
+  const long = 'L'.repeat(100);
+  k.add(long, 'https://example.com/long', 2, 0, 0);
+  assert.equal(k.code(k.find(`/${long}`, 1)), long, 'a code longer than the lookup row is found');
+  assert.equal(k.find('/abc123', 1), s, 'and a short one still is after it');
+});
+
 test('re-adding a code replaces its record and moves it to the end', () => {
   const k = new Keydir();
   k.add('a', 'https://a.example/', 1, 0, 0);
