@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { isCodeShaped, RESERVED_SEGMENTS } from './api/codes.ts';
 import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
 import type { Service, Visit } from './api/service.ts';
@@ -43,6 +44,24 @@ export interface DispatchDeps {
 const MAX_REQUEST_HEADERS = 100;
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
+
+/**
+ * The reserved words a code could spell (`api`, `static`, …), by length. The fast path compares the
+ * few of the code's length with the path where the code starts: no string is made for the code.
+ */
+const RESERVED_CODES: readonly (readonly string[])[] = (() => {
+  const byLength: string[][] = [];
+  for (const word of RESERVED_SEGMENTS) if (isCodeShaped(word)) (byLength[word.length] ??= []).push(word);
+  return byLength;
+})();
+
+/** Whether `text` from `start` to its end is a reserved word. */
+function isReservedAt(text: string, start: number): boolean {
+  const words = RESERVED_CODES[text.length - start];
+  if (words === undefined) return false;
+  for (const word of words) if (text.startsWith(word, start)) return true;
+  return false;
+}
 
 /** `routed` of a request handed to the host app: not ours to count. */
 const HANDED_ON = '';
@@ -113,13 +132,14 @@ export function createDispatch(deps: DispatchDeps): Handler {
     // First, and for every request: the gate must never decide on a header list Node cut short.
     // One length comparison, so the redirect below pays nothing more.
     if (req.rawHeaders.length > MAX_RAW_HEADERS) return crowded(res, method, target, next);
-    // The hot path: `GET <base>/<code>` where short links are public (see `fastRedirects`). The
-    // rest of the target is asked as a code, as it is: a store in memory finds only a code spelled
-    // exactly so (alphabet characters: no escape, dot segment, query or trailing slash to
-    // normalize), a database is asked only for a code-shaped one (`Service.visitIn`). A hit is
-    // answered here; anything else (a miss, an expired link, any other spelling) takes the general
-    // path below, which gives the same answers.
-    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix)) {
+    // The hot path: `GET <base>/<code>` where short links are public (see `fastRedirects`), the
+    // code no reserved word: a link a log holds under one (written by another tool) never hides the
+    // service's own route. The rest of the target is asked as a code, as it is: a store in memory
+    // finds only a code spelled exactly so (alphabet characters: no escape, dot segment, query or
+    // trailing slash to normalize), a database is asked only for a code-shaped one
+    // (`Service.visitIn`). A hit is answered here; anything else (a miss, an expired link, any
+    // other spelling) takes the general path below, which gives the same answers.
+    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix) && !isReservedAt(target, linkPrefix.length)) {
       try {
         const hit = service.visitIn(target, linkPrefix.length, method === 'GET');
         // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which

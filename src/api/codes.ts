@@ -7,6 +7,7 @@
  * one length (the contract's signal to grow) practically only happen once a length is nearly full.
  */
 import { randomFillSync } from 'node:crypto';
+import { IN_CODE_ALPHABET, MAX_CODE_LENGTH } from '../store/link-store.ts';
 
 export const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -36,16 +37,7 @@ export function isReserved(code: string): boolean {
 /** Tries at one length before moving on to the next (docs/api.md). */
 export const TRIES_PER_LENGTH = 10;
 
-/**
- * The characters a code in a path may have: the custom-code alphabet `A-Z a-z 0-9 - _`
- * (docs/api.md), of which the generated codes use a subset. A table, so the redirect's fast path
- * pays one load per character, as it did for the generation alphabet alone.
- */
-const IN_CODE_ALPHABET = new Uint8Array(128);
-for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') IN_CODE_ALPHABET[ch.charCodeAt(0)] = 1;
-
-/** The longest code there can be: `max_short_length` is at most 64. */
-export const MAX_CODE_LENGTH = 64;
+export { MAX_CODE_LENGTH } from '../store/link-store.ts';
 
 /**
  * True when `s` could be a code: 1 to 64 characters of the custom-code alphabet. Anything else in

@@ -46,24 +46,28 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
   return false;
 }
 
+/** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
+const LATIN1 = new Uint8Array(256).fill(1);
+
 export class Keydir extends KeydirColumns {
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
 
   /**
    * The live slot of the code that `text` spells from `start` to its end (all of `text` by
-   * default), or -1. The redirect passes its request path and where the code begins, so no string
-   * is made for the code. Each character is read once, hashed and kept in a byte row that the
-   * comparisons read. Codes are latin1 (`add`): a wider character is in none.
+   * default), or -1, also when it has a character that `allowed` (a table by char code) does not
+   * allow: by default any latin1 one, as `add` stores codes. The redirect passes its request path,
+   * where the code begins and the code alphabet, so no string is made for the code. Each character
+   * is read once, checked, hashed and kept in a byte row that the comparisons read.
    */
-  find(text: string, start = 0): number {
+  find(text: string, start = 0, allowed: Uint8Array = LATIN1): number {
     const len = text.length - start;
     if (len > this.row.length) this.row = new Uint8Array(len);
     const row = this.row;
     let h = HASH_START;
     for (let i = 0; i < len; i++) {
       const c = text.charCodeAt(start + i);
-      if (c > 0xff) return NONE;
+      if (c >= allowed.length || allowed[c] === 0) return NONE;
       row[i] = c;
       h = hashStep(h, c);
     }

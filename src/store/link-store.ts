@@ -23,9 +23,20 @@ export type MaybePromise<T> = T | Promise<T>;
  */
 export type Clock = () => number;
 
+/**
+ * The characters a code may have: the custom-code alphabet `A-Z a-z 0-9 - _` (docs/api.md), of
+ * which the generated codes use a subset, as a table by char code (1: allowed), so a check costs
+ * one load per character. The redirect's lookups find no code with another character.
+ */
+export const IN_CODE_ALPHABET = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') IN_CODE_ALPHABET[ch.charCodeAt(0)] = 1;
+
+/** The longest code there can be: `max_short_length` is at most 64. */
+export const MAX_CODE_LENGTH = 64;
+
 /** A link as stored. */
 export interface LinkRecord {
-  /** Of the code alphabet and never a reserved word: the service checks before `insert`. */
+  /** Of the code alphabet: the service checks before `insert` (a log from elsewhere may hold others). */
   code: string;
   /** The WHATWG serialization of the original URL. */
   url: string;
@@ -121,7 +132,8 @@ export interface LinkStore {
   /**
    * Optional, for a store that answers from memory: `countVisit` of the code that `text` spells
    * from `start` to its end, asked without making that string (the redirect's fast path passes its
-   * request path). Any text may be asked: one that is no stored code is `missing`, at once. A store
+   * request path). Any text may be asked: one that is no stored code, or has a character outside
+   * the code alphabet or more than `MAX_CODE_LENGTH` of them, is `missing`, at once. A store
    * without it is asked `countVisit` only with a code-shaped, unreserved code.
    */
   countVisitIn?(text: string, start: number, now: Clock, count: boolean): MaybePromise<VisitDecision>;

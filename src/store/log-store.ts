@@ -6,7 +6,7 @@
  * across event-loop turns.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isExpired, isExpiredAt, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
 import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
@@ -79,11 +79,17 @@ export class LogStore implements LinkStore {
   }
 
   countVisit(code: string, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
-    return this.countVisitIn(code, 0, now, count);
+    return this.decision(this.store.resolve(code, now, count));
   }
 
   countVisitIn(text: string, start: number, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
-    const url = this.store.resolve(text, now, count, start);
+    const length = text.length - start;
+    if (length < 1 || length > MAX_CODE_LENGTH) return MISSING;
+    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET));
+  }
+
+  /** The decision `Store.resolve` answered (see there), as the contract spells it. */
+  private decision(url: ReturnType<Store['resolve']>): VisitDecision | Promise<VisitDecision> {
     if (typeof url === 'string') {
       this.found.url = url;
       return this.found;

@@ -228,11 +228,11 @@ export class Store {
    * The redirect's lookup, one hash lookup and no record object: the URL of the code (counted when
    * `count`; a promise for a limited link, see `limited`), `null` when expired by `now()` (read only
    * for a link that can expire), `undefined` when unknown, `false` when its visit limit is used up.
-   * The code is `text` from `start` on (see `LinkStore.countVisitIn`).
+   * The code is `text` from `start` on, of the characters `allowed` (see `Keydir.find`).
    */
-  resolve(text: string, now: Clock, count: boolean, start = 0): string | null | undefined | false | Promise<string> {
+  resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
     const records = this.records;
-    const s = records.find(text, start);
+    const s = records.find(text, start, allowed);
     if (s === -1) return undefined;
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
