@@ -37,8 +37,6 @@ export function isReserved(code: string): boolean {
 /** Tries at one length before moving on to the next (docs/api.md). */
 export const TRIES_PER_LENGTH = 10;
 
-export { MAX_CODE_LENGTH } from '../store/link-store.ts';
-
 /**
  * True when `s` could be a code: 1 to 64 characters of the custom-code alphabet. Anything else in
  * a path is no code at all (a 404 without asking the store).

@@ -57,7 +57,7 @@ test('countVisitIn finds a code in a request path, and only one of the code alph
   assert.equal(store.get('abc123', T)?.visits, 1, 'a GET counted, a HEAD not');
   for (const code of odd) {
     assert.deepEqual(store.countVisitIn(`/${code}`, 1, clock, true), { kind: 'missing' }, code);
-    assert.equal(store.countVisit(code, clock, false).kind, 'found', `${code}: still there for the general path`);
+    assert.deepEqual(store.countVisit(code, clock, false), { kind: 'found', url: `https://example.com/${code.length}` }, `${code}: still there for the general path`);
   }
   assert.deepEqual(store.countVisitIn('/', 1, clock, true), { kind: 'missing' }, 'no empty code');
 });
