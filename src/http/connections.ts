@@ -21,9 +21,9 @@ import type { Socket } from 'node:net';
 
 /**
  * What the table asks of a response; node:http's `ServerResponse` is one. Asked, not told: a
- * response reports nothing to the table on the redirect path (no listener per response). Whether
- * a connection has a request in flight is read from its latest response only when it matters: at
- * the cap and on shutdown.
+ * response reports nothing to the table on the redirect path (no listener per response), and the
+ * table keeps none (see `InFlight`). Whether a connection has a request in flight is read only
+ * when it matters: at the cap and on shutdown.
  */
 export interface Pending {
   /** Sent whole: handed to the kernel (node:http's `writableFinished`). */
@@ -33,16 +33,23 @@ export interface Pending {
 }
 
 /**
+ * The response a connection is sending or owes, null when it owes none. node:http answers
+ * pipelined requests in order, one response on the socket at a time and the next once it is sent,
+ * so while any request of a connection is in flight its first unsent response is here.
+ *
+ * Read from the connection rather than noted per request: a table that kept each connection's
+ * latest response would keep every idle connection's request and response alive until its next
+ * request, enough at load for the young generation to grow fourfold and the redirect to lose a
+ * few percent to cache misses (docs/performance.md).
+ */
+export type InFlight<T> = (conn: T) => Pending | null;
+
+/**
  * One connection's place in the table. The caller keeps it with the connection (on the socket),
  * so a request's events reach it without a lookup: nothing on the redirect path hashes.
  */
 export interface Slot<T> {
   readonly conn: T;
-  /**
-   * The latest response handed to the handler on this connection, null before the first. node:http
-   * sends pipelined responses in order, so the latest one sent means every one sent.
-   */
-  pending: Pending | null;
   /** Neighbours in the list of connections, ordered by when their latest request began. */
   prev: Slot<T> | null;
   next: Slot<T> | null;
@@ -50,18 +57,12 @@ export interface Slot<T> {
   gone: boolean;
 }
 
-/** A connection has a request in flight while its latest response is not sent whole. */
-function hasRequestInFlight(slot: Slot<unknown>): boolean {
-  return slot.pending !== null && !slot.pending.writableFinished;
-}
-
 /**
  * The open connections, in the order their latest request began (a silent one: when it connected).
  * Pure: it closes connections only through the `close` it is given. A request costs two links of a
- * list and a field (`started`); whether a connection is in flight is read only at the cap (from the
- * oldest end, passing over long requests still in flight: at most the whole table, and only at the
- * cap) and on shutdown. An idle connection keeps its last response referenced until its next
- * request or its end. No Map or Set, whose deletes leave holes to rehash.
+ * list (`started`); whether a connection is in flight is read only at the cap (from the oldest end,
+ * passing over long requests still in flight: at most the whole table, and only at the cap) and on
+ * shutdown. No Map or Set, whose deletes leave holes to rehash.
  */
 export class ConnectionTable<T> {
   private head: Slot<T> | null = null;
@@ -69,11 +70,21 @@ export class ConnectionTable<T> {
   private open = 0;
   private draining = false;
 
-  /** `close` ends a connection; the caller reports its end with `closed` (a repeat is harmless). */
+  /**
+   * `close` ends a connection; the caller reports its end with `closed` (a repeat is harmless).
+   * `inFlightOn` reads the response a connection owes.
+   */
   constructor(
     private readonly max: number,
     private readonly close: (conn: T) => void,
+    private readonly inFlightOn: InFlight<T>,
   ) {}
+
+  /** A connection has a request in flight while it owes a response not yet sent whole. */
+  private hasRequestInFlight(slot: Slot<T>): boolean {
+    const res = this.inFlightOn(slot.conn);
+    return res !== null && !res.writableFinished;
+  }
 
   get size(): number {
     return this.open;
@@ -82,7 +93,7 @@ export class ConnectionTable<T> {
   /** Connections with a request in flight (a walk over the table: for shutdown's log lines). */
   get inFlight(): number {
     let n = 0;
-    for (let slot = this.head; slot !== null; slot = slot.next) if (hasRequestInFlight(slot)) n++;
+    for (let slot = this.head; slot !== null; slot = slot.next) if (this.hasRequestInFlight(slot)) n++;
     return n;
   }
 
@@ -100,21 +111,20 @@ export class ConnectionTable<T> {
     if (this.draining) return undefined;
     if (this.open >= this.max) {
       let oldest = this.head;
-      while (oldest !== null && hasRequestInFlight(oldest)) oldest = oldest.next;
+      while (oldest !== null && this.hasRequestInFlight(oldest)) oldest = oldest.next;
       if (oldest === null) return undefined;
       this.drop(oldest);
       this.close(oldest.conn);
     }
-    const slot: Slot<T> = { conn, pending: null, prev: null, next: null, gone: false };
+    const slot: Slot<T> = { conn, prev: null, next: null, gone: false };
     this.open++;
     this.append(slot);
     return slot;
   }
 
-  /** A complete request head arrived on the connection and goes to the handler, to answer with `res`. */
-  started(slot: Slot<T>, res: Pending): void {
+  /** A complete request head arrived on the connection and goes to the handler. */
+  started(slot: Slot<T>): void {
     if (slot.gone) return;
-    slot.pending = res;
     if (slot !== this.tail) {
       this.unlink(slot);
       this.append(slot);
@@ -134,7 +144,7 @@ export class ConnectionTable<T> {
     this.draining = true;
     const idle: Slot<T>[] = [];
     for (let slot = this.head; slot !== null; slot = slot.next) {
-      if (hasRequestInFlight(slot)) this.closeWhenSent(slot, slot.pending!);
+      if (this.hasRequestInFlight(slot)) this.closeWhenSent(slot, this.inFlightOn(slot.conn)!);
       else idle.push(slot);
     }
     for (const slot of idle) {
@@ -143,12 +153,12 @@ export class ConnectionTable<T> {
     }
   }
 
-  /** Closes a draining connection once `res`, its latest response, is sent (or a later one, if pipelined). */
+  /** Closes a draining connection once `res`, the response it owes, is sent, and any pipelined after it. */
   private closeWhenSent(slot: Slot<T>, res: Pending): void {
     res.once('close', () => {
       if (slot.gone) return;
-      // A pipelined request that began meanwhile: wait for its response too.
-      if (slot.pending !== res && hasRequestInFlight(slot)) return this.closeWhenSent(slot, slot.pending!);
+      // A pipelined request: wait for its response too.
+      if (this.hasRequestInFlight(slot)) return this.closeWhenSent(slot, this.inFlightOn(slot.conn)!);
       this.drop(slot);
       this.close(slot.conn);
     });
@@ -180,7 +190,14 @@ export class ConnectionTable<T> {
 
 /** Where a socket keeps its slot. */
 const SLOT = Symbol('connection slot');
-type TrackedSocket = Socket & { [SLOT]?: Slot<Socket> };
+/**
+ * `_httpMessage` is where node:http keeps the response a socket is sending (null once it is sent,
+ * then the next pipelined one); its own `closeIdleConnections` reads it to tell idle connections
+ * from busy ones, as this table does.
+ */
+type TrackedSocket = Socket & { [SLOT]?: Slot<Socket>; _httpMessage?: ServerResponse | null };
+
+const owed: InFlight<TrackedSocket> = (socket) => socket._httpMessage ?? null;
 
 export interface TrackedConnections {
   readonly table: ConnectionTable<Socket>;
@@ -196,7 +213,7 @@ export interface TrackedConnections {
 export function trackConnections(server: Server, max: number): TrackedConnections {
   // Closing at once loses nothing: a connection without a request in flight has nothing owed, and
   // a finished response is already with the kernel, which sends it before the FIN.
-  const table = new ConnectionTable<Socket>(max, (socket) => socket.destroy());
+  const table = new ConnectionTable<Socket>(max, (socket) => socket.destroy(), owed);
 
   function forget(this: TrackedSocket): void {
     const slot = this[SLOT];
@@ -217,7 +234,7 @@ export function trackConnections(server: Server, max: number): TrackedConnection
     serve(handler) {
       server.on('request', function notedRequest(req: IncomingMessage, res: ServerResponse) {
         const slot = (req.socket as TrackedSocket)[SLOT];
-        if (slot) table.started(slot, res);
+        if (slot) table.started(slot);
         // While draining, say so: the client will not send another request on this connection.
         if (table.isDraining) res.shouldKeepAlive = false;
         handler(req, res);

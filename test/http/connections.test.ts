@@ -1,11 +1,17 @@
 /**
  * The connection table of the self-hosting server (connections.ts), without a socket: who is
  * closed to admit a new connection at the cap, who is refused, and who is closed on shutdown.
- * The real-socket side is in silent-connections.test.ts, hardening.test.ts and shutdown.test.ts.
+ * The real-socket side is in silent-connections.test.ts, hardening.test.ts and shutdown.test.ts;
+ * the last test here checks on a real server that the table keeps no response alive.
  */
 import assert from 'node:assert/strict';
+import { Agent, createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ConnectionTable, type Pending, type Slot } from '../../src/http/connections.ts';
+import { setTimeout } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ConnectionTable, trackConnections, type Pending, type Slot } from '../../src/http/connections.ts';
 
 /** A response as the table sees it: not sent until `send()`, which then reports `'close'`. */
 class Response implements Pending {
@@ -32,10 +38,15 @@ function table(max: number) {
   const slots = new Map<string, Slot<string>>();
   const unsent = new Map<string, Response[]>();
   const slot = (name: string): Slot<string> => slots.get(name)!;
-  const inner: ConnectionTable<string> = new ConnectionTable<string>(max, (conn) => {
-    closedByTable.push(conn);
-    inner.closed(slot(conn));
-  });
+  // As node:http does: a connection's first unsent response is the one it owes.
+  const inner: ConnectionTable<string> = new ConnectionTable<string>(
+    max,
+    (conn) => {
+      closedByTable.push(conn);
+      inner.closed(slot(conn));
+    },
+    (conn) => unsent.get(conn)?.[0] ?? null,
+  );
   const t = {
     admit(name: string): boolean {
       const s = inner.admit(name);
@@ -45,7 +56,7 @@ function table(max: number) {
     started(name: string): void {
       const res = new Response();
       unsent.set(name, [...(unsent.get(name) ?? []), res]);
-      inner.started(slot(name), res);
+      inner.started(slot(name));
     },
     finished: (name: string) => unsent.get(name)!.shift()!.send(),
     closed: (name: string) => inner.closed(slot(name)),
@@ -201,4 +212,43 @@ test('draining, a request pipelined behind the one in flight is answered before 
   t.finished('busy');
   assert.deepEqual(closedByTable, ['busy']);
   assert.equal(t.size, 0);
+});
+
+test('on a real server the table keeps no response alive: an idle kept-alive connection does not hold its last one', async (t) => {
+  // A response kept until the connection's next request keeps its request too; at load that made
+  // the young generation grow fourfold (docs/performance.md).
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const server = createServer();
+  const tracked = trackConnections(server, 10);
+  let collected = false;
+  const registry = new FinalizationRegistry(() => (collected = true));
+  tracked.serve((_req, res) => {
+    registry.register(res, 'response');
+    res.end('ok');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const agent = new Agent({ keepAlive: true });
+  t.after(() => {
+    agent.destroy();
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+  const body = await new Promise<string>((done, fail) => {
+    get({ port, host: '127.0.0.1', path: '/', agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(text));
+    }).on('error', fail);
+  });
+  assert.equal(body, 'ok');
+  // Past the response's 'close' (the next tick after it is sent), the connection idle and open.
+  await setTimeout(50);
+  assert.equal(tracked.table.size, 1, 'the kept-alive connection is still open');
+  assert.equal(tracked.table.inFlight, 0);
+  for (let i = 0; i < 20 && !collected; i++) {
+    gc();
+    await setTimeout(10);
+  }
+  assert.equal(collected, true, 'the sent response was collected while its connection stays open');
 });
