@@ -49,9 +49,16 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
 const LATIN1 = new Uint8Array(256).fill(1);
 
+/** The most texts `findIn` remembers; it forgets them all when one more comes. */
+const REMEMBERED_TEXTS = 4096;
+
 export class Keydir extends KeydirColumns {
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
+  /** See `findIn`: text → slot, for texts read from `rememberedStart` with `rememberedAllowed`. */
+  private readonly remembered = new Map<string, number>();
+  private rememberedStart = 0;
+  private rememberedAllowed: Uint8Array = LATIN1;
 
   /**
    * The live slot of the code that `text` spells from `start` to its end (all of `text` by
@@ -72,6 +79,35 @@ export class Keydir extends KeydirColumns {
       h = hashStep(h, c);
     }
     return this.findBytes(row, 0, len, h >>> 0);
+  }
+
+  /**
+   * `find`, remembering the texts it found a code in lately: the redirect asks with its request
+   * path, and a popular link's path comes again and again. A remembered one is a Map lookup, where
+   * the engine hashes and compares the string natively, instead of a loop over its characters and
+   * a walk of a dozen columns: about half the lookup's instructions and cache misses.
+   * Remembered slots are checked live: a deleted code is looked up again, and `vacuum`, which
+   * renumbers slots, forgets them all.
+   */
+  findIn(text: string, start: number, allowed: Uint8Array = LATIN1): number {
+    if (start !== this.rememberedStart || allowed !== this.rememberedAllowed) {
+      this.remembered.clear();
+      this.rememberedStart = start;
+      this.rememberedAllowed = allowed;
+    }
+    const kept = this.remembered.get(text);
+    if (kept !== undefined && this.isLive(kept)) return kept;
+    const s = this.find(text, start, allowed);
+    if (s !== NONE) {
+      if (this.remembered.size >= REMEMBERED_TEXTS) this.remembered.clear();
+      this.remembered.set(text, s);
+    }
+    return s;
+  }
+
+  override vacuum(): Int32Array {
+    this.remembered.clear();
+    return super.vacuum();
   }
 
   /** The live slot whose code is `buf[start, end)`, of hash `h`, or -1. */

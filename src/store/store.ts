@@ -232,7 +232,7 @@ export class Store {
    */
   resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
     const records = this.records;
-    const s = records.find(text, start, allowed);
+    const s = start === undefined ? records.find(text) : records.findIn(text, start, allowed);
     if (s === -1) return undefined;
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;

@@ -42,6 +42,31 @@ test('find reads a code from where it starts in a longer text, such as a request
   assert.equal(k.find('/abc123', 1), s, 'and a short one still is after it');
 });
 
+test('findIn remembers the texts it found a code in, and never answers from a stale one', () => {
+  const k = new Keydir();
+  const s = k.add('abc', 'https://example.com/a', 1, 0, 0);
+  assert.equal(k.findIn('/abc', 1), s);
+  assert.equal(k.findIn('/abc', 1), s, 'remembered');
+  assert.equal(k.findIn('/abc', 0), -1, 'the same text from another start is another code');
+  assert.equal(k.findIn('/abc', 1), s);
+  k.delete('abc');
+  assert.equal(k.findIn('/abc', 1), -1, 'deleted');
+  const again = k.add('abc', 'https://example.com/b', 2, 0, 0);
+  assert.equal(k.findIn('/abc', 1), again, 're-created');
+  // Past the most it remembers it forgets, and still answers.
+  for (let i = 0; i < 5000; i++) k.add(`c${i}`, 'https://example.com/c', 3, 0, 0);
+  for (let i = 0; i < 5000; i++) assert.equal(k.code(k.findIn(`/c${i}`, 1)), `c${i}`);
+  assert.equal(k.code(k.findIn('/abc', 1)), 'abc');
+  // Vacuum renumbers slots: a remembered slot number would now be another code's.
+  for (let i = 0; i < 5000; i += 2) k.delete(`c${i}`);
+  k.vacuum();
+  for (let i = 0; i < 5000; i++) assert.equal(k.findIn(`/c${i}`, 1), k.find(`c${i}`), `c${i}`);
+  assert.equal(k.code(k.findIn('/abc', 1)), 'abc');
+  const digits = new Uint8Array(256);
+  for (const c of '0123456789') digits[c.charCodeAt(0)] = 1;
+  assert.equal(k.findIn('/abc', 1, digits), -1, 'nor is it a code of other characters');
+});
+
 test('re-adding a code replaces its record and moves it to the end', () => {
   const k = new Keydir();
   k.add('a', 'https://a.example/', 1, 0, 0);
@@ -125,6 +150,7 @@ type Op =
   | { op: 'add'; code: string; url: string; n: number }
   | { op: 'delete'; code: string }
   | { op: 'visit'; code: string }
+  | { op: 'redirect'; code: string; start: number }
   | { op: 'edit'; code: string; url: string; n: number }
   | { op: 'vacuum' };
 
@@ -134,6 +160,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('add' as const), code, url, n: fc.nat(1_000_000) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), code }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('visit' as const), code }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('redirect' as const), code, start: fc.constantFrom(1, 1, 1, 0, 3) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('edit' as const), code, url, n: fc.nat(1_000_000) }) },
   { weight: 1, arbitrary: fc.constant({ op: 'vacuum' as const }) },
 );
@@ -182,6 +209,11 @@ test('property: after any sequence of operations the keydir agrees with a Map of
             k.edit(s, o.url, o.n % 4, maxVisits);
             Object.assign(rec, { url: o.url, retentionDays: o.n % 4, maxVisits });
           }
+        } else if (o.op === 'redirect') {
+          // As the redirect asks: its request path, from where the code starts (remembered).
+          const s = k.findIn(`${'/s/'.slice(0, o.start)}${o.code}`, o.start);
+          assert.equal(s, k.find(o.code));
+          assert.equal(s !== -1, model.has(o.code));
         } else if (o.op === 'delete') {
           assert.equal(k.delete(o.code), model.delete(o.code));
         } else if (o.op === 'visit') {
@@ -199,6 +231,7 @@ test('property: after any sequence of operations the keydir agrees with a Map of
       for (const rec of model.values()) {
         assert.deepEqual(k.get(rec.code), rec);
         assert.equal(k.redirectUrl(k.find(rec.code)), rec.url);
+        assert.equal(k.findIn(`/${rec.code}`, 1), k.find(rec.code));
       }
       for (const u of ['https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/']) {
         const expected = [...model.values()].filter((r) => r.url === u).map((r) => r.code).reverse();
