@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { isCodeShaped, RESERVED_SEGMENTS } from './api/codes.ts';
+import { RESERVED_SEGMENTS } from './api/codes.ts';
 import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
 import type { Service, Visit } from './api/service.ts';
@@ -45,24 +45,6 @@ const MAX_REQUEST_HEADERS = 100;
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
 
-/**
- * The reserved words a code could spell (`api`, `static`, …), by length. The fast path compares the
- * few of the code's length with the path where the code starts: no string is made for the code.
- */
-const RESERVED_CODES: readonly (readonly string[])[] = (() => {
-  const byLength: string[][] = [];
-  for (const word of RESERVED_SEGMENTS) if (isCodeShaped(word)) (byLength[word.length] ??= []).push(word);
-  return byLength;
-})();
-
-/** Whether `text` from `start` to its end is a reserved word. */
-function isReservedAt(text: string, start: number): boolean {
-  const words = RESERVED_CODES[text.length - start];
-  if (words === undefined) return false;
-  for (const word of words) if (text.startsWith(word, start)) return true;
-  return false;
-}
-
 /** `routed` of a request handed to the host app: not ours to count. */
 const HANDED_ON = '';
 
@@ -74,6 +56,12 @@ function targetOf(req: IncomingMessage): string {
 export function createDispatch(deps: DispatchDeps): Handler {
   const { service, reply, match, gate, metrics, log, baseSegments, basePathRaw } = deps;
   const linkPrefix = `${basePathRaw}/`;
+  /**
+   * The paths of the reserved words (`/api`, `/s/static`, …), spelled exactly so: the fast path
+   * leaves them to their routes. A Set, because the engine then hashes the request path once,
+   * natively, and the store's lookup of a remembered path (`Keydir.findIn`) reuses that hash.
+   */
+  const reservedPaths: ReadonlySet<string> = new Set([...RESERVED_SEGMENTS].map((word) => linkPrefix + word));
   // The redirect fast path skips the gate, so it is taken only where short links are public: gate
   // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
   const fastRedirects = deps.fastRedirects;
@@ -139,7 +127,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
     // trailing slash to normalize), a database is asked only for a code-shaped one
     // (`Service.visitIn`). A hit is answered here; anything else (a miss, an expired link, any
     // other spelling) takes the general path below, which gives the same answers.
-    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix) && !isReservedAt(target, linkPrefix.length)) {
+    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix) && !reservedPaths.has(target)) {
       try {
         const hit = service.visitIn(target, linkPrefix.length, method === 'GET');
         // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which
