@@ -39,8 +39,8 @@ export interface Pending {
  *
  * Read from the connection rather than noted per request: a table that kept each connection's
  * latest response would keep every idle connection's request and response alive until its next
- * request, enough at load for the young generation to grow fourfold and the redirect to lose a
- * few percent to cache misses (docs/performance.md).
+ * request, enough at load for the young generation to grow fourfold, and every redirect paid for
+ * that fresh memory in cache misses (docs/performance.md).
  */
 export type InFlight<T> = (conn: T) => Pending | null;
 

@@ -85,7 +85,7 @@ export class Keydir extends KeydirColumns {
    * `find`, remembering the texts it found a code in lately: the redirect asks with its request
    * path, and a popular link's path comes again and again. A remembered one is a Map lookup, where
    * the engine hashes and compares the string natively, instead of a loop over its characters and
-   * a walk of a dozen columns: about half the lookup's instructions and cache misses.
+   * a walk of the code columns: about a third fewer instructions (docs/performance.md).
    * Remembered slots are checked live: a deleted code is looked up again, and `vacuum`, which
    * renumbers slots, forgets them all.
    */

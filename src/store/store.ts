@@ -228,7 +228,7 @@ export class Store {
    * The redirect's lookup, one hash lookup and no record object: the URL of the code (counted when
    * `count`; a promise for a limited link, see `limited`), `null` when expired by `now()` (read only
    * for a link that can expire), `undefined` when unknown, `false` when its visit limit is used up.
-   * The code is `text` from `start` on, of the characters `allowed` (see `Keydir.find`).
+   * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`).
    */
   resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
     const records = this.records;
