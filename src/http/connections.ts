@@ -80,10 +80,14 @@ export class ConnectionTable<T> {
     private readonly inFlightOn: InFlight<T>,
   ) {}
 
-  /** A connection has a request in flight while it owes a response not yet sent whole. */
-  private hasRequestInFlight(slot: Slot<T>): boolean {
+  /** The response the connection owes and has not sent whole, if any: then it has a request in flight. */
+  private unsent(slot: Slot<T>): Pending | null {
     const res = this.inFlightOn(slot.conn);
-    return res !== null && !res.writableFinished;
+    return res !== null && !res.writableFinished ? res : null;
+  }
+
+  private hasRequestInFlight(slot: Slot<T>): boolean {
+    return this.unsent(slot) !== null;
   }
 
   get size(): number {
@@ -144,7 +148,8 @@ export class ConnectionTable<T> {
     this.draining = true;
     const idle: Slot<T>[] = [];
     for (let slot = this.head; slot !== null; slot = slot.next) {
-      if (this.hasRequestInFlight(slot)) this.closeWhenSent(slot, this.inFlightOn(slot.conn)!);
+      const res = this.unsent(slot);
+      if (res) this.closeWhenSent(slot, res);
       else idle.push(slot);
     }
     for (const slot of idle) {
@@ -158,7 +163,8 @@ export class ConnectionTable<T> {
     res.once('close', () => {
       if (slot.gone) return;
       // A pipelined request: wait for its response too.
-      if (this.hasRequestInFlight(slot)) return this.closeWhenSent(slot, this.inFlightOn(slot.conn)!);
+      const next = this.unsent(slot);
+      if (next) return this.closeWhenSent(slot, next);
       this.drop(slot);
       this.close(slot.conn);
     });

@@ -63,9 +63,10 @@ export class Keydir extends KeydirColumns {
   /**
    * The live slot of the code that `text` spells from `start` to its end (all of `text` by
    * default), or -1, also when it has a character that `allowed` (a table by char code) does not
-   * allow: by default any latin1 one, as `add` stores codes. The redirect passes its request path,
-   * where the code begins and the code alphabet, so no string is made for the code. Each character
-   * is read once, checked, hashed and kept in a byte row that the comparisons read.
+   * allow: by default any latin1 one, as `add` stores codes. The redirect (through `findIn`) passes
+   * its request path, where the code begins and the code alphabet, so no string is made for the
+   * code. Each character is read once, checked, hashed and kept in a byte row that the
+   * comparisons read.
    */
   find(text: string, start = 0, allowed: Uint8Array = LATIN1): number {
     const len = text.length - start;
