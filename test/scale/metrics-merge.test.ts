@@ -78,8 +78,18 @@ test('families of different types or buckets under one name are refused, never s
 });
 
 test('a worker: its scrape asks the primary and answers the sum; it answers the primary with its own figures', async (t) => {
+  // What the worker sends the primary, taken in order; a take waits for the message rather than
+  // for a fixed time, since the worker's own figures are collected asynchronously.
   const sent: unknown[] = [];
-  const scope = workerScrapeScope((m) => sent.push(m));
+  let wake: (() => void) | undefined;
+  const scope = workerScrapeScope((m) => {
+    sent.push(m);
+    wake?.();
+  });
+  const take = async (): Promise<unknown> => {
+    while (sent.length === 0) await new Promise<void>((r) => (wake = r));
+    return sent.shift();
+  };
   setScrapeScope(scope);
   t.after(() => setScrapeScope(undefined));
   const metrics = createMetrics({ links: () => 1 });
@@ -87,15 +97,14 @@ test('a worker: its scrape asks the primary and answers the sum; it answers the 
 
   // The primary asks for this worker's own figures.
   scope.receive({ 'shortener-metrics': 'collect', id: 7 });
-  await new Promise((r) => setTimeout(r, 20));
-  const answer = sent.shift() as { 'shortener-metrics': string; id: number; families: Family[] };
+  const answer = (await take()) as { 'shortener-metrics': string; id: number; families: Family[] };
   assert.equal(answer['shortener-metrics'], 'families');
   assert.equal(answer.id, 7);
   assert.deepEqual(answer.families.find((f) => f.name === 'shortener_links_created_total')!.samples, [{ labels: [], value: 1 }]);
 
   // A scrape on this worker: the answer is whatever sum the primary sends back for its request.
   const scrape = metrics.collect();
-  assert.deepEqual(sent.shift(), { 'shortener-metrics': 'gather', id: 0 });
+  assert.deepEqual(await take(), { 'shortener-metrics': 'gather', id: 0 });
   const sum: Family[] = [{ name: 'shortener_links_created_total', help: 'L.', type: 'counter', samples: [{ labels: [], value: 42 }] }];
   scope.receive({ 'shortener-metrics': 'sum', id: 0, families: sum });
   scope.receive({ unrelated: true });
