@@ -52,11 +52,21 @@ const LATIN1 = new Uint8Array(256).fill(1);
 /** The most texts `findIn` remembers; it forgets them all when one more comes. */
 const REMEMBERED_TEXTS = 4096;
 
+/**
+ * A text `findIn` found a code in: the code's slot, and the URL to redirect to when that is all a
+ * redirect needs (a link with neither a retention nor a visit limit, whose URL is short enough to
+ * keep decoded, see `HOT_URL_MAX_BYTES`); null when the caller must read the slot's values.
+ */
+export interface Found {
+  readonly slot: number;
+  readonly url: string | null;
+}
+
 export class Keydir extends KeydirColumns {
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
-  /** See `findIn`: text → slot, for texts read from `rememberedStart` with `rememberedAllowed`. */
-  private readonly remembered = new Map<string, number>();
+  /** See `findIn`: text → what it found there, for texts read from `rememberedStart` with `rememberedAllowed`. */
+  private readonly remembered = new Map<string, Found>();
   private rememberedStart = 0;
   private rememberedAllowed: Uint8Array = LATIN1;
 
@@ -85,29 +95,41 @@ export class Keydir extends KeydirColumns {
   /**
    * `find`, remembering the texts it found a code in lately: the redirect asks with its request
    * path, and a popular link's path comes again and again. A remembered one is a Map lookup, where
-   * the engine hashes and compares the string natively, instead of a loop over its characters and
-   * a walk of the code columns: about a third fewer instructions (docs/performance.md).
-   * Remembered slots are checked live: a deleted code is looked up again, and `vacuum`, which
-   * renumbers slots, forgets them all.
+   * the engine hashes and compares the string natively, and its answer carries the URL: no loop
+   * over the characters, no walk of the code columns, no read of the slot's values
+   * (docs/performance.md). Any change that could make an answer stale (a remove, an edit, `vacuum`,
+   * which renumbers slots) forgets them all; visits change nothing a remembered answer says.
+   * Undefined when no live code is there.
    */
-  findIn(text: string, start: number, allowed: Uint8Array = LATIN1): number {
+  findIn(text: string, start: number, allowed: Uint8Array = LATIN1): Found | undefined {
     if (start !== this.rememberedStart || allowed !== this.rememberedAllowed) {
-      this.remembered.clear();
+      this.forgetTexts();
       this.rememberedStart = start;
       this.rememberedAllowed = allowed;
     }
     const kept = this.remembered.get(text);
-    if (kept !== undefined && this.isLive(kept)) return kept;
+    if (kept !== undefined) return kept;
     const s = this.find(text, start, allowed);
-    if (s !== NONE) {
-      if (this.remembered.size >= REMEMBERED_TEXTS) this.remembered.clear();
-      this.remembered.set(text, s);
-    }
-    return s;
+    if (s === NONE) return undefined;
+    if (this.remembered.size >= REMEMBERED_TEXTS) this.remembered.clear();
+    const plain = this.retention[s] === 0 && this.limit[s] === 0 && this.urlLen[s]! <= HOT_URL_MAX_BYTES;
+    const found: Found = { slot: s, url: plain ? this.redirectUrl(s) : null };
+    this.remembered.set(text, found);
+    return found;
+  }
+
+  /** Empties `remembered`; an empty one is left alone, as replay removes records by the thousand. */
+  private forgetTexts(): void {
+    if (this.remembered.size !== 0) this.remembered.clear();
+  }
+
+  override remove(s: number): void {
+    this.forgetTexts();
+    super.remove(s);
   }
 
   override vacuum(): Int32Array {
-    this.remembered.clear();
+    this.forgetTexts();
     return super.vacuum();
   }
 
@@ -163,6 +185,7 @@ export class Keydir extends KeydirColumns {
    * and moves the slot to its new URL's chain.
    */
   edit(s: number, url: string, retentionDays: number, maxVisits: number | null): void {
+    this.forgetTexts();
     this.retention[s] = retentionDays;
     this.limit[s] = maxVisits ?? 0;
     const codeBytes = this.codeLen[s]!;

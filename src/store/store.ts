@@ -228,11 +228,22 @@ export class Store {
    * The redirect's lookup, one hash lookup and no record object: the URL of the code (counted when
    * `count`; a promise for a limited link, see `limited`), `null` when expired by `now()` (read only
    * for a link that can expire), `undefined` when unknown, `false` when its visit limit is used up.
-   * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`).
+   * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`,
+   * whose answer carries the URL of a link that needs no other check).
    */
   resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
     const records = this.records;
-    const s = start === undefined ? records.find(text) : records.findIn(text, start, allowed);
+    let s: number;
+    if (start === undefined) s = records.find(text);
+    else {
+      const found = records.findIn(text, start, allowed);
+      if (found === undefined) return undefined;
+      if (found.url !== null) {
+        if (count) this.counts.count(found.slot);
+        return found.url;
+      }
+      s = found.slot;
+    }
     if (s === -1) return undefined;
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { encodeEntry } from '../../src/store/format.ts';
 import { searchSnapshot } from '../../src/store/snapshot.ts';
-import { Keydir, type StoredRecord } from '../../src/store/keydir.ts';
+import { Keydir, type Found, type StoredRecord } from '../../src/store/keydir.ts';
 
 const codesOf = (k: Keydir): string[] => [...k.keys()];
 const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].map((s) => k.code(s));
@@ -42,29 +42,48 @@ test('find reads a code from where it starts in a longer text, such as a request
   assert.equal(k.find('/abc123', 1), s, 'and a short one still is after it');
 });
 
+/** The slot `findIn` answers, -1 for none: what `find` answers for the same code. */
+const slotIn = (k: Keydir, text: string, start: number, allowed?: Uint8Array): number => k.findIn(text, start, allowed)?.slot ?? -1;
+
 test('findIn remembers the texts it found a code in, and never answers from a stale one', () => {
   const k = new Keydir();
   const s = k.add('abc', 'https://example.com/a', 1, 0, 0);
-  assert.equal(k.findIn('/abc', 1), s);
-  assert.equal(k.findIn('/abc', 1), s, 'remembered');
-  assert.equal(k.findIn('/abc', 0), -1, 'the same text from another start is another code');
-  assert.equal(k.findIn('/abc', 1), s);
+  assert.deepEqual(k.findIn('/abc', 1), { slot: s, url: 'https://example.com/a' });
+  assert.equal(k.findIn('/abc', 1), k.findIn('/abc', 1), 'remembered: the same answer');
+  assert.equal(slotIn(k, '/abc', 0), -1, 'the same text from another start is another code');
+  assert.equal(slotIn(k, '/abc', 1), s);
   k.delete('abc');
-  assert.equal(k.findIn('/abc', 1), -1, 'deleted');
+  assert.equal(k.findIn('/abc', 1), undefined, 'deleted');
   const again = k.add('abc', 'https://example.com/b', 2, 0, 0);
-  assert.equal(k.findIn('/abc', 1), again, 're-created');
+  assert.deepEqual(k.findIn('/abc', 1), { slot: again, url: 'https://example.com/b' }, 're-created');
+  // An edit changes what a redirect needs: the answer is read again.
+  k.edit(again, 'https://example.com/edited', 0, null);
+  assert.deepEqual(k.findIn('/abc', 1), { slot: again, url: 'https://example.com/edited' }, 'edited');
+  k.edit(again, 'https://example.com/edited', 7, null);
+  assert.deepEqual(k.findIn('/abc', 1), { slot: again, url: null }, 'a retention: the caller checks expiry');
+  k.edit(again, 'https://example.com/edited', 0, 3);
+  assert.deepEqual(k.findIn('/abc', 1), { slot: again, url: null }, 'a visit limit: the caller checks it');
+  k.edit(again, 'https://example.com/edited', 0, null);
+  assert.equal(k.findIn('/abc', 1)?.url, 'https://example.com/edited', 'neither any more');
+  // Visits change nothing a plain answer says.
+  k.visit(again);
+  assert.equal(k.findIn('/abc', 1)?.url, 'https://example.com/edited');
+  const long = `https://example.com/${'x'.repeat(600)}`;
+  const l = k.add('long', long, 1, 0, 0);
+  assert.deepEqual(k.findIn('/long', 1), { slot: l, url: null }, 'a long URL is read from the slot, never kept');
   // Past the most it remembers it forgets, and still answers.
   for (let i = 0; i < 5000; i++) k.add(`c${i}`, 'https://example.com/c', 3, 0, 0);
-  for (let i = 0; i < 5000; i++) assert.equal(k.code(k.findIn(`/c${i}`, 1)), `c${i}`);
-  assert.equal(k.code(k.findIn('/abc', 1)), 'abc');
+  for (let i = 0; i < 5000; i++) assert.equal(k.code(slotIn(k, `/c${i}`, 1)), `c${i}`);
+  assert.equal(k.code(slotIn(k, '/abc', 1)), 'abc');
   // Vacuum renumbers slots: a remembered slot number would now be another code's.
   for (let i = 0; i < 5000; i += 2) k.delete(`c${i}`);
+  for (let i = 1; i < 5000; i += 2) slotIn(k, `/c${i}`, 1);
   k.vacuum();
-  for (let i = 0; i < 5000; i++) assert.equal(k.findIn(`/c${i}`, 1), k.find(`c${i}`), `c${i}`);
-  assert.equal(k.code(k.findIn('/abc', 1)), 'abc');
+  for (let i = 0; i < 5000; i++) assert.equal(slotIn(k, `/c${i}`, 1), k.find(`c${i}`), `c${i}`);
+  assert.equal(k.code(slotIn(k, '/abc', 1)), 'abc');
   const digits = new Uint8Array(256);
   for (const c of '0123456789') digits[c.charCodeAt(0)] = 1;
-  assert.equal(k.findIn('/abc', 1, digits), -1, 'nor is it a code of other characters');
+  assert.equal(slotIn(k, '/abc', 1, digits), -1, 'nor is it a code of other characters');
 });
 
 test('re-adding a code replaces its record and moves it to the end', () => {
@@ -189,6 +208,11 @@ test('redirectUrl keeps recent URLs decoded and stays exact through re-adds and 
   for (let i = 0; i < 3000; i++) assert.equal(k.redirectUrl(k.find(`d${i}`)), `https://d.example/${i}`);
 });
 
+/** A `findIn` answer carries the URL exactly when the record needs no other check. */
+function assertAnswers(found: Found, rec: StoredRecord): void {
+  assert.equal(found.url, rec.retentionDays === 0 && rec.maxVisits === null ? rec.url : null);
+}
+
 test('property: after any sequence of operations the keydir agrees with a Map of records', () => {
   fc.assert(
     fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 1, max: 64 }), (ops, capacity) => {
@@ -211,9 +235,10 @@ test('property: after any sequence of operations the keydir agrees with a Map of
           }
         } else if (o.op === 'redirect') {
           // As the redirect asks: its request path, from where the code starts (remembered).
-          const s = k.findIn(`${'/s/'.slice(0, o.start)}${o.code}`, o.start);
-          assert.equal(s, k.find(o.code));
-          assert.equal(s !== -1, model.has(o.code));
+          const found = k.findIn(`${'/s/'.slice(0, o.start)}${o.code}`, o.start);
+          assert.equal(found?.slot ?? -1, k.find(o.code));
+          assert.equal(found !== undefined, model.has(o.code));
+          if (found) assertAnswers(found, model.get(o.code)!);
         } else if (o.op === 'delete') {
           assert.equal(k.delete(o.code), model.delete(o.code));
         } else if (o.op === 'visit') {
@@ -231,7 +256,9 @@ test('property: after any sequence of operations the keydir agrees with a Map of
       for (const rec of model.values()) {
         assert.deepEqual(k.get(rec.code), rec);
         assert.equal(k.redirectUrl(k.find(rec.code)), rec.url);
-        assert.equal(k.findIn(`/${rec.code}`, 1), k.find(rec.code));
+        const found = k.findIn(`/${rec.code}`, 1);
+        assert.equal(found?.slot, k.find(rec.code));
+        assertAnswers(found!, rec);
       }
       for (const u of ['https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/']) {
         const expected = [...model.values()].filter((r) => r.url === u).map((r) => r.code).reverse();
