@@ -65,6 +65,8 @@ export function createDispatch(deps: DispatchDeps): Handler {
   // The redirect fast path skips the gate, so it is taken only where short links are public: gate
   // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
   const fastRedirects = deps.fastRedirects;
+  // The fast path's counters, held here: one load fewer per redirect than through `metrics`.
+  const fastCounts = metrics.fastRedirects;
 
   function fail(res: ServerResponse, failure: unknown, method: string, target: string): void {
     if (res.headersSent) {
@@ -108,7 +110,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
   }
 
   function fastAnswer(res: ServerResponse, method: string, hit: Visit): void {
-    if (hit.kind === 'found') metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+    if (hit.kind === 'found') fastCounts[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
     else metrics.redirected(hit.kind);
     answerVisit(reply, res, hit, deps.uiServed);
   }
@@ -135,7 +137,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
         const decided = hit as Visit | undefined;
         if (decided?.kind === 'found') {
           // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
-          metrics.fastRedirects[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+          fastCounts[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
           return reply.found(res, decided.url);
         }
         // A store that answers later (a database) has decided, and counted, by then: answered
