@@ -4,8 +4,11 @@
  * each visit exactly once.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { request, start } from '../support/helpers.ts';
+import { encodeEntry } from '../../src/store/format.ts';
+import { request, start, tempDir, visitsOf } from '../support/helpers.ts';
 import { sendRaw } from '../support/raw-http.ts';
 import { onOneProcess } from '../support/cluster.ts';
 
@@ -138,4 +141,28 @@ test('many concurrent redirects of several links: every GET counted once, in mem
   } finally {
     await again.close();
   }
+});
+
+test('a log holding links under reserved words (written by another tool) never shadows the routes', onOneProcess('it seeds its log file directly'), async (t) => {
+  const dir = tempDir(t);
+  const words = ['metrics', 'static', 'docs', 'api', 'healthz', 'mcp'];
+  const lines = [...words, 'plain1'].map((code) => encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }));
+  writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
+  for (const base of ['', '/s']) {
+    const h = await start(t, { dataDir: dir, ...(base ? { baseUrl: 'http://127.0.0.1/s' } : {}) });
+    const plain = await h.req(`${base}/plain1`);
+    assert.equal(plain.headers.location, 'https://example.com/plain1', `the log is read: ${plain.status} ${plain.body}`);
+    // Each path twice: the second time the store has seen it.
+    for (let round = 0; round < 2; round++) {
+      for (const [word, status] of [['metrics', 200], ['static', 404], ['docs', 200], ['api', 404], ['healthz', 200], ['mcp', 405]] as const) {
+        const r = await h.req(`${base}/${word}`);
+        assert.equal(r.status, status, `${base}/${word}`);
+        assert.equal(r.headers.location, undefined, `${base}/${word}`);
+      }
+    }
+    await h.close(true);
+  }
+  // No visit of theirs was counted.
+  const h = await start(t, { dataDir: dir });
+  for (const word of words) assert.equal(await visitsOf(h.shortener, word), 0, word);
 });
