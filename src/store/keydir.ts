@@ -19,6 +19,7 @@
 import { HASH_START, hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
 import { DIRTY, KeydirColumns } from './keydir-columns.ts';
+import { RememberedPaths, type Found } from './remembered-paths.ts';
 import type { LinkRecord } from './link-store.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
@@ -49,26 +50,11 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
 const LATIN1 = new Uint8Array(256).fill(1);
 
-/** The most texts `findIn` remembers; it forgets them all when one more comes. */
-const REMEMBERED_TEXTS = 4096;
-
-/**
- * A text `findIn` found a code in: the code's slot, and the URL to redirect to when that is all a
- * redirect needs (a link with neither a retention nor a visit limit, whose URL is short enough to
- * keep decoded, see `HOT_URL_MAX_BYTES`); null when the caller must read the slot's values.
- */
-export interface Found {
-  readonly slot: number;
-  readonly url: string | null;
-}
-
 export class Keydir extends KeydirColumns {
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
-  /** See `findIn`: text → what it found there, for texts read from `rememberedStart` with `rememberedAllowed`. */
-  private readonly remembered = new Map<string, Found>();
-  private rememberedStart = 0;
-  private rememberedAllowed: Uint8Array = LATIN1;
+  /** See `findIn`. */
+  private readonly remembered = new RememberedPaths();
 
   /**
    * The live slot of the code that `text` spells from `start` to its end (all of `text` by
@@ -93,43 +79,29 @@ export class Keydir extends KeydirColumns {
   }
 
   /**
-   * `find`, remembering the texts it found a code in lately: the redirect asks with its request
-   * path, and a popular link's path comes again and again. A remembered one is a Map lookup, where
-   * the engine hashes and compares the string natively, and its answer carries the URL: no loop
-   * over the characters, no walk of the code columns, no read of the slot's values
-   * (docs/performance.md). Any change that could make an answer stale (a remove, an edit, `vacuum`,
-   * which renumbers slots) forgets them all; visits change nothing a remembered answer says.
-   * Undefined when no live code is there.
+   * `find`, remembering the paths it found a code in lately (`RememberedPaths`), and for a link
+   * that needs nothing else, its URL: a remembered redirect reads no column of the slot. Any change
+   * that could make an answer stale (a remove, an edit, `vacuum`, which renumbers slots) forgets
+   * them all; visits change nothing an answer says. Undefined when no live code is there.
    */
   findIn(text: string, start: number, allowed: Uint8Array = LATIN1): Found | undefined {
-    if (start !== this.rememberedStart || allowed !== this.rememberedAllowed) {
-      this.forgetTexts();
-      this.rememberedStart = start;
-      this.rememberedAllowed = allowed;
-    }
-    const kept = this.remembered.get(text);
+    const kept = this.remembered.get(text, start, allowed);
     if (kept !== undefined) return kept;
     const s = this.find(text, start, allowed);
     if (s === NONE) return undefined;
-    if (this.remembered.size >= REMEMBERED_TEXTS) this.remembered.clear();
     const plain = this.retention[s] === 0 && this.limit[s] === 0 && this.urlLen[s]! <= HOT_URL_MAX_BYTES;
     const found: Found = { slot: s, url: plain ? this.redirectUrl(s) : null };
     this.remembered.set(text, found);
     return found;
   }
 
-  /** Empties `remembered`; an empty one is left alone, as replay removes records by the thousand. */
-  private forgetTexts(): void {
-    if (this.remembered.size !== 0) this.remembered.clear();
-  }
-
   override remove(s: number): void {
-    this.forgetTexts();
+    this.remembered.clear();
     super.remove(s);
   }
 
   override vacuum(): Int32Array {
-    this.forgetTexts();
+    this.remembered.clear();
     return super.vacuum();
   }
 
@@ -185,7 +157,7 @@ export class Keydir extends KeydirColumns {
    * and moves the slot to its new URL's chain.
    */
   edit(s: number, url: string, retentionDays: number, maxVisits: number | null): void {
-    this.forgetTexts();
+    this.remembered.clear();
     this.retention[s] = retentionDays;
     this.limit[s] = maxVisits ?? 0;
     const codeBytes = this.codeLen[s]!;

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { encodeEntry } from '../../src/store/format.ts';
 import { searchSnapshot } from '../../src/store/snapshot.ts';
-import { Keydir, type Found, type StoredRecord } from '../../src/store/keydir.ts';
+import { Keydir, type StoredRecord } from '../../src/store/keydir.ts';
+import type { Found } from '../../src/store/remembered-paths.ts';
 
 const codesOf = (k: Keydir): string[] => [...k.keys()];
 const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].map((s) => k.code(s));
