@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
+const dist = (p) => new URL(`../dist/lib/${p}`, import.meta.url).href;
 
 async function child(mode, dir) {
   const { Store } = await import(dist('store/store.js'));
@@ -65,7 +65,7 @@ function run(mode, dir) {
 }
 
 async function main() {
-  if (!existsSync(join(root, 'dist', 'store', 'store.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (!existsSync(join(root, 'dist', 'lib', 'store', 'store.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   const mb = (b) => (b / 1e6).toFixed(0);
   console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
   console.log('| links | log size | bytes/link | start-up replay | RSS after start-up | compaction |');

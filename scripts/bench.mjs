@@ -130,7 +130,7 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 `;
 
 async function startBaseline(withHeaders) {
-  const { baseHeaders, flatten } = await import(new URL('../dist/http/headers.js', import.meta.url).href);
+  const { baseHeaders, flatten } = await import(new URL('../dist/lib/http/headers.js', import.meta.url).href);
   const env = { HEADERS: withHeaders ? JSON.stringify(flatten(baseHeaders({ https: false }))) : '[]', LOCATION: TARGET };
   return startProcess(process.execPath, ['-e', BASELINE], env, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined);
 }
@@ -192,7 +192,7 @@ async function shorten(port, url) {
 
 /** A data dir whose log already holds `n` links (written directly: seeding over HTTP is slow). */
 async function seededDir(n) {
-  const { encodeEntry } = await import(new URL('../dist/store/format.js', import.meta.url).href);
+  const { encodeEntry } = await import(new URL('../dist/lib/store/format.js', import.meta.url).href);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   dirs.add(dir);
   const lines = [];
@@ -312,7 +312,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', as
  * `concurrency` readers at once in another process.
  */
 async function listingStall(n, concurrencies) {
-  const { createShortener } = await import(new URL('../dist/app.js', import.meta.url).href);
+  const { createShortener } = await import(new URL('../dist/lib/app.js', import.meta.url).href);
   const { createServer } = await import('node:http');
   const { createInterface } = await import('node:readline');
   const dir = await seededDir(n);

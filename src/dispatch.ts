@@ -129,15 +129,17 @@ export function createDispatch(deps: DispatchDeps): Handler {
     // trailing slash to normalize), a database is asked only for a code-shaped one
     // (`Service.visitIn`). A hit is answered here; anything else (a miss, an expired link, any
     // other spelling) takes the general path below, which gives the same answers.
-    if (fastRedirects && (method === 'GET' || method === 'HEAD') && target.startsWith(linkPrefix) && !reservedPaths.has(target)) {
+    // Compared once: node:http's method is not an interned string, so each `===` compares characters.
+    const get = method === 'GET';
+    if (fastRedirects && (get || method === 'HEAD') && target.startsWith(linkPrefix) && !reservedPaths.has(target)) {
       try {
-        const hit = service.visitIn(target, linkPrefix.length, method === 'GET');
+        const hit = service.visitIn(target, linkPrefix.length, get);
         // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which
         // walks the prototype chain of every redirect's answer.
         const decided = hit as Visit | undefined;
         if (decided?.kind === 'found') {
           // Counting here is one increment of a preallocated slot, and no timing (metrics.ts).
-          fastCounts[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+          fastCounts[get ? FAST_GET : FAST_HEAD]!++;
           return reply.found(res, decided.url);
         }
         // A store that answers later (a database) has decided, and counted, by then: answered

@@ -289,12 +289,12 @@ test('library options are normalized like the CLI', async (t) => {
 test('the package entry src/index.ts exports createShortener', () => {
   assert.equal(typeof entry.createShortener, 'function');
   assert.equal(entry.createShortener, createShortener);
-  // package.json points at the compiled entry (tsconfig.build.json: src/ → dist/).
+  // package.json points at the compiled entry (tsconfig.build.json: src/ → dist/lib/).
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     main: string;
     exports: { '.': { default: string; types: string } };
   };
-  assert.equal(pkg.main, './dist/index.js');
-  assert.equal(pkg.exports['.'].default, './dist/index.js');
-  assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
+  assert.equal(pkg.main, './dist/lib/index.js');
+  assert.equal(pkg.exports['.'].default, './dist/lib/index.js');
+  assert.equal(pkg.exports['.'].types, './dist/lib/index.d.ts');
 });

@@ -1,9 +1,9 @@
 /**
- * `npm run build` bundles the server into one file, `dist/server.js` (scripts/bundle-server.mjs):
- * what `node dist/server.js` runs is that bundle, not the sources the other tests start. It is
- * built here the same way into a file beside it, then run: one module that imports only Node's
- * own, finding through the package root what the sources find beside them (the UI, the notice
- * schema, the version).
+ * `npm run build` bundles the server into one CommonJS file, `dist/server.js`
+ * (scripts/bundle-server.mjs): what `node dist/server.js` runs is that bundle, not the sources the
+ * other tests start. It is built here the same way into a file beside it, then run: one file that
+ * requires only Node's own, loaded as CommonJS (dist/package.json), finding through the package
+ * root what the sources find beside them (the UI, the notice schema, the version).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -24,9 +24,14 @@ test('the bundled server: one file with only node: imports; it serves the UI, th
   assert.equal(built.status, 0, built.stderr);
 
   const code = readFileSync(bundle, 'utf8');
-  const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
-  assert.ok(imports.includes('node:http'), 'the bundle starts a node:http server');
-  assert.deepEqual(imports.filter((specifier) => !specifier.startsWith('node:')), [], 'no module of ours is loaded beside the bundle');
+  // CommonJS: dist/package.json says so, and the file has no import statement (an ES module entry
+  // serves about 1 % slower: docs/performance.md).
+  assert.deepEqual(JSON.parse(readFileSync(join(ROOT, 'dist', 'package.json'), 'utf8')), { type: 'commonjs' });
+  assert.doesNotMatch(code, /^import /m);
+  assert.match(code, /^"use strict";$/m, 'strict, as the ES module sources are');
+  const requires = [...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!);
+  assert.ok(requires.includes('node:http'), 'the bundle starts a node:http server');
+  assert.deepEqual(requires.filter((specifier) => !specifier.startsWith('node:')), [], 'no module of ours is loaded beside the bundle');
   // The PostgreSQL driver stays out of it: an optional peer dependency, imported when configured.
   assert.doesNotMatch(code, /postgres\.js|class Sql\b/);
 
