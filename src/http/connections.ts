@@ -50,24 +50,38 @@ export type InFlight<T> = (conn: T) => Pending | null;
  */
 export interface Slot<T> {
   readonly conn: T;
-  /** Neighbours in the list of connections, ordered by when their latest request began. */
-  prev: Slot<T> | null;
-  next: Slot<T> | null;
+  /** When its latest request began (a silent connection: when it was admitted), on the table's clock. */
+  latest: number;
+  /** `latest` as it was when the slot was last put in the eviction queue (see `ConnectionTable`). */
+  queued: number;
+  /** Its index in the table's array of open connections. */
+  at: number;
   /** Closed and out of the table: later events about it change nothing. */
   gone: boolean;
 }
 
 /**
- * The open connections, in the order their latest request began (a silent one: when it connected).
- * Pure: it closes connections only through the `close` it is given. A request costs two links of a
- * list (`started`); whether a connection is in flight is read only at the cap (from the oldest end,
- * passing over long requests still in flight: at most the whole table, and only at the cap) and on
- * shutdown. No Map or Set, whose deletes leave holes to rehash.
+ * The open connections, each stamped with when its latest request began (a silent one: when it
+ * connected). Pure: it closes connections only through the `close` it is given.
+ *
+ * A request costs one stamp (`started`): a counter and a store, nothing relinked. Order is needed
+ * only at the cap, where the connection to close is, of those with no request in flight, the one
+ * with the oldest stamp. For that the table keeps an eviction queue: the open connections sorted by
+ * stamp when it was last built. An entry whose connection has closed or started a request since is
+ * stale; every other one is older than any connection stamped since, so the first entry that is
+ * neither stale nor in flight is the one to close. Only when no such entry is left, and some
+ * connection is not in the queue as it stands, is the queue built again. Whether a connection has a
+ * request in flight is read only there and on shutdown. Below the cap the queue is dropped, so it
+ * never keeps a closed connection alive for long.
  */
 export class ConnectionTable<T> {
-  private head: Slot<T> | null = null;
-  private tail: Slot<T> | null = null;
-  private open = 0;
+  /** The open connections, in no order: a closed one's place goes to the last one. */
+  private readonly open: Slot<T>[] = [];
+  /** Advances with every admission and every request. */
+  private clock = 0;
+  /** The eviction queue (see above), from `front` on; stale entries before `front` are passed for good. */
+  private queue: Slot<T>[] = [];
+  private front = 0;
   private draining = false;
 
   /**
@@ -91,13 +105,13 @@ export class ConnectionTable<T> {
   }
 
   get size(): number {
-    return this.open;
+    return this.open.length;
   }
 
   /** Connections with a request in flight (a walk over the table: for shutdown's log lines). */
   get inFlight(): number {
     let n = 0;
-    for (let slot = this.head; slot !== null; slot = slot.next) if (this.hasRequestInFlight(slot)) n++;
+    for (const slot of this.open) if (this.hasRequestInFlight(slot)) n++;
     return n;
   }
 
@@ -113,26 +127,25 @@ export class ConnectionTable<T> {
    */
   admit(conn: T): Slot<T> | undefined {
     if (this.draining) return undefined;
-    if (this.open >= this.max) {
-      let oldest = this.head;
-      while (oldest !== null && this.hasRequestInFlight(oldest)) oldest = oldest.next;
-      if (oldest === null) return undefined;
+    if (this.open.length >= this.max) {
+      const oldest = this.oldestIdle();
+      if (oldest === undefined) return undefined;
       this.drop(oldest);
       this.close(oldest.conn);
+    } else if (this.queue.length !== 0) {
+      this.queue = [];
+      this.front = 0;
     }
-    const slot: Slot<T> = { conn, prev: null, next: null, gone: false };
-    this.open++;
-    this.append(slot);
+    const stamp = ++this.clock;
+    const slot: Slot<T> = { conn, latest: stamp, queued: 0, at: this.open.length, gone: false };
+    this.open.push(slot);
     return slot;
   }
 
   /** A complete request head arrived on the connection and goes to the handler. */
   started(slot: Slot<T>): void {
-    if (slot.gone) return;
-    if (slot !== this.tail) {
-      this.unlink(slot);
-      this.append(slot);
-    }
+    // A closed slot is in neither the table nor a queue that will be read: its stamp stays unread.
+    slot.latest = ++this.clock;
   }
 
   /** The connection is gone, closed by either side. */
@@ -147,7 +160,7 @@ export class ConnectionTable<T> {
   drain(): void {
     this.draining = true;
     const idle: Slot<T>[] = [];
-    for (let slot = this.head; slot !== null; slot = slot.next) {
+    for (const slot of this.open) {
       const res = this.unsent(slot);
       if (res) this.closeWhenSent(slot, res);
       else idle.push(slot);
@@ -170,27 +183,44 @@ export class ConnectionTable<T> {
     });
   }
 
+  /** The open connection without a request in flight whose latest request began longest ago. */
+  private oldestIdle(): Slot<T> | undefined {
+    let current = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      const queue = this.queue;
+      current = 0;
+      for (let i = this.front; i < queue.length; i++) {
+        const slot = queue[i]!;
+        if (slot.gone || slot.latest !== slot.queued) {
+          if (i === this.front) this.front++;
+          continue;
+        }
+        current++;
+        if (!this.hasRequestInFlight(slot)) return slot;
+      }
+      // Every open connection is in the queue as it stands, each with a request in flight.
+      if (current === this.open.length) return undefined;
+      this.requeue();
+    }
+    return undefined;
+  }
+
+  /** The eviction queue built anew: every open connection, oldest stamp first. */
+  private requeue(): void {
+    const queue = this.open.slice().sort((a, b) => a.latest - b.latest);
+    for (const slot of queue) slot.queued = slot.latest;
+    this.queue = queue;
+    this.front = 0;
+  }
+
   /** Out of the table for good. */
   private drop(slot: Slot<T>): void {
     slot.gone = true;
-    this.open--;
-    this.unlink(slot);
-  }
-
-  private append(slot: Slot<T>): void {
-    slot.prev = this.tail;
-    slot.next = null;
-    if (this.tail === null) this.head = slot;
-    else this.tail.next = slot;
-    this.tail = slot;
-  }
-
-  private unlink(slot: Slot<T>): void {
-    if (slot.prev === null) this.head = slot.next;
-    else slot.prev.next = slot.next;
-    if (slot.next === null) this.tail = slot.prev;
-    else slot.next.prev = slot.prev;
-    slot.prev = slot.next = null;
+    const last = this.open.pop()!;
+    if (last !== slot) {
+      this.open[slot.at] = last;
+      last.at = slot.at;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * the last test here checks on a real server that the table keeps no response alive.
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { Agent, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
@@ -73,6 +74,80 @@ function table(max: number) {
   };
   return { t, closedByTable };
 }
+
+test('at the cap again, a connection that started a request since the last eviction is no longer the oldest', () => {
+  const { t, closedByTable } = table(3);
+  for (const name of ['a', 'b', 'c']) t.admit(name);
+  for (const name of ['a', 'b', 'c']) t.started(name);
+  for (const name of ['a', 'b', 'c']) t.finished(name);
+  assert.equal(t.admit('d'), true);
+  assert.deepEqual(closedByTable, ['a']);
+  // b was next in line when a went; its new request puts it behind c and d.
+  t.started('b');
+  t.finished('b');
+  assert.equal(t.admit('e'), true);
+  assert.deepEqual(closedByTable, ['a', 'c']);
+  assert.equal(t.admit('f'), true);
+  assert.deepEqual(closedByTable, ['a', 'c', 'd']);
+});
+
+type Step = { op: 'admit' } | { op: 'started' | 'finished' | 'closed'; pick: number };
+
+test('property: against a model that keeps every stamp and sorts at the cap, the table closes and refuses exactly the same connections', () => {
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    { weight: 3, arbitrary: fc.constant({ op: 'admit' as const }) },
+    { weight: 4, arbitrary: fc.record({ op: fc.constant('started' as const), pick: fc.nat() }) },
+    { weight: 3, arbitrary: fc.record({ op: fc.constant('finished' as const), pick: fc.nat() }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('closed' as const), pick: fc.nat() }) },
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 4 }), fc.array(step, { maxLength: 200 }), (max, steps) => {
+      const { t, closedByTable } = table(max);
+      // The model: each open connection's latest start (or admission) and its responses not yet sent.
+      const model = new Map<string, { latest: number; unsent: number }>();
+      let clock = 0;
+      let next = 0;
+      const modelClosed: string[] = [];
+      for (const s of steps) {
+        const names = [...model.keys()];
+        if (s.op === 'admit') {
+          const name = `c${next++}`;
+          let admitted = true;
+          if (model.size >= max) {
+            const idle = [...model].filter(([, c]) => c.unsent === 0).sort((a, b) => a[1].latest - b[1].latest);
+            if (idle.length === 0) admitted = false;
+            else {
+              model.delete(idle[0]![0]);
+              modelClosed.push(idle[0]![0]);
+            }
+          }
+          if (admitted) model.set(name, { latest: ++clock, unsent: 0 });
+          assert.equal(t.admit(name), admitted, `admit ${name}`);
+        } else {
+          if (names.length === 0) continue;
+          const name = names[s.pick % names.length]!;
+          const c = model.get(name)!;
+          if (s.op === 'started') {
+            c.latest = ++clock;
+            c.unsent++;
+            t.started(name);
+          } else if (s.op === 'finished') {
+            if (c.unsent === 0) continue;
+            c.unsent--;
+            t.finished(name);
+          } else {
+            model.delete(name);
+            t.closed(name);
+          }
+        }
+        assert.deepEqual(closedByTable, modelClosed);
+        assert.equal(t.size, model.size);
+        assert.equal(t.inFlight, [...model.values()].filter((c) => c.unsent > 0).length);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
 
 test('below the cap every connection is admitted and none is closed', () => {
   const { t, closedByTable } = table(3);
