@@ -14,15 +14,15 @@ import { readFileSync } from 'node:fs';
 /** The first folder at or above `from`'s whose `package.json` has a `name`. */
 export function packageRootOf(from: URL): URL {
   for (let dir = new URL('./', from); ; ) {
-    const named = readName(new URL('package.json', dir));
-    if (named) return dir;
+    if (namesPackage(new URL('package.json', dir))) return dir;
     const up = new URL('../', dir);
     if (up.href === dir.href) throw new Error(`no package.json with a name above ${from.href}`);
     dir = up;
   }
 }
 
-function readName(file: URL): boolean {
+/** Whether `file` exists and has a `name`. */
+function namesPackage(file: URL): boolean {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

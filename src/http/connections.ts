@@ -136,8 +136,7 @@ export class ConnectionTable<T> {
       this.queue = [];
       this.front = 0;
     }
-    const stamp = ++this.clock;
-    const slot: Slot<T> = { conn, latest: stamp, queued: 0, at: this.open.length, gone: false };
+    const slot: Slot<T> = { conn, latest: ++this.clock, queued: 0, at: this.open.length, gone: false };
     this.open.push(slot);
     return slot;
   }
@@ -185,24 +184,32 @@ export class ConnectionTable<T> {
 
   /** The open connection without a request in flight whose latest request began longest ago. */
   private oldestIdle(): Slot<T> | undefined {
-    let current = 0;
-    for (let pass = 0; pass < 2; pass++) {
-      const queue = this.queue;
-      current = 0;
-      for (let i = this.front; i < queue.length; i++) {
-        const slot = queue[i]!;
-        if (slot.gone || slot.latest !== slot.queued) {
-          if (i === this.front) this.front++;
-          continue;
-        }
-        current++;
-        if (!this.hasRequestInFlight(slot)) return slot;
-      }
-      // Every open connection is in the queue as it stands, each with a request in flight.
-      if (current === this.open.length) return undefined;
+    const first = this.scanQueue();
+    // Some open connection is not in the queue as it stands: it may be the one.
+    if (first.idle === undefined && first.current < this.open.length) {
       this.requeue();
+      return this.scanQueue().idle;
     }
-    return undefined;
+    return first.idle;
+  }
+
+  /**
+   * The first entry of the queue that is current (neither closed nor stamped since it was queued)
+   * and has no request in flight, and how many current entries were passed on the way.
+   */
+  private scanQueue(): { idle: Slot<T> | undefined; current: number } {
+    const queue = this.queue;
+    let current = 0;
+    for (let i = this.front; i < queue.length; i++) {
+      const slot = queue[i]!;
+      if (slot.gone || slot.latest !== slot.queued) {
+        if (i === this.front) this.front++;
+        continue;
+      }
+      current++;
+      if (!this.hasRequestInFlight(slot)) return { idle: slot, current };
+    }
+    return { idle: undefined, current };
   }
 
   /** The eviction queue built anew: every open connection, oldest stamp first. */
