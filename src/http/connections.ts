@@ -69,10 +69,11 @@ export interface Slot<T> {
  * with the oldest stamp. For that the table keeps an eviction queue: the open connections sorted by
  * stamp when it was last built. An entry whose connection has closed or started a request since is
  * stale; every other one is older than any connection stamped since, so the first entry that is
- * neither stale nor in flight is the one to close. Only when no such entry is left, and some
- * connection is not in the queue as it stands, is the queue built again. Whether a connection has a
- * request in flight is read only there and on shutdown. Below the cap the queue is dropped, so it
- * never keeps a closed connection alive for long.
+ * neither stale nor in flight is the one to close. Only when no such entry is left, some
+ * connection is not in the queue as it stands and some connection has no request in flight, is the
+ * queue built again (a refusal costs a walk over the table, as it always did). Whether a
+ * connection has a request in flight is read only there and on shutdown. Below the cap the queue
+ * is dropped, so it never keeps a closed connection alive for long.
  */
 export class ConnectionTable<T> {
   /** The open connections, in no order: a closed one's place goes to the last one. */
@@ -185,12 +186,13 @@ export class ConnectionTable<T> {
   /** The open connection without a request in flight whose latest request began longest ago. */
   private oldestIdle(): Slot<T> | undefined {
     const first = this.scanQueue();
-    // Some open connection is not in the queue as it stands: it may be the one.
-    if (first.idle === undefined && first.current < this.open.length) {
-      this.requeue();
-      return this.scanQueue().idle;
-    }
-    return first.idle;
+    if (first.idle !== undefined || first.current === this.open.length) return first.idle;
+    // Some open connection is not in the queue as it stands, and may be the one. Sorted again only
+    // when one can go: while every connection has a request in flight, each refusal is one walk
+    // over the table, never a sort.
+    if (this.open.every((slot) => this.hasRequestInFlight(slot))) return undefined;
+    this.requeue();
+    return this.scanQueue().idle;
   }
 
   /**
