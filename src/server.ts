@@ -11,7 +11,7 @@ import { openShortenerAsync, type OpenedShortener, type Shortener } from './app.
 import { startCluster } from './cli/cluster.ts';
 import { helpText, resolveConfig } from './cli/config.ts';
 import { spareLongUploads } from './http/body.ts';
-import { trackConnections } from './http/connections.ts';
+import { trackConnections } from './http/tracking.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
 import { parseTransferCommand, runTransferCommand } from './cli/transfer-commands.ts';
@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
   const server = createServer(limits.options);
-  // Its `serve` attaches the handler: a request counts as in flight before it runs.
+  // Its `serve` attaches the handler: a request counts as in flight before it runs. It keeps the
+  // keep-alive timeout from here on (keep-alive.ts).
   const connections = trackConnections(server, limits.maxConnections);
   // An import may take longer than request_timeout_ms to upload: cut only when its bytes stop.
   spareLongUploads(server, config.requestTimeoutMs);

@@ -1,6 +1,6 @@
 /**
- * The open connections of the self-hosting server, for two decisions node:http cannot make
- * (docs/operations.md, connections and shutdown). Like `http-options.ts` this is the wrapper's business: an
+ * The open connections of the self-hosting server, for decisions node:http cannot make, or makes
+ * at a price on every request (docs/operations.md, connections and shutdown). Like `http-options.ts` this is the wrapper's business: an
  * embedder's server owns its own sockets.
  *
  * - **The cap.** At `max_connections` a new connection is admitted by closing, of those with no
@@ -12,12 +12,13 @@
  *   own `server.maxConnections` refuses every new connection instead, so it is not used.
  * - **Shutdown.** Every connection without a request in flight is closed at once; each other one
  *   as soon as its last response has been sent.
+ * - **Keep-alive.** An idle kept-alive connection is closed after `keep_alive_timeout_ms`, by the
+ *   table rather than by a timer node:http re-arms on every request (keep-alive.ts).
  *
  * A connection that never sends a byte is not kept forever below the cap either: node:http answers
  * it `408` after `headers_timeout_ms`, like a client dripping its headers.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { unseen, type Quiet } from './keep-alive.ts';
 
 /**
  * What the table asks of a response; node:http's `ServerResponse` is one. Asked, not told: a
@@ -52,6 +53,10 @@ export interface Slot<T> {
   readonly conn: T;
   /** When its latest request began (a silent connection: when it was admitted), on the table's clock. */
   latest: number;
+  /** `latest` when it was admitted: the two differ once it has started a request. */
+  readonly born: number;
+  /** What the keep-alive looks saw of it (keep-alive.ts). */
+  readonly quiet: Quiet;
   /** `latest` as it was when the slot was last put in the eviction queue (see `ConnectionTable`). */
   queued: number;
   /** Its index in the table's array of open connections. */
@@ -137,7 +142,8 @@ export class ConnectionTable<T> {
       this.queue = [];
       this.front = 0;
     }
-    const slot: Slot<T> = { conn, latest: ++this.clock, queued: 0, at: this.open.length, gone: false };
+    const stamp = ++this.clock;
+    const slot: Slot<T> = { conn, latest: stamp, born: stamp, quiet: unseen(), queued: 0, at: this.open.length, gone: false };
     this.open.push(slot);
     return slot;
   }
@@ -166,6 +172,20 @@ export class ConnectionTable<T> {
       else idle.push(slot);
     }
     for (const slot of idle) {
+      this.drop(slot);
+      this.close(slot.conn);
+    }
+  }
+
+  /**
+   * Closes each connection that `expired` picks, told whether it has a request in flight: one walk
+   * over the table (for the keep-alive timeout).
+   */
+  closeWhere(expired: (slot: Slot<T>, busy: boolean) => boolean): void {
+    // From the end: a closed connection's place goes to the last one, which has been seen.
+    for (let i = this.open.length - 1; i >= 0; i--) {
+      const slot = this.open[i]!;
+      if (!expired(slot, this.hasRequestInFlight(slot))) continue;
       this.drop(slot);
       this.close(slot.conn);
     }
@@ -231,59 +251,4 @@ export class ConnectionTable<T> {
       last.at = slot.at;
     }
   }
-}
-
-/** Where a socket keeps its slot. */
-const SLOT = Symbol('connection slot');
-/**
- * `_httpMessage` is where node:http keeps the response a socket is sending (null once it is sent,
- * then the next pipelined one); its own `closeIdleConnections` reads it to tell idle connections
- * from busy ones, as this table does.
- */
-type TrackedSocket = Socket & { [SLOT]?: Slot<Socket>; _httpMessage?: ServerResponse | null };
-
-const owed: InFlight<TrackedSocket> = (socket) => socket._httpMessage ?? null;
-
-export interface TrackedConnections {
-  readonly table: ConnectionTable<Socket>;
-  /**
-   * `handler` as the server's request handler, each request noted in the table before it runs.
-   * One listener rather than a second one for noting: node:http copies its listener list on
-   * every emit when there are two.
-   */
-  serve(handler: (req: IncomingMessage, res: ServerResponse) => void): void;
-}
-
-/** Keeps `server`'s connections in a table with `max` slots, closing sockets as it decides. */
-export function trackConnections(server: Server, max: number): TrackedConnections {
-  // Closing at once loses nothing: a connection without a request in flight has nothing owed, and
-  // a finished response is already with the kernel, which sends it before the FIN.
-  const table = new ConnectionTable<Socket>(max, (socket) => socket.destroy(), owed);
-
-  function forget(this: TrackedSocket): void {
-    const slot = this[SLOT];
-    if (slot) table.closed(slot);
-  }
-
-  server.on('connection', function admitConnection(socket: TrackedSocket) {
-    const slot = table.admit(socket);
-    if (slot === undefined) {
-      socket.destroy();
-      return;
-    }
-    socket[SLOT] = slot;
-    socket.on('close', forget);
-  });
-  return {
-    table,
-    serve(handler) {
-      server.on('request', function notedRequest(req: IncomingMessage, res: ServerResponse) {
-        const slot = (req.socket as TrackedSocket)[SLOT];
-        if (slot) table.started(slot);
-        // While draining, say so: the client will not send another request on this connection.
-        if (table.isDraining) res.shouldKeepAlive = false;
-        handler(req, res);
-      });
-    },
-  };
 }

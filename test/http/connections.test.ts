@@ -7,12 +7,13 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Agent, createServer, get } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ConnectionTable, trackConnections, type Pending, type Slot } from '../../src/http/connections.ts';
+import { ConnectionTable, type Pending, type Slot } from '../../src/http/connections.ts';
+import { trackConnections } from '../../src/http/tracking.ts';
 
 /** A response as the table sees it: not sent until `send()`, which then reports `'close'`. */
 class Response implements Pending {
@@ -62,6 +63,16 @@ function table(max: number) {
     finished: (name: string) => unsent.get(name)!.shift()!.send(),
     closed: (name: string) => inner.closed(slot(name)),
     drain: () => inner.drain(),
+    /** Closes the connections `pick` names, told of each whether it is busy; returns what it was told. */
+    closeWhere(pick: (name: string, busy: boolean) => boolean): [string, boolean][] {
+      const seen: [string, boolean][] = [];
+      inner.closeWhere((s, busy) => {
+        seen.push([s.conn, busy]);
+        return pick(s.conn, busy);
+      });
+      return seen.sort();
+    },
+    served: (name: string) => slot(name).latest !== slot(name).born,
     get size() {
       return inner.size;
     },
@@ -326,4 +337,44 @@ test('on a real server the table keeps no response alive: an idle kept-alive con
     await setTimeout(10);
   }
   assert.equal(collected, true, 'the sent response was collected while its connection stays open');
+});
+
+test('closeWhere: one look at every open connection with whether it is busy; the picked ones are closed and leave the table', () => {
+  const { t, closedByTable } = table(10);
+  for (const name of ['a', 'b', 'c', 'd', 'e']) t.admit(name);
+  t.started('b');
+  t.started('d');
+  t.finished('d');
+  assert.deepEqual([t.served('a'), t.served('b'), t.served('d')], [false, true, true], 'served once it started a request');
+  // Several picked, the last among them: each place is refilled and every connection seen once.
+  const seen = t.closeWhere((name) => name === 'a' || name === 'c' || name === 'e');
+  assert.deepEqual(seen, [['a', false], ['b', true], ['c', false], ['d', false], ['e', false]]);
+  assert.deepEqual(closedByTable.sort(), ['a', 'c', 'e']);
+  assert.equal(t.size, 2);
+  assert.deepEqual(t.closeWhere(() => false), [['b', true], ['d', false]], 'the rest stay, once each');
+  // A closed connection's late events change nothing.
+  t.closed('a');
+  assert.equal(t.size, 2);
+});
+
+test('trackConnections takes the keep-alive timeout over: no timer of node:http, the timeout still announced, an idle connection closed after it', async (t) => {
+  const server = createServer({ keepAliveTimeout: 1500 });
+  const tracked = trackConnections(server, 10);
+  assert.equal(server.keepAliveTimeout, 0, 'node:http arms no timer per request');
+  tracked.serve((_req, res) => res.end('ok'));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  t.after(() => server.close());
+  // A raw client: node's own Agent would act on the announced timeout itself.
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  let text = '';
+  socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+  const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now())));
+  socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  while (!text.endsWith('ok')) await setTimeout(5);
+  const answered = Date.now();
+  assert.match(text, /\r\nKeep-Alive: timeout=1\r\n/, 'announced as node:http would announce 1,500 ms');
+  const idle = (await closed) - answered;
+  assert.ok(idle >= 1500 && idle <= 1500 + 1000 + 2 * 150 + 1500, `closed after ${idle} ms idle`);
+  assert.equal(tracked.table.size, 0);
 });

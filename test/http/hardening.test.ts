@@ -51,9 +51,14 @@ class Connection {
   }
 
   /** Sends a GET and resolves with its response (parsed from everything received so far). */
-  async get(path: string): Promise<RawResponse> {
+  get(path: string): Promise<RawResponse> {
+    return this.send(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  }
+
+  /** Sends `bytes` (the rest of a request) and resolves with the next response. */
+  async send(bytes: string): Promise<RawResponse> {
     const before = parseResponses(this.text).length;
-    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    this.socket.write(bytes);
     for (;;) {
       const all = parseResponses(this.text);
       if (all.length > before && all[before]!.body.length >= Number(all[before]!.headers['content-length'] ?? 0)) return all[before]!;
@@ -210,5 +215,29 @@ test('an idle kept-alive connection is closed after keep_alive_timeout_ms (Node 
     const idle = (await c.closed) - answered;
     assert.ok(idle >= keepAliveMs - 100, `closed after ${idle} ms idle, not before the timeout`);
     assert.ok(idle <= keepAliveMs + 1000 + SLACK_MS, `closed after ${idle} ms idle`);
+  });
+});
+
+test('keep-alive: bytes of a next request start the wait again, as they do in node:http; the request then completes', { timeout: 60_000 }, async (t) => {
+  // The server keeps the timeout itself (keep-alive.ts): a connection is idle only while nothing
+  // arrives on it. A request head dripped for twice the timeout and its grace is not cut.
+  const keepAliveMs = 500;
+  await withServer(t, { KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs), HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '30000' }, async (s) => {
+    const c = new Connection(s.port);
+    assert.equal((await c.get('/healthz')).status, 200);
+    let open = true;
+    void c.closed.then(() => (open = false));
+    c.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    const until = Date.now() + 2 * (keepAliveMs + 1000);
+    while (Date.now() < until && open) {
+      c.socket.write('X-Drip: y\r\n');
+      await new Promise((r) => setTimeout(r, keepAliveMs / 2));
+    }
+    assert.equal(open, true, 'a connection receiving bytes is not idle');
+    assert.equal((await c.send('\r\n')).status, 200, 'and its request is answered');
+    // Then idle again: closed, not before the timeout.
+    const answered = Date.now();
+    const idle = (await c.closed) - answered;
+    assert.ok(idle >= keepAliveMs, `closed after ${idle} ms idle`);
   });
 });
