@@ -13,9 +13,11 @@
 // a server's garbage collection after its run otherwise lands in the next run (up to 20 % of it),
 // and a fixed order would hand that tax to the same server every round. Each round gives the
 // redirect's ratio to the reference and to the bare 302; the medians of those ratios are the
-// result. Then the same ratio side by side: the reference and the redirect loaded at the same time,
-// both servers on the server's core and a wrk each on the other, so that whatever the machine does
-// meanwhile slows both alike (rotated runs cannot cancel that: consecutive runs of one server on
+// result. Every round runs on processes started for it: one start of a process differs from the
+// next by up to 2–3 % for its whole life, so a median over rounds of one start would be that
+// start's luck. Then the same ratio side by side, also on new processes each round: the reference
+// and the redirect loaded at the same time, both servers on the server's core and a wrk each on
+// the other, so that whatever the machine does meanwhile slows both alike (rotated runs cannot cancel that: consecutive runs of one server on
 // this kind of machine differ by up to 25 %). Each server gets half the core; the ratio of their
 // requests/s is the ratio of their CPU cost per request. The other scenarios (metadata, creates,
 // listing) run fewer rounds, also rotated, each ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
@@ -452,10 +454,16 @@ async function reportTransfer() {
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The redirect comparison side by side (see the top of this file): per round, both req/s and their ratio. */
-async function runSideBySide(reference, redirect) {
+/**
+ * The redirect comparison side by side (see the top of this file): per round, both req/s and their
+ * ratio, each round on both processes started anew (`relaunch`).
+ */
+async function runSideBySide(reference, redirect, relaunch) {
   const rounds = [];
   for (let round = 0; round < SIDE_ROUNDS; round++) {
+    await Promise.all([relaunch(reference, { warm: false }), relaunch(redirect, { warm: false })]);
+    // Warmed up side by side, as they are then measured.
+    await Promise.all([runWrkAsync(reference.server.port, reference, 1), runWrkAsync(redirect.server.port, redirect, 1)]);
     await pause(PAUSE_MS);
     const [a, b] = await Promise.all([runWrkAsync(reference.server.port, reference), runWrkAsync(redirect.server.port, redirect)]);
     const failures = a.failures + b.failures;
@@ -653,8 +661,8 @@ async function main() {
       `${PINNED ? `server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}` : 'not pinned (no taskset or one core)'}`,
   );
 
-  const bareServer = await startBaseline(false);
-  const referenceServer = await startBaseline(true);
+  let bareServer = await startBaseline(false);
+  let referenceServer = await startBaseline(true);
   // The redirect's link is created over HTTP by a server process of its own, stopped before the
   // measured one starts on the same data file: until the rounds the measured process serves
   // redirects only, like the reference, which can serve nothing else. A create in the same process
@@ -664,7 +672,8 @@ async function main() {
   const creator = await startServer({ fsync: 'always', dir: linkDir });
   const code = await shorten(creator.port, TARGET);
   await creator.stop();
-  const plain = await startServer({ fsync: 'off', dir: linkDir });
+  const startPlain = () => startServer({ fsync: 'off', dir: linkDir });
+  let plain = await startPlain();
   const path = `/${code}`;
 
   // The reference is the redirect's ceiling only if it sends what the redirect sends.
@@ -677,10 +686,23 @@ async function main() {
   }
 
   // The baselines get the redirect's own path: parsing the request costs the same.
-  const bare = { name: 'bare node:http 302 (Location, Content-Length)', server: bareServer, path, expect: 302 };
-  const reference = { name: 'reference: node:http 302 with our headers, precomputed', server: referenceServer, path, expect: 302 };
-  const redirect = { name: 'redirect GET /<code> (visit counted)', server: plain, path, expect: 302 };
+  // `start` launches the scenario's process anew (see `relaunch`).
+  const bare = { name: 'bare node:http 302 (Location, Content-Length)', server: bareServer, start: () => startBaseline(false), path, expect: 302 };
+  const reference = { name: 'reference: node:http 302 with our headers, precomputed', server: referenceServer, start: () => startBaseline(true), path, expect: 302 };
+  const redirect = { name: 'redirect GET /<code> (visit counted)', server: plain, start: startPlain, path, expect: 302 };
 
+  /**
+   * The scenario's process stopped and started anew, then warmed up (JIT, connections) unless told
+   * not to. One start of a process carries its own luck: the same server, started twice, differs
+   * from itself by up to 2–3 % for as long as it runs (addresses, hash seeds, what the JIT decided;
+   * docs/performance.md), which no number of rounds on the same processes averages out. So every
+   * round of the redirect comparison runs on processes started for it.
+   */
+  const relaunch = async (s, { warm = true } = {}) => {
+    await s.server.stop();
+    s.server = await s.start();
+    if (warm) load(s.server.port, s, 1);
+  };
   const results = new Map();
   let failed = false;
   const measure = (s, round) => {
@@ -697,11 +719,13 @@ async function main() {
   };
   /**
    * Every scenario once per round, the order turned by one each round, a pause before each run;
-   * each ratio is to `base`'s run of the same round.
+   * each ratio is to `base`'s run of the same round. With `fresh`, each round runs on processes
+   * started for it (see `relaunch`).
    */
-  const rounds = async (base, scenarios, n) => {
+  const rounds = async (base, scenarios, n, { fresh = false } = {}) => {
     for (const s of scenarios) load(s.server.port, s, 1); // warm-up (JIT, connections), not reported
     for (let round = 0; round < n; round++) {
+      if (fresh && round > 0) for (const s of scenarios) await relaunch(s);
       const runs = new Map();
       for (const s of rotated(scenarios, round)) {
         await pause(PAUSE_MS);
@@ -712,11 +736,12 @@ async function main() {
     }
   };
 
-  await rounds(bare, [bare, reference, redirect], ROUNDS);
+  await rounds(bare, [bare, reference, redirect], ROUNDS, { fresh: true });
   const perRound = (s) => results.get(s.name);
   const toReference = perRound(redirect).map((r, i) => r.rps / perRound(reference)[i].rps);
   const toBare = perRound(redirect).map((r) => r.ratio);
-  const sideBySide = PINNED && WRK ? await runSideBySide(reference, redirect) : [];
+  const sideBySide = PINNED && WRK ? await runSideBySide(reference, redirect, relaunch) : [];
+  [bareServer, referenceServer, plain] = [bare.server, reference.server, redirect.server];
   if (sideBySide.some((r) => r.failures > 0)) failed = true;
 
   let others = [];
