@@ -1,7 +1,7 @@
 /**
  * The open connections of the self-hosting server, for decisions node:http cannot make, or makes
- * at a price on every request (docs/operations.md, connections and shutdown). Like `http-options.ts` this is the wrapper's business: an
- * embedder's server owns its own sockets.
+ * at a price on every request (docs/operations.md, connections and shutdown). Like
+ * `http-options.ts` this is the wrapper's business: an embedder's server owns its own sockets.
  *
  * - **The cap.** At `max_connections` a new connection is admitted by closing, of those with no
  *   request in flight (silent: connected, nothing sent; part of a request sent; idle between

@@ -2,7 +2,7 @@
  * The keep-alive timeout of the self-hosting server, kept by its connection table (connections.ts)
  * instead of by node:http. node:http arms a timer on the socket when a response has been sent and
  * disarms it when the next request arrives: two timer-list updates and a new `Timeout` per request,
- * about 1,000 instructions of a redirect's 64,000, and side by side 3 % of its throughput
+ * about 880 instructions of a redirect's 64,000, and side by side 3–4 % of its throughput
  * (docs/performance.md). The table instead looks at its connections a few times a second and
  * closes the ones that have been idle long enough; a request costs nothing for it.
  *
