@@ -204,7 +204,7 @@ test('at max_connections with a request in flight on every connection, new conne
   });
 });
 
-test('an idle kept-alive connection is closed after keep_alive_timeout_ms (Node adds 1 s of grace)', { timeout: 60_000 }, async (t) => {
+test('an idle kept-alive connection is closed after keep_alive_timeout_ms and a second of grace, as Node closed it', { timeout: 60_000 }, async (t) => {
   const keepAliveMs = 1000;
   await withServer(t, { KEEP_ALIVE_TIMEOUT_MS: String(keepAliveMs) }, async (s) => {
     const c = new Connection(s.port);
