@@ -17,8 +17,8 @@
 // next by up to 2–3 % for its whole life, so a median over rounds of one start would be that
 // start's luck. Then the same ratio side by side, also on new processes each round: the reference
 // and the redirect loaded at the same time, both servers on the server's core and a wrk each on
-// the other, so that whatever the machine does meanwhile slows both alike (rotated runs cannot cancel that: consecutive runs of one server on
-// this kind of machine differ by up to 25 %). Each server gets half the core; the ratio of their
+// the other, so that whatever the machine does meanwhile slows both alike (rotated runs cannot
+// cancel that: consecutive runs of one server on this kind of machine differ by up to 25 %). Each server gets half the core; the ratio of their
 // requests/s is the ratio of their CPU cost per request. The other scenarios (metadata, creates,
 // listing) run fewer rounds, also rotated, each ratio taken to the median of the bare 302's runs. Last, the event-loop stall while listing.
 //
