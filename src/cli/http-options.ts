@@ -12,7 +12,7 @@ export interface HttpServerSettings {
   /** For `http.createServer(options)`. */
   options: ServerOptions;
   /**
-   * For `trackConnections` (connections.ts), not `server.maxConnections`: past it the oldest
+   * For `trackConnections` (tracking.ts), not `server.maxConnections`: past it the oldest
    * connection without a request in flight is closed to admit the new one.
    */
   maxConnections: number;
@@ -34,6 +34,7 @@ export function serverOptions(limits: ServerLimits): HttpServerSettings {
     options: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
+      // `trackConnections` takes it over from node:http (keep-alive.ts); an embedder's server keeps it.
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: checkingInterval(limits),
