@@ -4,9 +4,10 @@
  */
 import { HttpError } from '../errors.ts';
 import { normalizeTarget, stripBase } from '../paths.ts';
+import { MAX_COUNT, MAX_DIGITS, MAX_RETENTION_DAYS, MAX_VISITS } from '../store/record-limits.ts';
 import { isReserved } from './codes.ts';
 
-export const MAX_RETENTION_DAYS = 36500;
+export { MAX_COUNT, MAX_RETENTION_DAYS, MAX_VISITS };
 
 export interface UrlRules {
   maxLength: number;
@@ -106,8 +107,6 @@ export function parseRetention(raw: unknown, textual = false): number {
 /** The characters a custom code may use (docs/api.md); generated codes use a subset. */
 export const CUSTOM_CODE = /^[A-Za-z0-9_-]+$/;
 
-export const MAX_VISITS = 2147483647;
-
 /**
  * `code`: absent (undefined/null/'') = generate one; otherwise characters from `A-Z a-z 0-9 - _`,
  * a length in `min`..`max` (the limit holds for every code), and no reserved word in any case.
@@ -134,6 +133,21 @@ export function parseMaxVisits(raw: unknown, textual = false): number | null {
   const value = textual && typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_VISITS) {
     throw new HttpError(400, `max_visits must be an integer from 1 to ${MAX_VISITS}, or null for no limit`);
+  }
+  return value;
+}
+
+const DIGITS = new RegExp(`^\\d{1,${MAX_DIGITS}}$`);
+
+/**
+ * `visit_count` of an imported link (the only door that sets one): absent or null = 0; otherwise an
+ * integer from 0 to `MAX_COUNT`. As text (CSV) it is decimal digits, as many as `MAX_COUNT` has.
+ */
+export function parseVisitCount(raw: unknown, textual = false): number {
+  if (raw === undefined || raw === null) return 0;
+  const value = textual && typeof raw === 'string' && DIGITS.test(raw) ? Number(raw) : raw;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_COUNT) {
+    throw new HttpError(400, `visit_count must be an integer from 0 to ${MAX_COUNT}`);
   }
   return value;
 }

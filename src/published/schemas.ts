@@ -3,7 +3,7 @@
  * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
  */
 import type { JsonSchema } from './json-schema.ts';
-import { MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../api/validate.ts';
+import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../api/validate.ts';
 
 const CODE_DESCRIPTION =
   'Short code: generated ones use 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l); custom ones A-Z a-z 0-9 - _. Case-sensitive.';
@@ -23,7 +23,7 @@ export const RECORD_SCHEMA = {
     short_url: { type: 'string', description: 'The short link: the base URL, a slash and the code.' },
     original_url: { type: 'string', description: 'Where the link redirects: the WHATWG serialization of the submitted URL.' },
     created_at: { type: 'integer', description: 'Creation time, Unix seconds.' },
-    visit_count: { type: 'integer', minimum: 0, description: 'Redirects served (GET only; HEAD does not count).' },
+    visit_count: { type: 'integer', minimum: 0, maximum: MAX_COUNT, description: 'Redirects served (GET only; HEAD does not count); counting stops at 2^53 − 1.' },
     retention_days: {
       type: 'integer',
       minimum: 0,

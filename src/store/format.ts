@@ -26,6 +26,7 @@
  */
 import { crc32 } from './crc32.ts';
 import type { StoredRecord } from './keydir.ts';
+import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from './record-limits.ts';
 
 export type { StoredRecord } from './keydir.ts';
 
@@ -61,8 +62,45 @@ function payload(entry: Entry): string {
   }
 }
 
+/**
+ * Throws when an entry holds what no reader of this format reads back: a number outside 0 to
+ * `MAX_COUNT` or not whole, an empty code or URL, or a tab or line break in one. The doors refuse
+ * such values long before; this is the last guard against a log that cannot be opened again, and
+ * a write it stops is a `500`, never a `201` for a line that would stop the next start.
+ */
+function checkWritable(entry: Entry): void {
+  const ints: number[] = [];
+  const texts: string[] = [];
+  switch (entry.op) {
+    case 'C':
+      ints.push(entry.createdAt, entry.retentionDays, entry.visits, entry.maxVisits ?? 0);
+      texts.push(entry.code, entry.url);
+      break;
+    case 'E':
+      ints.push(entry.retentionDays, entry.maxVisits ?? 0);
+      texts.push(entry.code, entry.url);
+      break;
+    case 'D':
+      texts.push(entry.code);
+      break;
+    case 'V':
+      for (const [code, count] of entry.counts) {
+        texts.push(code);
+        ints.push(count);
+      }
+      break;
+    case 'F':
+      ints.push(entry.version);
+      texts.push(entry.name);
+      break;
+  }
+  for (const n of ints) if (!isRecordInteger(n)) throw new RangeError(`log entry ${entry.op}: ${n} is not an integer from 0 to ${MAX_COUNT}`);
+  for (const t of texts) if (t === '' || /[\t\r\n]/.test(t)) throw new RangeError(`log entry ${entry.op}: an empty field, or a tab or line break in one`);
+}
+
 /** The bytes of one log line, newline included. */
 export function encodeEntry(entry: Entry): Buffer {
+  checkWritable(entry);
   const text = payload(entry);
   const line = Buffer.allocUnsafe(Buffer.byteLength(text) + 10);
   line.write(text, 9, 'utf8');
@@ -92,8 +130,20 @@ export function newerFormatMessage(file: string, version: number): string {
 // Expiry is part of the storage contract; the log store's code imports it from here.
 export { isExpired, isExpiredAt } from './link-store.ts';
 
-const INT = /^(0|[1-9]\d{0,15})$/;
-/** Largest visit limit a log line may hold (the keydir keeps it in 32 bits). */
+/** A number field: decimal, no sign or leading zero, at most `MAX_DIGITS` digits (checked ≤ `MAX_COUNT` below). */
+const INT = new RegExp(`^(0|[1-9]\\d{0,${MAX_DIGITS - 1}})$`);
+
+/**
+ * The value of a number field, or -1. A count above `MAX_COUNT` (16 digits: an older build counted
+ * past it) is read as `MAX_COUNT`, where counting now stops; any other field above it is no entry.
+ */
+function int(text: string | undefined, clamp = false): number {
+  if (text === undefined || !INT.test(text)) return -1;
+  const n = Number(text);
+  return n <= MAX_COUNT ? n : clamp ? MAX_COUNT : -1;
+}
+
+/** Largest visit limit or retention a log line may hold (the keydir keeps them in 32 bits). */
 export const MAX_LIMIT = 0xffffffff;
 
 /** Parses one checksummed payload string; `undefined` when it is well-formed text of no known shape. */
@@ -101,27 +151,34 @@ export function decodePayload(text: string): Entry | undefined {
   const f = text.split('\t');
   switch (f[0]) {
     case 'C': {
-      if (f.length === 7) {
-        if (!f[1] || !INT.test(f[2]!) || !INT.test(f[3]!) || !INT.test(f[4]!) || !INT.test(f[5]!) || Number(f[5]) > MAX_LIMIT || !f[6]) return undefined;
-        return { op: 'C', code: f[1], createdAt: Number(f[2]), retentionDays: Number(f[3]), visits: Number(f[4]), maxVisits: Number(f[5]) || null, url: f[6] };
-      }
-      if (f.length !== 6 || !f[1] || !INT.test(f[2]!) || !INT.test(f[3]!) || !INT.test(f[4]!) || !f[5]) return undefined;
-      return { op: 'C', code: f[1], createdAt: Number(f[2]), retentionDays: Number(f[3]), visits: Number(f[4]), maxVisits: null, url: f[5] };
+      if ((f.length !== 6 && f.length !== 7) || !f[1] || !f[f.length - 1]) return undefined;
+      const createdAt = int(f[2]);
+      const retentionDays = int(f[3]);
+      const visits = int(f[4], true);
+      const maxVisits = f.length === 7 ? int(f[5]) : 0;
+      if (createdAt < 0 || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
+      return { op: 'C', code: f[1], createdAt, retentionDays, visits, maxVisits: maxVisits || null, url: f[f.length - 1]! };
     }
     case 'E': {
-      if (f.length !== 5 || !f[1] || !INT.test(f[2]!) || !INT.test(f[3]!) || Number(f[3]) > MAX_LIMIT || !f[4]) return undefined;
-      return { op: 'E', code: f[1], retentionDays: Number(f[2]), maxVisits: Number(f[3]) || null, url: f[4] };
+      if (f.length !== 5 || !f[1] || !f[4]) return undefined;
+      const retentionDays = int(f[2]);
+      const maxVisits = int(f[3]);
+      if (retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
+      return { op: 'E', code: f[1], retentionDays, maxVisits: maxVisits || null, url: f[4] };
     }
-    case 'F':
-      return f.length === 3 && f[1] && INT.test(f[2]!) ? { op: 'F', name: f[1], version: Number(f[2]) } : undefined;
+    case 'F': {
+      const version = int(f[2]);
+      return f.length === 3 && f[1] && version >= 0 ? { op: 'F', name: f[1], version } : undefined;
+    }
     case 'D':
       return f.length === 2 && f[1] ? { op: 'D', code: f[1] } : undefined;
     case 'V': {
       if (f.length < 3 || f.length % 2 === 0) return undefined;
       const counts: [string, number][] = [];
       for (let i = 1; i < f.length; i += 2) {
-        if (!f[i] || !INT.test(f[i + 1]!)) return undefined;
-        counts.push([f[i]!, Number(f[i + 1])]);
+        const count = int(f[i + 1], true);
+        if (!f[i] || count < 0) return undefined;
+        counts.push([f[i]!, count]);
       }
       return { op: 'V', counts };
     }

@@ -21,6 +21,7 @@ import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
 import { DIRTY, KeydirColumns } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import type { LinkRecord } from './link-store.ts';
+import { MAX_COUNT } from './record-limits.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
 export type StoredRecord = LinkRecord;
@@ -228,9 +229,12 @@ export class Keydir extends KeydirColumns {
     this.visitCount[s] = count;
   }
 
-  /** Counts one visit; true when the slot was clean (the caller queues it for the next flush). */
+  /**
+   * Counts one visit; true when the slot was clean (the caller queues it for the next flush). The
+   * count stops at `MAX_COUNT` (`record-limits.ts`) instead of passing what a record may hold.
+   */
   visit(s: number): boolean {
-    this.visitCount[s]!++;
+    if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
     const clean = (this.flags[s]! & DIRTY) === 0;
     this.flags[s]! |= DIRTY;
     return clean;

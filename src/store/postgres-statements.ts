@@ -143,10 +143,12 @@ export class PostgresStatements {
   /**
    * The counted visit: a live link with visits left gets one more, and its commit is synchronous
    * only when it has a limit (`set_config(…, true)` lasts until this statement's own commit).
+   * The count stops at 2^53 − 1, `MAX_COUNT` (`record-limits.ts`), written out so the statement
+   * stays one text with two parameters.
    */
   countVisit(code: string, now: number): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
     return this.sql<{ url: string; max_visits: number | null }[]>`
-      UPDATE links SET visit_count = visit_count + 1
+      UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991)
       WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
       RETURNING url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)`;
   }

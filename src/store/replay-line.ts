@@ -7,6 +7,7 @@
 import { crc32 } from './crc32.ts';
 import { decodePayload, FORMAT_NAME, MAX_LIMIT, type Entry } from './format.ts';
 import type { Keydir } from './keydir.ts';
+import { MAX_COUNT, MAX_DIGITS } from './record-limits.ts';
 
 /** Why a line is not applied: its checksum is right but its shape unknown. */
 export const UNKNOWN = 'unknown entry';
@@ -27,9 +28,12 @@ function hex8(buf: Buffer, pos: number): number {
   return v;
 }
 
-/** A decimal integer in [start, end) without sign or leading zeros, or -1. */
+/**
+ * A decimal integer in [start, end) without sign or leading zeros, of at most `MAX_DIGITS` digits
+ * (what the writer writes, `record-limits.ts`), or -1. The caller checks the value's range.
+ */
 function int(buf: Buffer, start: number, end: number): number {
-  if (end <= start || end - start > 15 || (buf[start] === 0x30 && end - start > 1)) return -1;
+  if (end <= start || end - start > MAX_DIGITS || (buf[start] === 0x30 && end - start > 1)) return -1;
   let v = 0;
   for (let i = start; i < end; i++) {
     const d = buf[i]! - 0x30;
@@ -75,9 +79,10 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   if (t6 !== -1 && (t6 === end - 1 || tab(buf, t6, end) !== -1)) return UNKNOWN;
   const createdAt = int(buf, t2 + 1, t3);
   const retentionDays = int(buf, t3 + 1, t4);
-  const visits = int(buf, t4 + 1, t5);
+  // A count past MAX_COUNT (an older build counted on) reads as MAX_COUNT, where counting stops.
+  const visits = Math.min(int(buf, t4 + 1, t5), MAX_COUNT);
   const maxVisits = t6 === -1 ? 0 : int(buf, t5 + 1, t6);
-  if (createdAt < 0 || retentionDays < 0 || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return UNKNOWN;
+  if (createdAt < 0 || createdAt > MAX_COUNT || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return UNKNOWN;
   // The last entry for a code wins and a (re-)created code is the newest: it moves to the end.
   records.addBytes(buf, t1 + 1, t2, (t6 === -1 ? t5 : t6) + 1, end, createdAt, retentionDays, visits, maxVisits);
   return undefined;

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../errors.ts';
 import { isExpired, type LinkRecord } from '../store/link-store.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, validateUrl, type UrlRules } from '../api/validate.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, parseVisitCount, validateUrl, type UrlRules } from '../api/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 
@@ -36,7 +36,7 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
     const url = validateUrl(get('url'), rules);
     const code = parseCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
     const createdAt = created(get('created'), now);
-    const visits = visitCount(get('visits'), textual);
+    const visits = parseVisitCount(get('visits'), textual);
     const retentionDays = parseRetention(get('retention'), textual);
     const maxVisits = parseMaxVisits(get('maxVisits'), textual);
     const record = { url, createdAt, retentionDays, visits, maxVisits };
@@ -56,13 +56,4 @@ function created(raw: unknown, now: number): number {
   }
   if (seconds > now + FUTURE_SLACK) throw new HttpError(400, 'created_at is in the future');
   return seconds;
-}
-
-function visitCount(raw: unknown, textual: boolean): number {
-  if (raw === undefined || raw === null) return 0;
-  const value = textual && typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new HttpError(400, 'visit_count must be an integer of 0 or more');
-  }
-  return value;
 }

@@ -97,6 +97,21 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       assert.equal(store.count, 1);
     });
 
+    test('every count up to 2^53 − 1 is held exactly, through a reopen, and counting stops there', async (t) => {
+      const { store, reopen } = await fresh(t);
+      const max = Number.MAX_SAFE_INTEGER;
+      const counts: [string, number][] = [['cnt16d', 1234567890123456], ['cntmax', max - 1], ['cntlim', max]];
+      for (const [code, visits] of counts) assert.equal(await inserted(store, rec(code, undefined, T, 0, visits, code === 'cntlim' ? 5 : null), T), true);
+      assert.deepEqual(await decide(store, 'cntmax', T, true), { kind: 'found', url: 'https://example.com/cntmax' });
+      assert.deepEqual(await decide(store, 'cntmax', T, true), { kind: 'found', url: 'https://example.com/cntmax' });
+      assert.deepEqual(await decide(store, 'cntlim', T, true), { kind: 'limit_reached' });
+      const again = await reopen();
+      assert.deepEqual(
+        (await exported(again)).map((r) => [r.code, r.visits]),
+        [['cnt16d', 1234567890123456], ['cntmax', max], ['cntlim', max]],
+      );
+    });
+
     test('newestByUrl finds the newest live record of exactly that URL', async (t) => {
       const { store } = await fresh(t);
       const url = 'https://example.com/same';
