@@ -125,11 +125,15 @@ test('application/json with parameters, and in any letter case, is JSON', (t) =>
     }
   }));
 
-test('malformed JSON is 400 with a detail', (t) =>
+test('malformed JSON is 400 "request body is not valid JSON", also when the query has the url (never an empty body)', (t) =>
   withHarness(t, async (h) => {
+    const url = 'https://example.com/malformed';
     for (const body of ['{', '{"url": "https://example.com/",}', "{'url': 'https://example.com/'}", 'url=https://example.com/']) {
-      rejected(await shortenReq(h, { type: 'application/json', body }), body);
+      assert.equal(rejected(await shortenReq(h, { type: 'application/json', body }), body), 'request body is not valid JSON', body);
+      const withQuery = await shortenReq(h, { query: q({ url }), type: 'application/json', body });
+      assert.equal(rejected(withQuery, `${body} with ?url`), 'request body is not valid JSON', `${body} with ?url`);
     }
+    assert.equal((await h.req(`/api/lookup?${q({ url })}`)).status, 404, 'no link was created');
   }));
 
 test('a JSON body that is not an object is 400 with a detail', (t) =>
