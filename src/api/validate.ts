@@ -106,6 +106,18 @@ export function parseRetention(raw: unknown, textual = false): number {
   return value;
 }
 
+/**
+ * `retention_days` of an edit: present, so an integer 0–36500. Unlike `max_visits`, whose `null`
+ * clears the limit, `null` is no retention: `0` is the one spelling of "forever", so a client
+ * that meant "leave it" (or sent an empty form field) does not make a 30-day link permanent.
+ */
+export function parseRetentionChange(raw: unknown): number {
+  if (raw === null) {
+    throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever), not null`);
+  }
+  return parseRetention(raw);
+}
+
 /** The characters a custom code may use (docs/api.md); generated codes use a subset. */
 export const CUSTOM_CODE = /^[A-Za-z0-9_-]+$/;
 
