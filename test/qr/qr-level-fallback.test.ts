@@ -1,6 +1,6 @@
 /**
  * Regression: `GET /api/urls/<code>/qr` was a 500 when the short URL did not fit a QR code at level
- * M (a long base path). docs/api.md, "QR codes": level M wherever it fits, else level L, and a `422`
+ * M (a long base path). docs/api.md, "QR code": level M wherever it fits, else level L, and a `422`
  * with a detail when the short URL fits neither. The symbols are read back by decoders nobody here
  * wrote, and their level is read from the format information the server drew.
  */
