@@ -9,7 +9,7 @@ import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
 import { expiresAt, mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, validateUrl, type Paging } from './validate.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (docs/api.md). */
 export interface UrlRecord {
@@ -225,8 +225,9 @@ export function createService(options: ServiceOptions) {
     /**
      * Edits a live link (docs/api.md, edit): `fields` is the JSON body, whose names are those of the
      * record (`url`, `retention_days`, `max_visits`); any other name is refused, each value is
-     * validated as on a create, and a `max_visits` of null clears the limit. Fields are checked
-     * before the code is looked up, so a bad body is a 400 whether or not the link exists.
+     * validated as on a create, a `max_visits` of null clears the limit and a `retention_days` of
+     * null is refused (0 is "forever"). Fields are checked before the code is looked up, so a bad
+     * body is a 400 whether or not the link exists.
      */
     async update(code: string, fields: Readonly<Record<string, unknown>>): Promise<UpdateOutcome> {
       const changes: LinkChanges = {};
@@ -237,7 +238,7 @@ export function createService(options: ServiceOptions) {
           }
         }
         if (Object.hasOwn(fields, 'url')) changes.url = validateUrl(fields['url'], urlRules);
-        if (Object.hasOwn(fields, 'retention_days')) changes.retentionDays = parseRetention(fields['retention_days']);
+        if (Object.hasOwn(fields, 'retention_days')) changes.retentionDays = parseRetentionChange(fields['retention_days']);
         if (Object.hasOwn(fields, 'max_visits')) changes.maxVisits = parseMaxVisits(fields['max_visits']);
       } catch (err) {
         return invalid(err);

@@ -50,7 +50,9 @@ export function validateUrl(input: unknown, rules: UrlRules): string {
  * `[::ffff:127.0.0.1]` into `[::ffff:7f00:1]`, `%6Cocalhost` and full-width letters into
  * `localhost`, and dropped a trailing dot after an IPv4 address. `*.localhost` is loopback by
  * RFC 6761 (browsers resolve it so without DNS); `0.0.0.0` and `[::]` are not loopback addresses,
- * but connecting to them reaches this machine on Linux and macOS, so a redirect there loops too.
+ * but connecting to them reaches this machine on Linux and macOS, so a redirect there loops too, and
+ * so does `[::ffff:0:0]` (`[::ffff:0.0.0.0]`), which a dual-stack socket connects to as `0.0.0.0`.
+ * The deprecated IPv4-compatible form `[::7f00:1]` (RFC 4291) is routed off the machine, not here.
  */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
@@ -61,7 +63,8 @@ export function isLoopbackHost(hostname: string): boolean {
     host === '[::1]' ||
     /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) ||
     host === '0.0.0.0' ||
-    host === '[::]'
+    host === '[::]' ||
+    host === '[::ffff:0:0]'
   );
 }
 
@@ -102,6 +105,18 @@ export function parseRetention(raw: unknown, textual = false): number {
     throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
   }
   return value;
+}
+
+/**
+ * `retention_days` of an edit: present, so an integer 0–36500. Unlike `max_visits`, whose `null`
+ * clears the limit, `null` is no retention: `0` is the one spelling of "forever", so a client
+ * that meant "leave it" (or sent an empty form field) does not make a 30-day link permanent.
+ */
+export function parseRetentionChange(raw: unknown): number {
+  if (raw === null) {
+    throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever), not null`);
+  }
+  return parseRetention(raw);
 }
 
 /** The characters a custom code may use (docs/api.md); generated codes use a subset. */

@@ -111,10 +111,10 @@ export const UPDATE_INPUT_SCHEMA = {
   properties: {
     url: { type: 'string', description: 'The new original URL, validated as on a create.' },
     retention_days: {
-      type: ['integer', 'null'],
+      type: 'integer',
       minimum: 0,
       maximum: MAX_RETENTION_DAYS,
-      description: 'The new lifetime in days, still counted from created_at (it can expire the link at once); 0 or null = forever.',
+      description: 'The new lifetime in days, still counted from created_at (it can expire the link at once); 0 = forever. null is not a retention: 400.',
     },
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'The new limit of counted visits (at or below visit_count uses the link up); null clears it.' },
   },

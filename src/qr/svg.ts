@@ -29,7 +29,7 @@ export function symbolPath(symbol: QrSymbol): string {
   return parts.join('');
 }
 
-/** The SVG document of `text`'s QR code (byte mode, level M). Throws a RangeError if it is too long. */
+/** The SVG document of `text`'s QR code (byte mode, level M, else L). Throws a RangeError if it is too long. */
 export function qrSvg(text: string): string {
   return symbolSvg(encodeQr(text));
 }

@@ -1,7 +1,7 @@
 /**
- * The per-version data of ISO/IEC 18004 at error-correction level M, as tables: how the codewords
- * split into Reed–Solomon blocks, and where the alignment patterns sit. Everything else about a
- * version (its size, its number of codewords) follows from these by arithmetic.
+ * The per-version data of ISO/IEC 18004 at error-correction levels M and L, as tables: how the
+ * codewords split into Reed–Solomon blocks, and where the alignment patterns sit. Everything else
+ * about a version (its size, its number of codewords) follows from these by arithmetic.
  */
 
 /** The smallest and largest QR code versions (21×21 and 177×177 modules). */
@@ -26,6 +26,26 @@ export const BLOCKS_M: readonly (readonly [number, number, number, number, numbe
 ];
 
 /**
+ * Level L's block structure per version, in the same shape as `BLOCKS_M`: fewer EC codewords, so
+ * about a fifth more data, for the texts that level M cannot hold.
+ */
+export const BLOCKS_L: readonly (readonly [number, number, number, number, number])[] = [
+  [7, 1, 19, 0, 0], [10, 1, 34, 0, 0], [15, 1, 55, 0, 0], [20, 1, 80, 0, 0], [26, 1, 108, 0, 0],
+  [18, 2, 68, 0, 0], [20, 2, 78, 0, 0], [24, 2, 97, 0, 0], [30, 2, 116, 0, 0], [18, 2, 68, 2, 69],
+  [20, 4, 81, 0, 0], [24, 2, 92, 2, 93], [26, 4, 107, 0, 0], [30, 3, 115, 1, 116], [22, 5, 87, 1, 88],
+  [24, 5, 98, 1, 99], [28, 1, 107, 5, 108], [30, 5, 120, 1, 121], [28, 3, 113, 4, 114], [28, 3, 107, 5, 108],
+  [28, 4, 116, 4, 117], [28, 2, 111, 7, 112], [30, 4, 121, 5, 122], [30, 6, 117, 4, 118], [26, 8, 106, 4, 107],
+  [28, 10, 114, 2, 115], [30, 8, 122, 4, 123], [30, 3, 117, 10, 118], [30, 7, 116, 7, 117], [30, 5, 115, 10, 116],
+  [30, 13, 115, 3, 116], [30, 17, 115, 0, 0], [30, 17, 115, 1, 116], [30, 13, 115, 6, 116], [30, 12, 121, 7, 122],
+  [30, 6, 121, 14, 122], [30, 17, 122, 4, 123], [30, 4, 122, 18, 123], [30, 20, 117, 4, 118], [30, 19, 118, 6, 119],
+];
+
+/** The error-correction levels this encoder writes: M (15 % of the symbol recoverable) and L (7 %). */
+export type EcLevel = 'M' | 'L';
+
+const BLOCKS: Record<EcLevel, typeof BLOCKS_M> = { M: BLOCKS_M, L: BLOCKS_L };
+
+/**
  * The row/column coordinates of the alignment patterns' centres per version (index 0 = version 1,
  * which has none). A pattern sits at every pair of these, except the three pairs that would
  * overlap a finder pattern.
@@ -42,7 +62,7 @@ export const ALIGNMENT_POSITIONS: readonly (readonly number[])[] = [
   [6, 32, 58, 84, 110, 136, 162], [6, 26, 54, 82, 110, 138, 166], [6, 30, 58, 86, 114, 142, 170],
 ];
 
-/** One version's codeword layout at level M. */
+/** One version's codeword layout at one level. */
 export interface BlockLayout {
   ecPerBlock: number;
   /** Data codewords of each block, in order (group 1's blocks, then group 2's). */
@@ -51,8 +71,8 @@ export interface BlockLayout {
   dataCodewords: number;
 }
 
-export function blockLayout(version: number): BlockLayout {
-  const row = BLOCKS_M[version - 1];
+export function blockLayout(version: number, level: EcLevel = 'M'): BlockLayout {
+  const row = BLOCKS[level][version - 1];
   if (!row) throw new RangeError(`no QR code version ${version}`);
   const [ecPerBlock, blocks1, data1, blocks2, data2] = row;
   const dataPerBlock = [...Array<number>(blocks1).fill(data1), ...Array<number>(blocks2).fill(data2)];
@@ -70,9 +90,9 @@ export function countBits(version: number): number {
 }
 
 /**
- * The most bytes a version holds at level M in byte mode: its data codewords minus the 4-bit mode
+ * The most bytes a version holds at a level in byte mode: its data codewords minus the 4-bit mode
  * indicator and the character count, rounded down to whole bytes.
  */
-export function byteCapacity(version: number): number {
-  return Math.floor((blockLayout(version).dataCodewords * 8 - 4 - countBits(version)) / 8);
+export function byteCapacity(version: number, level: EcLevel = 'M'): number {
+  return Math.floor((blockLayout(version, level).dataCodewords * 8 - 4 - countBits(version)) / 8);
 }

@@ -1,16 +1,16 @@
 /**
- * From text to symbol: the byte-mode bit stream, the version chosen, block interleaving, the
- * capacity limit and the mask chosen by the penalty rules.
+ * From text to symbol: the byte-mode bit stream, the version and level chosen, block interleaving,
+ * the capacity limit and the mask chosen by the penalty rules.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseVersion, dataCodewords, encodeQr, interleave } from '../../src/qr/encode.ts';
+import { chooseVersion, dataCodewords, encodeQr, interleave, MAX_QR_BYTES } from '../../src/qr/encode.ts';
 import { penalty } from '../../src/qr/mask.ts';
 import { reedSolomon } from '../../src/qr/reed-solomon.ts';
 import { byteCapacity, MAX_VERSION } from '../../src/qr/tables.ts';
 
 /** A URL-like text of exactly `length` bytes. */
-const textOf = (length: number): string => ('https://example.com/' + 'Ab3dE6-_'.repeat(300)).slice(0, length);
+const textOf = (length: number): string => ('https://example.com/' + 'Ab3dE6-_'.repeat(400)).slice(0, length);
 
 test('byte mode: mode 0100, an 8-bit count, the bytes, the terminator, then 0xEC 0x11 pads', () => {
   // "Hi": 0100 00000010 01001000 01101001 0000 → 40 24 86 90, then 12 pad codewords.
@@ -41,9 +41,14 @@ test('the smallest version that holds the text, for every version', () => {
     const capacity = byteCapacity(v);
     assert.equal(chooseVersion(capacity), v, `${capacity} bytes`);
     assert.equal(encodeQr(textOf(capacity)).version, v, `${capacity} bytes`);
+    assert.equal(encodeQr(textOf(capacity)).level, 'M', `${capacity} bytes`);
     if (v < MAX_VERSION) assert.equal(encodeQr(textOf(capacity + 1)).version, v + 1, `${capacity + 1} bytes`);
+    const atL = byteCapacity(v, 'L');
+    assert.equal(chooseVersion(atL, 'L'), v, `${atL} bytes at L`);
+    assert.equal(encodeQr(textOf(atL), { level: 'L' }).version, v, `${atL} bytes at L`);
   }
   assert.equal(encodeQr('').version, 1);
+  assert.equal(chooseVersion(2332), undefined);
 });
 
 test('the text is counted in UTF-8 bytes', () => {
@@ -54,10 +59,19 @@ test('the text is counted in UTF-8 bytes', () => {
   assert.deepEqual([...words.subarray(0, 4)], [0x40, 0x2c, 0x3a, 0x90]);
 });
 
-test('past version 40-M\'s 2331 bytes: a RangeError', () => {
-  assert.equal(encodeQr(textOf(2331)).version, 40);
-  assert.throws(() => encodeQr(textOf(2332)), (e: unknown) => e instanceof RangeError && e.message === '2332 bytes do not fit in a QR code (version 40-M holds at most 2331 bytes)');
-  assert.throws(() => encodeQr('é'.repeat(1166)), RangeError);
+test('past version 40-M\'s 2331 bytes, level L in the smallest version that holds the text', () => {
+  assert.deepEqual([encodeQr(textOf(2331)).version, encodeQr(textOf(2331)).level], [40, 'M']);
+  // 36-L holds 2431 bytes, 35-L 2303.
+  assert.deepEqual([encodeQr(textOf(2332)).version, encodeQr(textOf(2332)).level], [36, 'L']);
+  assert.deepEqual([encodeQr(textOf(2953)).version, encodeQr(textOf(2953)).level], [40, 'L']);
+  assert.deepEqual([encodeQr('é'.repeat(1166)).version, encodeQr('é'.repeat(1166)).level], [36, 'L']);
+});
+
+test('past version 40-L\'s 2953 bytes (MAX_QR_BYTES): a RangeError', () => {
+  assert.equal(MAX_QR_BYTES, 2953);
+  assert.throws(() => encodeQr(textOf(2954)), (e: unknown) => e instanceof RangeError && e.message === '2954 bytes do not fit in a QR code (version 40-L holds at most 2953 bytes)');
+  assert.throws(() => encodeQr(textOf(2332), { level: 'M' }), (e: unknown) => e instanceof RangeError && e.message === '2332 bytes do not fit in a QR code (version 40-M holds at most 2331 bytes)');
+  assert.throws(() => encodeQr('é'.repeat(1477)), RangeError);
   assert.throws(() => encodeQr('x', { mask: 8 }), RangeError);
 });
 

@@ -1,10 +1,10 @@
 /**
- * The level-M tables against the figures ISO/IEC 18004 publishes per version: byte capacity,
+ * The level-M and level-L tables against the figures ISO/IEC 18004 publishes per version: byte capacity,
  * total codewords, number of blocks, EC codewords per block, and the alignment pattern rule.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ALIGNMENT_POSITIONS, BLOCKS_M, blockLayout, byteCapacity, countBits, MAX_VERSION, symbolSize } from '../../src/qr/tables.ts';
+import { ALIGNMENT_POSITIONS, BLOCKS_L, BLOCKS_M, blockLayout, byteCapacity, countBits, MAX_VERSION, symbolSize } from '../../src/qr/tables.ts';
 
 const versions = Array.from({ length: MAX_VERSION }, (_, i) => i + 1);
 
@@ -12,6 +12,11 @@ const versions = Array.from({ length: MAX_VERSION }, (_, i) => i + 1);
 const BYTE_CAPACITY_M = [
   14, 26, 42, 62, 84, 106, 122, 152, 180, 213, 251, 287, 331, 362, 412, 450, 504, 560, 624, 666,
   711, 779, 857, 911, 997, 1059, 1125, 1190, 1264, 1370, 1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331,
+];
+/** Byte-mode capacity at level L, versions 1–40. */
+const BYTE_CAPACITY_L = [
+  17, 32, 53, 78, 106, 134, 154, 192, 230, 271, 321, 367, 425, 458, 520, 586, 644, 718, 792, 858,
+  929, 1003, 1091, 1171, 1273, 1367, 1465, 1528, 1628, 1732, 1840, 1952, 2068, 2188, 2303, 2431, 2563, 2699, 2809, 2953,
 ];
 /** Total codewords (data + EC), versions 1–40, the same for every level. */
 const TOTAL_CODEWORDS = [
@@ -29,6 +34,17 @@ const EC_PER_BLOCK_M = [
   26, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28,
 ];
 
+/** Error-correction blocks at level L, versions 1–40. */
+const BLOCK_COUNT_L = [
+  1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 4, 6, 6, 6, 6, 7, 8,
+  8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25,
+];
+/** EC codewords per block at level L, versions 1–40. */
+const EC_PER_BLOCK_L = [
+  7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28,
+  28, 28, 30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+];
+
 test('spot checks: version 1-M holds 14 bytes, 10-M 213, 40-M 2331', () => {
   assert.equal(byteCapacity(1), 14);
   assert.equal(byteCapacity(10), 213);
@@ -36,23 +52,36 @@ test('spot checks: version 1-M holds 14 bytes, 10-M 213, 40-M 2331', () => {
 });
 
 test('byte capacity of every version matches the published table', () => {
-  assert.deepEqual(versions.map(byteCapacity), BYTE_CAPACITY_M);
+  assert.deepEqual(versions.map((v) => byteCapacity(v)), BYTE_CAPACITY_M);
 });
 
-test('block structure of every version: block count, EC per block, totals, even split', () => {
-  assert.equal(BLOCKS_M.length, 40);
-  for (const v of versions) {
-    const { ecPerBlock, dataPerBlock, dataCodewords } = blockLayout(v);
-    const blocks = dataPerBlock.length;
-    assert.equal(blocks, BLOCK_COUNT_M[v - 1], `version ${v}: blocks`);
-    assert.equal(ecPerBlock, EC_PER_BLOCK_M[v - 1], `version ${v}: EC per block`);
-    assert.equal(dataCodewords + ecPerBlock * blocks, TOTAL_CODEWORDS[v - 1], `version ${v}: total codewords`);
-    // Group 1 first with the shorter blocks; group 2's blocks hold exactly one more codeword.
-    const short = Math.floor(dataCodewords / blocks);
-    const long = blocks - (dataCodewords % blocks);
-    assert.deepEqual(dataPerBlock, [...Array<number>(long).fill(short), ...Array<number>(blocks - long).fill(short + 1)], `version ${v}: split`);
-  }
+test('level L: 17 bytes in version 1, 2953 in version 40, and every version as published', () => {
+  assert.equal(byteCapacity(1, 'L'), 17);
+  assert.equal(byteCapacity(40, 'L'), 2953);
+  assert.deepEqual(versions.map((v) => byteCapacity(v, 'L')), BYTE_CAPACITY_L);
 });
+
+const LEVELS = [
+  ['M', BLOCKS_M, BLOCK_COUNT_M, EC_PER_BLOCK_M],
+  ['L', BLOCKS_L, BLOCK_COUNT_L, EC_PER_BLOCK_L],
+] as const;
+
+for (const [level, table, blockCount, ecPerBlockOf] of LEVELS) {
+  test(`block structure of every version at level ${level}: block count, EC per block, totals, even split`, () => {
+    assert.equal(table.length, 40);
+    for (const v of versions) {
+      const { ecPerBlock, dataPerBlock, dataCodewords } = blockLayout(v, level);
+      const blocks = dataPerBlock.length;
+      assert.equal(blocks, blockCount[v - 1], `version ${v}: blocks`);
+      assert.equal(ecPerBlock, ecPerBlockOf[v - 1], `version ${v}: EC per block`);
+      assert.equal(dataCodewords + ecPerBlock * blocks, TOTAL_CODEWORDS[v - 1], `version ${v}: total codewords`);
+      // Group 1 first with the shorter blocks; group 2's blocks hold exactly one more codeword.
+      const short = Math.floor(dataCodewords / blocks);
+      const long = blocks - (dataCodewords % blocks);
+      assert.deepEqual(dataPerBlock, [...Array<number>(long).fill(short), ...Array<number>(blocks - long).fill(short + 1)], `version ${v}: split`);
+    }
+  });
+}
 
 test('unknown versions are refused', () => {
   assert.throws(() => blockLayout(0), RangeError);
