@@ -27,7 +27,7 @@ export function unstorableText(text: string, field: string): string | undefined 
 }
 
 /** `text` when every store can hold it; otherwise `HttpError(400)` naming `field`. */
-export function storableText(text: string, field: string): string {
+function storableText(text: string, field: string): string {
   const problem = unstorableText(text, field);
   if (problem !== undefined) throw new HttpError(400, problem);
   return text;

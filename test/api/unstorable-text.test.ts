@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { unstorableText } from '../../src/api/validate.ts';
 import { codeOf, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'k1';
@@ -57,6 +58,24 @@ async function live(h: Harness): Promise<string> {
   assert.equal(r.status, 201, r.body);
   return codeOf(r);
 }
+
+test('unstorableText: a NUL or an unpaired surrogate anywhere, named with the field; surrogate pairs are text', () => {
+  const cases: [string, string | undefined][] = [
+    ['https://example.com/', undefined],
+    ['', undefined],
+    ['\ud83d\ude00 and \u00e9', undefined],
+    ['\u0001\u007f\ufffd\uffff', undefined],
+    ['\u0000', NUL_URL],
+    ['https://example.com/a\u0000', NUL_URL],
+    ['\ud800', SURROGATE_URL],
+    ['x\udfff', SURROGATE_URL],
+    ['\ude00\ud83d', SURROGATE_URL],
+    ['\ud83d\ude00\ud83d', SURROGATE_URL],
+    ['\ud800\u0000', SURROGATE_URL],
+  ];
+  for (const [text, expected] of cases) assert.equal(unstorableText(text, 'url'), expected, JSON.stringify(text));
+  assert.equal(unstorableText('a\u0000', 'q'), 'q must not contain a NUL character');
+});
 
 test('a NUL in the list search q is a 400 naming q, with a page or without', async (t) => {
   const h = await start(t, { apiKeys: [KEY] });
