@@ -9,7 +9,7 @@ import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
 import { expiresAt, mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, validateUrl, type Paging } from './validate.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, unstorableText, validateUrl, type Paging } from './validate.ts';
 
 /** The record as the API shows it (docs/api.md). */
 export interface UrlRecord {
@@ -98,6 +98,7 @@ export interface ServiceOptions {
 export type Visit = VisitDecision;
 
 const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+const MISSING: Visit = { kind: 'missing' };
 const CODE_IN_USE: Conflict = { ok: false, error: 'conflict', detail: 'code already in use' };
 const REMOVED: RemoveOutcome = { ok: true };
 
@@ -194,13 +195,17 @@ export function createService(options: ServiceOptions) {
       return { ok: false, error: 'unavailable', detail: `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH` };
     },
 
+    /** A code outside the code alphabet names no link, so no store is asked (MCP's codes are unchecked). */
     async get(code: string): Promise<GetOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
       return found(await store.get(code, seconds()));
     },
 
     /** The newest live record whose original URL equals `input` once normalized. */
     async lookup(input: unknown): Promise<LookupOutcome> {
       if (input === undefined || input === null || input === '') return { ok: false, error: 'invalid', detail: 'url is required' };
+      const unstorable = typeof input === 'string' ? unstorableText(input, 'url') : undefined;
+      if (unstorable !== undefined) return { ok: false, error: 'invalid', detail: unstorable };
       let href: string;
       try {
         href = new URL(String(input)).href;
@@ -243,6 +248,7 @@ export function createService(options: ServiceOptions) {
       } catch (err) {
         return invalid(err);
       }
+      if (!isCodeShaped(code)) return NOT_FOUND;
       try {
         return found(await store.update(code, changes, seconds()));
       } catch (err) {
@@ -252,6 +258,7 @@ export function createService(options: ServiceOptions) {
 
     /** Not found when there is no such live code: an expired link is gone for every API, delete included. */
     async remove(code: string): Promise<RemoveOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
       try {
         return (await store.delete(code, seconds())) ? REMOVED : NOT_FOUND;
       } catch (err) {
@@ -267,7 +274,7 @@ export function createService(options: ServiceOptions) {
      * that the 503 it is.
      */
     visit(code: string, count: boolean): MaybePromise<Visit> {
-      return store.countVisit(code, seconds, count);
+      return isCodeShaped(code) ? store.countVisit(code, seconds, count) : MISSING;
     },
 
     /**

@@ -75,9 +75,12 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     const name = exportFileName(format, transfer.now());
     const source = transfer.exportText(format);
     try {
+      // The first piece is read before the head goes out: a store that cannot be read (a database
+      // that is down) is then a 503 like the list's, and only a failure later cuts the answer.
+      const first = await source.next();
       // The pacer writes a piece only once the client took the previous ones (res.write's false is
       // waited out): a slow reader holds one piece of the export, not the export.
-      await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source), [
+      await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source, first), [
         'Content-Disposition',
         `attachment; filename="${name}"`,
         ...notice,

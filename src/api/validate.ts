@@ -9,6 +9,31 @@ import { isReserved } from './codes.ts';
 
 export { MAX_COUNT, MAX_RETENTION_DAYS, MAX_VISITS };
 
+/**
+ * A NUL, or a UTF-16 surrogate without its pair (the `u` flag matches a surrogate only when it is
+ * alone). PostgreSQL's `text` cannot hold a NUL, and no UTF-8 text can hold a lone surrogate: the
+ * driver and the log's writer would each turn it into U+FFFD, so what was stored or searched for
+ * would quietly differ from what was sent.
+ */
+const UNSTORABLE = /[\0\uD800-\uDFFF]/u;
+
+/**
+ * Why `text` cannot be taken as `field` (docs/api.md, "Text every store can hold"), or undefined
+ * when it can: the one rule for the text any door hands the service, whatever the store.
+ */
+export function unstorableText(text: string, field: string): string | undefined {
+  const found = UNSTORABLE.exec(text);
+  if (found === null) return undefined;
+  return found[0] === '\0' ? `${field} must not contain a NUL character` : `${field} must not contain a lone UTF-16 surrogate (it is not Unicode text)`;
+}
+
+/** `text` when every store can hold it; otherwise `HttpError(400)` naming `field`. */
+function storableText(text: string, field: string): string {
+  const problem = unstorableText(text, field);
+  if (problem !== undefined) throw new HttpError(400, problem);
+  return text;
+}
+
 export interface UrlRules {
   maxLength: number;
   /** `https://s.example/x`: links into this space would redirect to themselves. */
@@ -19,6 +44,7 @@ export interface UrlRules {
 export function validateUrl(input: unknown, rules: UrlRules): string {
   if (input === undefined || input === null || input === '') throw new HttpError(400, 'url is required');
   if (typeof input !== 'string') throw new HttpError(400, 'url must be a string');
+  storableText(input, 'url');
   if (input.length > rules.maxLength) {
     throw new HttpError(400, `url is too long: ${input.length} characters, the limit is ${rules.maxLength}`);
   }
@@ -195,13 +221,13 @@ export function parsePaging(query: URLSearchParams): Paging {
 export const MAX_SEARCH_LENGTH = 200;
 
 /**
- * `q` of the list: absent = every live link; otherwise 1–200 characters (code points), matched
- * case-insensitively against codes and original URLs by the store.
+ * `q` of the list: absent = every live link; otherwise 1–200 characters (code points) that every
+ * store can hold, matched case-insensitively against codes and original URLs by the store.
  */
 export function parseSearch(query: URLSearchParams): string | undefined {
   const q = query.get('q');
   if (q === null) return undefined;
   const length = [...q].length;
   if (length < 1 || length > MAX_SEARCH_LENGTH) throw new HttpError(400, `q must be 1 to ${MAX_SEARCH_LENGTH} characters long, not ${length}`);
-  return q;
+  return storableText(q, 'q');
 }

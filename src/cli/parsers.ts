@@ -72,7 +72,22 @@ export const bearerToken = parser('printable ASCII without spaces, or empty', (r
   return s;
 });
 
-/** A `postgres://` (or `postgresql://`) URL, or empty (the log store). Never echoed: it may hold a password. */
+/** True when `part` percent-decodes (every `%` starts an escape of UTF-8). */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A `postgres://` (or `postgresql://`) URL, or empty (the log store). Never echoed: it may hold a
+ * password. The driver percent-decodes the user, the password and the host (the text between `@`
+ * and the first `/` or `?`, as it cuts it) when it connects, and a `%` that starts no escape there
+ * would end start-up with an uncaught `URIError`; the database name is decoded for the logs.
+ */
 export const databaseUrl = parser('a postgres:// or postgresql:// URL, or empty', (raw) => {
   const s = text(raw).trim();
   if (s === '') return s;
@@ -84,6 +99,10 @@ export const databaseUrl = parser('a postgres:// or postgresql:// URL, or empty'
   }
   if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
     throw new BadValue('must be a postgres:// or postgresql:// URL (or empty for the log store)');
+  }
+  const authority = s.slice(s.indexOf('://') + 3).split(/[?/]/)[0]!;
+  if (![url.username, url.password, authority.slice(authority.indexOf('@') + 1), url.pathname].every(decodes)) {
+    throw new BadValue('must be a postgres:// or postgresql:// URL whose user, password, host and database name decode: write a % in them as %25');
   }
   return s;
 });

@@ -8,7 +8,7 @@
 import type { JsonSchema } from '../published/json-schema.ts';
 import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
 import type { Service, UrlRecord } from '../api/service.ts';
-import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS } from '../api/validate.ts';
+import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS, unstorableText } from '../api/validate.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -173,7 +173,11 @@ export const TOOLS: readonly Tool[] = [
     async run(args, service) {
       if (!isAdmin(service, args['api_key'])) return notAdmin();
       const limit = args['limit'] as number | undefined;
-      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q: args['q'] as string | undefined });
+      const q = args['q'] as string | undefined;
+      // The list route's rule for q (parseSearch), beyond what the input schema says.
+      const refused = q === undefined ? undefined : unstorableText(q, 'q');
+      if (refused !== undefined) return failed(refused);
+      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q });
       return structured({ count: urls.length, total, urls });
     },
   },

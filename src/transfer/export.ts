@@ -46,11 +46,15 @@ export async function* exportText(records: AsyncIterable<LinkRecord>, format: Ex
 }
 
 /**
- * The pieces of an async source as the pacer (`http/pacer.ts`) takes them: each a promise of the
- * next piece. The pacer asks for the next only once the previous one was written, by which time
- * the end of the source is known.
+ * The pieces of an async source as the pacer (`http/pacer.ts`) takes them: `first`, the source's
+ * first result, read before the answer's head went out (so a store that cannot be read is still a
+ * status of its own, not a connection cut after a 200), then each a promise of the next piece. The
+ * pacer asks for the next only once the previous one was written, by which time the end of the
+ * source is known.
  */
-export function* pacedPieces(source: AsyncIterator<string>): Generator<Piece, void, undefined> {
+export function* pacedPieces(source: AsyncIterator<string>, first: IteratorResult<string>): Generator<Piece, void, undefined> {
+  if (first.done) return;
+  yield first.value;
   let done = false;
   while (!done) {
     yield source.next().then((r) => {

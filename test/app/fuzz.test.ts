@@ -1,25 +1,41 @@
 /**
  * Fuzzing over real sockets (the properties are listed in fuzz-harness.ts): 5,000 random raw
- * requests against one server with the gate on. Never a 5xx but 503, never a crash or an error
- * logged, never a protected operation or a non-public 2xx without the token, never a token in the
- * log; /healthz answers afterwards. `npm run fuzz -- <runs>` runs any number; a failure prints its
- * seed for `--seed`.
+ * requests against one server with the gate on, on the log store, and 1,500 against one on a
+ * PostgreSQL database, where a value the database refuses (a NUL in a search or a tool's argument)
+ * must be the 400 or `isError` it is on the log store, never a 500. Never a 5xx but 503, never a
+ * crash or an error logged, never a protected operation or a non-public 2xx without the token,
+ * never a token in the log; /healthz answers afterwards. `npm run fuzz -- <runs>` runs any number
+ * on both stores; a failure prints its seed for `--seed`.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runFuzz } from '../support/fuzz-harness.ts';
+import { runFuzz, type FuzzSummary } from '../support/fuzz-harness.ts';
 import { onOneProcess } from '../support/cluster.ts';
+import { pgServer } from '../support/pg.ts';
 
 const RUNS = 5000;
+const PG_RUNS = 1500;
+
+/** The requests were varied enough to mean something: refused by the parser and by the path rules, refused by the gate, and past it into public and protected handlers alike. */
+function assertVaried(summary: FuzzSummary, runs: number, statuses: readonly string[]): void {
+  assert.equal(summary.runs, runs);
+  for (const status of statuses) {
+    assert.ok((summary.statuses[status] ?? 0) > 0, `some requests were answered ${status}: ${JSON.stringify(summary.statuses)}`);
+  }
+  assert.ok(summary.protectedRuns > 0, 'some requests reached protected operations (with the token)');
+}
 
 test(`${RUNS} random raw requests: no 5xx, no crash, nothing protected without the token`, { ...onOneProcess('it spies on its service'), timeout: 120_000 }, async (t) => {
   const summary = await runFuzz({ runs: RUNS });
   t.diagnostic(JSON.stringify(summary));
-  assert.equal(summary.runs, RUNS);
-  // The requests were varied enough to mean something: refused by the parser and by the path
-  // rules, refused by the gate, and past it into public and protected handlers alike.
-  for (const status of ['200', '201', '204', '302', '400', '401', '404', '405']) {
-    assert.ok((summary.statuses[status] ?? 0) > 0, `some requests were answered ${status}: ${JSON.stringify(summary.statuses)}`);
-  }
-  assert.ok(summary.protectedRuns > 0, 'some requests reached protected operations (with the token)');
+  assertVaried(summary, RUNS, ['200', '201', '204', '302', '400', '401', '404', '405']);
+});
+
+test(`${PG_RUNS} random raw requests on PostgreSQL: never a 500, the same properties`, { ...onOneProcess('it spies on its service'), timeout: 120_000 }, async (t) => {
+  const pg = await pgServer(t);
+  if (!pg) return;
+  const summary = await runFuzz({ runs: PG_RUNS, databaseUrl: await pg.createDatabase() });
+  t.diagnostic(JSON.stringify(summary));
+  // Fewer runs: only the statuses that every run of this size meets (a 302 or 201 takes a rarer draw).
+  assertVaried(summary, PG_RUNS, ['200', '204', '400', '401', '404', '405']);
 });

@@ -4,12 +4,14 @@
  * free compositions: dot segments plain and encoded, broken percent-encodings, absolute form, `;`
  * parameters, many slashes, unicode, NUL, overlong), headers (Authorization right, wrong, twice;
  * odd Content-Type; Transfer-Encoding and Content-Length tricks; huge values) and bodies (valid,
- * truncated, deeply nested, wrong types, too large), each framed right or wrong.
+ * truncated, deeply nested, wrong types, too large), each framed right or wrong; and MCP tool calls
+ * (fuzz-tool-calls.ts).
  *
  * Request lines and headers are latin1 strings (one char per byte), so any byte can be sent; text
  * meant as UTF-8 is converted first with `utf8Bytes`.
  */
 import fc from 'fast-check';
+import { toolCalls } from './fuzz-tool-calls.ts';
 
 /** Replaced by a live short code when a case is rendered. */
 export const CODE = '{code}';
@@ -91,6 +93,8 @@ const queryPart = fc.oneof(
     'api_key=k1', 'api_key=wrong', `url=${encodeURIComponent('https://example.com/fuzz')}`, 'url=https://example.com/raw',
     'url=', 'url=%zz', 'limit=2&offset=1', 'limit=-1', 'limit=100000', 'offset=x', 'retention_days=7', 'retention_days=-1',
     'retention_days=1e3', 'access_token=x', 'x=/../api/urls', '%', '&&', '=', '?',
+    // Text no store can hold (a NUL; a surrogate's UTF-8 is invalid and decodes to U+FFFD).
+    'q=%00', 'q=a%00b', 'q=fuzz', 'q=%ED%A0%80', 'url=https://example.com/%00', 'q=',
   ) },
   { weight: 3, arbitrary: visible(20) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 20 }) },
@@ -208,6 +212,7 @@ export const body: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
   { weight: 1, arbitrary: fc.integer({ min: 65_000, max: 70_000 }).map((n) => `{"url":"https://example.com/${'a'.repeat(n)}"}`) },
   { weight: 1, arbitrary: fc.constant('GET /api/urls HTTP/1.1\r\nHost: x\r\n\r\n') },
+  { weight: 1, arbitrary: fc.constantFrom('{"url":"https://example.com/\\u0000"}', '{"url":"https://example.com/\\ud800"}', '{"url":"https://example.com/","code":"ab\\u0000cdef"}') },
 );
 
 export const framing: fc.Arbitrary<Framing> = fc.oneof(
@@ -242,7 +247,7 @@ const anyRequest: fc.Arbitrary<FuzzCase> = fc.record({
  * free composition reaches the handlers behind the gate too rarely to try their input handling.
  */
 const apiCall: fc.Arbitrary<FuzzCase> = fc.record({
-  method: fc.constantFrom('POST', 'GET', 'HEAD', 'DELETE'),
+  method: fc.constantFrom('POST', 'GET', 'HEAD', 'DELETE', 'PATCH'),
   target: fc.tuple(fc.constantFrom(...API_ROUTES), fc.constantFrom('', '/'), query).map((t) => t.join('')),
   version: fc.constant('HTTP/1.1'),
   host: fc.constant(true),
@@ -253,7 +258,20 @@ const apiCall: fc.Arbitrary<FuzzCase> = fc.record({
   framing: fc.constantFrom<Framing>('length', 'length', 'length', 'chunked'),
 });
 
-export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof({ weight: 4, arbitrary: anyRequest }, { weight: 1, arbitrary: apiCall });
+/** An MCP tool call with the token: the tools hand their arguments to the service with no path rules before them. */
+const mcpCall: fc.Arbitrary<FuzzCase> = fc.record({
+  method: fc.constant('POST'),
+  target: fc.constant('/mcp'),
+  version: fc.constant('HTTP/1.1'),
+  host: fc.constant(true),
+  auth: fc.constant<AuthMode>('right'),
+  contentType: fc.constant('application/json'),
+  headers: fc.constant([]),
+  body: toolCalls(CODE),
+  framing: fc.constant<Framing>('length'),
+});
+
+export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof({ weight: 8, arbitrary: anyRequest }, { weight: 2, arbitrary: apiCall }, { weight: 1, arbitrary: mcpCall });
 
 export interface Rendered {
   bytes: Buffer;
@@ -280,9 +298,9 @@ function authLines(mode: AuthMode, token: string): string[] {
   }
 }
 
-/** The bytes of one case; `code` replaces `{code}`. */
+/** The bytes of one case; `code` replaces `{code}` (in the target, and in a tool call's arguments). */
 export function render(c: FuzzCase, token: string, code: string): Rendered {
-  const payload = Buffer.from(c.body, 'utf8');
+  const payload = Buffer.from(c.body.split(CODE).join(code), 'utf8');
   const lines = [`${c.method} ${c.target.split(CODE).join(code)} ${c.version}`.trimEnd()];
   if (c.host) lines.push('Host: 127.0.0.1');
   lines.push(...authLines(c.auth, token));

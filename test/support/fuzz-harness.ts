@@ -1,7 +1,7 @@
 /**
  * The fuzz run shared by test/fuzz.test.ts and scripts/fuzz.ts: one server with the gate on (and
- * the server limits of `server.ts`), raw requests from fuzz-arbitraries.ts over fresh sockets, and
- * these properties for every request:
+ * the server limits of `server.ts`), on the log store or on a PostgreSQL database, raw requests
+ * from fuzz-arbitraries.ts over fresh sockets, and these properties for every request:
  *
  * 1. the server ends the exchange (answers and closes, or closes) within 5 s;
  * 2. no answer is a 5xx except 503;
@@ -18,17 +18,23 @@
  * Afterwards `/healthz` still answers 200.
  */
 import fc from 'fast-check';
+import { createServer, type ServerOptions } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createShortenerAsync, type ShortenerOptions } from '../../src/app.ts';
+import type { Service } from '../../src/api/service.ts';
 import { defaults } from '../../src/cli/config.ts';
 import { serverOptions } from '../../src/cli/http-options.ts';
 import { createLogger } from '../../src/log.ts';
 import { fuzzCase, render, type FuzzCase } from './fuzz-arbitraries.ts';
 import { DETAIL, RIGHT, spyOnProtected, TOKEN } from './gate-helpers.ts';
-import { open, type Harness } from './helpers.ts';
+import { open, request, type Reply, type RequestOptions } from './helpers.ts';
 import { sendRaw, type RawResponse } from './raw-http.ts';
 
 export interface FuzzOptions {
   runs: number;
   seed?: number;
+  /** An empty PostgreSQL database to keep the links in; absent: the log store, in a fresh data dir. */
+  databaseUrl?: string;
 }
 
 export interface FuzzSummary {
@@ -85,12 +91,43 @@ function describeCase(c: FuzzCase, bytes: Buffer): string {
   return `${JSON.stringify({ ...c, body: c.body.length > 200 ? `${c.body.slice(0, 200)}…(${c.body.length})` : c.body })}\nbytes: ${JSON.stringify(bytes.toString('latin1').slice(0, 600))}`;
 }
 
-export async function runFuzz({ runs, seed }: FuzzOptions): Promise<FuzzSummary> {
+/** What a run needs of the server under test. */
+interface Target {
+  port: number;
+  service: Service;
+  req(path: string, options?: RequestOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+/** The server on the log store (the tests' harness), or on `databaseUrl`. */
+async function openTarget(settings: ShortenerOptions, limits: ServerOptions, databaseUrl: string | undefined): Promise<Target> {
+  if (databaseUrl === undefined) {
+    const h = await open(settings, limits);
+    return { port: h.port, service: h.shortener.service, req: h.req, close: () => h.close() };
+  }
+  const server = createServer(limits);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const shortener = await createShortenerAsync({ ...settings, databaseUrl, baseUrl: `http://127.0.0.1:${port}` }).catch(async (err: unknown) => {
+    server.close();
+    throw err;
+  });
+  server.on('request', shortener.handler);
+  return {
+    port,
+    service: shortener.service,
+    req: (path, options) => request(port, path, options),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await shortener.close();
+    },
+  };
+}
+
+export async function runFuzz({ runs, seed, databaseUrl }: FuzzOptions): Promise<FuzzSummary> {
   const logs = new LogWatch();
-  const h: Harness = await open(
-    { apiToken: TOKEN, apiKeys: ['k1'], logger: createLogger('warn', logs) },
-    serverOptions(defaults()).options,
-  );
+  const h = await openTarget({ apiToken: TOKEN, apiKeys: ['k1'], logger: createLogger('warn', logs) }, serverOptions(defaults()).options, databaseUrl);
   const statuses: Record<string, number> = {};
   let protectedRuns = 0;
   const started = Date.now();
@@ -106,10 +143,10 @@ export async function runFuzz({ runs, seed }: FuzzOptions): Promise<FuzzSummary>
     };
     // A live code for `{code}` in targets; a fuzzed DELETE with the token and key may remove it.
     let code = await newCode();
-    const spy = spyOnProtected(h.shortener.service);
+    const spy = spyOnProtected(h.service);
 
     const property = fc.asyncProperty(fuzzCase, async (c) => {
-      if (!(await h.shortener.service.get(code)).ok) code = await newCode();
+      if (!(await h.service.get(code)).ok) code = await newCode();
       const { bytes, incomplete, method } = render(c, TOKEN, code);
       spy.calls.length = 0;
       const errorsBefore = logs.errors.length;
