@@ -6,6 +6,7 @@
 import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Service } from '../api/service.ts';
+import { StoreUnavailableError } from '../store/link-store.ts';
 import { NAME, VERSION } from '../version.ts';
 import {
   INTERNAL_ERROR,
@@ -61,8 +62,15 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     const args = params['arguments'] ?? {};
     const errors = validateValue(tool.inputSchema, args, 'arguments');
     if (errors.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for ${name}: ${errors.join('; ')}`);
-    // A failure of the work is a result with `isError` (tools.ts); a throw is a bug.
-    return tool.run(args as Record<string, unknown>, service);
+    // A failure of the work is a result with `isError` (tools.ts); a throw is a bug, except the
+    // store's refusal (a database that is down), which a tool meets on reads the REST routes
+    // answer with 503: told to the model like any other failure, never an internal error.
+    try {
+      return await tool.run(args as Record<string, unknown>, service);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) return { content: [{ type: 'text', text: err.message }], isError: true };
+      throw err;
+    }
   }
 
   async function dispatch(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 /**
  * `GET /api/export` with the PostgreSQL server stopped (docs/postgres.md, faults): `503`
  * `{"detail":"database unavailable"}` like the list, in both formats, never a 200 head followed by
- * a cut connection; and the export works again once the database is back.
+ * a cut connection; MCP's tools answer an `isError` result, never an internal error; and the
+ * export works again once the database is back.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -14,7 +15,7 @@ import { pgServer } from '../support/pg.ts';
 
 const KEY = 'export-key';
 
-test('export with the database stopped: 503 database unavailable, then the export once it is back', { timeout: 60_000 }, async (t) => {
+test('export and MCP tools with the database stopped: 503 / isError database unavailable, then the export once it is back', { timeout: 60_000 }, async (t) => {
   const pg = await pgServer(t);
   if (!pg) return;
   const db = await pg.createDatabase();
@@ -43,6 +44,24 @@ test('export with the database stopped: 503 database unavailable, then the expor
   }
   // The list answers the same, as it already did.
   assert.equal((await request(port, '/api/urls', { headers: { 'x-api-key': KEY } })).body, '{"detail":"database unavailable"}');
+  // MCP's tools tell the model, as an isError result, never an internal error (docs/mcp.md).
+  const calls: [string, Record<string, unknown>][] = [
+    ['get_url', { code: 'export1' }],
+    ['lookup_url', { url: 'https://example.com/exported' }],
+    ['list_urls', { api_key: KEY }],
+    ['shorten_url', { url: 'https://example.com/new' }],
+    ['update_url', { code: 'export1', api_key: KEY, max_visits: 3 }],
+    ['delete_url', { code: 'export1', api_key: KEY }],
+  ];
+  for (const [name, args] of calls) {
+    const r = await request(port, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    assert.equal(r.status, 200, `${name}: ${r.body}`);
+    assert.deepEqual(JSON.parse(r.body), { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'database unavailable' }], isError: true } }, name);
+  }
 
   await pg.start();
   let exported;
