@@ -109,9 +109,16 @@ test('parseTransferCommand: the command, its file and options, and the settings 
     file: 'f.csv',
     format: 'jsonl',
     databaseUrl: undefined,
+    fromLine: 1,
     settings: ['--data-dir', 'd', '--fsync=off'],
   });
-  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', settings: [] });
+  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', fromLine: 1, settings: [] });
+  // The resume of a failed import (docs/operations.md, export and import commands).
+  assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line', '15875'])?.fromLine, 15875);
+  assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line=2'])?.fromLine, 2);
+  for (const bad of ['0', '-1', '1.5', 'x', '', '01', '9999999999999999']) {
+    assert.throws(() => parseTransferCommand(['import', 'f.csv', `--from-line=${bad}`]), { name: 'ConfigError', message: `invalid --from-line ${JSON.stringify(bad)}: must be an integer of 1 or more (the line to resume the import from)` }, bad);
+  }
 });
 
 test('export into a pipe closed early (| head -1) stops, says so on stderr, exits 1', { timeout: 60_000 }, async (t) => {
