@@ -136,3 +136,18 @@ test('export into a pipe closed early (| head -1) stops, says so on stderr, exit
   const [line] = logLines(err);
   assert.equal(line!['msg'], 'stdout was closed; the export is incomplete');
 });
+
+test('import --from-line resumes: the rows that start before the line are neither stored nor reported', { timeout: 60_000 }, async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'resume.csv');
+  // Line 1 the header, line 3 an invalid row: a resume from line 4 neither checks nor reports it.
+  writeFileSync(file, 'url\nhttps://example.com/1\nnot a url\nhttps://example.com/3\nhttps://example.com/4\n');
+  const r = await runCli(['import', file, '--data-dir', dir, '--fsync', 'off', '--from-line', '4']);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(
+    logLines(r.err).map((l) => [l['msg'], l['imported'], l['skipped']]),
+    [['imported', 2, 0]],
+  );
+  const exported = await runCli(['export', '--data-dir', dir]);
+  assert.deepEqual(exported.out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { original_url: string }).original_url), ['https://example.com/3', 'https://example.com/4']);
+});
