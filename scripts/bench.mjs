@@ -33,7 +33,9 @@
 // BENCH_HTTP_ONLY=1 for the redirect comparison and the other HTTP scenarios alone;
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
 // 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
-// (the kernel's high-water mark, reset just before the measured operation).
+// (the kernel's high-water mark, reset just before the measured operation); then an import of
+// 10 MiB of invalid rows while another client follows a link at a fixed rate: the import's time
+// and the redirect's p99 meanwhile (BENCH_IMPORT_STALL_ONLY=1 for that alone).
 //
 // PostgreSQL (last in a full run, when PostgreSQL is installed; BENCH_PG_ONLY=1 for it alone): a
 // throwaway server (scripts/pg-test-server.sh), then counted redirects/s and durable creates/s of
@@ -452,6 +454,47 @@ async function reportTransfer() {
   await exporter.stop();
 }
 
+/** The redirect's rate while an import runs, requests/s over 10 connections. */
+const STALL_RATE = 200;
+
+/**
+ * The event loop under a hostile import: 10 MiB of `{}` lines (3.5M rows, each invalid: no url),
+ * posted while another client follows a short link at a fixed rate (autocannon, in this process,
+ * STALL_RATE requests/s over 10 connections; its latencies are corrected for coordinated omission,
+ * so a stall counts against every request it held up). The redirect's p99 is measured during the
+ * import alone, and for comparison over the same time without it.
+ */
+async function reportImportStall() {
+  const { default: autocannon } = await import('autocannon');
+  const server = await startServer({ fsync: 'off' });
+  const code = await shorten(server.port, TARGET);
+  const lines = Math.floor((10 * 1024 * 1024) / 3);
+  const body = Buffer.from('{}\n'.repeat(lines));
+  const redirects = (seconds) =>
+    autocannon({ url: `http://127.0.0.1:${server.port}/${code}`, connections: 10, overallRate: STALL_RATE, duration: seconds, followRedirect: false });
+  await redirects(1); // warm-up (JIT, connections), not reported
+  const load = redirects(600);
+  const t0 = performance.now();
+  const imported = await call(server.port, 'POST', '/api/import', { headers: { 'content-type': 'application/x-ndjson', 'x-api-key': API_KEY }, body });
+  const ms = performance.now() - t0;
+  load.stop();
+  const during = await load;
+  const quiet = await redirects(Math.max(1, Math.round(ms / 1000)));
+  await server.stop();
+  const report = JSON.parse(imported.body);
+  if (imported.status !== 200 || report.skipped !== lines) throw new Error(`import: ${imported.status} ${imported.body.slice(0, 300)}`);
+  // Every answer must be the redirect: autocannon counts a 302 among its 3xx.
+  for (const r of [during, quiet]) {
+    const failures = r.errors + r.timeouts + (r.requests.total - r['3xx']);
+    if (failures > 0) throw new Error(`redirects during the import: ${failures} errors or unexpected statuses`);
+  }
+  console.log(
+    `import of 10 MiB of invalid rows (${fmt(lines / 1e6, 1)}M lines of {}): ${fmt(ms)} ms; redirect at ${STALL_RATE} req/s over 10 connections meanwhile: ` +
+      `p50 ${fmt(during.latency.p50, 1)} ms, p99 ${fmt(during.latency.p99, 1)} ms, max ${fmt(during.latency.max)} ms (${fmt(during.requests.total)} requests); ` +
+      `without the import: p99 ${fmt(quiet.latency.p99, 1)} ms, max ${fmt(quiet.latency.max)} ms`,
+  );
+}
+
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -653,7 +696,11 @@ async function reportPostgres(logStore) {
 async function main() {
   if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
-  if (process.env.BENCH_TRANSFER_ONLY === '1') return reportTransfer();
+  if (process.env.BENCH_IMPORT_STALL_ONLY === '1') return reportImportStall();
+  if (process.env.BENCH_TRANSFER_ONLY === '1') {
+    await reportTransfer();
+    return reportImportStall();
+  }
   const cpu = cpus()[0]?.model ?? 'cpu';
   console.log(
     `node ${process.version}; ${cpus().length} × ${cpu}; load generator ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ` +
@@ -793,6 +840,7 @@ async function main() {
   await reportListing();
   console.log('');
   await reportTransfer();
+  await reportImportStall();
   console.log('');
   const durableCreates = others.find((s) => s.name.includes('FSYNC=always'));
   await reportPostgres(durableCreates ? { redirect: medianRps(redirect), create: median(perRound(durableCreates).map((r) => r.rps)) } : undefined);

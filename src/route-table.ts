@@ -209,7 +209,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
         },
       },
     },
-    ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer }),
+    ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,

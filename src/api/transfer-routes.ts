@@ -9,6 +9,7 @@ import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, exportFileName, pacedPieces, type ExportFormat } from '../transfer/export.ts';
+import { parseFromLine } from '../transfer/import.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import type { Transfer } from '../transfer/transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
@@ -21,6 +22,8 @@ export interface TransferRouteDeps {
   deprecations: Deprecations;
   /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
   transfer: Transfer | undefined;
+  /** The public address: its path prefixes the resume of a failed import. */
+  baseUrl: string;
 }
 
 /** What `POST /api/import` reads, by media type. */
@@ -53,12 +56,13 @@ const IMPORT_FAILED = {
     detail: { type: 'string' },
     imported: { type: 'integer', minimum: 0, description: 'Rows stored (durable) before the failure.' },
     line: { type: 'integer', minimum: 1, description: 'The first row not stored: nothing from this line on was written.' },
+    resume: { type: 'string', description: 'The path (under the base URL\'s path) and query that import the same file from that line: /api/import?from_line=L.' },
   },
-  required: ['detail', 'imported', 'line'],
+  required: ['detail', 'imported', 'line', 'resume'],
   additionalProperties: false,
 } as const;
 
-export function transferRoutes({ service, reply, deprecations, transfer: given }: TransferRouteDeps): ApiRoute[] {
+export function transferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: TransferRouteDeps): ApiRoute[] {
   const transfer: Transfer = given ?? {
     exportText: () => {
       throw new Error('this route table was built without a store');
@@ -67,6 +71,8 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     now: Date.now,
   };
   const { adminOnly } = adminKeyCheck(service, deprecations);
+  // The route as the client addresses it: behind the base URL's path, whatever a proxy makes of it.
+  const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/import`;
 
   async function exportLinks(ctx: Ctx, notice: readonly string[]): Promise<void> {
     const asked = ctx.query().get('format') ?? 'jsonl';
@@ -97,9 +103,12 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
     if (format === undefined) {
       throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
     }
+    const from = ctx.query().get('from_line');
+    const fromLine = from === null ? 1 : parseFromLine(from);
+    if (fromLine === undefined) throw new HttpError(400, 'from_line must be an integer of 1 or more (the line to resume the import from)');
     let result;
     try {
-      result = await transfer.importLinks(streamBody(ctx.req, IMPORT_BODY_LIMIT), format);
+      result = await transfer.importLinks(streamBody(ctx.req, IMPORT_BODY_LIMIT), format, fromLine);
     } catch (err) {
       if (err instanceof ImportInputError) throw new HttpError(400, err.message);
       throw err;
@@ -108,9 +117,10 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
       const { imported, skipped, errors } = result;
       return reply.json(ctx.res, 200, { imported, skipped, errors }, notice);
     }
-    // The rest of the upload is left unread: the connection closes after this answer.
+    // The rest of the upload is left unread: the connection closes after this answer. The resume
+    // names no key (an api_key in the query stays out of it): the client sends its own again.
     const { detail, imported, line } = result;
-    reply.json(ctx.res, 503, { detail, imported, line }, ['Connection', 'close', ...notice]);
+    reply.json(ctx.res, 503, { detail, imported, line, resume: `${importPath}?from_line=${line}` }, ['Connection', 'close', ...notice]);
   }
 
   return [
@@ -162,6 +172,14 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
             'already expired rows are skipped and reported by line. Answered once every stored row is durable.',
           tag: 'admin',
           access: 'admin',
+          parameters: [
+            {
+              name: 'from_line',
+              in: 'query',
+              description: 'Import only the rows that start on this line or later (the line a 503 named): the rows before it are neither checked nor reported. A CSV header is read wherever it is.',
+              schema: { type: 'integer', minimum: 1 },
+            },
+          ],
           requestBody: {
             required: true,
             content: {
@@ -174,7 +192,11 @@ export function transferRoutes({ service, reply, deprecations, transfer: given }
             400: ref('responses', 'BadRequest'),
             413: json('The body is over 256 MiB. The connection is closed.', 'Error'),
             415: ref('responses', 'UnsupportedMediaType'),
-            503: body('The store failed part-way: every row before line that was reported imported is durable, nothing from line on was written; importing the same file again finishes the job.', JSON_TYPE, IMPORT_FAILED),
+            503: body(
+              'The store failed part-way: every row before line that was reported imported is durable, nothing from line on was written; importing the same file again with from_line=line (the resume) finishes the job without storing a row twice.',
+              JSON_TYPE,
+              IMPORT_FAILED,
+            ),
           },
         },
       },

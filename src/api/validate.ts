@@ -1,6 +1,9 @@
 /**
  * Input rules of the shortening API (docs/api.md) as pure functions. Each returns the clean value or
- * throws `HttpError(400, reason)`; the reason is written for the person who sent the request.
+ * throws `HttpError(400, reason)`; the reason is written for the person who sent the request. The
+ * rules a create and an import share also come as `check…` functions that return a `Refusal`
+ * instead of throwing: an import checks millions of rows, and an invalid one is an ordinary outcome
+ * (a thrown error costs a stack trace each, which was most of the time of a file of bad rows).
  */
 import { HttpError } from '../errors.ts';
 import { normalizeTarget, stripBase } from '../paths.ts';
@@ -8,6 +11,17 @@ import { MAX_COUNT, MAX_DIGITS, MAX_RETENTION_DAYS, MAX_VISITS } from '../store/
 import { isReserved } from './codes.ts';
 
 export { MAX_COUNT, MAX_RETENTION_DAYS, MAX_VISITS };
+
+/** Why a value was refused, as a plain value: no stack, nothing thrown. */
+export class Refusal {
+  constructor(readonly detail: string) {}
+}
+
+/** The value a `check…` rule accepted; a refusal becomes the `400` it stands for. */
+export function accepted<T>(checked: T | Refusal): T {
+  if (checked instanceof Refusal) throw new HttpError(400, checked.detail);
+  return checked;
+}
 
 /**
  * A NUL, or a UTF-16 surrogate without its pair (the `u` flag matches a surrogate only when it is
@@ -27,13 +41,6 @@ export function unstorableText(text: string, field: string): string | undefined 
   return found[0] === '\0' ? `${field} must not contain a NUL character` : `${field} must not contain a lone UTF-16 surrogate (it is not Unicode text)`;
 }
 
-/** `text` when every store can hold it; otherwise `HttpError(400)` naming `field`. */
-function storableText(text: string, field: string): string {
-  const problem = unstorableText(text, field);
-  if (problem !== undefined) throw new HttpError(400, problem);
-  return text;
-}
-
 export interface UrlRules {
   maxLength: number;
   /** `https://s.example/x`: links into this space would redirect to themselves. */
@@ -42,30 +49,33 @@ export interface UrlRules {
 
 /** Returns the WHATWG serialization (`new URL(input).href`) of an acceptable original URL. */
 export function validateUrl(input: unknown, rules: UrlRules): string {
-  if (input === undefined || input === null || input === '') throw new HttpError(400, 'url is required');
-  if (typeof input !== 'string') throw new HttpError(400, 'url must be a string');
-  storableText(input, 'url');
+  return accepted(checkUrl(input, rules));
+}
+
+/** `validateUrl` that returns its refusal. */
+export function checkUrl(input: unknown, rules: UrlRules): string | Refusal {
+  if (input === undefined || input === null || input === '') return new Refusal('url is required');
+  if (typeof input !== 'string') return new Refusal('url must be a string');
+  const unstorable = unstorableText(input, 'url');
+  if (unstorable !== undefined) return new Refusal(unstorable);
   if (input.length > rules.maxLength) {
-    throw new HttpError(400, `url is too long: ${input.length} characters, the limit is ${rules.maxLength}`);
+    return new Refusal(`url is too long: ${input.length} characters, the limit is ${rules.maxLength}`);
   }
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new HttpError(400, 'url must be an absolute URL such as https://example.com/page');
-  }
+  // Asked first, so that an unparsable URL throws nothing either (URL.parse needs Node 20.18).
+  if (!URL.canParse(input)) return new Refusal('url must be an absolute URL such as https://example.com/page');
+  const url = new URL(input);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HttpError(400, `url must use http or https, not ${url.protocol.slice(0, -1)}`);
+    return new Refusal(`url must use http or https, not ${url.protocol.slice(0, -1)}`);
   }
-  if (!url.hostname) throw new HttpError(400, 'url must have a host');
+  if (!url.hostname) return new Refusal('url must have a host');
   if (url.username || url.password) {
-    throw new HttpError(400, 'url must not contain a user name or password (user@host URLs are a phishing pattern)');
+    return new Refusal('url must not contain a user name or password (user@host URLs are a phishing pattern)');
   }
   if (url.href.length > rules.maxLength) {
-    throw new HttpError(400, `url is too long once normalized: ${url.href.length} characters, the limit is ${rules.maxLength}`);
+    return new Refusal(`url is too long once normalized: ${url.href.length} characters, the limit is ${rules.maxLength}`);
   }
   if (isOwnShortLink(url, new URL(rules.baseUrl))) {
-    throw new HttpError(400, 'url points at this shortener itself; a short link to a short link would loop');
+    return new Refusal('url points at this shortener itself; a short link to a short link would loop');
   }
   return url.href;
 }
@@ -125,10 +135,15 @@ export function isOwnShortLink(url: URL, base: URL): boolean {
  * query string or a form (`textual`) it arrives as decimal digits; in JSON it must be a number.
  */
 export function parseRetention(raw: unknown, textual = false): number {
+  return accepted(checkRetention(raw, textual));
+}
+
+/** `parseRetention` that returns its refusal. */
+export function checkRetention(raw: unknown, textual = false): number | Refusal {
   if (raw === undefined || raw === null) return 0;
   const value = textual && typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETENTION_DAYS) {
-    throw new HttpError(400, `retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
+    return new Refusal(`retention_days must be an integer from 0 to ${MAX_RETENTION_DAYS} (0 keeps the link forever)`);
   }
   return value;
 }
@@ -154,13 +169,18 @@ export const CUSTOM_CODE = /^[A-Za-z0-9_-]+$/;
  * Codes are case-sensitive and kept as given.
  */
 export function parseCustomCode(raw: unknown, min: number, max: number): string | undefined {
+  return accepted(checkCustomCode(raw, min, max));
+}
+
+/** `parseCustomCode` that returns its refusal. */
+export function checkCustomCode(raw: unknown, min: number, max: number): string | undefined | Refusal {
   if (raw === undefined || raw === null || raw === '') return undefined;
-  if (typeof raw !== 'string') throw new HttpError(400, 'code must be a string');
-  if (!CUSTOM_CODE.test(raw)) throw new HttpError(400, 'code may only use the letters A-Z and a-z, digits, "-" and "_"');
+  if (typeof raw !== 'string') return new Refusal('code must be a string');
+  if (!CUSTOM_CODE.test(raw)) return new Refusal('code may only use the letters A-Z and a-z, digits, "-" and "_"');
   if (raw.length < min || raw.length > max) {
-    throw new HttpError(400, `code must be ${min} to ${max} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${raw.length}`);
+    return new Refusal(`code must be ${min} to ${max} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${raw.length}`);
   }
-  if (isReserved(raw)) throw new HttpError(400, `code "${raw}" is reserved for the service's own paths`);
+  if (isReserved(raw)) return new Refusal(`code "${raw}" is reserved for the service's own paths`);
   return raw;
 }
 
@@ -169,11 +189,16 @@ export function parseCustomCode(raw: unknown, min: number, max: number): string 
  * string or a form (`textual`) it arrives as decimal digits (or empty, or `null`, for unlimited).
  */
 export function parseMaxVisits(raw: unknown, textual = false): number | null {
+  return accepted(checkMaxVisits(raw, textual));
+}
+
+/** `parseMaxVisits` that returns its refusal. */
+export function checkMaxVisits(raw: unknown, textual = false): number | null | Refusal {
   if (raw === undefined || raw === null) return null;
   if (textual && (raw === '' || raw === 'null')) return null;
   const value = textual && typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_VISITS) {
-    throw new HttpError(400, `max_visits must be an integer from 1 to ${MAX_VISITS}, or null for no limit`);
+    return new Refusal(`max_visits must be an integer from 1 to ${MAX_VISITS}, or null for no limit`);
   }
   return value;
 }
@@ -184,11 +209,11 @@ const DIGITS = new RegExp(`^\\d{1,${MAX_DIGITS}}$`);
  * `visit_count` of an imported link (the only door that sets one): absent or null = 0; otherwise an
  * integer from 0 to `MAX_COUNT`. As text (CSV) it is decimal digits, as many as `MAX_COUNT` has.
  */
-export function parseVisitCount(raw: unknown, textual = false): number {
+export function checkVisitCount(raw: unknown, textual = false): number | Refusal {
   if (raw === undefined || raw === null) return 0;
   const value = textual && typeof raw === 'string' && DIGITS.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_COUNT) {
-    throw new HttpError(400, `visit_count must be an integer from 0 to ${MAX_COUNT}`);
+    return new Refusal(`visit_count must be an integer from 0 to ${MAX_COUNT}`);
   }
   return value;
 }
@@ -229,5 +254,7 @@ export function parseSearch(query: URLSearchParams): string | undefined {
   if (q === null) return undefined;
   const length = [...q].length;
   if (length < 1 || length > MAX_SEARCH_LENGTH) throw new HttpError(400, `q must be 1 to ${MAX_SEARCH_LENGTH} characters long, not ${length}`);
-  return storableText(q, 'q');
+  const unstorable = unstorableText(q, 'q');
+  if (unstorable !== undefined) throw new HttpError(400, unstorable);
+  return q;
 }

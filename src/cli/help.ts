@@ -20,7 +20,7 @@ export function helpText(): string {
   return [
     'Usage: url-shortener [options]',
     '       url-shortener export [--format jsonl|csv] [options] > FILE',
-    '       url-shortener import FILE [--format jsonl|csv] [options]',
+    '       url-shortener import FILE [--format jsonl|csv] [--from-line L] [options]',
     '',
     'Every option also reads the environment variable named beside it; a JSON file given with',
     '--config may use the snake_case names. Precedence: option > environment > file > default.',

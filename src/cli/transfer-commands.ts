@@ -18,6 +18,7 @@ import { DatabaseOpenError, describeDatabase, DriverMissingError, openPostgresSt
 import { Store, StoreOpenError } from '../store/store.ts';
 import { exportText, type ExportFormat } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
+import { parseFromLine } from '../transfer/import.ts';
 import { createTransfer } from '../transfer/transfer.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import { resolveConfig, type Config } from './config.ts';
@@ -29,6 +30,8 @@ export interface TransferCommand {
   format: ExportFormat | undefined;
   /** Given: a PostgreSQL store was asked for (like `DATABASE_URL`, which it overrides). */
   databaseUrl: string | undefined;
+  /** `import --from-line L`: the rows from line L on (the resume of a failed import); 1 = all. */
+  fromLine: number;
   /** The other arguments: settings, read as the server reads them. */
   settings: string[];
 }
@@ -37,16 +40,20 @@ export interface TransferCommand {
 export function parseTransferCommand(argv: readonly string[]): TransferCommand | undefined {
   const [command, ...rest] = argv;
   if (command !== 'export' && command !== 'import') return undefined;
-  const parsed: TransferCommand = { command, file: undefined, format: undefined, databaseUrl: undefined, settings: [] };
+  const parsed: TransferCommand = { command, file: undefined, format: undefined, databaseUrl: undefined, fromLine: 1, settings: [] };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    if (name === '--format' || name === '--database-url') {
+    if (name === '--format' || name === '--database-url' || (name === '--from-line' && command === 'import')) {
       const value = eq !== -1 && arg.startsWith('--') ? arg.slice(eq + 1) : rest[++i];
       if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
       if (name === '--database-url') parsed.databaseUrl = value;
-      else if (value === 'jsonl' || value === 'csv') parsed.format = value;
+      else if (name === '--from-line') {
+        const line = parseFromLine(value);
+        if (line === undefined) throw new ConfigError(`invalid --from-line ${JSON.stringify(value)}: must be an integer of 1 or more (the line to resume the import from)`);
+        parsed.fromLine = line;
+      } else if (value === 'jsonl' || value === 'csv') parsed.format = value;
       else throw new ConfigError(`invalid --format ${JSON.stringify(value)}: must be jsonl or csv`);
     } else if (!arg.startsWith('-') && command === 'import' && parsed.file === undefined) {
       parsed.file = arg;
@@ -194,10 +201,11 @@ async function importInto(links: LinkStore, cmd: TransferCommand, config: Config
   });
   try {
     const input = createReadStream(file);
-    const result = await transfer.importLinks(input, format);
+    const result = await transfer.importLinks(input, format, cmd.fromLine);
     for (const e of result.errors) log.warn('row skipped', { line: e.line, detail: e.detail });
     if (!result.ok) {
-      log.error('import stopped: the store failed', { detail: result.detail, imported: result.imported, line: result.line });
+      // Every row before `line` is stored and none from it on: `--from-line` resumes there.
+      log.error('import stopped: the store failed', { detail: result.detail, imported: result.imported, line: result.line, resume: `--from-line ${result.line}` });
       return 1;
     }
     log.info('imported', { file, format, imported: result.imported, skipped: result.skipped, records: links.count });

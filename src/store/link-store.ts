@@ -98,14 +98,26 @@ export interface LinkPage {
   release(): void;
 }
 
+/**
+ * Inserts that land in the order they were asked or not at all past a failure (an import's rows,
+ * docs/api.md). Once an insert of a chain fails, every later one is refused with the same error,
+ * those already queued behind it included: a store that writes in batches would otherwise write
+ * the next batch once the disk has room again, after the failure was reported.
+ */
+export interface InsertChain {
+  /** Why an insert of the chain failed; undefined while none has. */
+  failed: unknown;
+}
+
 export interface LinkStore {
   /**
    * Stores a new link as the newest; false when a live link holds its code (a generated code's
    * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.
    * Of concurrent inserts of one code exactly one is true. True only once the link is durable;
-   * a write that cannot be made rejects with `StoreUnavailableError`.
+   * a write that cannot be made rejects with `StoreUnavailableError`. With `chain`, refused once
+   * an earlier insert of the chain failed (see `InsertChain`).
    */
-  insert(record: LinkRecord, now: number): MaybePromise<boolean>;
+  insert(record: LinkRecord, now: number, chain?: InsertChain): MaybePromise<boolean>;
   /** The live link of `code`. */
   get(code: string, now: number): MaybePromise<LinkRecord | undefined>;
   /** The newest live link whose URL is exactly `url` (already normalized by the caller). */

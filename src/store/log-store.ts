@@ -6,7 +6,7 @@
  * across event-loop turns.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
 import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
@@ -33,21 +33,25 @@ export class LogStore implements LinkStore {
     return this.store.count;
   }
 
-  insert(record: LinkRecord, now: number): false | Promise<boolean> {
+  insert(record: LinkRecord, now: number, chain?: InsertChain): false | Promise<boolean> {
+    if (chain?.failed !== undefined) return Promise.reject(unwritable(chain.failed));
     const { code } = record;
     if (this.inserting.has(code)) return false;
     // An expired link still in memory (not compacted yet) gives its code up: the create replaces it.
     const held = this.store.get(code);
     if (held && !isExpired(held, now)) return false;
     this.inserting.add(code);
-    return this.store.create({ ...record }).then(
+    return this.store.create({ ...record }, chain).then(
       () => {
         this.inserting.delete(code);
         return true;
       },
       (err: unknown) => {
         this.inserting.delete(code);
-        throw unwritable(err);
+        const failure = unwritable(err);
+        // Refused before the writer saw it (a closed store): the chain stops here too.
+        if (chain !== undefined) chain.failed = failure;
+        throw failure;
       },
     );
   }

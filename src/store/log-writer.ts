@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { encodeEntry, HEADER, type Entry } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { RepeatLog } from '../log-throttle.ts';
+import type { InsertChain } from './link-store.ts';
 
 /**
  * A write refused because the log was removed or replaced under the running process (see the top of
@@ -45,6 +46,8 @@ interface Write {
   lines: number;
   /** Applies the change to memory: runs once the bytes are durable, before anyone is answered. */
   durable: (() => void) | undefined;
+  /** The writes that fail together from the first failure on (an import's rows). */
+  chain: InsertChain | undefined;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -125,11 +128,14 @@ export class LogWriter {
     this.upgrade = options.upgrade;
   }
 
-  /** Queues `entries`; resolves once they are durable and `durable` has run, rejects if refused. */
-  append(entries: Entry[], durable?: () => void): Promise<void> {
+  /**
+   * Queues `entries`; resolves once they are durable and `durable` has run, rejects if refused.
+   * With `chain`, refused without being written once a write of the chain failed.
+   */
+  append(entries: Entry[], durable?: () => void, chain?: InsertChain): Promise<void> {
     const bytes = entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, lines: entries.length, durable, resolve, reject });
+      this.queue.push({ bytes, lines: entries.length, durable, chain, resolve, reject });
       this.writing ??= this.drain();
     });
   }
@@ -184,7 +190,8 @@ export class LogWriter {
         continue;
       }
       const until = this.queue.findIndex((item) => 'task' in item);
-      const batch = this.queue.splice(0, until === -1 ? this.queue.length : until) as Write[];
+      const batch = withoutBrokenChains(this.queue.splice(0, until === -1 ? this.queue.length : until) as Write[]);
+      if (batch.length === 0) continue;
       if (this.detached && !(await this.reattach())) {
         this.failed(new DataFileGoneError(), batch);
         continue;
@@ -254,7 +261,12 @@ export class LogWriter {
       const kind = errorKind(err);
       this.problems.report('error', `storage:${kind}`, 'storage write failed; change not made', { error: kind, refused: batch.length }, batch.length);
     }
-    for (const p of batch) p.reject(err as Error);
+    for (const p of batch) {
+      // Marked before the next batch is taken from the queue: the chain's writes queued behind
+      // this one are refused there, unwritten (the disk may have room for a smaller batch).
+      if (p.chain !== undefined) p.chain.failed ??= err;
+      p.reject(err as Error);
+    }
   }
 
   /** Writes succeed again: one line with the count of the failures since the first. */
@@ -274,4 +286,15 @@ export class LogWriter {
       return false;
     }
   }
+}
+
+/** `batch` without the writes of a chain that failed, which are refused with its error. */
+function withoutBrokenChains(batch: Write[]): Write[] {
+  if (!batch.some((p) => p.chain?.failed !== undefined)) return batch;
+  const kept: Write[] = [];
+  for (const p of batch) {
+    if (p.chain?.failed === undefined) kept.push(p);
+    else p.reject(p.chain.failed as Error);
+  }
+  return kept;
 }

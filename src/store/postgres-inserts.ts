@@ -8,7 +8,7 @@
  * Its own file because the batching is a policy of its own (the order, one row per code, the batch
  * size), apart from the SQL of a batch, which the store sends.
  */
-import type { LinkRecord } from './link-store.ts';
+import type { InsertChain, LinkRecord } from './link-store.ts';
 
 /** Rows of one insert statement at most. */
 const MAX_BATCH = 500;
@@ -16,6 +16,7 @@ const MAX_BATCH = 500;
 export interface PendingInsert {
   record: LinkRecord;
   now: number;
+  chain: InsertChain | undefined;
   resolve: (inserted: boolean) => void;
   reject: (err: unknown) => void;
 }
@@ -28,9 +29,20 @@ export class InsertBatches {
   /** `send` stores one batch and settles each of its inserts. */
   constructor(private readonly send: (batch: PendingInsert[]) => Promise<void>) {}
 
-  insert(record: LinkRecord, now: number): Promise<boolean> {
+  /** With `chain`: refused, unsent, once an insert of the chain failed (`InsertChain`). */
+  insert(record: LinkRecord, now: number, chain?: InsertChain): Promise<boolean> {
+    if (chain?.failed !== undefined) return Promise.reject(chain.failed);
     return new Promise<boolean>((resolve, reject) => {
-      this.inserts.push({ record, now, resolve, reject });
+      const fail =
+        chain === undefined
+          ? reject
+          : (err: unknown): void => {
+              // Marked when the batch fails, before the next one is formed: the chain's inserts
+              // waiting behind it are refused there, and never reach the database.
+              chain.failed ??= err;
+              reject(err);
+            };
+      this.inserts.push({ record, now, chain, resolve, reject: fail });
       if (this.inserts.length === 1 && !this.inserting) queueMicrotask(() => void this.flush());
     });
   }
@@ -46,13 +58,14 @@ export class InsertBatches {
         const batch: PendingInsert[] = [];
         const later: PendingInsert[] = [];
         for (const p of this.inserts) {
-          if (batch.length < MAX_BATCH && !codes.has(p.record.code)) {
+          if (p.chain?.failed !== undefined) p.reject(p.chain.failed);
+          else if (batch.length < MAX_BATCH && !codes.has(p.record.code)) {
             codes.add(p.record.code);
             batch.push(p);
           } else later.push(p);
         }
         this.inserts = later;
-        await this.send(batch);
+        if (batch.length > 0) await this.send(batch);
       }
     } finally {
       this.inserting = false;

@@ -17,7 +17,7 @@
  */
 import type postgres from 'postgres';
 import type { Logger } from '../log.ts';
-import { isExpiredAt, isUsedUp, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
+import { isExpiredAt, isUsedUp, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from './link-store.ts';
 import { PostgresCalls } from './postgres-calls.ts';
 import { InsertBatches, type PendingInsert } from './postgres-inserts.ts';
 import { every, LinkCount, reapExpired } from './postgres-jobs.ts';
@@ -118,8 +118,8 @@ export class PostgresStore implements LinkStore {
   // ---- Writes ------------------------------------------------------------------------------
 
   /** Inserts go out in batches, in the order they were asked (see `InsertBatches`). */
-  insert(record: LinkRecord, now: number): Promise<boolean> {
-    return this.inserts.insert(record, now);
+  insert(record: LinkRecord, now: number, chain?: InsertChain): Promise<boolean> {
+    return this.inserts.insert(record, now, chain);
   }
 
   private async insertBatch(batch: PendingInsert[]): Promise<void> {

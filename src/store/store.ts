@@ -15,7 +15,7 @@ import { closeLog } from './close.ts';
 import { compactLog, COMPACT_MIN_BYTES, upgradeAtStart, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
 import { LOG_FILE } from './files.ts';
 import { isExpiredAt, type Entry } from './format.ts';
-import type { Clock } from './link-store.ts';
+import type { Clock, InsertChain } from './link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
 import { errorKind, LogWriter } from './log-writer.ts';
@@ -154,13 +154,20 @@ export class Store {
     return searchSnapshot(this.records, keep, q, () => this.readers--);
   }
 
-  /** Stores a new record; resolves once its entry is durable, and only then is it visible. */
-  async create(rec: StoredRecord): Promise<StoredRecord> {
+  /**
+   * Stores a new record; resolves once its entry is durable, and only then is it visible. With
+   * `chain`, refused unwritten once a write of the chain failed (`InsertChain`).
+   */
+  async create(rec: StoredRecord, chain?: InsertChain): Promise<StoredRecord> {
     // Whether the code is free is the caller's to decide (`LogStore.insert` keeps codes being
     // inserted apart), so two creates of one code never both reach the log.
-    await this.append([{ op: 'C', ...rec }], () => {
-      this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits);
-    });
+    await this.append(
+      [{ op: 'C', ...rec }],
+      () => {
+        this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits);
+      },
+      chain,
+    );
     return { ...rec };
   }
 
@@ -300,11 +307,11 @@ export class Store {
     );
   }
 
-  private append(entries: Entry[], durable?: () => void): Promise<void> {
+  private append(entries: Entry[], durable?: () => void, chain?: InsertChain): Promise<void> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const lost = this.reattacher.lockLost();
     if (lost) return Promise.reject(lost);
-    return this.writer.append(entries, durable);
+    return this.writer.append(entries, durable, chain);
   }
 
   private async shutdown(): Promise<void> {

@@ -6,15 +6,24 @@
  * Inserts are pipelined: up to `WINDOW` rows are written at once, so the store's group commit
  * carries many per fsync instead of one fsync per row, and the next chunk of the body is read only
  * once the window has room, so memory stays bounded however large the file. The log store queues
- * writes in the order they are made, so rows land in file order.
+ * writes in the order they are made, so rows land in file order. The writes of one import are an
+ * `InsertChain`: once one fails, the store writes none queued after it, so a failure leaves every
+ * row before it stored and none from it on, which is what lets `from_line` resume the import.
+ *
+ * The work between two writes (reading, parsing and checking rows) is cut into slices of a few
+ * milliseconds with a turn of the event loop between them: a file of invalid rows, which never
+ * waits for the disk, would otherwise hold the loop, and every redirect, for as long as it lasts.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { candidateCodes } from '../api/codes.ts';
-import { StoreUnavailableError, type LinkRecord, type LinkStore } from '../store/link-store.ts';
+import { StoreUnavailableError, type InsertChain, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import { checkRow, type RowRules } from './row.ts';
 import { readRows, type ImportFormat } from './sources.ts';
 
 /** Rows being written at once. */
 const WINDOW = 512;
+/** Milliseconds of work before the event loop gets a turn (docs/api.md: at most 10). */
+const SLICE_MS = 5;
 /** Errors listed in a report; the others are only counted in `skipped`. */
 export const MAX_REPORTED_ERRORS = 100;
 
@@ -40,7 +49,7 @@ export interface ImportReport {
 
 /**
  * The store failed part-way: every row before `line` reported imported is durable, nothing from
- * `line` on was stored (but see `importLinks`), and importing the file again finishes the job.
+ * `line` on was stored, and importing the file again from `line` finishes the job.
  */
 export interface ImportFailure extends ImportReport {
   detail: string;
@@ -48,6 +57,15 @@ export interface ImportFailure extends ImportReport {
 }
 
 export type ImportResult = ({ ok: true } & ImportReport) | ({ ok: false } & ImportFailure);
+
+/**
+ * `from_line` (`--from-line`) as given: the line to resume from, an integer of 1 or more; undefined
+ * when it is not one.
+ */
+export function parseFromLine(text: string): number | undefined {
+  if (!/^[1-9]\d{0,14}$/.test(text)) return undefined;
+  return Number(text);
+}
 
 /** A write in flight: its row's line, and whether the store took it. */
 interface Pending {
@@ -75,20 +93,22 @@ class ErrorList {
 const TAKEN = 'code already in use';
 
 /**
- * Imports the rows of `body`. Resolves once every stored row is durable. A failure of the store
- * (`StoreUnavailableError`) stops reading at once: the answer names the first row that was not
- * stored. Rows already handed to the store behind it share its write batch and fail with it; only
- * a disk that recovers between two batches of one window could store one of them, which a
- * re-import then reports as taken. Anything else thrown is a bug and rejects.
+ * Imports the rows of `body` that start on line `fromLine` or later (those before it are read but
+ * neither checked nor reported: an import resumed after a failure). Resolves once every stored row
+ * is durable. A failure of the store (`StoreUnavailableError`) stops reading at once: the answer
+ * names the first row that was not stored, and the chain of writes makes sure that no row after it
+ * was stored either. Anything else thrown is a bug and rejects.
  */
-export async function importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat, deps: ImportDeps): Promise<ImportResult> {
+export async function importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat, deps: ImportDeps, fromLine = 1): Promise<ImportResult> {
   const { store, rules } = deps;
   const now = Math.floor(deps.now() / 1000);
   const errors = new ErrorList();
   /** Writes in flight, oldest first: at most `WINDOW`. */
   const pending: Pending[] = [];
+  const chain: InsertChain = { failed: undefined };
   let imported = 0;
   let failure: { line: number; detail: string } | undefined;
+  let sliceStart = performance.now();
 
   const fail = (line: number, err: unknown): void => {
     if (!(err instanceof StoreUnavailableError)) throw err;
@@ -98,7 +118,7 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
   /** Offers generated codes until the store takes one (or takes it in), or reports the code space exhausted. */
   function placeGenerated(record: Omit<LinkRecord, 'code'>, line: number): void {
     for (const code of candidateCodes(deps.randomCode, rules.minShortLength, rules.maxShortLength)) {
-      const taken = store.insert({ ...record, code }, now);
+      const taken = store.insert({ ...record, code }, now, chain);
       if (taken === false) continue;
       if (taken === true) return void imported++;
       track(line, taken, { ...record, code });
@@ -142,6 +162,11 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
   try {
     for await (const batch of rows) {
       for (const row of batch) {
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await nextTurn();
+          sliceStart = performance.now();
+        }
+        if (row.line < fromLine) continue;
         if ('error' in row) {
           errors.add(row.line, row.error);
           continue;
@@ -154,7 +179,7 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
         try {
           if (checked.code === undefined) placeGenerated(checked.record, row.line);
           else {
-            const taken = store.insert({ ...checked.record, code: checked.code }, now);
+            const taken = store.insert({ ...checked.record, code: checked.code }, now, chain);
             if (taken === false) errors.add(row.line, TAKEN);
             else if (taken === true) imported++;
             else track(row.line, taken, undefined);

@@ -3,9 +3,8 @@
  * (the self-link check included), the custom-code rule for a given code, retention and
  * max_visits; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
  */
-import { HttpError } from '../errors.ts';
 import { isExpired, type LinkRecord } from '../store/link-store.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, parseVisitCount, validateUrl, type UrlRules } from '../api/validate.ts';
+import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../api/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 
@@ -25,35 +24,39 @@ const FUTURE_SLACK = 86400;
 
 /**
  * `values` checked against `rules` at `now` (Unix seconds). `textual`: the values came from CSV,
- * where numbers are digits and an empty cell means absent.
+ * where numbers are digits and an empty cell means absent. An invalid row is a value, not an
+ * exception: a file of a million bad rows costs a million small objects, not a million stacks.
  */
 export function checkRow(values: RowValues, rules: RowRules, now: number, textual: boolean): CheckedRow {
   const get = (field: Field): unknown => {
     const v = values[field];
     return textual && v === '' ? undefined : v;
   };
-  try {
-    const url = validateUrl(get('url'), rules);
-    const code = parseCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
-    const createdAt = created(get('created'), now);
-    const visits = parseVisitCount(get('visits'), textual);
-    const retentionDays = parseRetention(get('retention'), textual);
-    const maxVisits = parseMaxVisits(get('maxVisits'), textual);
-    const record = { url, createdAt, retentionDays, visits, maxVisits };
-    if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
-    return { ok: true, record, code };
-  } catch (err) {
-    if (err instanceof HttpError && err.detail !== undefined) return { ok: false, detail: err.detail };
-    throw err;
-  }
+  const url = checkUrl(get('url'), rules);
+  if (url instanceof Refusal) return refused(url);
+  const code = checkCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
+  if (code instanceof Refusal) return refused(code);
+  const createdAt = created(get('created'), now);
+  if (createdAt instanceof Refusal) return refused(createdAt);
+  const visits = checkVisitCount(get('visits'), textual);
+  if (visits instanceof Refusal) return refused(visits);
+  const retentionDays = checkRetention(get('retention'), textual);
+  if (retentionDays instanceof Refusal) return refused(retentionDays);
+  const maxVisits = checkMaxVisits(get('maxVisits'), textual);
+  if (maxVisits instanceof Refusal) return refused(maxVisits);
+  const record = { url, createdAt, retentionDays, visits, maxVisits };
+  if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
+  return { ok: true, record, code };
 }
 
-function created(raw: unknown, now: number): number {
+const refused = (refusal: Refusal): CheckedRow => ({ ok: false, detail: refusal.detail });
+
+function created(raw: unknown, now: number): number | Refusal {
   if (raw === undefined || raw === null) return now;
   const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' ? parseCreatedText(raw) : undefined;
   if (seconds === undefined || !Number.isInteger(seconds) || seconds < 0) {
-    throw new HttpError(400, 'created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)');
+    return new Refusal('created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)');
   }
-  if (seconds > now + FUTURE_SLACK) throw new HttpError(400, 'created_at is in the future');
+  if (seconds > now + FUTURE_SLACK) return new Refusal('created_at is in the future');
   return seconds;
 }

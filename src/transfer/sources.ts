@@ -5,15 +5,23 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { columnsOf, fieldOf, type Columns, type Field } from './columns.ts';
-import { CsvReader, MAX_ROW_CHARS } from './csv.ts';
+import { CsvReader } from './csv.ts';
 import type { RowValues } from './row.ts';
+
+/**
+ * The longest JSON Lines line, in bytes of UTF-8 as sent, its line ending (LF or CRLF) not counted:
+ * a longer one is reported instead of held, so no line can exhaust memory.
+ */
+export const MAX_LINE_BYTES = 1_048_576;
+/** Rows in one batch at most: the importer looks at the clock between batches (see `import.ts`). */
+const BATCH_ROWS = 1024;
 
 export type ImportFormat = 'jsonl' | 'csv';
 
 /** A row of the file: its values, or why it could not be read. `textual`: CSV text, not JSON values. */
 export type SourceRow = { line: number; values: RowValues; textual: boolean } | { line: number; error: string };
 
-/** The file cannot be imported at all (a CSV without a header naming the url column): a 400. */
+/** The file cannot be imported at all (a CSV without a readable header naming the url column): a 400. */
 export class ImportInputError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,15 +48,18 @@ async function* csvRows(body: AsyncIterable<Buffer | string>): AsyncGenerator<So
   const convert = (rows: ReturnType<CsvReader['push']>): SourceRow[] => {
     const out: SourceRow[] = [];
     for (const row of rows) {
-      if (row.error !== undefined) {
-        out.push({ line: row.line, error: row.error });
-        continue;
-      }
       if (columns === undefined) {
+        // The header decides what every other row means: one that cannot be read is the file's
+        // problem, not a row's (taking the next row as the header would misread them all).
+        if (row.error !== undefined) throw new ImportInputError(`line ${row.line}: the header row cannot be read: ${row.error}`);
         const found = columnsOf(row.fields);
         if (typeof found === 'string') throw new ImportInputError(`line ${row.line}: ${found}`);
         columns = found;
         width = row.fields.length;
+        continue;
+      }
+      if (row.error !== undefined) {
+        out.push({ line: row.line, error: row.error });
         continue;
       }
       if (row.fields.length !== width) {
@@ -66,60 +77,86 @@ async function* csvRows(body: AsyncIterable<Buffer | string>): AsyncGenerator<So
     if (rows.length > 0) yield rows;
   }
   const last = convert(reader.end());
+  if (columns === undefined) throw new ImportInputError('the file has no header row: a CSV import starts with one naming its columns');
   if (last.length > 0) yield last;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+/** The UTF-8 byte order mark some editors write first: not part of the first line. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * JSON Lines are cut at LF bytes, which never occur inside a multi-byte UTF-8 character, so a
+ * line's length is counted in the bytes sent and each line is decoded on its own.
+ */
 async function* jsonRows(body: AsyncIterable<Buffer | string>): AsyncGenerator<SourceRow[]> {
-  let partial = '';
+  /** The start of the current line, from earlier chunks. */
+  let held: Buffer[] = [];
+  let heldBytes = 0;
   let line = 0;
-  /** The current line passed the row limit: the rest of it is dropped, and it is reported. */
+  /** The current line passed the limit: the rest of it is dropped, and it is reported. */
   let overlong = false;
-  let first = true;
-  for await (let text of texts(body)) {
-    if (first && text.length > 0) {
-      first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    const out: SourceRow[] = [];
+  for await (const piece of body) {
+    const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
+    let out: SourceRow[] = [];
     let from = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, from)) {
       line++;
-      const whole = overlong ? '' : partial + text.slice(from, nl);
-      out.push(...jsonRow(line, whole, overlong));
-      partial = '';
+      const row = overlong ? tooLong(line) : held.length === 0 ? jsonRow(line, chunk, from, nl) : jsonRow(line, Buffer.concat([...held, chunk.subarray(from, nl)]), 0, undefined);
+      if (row !== undefined) out.push(row);
+      held = [];
+      heldBytes = 0;
       overlong = false;
       from = nl + 1;
-    }
-    if (!overlong) {
-      partial += text.slice(from);
-      if (partial.length > MAX_ROW_CHARS) {
-        overlong = true;
-        partial = '';
+      if (out.length === BATCH_ROWS) {
+        yield out;
+        out = [];
       }
+    }
+    if (!overlong && from < chunk.length) {
+      heldBytes += chunk.length - from;
+      // Room for a byte order mark and the CR of a CRLF, which the exact count leaves out.
+      if (heldBytes > MAX_LINE_BYTES + BOM.length + 1) {
+        overlong = true;
+        held = [];
+      } else held.push(from === 0 ? chunk : chunk.subarray(from));
     }
     if (out.length > 0) yield out;
   }
-  if (partial !== '' || overlong) {
-    const last = jsonRow(line + 1, partial, overlong);
-    if (last.length > 0) yield last;
+  if (held.length > 0 || overlong) {
+    const row = overlong ? tooLong(line + 1) : jsonRow(line + 1, Buffer.concat(held), 0, undefined);
+    if (row !== undefined) yield [row];
   }
 }
 
-function jsonRow(line: number, raw: string, overlong: boolean): SourceRow[] {
-  if (overlong) return [{ line, error: `the line is longer than ${MAX_ROW_CHARS} characters` }];
-  const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-  if (text.trim() === '') return [];
+const tooLong = (line: number): SourceRow => ({ line, error: `the line is longer than ${MAX_LINE_BYTES} bytes` });
+
+/** The row of the line in `bytes` from `start` to `end` (undefined: to the end); undefined for a blank line. */
+function jsonRow(line: number, bytes: Buffer, start: number, end: number | undefined): SourceRow | undefined {
+  let stop = end ?? bytes.length;
+  if (line === 1 && bytes.subarray(start, start + BOM.length).equals(BOM)) start += BOM.length;
+  if (stop > start && bytes[stop - 1] === CR) stop--;
+  if (stop - start > MAX_LINE_BYTES) return tooLong(line);
+  const text = bytes.toString('utf8', start, stop);
+  if (text.trim() === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return [{ line, error: 'not valid JSON' }];
+    return { line, error: 'not valid JSON' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [{ line, error: 'a line must hold a JSON object' }];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { line, error: 'a line must hold a JSON object' };
   const values: RowValues = {};
+  /** The key each field was read from: two keys for one field are refused, as two CSV columns are. */
+  const keys: Partial<Record<Field, string>> = {};
   for (const [key, v] of Object.entries(value)) {
     const field = fieldOf(key);
-    if (field !== undefined && values[field] === undefined) values[field] = v;
+    if (field === undefined) continue;
+    const earlier = keys[field];
+    if (earlier !== undefined) return { line, error: `the record names the ${field} field twice ("${earlier}" and "${key}")` };
+    keys[field] = key;
+    values[field] = v;
   }
-  return [{ line, values, textual: false }];
+  return { line, values, textual: false };
 }

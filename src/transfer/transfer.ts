@@ -12,7 +12,8 @@ export type TransferOptions = ImportDeps;
 export interface Transfer {
   /** Every live record as text pieces, oldest first; `return()` it when stopping early. */
   exportText(format: ExportFormat): AsyncGenerator<string>;
-  importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat): Promise<ImportResult>;
+  /** The rows from line `fromLine` on (default 1: all). */
+  importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat, fromLine?: number): Promise<ImportResult>;
   /** Milliseconds since the epoch (the export's file name). */
   now(): number;
 }
@@ -21,7 +22,7 @@ export function createTransfer(options: TransferOptions): Transfer {
   const { store, rules, now } = options;
   return {
     exportText: (format) => exportText(store.exportAll(Math.floor(now() / 1000)), format, rules.baseUrl),
-    importLinks: (body, format) => importLinks(body, format, options),
+    importLinks: (body, format, fromLine) => importLinks(body, format, options, fromLine),
     now,
   };
 }

@@ -109,9 +109,16 @@ test('parseTransferCommand: the command, its file and options, and the settings 
     file: 'f.csv',
     format: 'jsonl',
     databaseUrl: undefined,
+    fromLine: 1,
     settings: ['--data-dir', 'd', '--fsync=off'],
   });
-  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', settings: [] });
+  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', fromLine: 1, settings: [] });
+  // The resume of a failed import (docs/operations.md, export and import commands).
+  assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line', '15875'])?.fromLine, 15875);
+  assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line=2'])?.fromLine, 2);
+  for (const bad of ['0', '-1', '1.5', 'x', '', '01', '9999999999999999']) {
+    assert.throws(() => parseTransferCommand(['import', 'f.csv', `--from-line=${bad}`]), { name: 'ConfigError', message: `invalid --from-line ${JSON.stringify(bad)}: must be an integer of 1 or more (the line to resume the import from)` }, bad);
+  }
 });
 
 test('export into a pipe closed early (| head -1) stops, says so on stderr, exits 1', { timeout: 60_000 }, async (t) => {
@@ -128,4 +135,19 @@ test('export into a pipe closed early (| head -1) stops, says so on stderr, exit
   assert.equal(code, 1);
   const [line] = logLines(err);
   assert.equal(line!['msg'], 'stdout was closed; the export is incomplete');
+});
+
+test('import --from-line resumes: the rows that start before the line are neither stored nor reported', { timeout: 60_000 }, async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'resume.csv');
+  // Line 1 the header, line 3 an invalid row: a resume from line 4 neither checks nor reports it.
+  writeFileSync(file, 'url\nhttps://example.com/1\nnot a url\nhttps://example.com/3\nhttps://example.com/4\n');
+  const r = await runCli(['import', file, '--data-dir', dir, '--fsync', 'off', '--from-line', '4']);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(
+    logLines(r.err).map((l) => [l['msg'], l['imported'], l['skipped']]),
+    [['imported', 2, 0]],
+  );
+  const exported = await runCli(['export', '--data-dir', dir]);
+  assert.deepEqual(exported.out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { original_url: string }).original_url), ['https://example.com/3', 'https://example.com/4']);
 });

@@ -103,7 +103,7 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
     now: () => NOW,
   };
   const reply = createResponder([]);
-  const [route] = transferRoutes({ service: { isAdminKey: (k) => k === KEY }, reply, deprecations: createDeprecations('http://x', createLogger('silent')), transfer });
+  const [route] = transferRoutes({ service: { isAdminKey: (k) => k === KEY }, reply, deprecations: createDeprecations('http://x', createLogger('silent')), transfer, baseUrl: 'http://x' });
   const server = createServer((req, res) => {
     void route!.methods['GET']!({ req, res, method: 'GET', params: {}, query: () => new URLSearchParams() });
   });

@@ -31,8 +31,9 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
   const r = await h.req('/api/import', { method: 'POST', headers: { 'content-type': 'text/csv', 'x-api-key': KEY }, body: file });
   assert.equal(r.status, 503, r.body);
   assert.equal(r.headers['content-type'], 'application/json');
-  const failed = JSON.parse(r.body) as { detail: string; imported: number; line: number };
-  assert.deepEqual(Object.keys(failed), ['detail', 'imported', 'line']);
+  const failed = JSON.parse(r.body) as { detail: string; imported: number; line: number; resume: string };
+  assert.deepEqual(Object.keys(failed), ['detail', 'imported', 'line', 'resume']);
+  assert.equal(failed.resume, `/api/import?from_line=${failed.line}`);
   assert.equal(failed.detail, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
   // Three writes stored more than three rows: the inserts share group commits.
   assert.ok(failed.imported > 3 && failed.imported < ROWS, `imported ${failed.imported}`);
