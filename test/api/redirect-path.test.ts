@@ -93,11 +93,10 @@ test('the fast path sends the bytes the general path sends, header order include
   }
 });
 
-test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk', onOneProcess('it reads its metrics and its log file'), async (t) => {
+test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk; the plain spellings take the fast path', onOneProcess('it reads its metrics and its log file'), async (t) => {
   const h = await start(t, { logLevel: 'silent', visitFlushMs: 5 });
   const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
   const gets = [0, 0, 0];
-  let fastGets = 0;
   let heads = 0;
   try {
     const jobs: Promise<void>[] = [];
@@ -107,10 +106,7 @@ test('many concurrent redirects of several links: every GET counted once, in mem
       const head = i % 7 === 0;
       const path = i % 10 === 0 ? `/${codes[n]}/` : `/${codes[n]}`;
       if (head) heads++;
-      else {
-        gets[n]!++;
-        if (i % 10 !== 0) fastGets++;
-      }
+      else gets[n]!++;
       jobs.push(
         request(h.port, path, head ? { method: 'HEAD' } : {}).then((r) => {
           assert.equal(r.status, 302);
@@ -127,7 +123,11 @@ test('many concurrent redirects of several links: every GET counted once, in mem
     assert.equal(sample('shortener_redirects_total{result="found"}'), 600);
     assert.equal(sample('shortener_http_requests_total{route="/:code",method="GET",status="302"}'), 600 - heads);
     assert.equal(sample('shortener_http_requests_total{route="/:code",method="HEAD",status="302"}'), heads);
-    assert.ok(fastGets > 400, 'most GETs took the fast path');
+    // What only the fast path does: it counts a redirect without timing it (docs/operations.md,
+    // "Metrics": what counting costs), so the route's duration histogram holds the general path's
+    // requests alone: the 60 with a trailing slash. Were every redirect to take the general path,
+    // all 600 would be timed.
+    assert.equal(sample('shortener_http_request_duration_seconds_count{route="/:code"}'), 60);
   } finally {
     await h.close(true);
   }

@@ -4,8 +4,8 @@
  * and by zbar's `zbarimg` (from the PNG file). Neither knows anything of our encoder.
  *
  * Without `zbarimg` the decoder tests skip with a loud message on a developer machine (install
- * Debian's `zbar-tools`) and fail under CI (`CI=true`), where `.ci/run` installs it, like the
- * browser tests without Chromium.
+ * Debian's `zbar-tools`) and fail under CI, where `.ci/run` installs it, like the browser tests
+ * without Chromium (`missing-tool.ts`).
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import type { TestContext } from 'node:test';
 import jsQRModule from 'jsqr';
 import type { Browser, Page } from 'playwright-core';
 import { launch } from '../support/browser.ts';
+import { missingTool } from '../support/missing-tool.ts';
 
 // jsQR is a CommonJS bundle that sets `exports.default`; its types describe that property.
 const jsQR = jsQRModule.default;
@@ -27,10 +28,7 @@ export function scaleFor(side: number): number {
 export function haveZbar(t: TestContext): boolean {
   const probe = spawnSync('zbarimg', ['--version'], { encoding: 'utf8' });
   if (probe.status === 0) return true;
-  const message = 'zbarimg not found (apt-get install zbar-tools): the QR decoder tests cannot run';
-  if (process.env['CI']) throw new Error(message);
-  process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING QR DECODER TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
-  t.skip(message);
+  t.skip(missingTool('QR DECODER TESTS', 'zbarimg not found (apt-get install zbar-tools): the QR decoder tests cannot run'));
   return false;
 }
 

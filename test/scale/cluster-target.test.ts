@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openCluster } from '../support/cluster.ts';
 import { codeOf, request } from '../support/helpers.ts';
+import { missingTool } from '../support/missing-tool.ts';
 import { findPgBin } from '../support/pg.ts';
 
-const skip = !findPgBin() && !process.env['CI'] ? 'PostgreSQL not found: the cluster target cannot run' : false;
+const skip = findPgBin() ? false : missingTool('THE CLUSTER TARGET TESTS', 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the cluster target cannot run');
 const KEY = 'cluster-key';
 const DAY_MS = 86_400_000;
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,7 +15,12 @@ import { currentPlace, encodeHolder } from '../../src/store/lease.ts';
 import { acquireLock, LOCK_FILE, LockLostError } from '../../src/store/lock.ts';
 import { escapeRegExp, LogCapture, ROOT, start, tempDir } from '../support/helpers.ts';
 
-const LEASE = 1000;
+/**
+ * The lease of these tests. The holder refreshes every third of it, so a refresh may come up to
+ * two thirds of a lease late (2 s, on a loaded machine) before the lock is wrongly stale; the
+ * waits below follow the lock file's mtime, the lease itself, rather than fixed sleeps.
+ */
+const LEASE = 3000;
 
 function lockPid(dir: string): number {
   return (JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number }).pid;
@@ -39,15 +44,17 @@ test('a holder that stops refreshing (SIGSTOP) loses its lease after the lease t
   await until(() => out.includes('"msg":"locked"'), 'the child to lock');
   const pid = child.pid!;
 
-  // Running, it refreshes: well past a lease later the lock still is its.
-  await delay(LEASE * 2);
+  // Running, it refreshes: the lease (the lock file's mtime) moves on, and the lock stays its.
+  const lease = (): number => statSync(join(dir, LOCK_FILE)).mtimeMs;
+  const taken = lease();
+  await until(() => lease() > taken, 'a refresh', LEASE * 2);
   const refused = new RegExp(`in use by another server \\(PID ${pid} on host ${escapeRegExp(hostname())}; its lease was refreshed \\d+ s ago\\)`);
   assert.throws(() => acquireLock(dir, { leaseMs: LEASE }), refused);
 
   child.kill('SIGSTOP');
-  await delay(LEASE / 4);
   assert.throws(() => acquireLock(dir, { leaseMs: LEASE }), refused, 'stopped for less than a lease: still held');
-  await delay(LEASE + 100);
+  // A lease after its last refresh, and not before, the lock is stale.
+  await delay(lease() + LEASE + 100 - Date.now());
   const logs = new LogCapture();
   const lock = acquireLock(dir, { leaseMs: LEASE, log: createLogger('info', logs) });
   t.after(() => lock.release());

@@ -3,13 +3,14 @@
  * watched: a request to another origin, a console error or an uncaught exception fails the test.
  *
  * Without Chromium the browser tests skip with a loud message on a developer machine, and fail
- * under CI (`CI=true`), where `.ci/run` installs it.
+ * under CI, where `.ci/run` installs it (`missing-tool.ts`).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './helpers.ts';
+import { missingTool } from './missing-tool.ts';
 
 const CANDIDATES = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -19,16 +20,28 @@ export function findChromium(): string | undefined {
   return CANDIDATES.find((p): p is string => !!p && existsSync(p));
 }
 
-/** Launches Chromium, or skips (developer machine) / throws (CI) when there is none. */
-export async function launch(t: TestContext): Promise<Browser | undefined> {
+const NO_CHROMIUM = 'Chromium not found (apt-get install chromium, or set CHROMIUM_PATH): the browser tests cannot run';
+
+/**
+ * False when Chromium is there; else why the browser tests cannot run (after a loud message), or
+ * it throws under CI. For the `skip` option of a suite: a suite's hooks have no `skip`.
+ */
+export function noBrowser(): string | false {
+  return findChromium() ? false : missingTool('BROWSER TESTS', NO_CHROMIUM);
+}
+
+/** Launches Chromium, or skips `t` (developer machine) / throws (CI) when there is none. */
+export async function launch(t: Pick<TestContext, 'skip'>): Promise<Browser | undefined> {
   const executablePath = findChromium();
   if (!executablePath) {
-    const message = 'Chromium not found (apt-get install chromium, or set CHROMIUM_PATH): the browser tests cannot run';
-    if (process.env['CI']) throw new Error(message);
-    process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING BROWSER TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
-    t.skip(message);
+    t.skip(missingTool('BROWSER TESTS', NO_CHROMIUM));
     return undefined;
   }
+  return launchFound(executablePath);
+}
+
+/** Launches the Chromium `findChromium` found. */
+export function launchFound(executablePath: string): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath,

@@ -1,9 +1,10 @@
 /**
  * `npm run test:cluster`: the HTTP tests against three instances over one PostgreSQL database
  * (`cluster.ts`). Without PostgreSQL the whole pass is skipped with a loud message on a developer
- * machine; under `CI=true` it fails instead.
+ * machine; under CI it fails instead (`missing-tool.ts`).
  */
 import { spawnSync } from 'node:child_process';
+import { missingTool, UNDER_CI } from './missing-tool.ts';
 import { findPgBin } from './pg.ts';
 
 /** The tests of the HTTP contract: the folders that start a service, and the HTTP transfer tests. */
@@ -21,11 +22,12 @@ const FILES = [
 
 if (!findPgBin()) {
   const message = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the cluster pass of the HTTP tests cannot run';
-  if (process.env['CI']) {
+  // Not a test: the failure under CI is this process's exit code.
+  if (UNDER_CI) {
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING THE CLUSTER PASS: ${message}\n${'!'.repeat(100)}\n\n`);
+  missingTool('THE CLUSTER PASS', message);
   process.exit(0);
 }
 

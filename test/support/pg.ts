@@ -4,7 +4,8 @@
  * file), everything removed when the file ends.
  *
  * Without PostgreSQL the tests skip with a loud message on a developer machine (install the
- * `postgresql` package, or point `PG_BIN` at its `bin` directory); under `CI=true` they fail instead.
+ * `postgresql` package, or point `PG_BIN` at its `bin` directory); under CI they fail instead
+ * (`missing-tool.ts`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
+import { missingTool } from './missing-tool.ts';
 
 const run = promisify(execFile);
 // Not from helpers.ts, which reaches this file through the cluster target.
@@ -51,17 +53,18 @@ export interface PgServer {
 
 let databases = 0;
 
+/** Why the PostgreSQL tests cannot run here. */
+export const NO_POSTGRES = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests cannot run';
+
 /**
  * Starts a server for this test file (torn down by `after`, or by `owner.after` when given), or
- * undefined after a loud skip when PostgreSQL is not installed. `t` is the test to skip; under
- * `CI=true` a missing server throws.
+ * undefined after a loud message when PostgreSQL is not installed. `t` is the test to skip; a
+ * file without one skips its tests with `NO_POSTGRES`. Under CI a missing server throws.
  */
 export async function pgServer(t?: Pick<TestContext, 'skip'>, owner?: { after(fn: () => Promise<void>): void }): Promise<PgServer | undefined> {
   const bin = findPgBin();
   if (!bin) {
-    const message = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests cannot run';
-    if (process.env['CI']) throw new Error(message);
-    process.stderr.write(`\n${'!'.repeat(100)}\n!!! SKIPPING POSTGRESQL TESTS: ${message}\n${'!'.repeat(100)}\n\n`);
+    const message = missingTool('POSTGRESQL TESTS', NO_POSTGRES);
     t?.skip(message);
     return undefined;
   }

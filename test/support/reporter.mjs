@@ -1,8 +1,10 @@
 /**
  * The node:test reporter of `npm test`: node's `dot` (a dot a test, then every failure in full:
  * name, message, diff and stack), then each failed test's file and name, each test not run with
- * its reason (in the cluster target, those about one process's own state), then the run's totals
- * on one line. Plain JavaScript: node loads reporters before `--import tsx` applies.
+ * its reason (in the cluster target, those about one process's own state), the output of a file
+ * that failed outside its tests (its own failure says only "test failed"; under CI a missing tool
+ * fails a file so, as it loads), then the run's totals on one line. Plain JavaScript: node loads
+ * reporters before `--import tsx` applies.
  */
 import { relative } from 'node:path';
 import { dot } from 'node:test/reporters';
@@ -23,6 +25,10 @@ export default async function* reporter(source) {
   const skipped = [];
   /** @type {string[]} */
   const totals = [];
+  /** What each file wrote to stderr. @type {Map<string, string>} */
+  const stderr = new Map();
+  /** Files that failed outside their tests. @type {string[]} */
+  const broken = [];
   async function* watched() {
     for await (const event of source) {
       if (event.type === 'test:fail') {
@@ -30,6 +36,9 @@ export default async function* reporter(source) {
         const { name, file, details } = event.data;
         const error = /** @type {{ failureType?: string }} */ (details.error);
         if (error.failureType !== 'subtestsFailed') failed.push(`✖ ${where(file)}${name}`);
+        if (file !== undefined && name === file && error.failureType !== 'subtestsFailed') broken.push(file);
+      } else if (event.type === 'test:stderr' && event.data.file !== undefined) {
+        stderr.set(event.data.file, (stderr.get(event.data.file) ?? '') + event.data.message);
       } else if (event.type === 'test:pass' && event.data.skip !== undefined) {
         skipped.push(`- ${where(event.data.file)}${event.data.name}: ${event.data.skip === true ? 'skipped' : event.data.skip}`);
       } else if (event.type === 'test:diagnostic' && event.data.nesting === 0 && TOTALS.test(event.data.message)) {
@@ -41,5 +50,6 @@ export default async function* reporter(source) {
   yield* dot(watched());
   if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
+  for (const file of broken) yield `\n${where(file)}failed outside its tests; its output:\n${stderr.get(file) ?? '(none)\n'}`;
   yield `\n${totals.join(', ')}\n`;
 }

@@ -4,7 +4,7 @@
  * Nothing here may know a backend's internals: only the contract's methods are used.
  */
 import assert from 'node:assert/strict';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test as nodeTest, type TestContext } from 'node:test';
 import type { LinkRecord, LinkStore, MaybePromise, VisitDecision } from '../../src/store/link-store.ts';
 
 /** Where a store lives: opened empty the first time, and reopened with what it held at close. */
@@ -55,7 +55,13 @@ async function inserted(store: LinkStore, record: LinkRecord, now = record.creat
   return store.insert(record, now);
 }
 
-export function runStoreConformance(name: string, factory: StoreFactory): void {
+/**
+ * Registers the suite for a backend. With `skip` (the backend cannot run here: its reason) every
+ * test is registered as skipped, so that the run lists each one as not run.
+ */
+export function runStoreConformance(name: string, factory: StoreFactory, { skip }: { skip?: string } = {}): void {
+  const test = (title: string, fn: (t: TestContext) => Promise<void>): void => void nodeTest(title, { skip: skip ?? false }, fn);
+
   /** A fresh store, closed and its place removed when the test ends. */
   async function fresh(t: TestContext): Promise<{ store: LinkStore; reopen: () => Promise<LinkStore> }> {
     const place = await factory();

@@ -4,9 +4,10 @@
  * ends it.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { transferRoutes } from '../../src/api/transfer-routes.ts';
 import { createDeprecations } from '../../src/published/deprecations.ts';
 import { createResponder } from '../../src/http/respond.ts';
@@ -86,7 +87,8 @@ test('an empty store exports nothing (CSV: the header alone); the key comes firs
 
 test('a slow reader: the export is pulled only as fast as the client reads; a client that leaves ends it', async (t) => {
   let pulled = 0;
-  let ended = false;
+  let ended!: () => void;
+  const exportEnded = new Promise<void>((resolve) => (ended = resolve));
   const piece = 'x'.repeat(64 * 1024 - 1) + '\n';
   const transfer: Transfer = {
     async *exportText() {
@@ -96,7 +98,7 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
           yield piece;
         }
       } finally {
-        ended = true;
+        ended();
       }
     },
     importLinks: () => Promise.reject(new Error('not used')),
@@ -104,29 +106,42 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
   };
   const reply = createResponder([]);
   const [route] = transferRoutes({ service: { isAdminKey: (k) => k === KEY }, reply, deprecations: createDeprecations('http://x', createLogger('silent')), transfer, baseUrl: 'http://x' });
+  let answer: ServerResponse | undefined;
   const server = createServer((req, res) => {
+    answer = res;
     void route!.methods['GET']!({ req, res, method: 'GET', params: {}, query: () => new URLSearchParams() });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
   const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  t.after(() => socket.destroy());
   socket.write(`GET /api/export HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
-  let received = 0;
-  await new Promise<void>((resolve) => socket.once('data', (c: Buffer) => ((received += c.length), resolve())));
+  await new Promise<void>((resolve) => socket.once('data', () => resolve()));
   socket.pause();
-  // The client reads nothing more: what is pulled is what the socket buffers hold, not the export.
-  let before = -1;
-  while (before !== pulled) {
-    before = pulled;
-    await new Promise((r) => setTimeout(r, 200));
+
+  // The client reads nothing more. The server has stopped writing once the kernel's buffers are
+  // full: bytes wait in the answer's own socket buffer, the export waits for a `drain` that only
+  // a read can bring, and no piece is pulled over several checks. What is pulled by then is what
+  // the buffers hold (a few MB on loopback), never the export: past 400 pieces (26 MB) it is not
+  // waiting for the reader at all.
+  const stopped = (): boolean => answer !== undefined && answer.listenerCount('drain') > 0 && (answer.socket?.writableLength ?? 0) > 0;
+  let still = 0;
+  for (let last = -1, checks = 0; still < 5; await delay(20)) {
+    assert.ok(pulled < 400, `${pulled} pieces of 64 KiB pulled for a client that stopped reading`);
+    assert.ok(++checks < 500, `the server neither stopped writing nor went on (${pulled} pieces pulled)`);
+    still = stopped() && pulled === last ? still + 1 : 0;
+    last = pulled;
   }
-  assert.ok(pulled < 400, `${pulled} pieces of 64 KiB pulled for a client that stopped reading`);
+  const held = pulled;
+
+  // Reading again pulls more: 50 pieces past what the buffers held.
   socket.resume();
-  socket.on('data', (c: Buffer) => (received += c.length));
-  while (received < (pulled + 50) * piece.length) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(pulled > before, 'reading again pulls more');
+  for (let checks = 0; pulled < held + 50; await delay(10)) assert.ok(++checks < 1000, `reading again pulled ${pulled - held} more pieces, not 50`);
+
+  // A client that leaves ends the export (its generator's `finally`).
   socket.destroy();
-  const deadline = Date.now() + 5000;
-  while (!ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(ended, true, 'the export was ended when the client left');
+  const bound = new AbortController();
+  const outcome = await Promise.race([exportEnded.then(() => 'ended'), delay(5000, 'still running', { signal: bound.signal }).catch(() => 'aborted')]);
+  bound.abort();
+  assert.equal(outcome, 'ended', 'the export was ended when the client left');
 });

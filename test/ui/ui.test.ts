@@ -9,18 +9,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launch, openPage, screenshot } from '../support/browser.ts';
+import { findChromium, launch, launchFound, noBrowser, openPage, screenshot } from '../support/browser.ts';
 import { codeOf, open, start, type Harness } from '../support/helpers.ts';
 import { overflow, unexpected } from './support.ts';
 
 let browser: Browser | undefined;
+// The suite's hook starts the browser, and a hook cannot skip: the reason is decided here (a loud
+// message, or under CI a failure) and each test skips with it.
+const chromiumPath = findChromium();
+const missing = noBrowser();
 
 describe('web UI', { timeout: 120_000 }, () => {
   let h: Harness;
   let origin: string;
 
-  before(async (t) => {
-    browser = await launch(t as never);
+  before(async () => {
+    if (chromiumPath) browser = await launchFound(chromiumPath);
     h = await open({ apiKeys: ['admin-key'] });
     origin = `http://127.0.0.1:${h.port}`;
   });
@@ -30,8 +34,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     await h?.close();
   });
 
-  test('shorten with Enter, see the record, copy the short link', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('shorten with Enter, see the record, copy the short link', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     const w = await openPage(browser, origin);
     const { page } = w;
     await page.goto(`${origin}/`);
@@ -63,8 +67,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('invalid input shows the API reason next to its field, in words', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('invalid input shows the API reason next to its field, in words', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     const w = await openPage(browser, origin);
     const { page } = w;
     await page.goto(`${origin}/`);
@@ -93,8 +97,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('look up by code, by short link and by original URL, with the visit count', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('look up by code, by short link and by original URL, with the visit count', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     const code = await h.shorten('https://lookup.example/page');
     await h.req(`/${code}`);
     await h.req(`/${code}`);
@@ -123,8 +127,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('admin: a wrong key is refused, the right one lists newest first, pages, and deletes after a confirmation', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('admin: a wrong key is refused, the right one lists newest first, pages, and deletes after a confirmation', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     const codes: string[] = [];
     for (let i = 0; i < 23; i++) codes.push(await h.shorten(`https://admin.example/${i}`));
     const w = await openPage(browser, origin);
@@ -168,8 +172,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('at 375 and 360 px wide nothing overflows sideways, with results and the list shown', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('at 375 and 360 px wide nothing overflows sideways, with results and the list shown', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     for (const width of [375, 360]) {
       const w = await openPage(browser, origin, { width });
       const { page } = w;
@@ -188,8 +192,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     }
   });
 
-  test('dark colour scheme, keyboard focus is visible, assets are cached by ETag', async (t) => {
-    if (!browser) return t.skip('no browser');
+  test('dark colour scheme, keyboard focus is visible, assets are cached by ETag', { skip: missing }, async (t) => {
+    assert.ok(browser, 'started by the suite');
     const light = await openPage(browser, origin, { colorScheme: 'light' });
     await light.page.goto(`${origin}/`);
     const lightBg = await light.page.evaluate(() => getComputedStyle(document.body).backgroundColor);

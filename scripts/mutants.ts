@@ -1,0 +1,121 @@
+/**
+ * The mutants of `npm run mutate` (scripts/mutate.ts): one-line bugs that the tests named beside
+ * each must catch. Each is a rule the service promises, or a bug a test once let through; when a
+ * bug is fixed, its mutant joins the table (docs/architecture.md, "Mutants").
+ */
+
+export interface Mutant {
+  /** Short, unique: what the mutant breaks (`npm run mutate -- <name>…` runs a few). */
+  name: string;
+  /** The source file, from the repository's root. */
+  file: string;
+  /** Text that occurs exactly once in `file`, else the table is stale. */
+  from: string;
+  /** What it becomes. */
+  to: string;
+  /** Test files that must not all pass with the mutant in place. */
+  tests: string[];
+}
+
+export const MUTANTS: readonly Mutant[] = [
+  // The core rules.
+  {
+    name: 'bearer-exact',
+    file: 'src/http/gate.ts',
+    from: 'return matchesSecret(values[0]!, expected)',
+    to: 'return matchesSecret(values[0]!.trim(), expected)',
+    tests: ['test/http/gate.test.ts'],
+  },
+  {
+    name: 'tries-per-length',
+    file: 'src/api/codes.ts',
+    from: 'export const TRIES_PER_LENGTH = 10;',
+    to: 'export const TRIES_PER_LENGTH = 9;',
+    tests: ['test/api/codes.test.ts'],
+  },
+  {
+    name: 'torn-tail',
+    file: 'src/store/replay.ts',
+    from: "const tornTail = this.carry ? { line: this.line + 1, reason: 'incomplete line (no newline)' } : undefined;",
+    to: 'const tornTail = undefined;',
+    tests: ['test/store/replay.test.ts'],
+  },
+  {
+    name: 'visit-limit-exact',
+    file: 'src/store/store.ts',
+    from: 'if (records.visits(s) >= records.maxVisits(s)) return false;',
+    to: 'if (records.visits(s) > records.maxVisits(s)) return false;',
+    tests: ['test/api/visit-limits.test.ts'],
+  },
+  {
+    name: 'redirect-cache-control',
+    file: 'src/http/respond.ts',
+    from: "'Cache-Control', 'private, no-store', 'Content-Length', '0'",
+    to: "'Cache-Control', 'no-store', 'Content-Length', '0'",
+    tests: ['test/api/redirect-path.test.ts'],
+  },
+  {
+    name: 'expiry-instant',
+    file: 'src/store/link-store.ts',
+    from: 'nowSeconds >= createdAt + retentionDays * DAY',
+    to: 'nowSeconds > createdAt + retentionDays * DAY',
+    tests: ['test/api/expiry.test.ts'],
+  },
+  {
+    name: 'compaction-trigger',
+    file: 'src/store/store.ts',
+    from: 'writer.entries - live <= live) return;',
+    to: 'writer.entries - live < live) return;',
+    tests: ['test/store/compaction.test.ts'],
+  },
+  {
+    name: 'fsync-before-answer',
+    file: 'src/store/log-writer.ts',
+    from: 'if (this.fsyncWrites) await this.fs.fsync(this.fd);',
+    to: 'if (this.fsyncWrites) void this.fs.fsync(this.fd);',
+    tests: ['test/store/store.test.ts'],
+  },
+  {
+    name: 'one-delete-wins',
+    file: 'src/store/store.ts',
+    from: 'if (!this.records.has(code) || this.deleting.has(code)) return false;',
+    to: 'if (!this.records.has(code)) return false;',
+    tests: ['test/api/delete-race.test.ts'],
+  },
+  {
+    name: 'wrong-key-learns-nothing',
+    file: 'src/api/admin-key.ts',
+    from: 'throw new HttpError(403, undefined, notice);',
+    to: "throw new HttpError(403, 'invalid API key', notice);",
+    tests: ['test/http/errors.test.ts'],
+  },
+  // Bugs the suite once let through (issue 36's audit).
+  {
+    name: 'malformed-json-as-empty',
+    file: 'src/http/body.ts',
+    from: "throw new HttpError(400, 'request body is not valid JSON');",
+    to: 'return { get: () => undefined, textual: false };',
+    tests: ['test/api/shorten-input.test.ts'],
+  },
+  {
+    name: 'no-fast-path',
+    file: 'src/dispatch.ts',
+    from: 'const fastRedirects = deps.fastRedirects;',
+    to: 'const fastRedirects = false;',
+    tests: ['test/api/redirect-path.test.ts'],
+  },
+  {
+    name: 'list-drops-at-piece-boundary',
+    file: 'src/api/list-json.ts',
+    from: '        yield piece;\n',
+    to: "        yield piece.slice(0, piece.lastIndexOf(',{'));\n",
+    tests: ['test/api/list-stream.test.ts'],
+  },
+  {
+    name: 'export-ignores-backpressure',
+    file: 'src/http/pacer.ts',
+    from: 'if (sink.write(piece)) {',
+    to: 'if (sink.write(piece) || true) {',
+    tests: ['test/transfer/http-export.test.ts'],
+  },
+];
