@@ -532,20 +532,32 @@ for (const format of ['jsonl', 'csv']) {
   });
 }
 
+/**
+ * Where an import the store cut short (503) goes on: the file it was, and the line of its first row
+ * not stored. Importing that same file again resumes there (`from_line`), so rows without a code
+ * are not stored twice; another file starts from its first line.
+ */
+let resumable = null;
+const sameFile = (a, b) => a.name === b.name && a.size === b.size && a.lastModified === b.lastModified;
+
 $('import-form').addEventListener('submit', (event) => {
   event.preventDefault();
   showError($('import-error'), '');
   const file = $('import-file').files?.[0];
   if (!file) return showError($('import-error'), 'Choose a file to import.');
   const csv = /\.csv$/i.test(file.name) || file.type === 'text/csv';
+  const from = resumable && sameFile(resumable.file, file) ? resumable.line : undefined;
   void pending($('import-button'), async () => {
     try {
-      const res = await api('api/import', { method: 'POST', admin: true, headers: { 'Content-Type': csv ? 'text/csv' : 'application/x-ndjson' }, body: file });
+      const path = from === undefined ? 'api/import' : `api/import?from_line=${from}`;
+      const res = await api(path, { method: 'POST', admin: true, headers: { 'Content-Type': csv ? 'text/csv' : 'application/x-ndjson' }, body: file });
       if (res.status === 503) {
         const report = await res.json();
-        throw new Error(`${report.detail ?? 'The service cannot store links right now.'} ${report.imported} links were imported, up to line ${report.line}; import the same file again to finish.`);
+        resumable = { file, line: report.line };
+        throw new Error(`${report.detail ?? 'The service cannot store links right now.'} The rows before line ${report.line} are stored (${report.imported} imported). Import the same file again to go on from line ${report.line}.`);
       }
       if (!res.ok) throw new Error((await problem(res)).message);
+      resumable = null;
       showReport(await res.json());
       list.offset = 0;
       await loadList();

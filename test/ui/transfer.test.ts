@@ -2,7 +2,8 @@
 /**
  * Export and import in a real browser: both formats downloaded through the page, the JSON Lines
  * file uploaded into a second, empty instance gives back the same links, and the import report
- * (taken codes, bad rows) is shown line by line.
+ * (taken codes, bad rows) is shown line by line; an import a full disk cut short goes on from its
+ * line when the same file is imported again, storing each row once.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launch, openPage } from '../support/browser.ts';
+import { fillableDisk } from '../support/disk-full.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { shot, unexpected } from './support.ts';
 
@@ -94,5 +96,43 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   assert.equal(await page.locator('#import-error').textContent(), 'Choose a file to import.');
   assert.deepEqual(unexpected(v), []);
+  await v.context.close();
+});
+
+test('an import cut short by a full disk says where it stopped, and the same file imported again goes on from there: each row once', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const dir = tempDir(t);
+  const { fs, disk } = fillableDisk();
+  const h = await start(t, { apiKeys: ['k'], fs });
+  const origin = `http://127.0.0.1:${h.port}`;
+  // Rows without codes: a plain re-import could not tell the stored ones from the rest.
+  const urls = Array.from({ length: 300 }, (_, i) => `https://row.example/${i}`);
+  const file = join(dir, 'rows.jsonl');
+  writeFileSync(file, urls.map((url) => JSON.stringify({ url })).join('\n') + '\n');
+  const v = await openPage(browser, origin);
+  const { page } = v;
+  await showLinks(page, origin);
+  // Room for some of the rows (an entry is about 50 bytes).
+  disk.bytesLeft = 5_000;
+  await page.getByLabel('Import a file').setInputFiles(file);
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  const error = page.locator('#import-error');
+  await error.filter({ hasText: 'Import the same file again' }).waitFor();
+  const said = /The rows before line (\d+) are stored \((\d+) imported\)\. Import the same file again to go on from line (\d+)\.$/.exec((await error.textContent())!);
+  assert.ok(said, (await error.textContent())!);
+  const line = Number(said[1]);
+  assert.equal(Number(said[2]), line - 1, 'one row a line, every row before the line stored');
+  assert.equal(Number(said[3]), line);
+  assert.ok(line > 1 && line < 300, `line ${line}`);
+
+  disk.bytesLeft = Infinity;
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.locator('#import-report', { hasText: `Imported ${300 - (line - 1)} links, skipped 0 rows.` }).waitFor();
+  assert.equal(await error.textContent(), '');
+  const stored = (await h.req('/api/export', { headers: { 'x-api-key': 'k' } })).body.trim().split('\n').map((l) => (JSON.parse(l) as { original_url: string }).original_url);
+  assert.deepEqual(stored, urls, 'each row exactly once, in file order');
+  assert.deepEqual(unexpected(v, [503]), []);
   await v.context.close();
 });
