@@ -145,8 +145,10 @@ export interface LinkStore {
    * `found`. A counted `found` of a link *with* a limit answers with a promise that settles only
    * once the new count is durable (it joins the group commit, or commits synchronously), so no crash
    * can grant an extra visit; it rejects with `StoreUnavailableError` when the count cannot be
-   * written (the visit is then not granted, and it stays used up: a failed write never gives one
-   * back, which could grant it twice). Links without a limit keep their cheap, batched counting.
+   * written, and the visit is not granted. A write known not to have happened (refused by the
+   * disk, a statement that failed) gives the visit back; one whose outcome is unknown (a failed
+   * fsync, a lost commit acknowledgement) leaves it used. Links without a limit keep their cheap,
+   * batched counting.
    */
   /**
    * Edits the live link of `code` (docs/api.md); undefined when there is none (unknown, expired by
