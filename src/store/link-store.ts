@@ -156,6 +156,7 @@ export interface LinkStore {
    * with `StoreUnavailableError` like `insert`. The caller has validated every field. A new
    * retention counts from `createdAt`, so it may expire the link at once (the answer is then the
    * record as updated; later reads do not return it); a `maxVisits` at or below `visits` uses it up.
+   * A link left with a limit has its visit count durable with the edit, whatever was buffered.
    */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   /** Every live link, oldest first; memory stays flat whatever the number of links. */

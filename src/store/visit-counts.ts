@@ -6,7 +6,8 @@
  *
  * A link with a visit limit is the exception: a lost count could grant a visit twice, so each of
  * its counted visits is written at once, as a count entry of its new absolute count that joins the
- * group commit (`countDurably`). Both kinds read the count when they queue, and the log writes in
+ * group commit (`countDurably`), and a link that gets a limit has its count so far written with
+ * the edit (`store.ts`, `write`). Both kinds read the count when they queue, and the log writes in
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
 import type { Entry } from './format.ts';
@@ -53,6 +54,18 @@ export class VisitCounts {
     return this.append([{ op: 'V', counts: [[code, count]] }]).catch((err: unknown) => {
       const now = records.find(code);
       if (now !== -1 && neverWritten(err) && records.visits(now) > 0) records.setVisits(now, records.visits(now) - 1);
+      this.retry(code);
+      throw err;
+    });
+  }
+
+  /**
+   * Writes the count of the live slot `s` as it is now, at once; resolves once it is durable. A
+   * failed write rejects, and the count is left to the next flush.
+   */
+  write(s: number): Promise<void> {
+    const code = this.records.code(s);
+    return this.append([{ op: 'V', counts: [[code, this.records.visits(s)]] }]).catch((err: unknown) => {
       this.retry(code);
       throw err;
     });
