@@ -157,8 +157,10 @@ export interface LinkStore {
    * `found`. A counted `found` of a link *with* a limit answers with a promise that settles only
    * once the new count is durable (it joins the group commit, or commits synchronously), so no crash
    * can grant an extra visit; it rejects with `StoreUnavailableError` when the count cannot be
-   * written (the visit is then not granted, and it stays used up: a failed write never gives one
-   * back, which could grant it twice). Links without a limit keep their cheap, batched counting.
+   * written, and the visit is not granted. A write known not to have happened (refused by the
+   * disk, a statement that failed) gives the visit back; one whose outcome is unknown (a failed
+   * fsync, a lost commit acknowledgement) leaves it used. Links without a limit keep their cheap,
+   * batched counting.
    */
   /**
    * Edits the live link of `code` (docs/api.md); undefined when there is none (unknown, expired by
@@ -166,6 +168,7 @@ export interface LinkStore {
    * with `StoreUnavailableError` like `insert`. The caller has validated every field. A new
    * retention counts from `createdAt`, so it may expire the link at once (the answer is then the
    * record as updated; later reads do not return it); a `maxVisits` at or below `visits` uses it up.
+   * A link left with a limit has its visit count durable with the edit, whatever was buffered.
    */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   /** Every live link, oldest first; memory stays flat whatever the number of links. */

@@ -41,6 +41,31 @@ export function errorKind(err: unknown): string {
   return typeof code === 'string' ? code : err instanceof Error ? err.name : 'error';
 }
 
+/**
+ * Errnos of a write the file system refused (no space, quota, read-only): the bytes did not reach
+ * the file. A failed fsync is another matter, whatever its errno: the bytes may be on disk or not.
+ */
+const REFUSED = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
+/** The failures of batches that never reached the log (see `neverWritten`). */
+const unwritten = new WeakSet<object>();
+
+/**
+ * True when `err` rejected a batch whose write was refused before any fsync (an errno of `REFUSED`):
+ * nothing of it stays in the log. Part of the batch may have been written before the refusal, but
+ * it is cut off at once (see `drain`); only if that cut fails too and the process dies before it is
+ * retried can a restart see those lines, and then it sees more than was acknowledged, never less.
+ * A counted visit of a limited link is given back on such a failure (`visit-counts.ts`).
+ */
+export function neverWritten(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && unwritten.has(err);
+}
+
+/** Marks `err` as `neverWritten` when its errno says the write was refused. */
+function refused(err: unknown): void {
+  if (typeof err === 'object' && err !== null && REFUSED.has(errorKind(err))) unwritten.add(err);
+}
+
 interface Write {
   bytes: Buffer;
   lines: number;
@@ -200,6 +225,7 @@ export class LogWriter {
         try {
           await this.upgrade();
         } catch (err) {
+          refused(err);
           this.failed(err, batch);
           continue;
         }
@@ -207,6 +233,7 @@ export class LogWriter {
       const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes));
       // A new (or emptied) log starts with its version line.
       const written = this.size === 0 ? Buffer.concat([HEADER, bytes]) : bytes;
+      let syncing = false;
       try {
         if (this.tailSuspect) {
           await this.fs.truncate(this.fd, this.size);
@@ -214,6 +241,7 @@ export class LogWriter {
         }
         const started = performance.now();
         await this.fs.write(this.fd, written, this.size);
+        syncing = true;
         if (this.fsyncWrites) await this.fs.fsync(this.fd);
         this.onWrite?.((performance.now() - started) / 1000);
         // Durable, but maybe in a file nobody will read (see the top of this file): nobody is
@@ -240,6 +268,7 @@ export class LogWriter {
         // moved away is still someone's copy of the log.)
         this.tailSuspect = true;
         await this.cutTail();
+        if (!syncing) refused(err);
         this.failed(err, batch);
       }
     }

@@ -180,15 +180,32 @@ export class Store {
    * Edits the record of `code` in place: `url`, `retentionDays` and `maxVisits` become those of
    * `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
    * the code was gone by then. The caller makes sure one edit of a code runs at a time.
+   *
+   * A link left with a visit limit has its count written with the edit, in the same write and
+   * before it: the visits of a link without a limit are counted in memory (`visit-counts.ts`), and
+   * a restart that forgot them would grant them again under the new limit (docs/storage.md).
    */
   async edit(rec: StoredRecord): Promise<StoredRecord | undefined> {
+    const records = this.records;
+    const before = records.find(rec.code);
+    const counted = before === -1 ? 0 : records.visits(before);
+    const gainsLimit = rec.maxVisits !== null && before !== -1 && records.maxVisits(before) === 0;
+    const entries: Entry[] = [{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits }];
+    if (rec.maxVisits !== null && counted > 0) entries.unshift({ op: 'V', counts: [[rec.code, counted]] });
     let edited: StoredRecord | undefined;
-    await this.append([{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits }], () => {
-      const s = this.records.find(rec.code);
+    await this.append(entries, () => {
+      const s = records.find(rec.code);
       if (s === -1) return;
-      this.records.edit(s, rec.url, rec.retentionDays, rec.maxVisits);
-      edited = this.records.record(s, rec.code);
+      records.edit(s, rec.url, rec.retentionDays, rec.maxVisits);
+      edited = records.record(s, rec.code);
     });
+    // Visits counted while that write ran were still those of a link without a limit, in memory
+    // only; the count as the answer reports it is made durable too. (Should this second write
+    // fail, the edit stands, its count is left to the next flush, and the client gets the 503.)
+    if (edited && gainsLimit && edited.visits > counted) {
+      const s = records.find(rec.code);
+      if (s !== -1) await this.counts.write(s);
+    }
     return edited;
   }
 

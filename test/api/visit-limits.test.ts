@@ -2,7 +2,8 @@
  * Visit limits (docs/api.md, managing links): `max_visits` on a create, the first N counted visits
  * redirect and the rest are 410 with their own page (not counted), HEAD answers as the next GET
  * would without counting, the record stays visible, exact counts under 500 concurrent GETs, and
- * a counted visit that cannot be made durable is a 503 that grants nothing.
+ * a counted visit that cannot be written (a full disk) is a 503 that grants nothing and is given
+ * back.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -118,7 +119,7 @@ test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and
   assert.match(metrics, /^shortener_redirects_total\{result="limit_reached"\} 450$/m);
 });
 
-test('a counted visit of a limited link that cannot be written is 503 with a detail, and grants nothing', onOneProcess('it fills its disk'), async (t) => {
+test('a counted visit of a limited link that cannot be written is 503 with a detail, grants nothing, and is given back', onOneProcess('it fills its disk'), async (t) => {
   const { fs, disk } = fillableDisk();
   const h = await start(t, { fs, logLevel: 'silent' });
   const code = await limited(h, 5);
@@ -136,10 +137,11 @@ test('a counted visit of a limited link that cannot be written is 503 with a det
   assert.equal((await h.req(`/${code}`, { method: 'HEAD' })).status, 302);
   assert.equal((await h.req(`/${unlimited}`)).status, 302);
   disk.full = false;
-  // The failed visits were not granted; a failed write never gives its visit back (that could
-  // grant it twice), so the two count against the limit, and exactly the three left remain.
+  // The failed visits were not granted, and their writes never reached the disk: both were given
+  // back, so all five visits remain.
+  assert.equal((await meta(h, code)).visit_count, 0);
   const replies = [];
-  for (let i = 0; i < 5; i++) replies.push((await h.req(`/${code}`)).status);
-  assert.deepEqual(replies, [302, 302, 302, 410, 410]);
+  for (let i = 0; i < 6; i++) replies.push((await h.req(`/${code}`)).status);
+  assert.deepEqual(replies, [302, 302, 302, 302, 302, 410]);
   assert.equal((await meta(h, code)).visit_count, 5);
 });
