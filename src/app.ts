@@ -6,7 +6,7 @@
  * With `databaseUrl` the links live in PostgreSQL (docs/postgres.md), which opens asynchronously:
  * `openShortenerAsync`/`createShortenerAsync` (they open the log store too).
  */
-import { createCodeSource, type RandomSource } from './api/codes.ts';
+import { createCodeSource, type RandomSource } from './links/codes.ts';
 import { configFromOptions, type Config } from './cli/config.ts';
 import { createDispatch, type Handler } from './dispatch.ts';
 import { createGate } from './http/gate.ts';
@@ -17,13 +17,13 @@ import { createResponder } from './http/respond.ts';
 import { createRouter } from './http/router.ts';
 import { normalizeTarget } from './paths.ts';
 import { routeTable } from './route-table.ts';
-import { createService, type Service } from './api/service.ts';
+import { createService, type Service } from './links/service.ts';
 import { loadStatic } from './http/static.ts';
 import type { LinkStore } from './store/link-store.ts';
-import { LogStore } from './store/log-store.ts';
-import { describeDatabase, openPostgresStore } from './store/postgres-connect.ts';
-import type { StoreFs } from './store/fs.ts';
-import { Store, type CompactReport } from './store/store.ts';
+import { LogStore } from './store/log/log-store.ts';
+import { describeDatabase, openPostgresStore } from './store/postgres/connect.ts';
+import type { StoreFs } from './store/log/fs.ts';
+import { Store, type CompactReport } from './store/log/store.ts';
 import { createTransfer } from './transfer/transfer.ts';
 
 export type { Handler } from './dispatch.ts';

@@ -4,10 +4,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { RESERVED_SEGMENTS } from './api/codes.ts';
+import { RESERVED_SEGMENTS } from './links/codes.ts';
 import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
-import type { Service, Visit } from './api/service.ts';
+import type { Service, Visit } from './links/service.ts';
 import { HttpError } from './errors.ts';
 import { redactTarget, type Logger } from './log.ts';
 import { FAST_GET, FAST_HEAD, NO_ROUTE, type Metrics } from './metrics/metrics.ts';

@@ -3,9 +3,10 @@ export { createShortener, createShortenerAsync, openShortener, openShortenerAsyn
 export { resolveConfig, configFromOptions, type Config } from './cli/config.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
-export type { UrlRecord, UrlList, Failure, ShortenOutcome, GetOutcome, LookupOutcome, RemoveOutcome, Visit } from './api/service.ts';
-export type { StoreFs } from './store/fs.ts';
-export type { CompactReport } from './store/store.ts';
-export { DriverMissingError, DatabaseOpenError } from './store/postgres-connect.ts';
-export { ALPHABET, RESERVED_SEGMENTS } from './api/codes.ts';
+export type { UrlRecord, UrlList } from './links/record.ts';
+export type { Failure, ShortenOutcome, GetOutcome, LookupOutcome, RemoveOutcome, Visit } from './links/service.ts';
+export type { StoreFs } from './store/log/fs.ts';
+export type { CompactReport } from './store/log/store.ts';
+export { DriverMissingError, DatabaseOpenError } from './store/postgres/connect.ts';
+export { ALPHABET, RESERVED_SEGMENTS } from './links/codes.ts';
 export type { DeprecationNoticeNotification } from './published/deprecations.ts';

@@ -17,7 +17,7 @@ import { openApiDocument } from './published/openapi.ts';
 import { PROMETHEUS_TYPE, renderPrometheus } from './metrics/prometheus.ts';
 import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
 import { apiRoutes, type ApiRoute } from './api/routes.ts';
-import type { Service } from './api/service.ts';
+import type { Service } from './links/service.ts';
 import type { StaticFile } from './http/static.ts';
 import { transferRoutes } from './api/transfer-routes.ts';
 import type { Transfer } from './transfer/transfer.ts';

@@ -17,10 +17,10 @@ import { serverOptions } from './cli/http-options.ts';
 import { parseTransferCommand, runTransferCommand } from './cli/transfer-commands.ts';
 import { createLogger, ignoreClosedPipe } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
-import { LockError } from './store/lock.ts';
-import { DatabaseOpenError, DriverMissingError } from './store/postgres-connect.ts';
-import { repairLog } from './store/repair.ts';
-import { Store, StoreOpenError } from './store/store.ts';
+import { LockError } from './store/log/lock.ts';
+import { DatabaseOpenError, DriverMissingError } from './store/postgres/connect.ts';
+import { repairLog } from './store/log/repair.ts';
+import { Store, StoreOpenError } from './store/log/store.ts';
 import { NAME, VERSION } from './version.ts';
 
 /** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */

@@ -8,7 +8,7 @@ import { HttpError } from '../errors.ts';
 import { flatten, type HeaderPair } from '../http/headers.ts';
 import type { Ctx, RouteHandler } from '../http/context.ts';
 import type { Deprecations } from '../published/deprecations.ts';
-import type { Service } from './service.ts';
+import type { Service } from '../links/service.ts';
 
 /** An error answering a deprecated usage still announces the deprecation. */
 export function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {

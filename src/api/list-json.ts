@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Piece } from '../http/pacer.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { MaybePromise } from '../store/link-store.ts';
-import type { UrlListing, UrlRecord } from './service.ts';
+import type { UrlListing, UrlRecord } from '../links/record.ts';
 
 /**
  * Characters per piece of a streamed list (the JSON is ASCII: one byte each). A piece is bounded

@@ -6,7 +6,7 @@
 import { HttpError } from '../errors.ts';
 import type { HeaderPair } from '../http/headers.ts';
 import { StoreUnavailableError } from '../store/link-store.ts';
-import type { Failure } from './service.ts';
+import type { Failure } from '../links/service.ts';
 
 export const FAILURE_STATUS: Readonly<Record<Failure['error'], number>> = {
   invalid: 400,

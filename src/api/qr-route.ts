@@ -3,7 +3,7 @@
  * encoder is the project's own (`src/qr/`): no dependency, and nothing leaves the server.
  */
 import { failureError } from './outcomes.ts';
-import type { ApiRoute, RouteDeps } from './routes.ts';
+import type { ApiRoute, RouteDeps } from './route-types.ts';
 import { HttpError } from '../errors.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { MAX_QR_BYTES } from '../qr/encode.ts';

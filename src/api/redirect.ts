@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { HTML_TYPE, htmlPage, type Responder } from '../http/respond.ts';
-import type { Visit } from './service.ts';
+import type { Visit } from '../links/service.ts';
 
 const NO_STORE = ['Cache-Control', 'private, no-store'];
 

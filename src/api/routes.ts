@@ -9,42 +9,23 @@
  */
 import type { ServerResponse } from 'node:http';
 import { readBody, parseFields } from '../http/body.ts';
-import { RESERVED_SEGMENTS } from './codes.ts';
-import type { Deprecations } from '../published/deprecations.ts';
+import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
-import type { Metrics } from '../metrics/metrics.ts';
 import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
-import type { RouteDoc } from '../published/openapi.ts';
-import { HTML_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
+import { HTML_TYPE, TEXT_TYPE } from '../http/respond.ts';
 import { answerVisit } from './redirect.ts';
-import type { Route } from '../http/router.ts';
-import type { Service, Visit } from './service.ts';
-import type { StaticFile } from '../http/static.ts';
+import type { Visit } from '../links/service.ts';
 import { readJsonObject } from './json-body.ts';
-import { parsePaging, parseSearch } from './validate.ts';
-import type { Ctx, RouteHandler } from '../http/context.ts';
+import { parsePaging, parseSearch } from '../links/validate.ts';
+import type { Ctx } from '../http/context.ts';
 import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
 import { uiRoutes } from './ui-routes.ts';
 import { qrRoute } from './qr-route.ts';
+import type { ApiRoute, RouteDeps } from './route-types.ts';
 
-/** A route with the documentation of each method it serves. */
-export type ApiRoute = Route<RouteHandler> & { doc: RouteDoc };
-
-export interface RouteDeps {
-  service: Service;
-  reply: Responder;
-  production: boolean;
-  /** With the gate on, anyone may open short links (docs/security.md); otherwise they are gated too. */
-  publicRedirects: boolean;
-  files: ReadonlyMap<string, StaticFile>;
-  /** Largest accepted request body, bytes. */
-  maxBodyBytes: number;
-  deprecations: Deprecations;
-  /** Where the redirect route counts its results. */
-  metrics: Pick<Metrics, 'redirected'>;
-}
+export type { ApiRoute, RouteDeps } from './route-types.ts';
 
 const SHORTENED = (deprecated: boolean) =>
   body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);

@@ -13,8 +13,8 @@ import { parseFromLine } from '../transfer/import.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import type { Transfer } from '../transfer/transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
-import type { ApiRoute } from './routes.ts';
-import type { Service } from './service.ts';
+import type { ApiRoute } from './route-types.ts';
+import type { Service } from '../links/service.ts';
 
 export interface TransferRouteDeps {
   service: Pick<Service, 'isAdminKey'>;

@@ -8,7 +8,7 @@ import { HTML_PAGE, body, empty } from '../published/openapi-parts.ts';
 import { HTML_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
 import type { StaticFile } from '../http/static.ts';
 import type { Ctx } from '../http/context.ts';
-import type { ApiRoute } from './routes.ts';
+import type { ApiRoute } from './route-types.ts';
 
 export interface UiRouteDeps {
   reply: Responder;

@@ -4,10 +4,10 @@
  * (`help.ts`) are computed from this table.
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
-import type { FsyncMode } from '../store/store.ts';
+import type { FsyncMode } from '../store/log/store.ts';
 import { bearerToken, boolean, databaseUrl, integer, list, nonEmpty, oneOf, origins, publicUrl, type Parser } from './parsers.ts';
 
-export type { FsyncMode } from '../store/store.ts';
+export type { FsyncMode } from '../store/log/store.ts';
 
 export interface Config {
   /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */

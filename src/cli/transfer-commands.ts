@@ -9,13 +9,13 @@
  * beside running servers: the export reads one snapshot, the import commits row by row.
  */
 import { createReadStream } from 'node:fs';
-import { createCodeSource } from '../api/codes.ts';
+import { createCodeSource } from '../links/codes.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { StoreUnavailableError, type LinkRecord, type LinkStore } from '../store/link-store.ts';
-import { LogStore } from '../store/log-store.ts';
-import { DatabaseOpenError, describeDatabase, DriverMissingError, openPostgresStore } from '../store/postgres-connect.ts';
-import { Store, StoreOpenError } from '../store/store.ts';
+import { LogStore } from '../store/log/log-store.ts';
+import { DatabaseOpenError, describeDatabase, DriverMissingError, openPostgresStore } from '../store/postgres/connect.ts';
+import { Store, StoreOpenError } from '../store/log/store.ts';
 import { exportText, type ExportFormat } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
 import { parseFromLine } from '../transfer/import.ts';

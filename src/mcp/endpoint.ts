@@ -10,7 +10,7 @@ import { mediaType, readBody } from '../http/body.ts';
 import { HttpError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Responder } from '../http/respond.ts';
-import type { Service } from '../api/service.ts';
+import type { Service } from '../links/service.ts';
 import { PROTOCOL_VERSIONS, createMcpServer } from './protocol.ts';
 
 export interface McpEndpointOptions {

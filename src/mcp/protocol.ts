@@ -5,7 +5,7 @@
  */
 import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
-import type { Service } from '../api/service.ts';
+import type { Service } from '../links/service.ts';
 import { StoreUnavailableError } from '../store/link-store.ts';
 import { NAME, VERSION } from '../version.ts';
 import {

@@ -7,8 +7,9 @@
  */
 import type { JsonSchema } from '../published/json-schema.ts';
 import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
-import type { Service, UrlRecord } from '../api/service.ts';
-import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS, unstorableText } from '../api/validate.ts';
+import type { Service } from '../links/service.ts';
+import type { UrlRecord } from '../links/record.ts';
+import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS, unstorableText } from '../links/validate.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

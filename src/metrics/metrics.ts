@@ -19,7 +19,7 @@
 import { METHODS } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Family, HistogramSample, Sample } from './prometheus.ts';
-import type { Visit } from '../api/service.ts';
+import type { Visit } from '../links/service.ts';
 
 /** Upper bounds of the request-duration buckets, seconds: a redirect takes tens of µs, a durable create about a ms. */
 export const REQUEST_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

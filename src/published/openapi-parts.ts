@@ -16,7 +16,7 @@ import {
   SHORTEN_INPUT_SCHEMA,
   UPDATE_INPUT_SCHEMA,
 } from './schemas.ts';
-import { MAX_SEARCH_LENGTH } from '../api/validate.ts';
+import { MAX_SEARCH_LENGTH } from '../links/validate.ts';
 
 /** A fragment of an OpenAPI document (a response, a parameter, a schema…). */
 export type OpenApiObject = Readonly<Record<string, unknown>>;

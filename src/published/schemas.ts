@@ -3,7 +3,7 @@
  * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
  */
 import type { JsonSchema } from './json-schema.ts';
-import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../api/validate.ts';
+import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../links/validate.ts';
 
 const CODE_DESCRIPTION =
   'Short code: generated ones use 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l); custom ones A-Z a-z 0-9 - _. Case-sensitive.';

@@ -2,7 +2,7 @@
  * The one limit of every number a link record holds. Each door (create, edit, import of JSON Lines
  * and CSV, MCP) accepts a value only within it, the log writes nothing outside it, and every
  * reader (replay, `--repair`, the offline export, PostgreSQL rows) reads all of it back: a log that
- * this build wrote and cannot read must never exist. `test/store/record-range.test.ts` drives every
+ * this build wrote and cannot read must never exist. `test/store/log/record-range.test.ts` drives every
  * field over its whole range through the writer, replay and export → import.
  */
 

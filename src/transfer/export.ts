@@ -5,7 +5,7 @@
  * offline `url-shortener export` command.
  */
 import type { Piece } from '../http/pacer.ts';
-import { recordView, type UrlRecord } from '../api/service.ts';
+import { recordView, type UrlRecord } from '../links/record.ts';
 import type { LinkRecord } from '../store/link-store.ts';
 import { csvRow } from './csv.ts';
 

@@ -15,7 +15,7 @@
  * waits for the disk, would otherwise hold the loop, and every redirect, for as long as it lasts.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { candidateCodes } from '../api/codes.ts';
+import { candidateCodes } from '../links/codes.ts';
 import { StoreUnavailableError, type InsertChain, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import { checkRow, type RowRules } from './row.ts';
 import { readRows, type ImportFormat } from './sources.ts';

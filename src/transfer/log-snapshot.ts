@@ -8,9 +8,9 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOG_FILE } from '../store/files.ts';
+import { LOG_FILE } from '../store/log/files.ts';
 import { isExpired, type LinkRecord } from '../store/link-store.ts';
-import { Replayer } from '../store/replay.ts';
+import { Replayer } from '../store/log/replay.ts';
 
 /** Bytes read at a time. */
 const CHUNK = 4 << 20;

@@ -4,7 +4,7 @@
  * max_visits; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
  */
 import { isExpired, type LinkRecord } from '../store/link-store.ts';
-import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../api/validate.ts';
+import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../links/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UrlRecord } from '../../src/api/service.ts';
+import type { UrlRecord } from '../../src/links/record.ts';
 import { codeOf, listedCodes, request, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };

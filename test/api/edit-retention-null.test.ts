@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UrlRecord } from '../../src/api/service.ts';
+import type { UrlRecord } from '../../src/links/record.ts';
 import { createLogger } from '../../src/log.ts';
 import { createMcpServer } from '../../src/mcp/protocol.ts';
 import { validateValue } from '../../src/published/json-schema.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UrlRecord } from '../../src/api/service.ts';
+import type { UrlRecord } from '../../src/links/record.ts';
 import { codeOf, start, type Harness, type Reply, type RequestOptions } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { UrlList, UrlRecord } from '../../src/api/service.ts';
+import type { UrlList, UrlRecord } from '../../src/links/record.ts';
 import { start, type Harness } from '../support/helpers.ts';
 
 const KEY = 'expiry-key';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { UrlList } from '../../src/api/service.ts';
+import type { UrlList } from '../../src/links/record.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
 import { BAD_PAGING } from '../support/paging-cases.ts';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UrlList } from '../../src/api/service.ts';
+import type { UrlList } from '../../src/links/record.ts';
 import { codeOf, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'k1';

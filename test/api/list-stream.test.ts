@@ -9,8 +9,8 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { encodeEntry } from '../../src/store/format.ts';
-import { Store } from '../../src/store/store.ts';
+import { encodeEntry } from '../../src/store/log/format.ts';
+import { Store } from '../../src/store/log/store.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { onOneProcess } from '../support/cluster.ts';
 

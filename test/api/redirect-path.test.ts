@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { encodeEntry } from '../../src/store/format.ts';
+import { encodeEntry } from '../../src/store/log/format.ts';
 import { request, start, tempDir, visitsOf } from '../support/helpers.ts';
 import { sendRaw } from '../support/raw-http.ts';
 import { onOneProcess } from '../support/cluster.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import type { UrlList, UrlRecord } from '../../src/api/service.ts';
+import type { UrlList, UrlRecord } from '../../src/links/record.ts';
 import { codeOf, start, type Reply } from '../support/helpers.ts';
 
 const TEXT = 'text/plain; charset=utf-8';

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { RandomSource } from '../../src/api/codes.ts';
-import type { UrlRecord } from '../../src/api/service.ts';
+import type { RandomSource } from '../../src/links/codes.ts';
+import type { UrlRecord } from '../../src/links/record.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
 
 type Method = 'GET' | 'POST';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { unstorableText } from '../../src/api/validate.ts';
+import { unstorableText } from '../../src/links/validate.ts';
 import { codeOf, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'k1';

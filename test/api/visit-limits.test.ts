@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UrlList, UrlRecord } from '../../src/api/service.ts';
+import type { UrlList, UrlRecord } from '../../src/links/record.ts';
 import { codeOf, request, start, type Harness, type Reply } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { createShortener, type ShortenerOptions } from '../../src/app.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
-import { nodeFs } from '../../src/store/fs.ts';
+import { nodeFs } from '../../src/store/log/fs.ts';
 import * as entry from '../../src/index.ts';
 import { codeOf, mount as mountApp, request, tempDir, type Reply } from '../support/helpers.ts';
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/log.ts';
 import { REPEAT_WINDOW_MS, RepeatThrottle, repeatLog } from '../../src/log-throttle.ts';
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
+import { nodeFs, type StoreFs } from '../../src/store/log/fs.ts';
 import { LogCapture, start } from '../support/helpers.ts';
 import { onOneProcess } from '../support/cluster.ts';
 

@@ -8,9 +8,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ALPHABET } from '../../src/api/codes.ts';
-import { encodeEntry } from '../../src/store/format.ts';
-import { LOG_FILE } from '../../src/store/store.ts';
+import { ALPHABET } from '../../src/links/codes.ts';
+import { encodeEntry } from '../../src/store/log/format.ts';
+import { LOG_FILE } from '../../src/store/log/store.ts';
 import { serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
 import { parseResponses } from '../support/raw-http.ts';
 

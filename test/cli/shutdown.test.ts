@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { LOCK_FILE } from '../../src/store/lock.ts';
+import { LOCK_FILE } from '../../src/store/log/lock.ts';
 import { codeOf, listedCodes, request, tempDir, type Reply } from '../support/helpers.ts';
 import { parseResponses, type RawResponse } from '../support/raw-http.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import { listJson } from '../../src/api/list-json.ts';
-import type { UrlListing, UrlRecord } from '../../src/api/service.ts';
+import type { UrlListing, UrlRecord } from '../../src/links/record.ts';
 import { createPacer, type Piece, type Sink } from '../../src/http/pacer.ts';
 
 const record = (i: number): UrlRecord => ({

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.ts';
 import { createResponder } from '../../src/http/respond.ts';
 import { createRouter } from '../../src/http/router.ts';
 import { routeTable } from '../../src/route-table.ts';
-import type { Service } from '../../src/api/service.ts';
+import type { Service } from '../../src/links/service.ts';
 import { assert401, DETAIL, RIGHT, TOKEN } from '../support/gate-helpers.ts';
 import { codeOf, HOST_APP_BODY, mountInHostApp, request, start } from '../support/helpers.ts';
 

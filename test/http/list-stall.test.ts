@@ -14,8 +14,8 @@ import { test, type TestContext } from 'node:test';
 import { createPacer, type Sink } from '../../src/http/pacer.ts';
 import { createResponder } from '../../src/http/respond.ts';
 import { LIST_PIECE_CHARS, listJson } from '../../src/api/list-json.ts';
-import type { UrlListing, UrlRecord } from '../../src/api/service.ts';
-import { encodeEntry } from '../../src/store/format.ts';
+import type { UrlListing, UrlRecord } from '../../src/links/record.ts';
+import { encodeEntry } from '../../src/store/log/format.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { onOneProcess } from '../support/cluster.ts';
 

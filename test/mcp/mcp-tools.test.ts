@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.ts';
 import type { RpcResponse } from '../../src/mcp/jsonrpc.ts';
 import { PROTOCOL_VERSIONS, createMcpServer, type McpServer } from '../../src/mcp/protocol.ts';
 import { TOOLS, type Tool } from '../../src/mcp/tools.ts';
-import type { UrlRecord } from '../../src/api/service.ts';
+import type { UrlRecord } from '../../src/links/record.ts';
 import { LogCapture, start, type Harness } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';

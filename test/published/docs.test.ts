@@ -13,7 +13,7 @@ import { TOOLS } from '../../src/mcp/tools.ts';
 import { openApiDocument, type OpenApiDocument } from '../../src/published/openapi.ts';
 import { createResponder, escapeHtml } from '../../src/http/respond.ts';
 import { routeTable } from '../../src/route-table.ts';
-import type { Service } from '../../src/api/service.ts';
+import type { Service } from '../../src/links/service.ts';
 import { VERSION } from '../../src/version.ts';
 import { start } from '../support/helpers.ts';
 

@@ -14,7 +14,7 @@ import { openApiDocument, openApiPath, type OpenApiDocument, type OpenApiObject,
 import { createResponder } from '../../src/http/respond.ts';
 import { routeTable } from '../../src/route-table.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
-import type { Service } from '../../src/api/service.ts';
+import type { Service } from '../../src/links/service.ts';
 import { VERSION } from '../../src/version.ts';
 import { codeOf, open, type Harness, type RequestOptions } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';

@@ -18,7 +18,7 @@ import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { codeOf, request, type Reply, type RequestOptions } from '../support/helpers.ts';
 import { startInstances, type Instances } from '../support/instances.ts';
 import { pgServer } from '../support/pg.ts';
-import type { UrlRecord as LinkRecord } from '../../src/api/service.ts';
+import type { UrlRecord as LinkRecord } from '../../src/links/record.ts';
 
 const TOKEN = 'scale-token';
 const KEY = 'scale-admin';

@@ -12,7 +12,7 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createShortenerAsync, type Shortener, type ShortenerOptions } from '../../src/app.ts';
-import type { RandomSource } from '../../src/api/codes.ts';
+import type { RandomSource } from '../../src/links/codes.ts';
 import { createLogger, type LogLevel } from '../../src/log.ts';
 
 export type InstanceRequest =

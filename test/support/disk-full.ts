@@ -4,7 +4,7 @@
  * `disk.bytesLeft` is a disk with that much room: a write that does not fit fails with ENOSPC and
  * writes nothing, while a smaller one after it may still fit, as on a real disk.
  */
-import { nodeFs, type StoreFs } from '../../src/store/fs.ts';
+import { nodeFs, type StoreFs } from '../../src/store/log/fs.ts';
 
 export interface FillableDisk {
   fs: StoreFs;

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import { createServer, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createShortenerAsync, type ShortenerOptions } from '../../src/app.ts';
-import type { Service } from '../../src/api/service.ts';
+import type { Service } from '../../src/links/service.ts';
 import { defaults } from '../../src/cli/config.ts';
 import { serverOptions } from '../../src/cli/http-options.ts';
 import { createLogger } from '../../src/log.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Refusal } from '../../src/http/gate.ts';
 import { CORS_HEADERS, SECURITY_HEADERS } from '../../src/http/headers.ts';
-import type { Service } from '../../src/api/service.ts';
+import type { Service } from '../../src/links/service.ts';
 
 /** Uses every character RFC 6750's b64token allows. */
 export const TOKEN = 'gate-T0ken_9.~+/==';

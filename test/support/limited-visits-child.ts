@@ -8,8 +8,8 @@
  */
 import { writeSync } from 'node:fs';
 import { createLogger } from '../../src/log.ts';
-import { LogStore } from '../../src/store/log-store.ts';
-import { Store } from '../../src/store/store.ts';
+import { LogStore } from '../../src/store/log/log-store.ts';
+import { Store } from '../../src/store/log/store.ts';
 
 const [dir, code, concurrency] = process.argv.slice(2) as [string, string, string];
 const store = new LogStore(new Store({ dir, fsync: 'always', log: createLogger('silent') }));

@@ -3,7 +3,7 @@
  * lock of argv[2] with a lease of argv[3] ms, logs `locked`, and exits 3 once it finds the lock lost.
  */
 import { createLogger } from '../../src/log.ts';
-import { acquireLock } from '../../src/store/lock.ts';
+import { acquireLock } from '../../src/store/log/lock.ts';
 
 const [dir, leaseMs] = process.argv.slice(2);
 const log = createLogger('info');

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodePayload, type Entry } from '../../src/store/format.ts';
-import { LOG_FILE } from '../../src/store/store.ts';
+import { decodePayload, type Entry } from '../../src/store/log/format.ts';
+import { LOG_FILE } from '../../src/store/log/store.ts';
 
 function lines(log: Buffer | string): string[] {
   const text = (typeof log === 'string' ? readFileSync(join(log, LOG_FILE)) : log).toString('utf8');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, parseRetention, Refusal, validateUrl } from '../../src/api/validate.ts';
+import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, parseRetention, Refusal, validateUrl } from '../../src/links/validate.ts';
 import { HttpError } from '../../src/errors.ts';
 import type { LinkStore } from '../../src/store/link-store.ts';
 import { importLinks } from '../../src/transfer/import.ts';

@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createCodeSource } from '../../src/api/codes.ts';
+import { createCodeSource } from '../../src/links/codes.ts';
 import { createLogger } from '../../src/log.ts';
 import postgres from 'postgres';
-import { openPostgresStore } from '../../src/store/postgres-connect.ts';
+import { openPostgresStore } from '../../src/store/postgres/connect.ts';
 import { importLinks } from '../../src/transfer/import.ts';
 import { onOneProcess } from '../support/cluster.ts';
 import { fillableDisk } from '../support/disk-full.ts';

@@ -1,0 +1,52 @@
+/**
+ * A link as every door shows it (docs/api.md, the record): the REST routes, MCP, the export and
+ * the coming peer APIs read a stored link through `recordView`, so the public shape is decided once.
+ */
+import { expiresAt, type LinkRecord, type MaybePromise } from '../store/link-store.ts';
+
+/** The record as the API shows it (docs/api.md). */
+export interface UrlRecord {
+  short_code: string;
+  short_url: string;
+  original_url: string;
+  created_at: number;
+  visit_count: number;
+  retention_days: number;
+  /** null = unlimited. */
+  max_visits: number | null;
+  /** `created_at + retention_days × 86400`, or null when kept forever. */
+  expires_at: number | null;
+}
+
+export interface UrlList {
+  count: number;
+  urls: UrlRecord[];
+}
+
+/**
+ * A page of the list, read in slices; `release` it when done. `Slice` is what `slice` answers:
+ * records now (the log store), or a promise of them (a database).
+ */
+export interface UrlListing<Slice extends MaybePromise<UrlRecord[]> = UrlRecord[]> {
+  /** Every live record, this page or not (`X-Total-Count`). */
+  total: number;
+  /** Records on this page. */
+  count: number;
+  /** The page's records at positions [from, to). */
+  slice(from: number, to: number): Slice;
+  release(): void;
+}
+
+/** A stored link as the API shows it: `short_url` is `baseUrl` + `/` + code. */
+export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
+  return {
+    short_code: rec.code,
+    short_url: `${baseUrl}/${rec.code}`,
+    original_url: rec.url,
+    created_at: rec.createdAt,
+    visit_count: rec.visits,
+    retention_days: rec.retentionDays,
+    max_visits: rec.maxVisits,
+    expires_at: expiresAt(rec),
+  };
+}

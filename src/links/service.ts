@@ -1,0 +1,261 @@
+/**
+ * The shortening operations, independent of HTTP: the REST routes and the MCP tools call them.
+ * One implementation of each operation, over any `LinkStore`. An operation that can fail returns a
+ * typed outcome, `{ ok: true, … }` or a `Failure`; the REST routes map failures to statuses in one
+ * table (`outcomes.ts`), the MCP tools to `isError` results. Only bugs are thrown.
+ */
+import { candidateCodes, isCodeShaped, isReserved } from './codes.ts';
+import { HttpError } from '../errors.ts';
+import { digestSecret, matchesSecret } from '../secrets.ts';
+import type { Logger } from '../log.ts';
+import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { recordView, type UrlListing, type UrlRecord } from './record.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, unstorableText, validateUrl, type Paging } from './validate.ts';
+
+/** The input was refused; `detail` tells the sender why (a 400). */
+export type Invalid = { ok: false; error: 'invalid'; detail: string };
+/** No live link (unknown, expired or deleted): a 404. */
+export type NotFound = { ok: false; error: 'not_found' };
+/** Nothing was changed and a retry may succeed: storage not writable, code space exhausted (a 503). */
+export type Unavailable = { ok: false; error: 'unavailable'; detail: string };
+/** The custom code asked for is held by a live link (a 409). */
+export type Conflict = { ok: false; error: 'conflict'; detail: string };
+export type Failure = Invalid | NotFound | Unavailable | Conflict;
+
+export type Found = { ok: true; record: UrlRecord };
+export type ShortenOutcome = Found | Invalid | Unavailable | Conflict;
+export type GetOutcome = Found | NotFound;
+export type LookupOutcome = Found | Invalid | NotFound;
+export type RemoveOutcome = { ok: true } | NotFound | Unavailable;
+export type UpdateOutcome = Found | Invalid | NotFound | Unavailable;
+
+/** The fields of a create (docs/api.md, shorten input), as they arrived. */
+export interface ShortenInput {
+  url: unknown;
+  retentionDays?: unknown;
+  /** A custom code; absent, null or '' = generate one. */
+  code?: unknown;
+  /** absent or null = unlimited. */
+  maxVisits?: unknown;
+  /**
+   * Which numbers came as text (a query string or a form, where numbers are digits): `true` for
+   * every field, or per field. In JSON (and MCP) numbers must be numbers.
+   */
+  textual?: boolean | { retentionDays?: boolean; maxVisits?: boolean };
+}
+
+/** The fields an edit may change (docs/api.md, edit), as the JSON body names them. */
+const EDITABLE = ['url', 'retention_days', 'max_visits'] as const;
+
+export interface ServiceOptions {
+  store: LinkStore;
+  baseUrl: string;
+  minShortLength: number;
+  maxShortLength: number;
+  maxUrlLength: number;
+  apiKeys: readonly string[];
+  /** Milliseconds since the epoch; injectable for expiry tests. */
+  now: () => number;
+  randomCode: (length: number) => string;
+  log: Logger;
+  /** Told of each link created, once it is durable (metrics). */
+  created?: () => void;
+}
+
+/** What a redirect answers (see `LinkStore.countVisit`: read it at once). */
+export type Visit = VisitDecision;
+
+const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+const MISSING: Visit = { kind: 'missing' };
+const CODE_IN_USE: Conflict = { ok: false, error: 'conflict', detail: 'code already in use' };
+const REMOVED: RemoveOutcome = { ok: true };
+
+export function createService(options: ServiceOptions) {
+  const { store, baseUrl, now, log } = options;
+  const urlRules = { maxLength: options.maxUrlLength, baseUrl };
+  const keyDigests = options.apiKeys.map(digestSecret);
+
+  const seconds = (): number => Math.floor(now() / 1000);
+
+  const shortUrl = (code: string): string => `${baseUrl}/${code}`;
+
+  const view = (rec: LinkRecord): UrlRecord => recordView(rec, baseUrl);
+
+  const found = (rec: LinkRecord | undefined): GetOutcome => (rec ? { ok: true, record: view(rec) } : NOT_FOUND);
+
+  /**
+   * Live records newest first, paged, frozen when called: a long list can be read in slices across
+   * event-loop turns (see `UrlListing`).
+   */
+  async function listing(paging: Paging & { q?: string | undefined }): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
+    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q });
+    return {
+      total: page.total,
+      count: page.count,
+      slice: (from, to) => mapMaybe(page.slice(from, to), (records) => records.map(view)),
+      release: () => page.release(),
+    };
+  }
+
+  return {
+    shortUrl,
+
+    /** True when `key` is one of the configured admin keys; every key is compared, always. */
+    isAdminKey(key: string | undefined): boolean {
+      if (key === undefined || key === '' || keyDigests.length === 0) return false;
+      return matchesSecret(key, keyDigests);
+    },
+
+    async shorten(input: ShortenInput): Promise<ShortenOutcome> {
+      const textual = (field: 'retentionDays' | 'maxVisits'): boolean =>
+        typeof input.textual === 'object' ? input.textual[field] === true : input.textual === true;
+      let url: string;
+      let retentionDays: number;
+      let custom: string | undefined;
+      let maxVisits: number | null;
+      try {
+        url = validateUrl(input.url, urlRules);
+        retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
+        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength);
+        maxVisits = parseMaxVisits(input.maxVisits, textual('maxVisits'));
+      } catch (err) {
+        return invalid(err);
+      }
+      const createdAt = seconds();
+      if (custom !== undefined) {
+        // One insert decides: of concurrent creates of one code the store lets exactly one win.
+        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, maxVisits };
+        try {
+          if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
+        } catch (err) {
+          return unwritable(err);
+        }
+        options.created?.();
+        return { ok: true, record: view(record) };
+      }
+      try {
+        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, maxVisits };
+          // A taken code is refused at once by the log store; only a write is awaited.
+          const inserted = store.insert(record, createdAt);
+          if (inserted === false || (inserted !== true && !(await inserted))) continue;
+          options.created?.();
+          return { ok: true, record: view(record) };
+        }
+      } catch (err) {
+        return unwritable(err);
+      }
+      log.error('code space exhausted', { min: options.minShortLength, max: options.maxShortLength });
+      return { ok: false, error: 'unavailable', detail: `no free short code up to ${options.maxShortLength} characters; raise MAX_SHORT_LENGTH` };
+    },
+
+    /** A code outside the code alphabet names no link, so no store is asked (MCP's codes are unchecked). */
+    async get(code: string): Promise<GetOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      return found(await store.get(code, seconds()));
+    },
+
+    /** The newest live record whose original URL equals `input` once normalized. */
+    async lookup(input: unknown): Promise<LookupOutcome> {
+      if (input === undefined || input === null || input === '') return { ok: false, error: 'invalid', detail: 'url is required' };
+      const unstorable = typeof input === 'string' ? unstorableText(input, 'url') : undefined;
+      if (unstorable !== undefined) return { ok: false, error: 'invalid', detail: unstorable };
+      let href: string;
+      try {
+        href = new URL(String(input)).href;
+      } catch {
+        return { ok: false, error: 'invalid', detail: 'url must be an absolute URL such as https://example.com/page' };
+      }
+      return found(await store.newestByUrl(href, seconds()));
+    },
+
+    listing,
+
+    /** Live records newest first, paged, filtered by `q`; `total` counts every live record kept. */
+    async list(paging: Paging & { q?: string | undefined }): Promise<{ total: number; urls: UrlRecord[] }> {
+      const page = await listing(paging);
+      try {
+        return { total: page.total, urls: await page.slice(0, page.count) };
+      } finally {
+        page.release();
+      }
+    },
+
+    /**
+     * Edits a live link (docs/api.md, edit): `fields` is the JSON body, whose names are those of the
+     * record (`url`, `retention_days`, `max_visits`); any other name is refused, each value is
+     * validated as on a create, a `max_visits` of null clears the limit and a `retention_days` of
+     * null is refused (0 is "forever"). Fields are checked before the code is looked up, so a bad
+     * body is a 400 whether or not the link exists.
+     */
+    async update(code: string, fields: Readonly<Record<string, unknown>>): Promise<UpdateOutcome> {
+      const changes: LinkChanges = {};
+      try {
+        for (const name of Object.keys(fields)) {
+          if (!(EDITABLE as readonly string[]).includes(name)) {
+            throw new HttpError(400, `${JSON.stringify(name)} cannot be changed; an edit may hold ${EDITABLE.join(', ')}`);
+          }
+        }
+        if (Object.hasOwn(fields, 'url')) changes.url = validateUrl(fields['url'], urlRules);
+        if (Object.hasOwn(fields, 'retention_days')) changes.retentionDays = parseRetentionChange(fields['retention_days']);
+        if (Object.hasOwn(fields, 'max_visits')) changes.maxVisits = parseMaxVisits(fields['max_visits']);
+      } catch (err) {
+        return invalid(err);
+      }
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      try {
+        return found(await store.update(code, changes, seconds()));
+      } catch (err) {
+        return unwritable(err);
+      }
+    },
+
+    /** Not found when there is no such live code: an expired link is gone for every API, delete included. */
+    async remove(code: string): Promise<RemoveOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      try {
+        return (await store.delete(code, seconds())) ? REMOVED : NOT_FOUND;
+      } catch (err) {
+        return unwritable(err);
+      }
+    },
+
+    /**
+     * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
+     * once, so the redirect awaits nothing; a database answers with a promise, and so does the log
+     * store for a counted visit of a link with a limit (durable first). Such a promise rejects with
+     * `StoreUnavailableError` when the visit cannot be written: `storeFailure` (outcomes.ts) makes
+     * that the 503 it is.
+     */
+    visit(code: string, count: boolean): MaybePromise<Visit> {
+      return isCodeShaped(code) ? store.countVisit(code, seconds, count) : MISSING;
+    },
+
+    /**
+     * `visit` of the code that `text` spells from `start` to its end, for the redirect's fast path
+     * (dispatch.ts); undefined when that cannot be a code. A store that answers from memory is
+     * asked with the text as it is (no string is made for the code); another only once the code is
+     * code-shaped and no reserved word.
+     */
+    visitIn: store.countVisitIn
+      ? (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => store.countVisitIn!(text, start, seconds, count)
+      : (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => {
+          const code = text.slice(start);
+          return isCodeShaped(code) && !isReserved(code) ? store.countVisit(code, seconds, count) : undefined;
+        },
+  };
+}
+
+export type Service = ReturnType<typeof createService>;
+
+/** A validator's refusal (an `HttpError` 400 with its reason) as an outcome; anything else is a bug. */
+function invalid(err: unknown): Invalid {
+  if (err instanceof HttpError && err.status === 400 && err.detail !== undefined) return { ok: false, error: 'invalid', detail: err.detail };
+  throw err;
+}
+
+/** A change the store could not make is an outcome; anything else is a bug (the generic 500). */
+function unwritable(err: unknown): Unavailable {
+  if (err instanceof StoreUnavailableError) return { ok: false, error: 'unavailable', detail: err.message };
+  throw err;
+}

@@ -1,0 +1,210 @@
+/**
+ * Compaction: the log rewritten with one entry per live record, expired records left out; the new
+ * log starts with the version line (`format.ts`), and an edited record is written as a plain create.
+ *
+ * The live records are written into a temp file while writes go on to the old log and are also
+ * kept aside; then, with the write queue held, the kept-aside writes are appended, the temp file is
+ * fsynced and renamed over the log, and the directory is fsynced. A crash before the rename leaves
+ * the old log whole (the temp file is removed at the next start); after it, the new.
+ *
+ * `writeRecords` and `install` are also how a removed log is rewritten from memory (`reattach.ts`).
+ */
+import { performance } from 'node:perf_hooks';
+import { COMPACT_SUFFIX } from './files.ts';
+import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
+import type { StoreFs } from './fs.ts';
+import type { Keydir } from './keydir.ts';
+import type { DirLock } from './lock.ts';
+import type { LogWriter } from './log-writer.ts';
+import type { Logger } from '../../log.ts';
+import type { RepeatLog } from '../../log-throttle.ts';
+
+/** Automatic compaction waits until the log is at least this big: small logs are not worth it. */
+export const COMPACT_MIN_BYTES = 1 << 20;
+/** Records serialized per event-loop turn while compacting. */
+const COMPACT_SLICE = 10_000;
+
+export interface CompactReport {
+  bytesBefore: number;
+  bytesAfter: number;
+  entriesBefore: number;
+  entriesAfter: number;
+  /** Expired records dropped. */
+  purged: number;
+  ms: number;
+}
+
+/** The parts of a store that a rewrite of its log works on (compaction, and the reattach). */
+export interface StoreParts {
+  readonly fs: StoreFs;
+  readonly dir: string;
+  readonly path: string;
+  readonly log: Logger;
+  /** Failures that repeat (a full disk fails every write) are logged once, then summarized. */
+  readonly problems: RepeatLog;
+  readonly now: () => number;
+  readonly records: Keydir;
+  readonly writer: LogWriter;
+  /** The data dir's lock; undefined while not held (the directory was removed with the lock file). */
+  lock: DirLock | undefined;
+}
+
+/** What `writeRecords` wrote: bytes, entries, and the slots of the expired records it left out. */
+export interface Written {
+  size: number;
+  lines: number;
+  expired: number[];
+}
+
+/** Rewrites the log of `parts`; the caller makes sure only one runs at a time. */
+export async function compactLog(parts: StoreParts): Promise<CompactReport> {
+  const { fs, writer } = parts;
+  const started = performance.now();
+  const bytesBefore = writer.size;
+  const entriesBefore = writer.entries;
+  const temp = parts.path + COMPACT_SUFFIX;
+  const fd = fs.create(temp);
+  let written: Written;
+  // From here on every write to the old log is also kept for the new one.
+  writer.keepSide();
+  try {
+    written = await writeRecords(parts, fd);
+    await writer.exclusive(async () => {
+      const side = writer.takeSide()!;
+      // Records changed while the snapshot was written are in `side`, later: the last entry wins.
+      for (const chunk of side.chunks) {
+        await fs.write(fd, chunk, written.size);
+        written.size += chunk.length;
+      }
+      written.lines += side.lines;
+      await install(parts, temp, fd, written, 'log compacted');
+    });
+  } catch (err) {
+    // Every failure comes before the rename: the old log is still the log.
+    writer.takeSide();
+    await discard(fs, temp, fd);
+    throw err;
+  }
+  return {
+    bytesBefore,
+    bytesAfter: written.size,
+    entriesBefore,
+    entriesAfter: written.lines,
+    purged: written.expired.length,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Rewrites a log without a version line (format 1) from memory, with the write queue held (the
+ * writer calls it before its first batch): from then on the log says which format it holds.
+ */
+export async function upgradeLog(parts: StoreParts): Promise<CompactReport> {
+  const { fs, writer } = parts;
+  const started = performance.now();
+  const before = { bytesBefore: writer.size, entriesBefore: writer.entries };
+  const temp = parts.path + COMPACT_SUFFIX;
+  let fd: number | undefined;
+  let written: Written;
+  try {
+    fd = fs.create(temp);
+    written = await writeRecords(parts, fd);
+    await install(parts, temp, fd, written, 'log rewritten with its format version line');
+  } catch (err) {
+    await discard(fs, temp, fd);
+    throw err;
+  }
+  const report = { ...before, bytesAfter: written.size, entriesAfter: written.lines, purged: written.expired.length, ms: Math.round(performance.now() - started) };
+  parts.log.info('log rewritten with its format version line (a log of format 1 gets entries of a newer format only once it says so)', {
+    file: parts.path,
+    format: FORMAT_VERSION,
+    ...report,
+  });
+  return report;
+}
+
+/**
+ * The rewrite of a format 1 log right after start-up, queued ahead of any write; resolves with its
+ * report, or one of an unchanged log when a write's own upgrade (`log-writer.ts`) came first.
+ */
+export function upgradeAtStart(parts: StoreParts, opened: { size: number; entries: number }): Promise<CompactReport> {
+  let report: CompactReport | undefined;
+  const upgrade = parts.writer.exclusive(async () => {
+    if (parts.writer.legacy) report = await upgradeLog(parts);
+  });
+  const unchanged = { bytesBefore: opened.size, bytesAfter: opened.size, entriesBefore: opened.entries, entriesAfter: opened.entries, purged: 0, ms: 0 };
+  return upgrade.then(() => report ?? unchanged);
+}
+
+/**
+ * Writes the version line and one create per live record to `fd`, a slice per event-loop turn;
+ * expired records are left out.
+ */
+export async function writeRecords(parts: StoreParts, fd: number): Promise<Written> {
+  // The version line is not an entry: `lines` counts entries only.
+  const written: Written = { size: 0, lines: 0, expired: [] };
+  const nowSeconds = Math.floor(parts.now() / 1000);
+  // Slot numbers are stable meanwhile: no vacuum runs during a rewrite.
+  const records = parts.records;
+  const slots = records.slotsOldestFirst();
+  // The version line goes out with the first slice (or alone, when no record is live).
+  let header: Buffer | undefined = HEADER;
+  for (let done = false; !done; ) {
+    const chunks: Buffer[] = header ? [header] : [];
+    for (let n = 0; n < COMPACT_SLICE; n++) {
+      const next = slots.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      const rec = records.record(next.value);
+      if (isExpired(rec, nowSeconds)) written.expired.push(next.value);
+      else chunks.push(encodeEntry(recordEntry(rec)));
+    }
+    if (chunks.length === 0) continue;
+    const chunk = Buffer.concat(chunks);
+    await parts.fs.write(fd, chunk, written.size);
+    written.size += chunk.length;
+    written.lines += header ? chunks.length - 1 : chunks.length;
+    header = undefined;
+  }
+  return written;
+}
+
+/** Gives up a rewrite's temp file before it was installed. */
+export async function discard(fs: StoreFs, temp: string, fd: number | undefined): Promise<void> {
+  if (fd !== undefined) await fs.close(fd).catch(() => undefined);
+  try {
+    fs.remove(temp);
+  } catch {
+    // Removed at the next start.
+  }
+}
+
+/**
+ * Makes `temp`, written whole through `fd`, the log: fsync, rename over the log, fsync of the
+ * directory. Runs with the write queue held. Throws only before the rename, while the old log is
+ * still the log.
+ */
+export async function install(parts: StoreParts, temp: string, fd: number, written: Written, what: string): Promise<void> {
+  const { fs } = parts;
+  await fs.fsync(fd);
+  const lost = parts.lock?.lost();
+  if (lost) throw lost; // another server's log may be there now
+  fs.rename(temp, parts.path);
+  // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
+  const old = parts.writer.replace(fd, written.size, written.lines);
+  // Only the very records left out: a code deleted and created anew meanwhile has a new slot,
+  // and is in the new log.
+  for (const s of written.expired) parts.records.remove(s);
+  await fs.close(old).catch(() => undefined);
+  // Until the directory is fsynced, power loss could bring the old log back; so no write is
+  // acknowledged before this returns (the write queue is held).
+  try {
+    fs.syncDir(parts.dir);
+  } catch (err) {
+    parts.log.error(`${what}, but its directory could not be fsynced: power loss could bring back the old log`, {
+      error: (err as Error).message,
+    });
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The log format, as pure functions: an entry to the bytes of its line, a payload back to an entry.
+ * Reading a whole log is `replay.ts`; one line read straight from its bytes, `replay-line.ts`.
+ *
+ * One entry per line: `<crc32 as 8 hex digits> <payload>\n`, the checksum covering the payload's
+ * bytes. Payload fields are tab-separated; a WHATWG-serialized URL never contains a tab, CR or LF
+ * (the URL parser strips them), and codes are alphanumeric, so no escaping is needed:
+ *
+ *   F url-shortener-log <version>                                      the first line: format and version
+ *   C <code> <created_at> <retention_days> <visit_count> <url>         create (visit_count > 0 after compaction)
+ *   C <code> <created_at> <retention_days> <visit_count> <max> <url>   create of a link with a visit limit
+ *   E <code> <retention_days> <max> <url>                              edit: the link's new values (max 0 = no limit)
+ *   D <code>                                                           delete (tombstone)
+ *   V <code> <count> [<code> <count> …]                                count batch: visit counts, absolute
+ *
+ * The version line names the format so that a build meeting a log written by a newer one says so
+ * instead of calling the lines it cannot read damage. Version 1 logs (the first format) have no
+ * version line and only the six-field create, `D` and `V`; they replay as they are, and the store
+ * rewrites one with the version line before it appends anything (`log-writer.ts`), so that a build
+ * reading only version 1 never meets an entry it cannot read in a log that claims to be version 1.
+ *
+ * Count batches carry absolute counts, not increments: replaying one twice changes nothing, and a
+ * later batch for a code makes every earlier one dead weight for compaction to drop. The last entry
+ * for a code wins (Bitcask). Visit counts and edits of codes that no longer exist are ignored. An
+ * edit changes a link in place: it keeps its place in the newest-first order.
+ */
+import { crc32 } from './crc32.ts';
+import type { StoredRecord } from './keydir.ts';
+import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
+
+export type { StoredRecord } from './keydir.ts';
+
+/** The format this build writes, and the newest it reads. */
+export const FORMAT_VERSION = 2;
+/** The name in the version line: a log of this service, not some other checksummed file. */
+export const FORMAT_NAME = 'url-shortener-log';
+
+export type Entry =
+  /** `maxVisits`: absent, null or 0 for no limit. */
+  | { op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number; maxVisits?: number | null | undefined }
+  | { op: 'E'; code: string; url: string; retentionDays: number; maxVisits: number | null }
+  | { op: 'D'; code: string }
+  /** A count batch: the visit counts of some codes (a *visit* is one counted redirect). */
+  | { op: 'V'; counts: [code: string, count: number][] }
+  /** The version line, only ever the first line of a log. */
+  | { op: 'F'; name: string; version: number };
+
+function payload(entry: Entry): string {
+  switch (entry.op) {
+    case 'C':
+      return entry.maxVisits
+        ? `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits}\t${entry.url}`
+        : `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.url}`;
+    case 'E':
+      return `E\t${entry.code}\t${entry.retentionDays}\t${entry.maxVisits ?? 0}\t${entry.url}`;
+    case 'F':
+      return `F\t${entry.name}\t${entry.version}`;
+    case 'D':
+      return `D\t${entry.code}`;
+    case 'V':
+      return `V\t${entry.counts.map(([code, count]) => `${code}\t${count}`).join('\t')}`;
+  }
+}
+
+/**
+ * Throws when an entry holds what no reader of this format reads back: a number outside 0 to
+ * `MAX_COUNT` or not whole, an empty code or URL, or a tab or line break in one. The doors refuse
+ * such values long before; this is the last guard against a log that cannot be opened again, and
+ * a write it stops is a `500`, never a `201` for a line that would stop the next start.
+ */
+function checkWritable(entry: Entry): void {
+  const ints: number[] = [];
+  const texts: string[] = [];
+  switch (entry.op) {
+    case 'C':
+      ints.push(entry.createdAt, entry.retentionDays, entry.visits, entry.maxVisits ?? 0);
+      texts.push(entry.code, entry.url);
+      break;
+    case 'E':
+      ints.push(entry.retentionDays, entry.maxVisits ?? 0);
+      texts.push(entry.code, entry.url);
+      break;
+    case 'D':
+      texts.push(entry.code);
+      break;
+    case 'V':
+      for (const [code, count] of entry.counts) {
+        texts.push(code);
+        ints.push(count);
+      }
+      break;
+    case 'F':
+      ints.push(entry.version);
+      texts.push(entry.name);
+      break;
+  }
+  for (const n of ints) if (!isRecordInteger(n)) throw new RangeError(`log entry ${entry.op}: ${n} is not an integer from 0 to ${MAX_COUNT}`);
+  for (const t of texts) if (t === '' || /[\t\r\n]/.test(t)) throw new RangeError(`log entry ${entry.op}: an empty field, or a tab or line break in one`);
+}
+
+/** The bytes of one log line, newline included. */
+export function encodeEntry(entry: Entry): Buffer {
+  checkWritable(entry);
+  const text = payload(entry);
+  const line = Buffer.allocUnsafe(Buffer.byteLength(text) + 10);
+  line.write(text, 9, 'utf8');
+  const sum = crc32(line.subarray(9, line.length - 1));
+  line.write(sum.toString(16).padStart(8, '0'), 0, 'latin1');
+  line[8] = 0x20;
+  line[line.length - 1] = 0x0a;
+  return line;
+}
+
+/** The first line of every log this build starts. */
+export const HEADER: Buffer = encodeEntry({ op: 'F', name: FORMAT_NAME, version: FORMAT_VERSION });
+
+/** The create entry that carries a record whole (compaction writes one per live record, an edited one too). */
+export function recordEntry(rec: StoredRecord): Entry {
+  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.visits, maxVisits: rec.maxVisits };
+}
+
+/** What start-up and `--repair` say of a log of a newer format: not damage, an older build. */
+export function newerFormatMessage(file: string, version: number): string {
+  return (
+    `${file} was written by a newer version of url-shortener (format ${version}, this build reads up to ${FORMAT_VERSION}); upgrade. ` +
+    'Nothing was changed: the log is not damaged, and neither start-up nor --repair touches it.'
+  );
+}
+
+// Expiry is part of the storage contract; the log store's code imports it from here.
+export { isExpired, isExpiredAt } from '../link-store.ts';
+
+/** A number field: decimal, no sign or leading zero, at most `MAX_DIGITS` digits (checked ≤ `MAX_COUNT` below). */
+const INT = new RegExp(`^(0|[1-9]\\d{0,${MAX_DIGITS - 1}})$`);
+
+/**
+ * The value of a number field, or -1. A count above `MAX_COUNT` (16 digits: an older build counted
+ * past it) is read as `MAX_COUNT`, where counting now stops; any other field above it is no entry.
+ */
+function int(text: string | undefined, clamp = false): number {
+  if (text === undefined || !INT.test(text)) return -1;
+  const n = Number(text);
+  return n <= MAX_COUNT ? n : clamp ? MAX_COUNT : -1;
+}
+
+/** Largest visit limit or retention a log line may hold (the keydir keeps them in 32 bits). */
+export const MAX_LIMIT = 0xffffffff;
+
+/** Parses one checksummed payload string; `undefined` when it is well-formed text of no known shape. */
+export function decodePayload(text: string): Entry | undefined {
+  const f = text.split('\t');
+  switch (f[0]) {
+    case 'C': {
+      if ((f.length !== 6 && f.length !== 7) || !f[1] || !f[f.length - 1]) return undefined;
+      const createdAt = int(f[2]);
+      const retentionDays = int(f[3]);
+      const visits = int(f[4], true);
+      const maxVisits = f.length === 7 ? int(f[5]) : 0;
+      if (createdAt < 0 || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
+      return { op: 'C', code: f[1], createdAt, retentionDays, visits, maxVisits: maxVisits || null, url: f[f.length - 1]! };
+    }
+    case 'E': {
+      if (f.length !== 5 || !f[1] || !f[4]) return undefined;
+      const retentionDays = int(f[2]);
+      const maxVisits = int(f[3]);
+      if (retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
+      return { op: 'E', code: f[1], retentionDays, maxVisits: maxVisits || null, url: f[4] };
+    }
+    case 'F': {
+      const version = int(f[2]);
+      return f.length === 3 && f[1] && version >= 0 ? { op: 'F', name: f[1], version } : undefined;
+    }
+    case 'D':
+      return f.length === 2 && f[1] ? { op: 'D', code: f[1] } : undefined;
+    case 'V': {
+      if (f.length < 3 || f.length % 2 === 0) return undefined;
+      const counts: [string, number][] = [];
+      for (let i = 1; i < f.length; i += 2) {
+        const count = int(f[i + 1], true);
+        if (!f[i] || count < 0) return undefined;
+        counts.push([f[i]!, count]);
+      }
+      return { op: 'V', counts };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The embedded log store (`store.ts`: keydir in memory, append-only log on disk) behind the
+ * `LinkStore` contract. Every read and the redirect answer synchronously from memory; inserts,
+ * edits and deletes are promises that settle once their log entry is durable, and so is a counted
+ * visit of a link with a visit limit. A list filtered by `q` is a promise too: it is searched
+ * across event-loop turns.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
+import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
+
+const MISSING: VisitDecision = { kind: 'missing' };
+const EXPIRED: VisitDecision = { kind: 'expired' };
+const LIMIT_REACHED: VisitDecision = { kind: 'limit_reached' };
+
+/** Records read per event-loop turn while exporting. */
+const EXPORT_SLICE = 1000;
+
+export class LogStore implements LinkStore {
+  /**
+   * The one `found` answer of this store, its URL set on each redirect: a redirect allocates no
+   * result object. Callers read it at once (the contract says so), before the next redirect.
+   */
+  private readonly found: { kind: 'found'; url: string } = { kind: 'found', url: '' };
+  /** Codes whose insert is being written: taken, though not yet visible. */
+  private readonly inserting = new Set<string>();
+  /** The last edit of each code being edited: the next waits for it, so none is lost. */
+  private readonly editing = new Map<string, Promise<LinkRecord | undefined>>();
+
+  constructor(private readonly store: Store) {}
+
+  get count(): number {
+    return this.store.count;
+  }
+
+  insert(record: LinkRecord, now: number, chain?: InsertChain): false | Promise<boolean> {
+    if (chain?.failed !== undefined) return Promise.reject(unwritable(chain.failed));
+    const { code } = record;
+    if (this.inserting.has(code)) return false;
+    // An expired link still in memory (not compacted yet) gives its code up: the create replaces it.
+    const held = this.store.get(code);
+    if (held && !isExpired(held, now)) return false;
+    this.inserting.add(code);
+    return this.store.create({ ...record }, chain).then(
+      () => {
+        this.inserting.delete(code);
+        return true;
+      },
+      (err: unknown) => {
+        this.inserting.delete(code);
+        const failure = unwritable(err);
+        // Refused before the writer saw it (a closed store): the chain stops here too.
+        if (chain !== undefined) chain.failed = failure;
+        throw failure;
+      },
+    );
+  }
+
+  get(code: string, now: number): LinkRecord | undefined {
+    const rec = this.store.get(code);
+    return rec && !isExpired(rec, now) ? rec : undefined;
+  }
+
+  newestByUrl(url: string, now: number): LinkRecord | undefined {
+    for (const rec of this.store.withUrl(url)) if (!isExpired(rec, now)) return rec;
+    return undefined;
+  }
+
+  list({ limit, offset, now, q }: ListQuery): LinkPage | Promise<LinkPage> {
+    const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
+    if (q === undefined) return page(this.store.snapshot(live), offset, limit);
+    return this.store.search(live, q).then((snapshot) => page(snapshot, offset, limit));
+  }
+
+  async delete(code: string, now: number): Promise<boolean> {
+    const rec = this.store.get(code);
+    if (!rec || isExpired(rec, now)) return false;
+    try {
+      return await this.store.delete(code);
+    } catch (err) {
+      throw unwritable(err);
+    }
+  }
+
+  countVisit(code: string, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
+    return this.decision(this.store.resolve(code, now, count));
+  }
+
+  countVisitIn(text: string, start: number, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
+    const length = text.length - start;
+    if (length < 1 || length > MAX_CODE_LENGTH) return MISSING;
+    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET));
+  }
+
+  /** The decision `Store.resolve` answered (see there), as the contract spells it. */
+  private decision(url: ReturnType<Store['resolve']>): VisitDecision | Promise<VisitDecision> {
+    if (typeof url === 'string') {
+      this.found.url = url;
+      return this.found;
+    }
+    if (url === undefined) return MISSING;
+    if (url === null) return EXPIRED;
+    if (url === false) return LIMIT_REACHED;
+    // A counted visit of a link with a limit: granted once its count is durable.
+    return url.then(
+      (target) => ({ kind: 'found', url: target }),
+      (err: unknown) => {
+        throw unwritable(err);
+      },
+    );
+  }
+
+  /**
+   * A snapshot read from its oldest end, a slice per event-loop turn: what the export shows is the
+   * store when it began, and a long export never holds the loop.
+   */
+  async *exportAll(now: number): AsyncGenerator<LinkRecord> {
+    const snapshot = this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
+    try {
+      for (let end = snapshot.length; end > 0; end -= EXPORT_SLICE) {
+        const records = snapshot.slice(Math.max(0, end - EXPORT_SLICE), end);
+        for (let i = records.length - 1; i >= 0; i--) yield records[i]!;
+        await nextTurn();
+      }
+    } finally {
+      snapshot.release();
+    }
+  }
+
+  /**
+   * Edits of one code run one after the other, each on the record as the previous one left it: two
+   * concurrent edits of different fields both take effect. A code being deleted is not edited (the
+   * delete wins), nor one deleted while the edit waited its turn.
+   */
+  update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const before = this.editing.get(code);
+    const run = (): Promise<LinkRecord | undefined> => this.edit(code, changes, now);
+    // Without an edit before it, it starts now: a delete asked after it comes after it.
+    const edit = before ? before.then(run, run) : run();
+    this.editing.set(code, edit);
+    const done = (): void => {
+      if (this.editing.get(code) === edit) this.editing.delete(code);
+    };
+    edit.then(done, done);
+    return edit;
+  }
+
+  private async edit(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const rec = this.store.get(code);
+    if (!rec || isExpired(rec, now) || this.store.isDeleting(code)) return undefined;
+    try {
+      return await this.store.edit({
+        ...rec,
+        url: changes.url ?? rec.url,
+        retentionDays: changes.retentionDays ?? rec.retentionDays,
+        maxVisits: changes.maxVisits === undefined ? rec.maxVisits : changes.maxVisits,
+      });
+    } catch (err) {
+      throw unwritable(err);
+    }
+  }
+
+  /** Replayed before this object exists, and read from memory, which cannot fail. */
+  ready(): undefined {
+    return undefined;
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** The page [offset, offset + limit) of a snapshot, newest first; `total` counts the whole snapshot. */
+function page(snapshot: Snapshot, offset: number, limit: number | undefined): LinkPage {
+  const start = Math.min(offset, snapshot.length);
+  const count = limit === undefined ? snapshot.length - start : Math.min(limit, snapshot.length - start);
+  return {
+    total: snapshot.length,
+    count,
+    slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)),
+    release: snapshot.release,
+  };
+}
+
+/**
+ * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…, or the data file removed
+ * under the process) is `StoreUnavailableError`: the change was not made, and the client may
+ * retry. Anything else is a bug and goes on as it is. The store has logged the failure (once, then
+ * in summaries: a full disk fails every request).
+ */
+function unwritable(err: unknown): unknown {
+  if (err instanceof DataFileGoneError) return new StoreUnavailableError(err.message);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
+  return new StoreUnavailableError(`storage is not writable right now (${code}); nothing was changed, try again later`);
+}

@@ -1,0 +1,184 @@
+/**
+ * The SQL of the PostgreSQL store (docs/postgres.md), one method per statement, and the row they
+ * read. Each method only builds its query; nothing is sent until the store hands it to its bounded
+ * `run` (`postgres-calls.ts`), which awaits it.
+ *
+ * Its own file so that what the store asks the database reads in one place, apart from how the
+ * store batches, orders and bounds the calls. Expiry is decided here, at read time, by the clock
+ * of the caller: never by the database's.
+ */
+import type postgres from 'postgres';
+import type { LinkRecord } from '../link-store.ts';
+import { REAPER_LOCK } from './schema.ts';
+
+/** A row of `links` as the driver returns it: `bigint` columns come as strings. */
+export interface Row {
+  code: string;
+  url: string;
+  created_at: string;
+  retention_days: number;
+  visit_count: string;
+  max_visits: number | null;
+  seq: string;
+}
+
+export const toRecord = (r: Row): LinkRecord => ({
+  code: r.code,
+  url: r.url,
+  createdAt: Number(r.created_at),
+  retentionDays: r.retention_days,
+  visits: Number(r.visit_count),
+  maxVisits: r.max_visits,
+});
+
+/** Reads a chunk of a long page inside its held snapshot: on from seq `after`, or at offset `skip`. */
+export type ChunkQuery = (tx: postgres.TransactionSql, after: string | undefined, skip: number, n: number) => postgres.PendingQuery<Row[]>;
+
+export class PostgresStatements {
+  constructor(private readonly sql: postgres.Sql) {}
+
+  /** "Not expired by `now`": expiry is decided at read time, never by the database's clock. */
+  private live(now: number): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`(retention_days = 0 OR created_at + retention_days::bigint * 86400 > ${now})`;
+  }
+
+  /** `q` matched in code and URL on their own. Stored codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds exactly A–Z like `toLowerCase` does on them. */
+  private filter(q: string | undefined): postgres.PendingQuery<postgres.Row[]> {
+    if (q === undefined) return this.sql``;
+    const needle = q.toLowerCase();
+    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0)`;
+  }
+
+  get(code: string, now: number): postgres.PendingQuery<Row[]> {
+    return this.sql<Row[]>`
+      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+      WHERE code = ${code} AND ${this.live(now)}`;
+  }
+
+  newestByUrl(url: string, now: number): postgres.PendingQuery<Row[]> {
+    // The hash index on url finds the few links of this URL; the newest live one wins.
+    return this.sql<Row[]>`
+      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+      WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`;
+  }
+
+  /** A page and the total: one row with nulls but the total when the page is empty. */
+  page(limit: number, offset: number, now: number, q: string | undefined): postgres.PendingQuery<(Row & { total: string })[]> {
+    return this.sql<(Row & { total: string })[]>`
+      SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(q)}) AS total
+      FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+        SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+        WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
+      ) AS p ON true`;
+  }
+
+  countLive(tx: postgres.TransactionSql, now: number, q: string | undefined): postgres.PendingQuery<{ total: string }[]> {
+    return tx<{ total: string }[]>`SELECT count(*) AS total FROM links WHERE ${this.live(now)} ${this.filter(q)}`;
+  }
+
+  /** The first chunk of a long page, newest first. */
+  firstChunk(tx: postgres.TransactionSql, now: number, q: string | undefined, n: number, offset: number): postgres.PendingQuery<Row[]> {
+    return tx<Row[]>`
+      SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+      WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
+  }
+
+  /** The later chunks of the same page. */
+  chunks(now: number, q: string | undefined): ChunkQuery {
+    return (tx, after, skip, n) =>
+      after !== undefined
+        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+            WHERE ${this.live(now)} ${this.filter(q)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
+        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+            WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
+  }
+
+  /** A chunk of the export: oldest first, on from seq `after`. */
+  exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number): postgres.PendingQuery<Row[]> {
+    return tx<Row[]>`
+      SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+      WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
+  }
+
+  /** One multi-row insert; it returns the codes it took (a code held already is skipped). */
+  insertBatch(batch: readonly { record: LinkRecord }[]): postgres.PendingQuery<postgres.Row[]> {
+    const rows = batch.map(({ record: r }) => ({
+      code: r.code,
+      url: r.url,
+      created_at: r.createdAt,
+      retention_days: r.retentionDays,
+      visit_count: r.visits,
+      max_visits: r.maxVisits,
+    }));
+    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'max_visits'];
+    return this.sql`
+      INSERT INTO links ${this.sql(rows, columns)}
+      ON CONFLICT (code) DO NOTHING RETURNING code`;
+  }
+
+  /** Deletes the link of `code` if it has expired by `now` (to take its code). */
+  deleteExpired(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<postgres.Row[]> {
+    return tx`DELETE FROM links WHERE code = ${code} AND NOT ${this.live(now)} RETURNING 1`;
+  }
+
+  insertOne(tx: postgres.TransactionSql, record: LinkRecord): postgres.PendingQuery<postgres.Row[]> {
+    const { code, url, createdAt, retentionDays, visits, maxVisits } = record;
+    return tx`
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, max_visits)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${maxVisits})
+      ON CONFLICT (code) DO NOTHING RETURNING 1`;
+  }
+
+  delete(code: string, now: number): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`DELETE FROM links WHERE code = ${code} AND ${this.live(now)} RETURNING 1`;
+  }
+
+  /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
+  update(code: string, now: number, set: Record<string, string | number | null>, columns: string[]): postgres.PendingQuery<Row[]> {
+    return this.sql<Row[]>`
+      UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
+      RETURNING code, url, created_at, retention_days, visit_count, max_visits`;
+  }
+
+  /**
+   * The counted visit: a live link with visits left gets one more, and its commit is synchronous
+   * only when it has a limit (`set_config(…, true)` lasts until this statement's own commit).
+   * The count stops at 2^53 − 1, `MAX_COUNT` (`record-limits.ts`), written out so the statement
+   * stays one text with two parameters.
+   */
+  countVisit(code: string, now: number): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
+    return this.sql<{ url: string; max_visits: number | null }[]>`
+      UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991)
+      WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
+      RETURNING url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)`;
+  }
+
+  /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */
+  peek(code: string): postgres.PendingQuery<Row[]> {
+    return this.sql<Row[]>`
+      SELECT url, created_at, retention_days, visit_count, max_visits FROM links WHERE code = ${code}`;
+  }
+
+  /** The reaper's advisory lock, for this transaction: one instance reaps at a time. */
+  reaperLock(tx: postgres.TransactionSql): postgres.PendingQuery<{ got: boolean }[]> {
+    return tx<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(${REAPER_LOCK.toString()}::bigint) AS got`;
+  }
+
+  /** Deletes up to `batch` links expired by `now`, skipping rows another transaction holds. */
+  reapBatch(tx: postgres.TransactionSql, now: number, batch: number): postgres.PendingQuery<postgres.Row[]> {
+    return tx`
+      DELETE FROM links WHERE code IN (
+        SELECT code FROM links
+        WHERE retention_days > 0 AND created_at + retention_days::bigint * 86400 <= ${now}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED
+      ) RETURNING 1`;
+  }
+
+  countAll(): postgres.PendingQuery<{ n: string }[]> {
+    return this.sql<{ n: string }[]>`SELECT count(*) AS n FROM links`;
+  }
+
+  ping(): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`SELECT 1`;
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * The PostgreSQL backend of the storage contract (docs/postgres.md): every operation is one
+ * statement, or one short transaction, on a pool of the `postgres` driver. Nothing is cached across
+ * calls, so any number of instances can share one database: what one acknowledged, the next read
+ * of every instance sees. The schema is in `postgres-schema.ts`; opening (driver, pool, migrations)
+ * in `postgres-connect.ts`.
+ *
+ * Faults: every call is bounded (the driver's connect timeout, a server-side statement timeout and
+ * a timer here), and a database that cannot be reached, or goes away mid-call, is a
+ * `StoreUnavailableError("database unavailable")`, which the service answers 503: never a hang,
+ * never a 500. The pool reconnects by itself once the database is back.
+ *
+ * This class wires the pieces: the SQL (`postgres-statements.ts`), the bounded calls and what they
+ * mean for readiness (`postgres-calls.ts`), the batching of inserts (`postgres-inserts.ts`), the
+ * long reads over a held snapshot (`postgres-pages.ts`) and the background work
+ * (`postgres-jobs.ts`).
+ */
+import type postgres from 'postgres';
+import type { Logger } from '../../log.ts';
+import { isExpiredAt, isUsedUp, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
+import { PostgresCalls } from './calls.ts';
+import { InsertBatches, type PendingInsert } from './inserts.ts';
+import { every, LinkCount, reapExpired } from './jobs.ts';
+import { memoryPage, SnapshotReads } from './pages.ts';
+import { PostgresStatements, toRecord } from './statements.ts';
+
+export interface PostgresStoreOptions {
+  /** A pool of the `postgres` driver, owned by the store from now on (`close` ends it). */
+  sql: postgres.Sql;
+  log: Logger;
+  /** Clock in milliseconds, for the background deletion of expired links (default `Date.now`). */
+  now?: () => number;
+  /** Longest a call may take before it fails as unavailable, ms (default 4000: a 503 within 5 s). */
+  timeoutMs?: number;
+  /** How often readiness is checked in the background, ms (default 1000; 0 = never). */
+  readyCheckMs?: number;
+  /** How often expired links are deleted, ms (default 60000; 0 = never). */
+  reapIntervalMs?: number;
+  /** How often the link count is read again, ms (default 30000; 0 = never). */
+  countRefreshMs?: number;
+  /** Records read per statement by long lists and the export (default 1000). */
+  chunk?: number;
+  /** Duration of each synchronous commit, seconds (the store-write histogram). */
+  onWrite?: (seconds: number) => void;
+}
+
+export class PostgresStore implements LinkStore {
+  private readonly sql: postgres.Sql;
+  private readonly log: Logger;
+  private readonly clock: () => number;
+  private readonly onWrite: ((seconds: number) => void) | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly calls: PostgresCalls;
+  private readonly statements: PostgresStatements;
+  private readonly snapshots: SnapshotReads;
+  private readonly links = new LinkCount();
+  private closing: Promise<void> | undefined;
+  private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
+  /** The last edit asked for, per code with edits in flight. */
+  private readonly edits = new Map<string, Promise<void>>();
+
+  private constructor(options: PostgresStoreOptions) {
+    this.sql = options.sql;
+    this.log = options.log;
+    this.clock = options.now ?? Date.now;
+    this.onWrite = options.onWrite;
+    this.calls = new PostgresCalls(this.sql, this.log, options.timeoutMs ?? 4000);
+    this.statements = new PostgresStatements(this.sql);
+    this.snapshots = new SnapshotReads(this.calls, this.statements, options.chunk ?? 1000);
+  }
+
+  /** A store over a migrated database (`openPostgresStore` in postgres-connect.ts does it all). */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    await store.refreshCount();
+    every(store.timers, options.readyCheckMs, 1000, () => store.probe());
+    every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(Math.floor(store.clock() / 1000)));
+    every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
+    return store;
+  }
+
+  /** Links held, expired ones not yet deleted included (see `LinkCount`). */
+  get count(): number {
+    return this.links.value;
+  }
+
+  ready(): string | undefined {
+    return this.calls.ready();
+  }
+
+  // ---- Reads -------------------------------------------------------------------------------
+
+  async get(code: string, now: number): Promise<LinkRecord | undefined> {
+    const rows = await this.calls.run(this.statements.get(code, now));
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
+    const rows = await this.calls.run(this.statements.newestByUrl(url, now));
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async list(query: ListQuery): Promise<LinkPage> {
+    const { limit, offset, now, q } = query;
+    if (limit !== undefined) {
+      // A page (at most 1000 links) and the total in one statement: one snapshot, no transaction.
+      const rows = await this.calls.run(this.statements.page(limit, offset, now, q));
+      const records = rows.filter((r) => r.code !== null).map(toRecord);
+      return memoryPage(Number(rows[0]!.total), records);
+    }
+    return this.snapshots.page(offset, now, q);
+  }
+
+  exportAll(now: number): AsyncIterable<LinkRecord> {
+    return this.snapshots.exportAll(now);
+  }
+
+  // ---- Writes ------------------------------------------------------------------------------
+
+  /** Inserts go out in batches, in the order they were asked (see `InsertBatches`). */
+  insert(record: LinkRecord, now: number, chain?: InsertChain): Promise<boolean> {
+    return this.inserts.insert(record, now, chain);
+  }
+
+  private async insertBatch(batch: PendingInsert[]): Promise<void> {
+    const started = performance.now();
+    let inserted: Set<string>;
+    try {
+      const done = await this.calls.run(this.statements.insertBatch(batch));
+      inserted = new Set(done.map((r) => (r as { code: string }).code));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    if (inserted.size > 0) {
+      this.wrote(started);
+      this.links.moved(inserted.size);
+    }
+    for (const p of batch) {
+      if (inserted.has(p.record.code)) p.resolve(true);
+      else await this.replaceExpired(p.record, p.now).then(p.resolve, p.reject);
+    }
+  }
+
+  /**
+   * The code is held: by a live link (a collision), or by an expired one not yet deleted, whose
+   * code is free. Of concurrent inserts the first to delete it wins: the others wait on its row
+   * lock, then find no expired row, or conflict with the new one.
+   */
+  private async replaceExpired(record: LinkRecord, now: number): Promise<boolean> {
+    const started = performance.now();
+    const replaced = await this.calls.transaction(async (tx) => {
+      const gone = await this.statements.deleteExpired(tx, record.code, now);
+      if (gone.length === 0) return false;
+      const added = await this.statements.insertOne(tx, record);
+      return added.length > 0;
+    });
+    if (replaced) this.wrote(started);
+    return replaced;
+  }
+
+  async delete(code: string, now: number): Promise<boolean> {
+    const started = performance.now();
+    const rows = await this.calls.run(this.statements.delete(code, now));
+    if (rows.length === 0) return false;
+    this.wrote(started);
+    this.links.moved(-1);
+    return true;
+  }
+
+  /**
+   * Edits of one code from this process apply in the order they were asked (each sees the ones
+   * asked before it), as they do in the log store; a pool alone would run them in any order.
+   */
+  update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const before = this.edits.get(code);
+    const mine = (before ?? Promise.resolve()).then(() => this.updateNow(code, changes, now));
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.edits.set(code, tail);
+    void tail.then(() => {
+      if (this.edits.get(code) === tail) this.edits.delete(code);
+    });
+    return mine;
+  }
+
+  private async updateNow(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
+    const set: Record<string, string | number | null> = {};
+    if (changes.url !== undefined) set['url'] = changes.url;
+    if (changes.retentionDays !== undefined) set['retention_days'] = changes.retentionDays;
+    if (changes.maxVisits !== undefined) set['max_visits'] = changes.maxVisits;
+    const columns = Object.keys(set);
+    if (columns.length === 0) return this.get(code, now);
+    const started = performance.now();
+    const rows = await this.calls.run(this.statements.update(code, now, set, columns));
+    if (rows.length === 0) return undefined;
+    this.wrote(started);
+    return toRecord(rows[0]!);
+  }
+
+  /**
+   * The redirect. A GET is one conditional UPDATE: it counts the visit only of a live link with
+   * visits left, so a limit is exact under any concurrency, on any number of instances. The commit
+   * is synchronous for a link with a limit (a crash cannot grant the visit twice) and asynchronous
+   * for the others (`set_config(…, true)` lasts until this statement's own commit): a database crash
+   * may lose the last fraction of a second of their counts, never a link or a limit. Only when it
+   * matched nothing is the link read, to tell missing, expired and used up apart.
+   */
+  async countVisit(code: string, clock: Clock, count: boolean): Promise<VisitDecision> {
+    // One reading for the whole decision: the statement and the read after it agree on the time.
+    const now = clock();
+    if (!count) return this.peek(code, now);
+    for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      const rows = await this.calls.run(this.statements.countVisit(code, now));
+      const hit = rows[0];
+      if (hit) {
+        if (hit.max_visits !== null) this.wrote(started);
+        return { kind: 'found', url: hit.url };
+      }
+      const decision = await this.peek(code, now);
+      // `found` here means the link changed in between (created, or its limit raised): count again.
+      if (decision.kind !== 'found') return decision;
+      if (attempt === 2) return { kind: 'limit_reached' };
+    }
+  }
+
+  /** What a visit would be, counting nothing (HEAD, and the reason of a GET that counted nothing). */
+  private async peek(code: string, now: number): Promise<VisitDecision> {
+    const rows = await this.calls.run(this.statements.peek(code));
+    const row = rows[0];
+    if (!row) return { kind: 'missing' };
+    if (isExpiredAt(Number(row.created_at), row.retention_days, now)) return { kind: 'expired' };
+    if (isUsedUp({ visits: Number(row.visit_count), maxVisits: row.max_visits })) return { kind: 'limit_reached' };
+    return { kind: 'found', url: row.url };
+  }
+
+  // ---- Background work ---------------------------------------------------------------------
+
+  /** Deletes links expired by `now` (see `reapExpired` in postgres-jobs.ts); resolves with the number deleted. */
+  reapExpired(now: number, batch = 1000): Promise<number> {
+    return reapExpired(this.calls, this.statements, this.links, this.log, now, batch);
+  }
+
+  private refreshCount(): Promise<void> {
+    return this.links.refresh(this.calls, this.statements);
+  }
+
+  private async probe(): Promise<void> {
+    await this.calls.run(this.statements.ping());
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const timer of this.timers) clearInterval(timer);
+      await this.sql.end({ timeout: 5 });
+    })();
+    return this.closing;
+  }
+
+  private wrote(started: number): void {
+    this.onWrite?.((performance.now() - started) / 1000);
+  }
+}

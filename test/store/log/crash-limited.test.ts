@@ -1,0 +1,77 @@
+/**
+ * kill -9 while a link with a visit limit is visited from many concurrent loops (docs/storage.md,
+ * visit limits): every visit granted (its promise resolved) is in the count after the restart, and
+ * over all the cycles no more visits are granted than the limit allows.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createLogger } from '../../../src/log.ts';
+import { LogStore } from '../../../src/store/log/log-store.ts';
+import { Store } from '../../../src/store/log/store.ts';
+import { ROOT, tempDir } from '../../support/helpers.ts';
+
+const LIMIT = 5000;
+const CONCURRENCY = 16;
+const CODE = 'limit1';
+const quiet = createLogger('silent');
+
+/** Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the visits it was granted. */
+async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/limited-visits-child.ts', dir, CODE, String(CONCURRENCY)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // 'close', not 'exit': the lines a killed child wrote are still being read after it exited.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let granted = 0;
+  let done = false;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line === 'found') granted++;
+    else if (line === 'done') done = true;
+    else if (line === 'ready' && killAfterMs !== undefined) void delay(killAfterMs).then(() => child.kill('SIGKILL'));
+  });
+  await exited;
+  return { granted, done };
+}
+
+function visitsOnDisk(dir: string): number {
+  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const visits = store.get(CODE, Math.floor(Date.now() / 1000))?.visits ?? -1;
+  void store.close();
+  return visits;
+}
+
+test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
+  const dir = tempDir(t);
+  const setup = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  await setup.insert({ code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, maxVisits: LIMIT }, Math.floor(Date.now() / 1000));
+  await setup.close();
+
+  let granted = 0;
+  let kills = 0;
+  for (let i = 0; i < 8 && granted < LIMIT; i++) {
+    const run = await cycle(dir, randomInt(10, 200));
+    if (!run.done) kills++;
+    t.diagnostic(`cycle ${i}: granted ${run.granted}${run.done ? ", reached the limit" : ", killed"}`);
+    granted += run.granted;
+    const visits = visitsOnDisk(dir);
+    assert.ok(visits >= granted, `cycle ${i}: ${granted} visits granted, but the restarted count is ${visits}`);
+    assert.ok(visits <= LIMIT, `cycle ${i}: the count ${visits} passed the limit`);
+    assert.ok(granted <= LIMIT, `cycle ${i}: ${granted} visits granted, limit ${LIMIT}`);
+  }
+  // The last run goes to the end: the limit answers, and the total granted is exactly what was counted.
+  const last = await cycle(dir, undefined);
+  assert.equal(last.done, true);
+  granted += last.granted;
+  assert.ok(kills > 0, 'some runs were killed mid-way');
+  const visits = visitsOnDisk(dir);
+  assert.equal(visits, LIMIT, 'used up');
+  assert.ok(granted <= LIMIT, `${granted} visits granted, limit ${LIMIT}`);
+  // A kill can cost visits that were counted but not yet answered (never granted), no more than one per loop.
+  assert.ok(granted >= LIMIT - kills * CONCURRENCY, `${granted} granted of ${LIMIT}`);
+  t.diagnostic(JSON.stringify({ kills, granted, visits }));
+});
