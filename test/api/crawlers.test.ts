@@ -1,7 +1,8 @@
 /**
- * What prefetchers and crawlers meet (SPEC §4): `HEAD /api/shorten` is 405 with exactly
- * `Allow: GET, POST` and creates nothing (a HEAD must change nothing), while HEAD keeps working on
- * every other GET route; `GET /robots.txt` disallows everything, behind the gate like any API route.
+ * What prefetchers and crawlers meet (docs/api.md, paths; the README's routes): `HEAD /api/shorten`
+ * is 405 with exactly `Allow: GET, POST` and creates nothing (a HEAD must change nothing), while
+ * HEAD keeps working on every other GET route; `GET /robots.txt` disallows everything, behind the
+ * gate like any API route.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -80,7 +81,7 @@ test('GET /robots.txt disallows every path, as UTF-8 text; HEAD has its headers'
   assert.equal(post.headers.allow, 'GET, HEAD, OPTIONS');
 });
 
-test('/robots.txt is behind the gate (SPEC §5.3), under a base path too', async (t) => {
+test('/robots.txt is behind the gate (docs/security.md), under a base path too', async (t) => {
   const h = await start(t, { apiToken: TOKEN, baseUrl: 'http://localhost/s' });
   assert401(await h.req('/s/robots.txt'), 'missing', 'without the token');
   assert401(await h.req('/s/robots.txt', { headers: { authorization: `${RIGHT}x` } }), 'invalid', 'a wrong token');

@@ -1,6 +1,7 @@
 /**
- * Deletes are exact (SPEC §4.1): of many concurrent DELETEs of one code exactly one gets 204 and
- * writes a tombstone, the others 404 at once; a delete whose write fails leaves the code deletable.
+ * Deletes are exact (docs/storage.md, how it is kept): of many concurrent DELETEs of one code
+ * exactly one gets 204 and writes a tombstone, the others 404 at once; a delete whose write fails
+ * leaves the code deletable.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Retention (SPEC §4 "Retention"): a record with retention_days > 0 expires at
+ * Retention (docs/api.md, retention): a record with retention_days > 0 expires at
  * created_at + retention_days × 86400 seconds; afterwards the redirect is a 410 page, metadata and
  * lookup are 404, the list leaves it out, and delete is 404. retention_days 0 never expires.
  * The clock is injected (`now`, in milliseconds) and moved by the tests.

@@ -1,6 +1,7 @@
 /**
- * List paging (SPEC §4 "List paging" and "API key"): `limit` 1–1000 and `offset` ≥ 0; `count` is the
- * page, `X-Total-Count` the total, newest first; the key is checked before the paging parameters.
+ * List paging (docs/api.md, reading, listing; docs/security.md, admin keys): `limit` 1–1000 and
+ * `offset` ≥ 0; `count` is the page, `X-Total-Count` the total, newest first; the key is checked
+ * before the paging parameters.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';

@@ -1,5 +1,6 @@
 /**
- * Every row of SPEC §4's route table, over real sockets: exact status, Content-Type and body.
+ * The core rows of the route table (README, routes) over real sockets: the UI, health, shorten,
+ * list, metadata, lookup, delete, redirect and static files; exact status, Content-Type and body.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Shorten input over real sockets (SPEC §4 "Shorten input" and "URL validation"): where `url` and
+ * Shorten input over real sockets (docs/api.md, creating links, and its URL rules): where `url` and
  * `retention_days` come from, which one wins, what is rejected, and what is stored.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,7 @@
 /**
- * `GET /healthz` and `GET /auth-check` (SPEC §5.4): exact bodies, with and without the gate, with a
- * trailing slash, HEAD, a wrong method, and under a base path. Both are public.
+ * `GET /healthz` and `GET /auth-check` (docs/security.md, the bearer-token gate): exact bodies,
+ * with and without the gate, with a trailing slash, HEAD, a wrong method, and under a base path.
+ * Both are public.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * The handler as a library (SPEC §1): mounted in a user's own node:http server beside other routes,
- * used as Express-style middleware under a base path (`next()`, `req.originalUrl`), and validated
- * like the CLI.
+ * The handler as a library (docs/operations.md, use it as a library): mounted in a user's own
+ * node:http server beside other routes, used as Express-style middleware under a base path
+ * (`next()`, `req.originalUrl`), and validated like the CLI.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -115,7 +115,7 @@ test('Express-style: base path /s, next() for everything outside it', async (t) 
   assert.equal(nextCalls.length, 3, 'next() only for requests outside the base path');
 });
 
-test('without next, a request outside the base path is 404 (SPEC §3.1)', async (t) => {
+test('without next, a request outside the base path is 404 (docs/security.md, base path)', async (t) => {
   const app = await mount(t, '/s', (shortener) => (req, res) => shortener.handler(req, res));
   const other = await request(app.port, '/other');
   assert.equal(other.status, 404);

@@ -1,7 +1,7 @@
 /**
  * A repeated error is logged once, then as one summary line with a count at most every 10 s
- * (SPEC §9): the throttle as a pure function on a fake clock, its logger front, and end to end
- * with a disk that stays full.
+ * (docs/operations.md, logs): the throttle as a pure function on a fake clock, its logger front,
+ * and end to end with a disk that stays full.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

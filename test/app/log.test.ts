@@ -1,7 +1,7 @@
 /**
- * Logging (SPEC §9): JSON lines with `time`, `level`, `msg` and fields; levels; secrets redacted
- * from request targets; request lines over real sockets; an unexpected error is a generic 500 with
- * the stack in the log only.
+ * Logging (docs/operations.md, logs): JSON lines with `time`, `level`, `msg` and fields; levels;
+ * secrets redacted from request targets; request lines over real sockets; an unexpected error is a
+ * generic 500 with the stack in the log only.
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
@@ -81,7 +81,7 @@ describe('createLogger', () => {
     error: ['error'],
     silent: [],
   };
-  test('the levels are exactly the SPEC list', () => {
+  test('the levels are exactly the README\'s list (LOG_LEVEL)', () => {
     assert.deepEqual([...LOG_LEVELS], ['debug', 'info', 'warn', 'error', 'silent']);
   });
   for (const level of LOG_LEVELS) {
@@ -114,7 +114,8 @@ describe('redactTarget', () => {
     ['token and access_token too', '/mcp?token=t1&access_token=t2&x=1', '/mcp?token=***&access_token=***&x=1'],
     ['upper-case name', '/api/urls?API_KEY=secret', '/api/urls?API_KEY=***'],
     ['trailing slash before the query', '/api/urls/?api_key=secret', '/api/urls/?api_key=***'],
-    // SPEC §5.5: every name that contains `key` or `token`, in any case, brackets included.
+    // docs/security.md, the bearer-token gate (logs): every name that contains `key` or `token`, in
+    // any case, brackets included.
     ['brackets (PHP/Rails arrays)', '/api/urls?api_key[]=secret', '/api/urls?api_key[]=***'],
     ['brackets, percent-encoded', '/api/urls?api_key%5B%5D=secret&x=1', '/api/urls?api_key%5B%5D=***&x=1'],
     ['brackets with an index', '/api/urls?api_key[0]=a&api_key[1]=b', '/api/urls?api_key[0]=***&api_key[1]=***'],
@@ -210,7 +211,7 @@ describe('an unexpected error', () => {
     assert.equal(r.body, INTERNAL);
     assert.equal(r.headers['content-type'], 'application/json');
     assert.doesNotMatch(r.body, /TypeError|clock unavailable|\bat\b|\.ts:/);
-    // Every response carries the CORS and security headers (SPEC §3.7), a 500 too.
+    // A 500 too carries the CORS and security headers (docs/security.md, response headers).
     assert.equal(r.headers['access-control-allow-origin'], '*');
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
   }

@@ -1,6 +1,7 @@
 /**
- * The public probes of SPEC §5.4: GET /healthz and GET /auth-check, exact bodies, for a service
- * with and without a gate token. (The gate itself is another change; these only report.)
+ * The public probes (docs/security.md, the bearer-token gate): GET /healthz and GET /auth-check,
+ * exact bodies, for a service with and without a gate token. (The gate itself is another change;
+ * these only report.)
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,8 +1,8 @@
 /**
- * The readiness probe `GET /healthz?ready` (SPEC §12): 200 `{"status":"ok"}` while ready, 503
- * `{"status":"not ready","detail":…}` from the moment a shutdown begins (`beginShutdown()`, which
- * `close()` implies), public under the gate with any query. Plain `/healthz` stays liveness.
- * A real process turning 503 on SIGTERM is in shutdown.test.ts.
+ * The readiness probe `GET /healthz?ready` (docs/operations.md, readiness): 200 `{"status":"ok"}`
+ * while ready, 503 `{"status":"not ready","detail":…}` from the moment a shutdown begins
+ * (`beginShutdown()`, which `close()` implies), public under the gate with any query. Plain
+ * `/healthz` stays liveness. A real process turning 503 on SIGTERM is in shutdown.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';

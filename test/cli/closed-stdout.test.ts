@@ -1,7 +1,8 @@
 /**
- * Regression: a closed stdout killed the server (SPEC §9). With `node dist/server.js | head -1` the
- * reader goes away after one line, the next log line fails with EPIPE, and the unhandled 'error'
- * event crashed the process. Now the lines nobody can read are dropped and the server goes on.
+ * Regression: a closed stdout killed the server (docs/operations.md, logs). With
+ * `node dist/server.js | head -1` the reader goes away after one line, the next log line fails
+ * with EPIPE, and the unhandled 'error' event crashed the process. Now the lines nobody can read
+ * are dropped and the server goes on.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

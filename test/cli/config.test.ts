@@ -1,7 +1,7 @@
 /**
- * Configuration (SPEC §2): the pure resolver (defaults, precedence, flag forms, the JSON file,
- * every configuration error) and the CLI wrapper over a real child process (exit 2 with one line,
- * --help, --version, the start-up log line, SIGTERM).
+ * Configuration (docs/operations.md, configuration): the pure resolver (defaults, precedence, flag
+ * forms, the JSON file, every configuration error) and the CLI wrapper over a real child process
+ * (exit 2 with one line, --help, --version, the start-up log line, SIGTERM).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -46,8 +46,8 @@ function configError(fn: () => unknown): ConfigError {
   assert.fail('expected a ConfigError, nothing was thrown');
 }
 
-// The settings table of SPEC §2, as a reader of the SPEC would write it.
-const SPEC_DEFAULTS: Config = {
+// The settings table of the README (configuration), as a reader of it would write it.
+const DOCUMENTED_DEFAULTS: Config = {
   baseUrl: undefined,
   host: '127.0.0.1',
   port: 3000,
@@ -66,7 +66,7 @@ const SPEC_DEFAULTS: Config = {
   mcpAllowedOrigins: [],
   shutdownTimeoutMs: 10_000,
   workers: 1,
-  // Beyond the SPEC table: the body limit and the server limits (README, Configuration).
+  // The body limit and the server limits (README, configuration).
   maxBodyBytes: 65536,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -75,7 +75,7 @@ const SPEC_DEFAULTS: Config = {
   maxConnections: 1024,
 };
 
-const SPEC_ENV_NAMES = [
+const DOCUMENTED_ENV_NAMES = [
   'BASE_URL',
   'HOST',
   'PORT',
@@ -102,10 +102,10 @@ const SPEC_ENV_NAMES = [
 ];
 
 describe('defaults', () => {
-  test('no flags, no env, no file: exactly the SPEC table', () => {
+  test('no flags, no env, no file: exactly the README\'s table', () => {
     const resolved = resolve([]);
     assert.equal(resolved.command, 'run');
-    assert.deepEqual(resolved.config, SPEC_DEFAULTS);
+    assert.deepEqual(resolved.config, DOCUMENTED_DEFAULTS);
     assert.equal(resolved.switches.size, 0);
   });
 
@@ -149,7 +149,7 @@ describe('--help, generated from the settings table', () => {
     }
   });
 
-  // SPEC §2 and the README's settings table, written out by hand: default and allowed values.
+  // The README's settings table, written out by hand: default and allowed values.
   const EXPECTED: Record<string, [flag: string, defaultShown: string, allowed: string]> = {
     BASE_URL: ['--base-url VALUE', 'http://localhost:<port>', 'an http:// or https:// URL, without a query or fragment'],
     HOST: ['--host VALUE', '127.0.0.1', 'any non-empty text'],
@@ -344,7 +344,7 @@ describe('flag forms', () => {
 });
 
 describe('config file', () => {
-  test('every snake_case key of the SPEC table', () => {
+  test('every snake_case key of the README\'s table', () => {
     const config = withFile({
       base_url: 'https://s.example/x',
       host: '0.0.0.0',
@@ -661,7 +661,7 @@ describe('CLI', { timeout: 60_000 }, () => {
     const { code } = await exited(run);
     assert.equal(code, 0);
     const help = run.stdout();
-    for (const env of SPEC_ENV_NAMES) {
+    for (const env of DOCUMENTED_ENV_NAMES) {
       assert.match(help, new RegExp(`\\b${env}\\b`), `--help should list ${env}`);
       const flag = '--' + env.toLowerCase().replace(/_/g, '-');
       assert.ok(help.includes(flag), `--help should list ${flag}`);

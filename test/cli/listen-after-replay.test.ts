@@ -1,7 +1,7 @@
 /**
- * Regression: the port opened before the log was replayed (SPEC §6 Start-up). With a big log a
- * client could connect long before any link was loaded and waited, unanswered, through the
- * replay. Now the port opens only once replay is done.
+ * Regression: the port opened before the log was replayed (docs/storage.md, how it is kept:
+ * start-up). With a big log a client could connect long before any link was loaded and waited,
+ * unanswered, through the replay. Now the port opens only once replay is done.
  */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * The start-up warning of SPEC §12: with the gate off and a listen address that is not loopback,
- * anyone who can reach the port can create links (open shorteners are abused for phishing).
- * `isLoopbackListenAddress` on a table of spellings, then real processes both ways.
+ * The start-up warning of docs/security.md, open instances: with the gate off and a listen address
+ * that is not loopback, anyone who can reach the port can create links (open shorteners are abused
+ * for phishing). `isLoopbackListenAddress` on a table of spellings, then real processes both ways.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';

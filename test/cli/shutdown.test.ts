@@ -1,8 +1,8 @@
 /**
- * SIGTERM on a real server process (SPEC §6 Shutdown): readiness turns 503, stop accepting, close
- * idle and silent connections at once, finish in-flight requests for at most shutdown_timeout_ms,
- * flush visits, fsync, release the lock, exit 0 — checked by starting a second process on the same
- * data dir.
+ * SIGTERM on a real server process (docs/operations.md and docs/storage.md, shutdown): readiness
+ * turns 503, stop accepting, close idle and silent connections at once, finish in-flight requests
+ * for at most shutdown_timeout_ms, flush visits, fsync, release the lock, exit 0 — checked by
+ * starting a second process on the same data dir.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * SPEC §3.1 and §3.3: with a base URL that has a path, every route lives below it, short URLs carry
+ * docs/api.md, paths: with a base URL that has a path, every route lives below it, short URLs carry
  * it, the bare base path redirects to itself with a slash, and nothing outside it is served.
  *
  * The public base URL names a host that is not the listener (as behind a reverse proxy): routing uses

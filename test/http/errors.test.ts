@@ -1,6 +1,6 @@
 /**
- * Every row of SPEC §4's error table (the 401 gate row and the 503 disk rows live elsewhere):
- * exact status, Content-Type and body, empty bodies included.
+ * The rows of the error table (docs/api.md, errors); the 401 gate row, the 409, 422 and 431 rows
+ * and the 503 disk rows live elsewhere: exact status, Content-Type and body, empty bodies included.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

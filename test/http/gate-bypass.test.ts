@@ -153,7 +153,7 @@ const ROWS: readonly Row[] = [
   { method: 'M-SEARCH', target: '/api/urls', without: 401, with: 405 },
   { method: 'POST', target: '/{code}', without: 401, with: 405 },
   { method: 'DELETE', target: '/{code}', without: 401, with: 405 },
-  // Short links themselves: a gated instance is a private one (SPEC §5.3).
+  // Short links themselves: a gated instance is a private one (docs/security.md).
   { method: 'GET', target: '/{code}', without: 401, with: 302 },
   { method: 'HEAD', target: '/{code}', without: 401, with: 302 },
   { method: 'GET', target: '/{code}/?x=1', without: 401, with: 302 },

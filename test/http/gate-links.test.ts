@@ -1,9 +1,10 @@
 /**
- * Short links under the gate (SPEC §5.3): a gated instance is a private one, so `/<code>` needs the
- * token like the API — unless `public_redirects` opens `GET`/`HEAD /<code>` to everyone. One table,
- * run with and without `public_redirects`, at the root and under a base path, covering the
- * redirect's fast path (`GET /<code>` spelled plainly) and every other spelling, which takes the
- * general path. The visit counts show which redirects really ran.
+ * Short links under the gate (docs/security.md, the bearer-token gate): a gated instance is a
+ * private one, so `/<code>` needs the token like the API — unless `public_redirects` opens
+ * `GET`/`HEAD /<code>` to everyone. One table, run with and without `public_redirects`, at the root
+ * and under a base path, covering the redirect's fast path (`GET /<code>` spelled plainly) and
+ * every other spelling, which takes the general path. The visit counts show which redirects really
+ * ran.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -112,7 +113,8 @@ for (const publicRedirects of [false, true]) {
       assert.equal(visits, publicRedirects ? 9 : 2);
       // Outside the base path a code is an unknown path: gated either way.
       if (p) assert401(await h.req(`/${code}`), 'missing', 'outside the base path');
-      // /auth-check keeps its exact SPEC body: it tells the UI about the API, not the links.
+      // /auth-check keeps its exact body (docs/security.md, the UI and the token): it tells the UI
+      // about the API, not the links.
       assert.equal((await h.req(`${p}/auth-check`)).body, '{"auth_required":true}');
     });
   }

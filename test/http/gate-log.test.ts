@@ -1,7 +1,7 @@
 /**
- * Logging of the gate (SPEC §5.5, §9): each refused request is exactly one warning line with its
- * method and path, secret query values redacted; the token, right or wrong, never appears in a log
- * line or a response.
+ * Logging of the gate (docs/security.md, the bearer-token gate; docs/operations.md, logs): each
+ * refused request is exactly one warning line with its method and path, secret query values
+ * redacted; the token, right or wrong, never appears in a log line or a response.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

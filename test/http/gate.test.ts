@@ -1,8 +1,8 @@
 /**
- * The bearer-token gate (SPEC §5): the pure decision of `createGate` over the real route table, then
- * over real sockets every bad `Authorization` value (one table), the exact 401, the public set, a
- * base path and Express-style mounting. Bypass spellings of paths are in gate-bypass.test.ts, the
- * log lines in gate-log.test.ts.
+ * The bearer-token gate (docs/security.md): the pure decision of `createGate` over the real route
+ * table, then over real sockets every bad `Authorization` value (one table), the exact 401, the
+ * public set, a base path and Express-style mounting. Bypass spellings of paths are in
+ * gate-bypass.test.ts, the log lines in gate-log.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -379,7 +379,7 @@ describe('with a base path', () => {
       assert401(await h.req(path), 'missing', `outside: ${path}`);
       assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `outside with the token: ${path}`);
     }
-    // A bad path is 400 before the gate decides anything (SPEC §3.4).
+    // A bad path is 400 before the gate decides anything (docs/api.md, paths).
     assert.equal((await h.req('/s/../api/health')).status, 400);
     assert.equal((await h.req('/s/%2e%2e/api/health')).status, 400);
   });

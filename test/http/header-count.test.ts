@@ -1,8 +1,8 @@
 /**
- * More than 100 request headers is 431 (SPEC §12), answered by the handler itself, so the library
- * mode has it too: Node keeps only the first 2,000 headers in `rawHeaders`, and without the limit a
- * second `Authorization` past the 2,000th would slip by the gate's duplicate rule. Raw sockets, so
- * the header lines go out exactly as written.
+ * More than 100 request headers is 431 (docs/api.md, errors), answered by the handler itself, so
+ * the library mode has it too: Node keeps only the first 2,000 headers in `rawHeaders`, and without
+ * the limit a second `Authorization` past the 2,000th would slip by the gate's duplicate rule. Raw
+ * sockets, so the header lines go out exactly as written.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,6 +1,7 @@
 /**
- * The CORS and security headers (SPEC §3.7): the pure `baseHeaders()` table, then every kind of
- * response over real sockets — one table of requests, one loop — for an http and an https base URL.
+ * The CORS and security headers (docs/security.md, response headers): the pure `baseHeaders()`
+ * table, then every kind of response over real sockets — one table of requests, one loop — for an
+ * http and an https base URL.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,8 +1,8 @@
 /**
  * Regression: connections that hold a slot without sending a complete request locked every new
- * client out (SPEC §12 Connections). With node:http's `maxConnections`, 1,024 silent sockets from
- * one address kept the cap full and every new connection was closed unanswered until the header
- * timeout. Now the oldest such connection is closed to admit the new one.
+ * client out (docs/operations.md, server limits). With node:http's `maxConnections`, 1,024 silent
+ * sockets from one address kept the cap full and every new connection was closed unanswered until
+ * the header timeout. Now the oldest such connection is closed to admit the new one.
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';

@@ -1,6 +1,7 @@
 /**
- * SPEC §3.2: every route also answers with a trailing slash, also when a query string follows it.
- * Each case is checked against the same request without the slash: same status, same body.
+ * docs/api.md, paths: every route also answers with a trailing slash, also when a query string
+ * follows it. Each case is checked against the same request without the slash: same status, same
+ * body.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * Short codes (SPEC §4 "Codes"): the alphabet, the uniform generator, the grow-after-ten-collisions
- * rule, reserved words, and the 503 when the code space is exhausted.
+ * Short codes (docs/api.md, short codes): the alphabet, the uniform generator, the
+ * grow-after-ten-collisions rule, reserved words, and the 503 when the code space is exhausted.
  */
 import assert from 'node:assert/strict';
 import { randomFillSync } from 'node:crypto';
@@ -25,7 +25,7 @@ function pickCode(randomCode: (length: number) => string, taken: (code: string) 
   return undefined;
 }
 
-const SPEC_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const DOCUMENTED_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /** A random source that hands out the given pools one call at a time (then zeros), counting calls. */
 function scripted(pools: readonly (readonly number[])[]): RandomSource & { calls: number } {
@@ -60,8 +60,8 @@ function chiSquare(text: string): number {
 const CHI_BOUND = 150;
 const SAMPLE = 58_000;
 
-test('the alphabet is exactly the 58 characters of the SPEC, without 0 O I l', () => {
-  assert.equal(ALPHABET, SPEC_ALPHABET);
+test('the alphabet is exactly the 58 characters of docs/api.md, without 0 O I l', () => {
+  assert.equal(ALPHABET, DOCUMENTED_ALPHABET);
   assert.equal(ALPHABET.length, 58);
   assert.equal(new Set(ALPHABET).size, 58);
   for (const confusable of ['0', 'O', 'I', 'l']) assert.ok(!ALPHABET.includes(confusable), confusable);
@@ -167,7 +167,7 @@ test('pickCode counts a reserved word as a collision', () => {
   }
 });
 
-test('pickCode counts a reserved word in any case as a collision (SPEC §3.8)', () => {
+test('pickCode counts a reserved word in any case as a collision (docs/api.md, short codes)', () => {
   // `Metrics` and `API` are made of alphabet characters, so a generator can draw them.
   for (const word of ['Metrics', 'METRICS', 'API', 'Api', 'Docs', 'mCp']) {
     assert.equal(isReserved(word), true, word);
@@ -176,7 +176,7 @@ test('pickCode counts a reserved word in any case as a collision (SPEC §3.8)', 
   for (const word of ['apis', 'metric', 'Doc5']) assert.equal(isReserved(word), false, word);
 });
 
-test('the reserved first segments are exactly those of SPEC §3.8', () => {
+test('the reserved first segments are exactly those of docs/api.md, short codes', () => {
   assert.deepEqual(
     [...RESERVED_SEGMENTS].sort(),
     ['api', 'auth-check', 'docs', 'favicon.ico', 'healthz', 'mcp', 'metrics', 'openapi.json', 'robots.txt', 'schemas', 'static'],

@@ -1,7 +1,8 @@
 /**
  * The service over a store that answers with promises, as a database does: every operation still
  * works, failures come back as typed outcomes (never thrown), and `outcomes.ts` maps each to the
- * status of SPEC §4. The log store's synchronous answers are covered by every HTTP test.
+ * status of docs/api.md, errors. The log store's synchronous answers are covered by every HTTP
+ * test.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * The input rules of the shortening API (SPEC §4) as pure functions: validateUrl, parseRetention,
- * parsePaging. Every rejection is an HttpError 400 with a reason.
+ * The input rules of the shortening API (docs/api.md, creating links) as pure functions:
+ * validateUrl, parseRetention, parsePaging. Every rejection is an HttpError 400 with a reason.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -105,9 +105,9 @@ test('validateUrl with a base URL without path: the whole origin is our short-li
 });
 
 /**
- * SPEC §4: the host of base_url with a path inside the base path, whatever the scheme or port —
- * except that a loopback base counts only on its own port, in every loopback spelling.
- * Rows: base URL, candidate URL, whether it points into the base's own short-link space.
+ * docs/api.md, "No redirect loops": the host of base_url with a path inside the base path, whatever
+ * the scheme or port — except that a loopback base counts only on its own port, in every loopback
+ * spelling. Rows: base URL, candidate URL, whether it points into the base's own short-link space.
  */
 const OWN_SPACE: readonly [base: string, url: string, own: boolean][] = [
   // Loopback base on port 3000: every spelling of this machine on that port, any scheme.

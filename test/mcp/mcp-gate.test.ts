@@ -3,9 +3,9 @@
  * does not pick it up on the `mcp` branch, where there is no gate yet and it would fail. At merge
  * with the gate branch, rename it to `test/mcp-gate.test.ts`; it must then pass as it is.
  *
- * The official MCP SDK client behind the bearer-token gate (SPEC §5, §7): without the token the
- * connection fails with 401; with `Authorization: Bearer <API_TOKEN>` in `requestInit` it
- * connects, lists the tools and calls one.
+ * The official MCP SDK client behind the bearer-token gate (docs/mcp.md; docs/security.md): without
+ * the token the connection fails with 401; with `Authorization: Bearer <API_TOKEN>` in
+ * `requestInit` it connects, lists the tools and calls one.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * The Streamable HTTP transport rules of /mcp (SPEC §7) over real sockets, raw HTTP: methods,
- * statuses, media types, the protocol-version header, the Origin check, JSON-RPC errors with
- * their ids, the body limit — and never an Mcp-Session-Id.
+ * The Streamable HTTP transport rules of /mcp (docs/mcp.md, transport rules) over real sockets, raw
+ * HTTP: methods, statuses, media types, the protocol-version header, the Origin check, JSON-RPC
+ * errors with their ids, the body limit — and never an Mcp-Session-Id.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * `GET /metrics` (SPEC §12): the pure renderer of the Prometheus text format, the counters moving
- * exactly with real requests (the redirect fast path included), the gate, the library mount, and
- * `promtool check metrics` on the real output.
+ * `GET /metrics` (docs/operations.md, metrics): the pure renderer of the Prometheus text format,
+ * the counters moving exactly with real requests (the redirect fast path included), the gate, the
+ * library mount, and `promtool check metrics` on the real output.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

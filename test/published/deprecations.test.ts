@@ -1,7 +1,7 @@
 /**
- * Deprecation notices (SPEC §8): the draft-07 schema in ajv (a validator we did not write), the
- * served notices and schema file, the RFC 9745 headers exactly where a deprecated usage is
- * answered (errors included) and nowhere else, and one warning per usage per instance.
+ * Deprecation notices (docs/api.md, deprecations): the draft-07 schema in ajv (a validator we did
+ * not write), the served notices and schema file, the RFC 9745 headers exactly where a deprecated
+ * usage is answered (errors included) and nowhere else, and one warning per usage per instance.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

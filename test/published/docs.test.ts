@@ -1,7 +1,8 @@
 /**
- * /docs (SPEC §8): an HTML reference rendered on the server from the OpenAPI document. It must
- * reference nothing off-origin, carry no script and no inline style (the CSP forbids them), link
- * every anchor it offers, list every operation and the deprecations, and escape every text.
+ * /docs (docs/api.md, OpenAPI and /docs): an HTML reference rendered on the server from the OpenAPI
+ * document. It must reference nothing off-origin, carry no script and no inline style (the CSP
+ * forbids them), link every anchor it offers, list every operation and the deprecations, and escape
+ * every text.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,9 @@
 /**
- * /openapi.json (SPEC §8): it validates as OpenAPI 3.1 with @seriousme/openapi-schema-validator
- * (a validator we did not write); it is built from the route table the router uses, and what it
- * documents is exactly what is served — checked on the table and with live requests, whose
- * statuses, headers and JSON bodies must match the documented responses (bodies checked by ajv).
+ * /openapi.json (docs/api.md, OpenAPI and /docs): it validates as OpenAPI 3.1 with
+ * @seriousme/openapi-schema-validator (a validator we did not write); it is built from the route
+ * table the router uses, and what it documents is exactly what is served — checked on the table and
+ * with live requests, whose statuses, headers and JSON bodies must match the documented responses
+ * (bodies checked by ajv).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -82,7 +83,7 @@ test('every route of the table and each method it serves is documented, and noth
       const served = route.methods[method] !== undefined;
       if (served) assert.ok(op, `${method} ${route.path} is served but not documented`);
       else if (op) {
-        // Documented without a handler: only as the 405 the SPEC prescribes (GET/DELETE /mcp).
+        // Without a handler only as a 405: GET/DELETE /mcp (docs/mcp.md, transport rules).
         assert.deepEqual(Object.keys(op.responses).filter((s) => s !== '401' && s !== '500'), ['405'], `${method} ${route.path}`);
         assert.ok(route.allow && !route.allow.includes(method), `${method} ${route.path}`);
       }
@@ -93,7 +94,7 @@ test('every route of the table and each method it serves is documented, and noth
   assert.equal(openApiPath('/static/*'), '/static/{file}');
 });
 
-test('the operations document every route of SPEC §4, §5 and §8, with their statuses and headers', () => {
+test('the operations document every route of the README\'s route table, with their statuses and headers', () => {
   const doc = buildDoc();
   const ops = Object.fromEntries(operations(doc).map(({ path, method, op }) => [`${method} ${path}`, op]));
   const statuses = (key: string): string[] => Object.keys(ops[key]?.responses ?? {});

@@ -1,6 +1,6 @@
 /**
- * Crash cycles against the real server process (SPEC §6 Durability): concurrent writes and visits,
- * `kill -9` at a random moment, restart on the same data dir, and check what came back.
+ * Crash cycles against the real server process (docs/storage.md, the promise): concurrent writes
+ * and visits, `kill -9` at a random moment, restart on the same data dir, and check what came back.
  *
  * The promise under test: a create answered 201 or a delete answered 204 survives the kill; visit
  * counts lose at most about the last second, never go down, and never exceed the visits sent.

@@ -1,8 +1,8 @@
 /**
- * Compaction (SPEC §6): the log is rewritten to one create per live record, expired records are
- * purged, writes made meanwhile are kept, a crash at any step of the rewrite leaves the old or the
- * new log whole, a failed rewrite leaves the old log untouched, it runs by itself once dead entries
- * outweigh live ones, and `--compact` does it offline.
+ * Compaction (docs/storage.md, compaction): the log is rewritten to one create per live record,
+ * expired records are purged, writes made meanwhile are kept, a crash at any step of the rewrite
+ * leaves the old or the new log whole, a failed rewrite leaves the old log untouched, it runs by
+ * itself once dead entries outweigh live ones, and `--compact` does it offline.
  */
 import assert from 'node:assert/strict';
 import { closeSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * kill -9 under load (SPEC §6 Durability): every acknowledged create and delete survives, visit counts
- * lose at most about the last second and never go down. The cycles are in crash-harness.ts; a
- * failure names its seed, for `npm run crash-test -- <cycles> --seed <seed>`.
+ * kill -9 under load (docs/storage.md, the promise): every acknowledged create and delete survives,
+ * visit counts lose at most about the last second and never go down. The cycles are in
+ * crash-harness.ts; a failure names its seed, for `npm run crash-test -- <cycles> --seed <seed>`.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,8 +1,9 @@
 /**
- * The file under the process (SPEC §6): when `urls.log` or the data directory is removed or replaced
- * while the server runs, the next write notices before anything is acknowledged: 503, one error line
- * however many writes fail, never a 201 for data that would be lost. Once the directory is there
- * again, the log is rewritten from memory and writes go on; every acknowledged link survives a restart.
+ * The file under the process (docs/storage.md): when `urls.log` or the data directory is removed or
+ * replaced while the server runs, the next write notices before anything is acknowledged: 503, one
+ * error line however many writes fail, never a 201 for data that would be lost. Once the directory
+ * is there again, the log is rewritten from memory and writes go on; every acknowledged link
+ * survives a restart.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -171,7 +171,8 @@ for (const { name, tail, reason } of tornTails) {
 }
 
 // A write lands as a prefix of its bytes, so a crash can leave a last line without its newline,
-// never a complete line that does not check out: that one is damage (SPEC §6), and start-up stops.
+// never a complete line that does not check out: that one is damage (docs/storage.md, recovery),
+// and start-up stops.
 const completeBadTails: { name: string; tail: Buffer; reason: RegExp }[] = [
   { name: 'a complete last line with a bad checksum', tail: badChecksum(create('ccc333')), reason: /checksum/ },
   { name: 'a complete last tombstone with a bad checksum', tail: badChecksum(del('aaa111')), reason: /checksum/ },

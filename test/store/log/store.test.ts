@@ -284,9 +284,10 @@ for (const { name, fault } of failures) {
   });
 }
 
-// SPEC §4: a 503 means "nothing was changed". A failed fsync leaves the whole entry in the file;
-// if the next thing the store does is a clean shutdown (no further write cuts the suspect tail),
-// the unacknowledged change must still not come back at the next start.
+// A 503 leaves no trace (docs/storage.md, how it is kept: memory follows the disk). A failed fsync
+// leaves the whole entry in the file; if the next thing the store does is a clean shutdown (no
+// further write cuts the suspect tail), the unacknowledged change must still not come back at the
+// next start.
 test('regression: a create answered 503 after a failed fsync does not reappear after a graceful restart', async (t) => {
   const { ctl, fs } = faultyFs();
   // Registered before the harness, so it runs before the harness closes (after-hooks run in order).
