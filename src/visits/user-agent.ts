@@ -103,11 +103,11 @@ export const MAX_CACHED_LENGTH = 1024;
 
 /**
  * `classify` (by default `classifyUserAgent`; a test counts its calls) behind a cache of at most
- * `max` distinct strings. When it is full the oldest
- * entry goes (a `Map` iterates in insertion order): a hit stays one lookup, with no reordering as
- * least-recently-used would need on every hit, and a flood of new strings only pushes popular
- * clients out one at a time — each is classified again on its next visit and stays — where
- * clearing the whole cache would make every client a miss at once.
+ * `max` distinct strings. When it is full the oldest entry goes (a `Map` iterates in insertion
+ * order): a hit stays one lookup, with none of the reordering least-recently-used would need on
+ * every hit, and a flood of new strings only pushes popular clients out one at a time — each is
+ * classified again on its next visit and stays — where clearing the whole cache would make every
+ * client a miss at once.
  */
 export function createUserAgentClassifier(max = 4096, classify: (ua: string) => UserAgentClass = classifyUserAgent): (ua: string | undefined) => UserAgentClass {
   if (!Number.isInteger(max) || max < 1) throw new RangeError(`cache size must be a positive integer, got ${max}`);
