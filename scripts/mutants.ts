@@ -118,4 +118,47 @@ export const MUTANTS: readonly Mutant[] = [
     to: 'if (sink.write(piece) || true) {',
     tests: ['test/transfer/http-export.test.ts'],
   },
+  // The visit classification (src/visits/): each rule the oracles or the tables pin.
+  {
+    name: 'programs-pass-as-browsers',
+    file: 'src/visits/bots.ts',
+    from: '  if (!BROWSER_START.test(ua)) return true;\n',
+    to: '',
+    tests: ['test/visits/user-agent-oracles.test.ts'],
+  },
+  {
+    name: 'iphone-is-a-mac',
+    file: 'src/visits/user-agent.ts',
+    from: "  [/\\b(?:iPhone|iPad|iPod)\\b/, 'iOS'],\n",
+    to: '',
+    tests: ['test/visits/user-agent-oracles.test.ts'],
+  },
+  {
+    name: 'user-agent-cache-unbounded',
+    file: 'src/visits/user-agent.ts',
+    from: 'if (cache.size >= max)',
+    to: 'if (cache.size > max)',
+    tests: ['test/visits/user-agent-cache.test.ts'],
+  },
+  {
+    name: 'in-app-browser-is-a-preview',
+    file: 'src/visits/preview-fetchers.ts',
+    from: "(f.at === 'start' ? '^' : '')",
+    to: "''",
+    tests: ['test/visits/preview-fetchers.test.ts'],
+  },
+  {
+    name: 'forwarded-for-leftmost',
+    file: 'src/visits/client-address.ts',
+    from: 'entries[Math.max(0, entries.length - trustProxy)]',
+    to: 'entries[0]',
+    tests: ['test/visits/client-address.test.ts'],
+  },
+  {
+    name: 'visitor-key-outlives-its-day',
+    file: 'src/visits/visitor-id.ts',
+    from: 'current.day !== day',
+    to: 'false',
+    tests: ['test/visits/visitor-id.test.ts'],
+  },
 ];

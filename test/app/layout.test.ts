@@ -60,3 +60,8 @@ test('no route file imports the route table back', () => {
   const table = 'src/api/routes.ts';
   assert.deepEqual(FILES.filter((f) => f !== table && IMPORTS.get(table)!.includes(f) && IMPORTS.get(f)!.includes(table)), []);
 });
+
+test('the visit classification imports nothing of the project: pure functions of request headers', () => {
+  assert.ok(FILES.includes('src/visits/user-agent.ts'));
+  assert.deepEqual(crossing('src/visits/', 'src/').filter((line) => !line.split(' -> ')[1]!.startsWith('src/visits/')), []);
+});

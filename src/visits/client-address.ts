@@ -1,0 +1,77 @@
+/**
+ * The client's address, for its country and its daily visitor id (never stored itself).
+ *
+ * Behind `trust_proxy` = N proxies, each proxy appends the address it was reached from to
+ * `X-Forwarded-For`, so the N-th entry from the right is the one the first trusted proxy saw: the
+ * client. Entries left of it were written by the client or by proxies nobody vouches for, and
+ * anyone can send `X-Forwarded-For: 1.2.3.4`, so they are never read. A header with fewer than N
+ * entries gives its leftmost (fewer proxies were passed than configured, and the leftmost is still
+ * a trusted proxy's). Without the header the request came in directly (a health check, a client
+ * that went round the proxy), so the socket's peer is the client. With `trust_proxy` = 0 the
+ * header is ignored: a client could write anything in it.
+ *
+ * One client must be one address, whatever spelling reached us, so the answer is canonical: no
+ * port, no brackets, no IPv6 zone, IPv6 in its shortest lower-case form, and an IPv4 address that
+ * arrived IPv4-mapped (`::ffff:1.2.3.4`, as a dual-stack socket reports it) as plain IPv4. An entry
+ * that is no address at all (`unknown`, a name, an empty field) gives `null`, not the socket's
+ * address: the socket's peer is then the proxy, and giving every such visitor the proxy's address
+ * would merge them into one visitor with the proxy's country.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** The most proxies `trust_proxy` may name. */
+export const MAX_TRUST_PROXY = 10;
+
+/**
+ * `socketAddress` (the socket's `remoteAddress`) and `X-Forwarded-For` (as node:http hands it over:
+ * repeated headers already joined; an array, as its type allows, is read the same way) → the
+ * client's address.
+ */
+export type ClientAddress = (socketAddress: string | undefined, forwardedFor: string | readonly string[] | undefined) => string | null;
+
+/** The client address under `trustProxy` proxies (0 to 10). */
+export function clientAddressResolver(trustProxy: number): ClientAddress {
+  if (!Number.isInteger(trustProxy) || trustProxy < 0 || trustProxy > MAX_TRUST_PROXY) {
+    throw new RangeError(`trust_proxy must be an integer from 0 to ${MAX_TRUST_PROXY}, got ${trustProxy}`);
+  }
+  if (trustProxy === 0) {
+    return function socketAddressOnly(socketAddress) {
+      return socketAddress === undefined ? null : canonicalAddress(socketAddress);
+    };
+  }
+  return function forwardedAddress(socketAddress, forwardedFor) {
+    if (forwardedFor === undefined) return socketAddress === undefined ? null : canonicalAddress(socketAddress);
+    // node:http joins repeated X-Forwarded-For headers with ", ", in the order they came: one list.
+    const entries = (typeof forwardedFor === 'string' ? forwardedFor : forwardedFor.join(',')).split(',');
+    return canonicalAddress(entries[Math.max(0, entries.length - trustProxy)]!.trim());
+  };
+}
+
+const MAPPED_IPV4 = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/** `entry` as one canonical address, or `null` when it is none (rules above). */
+export function canonicalAddress(entry: string): string | null {
+  let address = entry;
+  if (address.startsWith('[')) {
+    // `[v6]` or `[v6]:port`
+    const end = address.indexOf(']');
+    if (end < 0) return null;
+    address = address.slice(1, end);
+  } else if (address.indexOf(':') !== -1 && address.indexOf(':') === address.lastIndexOf(':')) {
+    // One colon: IPv4 with a port (an IPv6 address has at least two).
+    address = address.slice(0, address.indexOf(':'));
+  }
+  if (isIPv4(address)) return address;
+  // A dual-stack socket reports every IPv4 peer so: answered without the URL parser below.
+  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
+  const zone = address.indexOf('%');
+  if (zone !== -1) address = address.slice(0, zone);
+  if (!isIPv6(address)) return null;
+  // The WHATWG URL parser writes IPv6 the one canonical way (RFC 5952): lower case, zeros compressed.
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const mapped = MAPPED_IPV4.exec(canonical);
+  if (mapped === null) return canonical;
+  const high = parseInt(mapped[1]!, 16);
+  const low = parseInt(mapped[2]!, 16);
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
