@@ -63,7 +63,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'compaction-trigger',
-    file: 'src/store/log/store.ts',
+    file: 'src/store/log/compactor.ts',
     from: 'writer.entries - live <= live) return;',
     to: 'writer.entries - live < live) return;',
     tests: ['test/store/log/compaction.test.ts'],
