@@ -12,8 +12,7 @@
  *
  * Each cut happens once; connections opened after it pass everything. Closed after the test file.
  */
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { after } from 'node:test';
+import { tcpProxy } from './pg.ts';
 
 /** The type byte of the server's `CommandComplete` message (PostgreSQL's protocol, version 3). */
 const COMMAND_COMPLETE = 'C'.charCodeAt(0);
@@ -28,22 +27,14 @@ export interface CutProxy {
 }
 
 export async function cutProxy(url: string): Promise<CutProxy> {
-  const target = new URL(url);
   let armed: 'request' | 'reply' | undefined;
   let done = (): void => undefined;
   let happened = Promise.resolve();
-  const sockets = new Set<Socket>();
   const arm = (how: 'request' | 'reply'): void => {
     armed = how;
     happened = new Promise<void>((resolve) => (done = resolve));
   };
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
+  const proxied = await tcpProxy(url, (client, upstream) => {
     const cut = (): void => {
       armed = undefined;
       client.destroy();
@@ -70,12 +61,5 @@ export async function cutProxy(url: string): Promise<CutProxy> {
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  const proxied = new URL(url);
-  proxied.port = String((server.address() as AddressInfo).port);
-  return { url: proxied.href, cutRequest: () => arm('request'), cutReply: () => arm('reply'), cut: () => happened };
+  return { url: proxied, cutRequest: () => arm('request'), cutReply: () => arm('reply'), cut: () => happened };
 }

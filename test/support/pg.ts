@@ -119,25 +119,46 @@ export interface FrozenLink {
  * Closed after the file.
  */
 export async function freezableProxy(url: string): Promise<FrozenLink> {
-  const target = new URL(url);
   let frozen = false;
   let refusing = false;
   const held: { to: Socket; chunk: Buffer }[] = [];
-  const sockets = new Set<Socket>();
   const forward = (from: Socket, to: Socket): void => {
     from.on('data', (chunk: Buffer) => (frozen ? held.push({ to, chunk }) : to.write(chunk)));
     from.on('close', () => to.destroy());
     from.on('error', () => to.destroy());
   };
+  const proxied = await tcpProxy(url, (client, upstream) => {
+    forward(client, upstream);
+    forward(upstream, client);
+  }, () => refusing);
+  return {
+    url: proxied,
+    freeze: () => void (frozen = true),
+    refuseNew: () => void (refusing = true),
+    thaw() {
+      frozen = false;
+      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
+    },
+  };
+}
+
+/**
+ * A TCP proxy in front of the server of `url`, the common part of the fault proxies: `pair` wires
+ * each client to its own connection to the server; while `refuse()` holds, a new client is reset
+ * at once instead. Every socket is closed after the file. Resolves with `url` pointing at the proxy.
+ */
+export async function tcpProxy(url: string, pair: (client: Socket, upstream: Socket) => void, refuse: () => boolean = () => false): Promise<string> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
   const server = createServer((client) => {
-    if (refusing) return void client.resetAndDestroy();
+    if (refuse()) return void client.resetAndDestroy();
     const upstream = connect(Number(target.port), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
     }
-    forward(client, upstream);
-    forward(upstream, client);
+    pair(client, upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   after(() => {
@@ -146,13 +167,5 @@ export async function freezableProxy(url: string): Promise<FrozenLink> {
   });
   const proxied = new URL(url);
   proxied.port = String((server.address() as AddressInfo).port);
-  return {
-    url: proxied.href,
-    freeze: () => void (frozen = true),
-    refuseNew: () => void (refusing = true),
-    thaw() {
-      frozen = false;
-      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
-    },
-  };
+  return proxied.href;
 }

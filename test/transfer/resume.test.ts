@@ -18,22 +18,12 @@ import { onOneProcess } from '../support/cluster.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { dataDir, type Harness } from '../support/helpers.ts';
 import { pgServer } from '../support/pg.ts';
+import { prng } from '../support/crash-harness.ts';
 
 const KEY = 'admin-key';
 const ROWS = 1500;
 const SEEDS = [1, 2, 3, 4, 5, 6];
 
-/** mulberry32: a small seeded generator, so that a failing fill point can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ImportFile {
   body: string;
@@ -79,7 +69,7 @@ for (const seed of SEEDS) {
     const { fs, disk } = fillableDisk();
     let h = await dir.start({ apiKeys: [KEY], fs, basePath: '/s' });
     // Room for about 25 to 1100 of the 1500 rows (an entry is about 80 bytes).
-    disk.bytesLeft = 2_000 + Math.floor(random(seed)() * 86_000);
+    disk.bytesLeft = 2_000 + Math.floor(prng(seed)() * 86_000);
     const r = await h.req('/s/api/import', { method: 'POST', headers: { 'content-type': type, 'x-api-key': KEY }, body: file.body });
     assert.equal(r.status, 503, `seed ${seed}: ${r.body}`);
     assert.equal(r.headers.connection, 'close');
@@ -141,7 +131,7 @@ test('PostgreSQL: the database refuses a random row (disk full); nothing from it
   t.after(() => db.end({ timeout: 1 }));
   for (const seed of [11, 12, 13]) {
     await db`DELETE FROM links`;
-    const failAt = 600 + Math.floor(random(seed)() * 1800);
+    const failAt = 600 + Math.floor(prng(seed)() * 1800);
     // A disk-full error of the database's own (SQLSTATE 53100) for one row: its statement fails.
     await db.unsafe(`
       CREATE OR REPLACE FUNCTION fill_up() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -7,36 +7,19 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../../src/log.ts';
-import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { LogStore } from '../../../src/store/log/log-store.ts';
 import { Store } from '../../../src/store/log/store.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
+import { heldWrites } from '../../support/held-writes.ts';
 
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, maxVisits });
 
-/** `nodeFs` whose writes wait while `held`, until `release()`. */
-function holdableFs() {
-  const ctl = { held: false, waiting: [] as (() => void)[] };
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (ctl.held) await new Promise<void>((resolve) => ctl.waiting.push(resolve));
-      return nodeFs.write(fd, data, position);
-    },
-  };
-  const release = (): void => {
-    ctl.held = false;
-    for (const go of ctl.waiting.splice(0)) go();
-  };
-  return { fs, ctl, release };
-}
 
 function visits(store: LogStore, code: string, n: number): void {
   for (let i = 0; i < n; i++) assert.equal((store.countVisit(code, () => T, true) as { kind: string }).kind, 'found');
@@ -58,14 +41,14 @@ test('an edit that gives a link a limit writes its count so far in the same writ
 
 test('visits counted while that write runs are written too, before the edit is answered', async (t) => {
   const dir = tempDir(t);
-  const { fs, ctl, release } = holdableFs();
+  const { fs, ctl, held, release } = heldWrites();
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('race01', null), T);
   visits(store, 'race01', 3);
-  ctl.held = true;
+  ctl.hold = true;
   const editing = store.update('race01', { maxVisits: 10 }, T);
-  await delay(10);
+  await held();
   // Still a link without a limit: counted in memory, answered at once.
   visits(store, 'race01', 2);
   release();

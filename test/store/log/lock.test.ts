@@ -14,6 +14,7 @@ import { createLogger } from '../../../src/log.ts';
 import { currentPlace, encodeHolder, judge, LEASE_MS, parseLock, type Holder, type LockContent, type Place } from '../../../src/store/log/lease.ts';
 import { acquireLock, LOCK_FILE, LockError, takeLock, type Contender, type Step, type Taken } from '../../../src/store/log/lock.ts';
 import { deadPid, escapeRegExp, LogCapture, runCli, start, tempDir } from '../../support/helpers.ts';
+import { prng } from '../../support/crash-harness.ts';
 
 const quiet = createLogger('silent');
 const here = currentPlace();
@@ -129,17 +130,6 @@ function runUntil(s: Sim, at: Step): void {
   assert.equal(s.at, at, `pid ${s.pid} reached ${at}`);
 }
 
-/** A small seeded PRNG (mulberry32): a failing schedule can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function winnerOf(sims: Sim[]): Sim {
   const winners = sims.filter((s) => s.result !== undefined && !(s.result instanceof Error));

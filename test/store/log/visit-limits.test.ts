@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { StoreUnavailableError, type LinkRecord, type VisitDecision } from '../../../src/store/link-store.ts';
 import { LogStore } from '../../../src/store/log/log-store.ts';
 import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
+import { heldWrites } from '../../support/held-writes.ts';
 
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
@@ -23,27 +23,10 @@ const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 
 
 const rec = (code: string, maxVisits: number | null, url = `https://example.com/${code}`): LinkRecord => ({ code, url, createdAt: T, retentionDays: 0, visits: 0, maxVisits });
 
-/** `nodeFs` whose log writes can be held, or failed, while the test says so. */
-function controlledFs() {
-  const ctl = { hold: false, fail: false, waiting: [] as (() => void)[] };
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (ctl.fail) throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-      if (ctl.hold) await new Promise<void>((resolve) => ctl.waiting.push(resolve));
-      return nodeFs.write(fd, data, position);
-    },
-  };
-  const release = (): void => {
-    ctl.hold = false;
-    for (const go of ctl.waiting.splice(0)) go();
-  };
-  return { fs, ctl, release };
-}
 
 test('a counted visit of a limited link resolves only once its count entry is in the log', async (t) => {
   const dir = tempDir(t);
-  const { fs, ctl, release } = controlledFs();
+  const { fs, ctl, release } = heldWrites();
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('lim001', 3), T);
@@ -107,7 +90,7 @@ test('an edit is one log entry, applied in place; compaction writes the edited r
 
 test('an edit whose write fails changes nothing and rejects with StoreUnavailableError', async (t) => {
   const dir = tempDir(t);
-  const { fs, ctl } = controlledFs();
+  const { fs, ctl } = heldWrites();
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('edit01', null), T);
