@@ -124,7 +124,7 @@ export function createService(options: ServiceOptions) {
       const createdAt = seconds();
       if (custom !== undefined) {
         // One insert decides: of concurrent creates of one code the store lets exactly one win.
-        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, maxVisits };
+        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits };
         try {
           if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
         } catch (err) {
@@ -135,7 +135,7 @@ export function createService(options: ServiceOptions) {
       }
       try {
         for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
-          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, maxVisits };
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
           if (inserted === false || (inserted !== true && !(await inserted))) continue;

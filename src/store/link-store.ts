@@ -17,6 +17,8 @@
 
 export type MaybePromise<T> = T | Promise<T>;
 
+import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
+
 /**
  * Unix seconds, read when needed. The redirect gets the clock rather than its reading: most links
  * never expire, and a clock read is a call into the runtime that their redirects need not pay.
@@ -45,6 +47,12 @@ export interface LinkRecord {
   /** 0 = forever. */
   retentionDays: number;
   visits: number;
+  /**
+   * Visits counted without an event (docs/analytics.md): imported counts, visits counted while
+   * `visit_tracking` was `counts` or before events existed, events removed by retention. The
+   * invariant of every store: the link's events + `untracked` = `visits`.
+   */
+  untracked: number;
   /** Counted visits allowed (docs/api.md, visit limits); null = unlimited. */
   maxVisits: number | null;
 }
@@ -140,7 +148,7 @@ export interface LinkStore {
    * The answer is read at once: the log store reuses one object for every `found`, so that a
    * redirect allocates nothing but the URL. `now` is read only when the link can expire.
    */
-  countVisit(code: string, now: Clock, count: boolean): MaybePromise<VisitDecision>;
+  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource): MaybePromise<VisitDecision>;
   /**
    * Optional, for a store that answers from memory: `countVisit` of the code that `text` spells
    * from `start` to its end, asked without making that string (the redirect's fast path passes its
@@ -148,7 +156,14 @@ export interface LinkStore {
    * the code alphabet or more than `MAX_CODE_LENGTH` of them, is `missing`, at once. A store
    * without it is asked `countVisit` only with a code-shaped, unreserved code.
    */
-  countVisitIn?(text: string, start: number, now: Clock, count: boolean): MaybePromise<VisitDecision>;
+  countVisitIn?(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource): MaybePromise<VisitDecision>;
+  /*
+   * Events (docs/analytics.md): a counted visit with `event` records the event `event()` makes
+   * (called once, only for a counted visit) as one unit with the count: durable together, lost
+   * together, never one without the other. Without `event` (`visit_tracking: counts`) the visit
+   * adds to `untracked` too. Events belong to the link, not its code: a code taken again by a new
+   * link starts with none, and a deleted link's events go with it.
+   */
   /*
    * Visit limits in `countVisit`: a link with `maxVisits` whose `visits` has reached it answers
    * `limit_reached` and counts nothing (a 410 is not a visit), for GET and HEAD alike; HEAD of a
@@ -173,6 +188,28 @@ export interface LinkStore {
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   /** Every live link, oldest first; memory stays flat whatever the number of links. */
   exportAll(now: number): AsyncIterable<LinkRecord>;
+  /**
+   * The stats of the live link of `code`, or of every live link when `code` is null (with
+   * `links`); undefined when `code` has no live link. Never holds the event loop long: a long
+   * count is done in slices.
+   */
+  visitStats(code: string | null, query: StatsQuery, now: number): MaybePromise<VisitStats | undefined>;
+  /** A page of the events of the live link of `code` that pass `filter`, newest first; undefined when none. */
+  listVisits(code: string, filter: EventFilter, limit: number, offset: number, now: number): MaybePromise<VisitPage | undefined>;
+  /**
+   * Removes the events of the live link of `code` and sets its `visits` and `untracked` to 0 (a
+   * used-up link can be visited again); resolves with the number of events removed once durable,
+   * undefined when there is no live link. Rejects with `StoreUnavailableError` like `insert`.
+   */
+  deleteVisits(code: string, now: number): Promise<number | undefined>;
+  /** The events of live links that pass `filter` (and of `code` only, when given), oldest first; memory stays flat. */
+  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent>;
+  /**
+   * Records an event of the past for the live link of `code`: it turns one of the link's
+   * `untracked` visits into this event, or adds a visit when there are none left, so the invariant
+   * holds. Durable before it resolves; `chain` as in `insert`.
+   */
+  importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): MaybePromise<ImportedVisit>;
   /** Undefined when reads work (docs/operations.md readiness), else why not. */
   ready(): MaybePromise<string | undefined>;
   /** Writes what is buffered (visit counts) and releases the store. Idempotent. */

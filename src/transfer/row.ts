@@ -44,7 +44,8 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   if (retentionDays instanceof Refusal) return refused(retentionDays);
   const maxVisits = checkMaxVisits(get('maxVisits'), textual);
   if (maxVisits instanceof Refusal) return refused(maxVisits);
-  const record = { url, createdAt, retentionDays, visits, maxVisits };
+  // Imported counts have no events (yet): an import of the link's visits turns them into events.
+  const record = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
   return { ok: true, record, code };
 }

@@ -40,7 +40,7 @@ function heldFsync() {
   return { ctl, fs };
 }
 
-const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, maxVisits: null });
+const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
 
 test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', onOneProcess("it holds its log file's writes to force the race"), async (t) => {
   let slow = false;

@@ -26,6 +26,7 @@ const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, r
   createdAt,
   retentionDays,
   visits,
+  untracked: visits,
   maxVisits,
 });
 

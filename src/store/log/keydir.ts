@@ -265,7 +265,7 @@ export class Keydir extends KeydirColumns {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, maxVisits: this.limit[s]! || null };
+    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.visitCount[s]!, maxVisits: this.limit[s]! || null };
   }
 
   /** The record of `code` (a snapshot), like `Map.get`. */

@@ -114,6 +114,23 @@ export class LogStore implements LinkStore {
    * A snapshot read from its oldest end, a slice per event-loop turn: what the export shows is the
    * store when it began, and a long export never holds the loop.
    */
+  // Visit events: not built yet on this store.
+  visitStats(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  listVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  deleteVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  exportVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  importVisit(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+
   async *exportAll(now: number): AsyncGenerator<LinkRecord> {
     const snapshot = this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
     try {

@@ -28,6 +28,7 @@ export const toRecord = (r: Row): LinkRecord => ({
   createdAt: Number(r.created_at),
   retentionDays: r.retention_days,
   visits: Number(r.visit_count),
+  untracked: Number(r.visit_count),
   maxVisits: r.max_visits,
 });
 

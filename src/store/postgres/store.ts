@@ -111,6 +111,23 @@ export class PostgresStore implements LinkStore {
     return this.snapshots.page(offset, now, q);
   }
 
+  // Visit events: not built yet on this store.
+  visitStats(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  listVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  deleteVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  exportVisits(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+  importVisit(): never {
+    throw new Error('visit events are not implemented yet');
+  }
+
   exportAll(now: number): AsyncIterable<LinkRecord> {
     return this.snapshots.exportAll(now);
   }

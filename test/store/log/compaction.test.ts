@@ -32,7 +32,7 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
   url: `https://example.com/${code}`,
   createdAt: T0 + i,
   retentionDays,
-  visits: 0,
+  visits: 0, untracked: 0,
   maxVisits: null,
 });
 

@@ -30,7 +30,7 @@ test('the redirect reads the clock only for a link that can expire', async (t) =
     await rm(dir, { recursive: true, force: true });
   });
   const T = 1_790_000_000;
-  const link = (code: string, retentionDays: number) => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays, visits: 0, maxVisits: null });
+  const link = (code: string, retentionDays: number) => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays, visits: 0, untracked: 0, maxVisits: null });
   await store.insert(link('never1', 0), T);
   await store.insert(link('month1', 30), T);
   let reads = 0;

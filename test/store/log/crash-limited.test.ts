@@ -48,7 +48,7 @@ function visitsOnDisk(dir: string): number {
 test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
   const dir = tempDir(t);
   const setup = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
-  await setup.insert({ code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, maxVisits: LIMIT }, Math.floor(Date.now() / 1000));
+  await setup.insert({ code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, untracked: 0, maxVisits: LIMIT }, Math.floor(Date.now() / 1000));
   await setup.close();
 
   let granted = 0;

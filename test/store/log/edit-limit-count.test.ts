@@ -18,7 +18,7 @@ import { heldWrites } from '../../support/held-writes.ts';
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, maxVisits });
+const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
 
 
 function visits(store: LogStore, code: string, n: number): void {

@@ -47,12 +47,12 @@ test('a version 1 log (no version line) replays, and is rewritten with the versi
   assert.equal(store.get('aaa'), undefined);
   assert.equal(store.count, 2);
   // The rewrite is queued ahead of every write: the first write waits for it.
-  await store.create({ code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, maxVisits: 5 });
+  await store.create({ code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 5 });
   assert.equal(logVersion(dir), FORMAT_VERSION);
   assert.deepEqual(logEntries(dir), [
     { op: 'C', code: 'bbb', url: 'https://example.com/bbb', createdAt: T, retentionDays: 0, visits: 4, maxVisits: null },
-    { op: 'C', code: 'ccc', url: 'https://example.com/ccc', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null },
-    { op: 'C', code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, maxVisits: 5 },
+    { op: 'C', code: 'ccc', url: 'https://example.com/ccc', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null },
+    { op: 'C', code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 5 },
   ]);
   const said = logs.lines.filter((l) => /format version line/.test(String(l['msg'])));
   assert.equal(said.length, 1, 'logged once');
@@ -78,13 +78,13 @@ test('a version 1 log whose rewrite fails gets nothing appended: writes are refu
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await assert.rejects(
-    Promise.resolve(store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, maxVisits: 3 }, T)),
+    Promise.resolve(store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3 }, T)),
     StoreUnavailableError,
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original, 'the old log is as it was');
   assert.equal(store.get('new1', T), undefined);
   full = false;
-  assert.equal(await store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, maxVisits: 3 }, T), true);
+  assert.equal(await store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3 }, T), true);
   assert.equal(logVersion(dir), FORMAT_VERSION);
   assert.deepEqual(logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)), ['bbb', 'ccc', 'new1']);
 });
@@ -93,7 +93,7 @@ test('a new log starts with the version line; an empty one gets it with its firs
   const dir = tempDir(t);
   const store = new Store({ dir, fsync: 'always', log: quiet, ...MANUAL });
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), Buffer.alloc(0), 'nothing written before the first change');
-  await store.create({ code: 'one', url: 'https://example.com/1', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null });
+  await store.create({ code: 'one', url: 'https://example.com/1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
   await store.close();
   const bytes = readFileSync(join(dir, LOG_FILE));
   assert.deepEqual(bytes.subarray(0, HEADER.length), HEADER);

@@ -223,7 +223,7 @@ test('property: after any sequence of operations the keydir agrees with a Map of
         if (o.op === 'add') {
           k.add(o.code, o.url, o.n, o.n % 5, o.n % 7, o.n % 3 === 0 ? null : o.n);
           model.delete(o.code);
-          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, maxVisits: o.n % 3 === 0 ? null : o.n });
+          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, untracked: o.n % 7, maxVisits: o.n % 3 === 0 ? null : o.n });
         } else if (o.op === 'edit') {
           // In place: the Map keeps the record where it is.
           const s = k.find(o.code);

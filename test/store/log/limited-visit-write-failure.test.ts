@@ -17,7 +17,7 @@ import { logEntries } from '../../support/log-entries.ts';
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, maxVisits });
+const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
 const errno = (code: string): Error => Object.assign(new Error(`${code}: simulated`), { code });
 
 /** The disk of `fillableDisk`, whose writes can also fail with another errno, and whose fsyncs can fail. */

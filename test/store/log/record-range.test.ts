@@ -70,7 +70,7 @@ const record = fc
   .tuple(code, url, retention, count, limit, fc.integer({ min: 0, max: NOW + DAY }))
   .map(([c, u, retentionDays, visits, maxVisits, created]): LinkRecord => {
     const earliest = retentionDays > 0 ? NOW - retentionDays * DAY + 1 : 0;
-    return { code: c, url: u, createdAt: Math.max(created, earliest), retentionDays, visits, maxVisits };
+    return { code: c, url: u, createdAt: Math.max(created, earliest), retentionDays, visits, untracked: visits, maxVisits };
   });
 
 type Op =

@@ -188,7 +188,7 @@ test('group commit in the Store: concurrent creates queued behind one fsync shar
   });
   const recs = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      store.create({ code: `code${i}`, url: `https://example.com/${i}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, maxVisits: null }),
+      store.create({ code: `code${i}`, url: `https://example.com/${i}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null }),
     ),
   );
   assert.equal(recs.length, 50);

@@ -26,9 +26,9 @@ test('lookups by URL after start-up see the replayed records and the changes mad
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  await store.create({ code: 'new1', url: 'https://example.com/10', createdAt: 1_800_000_000, retentionDays: 0, visits: 0, maxVisits: null });
+  await store.create({ code: 'new1', url: 'https://example.com/10', createdAt: 1_800_000_000, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
   await store.delete('c49999');
-  await store.create({ code: 'new2', url: 'https://example.com/49999', createdAt: 1_800_000_001, retentionDays: 0, visits: 0, maxVisits: null });
+  await store.create({ code: 'new2', url: 'https://example.com/49999', createdAt: 1_800_000_001, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
   await store.delete('new2');
   assert.deepEqual(codes(store, 'https://example.com/10'), ['new1', 'c10']);
   assert.deepEqual(codes(store, 'https://example.com/49999'), []);

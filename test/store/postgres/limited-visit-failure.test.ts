@@ -18,7 +18,7 @@ import { pgServer } from '../../support/pg.ts';
 const server = await pgServer();
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
-const rec = (code: string): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, maxVisits: 1 });
+const rec = (code: string): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 1 });
 
 /** A store on a fresh database through a `cutProxy` (one connection, no background statements), and a direct connection for the test. */
 async function setup(t: TestContext): Promise<{ store: PostgresStore; proxy: CutProxy; db: postgres.Sql }> {

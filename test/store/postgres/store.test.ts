@@ -26,7 +26,7 @@ const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, r
   url,
   createdAt,
   retentionDays,
-  visits: 0,
+  visits: 0, untracked: 0,
   maxVisits,
 });
 
