@@ -210,6 +210,13 @@ export interface LinkStore {
    * holds. Durable before it resolves; `chain` as in `insert`.
    */
   importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): MaybePromise<ImportedVisit>;
+  /**
+   * Optional, for stores that instances share: the random key of UTC day `day` (days since
+   * 1970-01-01) for the daily visitor ids, the same for every instance, made on first use and
+   * deleted after its day. A store without it (the log store) leaves the key in the process's
+   * memory (visitor-id.ts).
+   */
+  dailyKey?(day: number): Promise<Uint8Array>;
   /** Undefined when reads work (docs/operations.md readiness), else why not. */
   ready(): MaybePromise<string | undefined>;
   /** Writes what is buffered (visit counts) and releases the store. Idempotent. */
