@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
 import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, unstorableText, validateUrl, type Paging } from './validate.ts';
+import { createVisitOperations, type VisitTracking } from './visits.ts';
 
 /** The input was refused; `detail` tells the sender why (a 400). */
 export type Invalid = { ok: false; error: 'invalid'; detail: string };
@@ -60,6 +61,8 @@ export interface ServiceOptions {
   log: Logger;
   /** Told of each link created, once it is durable (metrics). */
   created?: () => void;
+  /** `visit_tracking` (docs/analytics.md), as the stats report it; default `events`. */
+  visitTracking?: VisitTracking;
 }
 
 /** What a redirect answers (see `LinkStore.countVisit`: read it at once). */
@@ -99,6 +102,8 @@ export function createService(options: ServiceOptions) {
 
   return {
     shortUrl,
+
+    ...createVisitOperations({ store, now, tracking: options.visitTracking ?? 'events' }),
 
     /** True when `key` is one of the configured admin keys; every key is compared, always. */
     isAdminKey(key: string | undefined): boolean {

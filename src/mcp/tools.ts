@@ -10,6 +10,7 @@ import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } 
 import type { Service } from '../links/service.ts';
 import type { UrlRecord } from '../links/record.ts';
 import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS, unstorableText } from '../links/validate.ts';
+import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -237,6 +238,38 @@ export const TOOLS: readonly Tool[] = [
       const code = args['code'] as string;
       const outcome = await service.update(code, fields);
       if (outcome.ok) return structured(asRecord(outcome.record));
+      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+    },
+  },
+  {
+    name: 'get_stats',
+    title: 'Visit statistics of a short link',
+    description:
+      "A live link's visits in a range: totals, unique visitors, bots, a series of buckets, and the top referrers, countries, browsers, operating systems and devices. Needs an admin key. " +
+      'from and to are Unix seconds or ISO 8601 (default: the last 30 days; a time without an offset is read in tz); interval is hour, day, week or month ' +
+      '(default by the span; at most 1,000 buckets); tz an IANA zone (default UTC); bots exclude (default), include or only.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: CODE,
+        api_key: API_KEY,
+        from: { type: ['string', 'integer'], description: 'Start of the range: Unix seconds or ISO 8601, e.g. 2026-03-01.' },
+        to: { type: ['string', 'integer'], description: 'End of the range (excluded): Unix seconds or ISO 8601.' },
+        interval: { type: 'string', description: 'hour, day, week or month.' },
+        tz: { type: 'string', description: 'An IANA time zone such as Europe/Berlin.' },
+        bots: { type: 'string', description: 'exclude, include or only.' },
+      },
+      required: ['code', 'api_key'],
+      additionalProperties: false,
+    },
+    outputSchema: LINK_STATS_SCHEMA,
+    annotations: CLOSED,
+    async run(args, service) {
+      if (!isAdmin(service, args['api_key'])) return notAdmin();
+      const code = args['code'] as string;
+      const { from, to, interval, tz, bots } = args;
+      const outcome = await service.stats(code, { from, to, interval, tz, bots });
+      if (outcome.ok) return structured({ ...outcome.stats });
       return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
     },
   },

@@ -1,0 +1,165 @@
+/**
+ * The visit operations (docs/analytics.md): the stats of one link or of every link, a link's
+ * events page by page, and their removal, independent of HTTP: the REST routes
+ * (`api/visit-routes.ts`) and the MCP tool `get_stats` call these. Parameters are checked before
+ * the code is looked up, so a bad range is a 400 whether or not the link exists; what a range may
+ * be is decided once, in `visits/range.ts`.
+ */
+import { isCodeShaped } from './codes.ts';
+import { StoreUnavailableError, type LinkStore } from '../store/link-store.ts';
+import type { TopList, VisitEvent, VisitStats } from '../visits/event.ts';
+import { parseEventFilter, parseStatsRange, RangeRefusal, type RangeParams, type StatsRange } from '../visits/range.ts';
+
+/** `visit_tracking`: one event per counted visit, or only the count. */
+export type VisitTracking = 'events' | 'counts';
+export const VISIT_TRACKING: readonly VisitTracking[] = ['events', 'counts'];
+
+export const DEFAULT_VISIT_PAGE = 100;
+export const MAX_VISIT_PAGE = 1000;
+
+type Invalid = { ok: false; error: 'invalid'; detail: string };
+type NotFound = { ok: false; error: 'not_found' };
+type Unavailable = { ok: false; error: 'unavailable'; detail: string };
+
+const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+
+interface TopListJson {
+  top: { value: string | null; visits: number }[];
+  others: number;
+}
+
+/** The answer of `GET /api/urls/<code>/stats`; over every link, no `short_code` and `links` added. */
+export interface StatsJson {
+  short_code?: string;
+  tracking: VisitTracking;
+  visit_count: number;
+  untracked_visits: number;
+  from: number;
+  to: number;
+  interval: StatsRange['interval'];
+  tz: string;
+  visits: number;
+  unique_visitors: number;
+  bots: number;
+  series: { start: number; visits: number; unique_visitors: number }[];
+  referrers: TopListJson;
+  countries: TopListJson;
+  browsers: TopListJson;
+  os: TopListJson;
+  devices: TopListJson;
+  links?: { short_code: string; visits: number }[];
+}
+
+/** An event as every door shows it: never the visitor id. */
+export interface EventJson {
+  time: number;
+  referrer: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  bot: boolean;
+}
+
+export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound;
+export type VisitsOutcome = { ok: true; total: number; visits: EventJson[] } | Invalid | NotFound;
+export type DeleteVisitsOutcome = { ok: true; deleted: number } | NotFound | Unavailable;
+
+export interface VisitPaging {
+  /** 1–1,000; absent = 100. */
+  limit?: number | undefined;
+  offset?: number | undefined;
+}
+
+export interface VisitOptions {
+  store: LinkStore;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  tracking: VisitTracking;
+}
+
+const list = (l: TopList): TopListJson => ({ top: l.top.map(({ value, visits }) => ({ value, visits })), others: l.others });
+
+export const eventJson = (e: VisitEvent): EventJson => ({
+  time: e.time,
+  referrer: e.referrer,
+  country: e.country,
+  browser: e.browser,
+  os: e.os,
+  device: e.device,
+  bot: e.bot,
+});
+
+/** The stats of a store in the shape of the routes; `code` null = every link. */
+export function statsJson(code: string | null, range: StatsRange, stats: VisitStats, tracking: VisitTracking): StatsJson {
+  const json: StatsJson = {
+    ...(code === null ? {} : { short_code: code }),
+    tracking,
+    visit_count: stats.visitCount,
+    untracked_visits: stats.untracked,
+    from: range.from,
+    to: range.to,
+    interval: range.interval,
+    tz: range.tz,
+    visits: stats.visits,
+    unique_visitors: stats.uniqueVisitors,
+    bots: stats.bots,
+    series: stats.series.map((s, i) => ({ start: range.edges[i]!, visits: s.visits, unique_visitors: s.uniqueVisitors })),
+    referrers: list(stats.referrers),
+    countries: list(stats.countries),
+    browsers: list(stats.browsers),
+    os: list(stats.os),
+    devices: list(stats.devices),
+  };
+  if (code === null) json.links = (stats.links ?? []).map((l) => ({ short_code: l.code, visits: l.visits }));
+  return json;
+}
+
+const refused = (r: RangeRefusal): Invalid => ({ ok: false, error: 'invalid', detail: r.detail });
+
+export function createVisitOperations({ store, now, tracking }: VisitOptions) {
+  const seconds = (): number => Math.floor(now() / 1000);
+
+  return {
+    /** `code` null: every live link. */
+    async stats(code: string | null, params: RangeParams): Promise<StatsOutcome> {
+      const at = seconds();
+      const range = parseStatsRange(params, at);
+      if (range instanceof RangeRefusal) return refused(range);
+      if (code !== null && !isCodeShaped(code)) return NOT_FOUND;
+      const stats = await store.visitStats(code, range, at);
+      if (stats === undefined) return NOT_FOUND;
+      return { ok: true, stats: statsJson(code, range, stats, tracking) };
+    },
+
+    /** A live link's events, newest first, `from`/`to`/`bots` filtered, paged. */
+    async visits(code: string, params: Omit<RangeParams, 'interval'>, paging: VisitPaging = {}): Promise<VisitsOutcome> {
+      const filter = parseEventFilter(params);
+      if (filter instanceof RangeRefusal) return refused(filter);
+      const limit = paging.limit ?? DEFAULT_VISIT_PAGE;
+      const offset = paging.offset ?? 0;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISIT_PAGE) {
+        return { ok: false, error: 'invalid', detail: `limit must be an integer from 1 to ${MAX_VISIT_PAGE}` };
+      }
+      if (!Number.isSafeInteger(offset) || offset < 0) return { ok: false, error: 'invalid', detail: 'offset must be an integer of 0 or more' };
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      const page = await store.listVisits(code, filter, limit, offset, seconds());
+      if (page === undefined) return NOT_FOUND;
+      return { ok: true, total: page.total, visits: page.events.map(eventJson) };
+    },
+
+    /** Removes a live link's events and sets its counts to 0; durable before it resolves. */
+    async deleteVisits(code: string): Promise<DeleteVisitsOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      try {
+        const deleted = await store.deleteVisits(code, seconds());
+        return deleted === undefined ? NOT_FOUND : { ok: true, deleted };
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) return { ok: false, error: 'unavailable', detail: err.message };
+        throw err;
+      }
+    },
+  };
+}
+
+export type VisitOperations = ReturnType<typeof createVisitOperations>;
