@@ -1,0 +1,322 @@
+/**
+ * The range of a stats question (docs/analytics.md, ranges and buckets): `from`, `to`, `interval`,
+ * `tz` and `bots` as a route or a tool receives them, turned into a `StatsQuery` whose bucket edges
+ * are computed here, once, so no store ever does calendar arithmetic.
+ *
+ * - `from`/`to`: Unix seconds, or ISO 8601 (`2026-03-29`, `2026-03-29T02:30`, `…Z`, `…+05:45`); a
+ *   time without an offset, or a date alone, is a wall-clock time in `tz`. Defaults: `to` = now,
+ *   `from` = 30 days before `to`.
+ * - The range is `[from, to)`, `from` rounded down and `to` up to bucket edges in `tz`. Both are
+ *   echoed as those rounded edges, in Unix seconds, whatever form they came in.
+ * - `interval`: `hour`, `day`, `week` (from Monday) or `month`, in `tz`; by default `hour` up to
+ *   2 days, `day` up to 92 days, else `month`. A Berlin day is 23, 24 or 25 hours long and a
+ *   Berlin hour bucket on the autumn night happens twice, so edges are found on the wall clock,
+ *   never by adding a fixed number of seconds.
+ * - At most 1,000 buckets.
+ *
+ * Every bad parameter is a `RangeRefusal` naming it, which the doors answer as a 400.
+ */
+import { BOT_FILTERS, type BotFilter, type EventFilter, type StatsQuery } from './event.ts';
+
+export type Interval = 'hour' | 'day' | 'week' | 'month';
+export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
+
+export const MAX_BUCKETS = 1000;
+export const DEFAULT_DAYS = 30;
+/** Up to this span (seconds) the default interval is `hour`, up to the next `day`, else `month`. */
+const HOURLY_UP_TO = 2 * 86_400;
+const DAILY_UP_TO = 92 * 86_400;
+/** Times are Unix seconds in 32 unsigned bits, like an event's (packed.ts): 1970 to 2106. */
+export const MAX_TIME = 0xffff_ffff;
+
+/** The parameters as received: strings from a query, or numbers from a tool's JSON arguments. */
+export interface RangeParams {
+  readonly from?: unknown;
+  readonly to?: unknown;
+  readonly interval?: unknown;
+  readonly tz?: unknown;
+  readonly bots?: unknown;
+}
+
+/** A `StatsQuery` plus what the answer echoes: `from` and `to` are the rounded edges. */
+export interface StatsRange extends StatsQuery {
+  readonly interval: Interval;
+  /** As given (it was accepted by `Intl.DateTimeFormat`), or `UTC`. */
+  readonly tz: string;
+}
+
+/** A bad parameter: `parameter` is its name, `detail` the sentence a 400 carries. */
+export class RangeRefusal {
+  constructor(
+    readonly parameter: keyof RangeParams,
+    readonly detail: string,
+  ) {}
+}
+
+/** The stats range of `params` at `now` (Unix seconds), or the refusal of its first bad parameter. */
+export function parseStatsRange(params: RangeParams, now: number): StatsRange | RangeRefusal {
+  const bots = parseBots(params.bots, 'exclude');
+  if (bots instanceof RangeRefusal) return bots;
+  const zone = parseZone(params.tz);
+  if (zone instanceof RangeRefusal) return zone;
+  const span = parseSpan(params, zone, now);
+  if (span instanceof RangeRefusal) return span;
+  const [from, to] = span;
+  let interval: Interval;
+  if (params.interval === undefined) {
+    interval = to - from <= HOURLY_UP_TO ? 'hour' : to - from <= DAILY_UP_TO ? 'day' : 'month';
+  } else if (typeof params.interval === 'string' && (INTERVALS as readonly string[]).includes(params.interval)) {
+    interval = params.interval as Interval;
+  } else {
+    return new RangeRefusal('interval', `interval must be one of ${INTERVALS.join(', ')}`);
+  }
+  const edges = bucketEdges(zone, interval, from, to);
+  if (edges === undefined) {
+    return new RangeRefusal(
+      'interval',
+      `the range has more than ${MAX_BUCKETS} ${interval} buckets; choose a longer interval or a shorter range (from, to)`,
+    );
+  }
+  return { from: edges[0]!, to: edges[edges.length - 1]!, bots, edges, interval, tz: zone.name };
+}
+
+/**
+ * The filter of a visit list: `from`/`to` read like a range's (ISO without an offset in `tz`) but
+ * neither rounded nor defaulted to 30 days: without them, every event.
+ */
+export function parseEventFilter(params: Omit<RangeParams, 'interval'>): EventFilter | RangeRefusal {
+  const bots = parseBots(params.bots, 'exclude');
+  if (bots instanceof RangeRefusal) return bots;
+  const zone = parseZone(params.tz);
+  if (zone instanceof RangeRefusal) return zone;
+  const from = params.from === undefined ? 0 : parseTime('from', params.from, zone);
+  if (from instanceof RangeRefusal) return from;
+  const to = params.to === undefined ? MAX_TIME + 1 : parseTime('to', params.to, zone);
+  if (to instanceof RangeRefusal) return to;
+  if (from >= to) return new RangeRefusal('from', 'from must be before to');
+  return { from, to, bots };
+}
+
+function parseBots(raw: unknown, fallback: BotFilter): BotFilter | RangeRefusal {
+  if (raw === undefined) return fallback;
+  if (typeof raw === 'string' && (BOT_FILTERS as readonly string[]).includes(raw)) return raw as BotFilter;
+  return new RangeRefusal('bots', `bots must be one of ${BOT_FILTERS.join(', ')}`);
+}
+
+function parseSpan(params: RangeParams, zone: Zone, now: number): [number, number] | RangeRefusal {
+  const to = params.to === undefined ? Math.min(Math.floor(now), MAX_TIME) : parseTime('to', params.to, zone);
+  if (to instanceof RangeRefusal) return to;
+  const from = params.from === undefined ? Math.max(0, to - DEFAULT_DAYS * 86_400) : parseTime('from', params.from, zone);
+  if (from instanceof RangeRefusal) return from;
+  if (from >= to) return new RangeRefusal('from', 'from must be before to');
+  return [from, to];
+}
+
+// ISO 8601 as people type it: a date, or a date and a time (seconds and fraction optional, `T` or a
+// space), then `Z`, an offset, or nothing (the wall clock of tz).
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const DIGITS = /^\d{1,10}$/;
+
+/** `from` or `to` in Unix seconds (fractions of a second dropped). */
+export function parseTime(name: 'from' | 'to', raw: unknown, zone: Zone): number | RangeRefusal {
+  const bad = (why: string) => new RangeRefusal(name, `${name} must be Unix seconds or an ISO 8601 date or time${why}`);
+  let seconds: number;
+  if (typeof raw === 'number') {
+    if (!Number.isInteger(raw)) return bad(', not a fraction');
+    seconds = raw;
+  } else if (typeof raw !== 'string') {
+    return bad('');
+  } else if (DIGITS.test(raw)) {
+    seconds = Number(raw);
+  } else {
+    const m = ISO.exec(raw);
+    if (m === null) return bad(` such as 2026-03-29 or 2026-03-29T14:00:00Z, not "${raw.slice(0, 40)}"`);
+    const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((s) =>
+      s === undefined ? undefined : Number(s),
+    ) as number[];
+    if (year! < 1970) return new RangeRefusal(name, `${name} must be from 1970 to 2106 (Unix seconds 0 to ${MAX_TIME})`);
+    const wall = Date.UTC(year!, month! - 1, day!, hour, minute, second) / 1000;
+    const check = new Date(wall * 1000);
+    if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) {
+      return bad(`, not "${raw.slice(0, 40)}" (no such date or time)`);
+    }
+    const offset = m[7];
+    if (offset === undefined) seconds = zone.instant(wall);
+    else if (offset === 'Z' || offset === 'z') seconds = wall;
+    else {
+      const digits = offset.slice(1).replace(':', '');
+      const hours = Number(digits.slice(0, 2));
+      const minutes = digits.length > 2 ? Number(digits.slice(2)) : 0;
+      if (hours > 23 || minutes > 59) return bad(`, not "${raw.slice(0, 40)}" (no such offset)`);
+      seconds = wall - (offset[0] === '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
+    }
+  }
+  if (seconds < 0 || seconds > MAX_TIME) return new RangeRefusal(name, `${name} must be from 1970 to 2106 (Unix seconds 0 to ${MAX_TIME})`);
+  return seconds;
+}
+
+// ---- Time zones ------------------------------------------------------------------------------
+
+/**
+ * A zone's wall clock. `wall(t)` is the local time of instant `t` written as if it were UTC (both in
+ * Unix seconds); `instants(w)` the instants whose wall clock reads `w`: none in a spring gap, two in
+ * an autumn overlap.
+ */
+export interface Zone {
+  readonly name: string;
+  wall(t: number): number;
+  instants(w: number): number[];
+  /** The instant of wall time `w`: the earlier of two, and in a gap the time as if the clock had not jumped. */
+  instant(w: number): number;
+  /** The first instant whose wall clock reads `w` or later: in a gap, the moment the clock jumped. */
+  firstFrom(w: number): number;
+}
+
+const UTC_ZONE: Zone = { name: 'UTC', wall: (t) => t, instants: (w) => [w], instant: (w) => w, firstFrom: (w) => w };
+
+// A zone is a formatter and costs a few microseconds a call; the formatters of the zones asked for
+// lately are kept, so a dashboard that asks every minute builds none.
+const ZONES = new Map<string, Zone>();
+const MAX_ZONES = 64;
+
+function parseZone(raw: unknown): Zone | RangeRefusal {
+  if (raw === undefined || raw === 'UTC') return UTC_ZONE;
+  const bad = new RangeRefusal('tz', `tz must be an IANA time zone such as Europe/Berlin${typeof raw === 'string' ? `, not "${raw.slice(0, 40)}"` : ''}`);
+  // Newer runtimes also take offsets such as +01:00, which have no DST and are no IANA name.
+  if (typeof raw !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(raw)) return bad;
+  const known = ZONES.get(raw);
+  if (known !== undefined) return known;
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: raw,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+  } catch {
+    return bad;
+  }
+  if (ZONES.size >= MAX_ZONES) ZONES.clear();
+  const zone = intlZone(raw, format);
+  ZONES.set(raw, zone);
+  return zone;
+}
+
+const FORMATTED = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
+
+function intlZone(name: string, format: Intl.DateTimeFormat): Zone {
+  const wall = (t: number): number => {
+    const m = FORMATTED.exec(format.format(t * 1000))!;
+    return Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2]), Number(m[4]), Number(m[5]), Number(m[6])) / 1000;
+  };
+  const offset = (t: number): number => wall(t) - t;
+  // Offsets change at most once around a given moment in practice, so the offsets a day either side
+  // are the only candidates: the instant is the wall time minus one of them, if that one holds there.
+  const instants = (w: number): number[] => {
+    const before = offset(w - 86_400);
+    const after = offset(w + 86_400);
+    const found: number[] = [];
+    for (const o of before === after ? [before] : [before, after]) if (offset(w - o) === o) found.push(w - o);
+    return found.sort((a, b) => a - b);
+  };
+  const instant = (w: number): number => instants(w)[0] ?? w - offset(w - 86_400);
+  const firstFrom = (w: number): number => {
+    const found = instants(w)[0];
+    if (found !== undefined) return found;
+    // In a gap: the wall clock is below w at w minus the later offset and past it at w minus the
+    // earlier one; the jump is between, found by halving.
+    let below = w - offset(w + 86_400);
+    let from = w - offset(w - 86_400);
+    while (from - below > 1) {
+      const mid = Math.floor((below + from) / 2);
+      if (wall(mid) >= w) from = mid;
+      else below = mid;
+    }
+    return from;
+  };
+  return { name, wall, instants, instant, firstFrom };
+}
+
+// ---- Buckets ---------------------------------------------------------------------------------
+
+const DAY = 86_400;
+
+/** The wall time that starts the period of `interval` holding wall time `w`. */
+function periodStart(interval: Interval, w: number): number {
+  if (interval === 'hour') return w - (((w % 3600) + 3600) % 3600);
+  const midnight = Math.floor(w / DAY) * DAY;
+  if (interval === 'day') return midnight;
+  if (interval === 'week') {
+    const weekday = (new Date(midnight * 1000).getUTCDay() + 6) % 7; // Monday 0
+    return midnight - weekday * DAY;
+  }
+  const date = new Date(midnight * 1000);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / 1000;
+}
+
+/** The wall time `k` periods after period start `w`. */
+function periodAfter(interval: Interval, w: number, k: number): number {
+  if (interval === 'hour') return w + k * 3600;
+  if (interval === 'day') return w + k * DAY;
+  if (interval === 'week') return w + k * 7 * DAY;
+  const date = new Date(w * 1000);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + k, 1) / 1000;
+}
+
+/** The instants at which period start `w` begins, at least one: in a gap, the moment the clock jumped past it. */
+function startsOf(zone: Zone, w: number): number[] {
+  const found = zone.instants(w);
+  return found.length > 0 ? found : [zone.firstFrom(w)];
+}
+
+/** The last bucket edge at or before instant `t`. */
+export function edgeAtOrBefore(zone: Zone, interval: Interval, t: number): number {
+  const starts = startsOf(zone, periodStart(interval, zone.wall(t)));
+  let edge = starts[0]!;
+  for (const s of starts) if (s <= t) edge = s;
+  return edge;
+}
+
+/** The first bucket edge after edge `e`. */
+export function edgeAfter(zone: Zone, interval: Interval, e: number): number {
+  const w = periodStart(interval, zone.wall(e));
+  // An autumn hour that happens twice is two buckets: the second start of the same wall hour.
+  // A wall period whose start falls in a gap begins where the clock jumped.
+  for (let k = 0; k <= 2; k++) {
+    for (const s of startsOf(zone, periodAfter(interval, w, k))) if (s > e) return s;
+  }
+  /* c8 ignore next */
+  throw new Error(`no ${interval} edge after ${e} in ${zone.name}`);
+}
+
+/**
+ * The edges of `[from, to)` rounded out to whole buckets: the first at or before `from`, the last at
+ * or after `to`; undefined past `MAX_BUCKETS`.
+ */
+export function bucketEdges(zone: Zone, interval: Interval, from: number, to: number): number[] | undefined {
+  const edges = [edgeAtOrBefore(zone, interval, from)];
+  let last = edges[0]!;
+  while (last < to) {
+    if (edges.length > MAX_BUCKETS) return undefined;
+    // Most hours and days are no transition's: when the clock moved exactly as far as the instant
+    // and landed on a period start, that is the next edge, found with one look at the clock.
+    const step = interval === 'hour' ? 3600 : interval === 'day' ? DAY : 0;
+    const guess = last + step;
+    const landed = step > 0 ? zone.wall(guess) : NaN;
+    last =
+      landed - zone.wall(last) === step && periodStart(interval, landed) === landed ? guess : edgeAfter(zone, interval, last);
+    edges.push(last);
+  }
+  return edges;
+}
+
+/** The zone of `name` (for tests and tools); undefined if no such zone. */
+export function zoneOf(name: string): Zone | undefined {
+  const zone = parseZone(name);
+  return zone instanceof RangeRefusal ? undefined : zone;
+}
