@@ -31,7 +31,7 @@ export function linkStats(store: Store, s: number, query: StatsQuery): VisitStat
 export async function allStats(store: Store, query: StatsQuery, now: number): Promise<VisitStats> {
   const keydir = store.keydir;
   const events = keydir.events;
-  const stats = new StatsAccumulator(query, (n) => events.referrers.host(n)).withLinks();
+  const stats = new StatsAccumulator(query, (n) => events.referrers.host(n), true);
   let visitCount = 0;
   let untracked = 0;
   let work = 0;
