@@ -54,6 +54,8 @@ export interface StoreOptions {
   compactMinBytes?: number;
   /** Told the seconds of each group-commit write and its fsync (metrics). */
   onWrite?: (seconds: number) => void;
+  /** Visit events older than this many days are deleted; 0 (the default) keeps them (docs/analytics.md). */
+  visitRetentionDays?: number;
 }
 
 export class Store {
@@ -233,6 +235,12 @@ export class Store {
     this.counts.renumber(this.records.vacuum());
   }
 
+  /**
+   * Whether the link the last `resolve` answered a URL for has a visit limit: read at once, like
+   * that answer (the redirect's link previews, docs/api.md).
+   */
+  resolvedLimited = false;
+
   /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
   visit(code: string): void {
     const s = this.records.find(code);
@@ -248,6 +256,8 @@ export class Store {
    */
   resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
     const records = this.records;
+    // A remembered answer is only ever one of a link without a limit (`Keydir.findIn`).
+    this.resolvedLimited = false;
     let s: number;
     if (start === undefined) s = records.find(text);
     else {
@@ -263,7 +273,10 @@ export class Store {
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
     // The one read a link without a limit pays for limits.
-    if (records.maxVisits(s) !== 0) return this.limited(s, count);
+    if (records.maxVisits(s) !== 0) {
+      this.resolvedLimited = true;
+      return this.limited(s, count);
+    }
     if (count) this.counts.count(s);
     return records.redirectUrl(s);
   }
