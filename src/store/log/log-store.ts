@@ -23,7 +23,7 @@ export class LogStore implements LinkStore {
    * The one `found` answer of this store, its URL set on each redirect: a redirect allocates no
    * result object. Callers read it at once (the contract says so), before the next redirect.
    */
-  private readonly found: { kind: 'found'; url: string } = { kind: 'found', url: '' };
+  private readonly found: { kind: 'found'; url: string; limited: boolean } = { kind: 'found', url: '', limited: false };
   /** Codes whose insert is being written: taken, though not yet visible. */
   private readonly inserting = new Set<string>();
   /** The last edit of each code being edited: the next waits for it, so none is lost. */
@@ -98,6 +98,7 @@ export class LogStore implements LinkStore {
   private decision(url: ReturnType<Store['resolve']>): VisitDecision | Promise<VisitDecision> {
     if (typeof url === 'string') {
       this.found.url = url;
+      this.found.limited = this.store.resolvedLimited;
       return this.found;
     }
     if (url === undefined) return MISSING;
@@ -105,7 +106,7 @@ export class LogStore implements LinkStore {
     if (url === false) return LIMIT_REACHED;
     // A counted visit of a link with a limit: granted once its count is durable.
     return url.then(
-      (target) => ({ kind: 'found', url: target }),
+      (target) => ({ kind: 'found', url: target, limited: true }),
       (err: unknown) => {
         throw unwritable(err);
       },

@@ -249,6 +249,12 @@ export class Store {
     this.counts.renumber(this.records.vacuum());
   }
 
+  /**
+   * Whether the link the last `resolve` answered a URL for has a visit limit: read at once, like
+   * that answer (the redirect's link previews, docs/api.md).
+   */
+  resolvedLimited = false;
+
   /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
   visit(code: string): void {
     const s = this.records.find(code);
@@ -264,6 +270,8 @@ export class Store {
    */
   resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array, event?: VisitEventSource): string | null | undefined | false | Promise<string> {
     const records = this.records;
+    // A remembered answer is only ever one of a link without a limit (`Keydir.findIn`).
+    this.resolvedLimited = false;
     let s: number;
     if (start === undefined) s = records.find(text);
     else {
@@ -282,7 +290,10 @@ export class Store {
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
     // The one read a link without a limit pays for limits.
-    if (records.maxVisits(s) !== 0) return this.limited(s, count, event);
+    if (records.maxVisits(s) !== 0) {
+      this.resolvedLimited = true;
+      return this.limited(s, count, event);
+    }
     if (count) {
       if (event === undefined) this.counts.count(s);
       else this.counts.record(s, event());

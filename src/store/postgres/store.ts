@@ -42,6 +42,8 @@ export interface PostgresStoreOptions {
   chunk?: number;
   /** Duration of each synchronous commit, seconds (the store-write histogram). */
   onWrite?: (seconds: number) => void;
+  /** Visit events older than this many days are deleted; 0 (the default) keeps them (docs/analytics.md). */
+  visitRetentionDays?: number;
 }
 
 export class PostgresStore implements LinkStore {
@@ -235,7 +237,7 @@ export class PostgresStore implements LinkStore {
       const hit = rows[0];
       if (hit) {
         if (hit.max_visits !== null) this.wrote(started);
-        return { kind: 'found', url: hit.url };
+        return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
       }
       const decision = await this.peek(code, now);
       // `found` here means the link changed in between (created, or its limit raised): count again.
@@ -251,7 +253,7 @@ export class PostgresStore implements LinkStore {
     if (!row) return { kind: 'missing' };
     if (isExpiredAt(Number(row.created_at), row.retention_days, now)) return { kind: 'expired' };
     if (isUsedUp({ visits: Number(row.visit_count), maxVisits: row.max_visits })) return { kind: 'limit_reached' };
-    return { kind: 'found', url: row.url };
+    return { kind: 'found', url: row.url, limited: row.max_visits !== null };
   }
 
   // ---- Background work ---------------------------------------------------------------------
