@@ -25,6 +25,10 @@ import { describeDatabase, openPostgresStore } from './store/postgres/connect.ts
 import type { StoreFs } from './store/log/fs.ts';
 import { Store, type CompactReport } from './store/log/store.ts';
 import { createTransfer } from './transfer/transfer.ts';
+import { ConfigError } from './errors.ts';
+import { GeoipError, openGeoip, type Geoip } from './visits/geoip.ts';
+import { createRecorder, type Recorder } from './visits/recorder.ts';
+import { createVisitorIds } from './visits/visitor-id.ts';
 
 export type { Handler } from './dispatch.ts';
 
@@ -116,6 +120,8 @@ interface Opened {
   compact: () => Promise<CompactReport>;
   dataFile: string;
   database: { host: string; database: string } | undefined;
+  /** The country database of `geoipDb`, open while the shortener is (events only). */
+  geoip: Geoip | undefined;
 }
 
 export function createShortener(options: ShortenerOptions = {}): Shortener {
@@ -140,6 +146,37 @@ function prepare(options: ShortenerOptions): { config: Config; log: Logger; metr
 }
 
 /**
+ * The country database, opened before the store (a damaged file stops start-up: a `ConfigError`,
+ * exit 2) and only when events are recorded (with `counts` nothing reads it). A `geoipHeader`
+ * without `trustProxy` is ignored with a warning: without a proxy that sets the header, any
+ * client could send a country (docs/analytics.md).
+ */
+function openCountries(config: Config, log: Logger): Geoip | undefined {
+  if (config.visitTracking !== 'events') return undefined;
+  if (config.geoipHeader !== '' && config.trustProxy === 0) {
+    log.warn('GEOIP_HEADER is ignored: a country header is trusted only behind a proxy (set TRUST_PROXY)', { header: config.geoipHeader });
+  }
+  if (config.geoipDb === '') return undefined;
+  try {
+    return openGeoip({ path: config.geoipDb, warn: (msg, fields) => log.warn(msg, fields), info: (msg, fields) => log.info(msg, fields) });
+  } catch (err) {
+    if (err instanceof GeoipError) throw new ConfigError(`invalid GEOIP_DB: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The recorder of visit events (`visitTracking: events`), over the store's shared daily key if it has one. */
+function recorderFor(config: Config, links: LinkStore, geoip: Geoip | undefined, metrics: Metrics, log: Logger, now: () => number): Recorder | undefined {
+  if (config.visitTracking !== 'events') return undefined;
+  const visitorIds = createVisitorIds({
+    now,
+    sharedKey: links.dailyKey ? (day) => links.dailyKey!(day) : undefined,
+    onKeyError: (err) => log.warn('the daily visitor key could not be read; visits get no visitor id until it can', { error: err instanceof Error ? err.message : String(err) }),
+  });
+  return createRecorder({ trustProxy: config.trustProxy, geoipHeader: config.geoipHeader, countries: geoip, now, visitorIds, recorded: metrics.visitEvent });
+}
+
+/**
  * `openShortener` for either store: with `databaseUrl`, loads the PostgreSQL driver, connects,
  * and runs the schema's migrations (under an advisory lock: instances may start together) before
  * it resolves; without, it is `openShortener`. Rejects with `DriverMissingError` when the driver is
@@ -148,14 +185,22 @@ function prepare(options: ShortenerOptions): { config: Config; log: Logger; metr
 export async function openShortenerAsync(options: ShortenerOptions = {}): Promise<OpenedShortener> {
   const { config, log, metrics, count } = prepare(options);
   if (config.databaseUrl === '') return openShortener(options);
-  const store = await openPostgresStore({
-    url: config.databaseUrl,
-    poolSize: config.dbPoolSize,
-    log,
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.driverModule !== undefined ? { driverModule: options.driverModule } : {}),
-    onWrite: metrics.storeWrite,
-  });
+  const geoip = openCountries(config, log);
+  let store;
+  try {
+    store = await openPostgresStore({
+      url: config.databaseUrl,
+      poolSize: config.dbPoolSize,
+      log,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.driverModule !== undefined ? { driverModule: options.driverModule } : {}),
+      onWrite: metrics.storeWrite,
+      visitRetentionDays: config.visitRetentionDays,
+    });
+  } catch (err) {
+    geoip?.close();
+    throw err;
+  }
   count.links = () => store.count;
   return opened(options, {
     config,
@@ -166,6 +211,7 @@ export async function openShortenerAsync(options: ShortenerOptions = {}): Promis
     compact: () => Promise.reject(new Error('compaction is for the log store; PostgreSQL reclaims space itself (autovacuum)')),
     dataFile: '',
     database: describeDatabase(config.databaseUrl),
+    geoip,
   });
 }
 
@@ -180,15 +226,23 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
   if (config.databaseUrl !== '') {
     throw new TypeError('databaseUrl is set: a database opens asynchronously, use openShortenerAsync() or createShortenerAsync()');
   }
-  const store = new Store({
-    dir: config.dataDir,
-    fsync: config.fsync,
-    log,
-    ...(now ? { now } : {}),
-    ...(fs ? { fs } : {}),
-    ...(visitFlushMs ? { visitFlushMs } : {}),
-    onWrite: metrics.storeWrite,
-  });
+  const geoip = openCountries(config, log);
+  let store: Store;
+  try {
+    store = new Store({
+      dir: config.dataDir,
+      fsync: config.fsync,
+      log,
+      ...(now ? { now } : {}),
+      ...(fs ? { fs } : {}),
+      ...(visitFlushMs ? { visitFlushMs } : {}),
+      onWrite: metrics.storeWrite,
+      visitRetentionDays: config.visitRetentionDays,
+    });
+  } catch (err) {
+    geoip?.close();
+    throw err;
+  }
   count.links = () => store.count;
   // The service sees the storage contract only.
   const links = new LogStore(store);
@@ -201,6 +255,7 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
     compact: () => store.compact(),
     dataFile: store.path,
     database: undefined,
+    geoip,
   });
 }
 
@@ -217,11 +272,14 @@ function opened(options: ShortenerOptions, parts: Opened): OpenedShortener {
       started = true;
       return assemble(options, { ...parts, config: { ...parts.config, port: port ?? parts.config.port } });
     },
-    close: () => parts.links.close(),
+    close: () => {
+      parts.geoip?.close();
+      return parts.links.close();
+    },
   };
 }
 
-function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics }: Opened): Shortener {
+function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics, geoip }: Opened): Shortener {
   const { now, random, staticDir } = options;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
   let shuttingDown = false;
@@ -242,6 +300,8 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     randomCode: createCodeSource(random),
     log,
     created: metrics.linkCreated,
+    recorder: recorderFor(config, links, geoip, metrics, log, now ?? Date.now),
+    visitTracking: config.visitTracking,
   });
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
@@ -279,6 +339,7 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     },
     close() {
       shuttingDown = true;
+      geoip?.close();
       return links.close();
     },
     compact,

@@ -133,7 +133,9 @@ export function createDispatch(deps: DispatchDeps): Handler {
     const get = method === 'GET';
     if (fastRedirects && (get || method === 'HEAD') && target.startsWith(linkPrefix) && !reservedPaths.has(target)) {
       try {
-        const hit = service.visitIn(target, linkPrefix.length, get);
+        // The request: a limited link's preview check and, with events, the visit's event (made
+        // only when the store counts the visit).
+        const hit = service.visitIn(target, linkPrefix.length, get, req);
         // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which
         // walks the prototype chain of every redirect's answer.
         const decided = hit as Visit | undefined;
@@ -145,6 +147,8 @@ export function createDispatch(deps: DispatchDeps): Handler {
         // A store that answers later (a database) has decided, and counted, by then: answered
         // here whatever the decision, since the general path would count a second time.
         if (hit instanceof Promise) return void hit.then((later) => fastAnswer(res, method, later), (err: unknown) => fail(res, err, method, target));
+        // A link preview of a limited link: decided here, answered here (a page, no count).
+        if (decided?.kind === 'preview') return fastAnswer(res, method, decided);
       } catch (err) {
         return fail(res, err, method, target);
       }

@@ -74,11 +74,12 @@ async function main(): Promise<void> {
   try {
     opened = await openShortenerAsync({ ...config, logger: log });
   } catch (err) {
-    if (err instanceof DriverMissingError) {
+    // A setting that cannot be used (a damaged GEOIP_DB) is a configuration error like a bad value.
+    if (err instanceof DriverMissingError || err instanceof ConfigError) {
       process.stderr.write(`${NAME}: ${err.message}\n`);
       process.exit(2);
     }
-    if (!(err instanceof StoreOpenError || err instanceof ConfigError || err instanceof DatabaseOpenError)) throw err;
+    if (!(err instanceof StoreOpenError || err instanceof DatabaseOpenError)) throw err;
     log.error(err.message);
     process.exit(1);
   }

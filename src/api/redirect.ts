@@ -13,7 +13,17 @@ interface LinkPages {
   missing: string;
   expired: string;
   limitReached: string;
+  preview: string;
 }
+
+/**
+ * The page a link-preview fetcher gets for a live link with a visit limit (docs/api.md, link
+ * previews): it names no target, so a chat's preview shows this instead, and opening the link uses
+ * no visit. "Continue" is `?go` relative to the page, so it is `<code>?go` (or `<code>/?go`) under
+ * any base path, and the page is the same for every link: a `?go` request is never a preview.
+ */
+const PREVIEW_TITLE = 'A short link';
+const PREVIEW_MESSAGE = 'This link can be opened a limited number of times, so it is not opened for a preview. Continue to open it.';
 
 function linkPages(home: boolean, root: string): LinkPages {
   const options = { home, root };
@@ -25,6 +35,7 @@ function linkPages(home: boolean, root: string): LinkPages {
       'The owner of this short link let it be opened a limited number of times, and it has been.',
       { ...options, status: 410 },
     ),
+    preview: htmlPage(PREVIEW_TITLE, PREVIEW_MESSAGE, { ...options, action: { href: '?go', text: 'Continue' } }),
   };
 }
 
@@ -57,5 +68,7 @@ export function answerVisit(reply: Responder, res: ServerResponse, hit: Visit, h
       return reply.send(res, 410, HTML_TYPE, pagesFor(res, home).limitReached, NO_STORE);
     case 'missing':
       return reply.send(res, 404, HTML_TYPE, pagesFor(res, home).missing, NO_STORE);
+    case 'preview':
+      return reply.send(res, 200, HTML_TYPE, pagesFor(res, home).preview, NO_STORE);
   }
 }

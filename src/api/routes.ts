@@ -246,8 +246,9 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       ...(publicRedirects ? { public: ['GET', 'HEAD'] as const } : {}),
       methods: {
         GET: (ctx) => {
-          // HEAD is answered by this handler too, and does not count as a visit.
-          const hit = service.visit(ctx.params['code']!, ctx.method === 'GET');
+          // HEAD is answered by this handler too, and does not count as a visit. `?go` is the
+          // preview page's "Continue": a visit, never a preview (docs/api.md, link previews).
+          const hit = service.visit(ctx.params['code']!, ctx.method === 'GET', ctx.req, ctx.query().has('go'));
           if (hit instanceof Promise) return hit.then((decided) => redirect(ctx.res, decided));
           redirect(ctx.res, hit);
         },

@@ -59,6 +59,19 @@ export const nonEmpty = parser('any non-empty text', (raw) => {
   return s;
 });
 
+/** Any text, or empty (a setting that is off when empty, such as a file path). */
+export const optionalText = parser('any text, or empty', (raw) => text(raw).trim());
+
+/**
+ * An HTTP header name (an RFC 9110 token), or empty; lower case, as node:http keys
+ * `req.headers`, so a request's header is one property read.
+ */
+export const headerName = parser('an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~), or empty', (raw) => {
+  const s = text(raw).trim();
+  if (s !== '' && !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(s)) throw new BadValue('must be an HTTP header name such as CF-IPCountry (letters, digits and !#$%&\'*+-.^_`|~), or empty');
+  return s.toLowerCase();
+});
+
 /**
  * A gate token must arrive unchanged in an `Authorization` header: the HTTP parser strips spaces at
  * the ends of a header value and reads bytes as latin1, so a token with spaces, control characters

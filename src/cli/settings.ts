@@ -5,9 +5,13 @@
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
 import type { FsyncMode } from '../store/log/store.ts';
-import { bearerToken, boolean, databaseUrl, integer, list, nonEmpty, oneOf, origins, publicUrl, type Parser } from './parsers.ts';
+import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, type Parser } from './parsers.ts';
 
 export type { FsyncMode } from '../store/log/store.ts';
+
+/** `events`: one private event per counted visit (docs/analytics.md); `counts`: the count alone. */
+export type VisitTracking = 'events' | 'counts';
+export const VISIT_TRACKING: readonly VisitTracking[] = ['events', 'counts'];
 
 export interface Config {
   /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
@@ -42,6 +46,16 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Processes serving the port with `node:cluster` (`src/cli/cluster.ts`); more than 1 needs a database. */
   workers: number;
+  /** What a counted visit records (docs/analytics.md). */
+  visitTracking: VisitTracking;
+  /** Events older than this many days are deleted; 0 keeps them. */
+  visitRetentionDays: number;
+  /** Proxies in front: the client address is the N-th entry from the right of `X-Forwarded-For`. */
+  trustProxy: number;
+  /** A MaxMind DB (`.mmdb`) file for visit countries; empty = none. */
+  geoipDb: string;
+  /** A trusted proxy's country header, lower case (`cf-ipcountry`); empty = none. Read only when `trustProxy` > 0. */
+  geoipHeader: string;
 }
 
 export interface Setting<K extends keyof Config> {
@@ -99,6 +113,12 @@ export const SETTINGS = [
   setting({ prop: 'maxConnections', file: 'max_connections', env: 'MAX_CONNECTIONS', flag: '--max-connections', parse: integer(1, 1_000_000), default: 1024, help: 'open connections at most; past it the oldest one without a request in flight is closed' }),
   setting({ prop: 'shutdownTimeoutMs', file: 'shutdown_timeout_ms', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', parse: integer(0, 600_000), default: 10_000, help: 'time SIGTERM gives requests in flight before closing them, ms' }),
   setting({ prop: 'workers', file: 'workers', env: 'WORKERS', flag: '--workers', parse: integer(1, 64), default: 1, help: 'processes serving the port; more than 1 needs DATABASE_URL' }),
+  // Visits and analytics (docs/analytics.md).
+  setting({ prop: 'visitTracking', file: 'visit_tracking', env: 'VISIT_TRACKING', flag: '--visit-tracking', parse: oneOf<VisitTracking>(VISIT_TRACKING), default: 'events', help: 'events: record one private event per counted visit (stats); counts: only count visits' }),
+  setting({ prop: 'visitRetentionDays', file: 'visit_retention_days', env: 'VISIT_RETENTION_DAYS', flag: '--visit-retention-days', parse: integer(0, 36500), default: 0, help: 'delete visit events older than this many days; 0 keeps them' }),
+  setting({ prop: 'trustProxy', file: 'trust_proxy', env: 'TRUST_PROXY', flag: '--trust-proxy', parse: integer(0, 10), default: 0, help: 'proxies in front; the client address is the N-th entry from the right of X-Forwarded-For (0: the socket)' }),
+  setting({ prop: 'geoipDb', file: 'geoip_db', env: 'GEOIP_DB', flag: '--geoip-db', parse: optionalText, default: '', help: 'a MaxMind DB (.mmdb) country or city file for visit countries, re-read when it changes; empty: none' }),
+  setting({ prop: 'geoipHeader', file: 'geoip_header', env: 'GEOIP_HEADER', flag: '--geoip-header', parse: headerName, default: '', help: "a trusted proxy's country header (e.g. CF-IPCountry), used instead of GEOIP_DB; only with TRUST_PROXY > 0" }),
 ] as const;
 
 export type AnySetting = Setting<keyof Config>;

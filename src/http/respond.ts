@@ -70,6 +70,8 @@ export interface PageOptions {
   root?: string;
   /** Link to the home page (the UI): only when it is served. */
   home?: boolean;
+  /** A link to go on with (the link preview page's "Continue"), relative to the page. */
+  action?: { readonly href: string; readonly text: string };
 }
 
 /**
@@ -77,7 +79,7 @@ export interface PageOptions {
  * the UI's stylesheet, which is public even behind the gate. Its URLs are relative to `root`, so
  * the page works under any base path.
  */
-export function htmlPage(title: string, message: string, { status, root = '', home = false }: PageOptions = {}): string {
+export function htmlPage(title: string, message: string, { status, root = '', home = false, action }: PageOptions = {}): string {
   const r = escapeHtml(root);
   return (
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
@@ -89,6 +91,7 @@ export function htmlPage(title: string, message: string, { status, root = '', ho
     '</head>\n<body class="link-page">\n<main>\n<div class="card">\n' +
     (status === undefined ? '' : `<p class="status-code">Error ${status}</p>\n`) +
     `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n` +
+    (action === undefined ? '' : `<p><a href="${escapeHtml(action.href)}">${escapeHtml(action.text)}</a></p>\n`) +
     (home ? `<p><a href="${r || './'}">Go to the home page</a></p>\n` : '') +
     '</div>\n</main>\n</body>\n</html>\n'
   );

@@ -12,6 +12,11 @@ import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, typ
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
 import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
+import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
+import type { Recorder, VisitRequest } from '../visits/recorder.ts';
+import type { VisitEventSource } from '../visits/event.ts';
+
+export type { VisitRequest } from '../visits/recorder.ts';
 
 /** The input was refused; `detail` tells the sender why (a 400). */
 export type Invalid = { ok: false; error: 'invalid'; detail: string };
@@ -61,12 +66,29 @@ export interface ServiceOptions {
   log: Logger;
   /** Told of each link created, once it is durable (metrics). */
   created?: () => void;
+  /** Makes the event of a counted visit (`visit_tracking: events`); absent: visits are only counted. */
+  recorder?: Recorder | undefined;
   /** `visit_tracking` (docs/analytics.md), as the stats report it; default `events`. */
   visitTracking?: VisitTracking;
 }
 
-/** What a redirect answers (see `LinkStore.countVisit`: read it at once). */
-export type Visit = VisitDecision;
+/**
+ * What a redirect answers (see `LinkStore.countVisit`: read it at once), or `preview`: a link
+ * preview of a live link with a visit limit, answered with a page and not counted (docs/api.md).
+ */
+export type Visit = VisitDecision | { readonly kind: 'preview' };
+
+const PREVIEW: Visit = { kind: 'preview' };
+
+/** `mapMaybe` for an `f` that may answer with a promise itself. */
+function flatMaybe<T, U>(value: MaybePromise<T>, f: (value: T) => MaybePromise<U>): MaybePromise<U> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/** A request's own question, asked of a live limited link only: is it a link-preview fetcher? */
+function isPreview(req: VisitRequest | undefined): boolean {
+  return req !== undefined && isPreviewFetcher(req.headers['user-agent']);
+}
 
 const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
 const MISSING: Visit = { kind: 'missing' };
@@ -74,7 +96,7 @@ const CODE_IN_USE: Conflict = { ok: false, error: 'conflict', detail: 'code alre
 const REMOVED: RemoveOutcome = { ok: true };
 
 export function createService(options: ServiceOptions) {
-  const { store, baseUrl, now, log } = options;
+  const { store, baseUrl, now, log, recorder } = options;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl };
   const keyDigests = options.apiKeys.map(digestSecret);
 
@@ -98,6 +120,48 @@ export function createService(options: ServiceOptions) {
       slice: (from, to) => mapMaybe(page.slice(from, to), (records) => records.map(view)),
       release: () => page.release(),
     };
+  }
+
+  /**
+   * The redirect's decision (docs/api.md): a preview of a live link with a visit limit is a page,
+   * counted nothing; anything else is the store's decision, counted for a GET, with the event of
+   * the visit when there is a recorder.
+   *
+   * Only a limited link asks about the `User-Agent`, so ordinary redirects pay nothing for
+   * previews. A store in memory (`inMemory`) is asked first without counting — a second lookup of
+   * a code just found costs less than reading the request's headers on every redirect — and then,
+   * in the same synchronous step, with counting. A database is asked once, except by a preview
+   * fetcher: its `User-Agent` is read first (next to a round trip it costs nothing), and only a
+   * fetcher's GET pays a second round trip, to learn whether the link has a limit before counting.
+   */
+  function redirect(ask: (count: boolean, source?: VisitEventSource) => MaybePromise<VisitDecision>, count: boolean, req: VisitRequest | undefined, go: boolean, inMemory: boolean): MaybePromise<Visit> {
+    if (!count) return go ? ask(false) : mapMaybe(ask(false), (decision) => previewOr(decision, req));
+    if (go) return counted(ask, req);
+    if (inMemory) {
+      return flatMaybe(ask(false), (decision): MaybePromise<Visit> => {
+        if (decision.kind !== 'found') return decision;
+        return decision.limited && isPreview(req) ? PREVIEW : counted(ask, req);
+      });
+    }
+    if (!isPreview(req)) return counted(ask, req);
+    return flatMaybe(ask(false), (decision): MaybePromise<Visit> => (decision.kind === 'found' && decision.limited ? PREVIEW : counted(ask, req)));
+  }
+
+  /** A decision without counting, or the preview page it becomes. */
+  function previewOr(decision: VisitDecision, req: VisitRequest | undefined): Visit {
+    return decision.kind === 'found' && decision.limited && isPreview(req) ? PREVIEW : decision;
+  }
+
+  /**
+   * The counted ask, with the event's source when events are recorded: a closure the store calls
+   * only for a visit it counts. A shared daily key still being fetched (a database's, once a day)
+   * is waited for first.
+   */
+  function counted(ask: (count: boolean, source?: VisitEventSource) => MaybePromise<VisitDecision>, req: VisitRequest | undefined): MaybePromise<Visit> {
+    if (recorder === undefined || req === undefined) return ask(true);
+    const waiting = recorder.ready();
+    if (waiting !== undefined) return waiting.then(() => ask(true, recorder.source(req)));
+    return ask(true, recorder.source(req));
   }
 
   return {
@@ -230,10 +294,12 @@ export function createService(options: ServiceOptions) {
      * once, so the redirect awaits nothing; a database answers with a promise, and so does the log
      * store for a counted visit of a link with a limit (durable first). Such a promise rejects with
      * `StoreUnavailableError` when the visit cannot be written: `storeFailure` (outcomes.ts) makes
-     * that the 503 it is.
+     * that the 503 it is. `req` gives the visit's event (with a recorder) and tells a link
+     * preview; `go` (`/<code>?go`, the preview page's "Continue") is never a preview.
      */
-    visit(code: string, count: boolean): MaybePromise<Visit> {
-      return isCodeShaped(code) ? store.countVisit(code, seconds, count) : MISSING;
+    visit(code: string, count: boolean, req?: VisitRequest, go = false): MaybePromise<Visit> {
+      if (!isCodeShaped(code)) return MISSING;
+      return redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, go, store.countVisitIn !== undefined);
     },
 
     /**
@@ -243,12 +309,23 @@ export function createService(options: ServiceOptions) {
      * code-shaped and no reserved word.
      */
     visitIn: store.countVisitIn
-      ? (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => store.countVisitIn!(text, start, seconds, count)
-      : (text: string, start: number, count: boolean): MaybePromise<Visit> | undefined => {
+      ? // `redirect` written out for the store in memory, with no closure but the event's source.
+        (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
+          const decision = store.countVisitIn!(text, start, seconds, false);
+          if (decision instanceof Promise) return redirect((c, source) => store.countVisitIn!(text, start, seconds, c, source), count, req, false, true);
+          if (decision.kind !== 'found') return decision;
+          if (decision.limited && isPreview(req)) return PREVIEW;
+          if (!count) return decision;
+          if (recorder === undefined || req === undefined) return store.countVisitIn!(text, start, seconds, true);
+          if (recorder.ready() !== undefined) return counted((c, source) => store.countVisitIn!(text, start, seconds, c, source), req);
+          return store.countVisitIn!(text, start, seconds, true, recorder.source(req));
+        }
+      : (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
           const code = text.slice(start);
-          return isCodeShaped(code) && !isReserved(code) ? store.countVisit(code, seconds, count) : undefined;
+          return isCodeShaped(code) && !isReserved(code) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
         },
   };
+
 }
 
 export type Service = ReturnType<typeof createService>;

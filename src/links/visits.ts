@@ -10,9 +10,8 @@ import { StoreUnavailableError, type LinkStore } from '../store/link-store.ts';
 import type { TopList, VisitEvent, VisitStats } from '../visits/event.ts';
 import { parseEventFilter, parseStatsRange, RangeRefusal, type RangeParams, type StatsRange } from '../visits/range.ts';
 
-/** `visit_tracking`: one event per counted visit, or only the count. */
+/** `visit_tracking`: one event per counted visit, or only the count (the setting is `cli/settings.ts`'s). */
 export type VisitTracking = 'events' | 'counts';
-export const VISIT_TRACKING: readonly VisitTracking[] = ['events', 'counts'];
 
 export const DEFAULT_VISIT_PAGE = 100;
 export const MAX_VISIT_PAGE = 1000;

@@ -32,8 +32,8 @@ export const LINK_ROUTE = '/:code';
 export const NO_ROUTE = 'none';
 
 /** The `result` label of `shortener_redirects_total`, every value always exported. */
-export const REDIRECT_RESULTS = ['found', 'not_found', 'expired', 'limit_reached'] as const;
-const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = { found: 0, missing: 1, expired: 2, limit_reached: 3 };
+export const REDIRECT_RESULTS = ['found', 'not_found', 'expired', 'limit_reached', 'preview'] as const;
+const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = { found: 0, missing: 1, expired: 2, limit_reached: 3, preview: 4 };
 
 /** Slots of `fastRedirects`. */
 export const FAST_GET = 0;
@@ -81,6 +81,11 @@ export interface Metrics {
   /** A short link resolved on the general path (the fast path counts its own). */
   redirected(kind: Visit['kind']): void;
   linkCreated(): void;
+  /**
+   * One visit event made (the recorder calls it when the store asks for the event of a counted
+   * visit): an increment of one of two preallocated slots, by the bot flag.
+   */
+  visitEvent(bot: boolean): void;
   /** One group-commit write of the log, with its fsync. */
   storeWrite(seconds: number): void;
   /** Everything, as plain metric families; it awaits one turn of the event loop (the lag). */
@@ -115,6 +120,8 @@ export function createMetrics(source: MetricsSource): Metrics {
   const routes = new Map<string, RouteStats>();
   const storeWrites = new Histogram(STORE_WRITE_BUCKETS);
   let created = 0;
+  /** Visit events made: [not bots, bots]. */
+  const events = new Float64Array(2);
 
   function statsOf(route: string): RouteStats {
     let stats = routes.get(route);
@@ -165,6 +172,15 @@ export function createMetrics(source: MetricsSource): Metrics {
       },
       { name: 'shortener_links_created_total', help: 'Links created (REST API and MCP).', type: 'counter', samples: [{ labels: [], value: created }] },
       {
+        name: 'shortener_visit_events_total',
+        help: 'Visit events recorded (VISIT_TRACKING=events), by whether the visitor was a bot.',
+        type: 'counter',
+        samples: [
+          { labels: [['bot', 'false']], value: events[0]! },
+          { labels: [['bot', 'true']], value: events[1]! },
+        ],
+      },
+      {
         name: 'shortener_links',
         help: 'Links held by the store (an expired link until its storage is reclaimed).',
         type: 'gauge',
@@ -209,6 +225,9 @@ export function createMetrics(source: MetricsSource): Metrics {
     },
     linkCreated() {
       created++;
+    },
+    visitEvent(bot) {
+      events[bot ? 1 : 0]!++;
     },
     storeWrite(seconds) {
       storeWrites.observe(seconds);

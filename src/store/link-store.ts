@@ -68,9 +68,13 @@ export interface LinkChanges {
   maxVisits?: number | null;
 }
 
-/** What a redirect does. `found` carries the URL; the others are answered with a page. */
+/**
+ * What a redirect does. `found` carries the URL, and whether the link has a visit limit (a link
+ * preview of a limited link is answered with a page and not counted, docs/api.md: the redirect
+ * asks about the `User-Agent` only then); the others are answered with a page.
+ */
 export type VisitDecision =
-  | { readonly kind: 'found'; readonly url: string }
+  | { readonly kind: 'found'; readonly url: string; readonly limited: boolean }
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired' }
   /** The link's visit limit is used up (docs/api.md): `visits >= maxVisits`. */

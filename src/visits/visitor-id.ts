@@ -6,15 +6,19 @@
  * can recompute an id from an address, or tell that two days' ids are the same visitor. Only the
  * id is stored; the address and the `User-Agent` never are.
  *
- * The id is the hash's first 8 bytes, read as a signed 64-bit integer (a PostgreSQL `bigint`, 8
- * bytes on the log store's disk). Two visitors of one day share an id with probability about
- * n² / 2⁶⁵: for 10 million visitors a day, 3 in a million — a count of unique visitors that is
- * off by one that often is exact enough.
+ * The id is the hash's first 4 bytes, read as a signed 32-bit integer: a PostgreSQL `integer`,
+ * one word of the log store's packed event (packed.ts). Two of a day's n visitors share an id with
+ * probability about n² / 2³³: for 100,000 visitors a day, about one pair shares an id, and the
+ * count of unique visitors is one short — exact enough for a count that was never meant to be a
+ * census, and it keeps an event small.
+ *
+ * The key of a store that instances share (PostgreSQL, `LinkStore.dailyKey`) comes from the store,
+ * so every instance gives one visitor one id; the log store's lives in this process's memory only.
  *
  * A request with `Sec-GPC: 1` (Global Privacy Control) or `DNT: 1` (Do Not Track) gets no id at
  * all (`tracksVisitor`): it is still a visit, but its event keeps only the time and the bot flag.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export const DAY_MS = 86_400_000;
@@ -22,11 +26,11 @@ export const DAY_MS = 86_400_000;
 /** Bytes of a day's key: SHA-256's block is larger, its output this size, and more adds nothing. */
 export const KEY_BYTES = 32;
 
-/** The id of (`address`, `userAgent`) under one day's `key`. */
-export function visitorId(key: Uint8Array, address: string, userAgent: string | undefined): bigint {
+/** The id of (`address`, `userAgent`) under one day's `key` (a `KeyObject` of it is cheaper to reuse). */
+export function visitorId(key: Uint8Array | KeyObject, address: string, userAgent: string | undefined): number {
   // A newline cannot occur in either value (a header value holds none, an address is canonical),
   // so the pair is read back one way only: ("a", "b\nc") and ("a\nb", "c") cannot collide.
-  return createHmac('sha256', key).update(`${address}\n${userAgent ?? ''}`).digest().readBigInt64BE(0);
+  return createHmac('sha256', key).update(`${address}\n${userAgent ?? ''}`).digest().readInt32BE(0);
 }
 
 /** The UTC day of `ms` (days since 1970-01-01). */
@@ -57,15 +61,78 @@ export function createDailyKeys(options: DailyKeyOptions = {}): () => { day: num
   };
 }
 
+/** The daily visitor ids: `(address, userAgent)` → today's id, or `null` without an address. */
+export interface VisitorIds {
+  (address: string | null, userAgent: string | undefined): number | null;
+  /**
+   * Undefined when the key of the current day is at hand; else a promise that settles once it is
+   * (a shared key being fetched from the store). An id asked before gets `null`.
+   */
+  ready(): Promise<void> | undefined;
+}
+
+export interface VisitorIdOptions extends DailyKeyOptions {
+  /**
+   * The shared key of a UTC day (`LinkStore.dailyKey`), for a store that instances share; without
+   * it the key is this process's own (`createDailyKeys`).
+   */
+  sharedKey?: ((day: number) => Promise<Uint8Array>) | undefined;
+  /** Told why a shared key could not be had (it is asked again on the next visit). */
+  onKeyError?: (err: unknown) => void;
+}
+
 /**
  * The daily visitor ids of one process: `(address, userAgent)` → today's id, or `null` when there
  * is no address to hash (the client address could not be told, client-address.ts).
+ *
+ * A shared key is asked of the store once per day per process and kept (only the current day's);
+ * until it arrives, `ready()` is the promise to wait for: the redirect of a database is async
+ * anyway, so its first counted visit of the day waits one round trip, and no other does.
  */
-export function createVisitorIds(options: DailyKeyOptions = {}): (address: string | null, userAgent: string | undefined) => bigint | null {
-  const todaysKey = createDailyKeys(options);
-  return function dailyVisitorId(address, userAgent) {
-    return address === null ? null : visitorId(todaysKey().key, address, userAgent);
+export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
+  const now = options.now ?? Date.now;
+  const { sharedKey } = options;
+  if (sharedKey === undefined) {
+    const todaysKey = createDailyKeys(options);
+    // A KeyObject per day: createHmac then skips importing the raw key on every visit.
+    let keyed: { day: number; key: KeyObject } | undefined;
+    const ownIds = function dailyVisitorId(address: string | null, userAgent: string | undefined): number | null {
+      if (address === null) return null;
+      const today = todaysKey();
+      if (keyed === undefined || keyed.day !== today.day) keyed = { day: today.day, key: createSecretKey(today.key) };
+      return visitorId(keyed.key, address, userAgent);
+    };
+    return Object.assign(ownIds, { ready: (): undefined => undefined });
+  }
+  let current: { day: number; key: KeyObject } | undefined;
+  let fetching: { day: number; done: Promise<void> } | undefined;
+  function ready(): Promise<void> | undefined {
+    const day = utcDay(now());
+    if (current?.day === day) return undefined;
+    if (fetching?.day === day) return fetching.done;
+    const done = sharedKey!(day).then(
+      (key) => {
+        // Only the current day's is kept: the previous one is dropped with this object.
+        if (current === undefined || current.day < day) current = { day, key: createSecretKey(key) };
+      },
+      (err: unknown) => options.onKeyError?.(err),
+    );
+    // Asked again on the next visit if it failed.
+    fetching = { day, done: done.then(() => void (fetching = undefined)) };
+    return fetching.done;
+  }
+  const sharedIds = function sharedVisitorId(address: string | null, userAgent: string | undefined): number | null {
+    if (address === null) return null;
+    const day = utcDay(now());
+    if (current?.day !== day) {
+      // Not fetched yet (the caller did not wait for `ready`, or midnight passed since): no id
+      // rather than an id under another day's key, and the fetch starts.
+      void ready();
+      return null;
+    }
+    return visitorId(current.key, address, userAgent);
   };
+  return Object.assign(sharedIds, { ready });
 }
 
 /** True unless the request asks not to be tracked (`Sec-GPC: 1` or `DNT: 1`). */

@@ -73,6 +73,12 @@ const DOCUMENTED_DEFAULTS: Config = {
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16_384,
   maxConnections: 1024,
+  // Visits (README, configuration).
+  visitTracking: 'events',
+  visitRetentionDays: 0,
+  trustProxy: 0,
+  geoipDb: '',
+  geoipHeader: '',
 };
 
 const DOCUMENTED_ENV_NAMES = [
@@ -99,6 +105,11 @@ const DOCUMENTED_ENV_NAMES = [
   'KEEP_ALIVE_TIMEOUT_MS',
   'MAX_HEADER_BYTES',
   'MAX_CONNECTIONS',
+  'VISIT_TRACKING',
+  'VISIT_RETENTION_DAYS',
+  'TRUST_PROXY',
+  'GEOIP_DB',
+  'GEOIP_HEADER',
 ];
 
 describe('defaults', () => {
@@ -171,6 +182,11 @@ describe('--help, generated from the settings table', () => {
     KEEP_ALIVE_TIMEOUT_MS: ['--keep-alive-timeout-ms VALUE', '5000', 'an integer from 100 to 600000'],
     MAX_HEADER_BYTES: ['--max-header-bytes VALUE', '16384', 'an integer from 1024 to 1048576'],
     MAX_CONNECTIONS: ['--max-connections VALUE', '1024', 'an integer from 1 to 1000000'],
+    VISIT_TRACKING: ['--visit-tracking VALUE', 'events', 'one of events, counts'],
+    VISIT_RETENTION_DAYS: ['--visit-retention-days VALUE', '0', 'an integer from 0 to 36500'],
+    TRUST_PROXY: ['--trust-proxy VALUE', '0', 'an integer from 0 to 10'],
+    GEOIP_DB: ['--geoip-db VALUE', 'empty', 'any text, or empty'],
+    GEOIP_HEADER: ['--geoip-header VALUE', 'empty', "an HTTP header name (letters, digits and !#$%&'*+-.^_`|~), or empty"],
   };
   for (const [env, [flag, shown, allowed]] of Object.entries(EXPECTED)) {
     test(`${env}: ${flag}, default ${shown}, allowed ${allowed}`, () => {
@@ -369,6 +385,11 @@ describe('config file', () => {
       max_connections: 50,
       shutdown_timeout_ms: 0,
       workers: 4,
+      visit_tracking: 'counts',
+      visit_retention_days: 400,
+      trust_proxy: 2,
+      geoip_db: '/srv/geo/country.mmdb',
+      geoip_header: 'CF-IPCountry',
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -395,6 +416,12 @@ describe('config file', () => {
       maxConnections: 50,
       shutdownTimeoutMs: 0,
       workers: 4,
+      visitTracking: 'counts',
+      visitRetentionDays: 400,
+      trustProxy: 2,
+      geoipDb: '/srv/geo/country.mmdb',
+      // Lower case: node:http's key in req.headers.
+      geoipHeader: 'cf-ipcountry',
     });
   });
 
@@ -472,6 +499,15 @@ describe('configuration errors', () => {
     { name: 'shutdown timeout above 10 min', env: { SHUTDOWN_TIMEOUT_MS: '600001' }, names: ['SHUTDOWN_TIMEOUT_MS'] },
     { name: 'shutdown timeout negative', argv: ['--shutdown-timeout-ms=-1'], names: ['--shutdown-timeout-ms'] },
     { name: 'headers timeout above the request timeout (env)', env: { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }, names: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] },
+    { name: 'unknown visit_tracking (env)', env: { VISIT_TRACKING: 'all' }, names: ['VISIT_TRACKING'] },
+    { name: 'unknown visit_tracking (file)', file: json({ visit_tracking: 'none' }), names: ['visit_tracking'] },
+    { name: 'visit retention above 36500 days', argv: ['--visit-retention-days', '36501'], names: ['--visit-retention-days'] },
+    { name: 'visit retention negative', env: { VISIT_RETENTION_DAYS: '-1' }, names: ['VISIT_RETENTION_DAYS'] },
+    { name: 'visit retention in weeks', file: json({ visit_retention_days: '4w' }), names: ['visit_retention_days'] },
+    { name: 'trust_proxy above 10', env: { TRUST_PROXY: '11' }, names: ['TRUST_PROXY'] },
+    { name: 'trust_proxy true', argv: ['--trust-proxy=true'], names: ['--trust-proxy'] },
+    { name: 'geoip_header with a space', env: { GEOIP_HEADER: 'CF IPCountry' }, names: ['GEOIP_HEADER'] },
+    { name: 'geoip_header with a colon (file)', file: json({ geoip_header: 'CF-IPCountry:' }), names: ['geoip_header'] },
     { name: 'headers timeout above the default request timeout (flag)', argv: ['--headers-timeout-ms', '40000'], names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'] },
   ];
 

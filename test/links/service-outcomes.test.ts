@@ -74,7 +74,7 @@ class AsyncStore implements LinkStore {
     if (isUsedUp(r)) return { kind: 'limit_reached' };
     if (count && r.maxVisits !== null && this.failWrites) throw this.failWrites;
     if (count) r.visits++;
-    return { kind: 'found', url: r.url };
+    return { kind: 'found', url: r.url, limited: r.maxVisits !== null };
   }
   // Visit events: not built yet on this store.
   visitStats(): never {
@@ -127,7 +127,7 @@ test('the redirect fast path asks a store without countVisitIn only for a code-s
     return countVisit(code, now, count);
   };
   const s = service(store);
-  assert.deepEqual(await s.visitIn('/code01', 1, true), { kind: 'found', url: 'https://example.com/a' });
+  assert.deepEqual(await s.visitIn('/code01', 1, true), { kind: 'found', url: 'https://example.com/a', limited: false });
   assert.deepEqual(await s.visitIn('/s/zzzzzz', 3, true), { kind: 'missing' });
   for (const path of ['/code01/', '/code01?x=1', '/%63ode01', '/metrics', '/Docs', '/', `/${'a'.repeat(65)}`]) {
     assert.equal(s.visitIn(path, 1, true), undefined, path);
@@ -152,7 +152,7 @@ test('over a store that answers with promises, every operation works and reports
   assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
   const hit = s.visit('code01', true);
   assert.ok(hit instanceof Promise, "the store's promise is passed on, not awaited by the service");
-  assert.deepEqual(await hit, { kind: 'found', url: 'https://example.com/a' });
+  assert.deepEqual(await hit, { kind: 'found', url: 'https://example.com/a', limited: false });
   const visited = { ...record, visit_count: 1 };
   assert.deepEqual(await s.get('code01'), { ok: true, record: visited });
   assert.deepEqual(await s.lookup('HTTPS://EXAMPLE.COM/a'), { ok: true, record: visited }, 'lookup normalizes its input');

@@ -266,7 +266,7 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       }
       assert.equal(await store.delete('exp0007', T), true);
       await decide(store, 'exp0010', T, true);
-      const expected = all.filter((r) => r.code !== 'exp0007').map((r) => (r.code === 'exp0010' ? { ...r, visits: 1 } : r));
+      const expected = all.filter((r) => r.code !== 'exp0007').map((r) => (r.code === 'exp0010' ? { ...r, visits: 1, untracked: 1 } : r));
       assert.deepEqual(await exported(store), expected);
     });
 

@@ -5,7 +5,7 @@
  * no address, no id; `Sec-GPC: 1` or `DNT: 1` asks for none. The clock is fake: nothing waits.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { test } from 'node:test';
 import { createDailyKeys, createVisitorIds, DAY_MS, KEY_BYTES, tracksVisitor, utcDay, visitorId } from '../../src/visits/visitor-id.ts';
 
@@ -30,14 +30,24 @@ function fakes(): { clock: { ms: number }; keys: number[]; options: { now: () =>
   };
 }
 
-test('the id is the first 8 bytes of HMAC-SHA-256(key, address + newline + User-Agent), signed', () => {
+test('the id is the first 4 bytes of HMAC-SHA-256(key, address + newline + User-Agent), signed', () => {
   const key = new Uint8Array(KEY_BYTES).fill(7);
   const digest = createHmac('sha256', key).update(`198.51.100.1\n${CHROME}`).digest();
-  assert.equal(visitorId(key, '198.51.100.1', CHROME), digest.readBigInt64BE(0));
-  assert.equal(visitorId(key, '198.51.100.1', undefined), createHmac('sha256', key).update('198.51.100.1\n').digest().readBigInt64BE(0));
-  // Signed 64-bit: a PostgreSQL bigint.
-  const id = visitorId(key, '198.51.100.1', CHROME);
-  assert.ok(id >= -(2n ** 63n) && id < 2n ** 63n);
+  assert.equal(visitorId(key, '198.51.100.1', CHROME), digest.readInt32BE(0));
+  assert.equal(visitorId(key, '198.51.100.1', undefined), createHmac('sha256', key).update('198.51.100.1\n').digest().readInt32BE(0));
+  // The same under the key as a KeyObject (what the ids reuse all day).
+  assert.equal(visitorId(createSecretKey(key), '198.51.100.1', CHROME), digest.readInt32BE(0));
+  // Signed 32-bit: a PostgreSQL integer, one word of a packed event.
+  const ids = ['198.51.100.1', '198.51.100.2', '2001:db8::1', '203.0.113.9'].map((a) => visitorId(key, a, CHROME));
+  for (const id of ids) assert.ok(Number.isInteger(id) && id >= -(2 ** 31) && id < 2 ** 31, String(id));
+  // Both signs occur: read signed, not unsigned.
+  assert.ok(Array.from({ length: 64 }, (_, i) => visitorId(key, `10.0.0.${i}`, CHROME)).some((id) => id < 0));
+});
+
+test('the ids of createVisitorIds are the HMAC under the day\'s key', () => {
+  const { options } = fakes();
+  assert.equal(createVisitorIds(options)('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(1), '198.51.100.1', CHROME));
+  assert.equal(createVisitorIds(options).ready(), undefined);
 });
 
 test('one visitor is one id all day; another address, agent or key is another id', () => {
@@ -101,4 +111,66 @@ test('Sec-GPC: 1 or DNT: 1 asks not to be tracked; anything else does not', () =
     [{ dnt: ['1'] }, false],
   ];
   for (const [headers, tracks] of cases) assert.equal(tracksVisitor(headers), tracks, JSON.stringify(headers));
+});
+
+/** A shared key source (a store's `dailyKey`) that answers when told, counting the days asked. */
+function sharedKeys(): { asked: number[]; answer: (day: number, fill: number) => void; fail: (day: number) => void; source: (day: number) => Promise<Uint8Array> } {
+  const asked: number[] = [];
+  const pending = new Map<number, { resolve: (key: Uint8Array) => void; reject: (err: Error) => void }>();
+  return {
+    asked,
+    answer: (day, fill) => pending.get(day)!.resolve(new Uint8Array(KEY_BYTES).fill(fill)),
+    fail: (day) => pending.get(day)!.reject(new Error('database unavailable')),
+    source: (day) => {
+      asked.push(day);
+      return new Promise((resolve, reject) => pending.set(day, { resolve, reject }));
+    },
+  };
+}
+
+test('a shared key: asked once a day, waited for, and then the ids are the HMAC under it', async () => {
+  const { clock, options } = fakes();
+  const shared = sharedKeys();
+  const ids = createVisitorIds({ ...options, sharedKey: shared.source });
+  const today = utcDay(clock.ms);
+  const ready = ids.ready();
+  assert.ok(ready instanceof Promise);
+  // Asked again before it arrived: the same wait, one question.
+  assert.equal(ids.ready(), ready);
+  assert.deepEqual(shared.asked, [today]);
+  // An id asked before the key is there is none (never one under another key).
+  assert.equal(ids('198.51.100.1', CHROME), null);
+  shared.answer(today, 5);
+  await ready;
+  assert.equal(ids.ready(), undefined);
+  assert.equal(ids('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(5), '198.51.100.1', CHROME));
+  assert.equal(ids(null, CHROME), null);
+  assert.deepEqual(shared.asked, [today]);
+  // The next day: the next key, asked once.
+  clock.ms += DAY_MS;
+  const tomorrow = ids.ready();
+  assert.ok(tomorrow instanceof Promise);
+  assert.deepEqual(shared.asked, [today, today + 1]);
+  shared.answer(today + 1, 6);
+  await tomorrow;
+  assert.equal(ids('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(6), '198.51.100.1', CHROME));
+});
+
+test('a shared key that could not be had is asked again, and meanwhile ids are null', async () => {
+  const { clock, options } = fakes();
+  const shared = sharedKeys();
+  const errors: unknown[] = [];
+  const ids = createVisitorIds({ ...options, sharedKey: shared.source, onKeyError: (err) => errors.push(err) });
+  const today = utcDay(clock.ms);
+  const first = ids.ready()!;
+  shared.fail(today);
+  await first;
+  assert.equal(errors.length, 1);
+  assert.equal(ids('198.51.100.1', CHROME), null);
+  // That id's question started the fetch again.
+  assert.deepEqual(shared.asked, [today, today]);
+  const second = ids.ready()!;
+  shared.answer(today, 9);
+  await second;
+  assert.equal(ids('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(9), '198.51.100.1', CHROME));
 });

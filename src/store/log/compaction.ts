@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { COMPACT_SUFFIX } from './files.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
+import { STRIDE } from '../../visits/packed.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
 import type { DirLock } from './lock.ts';
@@ -147,8 +148,11 @@ export async function writeRecords(parts: StoreParts, fd: number): Promise<Writt
   // Slot numbers are stable meanwhile: no vacuum runs during a rewrite.
   const records = parts.records;
   const slots = records.slotsOldestFirst();
-  // The version line goes out with the first slice (or alone, when no record is live).
-  let header: Buffer | undefined = HEADER;
+  // The version line goes out with the first slice (or alone, when no record is live), and the
+  // referrer hosts right after it, before any event that names one.
+  const referrers = [...records.events.referrers.entries()].map(([n, host]) => encodeEntry({ op: 'R', n, host }));
+  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers]);
+  written.lines += referrers.length;
   for (let done = false; !done; ) {
     const chunks: Buffer[] = header ? [header] : [];
     for (let n = 0; n < COMPACT_SLICE; n++) {
@@ -159,7 +163,10 @@ export async function writeRecords(parts: StoreParts, fd: number): Promise<Writt
       }
       const rec = records.record(next.value);
       if (isExpired(rec, nowSeconds)) written.expired.push(next.value);
-      else chunks.push(encodeEntry(recordEntry(rec)));
+      else {
+        chunks.push(encodeEntry(recordEntry(rec)));
+        n += eventLines(records, next.value, rec.code, chunks);
+      }
     }
     if (chunks.length === 0) continue;
     const chunk = Buffer.concat(chunks);
@@ -169,6 +176,28 @@ export async function writeRecords(parts: StoreParts, fd: number): Promise<Writt
     header = undefined;
   }
   return written;
+}
+
+/** Events per line of a rewritten log. */
+const EVENTS_PER_LINE = 4096;
+
+/**
+ * The lines of slot `s`'s events, appended to `chunks`: a `K` (the link's events are these, numbered
+ * below its next number) and `J` lines for the rest; none for a link without events. Returns the
+ * number of lines.
+ */
+function eventLines(records: StoreParts['records'], s: number, code: string, chunks: Buffer[]): number {
+  const events = records.events;
+  const n = events.length(s);
+  if (n === 0) return 0;
+  const data = events.data(s)!;
+  let lines = 0;
+  for (let i = 0; i < n; i += EVENTS_PER_LINE) {
+    const part = data.slice(i * STRIDE, Math.min(n, i + EVENTS_PER_LINE) * STRIDE);
+    chunks.push(encodeEntry(i === 0 ? { op: 'K', code, seq: events.nextSeq(s), events: part } : { op: 'J', code, events: part }));
+    lines++;
+  }
+  return lines;
 }
 
 /** Gives up a rewrite's temp file before it was installed. */

@@ -25,13 +25,14 @@
  * edit changes a link in place: it keeps its place in the newest-first order.
  */
 import { crc32 } from './crc32.ts';
+import { decodeEventFields, EVENT_OPS, eventPayload, eventWritable, type EventEntry } from './event-format.ts';
 import type { StoredRecord } from './keydir.ts';
 import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
 export type { StoredRecord } from './keydir.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 
@@ -43,7 +44,9 @@ export type Entry =
   /** A count batch: the visit counts of some codes (a *visit* is one counted redirect). */
   | { op: 'V'; counts: [code: string, count: number][] }
   /** The version line, only ever the first line of a log. */
-  | { op: 'F'; name: string; version: number };
+  | { op: 'F'; name: string; version: number }
+  /** Visit events and what changes them (format 3, `event-format.ts`). */
+  | EventEntry;
 
 function payload(entry: Entry): string {
   switch (entry.op) {
@@ -59,6 +62,8 @@ function payload(entry: Entry): string {
       return `D\t${entry.code}`;
     case 'V':
       return `V\t${entry.counts.map(([code, count]) => `${code}\t${count}`).join('\t')}`;
+    default:
+      return eventPayload(entry);
   }
 }
 
@@ -69,6 +74,10 @@ function payload(entry: Entry): string {
  * a write it stops is a `500`, never a `201` for a line that would stop the next start.
  */
 function checkWritable(entry: Entry): void {
+  if (EVENT_OPS.has(entry.op)) {
+    if (!eventWritable(entry as EventEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
+    return;
+  }
   const ints: number[] = [];
   const texts: string[] = [];
   switch (entry.op) {
@@ -116,7 +125,8 @@ export const HEADER: Buffer = encodeEntry({ op: 'F', name: FORMAT_NAME, version:
 
 /** The create entry that carries a record whole (compaction writes one per live record, an edited one too). */
 export function recordEntry(rec: StoredRecord): Entry {
-  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.visits, maxVisits: rec.maxVisits };
+  // The count a create carries is the untracked visits: the link's events follow it (`K`, `J`).
+  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.untracked, maxVisits: rec.maxVisits };
 }
 
 /** What start-up and `--repair` say of a log of a newer format: not damage, an older build. */
@@ -183,6 +193,6 @@ export function decodePayload(text: string): Entry | undefined {
       return { op: 'V', counts };
     }
     default:
-      return undefined;
+      return decodeEventFields(f);
   }
 }

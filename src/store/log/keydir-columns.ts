@@ -6,6 +6,7 @@
  * the same fields directly (no extra object or call between a lookup and its columns), while the
  * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
+import { LinkEvents } from './link-events.ts';
 import { HashChains, hashBytes, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 
@@ -31,7 +32,11 @@ export abstract class KeydirColumns {
   protected urlLen: Uint32Array;
   protected created: Float64Array;
   protected retention: Uint32Array;
+  /** The visit events of each slot (`link-events.ts`). */
+  readonly events = new LinkEvents();
   protected visitCount: Float64Array;
+  /** Visits counted without an event (`LinkRecord.untracked`): `visitCount` minus the slot's events. */
+  protected untrackedCount: Float64Array;
   /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
   protected limit: Uint32Array;
   protected flags: Uint8Array;
@@ -51,6 +56,7 @@ export abstract class KeydirColumns {
     this.created = new Float64Array(capacity);
     this.retention = new Uint32Array(capacity);
     this.visitCount = new Float64Array(capacity);
+    this.untrackedCount = new Float64Array(capacity);
     this.limit = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
     this.codeHash = new Uint32Array(capacity);
@@ -93,7 +99,9 @@ export abstract class KeydirColumns {
     this.urlLen[s] = urlBytes;
     this.created[s] = createdAt;
     this.retention[s] = retentionDays;
+    // A create's count has no events (yet): all of it is untracked.
     this.visitCount[s] = visits;
+    this.untrackedCount[s] = visits;
     this.limit[s] = maxVisits;
     this.flags[s] = LIVE;
     this.codeHash[s] = codeHash;
@@ -117,6 +125,8 @@ export abstract class KeydirColumns {
     this.urlChains.unlink(s, this.urlHash[s]!);
     this.flags[s] = 0;
     this.live--;
+    // A link's events go with it: a code taken again starts with none.
+    this.events.drop(s);
   }
 
   isLive(s: number): boolean {
@@ -146,6 +156,7 @@ export abstract class KeydirColumns {
       this.created[n] = this.created[s]!;
       this.retention[n] = this.retention[s]!;
       this.visitCount[n] = this.visitCount[s]!;
+      this.untrackedCount[n] = this.untrackedCount[s]!;
       this.limit[n] = this.limit[s]!;
       this.flags[n] = this.flags[s]!;
       this.codeHash[n] = this.codeHash[s]!;
@@ -158,6 +169,7 @@ export abstract class KeydirColumns {
     this.slots = n;
     this.hot.clear();
     this.resize(capacity);
+    this.events.renumber(map);
     return map;
   }
 
@@ -169,6 +181,7 @@ export abstract class KeydirColumns {
     this.created = grown(this.created, capacity);
     this.retention = grown(this.retention, capacity);
     this.visitCount = grown(this.visitCount, capacity);
+    this.untrackedCount = grown(this.untrackedCount, capacity);
     this.limit = grown(this.limit, capacity);
     this.flags = grown(this.flags, capacity);
     this.codeHash = grown(this.codeHash, capacity);

@@ -224,9 +224,55 @@ export class Keydir extends KeydirColumns {
     return this.limit[s]!;
   }
 
-  /** Sets the count from a count batch of the log. */
+  /** Sets the count, untracked visits included (a visit given back, a test); events stay as they are. */
   setVisits(s: number, count: number): void {
+    this.untrackedCount[s] = this.untrackedCount[s]! + count - this.visitCount[s]!;
     this.visitCount[s] = count;
+  }
+
+  untracked(s: number): number {
+    return this.untrackedCount[s]!;
+  }
+
+  /**
+   * Sets the untracked visits (a count batch of the log holds them, absolute); the count follows:
+   * untracked visits plus the slot's events, the invariant (docs/analytics.md).
+   */
+  setUntracked(s: number, untracked: number): void {
+    this.untrackedCount[s] = untracked;
+    this.visitCount[s] = Math.min(untracked + this.events.length(s), MAX_COUNT);
+  }
+
+  /** Adds an event to slot `s` (one more visit); returns its sequence number (`link-events.ts`). */
+  addEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
+    if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
+    return this.events.add(s, time, visitor, referrer, attrs);
+  }
+
+  /** Adds an imported event: it takes the place of an untracked visit, or adds a visit when none is left. */
+  importEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
+    if (this.untrackedCount[s]! > 0) this.untrackedCount[s]!--;
+    else if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
+    return this.events.add(s, time, visitor, referrer, attrs);
+  }
+
+  /** Takes back an event whose write never happened (the visit is given back). */
+  takeBackEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): void {
+    if (this.events.takeBack(s, time, visitor, referrer, attrs) && this.visitCount[s]! > 0) this.visitCount[s]!--;
+  }
+
+  /** Removes the slot's events and sets its counts to 0 (`DELETE …/visits`); returns the events removed. */
+  resetVisits(s: number): number {
+    this.untrackedCount[s] = 0;
+    this.visitCount[s] = 0;
+    return this.events.clear(s);
+  }
+
+  /** Moves the slot's events older than `before` to its untracked visits (retention); returns how many. */
+  expireEvents(s: number, before: number): number {
+    const n = this.events.cut(s, before);
+    this.untrackedCount[s] = this.untrackedCount[s]! + n;
+    return n;
   }
 
   /**
@@ -234,7 +280,10 @@ export class Keydir extends KeydirColumns {
    * count stops at `MAX_COUNT` (`record-limits.ts`) instead of passing what a record may hold.
    */
   visit(s: number): boolean {
-    if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
+    if (this.visitCount[s]! < MAX_COUNT) {
+      this.visitCount[s]!++;
+      this.untrackedCount[s]!++;
+    }
     const clean = (this.flags[s]! & DIRTY) === 0;
     this.flags[s]! |= DIRTY;
     return clean;
@@ -265,7 +314,7 @@ export class Keydir extends KeydirColumns {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.visitCount[s]!, maxVisits: this.limit[s]! || null };
+    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
   }
 
   /** The record of `code` (a snapshot), like `Map.get`. */

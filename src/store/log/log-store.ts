@@ -8,6 +8,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
 import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
+import { allStats, exportEvents, linkStats, linkVisits } from './visit-reads.ts';
+import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
 const EXPIRED: VisitDecision = { kind: 'expired' };
@@ -21,7 +23,7 @@ export class LogStore implements LinkStore {
    * The one `found` answer of this store, its URL set on each redirect: a redirect allocates no
    * result object. Callers read it at once (the contract says so), before the next redirect.
    */
-  private readonly found: { kind: 'found'; url: string } = { kind: 'found', url: '' };
+  private readonly found: { kind: 'found'; url: string; limited: boolean } = { kind: 'found', url: '', limited: false };
   /** Codes whose insert is being written: taken, though not yet visible. */
   private readonly inserting = new Set<string>();
   /** The last edit of each code being edited: the next waits for it, so none is lost. */
@@ -82,20 +84,21 @@ export class LogStore implements LinkStore {
     }
   }
 
-  countVisit(code: string, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
-    return this.decision(this.store.resolve(code, now, count));
+  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource): VisitDecision | Promise<VisitDecision> {
+    return this.decision(this.store.resolve(code, now, count, undefined, undefined, event));
   }
 
-  countVisitIn(text: string, start: number, now: Clock, count: boolean): VisitDecision | Promise<VisitDecision> {
+  countVisitIn(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource): VisitDecision | Promise<VisitDecision> {
     const length = text.length - start;
     if (length < 1 || length > MAX_CODE_LENGTH) return MISSING;
-    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET));
+    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET, event));
   }
 
   /** The decision `Store.resolve` answered (see there), as the contract spells it. */
   private decision(url: ReturnType<Store['resolve']>): VisitDecision | Promise<VisitDecision> {
     if (typeof url === 'string') {
       this.found.url = url;
+      this.found.limited = this.store.resolvedLimited;
       return this.found;
     }
     if (url === undefined) return MISSING;
@@ -103,9 +106,54 @@ export class LogStore implements LinkStore {
     if (url === false) return LIMIT_REACHED;
     // A counted visit of a link with a limit: granted once its count is durable.
     return url.then(
-      (target) => ({ kind: 'found', url: target }),
+      (target) => ({ kind: 'found', url: target, limited: true }),
       (err: unknown) => {
         throw unwritable(err);
+      },
+    );
+  }
+
+  /** The live slot of `code` at `now`, or -1. */
+  private liveSlot(code: string, now: number): number {
+    const s = this.store.slot(code);
+    if (s === -1) return -1;
+    const keydir = this.store.keydir;
+    return isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now) ? -1 : s;
+  }
+
+  visitStats(code: string | null, query: StatsQuery, now: number): VisitStats | Promise<VisitStats> | undefined {
+    if (code === null) return allStats(this.store, query, now);
+    const s = this.liveSlot(code, now);
+    return s === -1 ? undefined : linkStats(this.store, s, query);
+  }
+
+  listVisits(code: string, filter: EventFilter, limit: number, offset: number, now: number): VisitPage | undefined {
+    const s = this.liveSlot(code, now);
+    return s === -1 ? undefined : linkVisits(this.store, s, filter, limit, offset);
+  }
+
+  async deleteVisits(code: string, now: number): Promise<number | undefined> {
+    if (this.liveSlot(code, now) === -1) return undefined;
+    try {
+      return await this.store.resetVisits(code);
+    } catch (err) {
+      throw unwritable(err);
+    }
+  }
+
+  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+    return exportEvents(this.store, filter, now);
+  }
+
+  importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): ImportedVisit | Promise<ImportedVisit> {
+    if (chain?.failed !== undefined) return Promise.reject(unwritable(chain.failed));
+    if (this.liveSlot(code, now) === -1) return 'unknown_code';
+    return this.store.importVisit(code, event).then(
+      (): ImportedVisit => 'imported',
+      (err: unknown) => {
+        const failure = unwritable(err);
+        if (chain !== undefined) chain.failed = failure;
+        throw failure;
       },
     );
   }
@@ -114,23 +162,6 @@ export class LogStore implements LinkStore {
    * A snapshot read from its oldest end, a slice per event-loop turn: what the export shows is the
    * store when it began, and a long export never holds the loop.
    */
-  // Visit events: not built yet on this store.
-  visitStats(): never {
-    throw new Error('visit events are not implemented yet');
-  }
-  listVisits(): never {
-    throw new Error('visit events are not implemented yet');
-  }
-  deleteVisits(): never {
-    throw new Error('visit events are not implemented yet');
-  }
-  exportVisits(): never {
-    throw new Error('visit events are not implemented yet');
-  }
-  importVisit(): never {
-    throw new Error('visit events are not implemented yet');
-  }
-
   async *exportAll(now: number): AsyncGenerator<LinkRecord> {
     const snapshot = this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
     try {

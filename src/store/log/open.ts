@@ -98,7 +98,7 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     entries: result.entries,
     // The next append must not land after the torn bytes (the copy is durable: cutting them is safe).
     tailSuspect: result.tornTail !== undefined,
-    legacy: !result.header && result.validBytes > 0,
+    legacy: result.validBytes > 0 && (!result.header || result.version < FORMAT_VERSION),
   };
 }
 

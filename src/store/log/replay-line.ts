@@ -7,6 +7,8 @@
 import { crc32 } from './crc32.ts';
 import { decodePayload, FORMAT_NAME, MAX_LIMIT, type Entry } from './format.ts';
 import type { Keydir } from './keydir.ts';
+import type { EventEntry } from './event-format.ts';
+import { STRIDE } from '../../visits/packed.ts';
 import { MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
 /** Why a line is not applied: its checksum is right but its shape unknown. */
@@ -103,14 +105,71 @@ function apply(records: Keydir, entry: Entry): void {
       records.delete(entry.code);
       break;
     case 'V':
+      // Absolute untracked visits (in a log before format 3, every visit was one).
       for (const [code, count] of entry.counts) {
         const s = records.find(code);
-        if (s !== -1) records.setVisits(s, count);
+        if (s !== -1) records.setUntracked(s, count);
       }
       break;
     case 'F':
       break;
+    default:
+      applyEvents(records, entry);
   }
+}
+
+/** An entry of visit events (`event-format.ts`); events of codes that no longer exist are ignored. */
+function applyEvents(records: Keydir, entry: EventEntry): void {
+  if (entry.op === 'R') {
+    records.events.referrers.define(entry.n, entry.host);
+    return;
+  }
+  if (entry.op === 'T') {
+    for (const [code, untracked] of entry.counts) {
+      const s = records.find(code);
+      if (s === -1) continue;
+      records.events.cut(s, entry.before);
+      records.setUntracked(s, untracked);
+    }
+    return;
+  }
+  const s = records.find(entry.code);
+  if (s === -1) return;
+  const events = records.events;
+  switch (entry.op) {
+    case 'Z':
+      // Events numbered below its number are gone; later lines may still carry some of them.
+      records.resetVisits(s);
+      events.setNextSeq(s, Math.max(events.nextSeq(s), entry.seq));
+      return;
+    case 'K':
+      // A compacted link: its create set the untracked visits, these are all its events.
+      events.clear(s);
+      records.setUntracked(s, records.untracked(s));
+      addAll(records, s, entry.events);
+      events.setNextSeq(s, entry.seq);
+      return;
+    case 'J':
+      addAll(records, s, entry.events);
+      return;
+    case 'X':
+    case 'Y': {
+      // Events numbered below the link's next number are in the log already (a compaction wrote
+      // them, and this line was written meanwhile and copied onto the compacted log).
+      const data = entry.events;
+      for (let w = 0, seq = entry.seq; w < data.length; w += STRIDE, seq++) {
+        if (seq < events.nextSeq(s)) continue;
+        if (entry.op === 'X') records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
+        else records.importEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
+        events.setNextSeq(s, seq + 1);
+      }
+      return;
+    }
+  }
+}
+
+function addAll(records: Keydir, s: number, data: Uint32Array): void {
+  for (let w = 0; w < data.length; w += STRIDE) records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
 }
 
 /**

@@ -24,7 +24,10 @@ import { openLog } from './open.ts';
 import { Reattacher } from './reattach.ts';
 import { searchSnapshot, takeSnapshot, type Snapshot } from './snapshot.ts';
 import { VisitCounts } from './visit-counts.ts';
+import { errorKind } from './write-errors.ts';
 import type { Logger } from '../../log.ts';
+import type { VisitEvent, VisitEventSource } from '../../visits/event.ts';
+import { STRIDE } from '../../visits/packed.ts';
 import { repeatLog, type RepeatLog } from '../../log-throttle.ts';
 
 export type { StoredRecord } from './keydir.ts';
@@ -54,7 +57,12 @@ export interface StoreOptions {
   compactMinBytes?: number;
   /** Told the seconds of each group-commit write and its fsync (metrics). */
   onWrite?: (seconds: number) => void;
+  /** Events older than this many days become untracked visits, checked hourly (0 = keep them). */
+  visitRetentionDays?: number;
 }
+
+/** How often retention looks for events past their time, in ms. */
+const RETENTION_CHECK_MS = 3_600_000;
 
 export class Store {
   readonly path: string;
@@ -105,8 +113,16 @@ export class Store {
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 
+    const retentionDays = options.visitRetentionDays ?? 0;
+    let nextRetention = 0;
     this.timer = setInterval(() => {
       this.reattacher.poll();
+      if (retentionDays > 0 && now() >= nextRetention && !this.closed) {
+        nextRetention = now() + RETENTION_CHECK_MS;
+        this.expireEvents(Math.floor(now() / 1000) - retentionDays * 86_400).catch((err: Error) =>
+          this.problems.report('warn', `retention:${errorKind(err)}`, 'could not write the removal of old visit events; will retry', { error: err.message }),
+        );
+      }
       void this.flushVisits().catch(() => undefined);
       if (!this.closed) this.compactor.maybe();
       this.maybeVacuum();
@@ -182,7 +198,7 @@ export class Store {
     const counted = before === -1 ? 0 : records.visits(before);
     const gainsLimit = rec.maxVisits !== null && before !== -1 && records.maxVisits(before) === 0;
     const entries: Entry[] = [{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits }];
-    if (rec.maxVisits !== null && counted > 0) entries.unshift({ op: 'V', counts: [[rec.code, counted]] });
+    if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
     let edited: StoredRecord | undefined;
     await this.append(entries, () => {
       const s = records.find(rec.code);
@@ -233,6 +249,12 @@ export class Store {
     this.counts.renumber(this.records.vacuum());
   }
 
+  /**
+   * Whether the link the last `resolve` answered a URL for has a visit limit: read at once, like
+   * that answer (the redirect's link previews, docs/api.md).
+   */
+  resolvedLimited = false;
+
   /** Counts one visit of a live code: an integer increment now, a log entry within a second. */
   visit(code: string): void {
     const s = this.records.find(code);
@@ -246,15 +268,20 @@ export class Store {
    * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`,
    * whose answer carries the URL of a link that needs no other check).
    */
-  resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array): string | null | undefined | false | Promise<string> {
+  resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array, event?: VisitEventSource): string | null | undefined | false | Promise<string> {
     const records = this.records;
+    // A remembered answer is only ever one of a link without a limit (`Keydir.findIn`).
+    this.resolvedLimited = false;
     let s: number;
     if (start === undefined) s = records.find(text);
     else {
       const found = records.findIn(text, start, allowed);
       if (found === undefined) return undefined;
       if (found.url !== null) {
-        if (count) this.counts.count(found.slot);
+        if (count) {
+          if (event === undefined) this.counts.count(found.slot);
+          else this.counts.record(found.slot, event());
+        }
         return found.url;
       }
       s = found.slot;
@@ -263,8 +290,14 @@ export class Store {
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
     // The one read a link without a limit pays for limits.
-    if (records.maxVisits(s) !== 0) return this.limited(s, count);
-    if (count) this.counts.count(s);
+    if (records.maxVisits(s) !== 0) {
+      this.resolvedLimited = true;
+      return this.limited(s, count, event);
+    }
+    if (count) {
+      if (event === undefined) this.counts.count(s);
+      else this.counts.record(s, event());
+    }
     return records.redirectUrl(s);
   }
 
@@ -273,12 +306,94 @@ export class Store {
    * so that concurrent visits can never overshoot; a counted visit resolves once its count is
    * durable (see `VisitCounts.countDurably`).
    */
-  private limited(s: number, count: boolean): false | string | Promise<string> {
+  private limited(s: number, count: boolean, event: VisitEventSource | undefined): false | string | Promise<string> {
     const records = this.records;
     if (records.visits(s) >= records.maxVisits(s)) return false;
     const url = records.redirectUrl(s);
     if (!count) return url;
-    return this.counts.countDurably(s).then(() => url);
+    return (event === undefined ? this.counts.countDurably(s) : this.counts.recordDurably(s, event())).then(() => url);
+  }
+
+  /** The live slot of `code`, or -1 (expiry is the caller's). */
+  slot(code: string): number {
+    return this.records.find(code);
+  }
+
+  /** The keydir, for the stats' reads: never written through this. */
+  get keydir(): Keydir {
+    return this.records;
+  }
+
+  /**
+   * Holds slot numbers still (no vacuum) until the returned release is called: for reads of the
+   * events that go on across event-loop turns.
+   */
+  holdSlots(): () => void {
+    this.readers++;
+    let held = true;
+    return () => {
+      if (held) this.readers--;
+      held = false;
+    };
+  }
+
+  /**
+   * Removes the events of `code`'s link and sets its counts to 0, at once in memory (a used-up
+   * link can be visited again); resolves with the number of events removed once that is durable.
+   * The entry numbers the link's next event, so lines of earlier events written after it are
+   * skipped on replay. If the write fails, the events and counts are put back.
+   */
+  async resetVisits(code: string): Promise<number> {
+    const records = this.records;
+    const s = records.find(code);
+    if (s === -1) return 0;
+    const events = records.events;
+    const saved = { data: events.data(s)?.slice(0, events.length(s) * STRIDE), untracked: records.untracked(s) };
+    const removed = records.resetVisits(s);
+    this.counts.dropPending(s);
+    try {
+      await this.append([{ op: 'Z', code, seq: events.nextSeq(s) }]);
+    } catch (err) {
+      const now = records.find(code);
+      if (now !== -1) {
+        records.setUntracked(now, records.untracked(now) + saved.untracked);
+        const data = saved.data;
+        const next = events.nextSeq(now);
+        if (data) for (let w = 0; w < data.length; w += STRIDE) records.addEvent(now, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
+        events.setNextSeq(now, next);
+      }
+      throw err;
+    }
+    return removed;
+  }
+
+  /** Records an imported event for `code`'s live link (see `VisitCounts.importDurably`). */
+  importVisit(code: string, event: VisitEvent): Promise<void> {
+    const s = this.records.find(code);
+    if (s === -1) return Promise.resolve();
+    return this.counts.importDurably(s, event);
+  }
+
+  /**
+   * Retention (docs/analytics.md): the events older than `before` become untracked visits of their
+   * links, in memory at once and in the log as one `T` entry. Returns the events removed.
+   */
+  async expireEvents(before: number): Promise<number> {
+    const records = this.records;
+    const counts: [string, number][] = [];
+    let removed = 0;
+    for (const s of records.slotsOldestFirst()) {
+      const n = records.expireEvents(s, before);
+      if (n === 0) continue;
+      removed += n;
+      counts.push([records.code(s), records.untracked(s)]);
+    }
+    // Their lines, were they written after this entry, would bring them back.
+    this.counts.dropPending(-1, before);
+    // Should the write fail, memory and the log still agree on every count: the log holds those
+    // events still, and the next compaction writes memory as it is.
+    if (counts.length > 0) await this.append([{ op: 'T', before, counts }]);
+    return removed;
   }
 
   /** Appends the counts of every record visited since the last flush, as count-batch entries. */

@@ -11,16 +11,30 @@
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
 import type { Entry } from './format.ts';
+import type { VisitEvent } from '../../visits/event.ts';
+import { packAttrs } from '../../visits/packed.ts';
 import type { Keydir } from './keydir.ts';
 import { errorKind, neverWritten } from './write-errors.ts';
 import type { RepeatLog } from '../../log-throttle.ts';
 
 /** Counts per count-batch entry: keeps a line (and a torn write) small when many codes are hot. */
 const COUNTS_PER_ENTRY = 500;
+/** Events per event entry: a line of a few kilobytes. */
+const EVENTS_PER_ENTRY = 256;
+
+/** Numbers a pending event takes in `VisitCounts.pending`: slot, seq, time, visitor, referrer, attrs. */
+const PENDING = 6;
 
 export class VisitCounts {
   /** Slots visited since the last flush (renumbered by `renumber`). */
   private dirty: number[] = [];
+  /**
+   * Events recorded since the last flush and not yet written, `PENDING` numbers each, in the
+   * order recorded (renumbered by `renumber`). An event written at once (a link with a limit, an
+   * import) is written after copies of its link's pending events: the log holds each link's events
+   * in the order of their numbers, which replay relies on to skip the ones it has (`link-events.ts`).
+   */
+  private pending: number[] = [];
 
   constructor(
     private readonly records: Keydir,
@@ -28,9 +42,125 @@ export class VisitCounts {
     private readonly append: (entries: Entry[]) => Promise<void>,
   ) {}
 
-  /** Counts one visit of the live slot `s`. */
+  /** Counts one visit of the live slot `s`, without an event (an untracked visit). */
   count(s: number): void {
     if (this.records.visit(s)) this.dirty.push(s);
+  }
+
+  /** Counts one visit of the live slot `s` with its event; both are written by the next flush, on one line. */
+  record(s: number, event: VisitEvent): void {
+    const words = this.words(event);
+    const seq = this.records.addEvent(s, words[0], words[1], words[2], words[3]);
+    this.pending.push(s, seq, words[0], words[1], words[2], words[3]);
+  }
+
+  /** The packed words of an event; its referrer gets its number now. */
+  private words(event: VisitEvent): [number, number, number, number] {
+    return [event.time, event.visitor === null ? 0 : event.visitor >>> 0, this.records.events.referrers.numberOf(event.referrer), packAttrs(event)];
+  }
+
+  /**
+   * `record` made durable at once (a link with a visit limit): resolves once the event is on disk.
+   * A write that never happened takes the event back, and the visit; an unknown outcome leaves it
+   * recorded, and the next flush writes it again (replay keeps one copy).
+   */
+  recordDurably(s: number, event: VisitEvent): Promise<void> {
+    const records = this.records;
+    const [time, visitor, referrer, attrs] = this.words(event);
+    const seq = records.addEvent(s, time, visitor, referrer, attrs);
+    const code = records.code(s);
+    const entries = this.pendingEntries(s);
+    entries.push(...this.referrerEntries([referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
+    return this.append(entries).then(
+      () => records.events.referrers.markWritten(referrer),
+      (err: unknown) => {
+        const now = records.find(code);
+        if (now !== -1) {
+          if (neverWritten(err)) records.takeBackEvent(now, time, visitor, referrer, attrs);
+          else this.pending.push(now, seq, time, visitor, referrer, attrs);
+        }
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * An imported event of the live slot `s` (docs/analytics.md): written first, then applied to
+   * memory (it takes an untracked visit's place, or adds a visit), so a failed write changes nothing.
+   */
+  importDurably(s: number, event: VisitEvent): Promise<void> {
+    const records = this.records;
+    const events = records.events;
+    const [time, visitor, referrer, attrs] = this.words(event);
+    const seq = events.nextSeq(s);
+    events.setNextSeq(s, seq + 1);
+    const code = records.code(s);
+    const entries = this.pendingEntries(s);
+    entries.push(...this.referrerEntries([referrer]), { op: 'Y', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
+    return this.append(entries).then(() => {
+      events.referrers.markWritten(referrer);
+      const now = records.find(code);
+      if (now === -1) return;
+      const next = events.nextSeq(now);
+      records.importEvent(now, time, visitor, referrer, attrs);
+      events.setNextSeq(now, next);
+    });
+  }
+
+  /** `R` entries for the referrer numbers not yet known to be in the log (0, none, needs none). */
+  private referrerEntries(numbers: Iterable<number>): Entry[] {
+    const referrers = this.records.events.referrers;
+    const entries: Entry[] = [];
+    const seen = new Set<number>();
+    for (const n of numbers) {
+      if (referrers.isWritten(n) || seen.has(n)) continue;
+      seen.add(n);
+      entries.push({ op: 'R', n, host: referrers.host(n)! });
+    }
+    return entries;
+  }
+
+  /** Copies of the pending events of slot `s` as entries, for a write of the slot at once. */
+  private pendingEntries(s: number): Entry[] {
+    const mine: number[] = [];
+    const p = this.pending;
+    for (let i = 0; i < p.length; i += PENDING) if (p[i] === s) mine.push(...p.slice(i, i + PENDING));
+    return this.eventEntries(mine);
+  }
+
+  /**
+   * The entries of pending events `p` (`PENDING` numbers each) of live slots: the `R` entries they
+   * need, then one `X` line per run of consecutive numbers of one link.
+   */
+  private eventEntries(p: number[]): Entry[] {
+    const records = this.records;
+    const bySlot = new Map<number, number[]>();
+    for (let i = 0; i < p.length; i += PENDING) {
+      const s = p[i]!;
+      // A slot deleted since its visit has no events worth writing.
+      if (!records.isLive(s)) continue;
+      let list = bySlot.get(s);
+      if (list === undefined) bySlot.set(s, (list = []));
+      list.push(i);
+    }
+    const lines: Entry[] = [];
+    const referrers: number[] = [];
+    for (const [s, at] of bySlot) {
+      const code = records.code(s);
+      for (let k = 0; k < at.length; ) {
+        let end = k + 1;
+        while (end < at.length && end - k < EVENTS_PER_ENTRY && p[at[end]! + 1] === p[at[end - 1]! + 1]! + 1) end++;
+        const events = new Uint32Array((end - k) * 4);
+        for (let j = k; j < end; j++) {
+          const i = at[j]!;
+          events.set([p[i + 2]!, p[i + 3]!, p[i + 4]!, p[i + 5]!], (j - k) * 4);
+          referrers.push(p[i + 4]!);
+        }
+        lines.push({ op: 'X', code, seq: p[at[k]! + 1]!, events });
+        k = end;
+      }
+    }
+    return [...this.referrerEntries(referrers), ...lines];
   }
 
   /**
@@ -51,7 +181,7 @@ export class VisitCounts {
     const count = records.visits(s) + 1;
     records.setVisits(s, count);
     const code = records.code(s);
-    return this.append([{ op: 'V', counts: [[code, count]] }]).catch((err: unknown) => {
+    return this.append(this.carried(s)).catch((err: unknown) => {
       const now = records.find(code);
       if (now !== -1 && neverWritten(err) && records.visits(now) > 0) records.setVisits(now, records.visits(now) - 1);
       this.retry(code);
@@ -65,10 +195,18 @@ export class VisitCounts {
    */
   write(s: number): Promise<void> {
     const code = this.records.code(s);
-    return this.append([{ op: 'V', counts: [[code, this.records.visits(s)]] }]).catch((err: unknown) => {
+    return this.append(this.carried(s)).catch((err: unknown) => {
       this.retry(code);
       throw err;
     });
+  }
+
+  /**
+   * The entries that make the count of slot `s` durable as it is now: its pending events (copies:
+   * the next flush writes them again, and replay keeps one), then its untracked visits.
+   */
+  carried(s: number): Entry[] {
+    return [...this.pendingEntries(s), { op: 'V', counts: [[this.records.code(s), this.records.untracked(s)]] }];
   }
 
   /** Leaves the count of `code` to the next flush (by code: slots may have been renumbered meanwhile). */
@@ -80,26 +218,44 @@ export class VisitCounts {
   /** Follows a vacuum of the keydir: `renumber[old slot]` is the new slot, or -1. */
   renumber(renumber: Int32Array): void {
     this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
+    const pending: number[] = [];
+    for (let i = 0; i < this.pending.length; i += PENDING) {
+      const to = renumber[this.pending[i]!]!;
+      if (to !== -1) pending.push(to, ...this.pending.slice(i + 1, i + PENDING));
+    }
+    this.pending = pending;
+  }
+
+  /** Forgets the pending events of slot `s` (its events were removed), or of any slot older than `before`. */
+  dropPending(s: number, before = Infinity): void {
+    const kept: number[] = [];
+    const p = this.pending;
+    for (let i = 0; i < p.length; i += PENDING) if (s === -1 ? p[i + 2]! >= before : p[i] !== s) kept.push(...p.slice(i, i + PENDING));
+    this.pending = kept;
   }
 
   /** Appends the counts of every record visited since the last flush. */
   async flush(): Promise<void> {
-    if (this.dirty.length === 0) return;
+    if (this.dirty.length === 0 && this.pending.length === 0) return;
     const records = this.records;
     const counts: [code: string, count: number][] = [];
     for (const s of this.dirty) {
       records.markDirty(s, false);
       // A slot deleted since its visit has no count worth writing.
-      if (records.isLive(s)) counts.push([records.code(s), records.visits(s)]);
+      if (records.isLive(s)) counts.push([records.code(s), records.untracked(s)]);
     }
     this.dirty = [];
-    const entries: Entry[] = [];
+    const pending = this.pending;
+    this.pending = [];
+    const entries = this.eventEntries(pending);
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
     try {
       await this.append(entries);
+      for (const entry of entries) if (entry.op === 'R') records.events.referrers.markWritten(entry.n);
     } catch (err) {
-      // Keep them dirty; the next flush writes the by then larger counts.
+      // Keep them dirty; the next flush writes the by then larger counts, and the events again.
       for (const [code] of counts) this.retry(code);
+      this.pending = pending.concat(this.pending);
       this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
       throw err;
     }

@@ -98,17 +98,18 @@ export class PostgresCalls {
   }
 
   /**
-   * A short read-write transaction, bounded like a statement: one that only got its connection
-   * after the caller was told "unavailable" rolls back without doing anything.
+   * A short read-write transaction, bounded like a statement (a background job may allow itself
+   * longer): one that only got its connection after the caller was told "unavailable" rolls back
+   * without doing anything.
    */
-  async transaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     let abandoned = false;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         abandoned = true;
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
-      }, this.timeoutMs);
+      }, timeoutMs);
     });
     const work = this.sql.begin(async (tx) => {
       if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);

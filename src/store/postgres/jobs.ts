@@ -64,6 +64,8 @@ export async function reapExpired(calls: PostgresCalls, statements: PostgresStat
       const [lock] = await statements.reaperLock(tx);
       if (!lock?.got) return -1;
       const rows = await statements.reapBatch(tx, now, batch);
+      // Their events with them: an expired link cannot be visited, so none is being added.
+      if (rows.length > 0) await statements.deleteEvents(tx, rows.map((r) => r.seq));
       return rows.length;
     });
     if (deleted < 0) return total;

@@ -38,11 +38,56 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX links_expiry ON links ((created_at + retention_days::bigint * 86400)) WHERE retention_days > 0;
     `,
   },
+  {
+    version: 2,
+    name: 'visit events',
+    // - `untracked_visits`: visits counted without an event (docs/analytics.md). Every visit counted
+    //   before events existed is one, so the invariant events + untracked = visit_count holds from
+    //   the start.
+    // - Events belong to the link, not its code: they name its `seq`, which a code taken again by a
+    //   new link does not share.
+    // - Partitioned by month of `time` (Unix seconds), so retention drops whole months instead of
+    //   deleting rows one by one; the months themselves are created ahead by the store
+    //   (`partitions.ts`), and whatever falls in no month (an import from long ago) lands in the
+    //   DEFAULT partition.
+    // - `id` is the arrival order, for "newest first by time, then arrival" (an identity column is
+    //   not allowed on a partitioned table before PostgreSQL 17: a plain sequence is).
+    // - browser, os and device are small numbers: their index in the lists of `packed.ts`.
+    // - `visit_keys` holds the daily key of the visitor ids: UNLOGGED, so the key never reaches the
+    //   write-ahead log, a replica or a backup (a crash empties it: that day gets a new key).
+    sql: `
+      ALTER TABLE links ADD COLUMN untracked_visits bigint NOT NULL DEFAULT 0;
+      UPDATE links SET untracked_visits = visit_count WHERE visit_count <> 0;
+      CREATE SEQUENCE visits_id_seq AS bigint;
+      CREATE TABLE visits (
+        link_seq bigint NOT NULL,
+        time bigint NOT NULL,
+        id bigint NOT NULL DEFAULT nextval('visits_id_seq'),
+        referrer text NULL,
+        country text NULL,
+        browser smallint NULL,
+        os smallint NULL,
+        device smallint NULL,
+        bot boolean NOT NULL,
+        visitor integer NULL
+      ) PARTITION BY RANGE (time);
+      ALTER SEQUENCE visits_id_seq OWNED BY visits.id;
+      CREATE TABLE visits_default PARTITION OF visits DEFAULT;
+      CREATE INDEX visits_link_time ON visits (link_seq, time);
+      CREATE INDEX visits_time ON visits (time);
+      CREATE UNLOGGED TABLE visit_keys (day integer PRIMARY KEY, key bytea NOT NULL);
+    `,
+  },
 ];
 
-/** Keys of the advisory locks: migrations, and the background deletion of expired links. */
+/**
+ * Keys of the advisory locks: migrations, the background deletion of expired links, the creation
+ * of the months of `visits`, and the deletion of events past their retention.
+ */
 export const MIGRATION_LOCK = 0x75726c5f6d6967n; // "url_mig"
 export const REAPER_LOCK = 0x75726c5f726561n; // "url_rea"
+export const PARTITION_LOCK = 0x75726c5f706172n; // "url_par"
+export const RETENTION_LOCK = 0x75726c5f726574n; // "url_ret"
 
 /** Applies the migrations this database lacks; resolves with the versions applied now. */
 export async function migrate(sql: postgres.Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {

@@ -9,6 +9,7 @@
  */
 import type postgres from 'postgres';
 import type { LinkRecord } from '../link-store.ts';
+import type { EventColumns } from './event-row.ts';
 import { REAPER_LOCK } from './schema.ts';
 
 /** A row of `links` as the driver returns it: `bigint` columns come as strings. */
@@ -18,6 +19,7 @@ export interface Row {
   created_at: string;
   retention_days: number;
   visit_count: string;
+  untracked_visits: string;
   max_visits: number | null;
   seq: string;
 }
@@ -28,7 +30,7 @@ export const toRecord = (r: Row): LinkRecord => ({
   createdAt: Number(r.created_at),
   retentionDays: r.retention_days,
   visits: Number(r.visit_count),
-  untracked: Number(r.visit_count),
+  untracked: Number(r.untracked_visits),
   maxVisits: r.max_visits,
 });
 
@@ -39,8 +41,13 @@ export class PostgresStatements {
   constructor(private readonly sql: postgres.Sql) {}
 
   /** "Not expired by `now`": expiry is decided at read time, never by the database's clock. */
-  private live(now: number): postgres.PendingQuery<postgres.Row[]> {
+  live(now: number): postgres.PendingQuery<postgres.Row[]> {
     return this.sql`(retention_days = 0 OR created_at + retention_days::bigint * 86400 > ${now})`;
+  }
+
+  /** `live` of the links row named `l` (the statements that join events to their link). */
+  liveAs(now: number): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`(l.retention_days = 0 OR l.created_at + l.retention_days::bigint * 86400 > ${now})`;
   }
 
   /** `q` matched in code and URL on their own. Stored codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds exactly A–Z like `toLowerCase` does on them. */
@@ -52,14 +59,14 @@ export class PostgresStatements {
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
       WHERE code = ${code} AND ${this.live(now)}`;
   }
 
   newestByUrl(url: string, now: number): postgres.PendingQuery<Row[]> {
     // The hash index on url finds the few links of this URL; the newest live one wins.
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
       WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`;
   }
 
@@ -68,7 +75,7 @@ export class PostgresStatements {
     return this.sql<(Row & { total: string })[]>`
       SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(q)}) AS total
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT code, url, created_at, retention_days, visit_count, max_visits FROM links
+        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
         WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
       ) AS p ON true`;
   }
@@ -80,7 +87,7 @@ export class PostgresStatements {
   /** The first chunk of a long page, newest first. */
   firstChunk(tx: postgres.TransactionSql, now: number, q: string | undefined, n: number, offset: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
       WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
   }
 
@@ -88,16 +95,16 @@ export class PostgresStatements {
   chunks(now: number, q: string | undefined): ChunkQuery {
     return (tx, after, skip, n) =>
       after !== undefined
-        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
             WHERE ${this.live(now)} ${this.filter(q)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
-        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
             WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
   }
 
   /** A chunk of the export: oldest first, on from seq `after`. */
   exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, max_visits, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
       WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
@@ -109,55 +116,86 @@ export class PostgresStatements {
       created_at: r.createdAt,
       retention_days: r.retentionDays,
       visit_count: r.visits,
+      untracked_visits: r.untracked,
       max_visits: r.maxVisits,
     }));
-    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'max_visits'];
+    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits'];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
       ON CONFLICT (code) DO NOTHING RETURNING code`;
   }
 
   /** Deletes the link of `code` if it has expired by `now` (to take its code). */
-  deleteExpired(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<postgres.Row[]> {
-    return tx`DELETE FROM links WHERE code = ${code} AND NOT ${this.live(now)} RETURNING 1`;
+  deleteExpired(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
+    return tx<{ seq: string }[]>`DELETE FROM links WHERE code = ${code} AND NOT ${this.live(now)} RETURNING seq`;
   }
 
   insertOne(tx: postgres.TransactionSql, record: LinkRecord): postgres.PendingQuery<postgres.Row[]> {
-    const { code, url, createdAt, retentionDays, visits, maxVisits } = record;
+    const { code, url, createdAt, retentionDays, visits, untracked, maxVisits } = record;
     return tx`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, max_visits)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${maxVisits})
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits})
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 
-  delete(code: string, now: number): postgres.PendingQuery<postgres.Row[]> {
-    return this.sql`DELETE FROM links WHERE code = ${code} AND ${this.live(now)} RETURNING 1`;
+  /** Deletes the live link of `code`; its events go in the same transaction (`deleteEvents`). */
+  delete(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
+    return tx<{ seq: string }[]>`DELETE FROM links WHERE code = ${code} AND ${this.live(now)} RETURNING seq`;
+  }
+
+  /**
+   * The events of deleted links, in the transaction that deleted them. A statement of its own,
+   * after the link's: it reads a snapshot taken once the link's row was locked, so it also sees an
+   * event whose visit committed just before, which a single statement's earlier snapshot would miss.
+   */
+  deleteEvents(tx: postgres.TransactionSql, seqs: readonly string[]): postgres.PendingQuery<postgres.Row[]> {
+    return tx`DELETE FROM visits WHERE link_seq = ANY(${seqs}::bigint[])`;
   }
 
   /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
   update(code: string, now: number, set: Record<string, string | number | null>, columns: string[]): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
       UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
-      RETURNING code, url, created_at, retention_days, visit_count, max_visits`;
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits`;
   }
 
   /**
    * The counted visit: a live link with visits left gets one more, and its commit is synchronous
    * only when it has a limit (`set_config(…, true)` lasts until this statement's own commit).
    * The count stops at 2^53 − 1, `MAX_COUNT` (`record-limits.ts`), written out so the statement
-   * stays one text with two parameters.
+   * stays one text. Without an event the visit is untracked too; with one, the event is inserted
+   * by this same statement (a data-modifying CTE), so the count and its event commit together or
+   * not at all, and only when the UPDATE matched: the event names the row it counted.
    */
-  countVisit(code: string, now: number): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
+  countVisit(code: string, now: number, event: EventColumns | undefined): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
+    if (event === undefined) {
+      return this.sql<{ url: string; max_visits: number | null }[]>`
+        UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991),
+          untracked_visits = least(untracked_visits + 1, 9007199254740991)
+        WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
+        RETURNING url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)`;
+    }
     return this.sql<{ url: string; max_visits: number | null }[]>`
-      UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991)
-      WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
-      RETURNING url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)`;
+      WITH hit AS (
+        UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991)
+        WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
+        RETURNING seq, url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)
+      ), event AS (
+        INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor)
+        SELECT seq, ${this.eventValues(event)} FROM hit
+      )
+      SELECT url, max_visits FROM hit`;
+  }
+
+  /** An event's values after its `link_seq`, in the column order of `countVisit`'s insert. */
+  eventValues(e: EventColumns): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`${e.time}::bigint, ${e.referrer}::text, ${e.country}::text, ${e.browser}::smallint, ${e.os}::smallint, ${e.device}::smallint, ${e.bot}::boolean, ${e.visitor}::integer`;
   }
 
   /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */
   peek(code: string): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT url, created_at, retention_days, visit_count, max_visits FROM links WHERE code = ${code}`;
+      SELECT url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links WHERE code = ${code}`;
   }
 
   /** The reaper's advisory lock, for this transaction: one instance reaps at a time. */
@@ -166,13 +204,13 @@ export class PostgresStatements {
   }
 
   /** Deletes up to `batch` links expired by `now`, skipping rows another transaction holds. */
-  reapBatch(tx: postgres.TransactionSql, now: number, batch: number): postgres.PendingQuery<postgres.Row[]> {
-    return tx`
+  reapBatch(tx: postgres.TransactionSql, now: number, batch: number): postgres.PendingQuery<{ seq: string }[]> {
+    return tx<{ seq: string }[]>`
       DELETE FROM links WHERE code IN (
         SELECT code FROM links
         WHERE retention_days > 0 AND created_at + retention_days::bigint * 86400 <= ${now}
         LIMIT ${batch} FOR UPDATE SKIP LOCKED
-      ) RETURNING 1`;
+      ) RETURNING seq`;
   }
 
   countAll(): postgres.PendingQuery<{ n: string }[]> {

@@ -17,18 +17,24 @@
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
+import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
 import { isExpiredAt, isUsedUp, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
 import { PostgresCalls } from './calls.ts';
+import { DailyKeys } from './daily-keys.ts';
+import { eventColumns, eventOf } from './event-row.ts';
 import { InsertBatches, type PendingInsert } from './inserts.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
+import { applyRetention, ensurePartitions } from './partitions.ts';
 import { PostgresStatements, toRecord } from './statements.ts';
+import { VisitStatements, type EventPlace } from './visit-statements.ts';
+import { statsOf } from './visit-stats.ts';
 
 export interface PostgresStoreOptions {
   /** A pool of the `postgres` driver, owned by the store from now on (`close` ends it). */
   sql: postgres.Sql;
   log: Logger;
-  /** Clock in milliseconds, for the background deletion of expired links (default `Date.now`). */
+  /** Clock in milliseconds, for the background work: expired links, the months of `visits`, retention (default `Date.now`). */
   now?: () => number;
   /** Longest a call may take before it fails as unavailable, ms (default 4000: a 503 within 5 s). */
   timeoutMs?: number;
@@ -42,6 +48,10 @@ export interface PostgresStoreOptions {
   chunk?: number;
   /** Duration of each synchronous commit, seconds (the store-write histogram). */
   onWrite?: (seconds: number) => void;
+  /** Days visit events are kept (`visit_retention_days`; default 0 = for ever). */
+  visitRetentionDays?: number;
+  /** How often the months of `visits` are created ahead and retention applied, ms (default 3600000; 0 = never). */
+  visitJobsMs?: number;
 }
 
 export class PostgresStore implements LinkStore {
@@ -52,6 +62,10 @@ export class PostgresStore implements LinkStore {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly calls: PostgresCalls;
   private readonly statements: PostgresStatements;
+  private readonly visits: VisitStatements;
+  private readonly keys: DailyKeys;
+  private readonly chunk: number;
+  private readonly retentionDays: number;
   private readonly snapshots: SnapshotReads;
   private readonly links = new LinkCount();
   private closing: Promise<void> | undefined;
@@ -66,16 +80,26 @@ export class PostgresStore implements LinkStore {
     this.onWrite = options.onWrite;
     this.calls = new PostgresCalls(this.sql, this.log, options.timeoutMs ?? 4000);
     this.statements = new PostgresStatements(this.sql);
-    this.snapshots = new SnapshotReads(this.calls, this.statements, options.chunk ?? 1000);
+    this.visits = new VisitStatements(this.sql, this.statements);
+    this.keys = new DailyKeys(this.calls, this.visits);
+    this.chunk = options.chunk ?? 1000;
+    this.retentionDays = options.visitRetentionDays ?? 0;
+    this.snapshots = new SnapshotReads(this.calls, this.statements, this.chunk);
   }
 
   /** A store over a migrated database (`openPostgresStore` in postgres-connect.ts does it all). */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     await store.refreshCount();
+    // This month's partition before the first visit (another instance may be making it: then it has).
+    await store.ensurePartitions(store.seconds());
     every(store.timers, options.readyCheckMs, 1000, () => store.probe());
-    every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(Math.floor(store.clock() / 1000)));
+    every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(store.seconds()));
     every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
+    every(store.timers, options.visitJobsMs, 3_600_000, async () => {
+      await store.ensurePartitions(store.seconds());
+      await store.applyRetention(store.seconds());
+    });
     return store;
   }
 
@@ -111,21 +135,75 @@ export class PostgresStore implements LinkStore {
     return this.snapshots.page(offset, now, q);
   }
 
-  // Visit events: not built yet on this store.
-  visitStats(): never {
-    throw new Error('visit events are not implemented yet');
+  // ---- Visit events (docs/analytics.md) -----------------------------------------------------
+
+  async visitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
+    const rows = await this.calls.run(this.visits.stats(code, query, now));
+    return statsOf(rows, query.edges.length - 1, code === null);
   }
-  listVisits(): never {
-    throw new Error('visit events are not implemented yet');
+
+  async listVisits(code: string, filter: EventFilter, limit: number, offset: number, now: number): Promise<VisitPage | undefined> {
+    const rows = await this.calls.run(this.visits.page(code, filter, limit, offset, now));
+    if (rows.length === 0) return undefined;
+    return { total: Number(rows[0]!.total), events: rows.filter((r) => r.time !== null).map(eventOf) };
   }
-  deleteVisits(): never {
-    throw new Error('visit events are not implemented yet');
+
+  /**
+   * Two statements in one transaction: the link's counts go to 0 first, which locks its row (a
+   * visit counted meanwhile waits, and then counts from 0 with its event), then its events go,
+   * read from a snapshot taken after that lock, so no event committed before it is left behind.
+   */
+  async deleteVisits(code: string, now: number): Promise<number | undefined> {
+    const started = performance.now();
+    const removed = await this.calls.transaction(async (tx) => {
+      const [link] = await this.visits.resetCounts(tx, code, now);
+      if (!link) return undefined;
+      return (await this.statements.deleteEvents(tx, [link.seq])).count;
+    });
+    if (removed !== undefined) this.wrote(started);
+    return removed;
   }
-  exportVisits(): never {
-    throw new Error('visit events are not implemented yet');
+
+  /** Oldest first, in chunks by (time, arrival) inside one snapshot: memory holds a chunk, not the table. */
+  async *exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+    const held = await this.calls.hold();
+    try {
+      let seq: string | undefined;
+      if (filter.code !== undefined) {
+        const [link] = await this.calls.run(this.visits.linkSeq(held.tx, filter.code, now));
+        if (!link) return;
+        seq = link.seq;
+      }
+      let place: EventPlace | undefined;
+      for (;;) {
+        const rows = await this.calls.run(this.visits.exportChunk(held.tx, filter, seq, place, this.chunk, now));
+        for (const row of rows) yield { code: row.code, event: eventOf(row) };
+        if (rows.length < this.chunk) return;
+        const last = rows[rows.length - 1]!;
+        place = { time: Number(last.time), id: last.id };
+      }
+    } finally {
+      held.end();
+    }
   }
-  importVisit(): never {
-    throw new Error('visit events are not implemented yet');
+
+  /** One statement, committed synchronously like an insert; with `chain`, refused once one of it failed. */
+  async importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): Promise<ImportedVisit> {
+    if (chain?.failed !== undefined) throw chain.failed;
+    const started = performance.now();
+    try {
+      const rows = await this.calls.run(this.visits.importVisit(code, eventColumns(event), now));
+      if (rows.length === 0) return 'unknown_code';
+      this.wrote(started);
+      return 'imported';
+    } catch (err) {
+      if (chain !== undefined) chain.failed ??= err;
+      throw err;
+    }
+  }
+
+  dailyKey(day: number): Promise<Uint8Array> {
+    return this.keys.key(day);
   }
 
   exportAll(now: number): AsyncIterable<LinkRecord> {
@@ -169,6 +247,7 @@ export class PostgresStore implements LinkStore {
     const replaced = await this.calls.transaction(async (tx) => {
       const gone = await this.statements.deleteExpired(tx, record.code, now);
       if (gone.length === 0) return false;
+      await this.statements.deleteEvents(tx, gone.map((r) => r.seq));
       const added = await this.statements.insertOne(tx, record);
       return added.length > 0;
     });
@@ -178,8 +257,14 @@ export class PostgresStore implements LinkStore {
 
   async delete(code: string, now: number): Promise<boolean> {
     const started = performance.now();
-    const rows = await this.calls.run(this.statements.delete(code, now));
-    if (rows.length === 0) return false;
+    // The link, then its events (`deleteEvents` says why two statements), in one transaction.
+    const deleted = await this.calls.transaction(async (tx) => {
+      const rows = await this.statements.delete(tx, code, now);
+      if (rows.length === 0) return false;
+      await this.statements.deleteEvents(tx, rows.map((r) => r.seq));
+      return true;
+    });
+    if (!deleted) return false;
     this.wrote(started);
     this.links.moved(-1);
     return true;
@@ -225,17 +310,20 @@ export class PostgresStore implements LinkStore {
    * may lose the last fraction of a second of their counts, never a link or a limit. Only when it
    * matched nothing is the link read, to tell missing, expired and used up apart.
    */
-  async countVisit(code: string, clock: Clock, count: boolean): Promise<VisitDecision> {
+  async countVisit(code: string, clock: Clock, count: boolean, event?: VisitEventSource): Promise<VisitDecision> {
     // One reading for the whole decision: the statement and the read after it agree on the time.
     const now = clock();
     if (!count) return this.peek(code, now);
+    // Made before the statement, which decides whether the visit counts: a GET of a code that is
+    // not found pays for it, which a database round trip dwarfs anyway.
+    const columns = event && eventColumns(event());
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const rows = await this.calls.run(this.statements.countVisit(code, now));
+      const rows = await this.calls.run(this.statements.countVisit(code, now, columns));
       const hit = rows[0];
       if (hit) {
         if (hit.max_visits !== null) this.wrote(started);
-        return { kind: 'found', url: hit.url };
+        return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
       }
       const decision = await this.peek(code, now);
       // `found` here means the link changed in between (created, or its limit raised): count again.
@@ -251,7 +339,7 @@ export class PostgresStore implements LinkStore {
     if (!row) return { kind: 'missing' };
     if (isExpiredAt(Number(row.created_at), row.retention_days, now)) return { kind: 'expired' };
     if (isUsedUp({ visits: Number(row.visit_count), maxVisits: row.max_visits })) return { kind: 'limit_reached' };
-    return { kind: 'found', url: row.url };
+    return { kind: 'found', url: row.url, limited: row.max_visits !== null };
   }
 
   // ---- Background work ---------------------------------------------------------------------
@@ -259,6 +347,20 @@ export class PostgresStore implements LinkStore {
   /** Deletes links expired by `now` (see `reapExpired` in postgres-jobs.ts); resolves with the number deleted. */
   reapExpired(now: number, batch = 1000): Promise<number> {
     return reapExpired(this.calls, this.statements, this.links, this.log, now, batch);
+  }
+
+  /** Creates the months of `visits` due by `now` (see `ensurePartitions` in partitions.ts); resolves with those created. */
+  ensurePartitions(now: number): Promise<string[]> {
+    return ensurePartitions(this.calls, this.log, now);
+  }
+
+  /** Removes the events past `visitRetentionDays` (see `applyRetention` in partitions.ts); resolves with the number removed. */
+  applyRetention(now: number): Promise<number> {
+    return applyRetention(this.calls, this.log, now, this.retentionDays);
+  }
+
+  private seconds(): number {
+    return Math.floor(this.clock() / 1000);
   }
 
   private refreshCount(): Promise<void> {

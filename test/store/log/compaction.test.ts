@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, type Logger } from '../../../src/log.ts';
-import { encodeEntry, HEADER, type Entry, type StoredRecord } from '../../../src/store/log/format.ts';
+import { encodeEntry, HEADER, recordEntry, type Entry, type StoredRecord } from '../../../src/store/log/format.ts';
 import { replay, type ReplayResult } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
@@ -118,7 +118,7 @@ test('compact() leaves one create per live record, with current visit counts, in
   const after = logBytes(dir);
   assert.deepEqual(
     logEntries(after),
-    expected.map((r): Entry => ({ op: 'C', ...r })),
+    expected.map(recordEntry),
     'exactly one create per live record, in creation order, carrying the in-memory visit counts',
   );
   assert.ok(after.length < before.length, 'the file shrinks');
@@ -172,7 +172,7 @@ test('compact() purges records expired by the `now` clock, from the file and fro
   const expected = [link('forever', 0, 0), link('month', 0, 30), link('twodays', 0, 2)];
   assert.deepEqual(live(store), expected);
   assert.equal(store.count, 3);
-  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })), 'purged from the file');
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry), 'purged from the file');
 
   await store.close();
   store = stores.open(); // replay applies no clock: only compaction purges, so what it dropped stays dropped
@@ -237,10 +237,10 @@ test('creates, deletes and visits made while compaction runs are in memory and i
 
   const expected: Row[] = [
     link('a0', 0),
-    { ...link('a1', 1), visits: 5 },
+    { ...link('a1', 1), visits: 5, untracked: 5 },
     link('a3', 3),
     link('a4', 4),
-    { ...link('n1', 50), url: 'https://example.com/new/1', visits: 2 },
+    { ...link('n1', 50), url: 'https://example.com/new/1', visits: 2, untracked: 2 },
     { ...link('n2', 51), url: 'https://example.com/new/2' },
   ];
   assert.deepEqual(live(store), expected, 'memory after compaction');
@@ -256,7 +256,7 @@ test('creates, deletes and visits made while compaction runs are in memory and i
 
   // A second compaction folds them in: one create per live record.
   await store.compact();
-  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry));
 
   await store.close();
   store = stores.open();
@@ -362,8 +362,9 @@ function crashBaseLog(): { bytes: Buffer; expected: Map<string, Row> } {
   lines.push(encodeEntry({ op: 'V', counts: [['c1', 7]] }));
   lines.push(encodeEntry({ op: 'D', code: 'c2' }));
   lines.push(encodeEntry({ op: 'D', code: 'c3' }));
-  expected.get('c1')!.visits = 7;
-  expected.get('c5')!.visits = 1;
+  // Counted without events: every visit is untracked.
+  Object.assign(expected.get('c1')!, { visits: 7, untracked: 7 });
+  Object.assign(expected.get('c5')!, { visits: 1, untracked: 1 });
   expected.delete('c2');
   expected.delete('c3');
   return { bytes: Buffer.concat(lines), expected };
@@ -452,7 +453,7 @@ test('a crash (kill -9) at every step of a compaction leaves a whole log with ev
     for (const [code, r] of expected) expected.set(code, { ...r });
     if (run.acked.create) expected.set('new1', { ...link('new1', 20_000), url: 'https://example.com/new/1' });
     if (run.acked.delete) expected.delete('c4');
-    if (run.acked.visits) expected.get('c5')!.visits = 3;
+    if (run.acked.visits) Object.assign(expected.get('c5')!, { visits: 3, untracked: 3 });
     const rows = [...expected.values()];
 
     // Only what is on disk counts.
@@ -493,7 +494,7 @@ test('a leftover temp file with whole-looking entries is removed at start and ne
   assert.deepEqual(live(store), [link('kept')]);
   const report = await store.compact();
   assert.equal(report.entriesAfter, 1);
-  assert.deepEqual(logEntries(logBytes(dir)), [{ op: 'C', ...link('kept') }]);
+  assert.deepEqual(logEntries(logBytes(dir)), [recordEntry(link('kept'))]);
 });
 
 /** `nodeFs` where one kind of compaction call fails while `ctl.fail` is set; logs removes of the temp file. */
@@ -570,7 +571,7 @@ for (const { op, code } of FAILURES) {
     failing.ctl.fail = false;
     const report = await store.compact();
     assert.equal(report.entriesAfter, expected.length);
-    assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+    assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry));
     await store.create(link('f10', 10));
     expected.push(link('f10', 10));
 
@@ -611,7 +612,7 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
   assert.equal(line['entriesAfter'], 5);
   const expected = ['s4', 's5', 's6', 's7', 's8'].map((c, i) => link(c, i + 4));
   assert.deepEqual(live(store), expected);
-  assert.deepEqual(logEntries(logBytes(dir)), expected.map((r): Entry => ({ op: 'C', ...r })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry));
 
   await store.close();
   store = stores.open();
@@ -665,7 +666,7 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
   const after = readLog(dir);
   assertWhole(after);
   assert.deepEqual(replayed(after), expected, 'same records, same order, same visit counts');
-  assert.deepEqual(logEntries(logBytes(dir)), expected.map((e): Entry => ({ op: 'C', ...e })));
+  assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry));
   assert.deepEqual(readdirSync(dir).sort(), [LOG_FILE], 'no temp file, no lock left');
 });
 

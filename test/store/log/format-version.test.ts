@@ -43,7 +43,7 @@ test('a version 1 log (no version line) replays, and is rewritten with the versi
   const logs = new LogCapture();
   const store = new Store({ dir, fsync: 'always', log: createLogger('info', logs), ...MANUAL });
   t.after(() => store.close());
-  assert.deepEqual(store.get('bbb'), { code: 'bbb', url: 'https://example.com/bbb', createdAt: T, retentionDays: 0, visits: 4, maxVisits: null });
+  assert.deepEqual(store.get('bbb'), { code: 'bbb', url: 'https://example.com/bbb', createdAt: T, retentionDays: 0, visits: 4, untracked: 4, maxVisits: null });
   assert.equal(store.get('aaa'), undefined);
   assert.equal(store.count, 2);
   // The rewrite is queued ahead of every write: the first write waits for it.
@@ -51,8 +51,8 @@ test('a version 1 log (no version line) replays, and is rewritten with the versi
   assert.equal(logVersion(dir), FORMAT_VERSION);
   assert.deepEqual(logEntries(dir), [
     { op: 'C', code: 'bbb', url: 'https://example.com/bbb', createdAt: T, retentionDays: 0, visits: 4, maxVisits: null },
-    { op: 'C', code: 'ccc', url: 'https://example.com/ccc', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null },
-    { op: 'C', code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 5 },
+    { op: 'C', code: 'ccc', url: 'https://example.com/ccc', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null },
+    { op: 'C', code: 'ddd', url: 'https://example.com/ddd', createdAt: T, retentionDays: 0, visits: 0, maxVisits: 5 },
   ]);
   const said = logs.lines.filter((l) => /format version line/.test(String(l['msg'])));
   assert.equal(said.length, 1, 'logged once');

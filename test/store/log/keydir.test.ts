@@ -12,7 +12,7 @@ const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].
 test('add, find, get, delete: a record round-trips through the columns', () => {
   const k = new Keydir();
   k.add('abc123', 'https://example.com/a', 1_700_000_000, 30, 4);
-  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4, maxVisits: null });
+  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4, untracked: 4, maxVisits: null });
   assert.equal(k.has('abc123'), true);
   assert.equal(k.has('abc12'), false, 'a prefix is another code');
   assert.equal(k.has('abc1234'), false, 'so is an extension');
@@ -128,7 +128,7 @@ test('addBytes from a log line equals add from strings', () => {
   const k = new Keydir();
   k.add('xyz789', 'https://old.example/', 1, 0, 0);
   k.addBytes(line, codeStart, codeEnd, urlStart, line.length - 1, 5, 2, 9, 7);
-  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9, maxVisits: 7 });
+  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9, untracked: 9, maxVisits: 7 });
   assert.equal(k.size, 1, 'the bytes replaced the record of the same code');
   assert.deepEqual(urlCodes(k, 'https://example.com/q?a=1'), ['xyz789']);
 });
@@ -157,7 +157,7 @@ test('vacuum squeezes out dead slots, keeps order, and maps old slots to new one
   assert.equal(k.code(map[slots.get('c1')!]!), 'c1');
   assert.equal(k.code(map[slots.get('c1999')!]!), 'c1999');
   assert.deepEqual(codesOf(k).slice(0, 3), ['c1', 'c3', 'c5']);
-  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001, maxVisits: null });
+  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001, untracked: 1001, maxVisits: null });
   assert.deepEqual(urlCodes(k, 'https://example.com/1').slice(0, 2), ['c1991', 'c1981']);
   // Adding after a vacuum appends after the survivors.
   k.add('later', 'https://example.com/1', 9, 0, 0);
@@ -249,6 +249,7 @@ test('property: after any sequence of operations the keydir agrees with a Map of
           if (rec) {
             k.visit(s);
             rec.visits++;
+            rec.untracked++;
           }
         } else k.vacuum();
       }

@@ -125,7 +125,7 @@ async function apply(links: LogStore, model: Map<string, LinkRecord>, o: Op): Pr
     const usedUp = rec.maxVisits !== null && rec.visits >= rec.maxVisits;
     assert.equal(decision.kind, usedUp ? 'limit_reached' : 'found');
     // Counting stops at MAX_COUNT rather than pass what a record may hold.
-    if (!usedUp) model.set(c, { ...rec, visits: Math.min(rec.visits + 1, MAX_COUNT) });
+    if (!usedUp && rec.visits < MAX_COUNT) model.set(c, { ...rec, visits: rec.visits + 1, untracked: rec.untracked + 1 });
   }
 }
 

@@ -57,6 +57,7 @@ test('creates replay in order, with every field', () => {
     createdAt: 200,
     retentionDays: 30,
     visits: 4,
+    untracked: 4,
     maxVisits: null,
   });
   assert.equal(r.entries, 3);
@@ -386,7 +387,7 @@ test('a create with a visit limit carries it as a seventh field; one without kee
   assert.match(plain, /^[0-9a-f]{8} C\tpln111\t1700000000\t0\t0\thttps:\/\/example\.com\/p\n$/);
   const r = replay(log(HEADER, create('lim111', 'https://example.com/l', 2, 1_700_000_000, 3, 50), create('pln111')));
   assert.equal(r.damage, undefined);
-  assert.deepEqual(r.records.get('lim111'), { code: 'lim111', url: 'https://example.com/l', createdAt: 1_700_000_000, retentionDays: 3, visits: 2, maxVisits: 50 });
+  assert.deepEqual(r.records.get('lim111'), { code: 'lim111', url: 'https://example.com/l', createdAt: 1_700_000_000, retentionDays: 3, visits: 2, untracked: 2, maxVisits: 50 });
   assert.equal(r.records.get('pln111')?.maxVisits, null);
 });
 
@@ -407,8 +408,8 @@ test('an edit changes a record in place: its order stays, the URL index follows 
   assert.equal(r.damage, undefined);
   assert.equal(r.entries, 8, 'the version line is not an entry');
   assert.deepEqual([...r.records.keys()], ['aaa111', 'bbb222', 'ccc333'], 'edits move nothing; an edit of an unknown code is ignored');
-  assert.deepEqual(r.records.get('aaa111'), { code: 'aaa111', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 2, visits: 4, maxVisits: null });
-  assert.deepEqual(r.records.get('bbb222'), { code: 'bbb222', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 30, visits: 0, maxVisits: 9 });
+  assert.deepEqual(r.records.get('aaa111'), { code: 'aaa111', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 2, visits: 4, untracked: 4, maxVisits: null });
+  assert.deepEqual(r.records.get('bbb222'), { code: 'bbb222', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 30, visits: 0, untracked: 0, maxVisits: 9 });
   const byUrl = (url: string): string[] => [...r.records.slotsWithUrl(url)].map((s) => r.records.code(s));
   assert.deepEqual(byUrl('https://example.com/same'), [], 'the old URL no longer finds them');
   assert.deepEqual(byUrl('https://example.com/moved'), ['bbb222', 'aaa111'], 'newest first, whatever the order of the edits');
@@ -422,7 +423,7 @@ test('the version line: read first, not an entry; a log without one is version 1
   assert.deepEqual([...v1.records.keys()], ['bbb222']);
   const empty = replay(Buffer.alloc(0));
   assert.deepEqual({ version: empty.version, header: empty.header }, { version: FORMAT_VERSION, header: false });
-  assert.match(HEADER.toString('utf8'), /^[0-9a-f]{8} F\turl-shortener-log\t2\n$/);
+  assert.match(HEADER.toString('utf8'), /^[0-9a-f]{8} F\turl-shortener-log\t3\n$/);
 });
 
 test('a version line naming a newer format stops replay at once: not damage, nothing read', () => {

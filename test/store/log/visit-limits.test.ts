@@ -78,8 +78,8 @@ test('an edit is one log entry, applied in place; compaction writes the edited r
   const report = await inner.compact();
   assert.equal(report.entriesAfter, 2);
   assert.deepEqual(logEntries(dir), [
-    { op: 'C', code: 'edit01', url: 'https://example.com/changed', createdAt: T, retentionDays: 400, visits: 0, untracked: 0, maxVisits: 9 },
-    { op: 'C', code: 'edit02', url: 'https://example.com/edit02', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null },
+    { op: 'C', code: 'edit01', url: 'https://example.com/changed', createdAt: T, retentionDays: 400, visits: 0, maxVisits: 9 },
+    { op: 'C', code: 'edit02', url: 'https://example.com/edit02', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null },
   ]);
   await store.close();
   const reopened = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));

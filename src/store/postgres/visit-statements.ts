@@ -1,0 +1,171 @@
+/**
+ * The SQL of the visit events on PostgreSQL (docs/postgres.md, the visits table), one method per
+ * statement, like `statements.ts` for the links (the redirect's own statement, which counts a visit
+ * and inserts its event, is there). Events name their link by its `seq`, and every read joins them
+ * to a live link: an expired link's events are not shown even before the link's row is deleted.
+ */
+import type postgres from 'postgres';
+import type { BotFilter, EventFilter } from '../../visits/event.ts';
+import { TOP_SIZE } from '../../visits/event.ts';
+import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
+import type { EventColumns, EventRow } from './event-row.ts';
+import type { PostgresStatements } from './statements.ts';
+
+/** One row of the stats statement: what `kind` names, its value, and its numbers (as text). */
+export interface StatsRow {
+  kind: 'link' | 'total' | 'bucket' | 'referrer' | 'country' | 'browser' | 'os' | 'device' | 'links';
+  value: string | null;
+  n: string;
+  /** Unique visitors (total and buckets), `untracked_visits` (link). */
+  u: string | null;
+  /** Bot events whatever the filter (total). */
+  b: string | null;
+}
+
+export interface ExportRow extends EventRow {
+  code: string;
+  id: string;
+}
+
+/** An event's place in "oldest first, by time then arrival": where an export chunk goes on from. */
+export interface EventPlace {
+  time: number;
+  id: string;
+}
+
+/** The `(UTC day, visitor)` pair as one number: day × 2^32 + the signed id is one value per pair. */
+const VISITOR_KEY = 'e.time / 86400 * 4294967296 + e.visitor';
+
+export class VisitStatements {
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly links: PostgresStatements,
+  ) {}
+
+  /** Events passing `bots`. */
+  private pass(bots: BotFilter): postgres.PendingQuery<postgres.Row[]> {
+    return bots === 'exclude' ? this.sql`NOT e.bot` : bots === 'only' ? this.sql`e.bot` : this.sql`true`;
+  }
+
+  private range(f: { from: number; to: number }): postgres.PendingQuery<postgres.Row[]> {
+    return this.sql`e.time >= ${f.from}::bigint AND e.time < ${f.to}::bigint`;
+  }
+
+  /**
+   * The stats of one link (`code`) or of every live link (null), in one statement, so every number
+   * comes from one snapshot: the link's counts, the totals, one row per non-empty bucket, and each
+   * top list's 10 largest values (ties by value, null first; the rest is the total minus them).
+   * No row of kind `link` when `code` has no live link.
+   */
+  stats(code: string | null, q: { from: number; to: number; bots: BotFilter; edges: readonly number[] }, now: number): postgres.PendingQuery<StatsRow[]> {
+    const sql = this.sql;
+    const events =
+      code === null
+        ? sql`visits e JOIN links l ON l.seq = e.link_seq WHERE ${this.links.liveAs(now)} AND ${this.range(q)}`
+        : sql`visits e WHERE e.link_seq = (SELECT seq FROM link) AND ${this.range(q)}`;
+    const passing = sql`${events} AND ${this.pass(q.bots)}`;
+    // Ties by value as JavaScript compares strings: by code points, the C collation's order. By
+    // position in GROUP BY and ORDER BY: a repeated expression would carry its own parameters and
+    // no longer be the same expression.
+    const top = (kind: StatsRow['kind'], value: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> => sql`
+      (SELECT ${kind}::text AS kind, (${value}) COLLATE "C" AS value, count(*)::text AS n, NULL::text AS u, NULL::text AS b
+       FROM ${passing} GROUP BY 2 ORDER BY count(*) DESC, 2 ASC NULLS FIRST LIMIT ${TOP_SIZE})`;
+    const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
+      sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
+    return sql<StatsRow[]>`
+      WITH link AS (
+        SELECT seq, visit_count, untracked_visits FROM links WHERE code = ${code ?? ''} AND ${this.links.live(now)}
+      )
+      ${
+        code === null
+          ? sql`SELECT 'link'::text AS kind, NULL::text AS value, coalesce(sum(visit_count), 0)::text AS n, coalesce(sum(untracked_visits), 0)::text AS u, NULL::text AS b FROM links WHERE ${this.links.live(now)}`
+          : sql`SELECT 'link'::text AS kind, NULL::text AS value, visit_count::text AS n, untracked_visits::text AS u, NULL::text AS b FROM link`
+      }
+      UNION ALL
+      SELECT 'total', NULL, count(*) FILTER (WHERE ${this.pass(q.bots)})::text,
+        (count(DISTINCT ${sql.unsafe(VISITOR_KEY)}) FILTER (WHERE ${this.pass(q.bots)}) + count(*) FILTER (WHERE ${this.pass(q.bots)} AND e.visitor IS NULL))::text,
+        count(*) FILTER (WHERE e.bot)::text
+      FROM ${events}
+      UNION ALL
+      SELECT 'bucket', (width_bucket(e.time, ${q.edges as number[]}::bigint[]) - 1)::text, count(*)::text,
+        (count(DISTINCT ${sql.unsafe(VISITOR_KEY)}) + count(*) FILTER (WHERE e.visitor IS NULL))::text, NULL
+      FROM ${passing} GROUP BY 2
+      UNION ALL ${top('referrer', sql`e.referrer`)}
+      UNION ALL ${top('country', sql`e.country`)}
+      UNION ALL ${top('browser', family('browser', BROWSERS))}
+      UNION ALL ${top('os', family('os', SYSTEMS))}
+      UNION ALL ${top('device', family('device', DEVICES))}
+      ${code === null ? sql`UNION ALL ${top('links', sql`l.code`)}` : sql``}`;
+  }
+
+  /**
+   * A page of one live link's events, newest first (by time, then arrival), and their total, in one
+   * statement. No row when the link is not live; one row of nulls but the total when the page is empty.
+   */
+  page(code: string, filter: EventFilter, limit: number, offset: number, now: number): postgres.PendingQuery<(EventRow & { total: string })[]> {
+    const sql = this.sql;
+    const events = sql`visits e WHERE e.link_seq = link.seq AND ${this.range(filter)} AND ${this.pass(filter.bots)}`;
+    return sql<(EventRow & { total: string })[]>`
+      SELECT p.*, (SELECT count(*) FROM ${events}) AS total
+      FROM (SELECT seq FROM links WHERE code = ${code} AND ${this.links.live(now)}) AS link
+      LEFT JOIN LATERAL (
+        SELECT e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot FROM ${events}
+        ORDER BY e.time DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}
+      ) AS p ON true`;
+  }
+
+  /** Empties the events of the live link of `code`, first statement: its counts go to 0, its row stays locked until the commit. */
+  resetCounts(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
+    return tx<{ seq: string }[]>`
+      UPDATE links SET visit_count = 0, untracked_visits = 0 WHERE code = ${code} AND ${this.links.live(now)} RETURNING seq`;
+  }
+
+  /** The seq of the live link of `code`, inside a held snapshot (an export of one link). */
+  linkSeq(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
+    return tx<{ seq: string }[]>`SELECT seq FROM links WHERE code = ${code} AND ${this.links.live(now)}`;
+  }
+
+  /** A chunk of the export: events of live links (of one, with `seq`), oldest first, after `place`. */
+  exportChunk(tx: postgres.TransactionSql, filter: EventFilter, seq: string | undefined, place: EventPlace | undefined, n: number, now: number): postgres.PendingQuery<ExportRow[]> {
+    const sql = this.sql;
+    const ofLink = seq === undefined ? sql`` : sql`AND e.link_seq = ${seq}::bigint`;
+    const after = place === undefined ? sql`` : sql`AND (e.time, e.id) > (${place.time}::bigint, ${place.id}::bigint)`;
+    return tx<ExportRow[]>`
+      SELECT l.code, e.id, e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot
+      FROM visits e JOIN links l ON l.seq = e.link_seq
+      WHERE ${this.links.liveAs(now)} ${ofLink} AND ${this.range(filter)} AND ${this.pass(filter.bots)} ${after}
+      ORDER BY e.time, e.id LIMIT ${n}`;
+  }
+
+  /**
+   * An imported event, one statement: it turns one of the link's untracked visits into this event,
+   * or adds a visit when none is left (SET reads the row as it was), and inserts the event. No
+   * row when `code` has no live link. Limits do not apply: the import moves history, it is no visit.
+   */
+  importVisit(code: string, event: EventColumns, now: number): postgres.PendingQuery<{ seq: string }[]> {
+    return this.sql<{ seq: string }[]>`
+      WITH link AS (
+        UPDATE links SET
+          untracked_visits = CASE WHEN untracked_visits > 0 THEN untracked_visits - 1 ELSE 0 END,
+          visit_count = CASE WHEN untracked_visits > 0 THEN visit_count ELSE least(visit_count + 1, 9007199254740991) END
+        WHERE code = ${code} AND ${this.links.live(now)}
+        RETURNING seq
+      ), event AS (
+        INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor)
+        SELECT seq, ${this.links.eventValues(event)} FROM link
+      )
+      SELECT seq FROM link`;
+  }
+
+  /**
+   * The key of UTC day `day`: `key` stored unless another instance stored one first, and the keys
+   * of earlier days deleted. No row when an instance storing the day's key has not committed yet
+   * (its insert is not in this statement's snapshot): asking again finds it.
+   */
+  dailyKey(day: number, key: Uint8Array): postgres.PendingQuery<{ key: Buffer }[]> {
+    return this.sql<{ key: Buffer }[]>`
+      WITH old AS (DELETE FROM visit_keys WHERE day < ${day}::integer),
+      made AS (INSERT INTO visit_keys (day, key) VALUES (${day}::integer, ${Buffer.from(key)}::bytea) ON CONFLICT (day) DO NOTHING RETURNING key)
+      SELECT key FROM made UNION ALL SELECT key FROM visit_keys WHERE day = ${day}::integer`;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The log store's side of visit events (docs/storage.md, format 3): a visit and its event are one
+ * line, so replay, a torn tail, a compaction and the copies a limited link's writes make keep the
+ * invariant events + untracked = visits exactly; events belong to the link, not its code.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createLogger } from '../../../src/log.ts';
+import type { LinkRecord } from '../../../src/store/link-store.ts';
+import { encodeEntry } from '../../../src/store/log/format.ts';
+import { LogStore } from '../../../src/store/log/log-store.ts';
+import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import type { VisitEvent } from '../../../src/visits/event.ts';
+import { tempDir } from '../../support/helpers.ts';
+import { logEntries } from '../../support/log-entries.ts';
+
+const T = 1_790_000_000;
+const quiet = createLogger('silent');
+const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
+const ALL = { from: 0, to: 2 ** 32, bots: 'include' as const };
+
+const rec = (code: string, maxVisits: number | null = null, visits = 0): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits, untracked: visits, maxVisits });
+
+const ev = (time: number, referrer: string | null = 'news.example', visitor: number | null = 7): VisitEvent => ({ time, referrer, country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, visitor });
+
+function open(dir: string, options: { fsync?: 'always' | 'off'; now?: () => number; visitRetentionDays?: number } = {}): { store: LogStore; raw: Store } {
+  const raw = new Store({ dir, fsync: options.fsync ?? 'off', log: quiet, ...MANUAL, ...(options.now && { now: options.now }), ...(options.visitRetentionDays && { visitRetentionDays: options.visitRetentionDays }) });
+  return { store: new LogStore(raw), raw };
+}
+
+/** Counts `n` visits of `code` with events at times T+1, T+2, … */
+async function visit(store: LogStore, code: string, n: number, from = 1): Promise<void> {
+  for (let i = from; i < from + n; i++) await store.countVisit(code, () => T + i, true, () => ev(T + i));
+}
+
+function check(store: LogStore, code: string, visits: number, untracked: number, events: number): void {
+  const rec = store.get(code, T);
+  assert.ok(rec, `${code} is live`);
+  assert.equal(rec.visits, visits, 'visits');
+  assert.equal(rec.untracked, untracked, 'untracked');
+  assert.equal(store.listVisits(code, ALL, 1000, 0, T)?.total, events, 'events');
+  assert.equal(rec.visits, rec.untracked + events, 'the invariant');
+}
+
+test('visits with events survive a restart as events; visits without as untracked; both add up to the count', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('evt001', null, 4), T);
+  await visit(store, 'evt001', 3);
+  store.countVisit('evt001', () => T, true);
+  await store.close();
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'evt001', 8, 5, 3);
+  const page = store.listVisits('evt001', ALL, 2, 0, T)!;
+  assert.deepEqual(page.events.map((e) => e.time), [T + 3, T + 2], 'newest first');
+  assert.deepEqual(page.events[0], { ...ev(T + 3), visitor: null }, 'every field back, the visitor id never shown');
+  const lines = logEntries(dir).map((e) => e.op);
+  assert.deepEqual(lines.filter((op) => op === 'R'), ['R'], 'a referrer host is written once');
+});
+
+test('a torn last line cuts a visit and its event together', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('torn01'), T);
+  await visit(store, 'torn01', 2);
+  await store.close();
+  // One more visit, written alone, then torn.
+  ({ store } = open(dir));
+  await visit(store, 'torn01', 1, 3);
+  await store.close();
+  const path = join(dir, LOG_FILE);
+  const size = readFileSync(path).length;
+  const last = readFileSync(path, 'utf8').trimEnd().split('\n').pop()!;
+  assert.match(last, /\tX\t|^\w{8} X\t/, 'the last line is the visit with its event');
+  truncateSync(path, size - 5);
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'torn01', 2, 0, 2);
+});
+
+test('compaction writes each link’s events once, and lines written meanwhile are not counted twice', async (t) => {
+  const dir = tempDir(t);
+  let { store, raw } = open(dir);
+  await store.insert(rec('cmp001', null, 2), T);
+  await store.insert(rec('cmp002'), T);
+  await visit(store, 'cmp001', 5000);
+  await visit(store, 'cmp002', 3);
+  // Recorded but not flushed when the compaction takes its snapshot: the flush that follows
+  // writes them again after the compacted lines.
+  await raw.compact();
+  await raw.flushVisits();
+  await visit(store, 'cmp002', 2, 10);
+  await store.close();
+  const ops = logEntries(dir).map((e) => e.op);
+  assert.ok(ops.includes('K') && ops.includes('J'), 'a long run of events is a K line and J lines');
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'cmp001', 5002, 2, 5000);
+  check(store, 'cmp002', 5, 0, 5);
+});
+
+test('a limited link writes its events at once, after copies of the ones pending; replay keeps one of each', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir, { fsync: 'always' });
+  await store.insert(rec('lim001'), T);
+  await visit(store, 'lim001', 3);
+  // Gaining a limit writes the pending events with the edit; the flush at close writes them again.
+  await store.update('lim001', { maxVisits: 10 }, T);
+  await visit(store, 'lim001', 2, 4);
+  await store.close();
+  const xs = logEntries(dir).filter((e) => e.op === 'X');
+  assert.ok(xs.length >= 3, 'the pending events were copied');
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'lim001', 5, 0, 5);
+});
+
+test('deleting a link’s visits is durable, and lines of its old events written later stay deleted', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('del001', 3, 1), T);
+  await visit(store, 'del001', 2);
+  assert.equal((await store.countVisit('del001', () => T, true)).kind, 'limit_reached');
+  assert.equal(await store.deleteVisits('del001', T), 2);
+  check(store, 'del001', 0, 0, 0);
+  assert.equal((await store.countVisit('del001', () => T + 9, true, () => ev(T + 9))).kind, 'found', 'a used-up link can be visited again');
+  await store.close();
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'del001', 1, 0, 1);
+  assert.equal(await store.deleteVisits('nope01', T), undefined);
+});
+
+test('an imported event takes an untracked visit’s place, then adds a visit', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('imp001', null, 2), T);
+  for (const time of [T - 30, T - 20, T - 10]) assert.equal(await store.importVisit('imp001', ev(time), T), 'imported');
+  assert.equal(await store.importVisit('nope01', ev(T), T), 'unknown_code');
+  check(store, 'imp001', 3, 0, 3);
+  await store.close();
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'imp001', 3, 0, 3);
+  assert.deepEqual(store.listVisits('imp001', ALL, 10, 0, T)!.events.map((e) => e.time), [T - 10, T - 20, T - 30], 'in time order wherever they came');
+});
+
+test('retention turns old events into untracked visits, in memory and in the log', async (t) => {
+  const dir = tempDir(t);
+  const DAY = 86_400;
+  let clock = (T + 1) * 1000;
+  let { store, raw } = open(dir, { now: () => clock });
+  await store.insert(rec('ret001'), T);
+  await visit(store, 'ret001', 3);
+  for (let i = 0; i < 2; i++) await store.countVisit('ret001', () => T + 10 * DAY, true, () => ev(T + 10 * DAY + i));
+  clock = (T + 12 * DAY) * 1000;
+  assert.equal(await raw.expireEvents(T + 5 * DAY), 3);
+  check(store, 'ret001', 5, 3, 2);
+  await store.close();
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'ret001', 5, 3, 2);
+});
+
+test('a code deleted and created again starts with no events, also after a restart', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('re0001'), T);
+  await visit(store, 're0001', 3);
+  assert.equal(await store.delete('re0001', T), true);
+  await store.insert(rec('re0001'), T);
+  await visit(store, 're0001', 1, 20);
+  await store.close();
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 're0001', 1, 0, 1);
+});
+
+test('a log of format 2 starts: its counts are untracked visits, and it is rewritten as format 3 before anything is appended', async (t) => {
+  const dir = tempDir(t);
+  const v2 = [
+    '00000000 F\turl-shortener-log\t2',
+    encodeEntry({ op: 'C', code: 'old001', url: 'https://example.com/old', createdAt: T, retentionDays: 0, visits: 6 }).toString().trimEnd(),
+    encodeEntry({ op: 'V', counts: [['old001', 9]] }).toString().trimEnd(),
+  ];
+  // The version line of format 2, checksummed as that build wrote it.
+  v2[0] = encodeEntry({ op: 'F', name: 'url-shortener-log', version: 2 }).toString().trimEnd();
+  writeFileSync(join(dir, LOG_FILE), v2.join('\n') + '\n');
+  let { store } = open(dir);
+  check(store, 'old001', 9, 9, 0);
+  await visit(store, 'old001', 1);
+  await store.close();
+  assert.match(readFileSync(join(dir, LOG_FILE), 'utf8').split('\n')[0]!, /\tF?url-shortener-log\t3$|url-shortener-log\t3$/);
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'old001', 10, 9, 1);
+});
+
+test('an event line of a code that is not there is ignored, like a count of one', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('here01'), T);
+  await store.close();
+  appendFileSync(join(dir, LOG_FILE), encodeEntry({ op: 'X', code: 'gone01', seq: 0, events: Uint32Array.of(T, 1, 0, 0) }));
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'here01', 0, 0, 0);
+});
