@@ -253,8 +253,8 @@ export const TOOLS: readonly Tool[] = [
       properties: {
         code: CODE,
         api_key: API_KEY,
-        from: { type: ['string', 'integer'], description: 'Start of the range: Unix seconds or ISO 8601, e.g. 2026-03-01.' },
-        to: { type: ['string', 'integer'], description: 'End of the range (excluded): Unix seconds or ISO 8601.' },
+        from: { type: 'string', description: 'Start of the range: Unix seconds (digits) or ISO 8601, e.g. 2026-03-01 or 2026-03-01T12:00:00Z.' },
+        to: { type: 'string', description: 'End of the range (excluded): Unix seconds (digits) or ISO 8601.' },
         interval: { type: 'string', description: 'hour, day, week or month.' },
         tz: { type: 'string', description: 'An IANA time zone such as Europe/Berlin.' },
         bots: { type: 'string', description: 'exclude, include or only.' },

@@ -1,6 +1,6 @@
 /**
  * The official MCP TypeScript SDK client — a client we did not write — against the running handler:
- * it connects over Streamable HTTP, negotiates 2025-11-25, lists the six tools and calls each one,
+ * it connects over Streamable HTTP, negotiates 2025-11-25, lists the seven tools and calls each one,
  * successes (whose structuredContent the SDK validates against the declared outputSchema, and so
  * does ajv here) and failures. Its GET probe for a server stream gets the 405 it expects, and no session appears.
  */
@@ -76,7 +76,7 @@ describe('MCP SDK client', () => {
   test('ping and tools/list', async () => {
     assert.deepEqual(await client.ping(), {});
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url']);
+    assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats']);
     for (const tool of tools) {
       assert.ok(tool.title && tool.description && tool.outputSchema, tool.name);
       assert.equal(tool.annotations?.openWorldHint, false, tool.name);

@@ -1,5 +1,5 @@
 /**
- * The MCP methods and the six tools, in process (createMcpServer over the real service of a
+ * The MCP methods and the seven tools, in process (createMcpServer over the real service of a
  * started shortener): declarations, every success, every failure of the work as `isError`, the
  * JSON-RPC errors (-32601, -32602, -32603), and version negotiation.
  */
@@ -70,7 +70,7 @@ async function withServer(t: TestContext, options: Parameters<typeof start>[1], 
   await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
 }
 
-test('tools/list declares the six tools with title, description, schemas and exact annotations', async (t) => {
+test('tools/list declares the seven tools with title, description, schemas and exact annotations', async (t) => {
   await withServer(t, {}, async (server) => {
     const r = await rpc(server, 'tools/list');
     assert.ok('result' in r);
@@ -84,6 +84,7 @@ test('tools/list declares the six tools with title, description, schemas and exa
         ['list_urls', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
         ['delete_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
         ['update_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
+        ['get_stats', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
       ],
     );
     for (const t of tools) {
@@ -94,10 +95,10 @@ test('tools/list declares the six tools with title, description, schemas and exa
     }
     assert.deepEqual(
       tools.map((t) => (t['inputSchema'] as { required: string[] }).required),
-      [['url'], ['code'], ['url'], ['api_key'], ['code', 'api_key'], ['code', 'api_key']],
+      [['url'], ['code'], ['url'], ['api_key'], ['code', 'api_key'], ['code', 'api_key'], ['code', 'api_key']],
     );
-    // The records every tool but delete_url answers declare the limit and the expiry.
-    for (const t of tools.filter((t) => t['name'] !== 'delete_url' && t['name'] !== 'list_urls')) {
+    // The records every tool but delete_url and get_stats answers declare the limit and the expiry.
+    for (const t of tools.filter((t) => !['delete_url', 'list_urls', 'get_stats'].includes(t['name'] as string))) {
       const output = t['outputSchema'] as { properties: Record<string, unknown>; required: string[] };
       assert.deepEqual(output.properties['max_visits'], {
         type: ['integer', 'null'],

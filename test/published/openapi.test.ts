@@ -113,6 +113,10 @@ test('the operations document every route of the README\'s route table, with the
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
     'GET /api/export': ['200', '400', '401', '403', '500'],
     'POST /api/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
+    'GET /api/stats': ['200', '400', '401', '403', '500'],
+    'GET /api/urls/{code}/stats': ['200', '400', '401', '403', '404', '500'],
+    'GET /api/urls/{code}/visits': ['200', '400', '401', '403', '404', '500'],
+    'DELETE /api/urls/{code}/visits': ['200', '401', '403', '404', '500', '503'],
     'GET /{code}': ['302', '401', '404', '410', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
@@ -131,7 +135,17 @@ test('the operations document every route of the README\'s route table, with the
   // Security: public routes need nothing; the rest the gate; list/delete an admin key too.
   for (const [key, op] of Object.entries(ops)) {
     const isPublic = ['GET /', 'GET /static/{file}', 'GET /healthz', 'GET /auth-check'].includes(key);
-    const isAdmin = ['GET /api/urls', 'PATCH /api/urls/{code}', 'DELETE /api/urls/{code}', 'GET /api/export', 'POST /api/import'].includes(key);
+    const isAdmin = [
+      'GET /api/urls',
+      'PATCH /api/urls/{code}',
+      'DELETE /api/urls/{code}',
+      'GET /api/export',
+      'POST /api/import',
+      'GET /api/stats',
+      'GET /api/urls/{code}/stats',
+      'GET /api/urls/{code}/visits',
+      'DELETE /api/urls/{code}/visits',
+    ].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
   }
@@ -177,7 +191,7 @@ test('the operations document every route of the README\'s route table, with the
   const { $schema: _s, $id: _i, ...notice } = NOTICE_SCHEMA as Record<string, unknown>;
   assert.deepEqual(doc.components.schemas['DeprecationNoticeNotification'], notice);
   // MCP tools are described on the operation.
-  assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url']);
+  assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats']);
 });
 
 test('the redirect is documented behind the gate, or public where the server runs with PUBLIC_REDIRECTS', async () => {
@@ -341,6 +355,38 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         importing('text/csv', 'url\nhttps://example.com/full-disk\n', 503, { diskFull: true }),
       ],
       unexercised: { 413: 'a body over 256 MiB (test/transfer covers it)' },
+    },
+    getAllStats: {
+      probes: [
+        { path: '/api/stats', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/stats?api_key=k1&interval=hour&from=2026-01-09', status: 200 },
+        { path: '/api/stats?tz=Nowhere/Else', options: { headers: ADMIN }, status: 400 },
+        { path: '/api/stats', status: 403 },
+      ],
+    },
+    getUrlStats: {
+      probes: [
+        { path: `/api/urls/${f.usedUp}/stats?tz=Europe/Berlin`, options: { headers: ADMIN }, status: 200 },
+        { path: `/api/urls/${f.usedUp}/stats?interval=fortnight`, options: { headers: ADMIN }, status: 400 },
+        { path: `/api/urls/${f.usedUp}/stats`, status: 403 },
+        { path: '/api/urls/zzzzzz/stats', options: { headers: ADMIN }, status: 404 },
+      ],
+    },
+    listUrlVisits: {
+      probes: [
+        { path: `/api/urls/${f.usedUp}/visits?limit=10`, options: { headers: ADMIN }, status: 200 },
+        { path: `/api/urls/${f.usedUp}/visits?limit=0`, options: { headers: ADMIN }, status: 400 },
+        { path: `/api/urls/${f.usedUp}/visits`, status: 403 },
+        { path: '/api/urls/zzzzzz/visits', options: { headers: ADMIN }, status: 404 },
+      ],
+    },
+    deleteUrlVisits: {
+      probes: [
+        { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE' }, status: 403 },
+        { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE', headers: ADMIN }, status: 503, diskFull: true },
+        { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE', headers: ADMIN }, status: 200 },
+        { path: '/api/urls/zzzzzz/visits', options: { method: 'DELETE', headers: ADMIN }, status: 404 },
+      ],
     },
     followLink: {
       probes: [
