@@ -156,7 +156,16 @@ export class StatsAccumulator {
     return grown;
   }
 
-  /** The stats so far; `visitCount` and `untracked` are the records' (the accumulator sees only events). */
+  /**
+   * Counts the unique visitors of some days (`budget` ids at least), once every run is added; true
+   * when all are counted. `result` counts whatever is left, so a caller that may hold the event
+   * loop for a while need not call this at all.
+   */
+  settle(budget: number): boolean {
+    return this.visitors.settle(budget);
+  }
+
+  /** The stats; `visitCount` and `untracked` are the records' (the accumulator sees only events). */
   result(visitCount: number, untracked: number): VisitStats {
     let visits = 0;
     const unique = this.visitors.counts();

@@ -11,6 +11,7 @@
  */
 
 const DAY = 86_400;
+const EMPTY = new Int32Array(0);
 
 /**
  * Counts distinct signed 32-bit numbers by linear probing in a table used for one group at a time, sized
@@ -66,14 +67,19 @@ export class UniqueVisitors {
   private readonly firstDay: number;
   /** Every UTC day lies in one bucket: a visitor new in its bucket is new in the range. */
   private readonly oneBucketADay: boolean;
-  private readonly anonymous: Float64Array;
+  /** Starts with the visitors without an id (one each); the days' distinct ids are added as they are counted. */
+  private readonly perBucket: Float64Array;
+  private total = 0;
+  private nextDay = 0;
+  private readonly inCell = new Distinct();
+  private readonly inDay = new Distinct();
   private lastCell = -1;
   private lastVisitor = 0;
 
   /** `edges` as in a `StatsQuery`: bucket starts, then the end of the last. */
   constructor(edges: ArrayLike<number>) {
     const buckets = Math.max(0, edges.length - 1);
-    this.anonymous = new Float64Array(buckets);
+    this.perBucket = new Float64Array(buckets);
     const from = buckets > 0 ? edges[0]! : 0;
     const to = buckets > 0 ? edges[buckets]! : 0;
     this.firstDay = Math.floor(from / DAY);
@@ -118,27 +124,34 @@ export class UniqueVisitors {
 
   /** A counted event without an id: a visitor of its own. */
   addAnonymous(bucket: number): void {
-    this.anonymous[bucket]!++;
+    this.perBucket[bucket]!++;
+    this.total++;
   }
 
-  /** The distinct pairs in the range and in each bucket. */
-  counts(): { total: number; perBucket: Float64Array } {
-    const perBucket = Float64Array.from(this.anonymous);
-    let total = perBucket.reduce((sum, n) => sum + n, 0);
-    const inCell = new Distinct();
-    const inDay = new Distinct();
-    for (let d = 0; d + 1 < this.dayCell.length; d++) {
+  /**
+   * Counts the ids of whole UTC days, from the first not yet counted, until at least `budget` ids
+   * are counted or every day is; true when every day is. Ten million ids take some 100 ms, so a
+   * caller that must not hold the event loop that long counts a budget at a time and yields
+   * between. Only once every event is added: a day counted is not counted again.
+   */
+  settle(budget = Infinity): boolean {
+    const days = this.dayCell.length - 1;
+    let done = 0;
+    while (this.nextDay < days && done < budget) {
+      const d = this.nextDay++;
       const first = this.dayCell[d]!;
       const end = this.dayCell[d + 1]!;
       let all = 0;
       for (let c = first; c < end; c++) all += this.lengths[c]!;
       if (all === 0) continue;
+      done += all;
       const spans = !this.oneBucketADay && end - first > 1;
-      if (spans) inDay.reset(all);
+      if (spans) this.inDay.reset(all);
       for (let c = first; c < end; c++) {
         const n = this.lengths[c]!;
         if (n === 0) continue;
         const ids = this.ids[c]!;
+        const inCell = this.inCell;
         inCell.reset(n);
         let fresh = 0;
         let freshInDay = 0;
@@ -146,12 +159,20 @@ export class UniqueVisitors {
           const v = ids[i]!;
           if (!inCell.add(v)) continue;
           fresh++;
-          if (!spans || inDay.add(v)) freshInDay++;
+          if (!spans || this.inDay.add(v)) freshInDay++;
         }
-        perBucket[this.cellBucket[c]!]! += fresh;
-        total += freshInDay;
+        this.perBucket[this.cellBucket[c]!]! += fresh;
+        this.total += freshInDay;
+        // Counted: the ids are not needed again.
+        this.ids[c] = EMPTY;
       }
     }
-    return { total, perBucket };
+    return this.nextDay >= days;
+  }
+
+  /** The distinct pairs in the range and in each bucket (every day counted first). */
+  counts(): { total: number; perBucket: Float64Array } {
+    this.settle();
+    return { total: this.total, perBucket: this.perBucket };
   }
 }

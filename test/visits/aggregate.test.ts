@@ -294,6 +294,22 @@ test('a run added in slices counts as the whole run added at once', () => {
   assert.deepEqual(sliced.result(0, 0), whole.result(0, 0));
 });
 
+test('unique visitors counted a few days at a time come to what result counts at once', () => {
+  const run = Array.from({ length: 3000 }, (_, i) => event(T0 + i * 240, { visitor: i % 97 === 0 ? null : (i * 7919) % 301 }));
+  const data = pack(run);
+  const r = parseStatsRange({ from: T0, to: T0 + 9 * DAY, interval: 'hour', tz: 'Asia/Kolkata' }, T0 + 9 * DAY);
+  assert.ok(!(r instanceof RangeRefusal));
+  const whole = new StatsAccumulator(r, referrerName);
+  whole.add(data, 0, run.length);
+  const sliced = new StatsAccumulator(r, referrerName);
+  sliced.add(data, 0, run.length);
+  let calls = 1;
+  while (!sliced.settle(100)) calls++;
+  assert.ok(calls >= 8, String(calls));
+  assert.deepEqual(sliced.result(0, 0), whole.result(0, 0));
+  assert.deepEqual(whole.result(0, 0), reference(r, [run]));
+});
+
 // ---- Against the reference -------------------------------------------------------------------
 
 const arbitraryEvent = (start: number, span: number): fc.Arbitrary<VisitEvent> =>
