@@ -38,9 +38,9 @@ test('the redirect reads the clock only for a link that can expire', async (t) =
     reads++;
     return T + 1;
   };
-  assert.deepEqual(store.countVisit('never1', clock, true), { kind: 'found', url: 'https://example.com/never1' });
+  assert.deepEqual(store.countVisit('never1', clock, true), { kind: 'found', url: 'https://example.com/never1', limited: false });
   assert.equal(reads, 0);
-  assert.deepEqual(store.countVisit('month1', clock, true), { kind: 'found', url: 'https://example.com/month1' });
+  assert.deepEqual(store.countVisit('month1', clock, true), { kind: 'found', url: 'https://example.com/month1', limited: false });
   assert.equal(reads, 1);
   assert.deepEqual(store.countVisit('month1', () => T + 30 * 86_400, true), { kind: 'expired' });
 });
@@ -59,12 +59,12 @@ test('countVisitIn finds a code in a request path, and only one of the code alph
     await rm(dir, { recursive: true, force: true });
   });
   const clock = (): number => T;
-  assert.deepEqual(store.countVisitIn('/s/abc123', 3, clock, true), { kind: 'found', url: 'https://example.com/6' });
-  assert.deepEqual(store.countVisitIn('/abc123', 1, clock, false), { kind: 'found', url: 'https://example.com/6' });
+  assert.deepEqual(store.countVisitIn('/s/abc123', 3, clock, true), { kind: 'found', url: 'https://example.com/6', limited: false });
+  assert.deepEqual(store.countVisitIn('/abc123', 1, clock, false), { kind: 'found', url: 'https://example.com/6', limited: false });
   assert.equal(store.get('abc123', T)?.visits, 1, 'a GET counted, a HEAD not');
   for (const code of odd) {
     assert.deepEqual(store.countVisitIn(`/${code}`, 1, clock, true), { kind: 'missing' }, code);
-    assert.deepEqual(store.countVisit(code, clock, false), { kind: 'found', url: `https://example.com/${code.length}` }, `${code}: still there for the general path`);
+    assert.deepEqual(store.countVisit(code, clock, false), { kind: 'found', url: `https://example.com/${code.length}`, limited: false }, `${code}: still there for the general path`);
   }
   assert.deepEqual(store.countVisitIn('/', 1, clock, true), { kind: 'missing' }, 'no empty code');
 });

@@ -121,8 +121,8 @@ test('HEAD redirects but is not counted as a visit, before or after a restart', 
   assert.equal(await visitCount(h, code), 1);
 });
 
-test('visit counts are appended as absolute batches within the flush interval, without a close', async (t) => {
-  const h = await start(t, { baseUrl: BASE_URL, apiKeys: [KEY], visitFlushMs: 50 });
+test('visit counts (visit_tracking counts) are appended as absolute batches within the flush interval, without a close', async (t) => {
+  const h = await start(t, { baseUrl: BASE_URL, apiKeys: [KEY], visitFlushMs: 50, visitTracking: 'counts' });
   const a = await h.shorten('https://example.com/flush-a');
   const b = await h.shorten('https://example.com/flush-b');
   assert.equal(

@@ -55,10 +55,10 @@ test('links without a limit keep the synchronous, batched count; HEAD of a limit
   const before = readFileSync(join(dir, LOG_FILE)).length;
   const free: VisitDecision | Promise<VisitDecision> = store.countVisit('free01', () => T, true);
   assert.ok(!(free instanceof Promise), 'no promise for a link without a limit');
-  assert.deepEqual(free, { kind: 'found', url: 'https://example.com/free01' });
+  assert.deepEqual(free, { kind: 'found', url: 'https://example.com/free01', limited: false });
   const head = store.countVisit('lim001', () => T, false);
   assert.ok(!(head instanceof Promise), 'no promise for a HEAD');
-  assert.deepEqual(head, { kind: 'found', url: 'https://example.com/lim001' });
+  assert.deepEqual(head, { kind: 'found', url: 'https://example.com/lim001', limited: true });
   assert.equal(readFileSync(join(dir, LOG_FILE)).length, before, 'nothing written yet: the count waits for its batch');
   assert.equal(store.get('free01', T)?.visits, 1);
   assert.equal(store.get('lim001', T)?.visits, 0);

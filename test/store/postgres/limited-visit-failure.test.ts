@@ -50,7 +50,7 @@ test('the database refuses the counting statement (disk full): 503, and the visi
   await assert.rejects(visit(store), StoreUnavailableError);
   assert.equal(await stored(db), 0);
   await db`DROP TRIGGER disk_full ON links`;
-  assert.deepEqual(await visit(store), { kind: 'found', url: 'https://example.com/once01' });
+  assert.deepEqual(await visit(store), { kind: 'found', url: 'https://example.com/once01', limited: true });
   assert.deepEqual(await visit(store), { kind: 'limit_reached' });
   assert.equal(await stored(db), 1);
 });
@@ -61,7 +61,7 @@ test('the connection drops before the statement reaches the database: 503, and t
   await assert.rejects(visit(store), StoreUnavailableError);
   await proxy.cut();
   assert.equal(await stored(db), 0);
-  assert.deepEqual(await visit(store), { kind: 'found', url: 'https://example.com/once01' });
+  assert.deepEqual(await visit(store), { kind: 'found', url: 'https://example.com/once01', limited: true });
   assert.deepEqual(await visit(store), { kind: 'limit_reached' });
 });
 

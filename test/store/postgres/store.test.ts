@@ -119,7 +119,7 @@ test('a URL of 8,192 characters is stored, indexed and found by newestByUrl', { 
   assert.equal(await store.insert(rec('long02', long), T), true);
   assert.equal((await store.newestByUrl(long, T))?.code, 'long02');
   assert.equal(await store.newestByUrl(long.slice(0, -1), T), undefined);
-  assert.deepEqual(await store.countVisit('long01', () => T, true), { kind: 'found', url: long });
+  assert.deepEqual(await store.countVisit('long01', () => T, true), { kind: 'found', url: long, limited: false });
 });
 
 test('a long page is one snapshot read in chunks: in order, out of order, and whatever is written meanwhile', { skip: !server }, async (t) => {
