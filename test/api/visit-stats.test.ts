@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { start, type Harness, type Reply } from '../support/helpers.ts';
+import { dataDir, start, type Harness, type Reply } from '../support/helpers.ts';
 
 const KEY = 'k1';
 const ADMIN = { 'x-api-key': KEY };
@@ -272,11 +272,26 @@ test('api_key in the query still works and says it is deprecated', async (t) => 
   assert.equal((await h.req(`/api/urls/${code}/stats`, { headers: ADMIN })).headers.deprecation, undefined);
 });
 
-test('with visit_tracking counts the stats still answer, from the events recorded before, and say so', async (t) => {
+test('with visit_tracking counts the stats still answer and say so; a visit counted then is untracked', async (t) => {
   const { h } = await setup(t, { visitTracking: 'counts' });
   const code = await h.shorten('https://example.com/e');
   await visit(h, code, { 'user-agent': CHROME });
   const body = ok(await h.req(`/api/urls/${code}/stats`, { headers: ADMIN }));
   assert.deepEqual([body['tracking'], body['visit_count'], body['untracked_visits'], body['visits']], ['counts', 1, 1, 0]);
   assert.deepEqual(body['referrers'], EMPTY);
+});
+
+test('restarted with visit_tracking counts, the events recorded before still answer; later visits are untracked', async (t) => {
+  const data = dataDir(t);
+  const clock = { ms: NOW_MS };
+  let h = await data.start({ apiKeys: [KEY], now: () => clock.ms });
+  const code = await h.shorten('https://example.com/switch');
+  await visit(h, code, { 'user-agent': CHROME, referer: 'https://t.co/1' });
+  await h.close(true);
+  h = await data.start({ apiKeys: [KEY], now: () => clock.ms, visitTracking: 'counts' });
+  await visit(h, code, { 'user-agent': FIREFOX });
+  const body = ok(await h.req(`/api/urls/${code}/stats`, { headers: ADMIN }));
+  assert.deepEqual([body['tracking'], body['visit_count'], body['untracked_visits'], body['visits']], ['counts', 2, 1, 1]);
+  assert.deepEqual(body['referrers'], { top: [{ value: 't.co', visits: 1 }], others: 0 });
+  assert.deepEqual(body['browsers'], { top: [{ value: 'Chrome', visits: 1 }], others: 0 });
 });
