@@ -91,8 +91,8 @@ export class PostgresStore implements LinkStore {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     await store.refreshCount();
-    // This month's partition before the first visit (another instance may be making it: then it has).
-    await store.ensurePartitions(store.seconds());
+    // This month's partition before the first visit (made by another instance starting now, or waited for).
+    await ensurePartitions(store.calls, store.log, store.seconds(), true);
     every(store.timers, options.readyCheckMs, 1000, () => store.probe());
     every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(store.seconds()));
     every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
