@@ -13,7 +13,9 @@
  * This class wires the pieces: the SQL (`postgres-statements.ts`), the bounded calls and what they
  * mean for readiness (`postgres-calls.ts`), the batching of inserts (`postgres-inserts.ts`), the
  * long reads over a held snapshot (`postgres-pages.ts`) and the background work
- * (`postgres-jobs.ts`).
+ * (`postgres-jobs.ts`); for the visit events (docs/analytics.md), their SQL
+ * (`visit-statements.ts`), their rows (`event-row.ts`), the stats' assembly (`visit-stats.ts`),
+ * the months of their table and retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
