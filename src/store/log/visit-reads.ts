@@ -53,6 +53,8 @@ export async function allStats(store: Store, query: StatsQuery, now: number): Pr
   } finally {
     release();
   }
+  // The unique visitors are counted at the end, a slice at a time too.
+  while (!stats.settle(STATS_SLICE)) await nextTurn();
   return stats.result(visitCount, untracked);
 }
 
