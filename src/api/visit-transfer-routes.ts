@@ -7,17 +7,15 @@ import { HttpError } from '../errors.ts';
 import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
 import type { Ctx } from '../http/context.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
-import { isCodeShaped } from '../links/codes.ts';
 import type { Service } from '../links/service.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, pacedPieces, type ExportFormat } from '../transfer/export.ts';
 import { parseFromLine } from '../transfer/import.ts';
 import { ImportInputError } from '../transfer/sources.ts';
-import type { Transfer, VisitExportFilter } from '../transfer/transfer.ts';
+import type { Transfer } from '../transfer/transfer.ts';
 import { VISIT_COLUMNS } from '../transfer/visit-rows.ts';
-import { visitExportFileName } from '../transfer/visit-transfer.ts';
-import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
+import { parseVisitExportFilter, visitExportFileName } from '../transfer/visit-transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
 import type { ApiRoute } from './route-types.ts';
 import { IMPORT_FAILED, IMPORT_REPORT, IMPORT_TYPES, UNBUILT_TRANSFER } from './transfer-routes.ts';
@@ -32,16 +30,6 @@ export interface VisitTransferRouteDeps {
   baseUrl: string;
 }
 
-/** The export's filter from the query: `code`, `from`, `to` (UTC when no offset is given), `bots` (default `include`). */
-export function visitExportFilter(query: URLSearchParams): VisitExportFilter {
-  const code = query.get('code') ?? undefined;
-  if (code !== undefined && !isCodeShaped(code)) throw new HttpError(400, 'code must be a short code: 1 to 64 characters of A-Z a-z 0-9 - _');
-  // An export moves history: every event, bots included, unless asked otherwise.
-  const filter = parseEventFilter({ from: query.get('from') ?? undefined, to: query.get('to') ?? undefined, bots: query.get('bots') ?? 'include' });
-  if (filter instanceof RangeRefusal) throw new HttpError(400, filter.detail);
-  return { ...filter, code };
-}
-
 export function visitTransferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: VisitTransferRouteDeps): ApiRoute[] {
   const transfer = given ?? UNBUILT_TRANSFER;
   const { adminOnly } = adminKeyCheck(service, deprecations);
@@ -52,7 +40,8 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     const asked = query.get('format') ?? 'jsonl';
     if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
     const format: ExportFormat = asked;
-    const filter = visitExportFilter(query);
+    const filter = parseVisitExportFilter({ code: query.get('code'), from: query.get('from'), to: query.get('to'), bots: query.get('bots') });
+    if (typeof filter === 'string') throw new HttpError(400, filter);
     const name = visitExportFileName(format, transfer.now());
     const source = transfer.exportVisits(format, filter);
     try {

@@ -10,6 +10,9 @@
  * into slices of a few milliseconds.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { isCodeShaped } from '../links/codes.ts';
+import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
+import type { VisitExportFilter } from './transfer.ts';
 import { StoreUnavailableError, type InsertChain, type LinkStore } from '../store/link-store.ts';
 import type { CodedEvent, ImportedVisit } from '../visits/event.ts';
 import { csvRow } from './csv.ts';
@@ -42,6 +45,27 @@ export async function* visitExportText(events: AsyncIterable<CodedEvent>, format
 /** `visits-YYYY-MM-DD.<ext>` of the UTC day of `nowMs`. */
 export function visitExportFileName(format: ExportFormat, nowMs: number): string {
   return `visits-${new Date(nowMs).toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`;
+}
+
+/** The export's filter as a query or a command line gives it: text, or null when absent. */
+export interface VisitExportParams {
+  readonly code?: string | null | undefined;
+  readonly from?: string | null | undefined;
+  readonly to?: string | null | undefined;
+  readonly bots?: string | null | undefined;
+}
+
+/**
+ * The filter of a visits export: `code` (one link), `from`/`to` (Unix seconds or ISO 8601, read as
+ * the stats read them; a time without an offset is UTC), `bots` (default `include`: an export
+ * moves history, bots included). The sentence naming the bad parameter when one is bad.
+ */
+export function parseVisitExportFilter(params: VisitExportParams): VisitExportFilter | string {
+  const code = params.code ?? undefined;
+  if (code !== undefined && !isCodeShaped(code)) return 'code must be a short code: 1 to 64 characters of A-Z a-z 0-9 - _';
+  const filter = parseEventFilter({ from: params.from ?? undefined, to: params.to ?? undefined, bots: params.bots ?? 'include' });
+  if (filter instanceof RangeRefusal) return filter.detail;
+  return { ...filter, code };
 }
 
 export interface VisitImportDeps {
