@@ -24,7 +24,6 @@ import { parseFromLine } from '../transfer/import.ts';
 import { createTransfer, type Transfer } from '../transfer/transfer.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import { parseVisitExportFilter, visitExportText, type VisitExportParams } from '../transfer/visit-transfer.ts';
-import type { CodedEvent } from '../visits/event.ts';
 import { resolveConfig, type Config } from './config.ts';
 
 export type TransferCommandName = 'export' | 'import' | 'export-visits' | 'import-visits';
@@ -40,7 +39,7 @@ export interface TransferCommand {
   fromLine: number;
   /** The other arguments: settings, read as the server reads them. */
   settings: string[];
-  /** `export-visits --code C --from F --to T --bots B`, as given (checked when the command runs). */
+  /** `export-visits --code C --from F --to T --bots B`, as given (checked as they are parsed). */
   visits?: VisitExportParams;
 }
 
@@ -165,8 +164,7 @@ function writeVisits(links: LinkStore, cmd: TransferCommand, log: Logger, io: Co
   // Checked by parseTransferCommand already.
   const filter = parseVisitExportFilter(cmd.visits ?? {});
   if (typeof filter === 'string') throw new ConfigError(filter);
-  const events: AsyncIterable<CodedEvent> = links.exportVisits(filter, Math.floor(io.now() / 1000));
-  return writePieces(events, (counted) => visitExportText(counted, format), 'events', log, io, { ...source, format });
+  return writePieces(links.exportVisits(filter, Math.floor(io.now() / 1000)), (counted) => visitExportText(counted, format), 'events', log, io, { ...source, format });
 }
 
 /**

@@ -5,11 +5,7 @@
 import { exportText, type ExportFormat } from './export.ts';
 import { importLinks, type ImportDeps, type ImportResult } from './import.ts';
 import type { ImportFormat } from './sources.ts';
-import { importVisits, visitExportText } from './visit-transfer.ts';
-import type { EventFilter } from '../visits/event.ts';
-
-/** The events a visits export holds: a range, a bot filter, and one link's alone when `code` is given. */
-export type VisitExportFilter = EventFilter & { readonly code?: string | undefined };
+import { importVisits, visitExportText, type VisitExportFilter } from './visit-transfer.ts';
 
 /** What export and import need of the instance: its store, its URL and code rules, its clock and codes. */
 export type TransferOptions = ImportDeps;

@@ -11,10 +11,9 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isCodeShaped } from '../links/codes.ts';
-import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
-import type { VisitExportFilter } from './transfer.ts';
 import { StoreUnavailableError, type InsertChain, type LinkStore } from '../store/link-store.ts';
-import type { CodedEvent, ImportedVisit } from '../visits/event.ts';
+import type { CodedEvent, EventFilter, ImportedVisit } from '../visits/event.ts';
+import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
 import { csvRow } from './csv.ts';
 import { EXPORT_FORMATS, type ExportFormat } from './export.ts';
 import { ErrorList, type ImportResult } from './import.ts';
@@ -46,6 +45,9 @@ export async function* visitExportText(events: AsyncIterable<CodedEvent>, format
 export function visitExportFileName(format: ExportFormat, nowMs: number): string {
   return `visits-${new Date(nowMs).toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`;
 }
+
+/** The events a visits export holds: a range, a bot filter, and one link's alone when `code` is given. */
+export type VisitExportFilter = EventFilter & { readonly code?: string | undefined };
 
 /** The export's filter as a query or a command line gives it: text, or null when absent. */
 export interface VisitExportParams {
