@@ -21,6 +21,7 @@ import type { Service } from './links/service.ts';
 import type { StaticFile } from './http/static.ts';
 import { transferRoutes } from './api/transfer-routes.ts';
 import { visitRoutes } from './api/visit-routes.ts';
+import { visitTransferRoutes } from './api/visit-transfer-routes.ts';
 import type { Transfer } from './transfer/transfer.ts';
 import { VERSION } from './version.ts';
 
@@ -212,6 +213,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     },
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...visitRoutes({ service, reply, deprecations }),
+    ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,

@@ -27,9 +27,9 @@ export interface TransferRouteDeps {
 }
 
 /** What `POST /api/import` reads, by media type. */
-const IMPORT_TYPES: Readonly<Record<string, ImportFormat>> = { 'application/x-ndjson': 'jsonl', 'text/csv': 'csv' };
+export const IMPORT_TYPES: Readonly<Record<string, ImportFormat>> = { 'application/x-ndjson': 'jsonl', 'text/csv': 'csv' };
 
-const IMPORT_REPORT = {
+export const IMPORT_REPORT = {
   type: 'object',
   properties: {
     imported: { type: 'integer', minimum: 0 },
@@ -50,7 +50,7 @@ const IMPORT_REPORT = {
   additionalProperties: false,
 } as const;
 
-const IMPORT_FAILED = {
+export const IMPORT_FAILED = {
   type: 'object',
   properties: {
     detail: { type: 'string' },
@@ -62,14 +62,21 @@ const IMPORT_FAILED = {
   additionalProperties: false,
 } as const;
 
+/** The transfer of a table built only to be read: every route fails with a 500. */
+export const UNBUILT_TRANSFER: Transfer = {
+  exportText: unbuilt,
+  importLinks: unbuilt,
+  exportVisits: unbuilt,
+  importVisits: unbuilt,
+  now: Date.now,
+};
+
+function unbuilt(): never {
+  throw new Error('this route table was built without a store');
+}
+
 export function transferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: TransferRouteDeps): ApiRoute[] {
-  const transfer: Transfer = given ?? {
-    exportText: () => {
-      throw new Error('this route table was built without a store');
-    },
-    importLinks: () => Promise.reject(new Error('this route table was built without a store')),
-    now: Date.now,
-  };
+  const transfer = given ?? UNBUILT_TRANSFER;
   const { adminOnly } = adminKeyCheck(service, deprecations);
   // The route as the client addresses it: behind the base URL's path, whatever a proxy makes of it.
   const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/import`;

@@ -21,6 +21,8 @@ export function helpText(): string {
     'Usage: url-shortener [options]',
     '       url-shortener export [--format jsonl|csv] [options] > FILE',
     '       url-shortener import FILE [--format jsonl|csv] [--from-line L] [options]',
+    '       url-shortener export-visits [--format jsonl|csv] [--code C] [--from T] [--to T] [--bots include|exclude|only] [options] > FILE',
+    '       url-shortener import-visits FILE|- [--format jsonl|csv] [--from-line L] [options]',
     '',
     'Every option also reads the environment variable named beside it; a JSON file given with',
     '--config may use the snake_case names. Precedence: option > environment > file > default.',

@@ -1,10 +1,12 @@
 /**
- * `url-shortener export` and `url-shortener import FILE` (docs/operations.md): the export and the
- * import of the HTTP API, offline, for moving links between instances and backends. They log to
- * stderr, never stdout (stdout is the export itself).
+ * `url-shortener export` and `url-shortener import FILE` (docs/operations.md), and
+ * `export-visits` and `import-visits FILE` (docs/analytics.md, moving history): the export and the
+ * import of the HTTP API, offline, for moving links and their visit history between instances and
+ * backends. They log to stderr, never stdout (stdout is the export itself).
  *
  * `export` reads the data dir without taking its lock, so it may run beside a server (a hot
- * backup); `import` opens the store like a server does, so it refuses while a server holds it.
+ * backup); `import` and both visits commands open the store like a server does, so they refuse
+ * while a server holds it.
  * With `--database-url` (or `DATABASE_URL`) both work on PostgreSQL instead (docs/postgres.md),
  * beside running servers: the export reads one snapshot, the import commits row by row.
  */
@@ -19,13 +21,16 @@ import { Store, StoreOpenError } from '../store/log/store.ts';
 import { exportText, type ExportFormat } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
 import { parseFromLine } from '../transfer/import.ts';
-import { createTransfer } from '../transfer/transfer.ts';
+import { createTransfer, type Transfer } from '../transfer/transfer.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
+import { parseVisitExportFilter, visitExportText, type VisitExportParams } from '../transfer/visit-transfer.ts';
 import { resolveConfig, type Config } from './config.ts';
 
+export type TransferCommandName = 'export' | 'import' | 'export-visits' | 'import-visits';
+
 export interface TransferCommand {
-  command: 'export' | 'import';
-  /** The file to import. */
+  command: TransferCommandName;
+  /** The file to import (`-`: stdin, for `import-visits`). */
   file: string | undefined;
   format: ExportFormat | undefined;
   /** Given: a PostgreSQL store was asked for (like `DATABASE_URL`, which it overrides). */
@@ -34,28 +39,38 @@ export interface TransferCommand {
   fromLine: number;
   /** The other arguments: settings, read as the server reads them. */
   settings: string[];
+  /** `export-visits --code C --from F --to T --bots B`, as given (checked as they are parsed). */
+  visits?: VisitExportParams;
 }
 
-/** `export …` or `import FILE …`; undefined when argv is not one of these commands. Throws `ConfigError`. */
+const COMMANDS: ReadonlySet<string> = new Set(['export', 'import', 'export-visits', 'import-visits']);
+/** The options of `export-visits` that filter its events, and the parameter each one is. */
+const VISIT_FILTERS: Readonly<Record<string, keyof VisitExportParams>> = { '--code': 'code', '--from': 'from', '--to': 'to', '--bots': 'bots' };
+
+/** `export …`, `import FILE …`, `export-visits …` or `import-visits FILE …`; undefined when argv is none of them. Throws `ConfigError`. */
 export function parseTransferCommand(argv: readonly string[]): TransferCommand | undefined {
-  const [command, ...rest] = argv;
-  if (command !== 'export' && command !== 'import') return undefined;
+  const [first, ...rest] = argv;
+  if (first === undefined || !COMMANDS.has(first)) return undefined;
+  const command = first as TransferCommandName;
+  const importing = command === 'import' || command === 'import-visits';
   const parsed: TransferCommand = { command, file: undefined, format: undefined, databaseUrl: undefined, fromLine: 1, settings: [] };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    if (name === '--format' || name === '--database-url' || (name === '--from-line' && command === 'import')) {
+    const filter = command === 'export-visits' ? VISIT_FILTERS[name] : undefined;
+    if (name === '--format' || name === '--database-url' || (name === '--from-line' && importing) || filter !== undefined) {
       const value = eq !== -1 && arg.startsWith('--') ? arg.slice(eq + 1) : rest[++i];
       if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
-      if (name === '--database-url') parsed.databaseUrl = value;
+      if (filter !== undefined) parsed.visits = { ...parsed.visits, [filter]: value };
+      else if (name === '--database-url') parsed.databaseUrl = value;
       else if (name === '--from-line') {
         const line = parseFromLine(value);
         if (line === undefined) throw new ConfigError(`invalid --from-line ${JSON.stringify(value)}: must be an integer of 1 or more (the line to resume the import from)`);
         parsed.fromLine = line;
       } else if (value === 'jsonl' || value === 'csv') parsed.format = value;
       else throw new ConfigError(`invalid --format ${JSON.stringify(value)}: must be jsonl or csv`);
-    } else if (!arg.startsWith('-') && command === 'import' && parsed.file === undefined) {
+    } else if ((!arg.startsWith('-') || (arg === '-' && command === 'import-visits')) && importing && parsed.file === undefined) {
       parsed.file = arg;
     } else {
       parsed.settings.push(arg);
@@ -63,7 +78,15 @@ export function parseTransferCommand(argv: readonly string[]): TransferCommand |
       if (arg.startsWith('--') && eq === -1 && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) parsed.settings.push(rest[++i]!);
     }
   }
-  if (command === 'import' && parsed.file === undefined) throw new ConfigError('import needs the file to read: url-shortener import FILE [--data-dir D]');
+  if (importing && parsed.file === undefined) {
+    throw new ConfigError(`${command} needs the file to read: url-shortener ${command} ${command === 'import' ? 'FILE' : 'FILE|-'} [--data-dir D]`);
+  }
+  if (command === 'export-visits') {
+    // Checked here, before a store is opened: a bad --from is a usage error (exit 2).
+    const filter = parseVisitExportFilter(parsed.visits ?? {});
+    // The sentence starts with the parameter's name, which is the option's.
+    if (typeof filter === 'string') throw new ConfigError(`invalid --${filter.split(' ')[0]}: ${filter}`);
+  }
   return parsed;
 }
 
@@ -76,6 +99,8 @@ export interface CommandIo {
   now: () => number;
   /** The module name of the PostgreSQL driver (default `postgres`; tests of a missing driver). */
   driverModule?: string;
+  /** What `import-visits -` reads (default: the process's stdin). */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** Runs the command; resolves with the exit code (0 done, 1 failed, 2 bad usage). */
@@ -92,7 +117,12 @@ export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): P
     return 2;
   }
   const log = createLogger(config.logLevel, io.stderr);
-  if (config.databaseUrl === '') return cmd.command === 'export' ? exportCommand(cmd, config, log, io) : importCommand(cmd, config, log, io);
+  if (config.databaseUrl === '') {
+    // The visits commands open the store like a server does (its lock): its events are read from
+    // memory as the server would read them, and a server holding the dir makes them refuse.
+    if (cmd.command === 'export') return exportCommand(cmd, config, log, io);
+    return withLogStore(config, log, io, (links) => (cmd.command === 'export-visits' ? writeVisits(links, cmd, log, io, { data_dir: config.dataDir }) : importInto(links, cmd, config, log, io)));
+  }
   let store: LinkStore;
   try {
     store = await openPostgresStore({ url: config.databaseUrl, poolSize: 2, log, now: io.now, ...(io.driverModule !== undefined ? { driverModule: io.driverModule } : {}) });
@@ -107,9 +137,9 @@ export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): P
   }
   try {
     const where = describeDatabase(config.databaseUrl);
-    if (cmd.command === 'export') {
-      return await writeExport(store.exportAll(Math.floor(io.now() / 1000)), cmd, config, log, io, { database: where.database, database_host: where.host });
-    }
+    const source = { database: where.database, database_host: where.host };
+    if (cmd.command === 'export') return await writeExport(store.exportAll(Math.floor(io.now() / 1000)), cmd, config, log, io, source);
+    if (cmd.command === 'export-visits') return await writeVisits(store, cmd, log, io, source);
     return await importInto(store, cmd, config, log, io);
   } finally {
     await store.close();
@@ -123,13 +153,30 @@ function exportCommand(cmd: TransferCommand, config: Config, log: Logger, io: Co
 }
 
 /** Writes `records` to stdout in the asked format; `source` names where they came from, in the log. */
-async function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo, source: Record<string, string>): Promise<number> {
+function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo, source: Record<string, string>): Promise<number> {
   const format = cmd.format ?? 'jsonl';
+  return writePieces(records, (counted) => exportText(counted, format, baseUrlOf(config)), 'records', log, io, { ...source, format });
+}
+
+/** Writes the events `cmd` asks for (`--code`, `--from`, `--to`, `--bots`) of `links` to stdout. */
+function writeVisits(links: LinkStore, cmd: TransferCommand, log: Logger, io: CommandIo, source: Record<string, string>): Promise<number> {
+  const format = cmd.format ?? 'jsonl';
+  // Checked by parseTransferCommand already.
+  const filter = parseVisitExportFilter(cmd.visits ?? {});
+  if (typeof filter === 'string') throw new ConfigError(filter);
+  return writePieces(links.exportVisits(filter, Math.floor(io.now() / 1000)), (counted) => visitExportText(counted, format), 'events', log, io, { ...source, format });
+}
+
+/**
+ * Writes the text `text` makes of `items` to stdout, counting the items as `noun` for the log line
+ * (`fields` say what and from where).
+ */
+async function writePieces<T>(items: AsyncIterable<T>, text: (counted: AsyncIterable<T>) => AsyncIterable<string>, noun: string, log: Logger, io: CommandIo, fields: Record<string, string>): Promise<number> {
   let count = 0;
   const counted = (async function* () {
-    for await (const rec of records) {
+    for await (const item of items) {
       count++;
-      yield rec;
+      yield item;
     }
   })();
   const out = io.stdout;
@@ -138,10 +185,10 @@ async function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferComm
   const onGone = (): void => void (gone = true);
   out.on('error', onGone).on('close', onGone);
   try {
-    for await (const piece of exportText(counted, format, baseUrlOf(config))) {
+    for await (const piece of text(counted)) {
       if (gone) {
         // The reader went away (`export | head`): the export is incomplete, which must not look done.
-        log.warn('stdout was closed; the export is incomplete', { records: count });
+        log.warn('stdout was closed; the export is incomplete', { [noun]: count });
         return 1;
       }
       // Waits when the reader is slower than the log: memory holds a piece, not the export.
@@ -154,7 +201,8 @@ async function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferComm
   } finally {
     out.off('error', onGone).off('close', onGone);
   }
-  log.info('exported', { ...source, records: count, format });
+  const { format, ...source } = fields;
+  log.info('exported', { ...source, [noun]: count, format });
   return 0;
 }
 
@@ -171,7 +219,8 @@ function writable(out: NodeJS.WritableStream): Promise<void> {
   });
 }
 
-async function importCommand(cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
+/** Runs `run` on the log store of the data dir, opened like a server opens it (with its lock). */
+async function withLogStore(config: Config, log: Logger, io: CommandIo, run: (links: LinkStore) => Promise<number>): Promise<number> {
   let store: Store;
   try {
     store = new Store({ dir: config.dataDir, fsync: config.fsync, log, now: io.now });
@@ -183,32 +232,36 @@ async function importCommand(cmd: TransferCommand, config: Config, log: Logger, 
   }
   const links = new LogStore(store);
   try {
-    return await importInto(links, cmd, config, log, io);
+    return await run(links);
   } finally {
     await links.close();
   }
 }
 
-/** Imports the command's file into `links`, logging skipped rows; the exit code. */
+/** Imports the command's file (links, or with `import-visits` their events) into `links`, logging skipped rows; the exit code. */
 async function importInto(links: LinkStore, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo): Promise<number> {
   const file = cmd.file!;
+  const stdin = file === '-' && cmd.command === 'import-visits';
   const format: ImportFormat = cmd.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
-  const transfer = createTransfer({
+  const transfer: Transfer = createTransfer({
     store: links,
     rules: { baseUrl: baseUrlOf(config), maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
     now: io.now,
     randomCode: createCodeSource(),
   });
+  const visits = cmd.command === 'import-visits';
   try {
-    const input = createReadStream(file);
-    const result = await transfer.importLinks(input, format, cmd.fromLine);
+    const input = stdin ? (io.stdin ?? process.stdin) : createReadStream(file);
+    const body = input as AsyncIterable<Buffer | string>;
+    const result = visits ? await transfer.importVisits(body, format, cmd.fromLine) : await transfer.importLinks(body, format, cmd.fromLine);
     for (const e of result.errors) log.warn('row skipped', { line: e.line, detail: e.detail });
     if (!result.ok) {
       // Every row before `line` is stored and none from it on: `--from-line` resumes there.
       log.error('import stopped: the store failed', { detail: result.detail, imported: result.imported, line: result.line, resume: `--from-line ${result.line}` });
       return 1;
     }
-    log.info('imported', { file, format, imported: result.imported, skipped: result.skipped, records: links.count });
+    if (visits) log.info('imported', { file, format, imported: result.imported, skipped: result.skipped });
+    else log.info('imported', { file, format, imported: result.imported, skipped: result.skipped, records: links.count });
     return 0;
   } catch (err) {
     if (err instanceof ImportInputError) log.error(err.message, { file });

@@ -18,7 +18,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { candidateCodes } from '../links/codes.ts';
 import { StoreUnavailableError, type InsertChain, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import { checkRow, type RowRules } from './row.ts';
-import { readRows, type ImportFormat } from './sources.ts';
+import { LINK_ROWS, readRows, type ImportFormat } from './sources.ts';
 
 /** Rows being written at once. */
 const WINDOW = 512;
@@ -76,7 +76,7 @@ interface Pending {
 }
 
 /** The first `MAX_REPORTED_ERRORS` errors by line, whatever order they are found in. */
-class ErrorList {
+export class ErrorList {
   readonly list: RowError[] = [];
   count = 0;
   add(line: number, detail: string): void {
@@ -158,7 +158,7 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
     }
   }
 
-  const rows = readRows(body, format);
+  const rows = readRows(body, format, LINK_ROWS);
   try {
     for await (const batch of rows) {
       for (const row of batch) {

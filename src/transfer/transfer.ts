@@ -1,10 +1,11 @@
 /**
- * Export and import over one `LinkStore` (docs/api.md, export and import): what the HTTP routes
- * and the offline commands share, built once from the settings.
+ * Export and import over one `LinkStore` (docs/api.md, export and import; docs/analytics.md, moving
+ * history): what the HTTP routes and the offline commands share, built once from the settings.
  */
 import { exportText, type ExportFormat } from './export.ts';
 import { importLinks, type ImportDeps, type ImportResult } from './import.ts';
 import type { ImportFormat } from './sources.ts';
+import { importVisits, visitExportText, type VisitExportFilter } from './visit-transfer.ts';
 
 /** What export and import need of the instance: its store, its URL and code rules, its clock and codes. */
 export type TransferOptions = ImportDeps;
@@ -14,6 +15,10 @@ export interface Transfer {
   exportText(format: ExportFormat): AsyncGenerator<string>;
   /** The rows from line `fromLine` on (default 1: all). */
   importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat, fromLine?: number): Promise<ImportResult>;
+  /** Every event of the live links that passes `filter`, oldest first, as text pieces; `return()` it when stopping early. */
+  exportVisits(format: ExportFormat, filter: VisitExportFilter): AsyncGenerator<string>;
+  /** The events of a visits export, from line `fromLine` on (default 1: all). */
+  importVisits(body: AsyncIterable<Buffer | string>, format: ImportFormat, fromLine?: number): Promise<ImportResult>;
   /** Milliseconds since the epoch (the export's file name). */
   now(): number;
 }
@@ -23,6 +28,8 @@ export function createTransfer(options: TransferOptions): Transfer {
   return {
     exportText: (format) => exportText(store.exportAll(Math.floor(now() / 1000)), format, rules.baseUrl),
     importLinks: (body, format, fromLine) => importLinks(body, format, options, fromLine),
+    exportVisits: (format, filter) => visitExportText(store.exportVisits(filter, Math.floor(now() / 1000)), format),
+    importVisits: (body, format, fromLine) => importVisits(body, format, options, fromLine),
     now,
   };
 }

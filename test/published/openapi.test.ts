@@ -117,6 +117,8 @@ test('the operations document every route of the README\'s route table, with the
     'GET /api/urls/{code}/stats': ['200', '400', '401', '403', '404', '500'],
     'GET /api/urls/{code}/visits': ['200', '400', '401', '403', '404', '500'],
     'DELETE /api/urls/{code}/visits': ['200', '401', '403', '404', '500', '503'],
+    'GET /api/visits/export': ['200', '400', '401', '403', '500'],
+    'POST /api/visits/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
     'GET /{code}': ['302', '401', '404', '410', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
@@ -145,6 +147,8 @@ test('the operations document every route of the README\'s route table, with the
       'GET /api/urls/{code}/stats',
       'GET /api/urls/{code}/visits',
       'DELETE /api/urls/{code}/visits',
+      'GET /api/visits/export',
+      'POST /api/visits/import',
     ].includes(key);
     const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
@@ -261,6 +265,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     return { path: `/api/urls/${code}`, options: { method: 'PATCH', headers, body }, status, ...rest };
   };
   const importing = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ path: '/api/import', options: { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body }, status, ...extra });
+  const importingVisits = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ ...importing(type, body, status, extra), path: '/api/visits/import' });
   const rpc = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
   const mcp = (status: number, headers: Record<string, string>, body = rpc): Probe => ({ path: '/mcp', options: { method: 'POST', headers, body }, status });
   return {
@@ -387,6 +392,25 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE', headers: ADMIN }, status: 200 },
         { path: '/api/urls/zzzzzz/visits', options: { method: 'DELETE', headers: ADMIN }, status: 404 },
       ],
+    },
+    exportVisits: {
+      probes: [
+        { path: '/api/visits/export', options: { headers: ADMIN }, status: 200 },
+        { path: `/api/visits/export?format=csv&code=${f.keep}&from=2024-01-01&bots=exclude`, options: { headers: ADMIN }, status: 200 },
+        { path: '/api/visits/export?from=yesterday', options: { headers: ADMIN }, status: 400 },
+        { path: '/api/visits/export', status: 403 },
+      ],
+    },
+    importVisits: {
+      probes: [
+        importingVisits('text/csv', `short_code,time,bot\n${f.keep},1700000000,false\n`, 200),
+        importingVisits('application/x-ndjson', `{"short_code":"${f.keep}","time":1700000001,"bot":true}\n`, 200),
+        importingVisits('text/csv', 'short_code,bot\nx,true\n', 400),
+        { path: '/api/visits/import', options: { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'short_code,time\n' }, status: 403 },
+        importingVisits('application/json', '[]', 415),
+        importingVisits('text/csv', `short_code,time\n${f.keep},1700000002\n`, 503, { diskFull: true }),
+      ],
+      unexercised: { 413: 'a body over 256 MiB (test/transfer covers it for /api/import, the same limit)' },
     },
     followLink: {
       probes: [

@@ -102,6 +102,10 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
       }
     },
     importLinks: () => Promise.reject(new Error('not used')),
+    exportVisits: () => {
+      throw new Error('not used');
+    },
+    importVisits: () => Promise.reject(new Error('not used')),
     now: () => NOW,
   };
   const reply = createResponder([]);

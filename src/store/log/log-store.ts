@@ -148,7 +148,7 @@ export class LogStore implements LinkStore {
   importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): ImportedVisit | Promise<ImportedVisit> {
     if (chain?.failed !== undefined) return Promise.reject(unwritable(chain.failed));
     if (this.liveSlot(code, now) === -1) return 'unknown_code';
-    return this.store.importVisit(code, event).then(
+    return this.store.importVisit(code, event, chain).then(
       (): ImportedVisit => 'imported',
       (err: unknown) => {
         const failure = unwritable(err);

@@ -109,7 +109,7 @@ export class Store {
     });
     this.parts = { fs, dir: options.dir, path: this.path, log: this.log, problems: this.problems, now, records: this.records, writer: this.writer, lock: opened.lock };
     this.reattacher = new Reattacher(this.parts);
-    this.counts = new VisitCounts(this.records, this.problems, (entries) => this.append(entries));
+    this.counts = new VisitCounts(this.records, this.problems, (entries, chain) => this.append(entries, undefined, chain));
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 
@@ -368,10 +368,10 @@ export class Store {
   }
 
   /** Records an imported event for `code`'s live link (see `VisitCounts.importDurably`). */
-  importVisit(code: string, event: VisitEvent): Promise<void> {
+  importVisit(code: string, event: VisitEvent, chain?: InsertChain): Promise<void> {
     const s = this.records.find(code);
     if (s === -1) return Promise.resolve();
-    return this.counts.importDurably(s, event);
+    return this.counts.importDurably(s, event, chain);
   }
 
   /**

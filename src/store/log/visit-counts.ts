@@ -11,6 +11,7 @@
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
 import type { Entry } from './format.ts';
+import type { InsertChain } from '../link-store.ts';
 import type { VisitEvent } from '../../visits/event.ts';
 import { packAttrs } from '../../visits/packed.ts';
 import type { Keydir } from './keydir.ts';
@@ -39,7 +40,7 @@ export class VisitCounts {
   constructor(
     private readonly records: Keydir,
     private readonly problems: RepeatLog,
-    private readonly append: (entries: Entry[]) => Promise<void>,
+    private readonly append: (entries: Entry[], chain?: InsertChain) => Promise<void>,
   ) {}
 
   /** Counts one visit of the live slot `s`, without an event (an untracked visit). */
@@ -87,8 +88,9 @@ export class VisitCounts {
   /**
    * An imported event of the live slot `s` (docs/analytics.md): written first, then applied to
    * memory (it takes an untracked visit's place, or adds a visit), so a failed write changes nothing.
+   * With `chain` (an import's events), refused unwritten once an earlier write of the chain failed.
    */
-  importDurably(s: number, event: VisitEvent): Promise<void> {
+  importDurably(s: number, event: VisitEvent, chain?: InsertChain): Promise<void> {
     const records = this.records;
     const events = records.events;
     const [time, visitor, referrer, attrs] = this.words(event);
@@ -97,7 +99,7 @@ export class VisitCounts {
     const code = records.code(s);
     const entries = this.pendingEntries(s);
     entries.push(...this.referrerEntries([referrer]), { op: 'Y', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
-    return this.append(entries).then(() => {
+    return this.append(entries, chain).then(() => {
       events.referrers.markWritten(referrer);
       const now = records.find(code);
       if (now === -1) return;

@@ -74,6 +74,8 @@ export class PostgresStore implements LinkStore {
   private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
   /** The last edit asked for, per code with edits in flight. */
   private readonly edits = new Map<string, Promise<void>>();
+  /** The last imported event of each chain: the next waits for it (see `importVisit`). */
+  private readonly importTails = new WeakMap<InsertChain, Promise<unknown>>();
 
   private constructor(options: PostgresStoreOptions) {
     this.sql = options.sql;
@@ -189,8 +191,22 @@ export class PostgresStore implements LinkStore {
     }
   }
 
-  /** One statement, committed synchronously like an insert; with `chain`, refused once one of it failed. */
-  async importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): Promise<ImportedVisit> {
+  /**
+   * One statement, committed synchronously like an insert; with `chain`, refused once one of it
+   * failed. The events of one chain run one after the other: the pool would run them side by side
+   * on several connections and commit them in any order, so events of one second would come back
+   * out of their file's order, and one asked after a failure could still be written.
+   */
+  importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): Promise<ImportedVisit> {
+    if (chain === undefined) return this.importOne(code, event, now, undefined);
+    const run = (): Promise<ImportedVisit> => this.importOne(code, event, now, chain);
+    const before = this.importTails.get(chain);
+    const done = before === undefined ? run() : before.then(run, run);
+    this.importTails.set(chain, done.catch(() => undefined));
+    return done;
+  }
+
+  private async importOne(code: string, event: VisitEvent, now: number, chain: InsertChain | undefined): Promise<ImportedVisit> {
     if (chain?.failed !== undefined) throw chain.failed;
     const started = performance.now();
     try {

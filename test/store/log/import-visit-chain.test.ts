@@ -1,0 +1,73 @@
+/**
+ * The imported events of one import are an `InsertChain` on the log store too: once the write of
+ * one fails, the events queued behind it are refused unwritten, even when the disk has room again
+ * by the time their batch is taken — so a failed visits import leaves nothing after its line.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../../src/log.ts';
+import { StoreUnavailableError, type InsertChain, type LinkRecord } from '../../../src/store/link-store.ts';
+import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
+import { LogStore } from '../../../src/store/log/log-store.ts';
+import { Store } from '../../../src/store/log/store.ts';
+import type { VisitEvent } from '../../../src/visits/event.ts';
+import { tempDir } from '../../support/helpers.ts';
+
+const T = 1_790_000_000;
+const quiet = createLogger('silent');
+const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
+const link: LinkRecord = { code: 'chain1', url: 'https://example.com/', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null };
+const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
+
+/** A file layer whose next write waits for `fail()` and then fails with ENOSPC; every other write succeeds. */
+function oneFailingWrite() {
+  let armed = false;
+  let onHeld: (() => void) | undefined;
+  let fail!: () => void;
+  const failed = new Promise<void>((resolve) => (fail = resolve));
+  const fs: StoreFs = {
+    ...nodeFs,
+    async write(fd, data, position) {
+      if (armed) {
+        armed = false;
+        onHeld?.();
+        await failed;
+        throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+      }
+      return nodeFs.write(fd, data, position);
+    },
+  };
+  return { fs, arm: () => void (armed = true), held: () => new Promise<void>((resolve) => (onHeld = resolve)), fail };
+}
+
+test('events of a chain queued behind a failed write are refused, unwritten; a visit outside the chain is not', async (t) => {
+  const dir = tempDir(t);
+  const disk = oneFailingWrite();
+  let store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs: disk.fs, ...MANUAL }));
+  t.after(() => store.close());
+  await store.insert(link, T);
+  const chain: InsertChain = { failed: undefined };
+  disk.arm();
+  const held = disk.held();
+  const first = store.importVisit('chain1', event(T + 1), T, chain) as Promise<unknown>;
+  await held;
+  // Queued while the first write is on its way: they go out in the next batch, after it failed.
+  const later = [store.importVisit('chain1', event(T + 2), T, chain), store.importVisit('chain1', event(T + 3), T, chain)] as Promise<unknown>[];
+  disk.fail();
+  for (const p of [first, ...later]) await assert.rejects(p, StoreUnavailableError);
+  assert.ok(chain.failed !== undefined);
+  await assert.rejects(Promise.resolve().then(() => store.importVisit('chain1', event(T + 4), T, chain)), StoreUnavailableError, 'refused at once from then on');
+  // Another import (another chain) writes as usual.
+  assert.equal(await store.importVisit('chain1', event(T + 5), T, { failed: undefined }), 'imported');
+
+  const times = async (s: LogStore): Promise<number[]> => {
+    const out: number[] = [];
+    for await (const { event: e } of s.exportVisits({ from: 0, to: 2 ** 32, bots: 'include' }, T)) out.push(e.time);
+    return out;
+  };
+  assert.deepEqual(await times(store), [T + 5]);
+  await store.close();
+  store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  assert.deepEqual(await times(store), [T + 5], 'nothing of the failed chain is in the log');
+  assert.equal(store.get('chain1', T)?.visits, 1);
+});

@@ -1,0 +1,141 @@
+/**
+ * A visit event as a line of the visits export and a row of its import: what the writer writes the
+ * reader reads back, over every value of every field, in both formats; every bad value of every
+ * field is refused with its field's sentence.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CsvReader } from '../../src/transfer/csv.ts';
+import { checkVisitRow, VISIT_COLUMNS, VISIT_ROWS, visitCsvLine, visitJsonLine, type VisitField } from '../../src/transfer/visit-rows.ts';
+import type { CodedEvent, VisitEvent } from '../../src/visits/event.ts';
+import { BROWSERS, DEVICES, SYSTEMS } from '../../src/visits/packed.ts';
+
+/** 2024-05-01T12:00:00Z. */
+const NOW = 1714564800;
+
+const EVENT: VisitEvent = { time: 1700000000, referrer: 'news.example', country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, visitor: 12345 };
+
+/** The values of a CSV line, by field, as the import's reader hands them over. */
+function csvValues(header: string, line: string): Partial<Record<VisitField, unknown>> {
+  const reader = new CsvReader();
+  const rows = [...reader.push(header + line), ...reader.end()];
+  const columns = VISIT_ROWS.columnsOf(rows[0]!.fields);
+  assert.ok(typeof columns !== 'string', String(columns));
+  const values: Partial<Record<VisitField, unknown>> = {};
+  for (const [field, at] of Object.entries(columns) as [VisitField, number][]) values[field] = rows[1]!.fields[at];
+  return values;
+}
+
+function jsonValues(line: string): Partial<Record<VisitField, unknown>> {
+  const values: Partial<Record<VisitField, unknown>> = {};
+  for (const [key, v] of Object.entries(JSON.parse(line) as object)) {
+    const field = VISIT_ROWS.fieldOf(key);
+    if (field !== undefined) values[field] = v;
+  }
+  return values;
+}
+
+const HEADER = VISIT_COLUMNS.join(',') + '\r\n';
+
+/** Every value each field can take, each at least once, in a handful of events. */
+function everyValue(): VisitEvent[] {
+  const out: VisitEvent[] = [];
+  const n = Math.max(BROWSERS.length, SYSTEMS.length, DEVICES.length) + 1;
+  const referrers = [null, 'news.example', 'xn--bcher-kva.example', '[2001:db8::1]', 'com.google.android.gm', 'a'.repeat(253)];
+  const countries = [null, 'AA', 'DE', 'ZZ'];
+  const times = [0, 1, 1700000000, NOW, NOW + 86400];
+  for (let i = 0; i < Math.max(n, referrers.length, countries.length, times.length); i++) {
+    out.push({
+      time: times[i % times.length]!,
+      referrer: referrers[i % referrers.length]!,
+      country: countries[i % countries.length]!,
+      browser: i < BROWSERS.length ? BROWSERS[i]! : null,
+      os: i < SYSTEMS.length ? SYSTEMS[i]! : null,
+      device: i < DEVICES.length ? DEVICES[i]! : null,
+      bot: i % 2 === 1,
+      visitor: i % 3 === 0 ? null : -i,
+    });
+  }
+  return out;
+}
+
+test('the writer: JSON Lines and CSV of one event, exactly; the visitor id is never written', () => {
+  const coded: CodedEvent = { code: 'abc-_9', event: EVENT };
+  assert.equal(visitJsonLine(coded), '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false}\n');
+  assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false\r\n');
+  const empty: CodedEvent = { code: 'x', event: { time: 5, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null } };
+  assert.equal(visitJsonLine(empty), '{"short_code":"x","time":5,"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true}\n');
+  assert.equal(visitCsvLine(empty), 'x,5,,,,,,true\r\n');
+  assert.deepEqual([...VISIT_COLUMNS], ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot']);
+});
+
+test('what the writer writes the reader reads back, every value of every field, in both formats (without the visitor id)', () => {
+  for (const event of everyValue()) {
+    const coded: CodedEvent = { code: 'Code_1', event };
+    const expected = { ok: true, code: 'Code_1', event: { ...event, visitor: null } };
+    assert.deepEqual(checkVisitRow(jsonValues(visitJsonLine(coded)), NOW, false), expected, visitJsonLine(coded));
+    assert.deepEqual(checkVisitRow(csvValues(HEADER, visitCsvLine(coded)), NOW, true), expected, visitCsvLine(coded));
+  }
+});
+
+test('the reader normalizes: a referrer is lower-cased, a country upper-cased, an ISO 8601 time is Unix seconds, empty is null', () => {
+  const got = checkVisitRow({ code: 'abc', time: '2023-11-14T22:13:20Z', referrer: 'News.EXAMPLE', country: 'de', browser: '', os: '', device: '', bot: '' }, NOW, true);
+  assert.deepEqual(got, { ok: true, code: 'abc', event: { time: 1700000000, referrer: 'news.example', country: 'DE', browser: null, os: null, device: null, bot: false, visitor: null } });
+  assert.deepEqual(checkVisitRow({ code: 'abc', time: '2023-11-14 22:13:20' }, NOW, true), checkVisitRow({ code: 'abc', time: 1700000000, bot: false }, NOW, false), 'a time without a zone is UTC; absent fields are null, bot false');
+  assert.deepEqual(checkVisitRow({ code: 'abc', time: '2023-11-14T23:13:20+01:00', referrer: '', bot: false }, NOW, false), checkVisitRow({ code: 'abc', time: 1700000000 }, NOW, false));
+  const visitorIgnored = jsonValues('{"short_code":"abc","time":1,"visitor":99,"bot":true}');
+  assert.deepEqual(checkVisitRow(visitorIgnored, NOW, false), { ok: true, code: 'abc', event: { time: 1, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null } });
+});
+
+test('every bad value of every field is refused with the sentence of its field', () => {
+  const good = { code: 'abc', time: 1700000000, referrer: 'news.example', country: 'DE', browser: 'Chrome', os: 'Windows', device: 'mobile', bot: false };
+  const sentences: Record<string, RegExp> = {
+    code: /^short_code must be 1 to 64 characters of A-Z a-z 0-9 - _$/,
+    time: /^time must be Unix seconds \(an integer from 0 to 4294967295\) or an ISO 8601 time$/,
+    referrer: /^referrer must be a host name/,
+    country: /^country must be two letters A-Z \(ISO 3166-1 alpha-2\), or empty$/,
+    browser: /^browser must be one of Chrome, Safari, Firefox, Edge, Opera, Samsung Internet, Other, or empty$/,
+    os: /^os must be one of Windows, macOS, iOS, Android, Linux, ChromeOS, Other, or empty$/,
+    device: /^device must be one of desktop, mobile, tablet, other, or empty$/,
+    bot: /^bot must be true or false$/,
+  };
+  const table: [VisitField, unknown[], unknown[]][] = [
+    // field, bad JSON values, bad CSV texts
+    ['code', [null, 7, 'a b', 'ab/c', 'é', 'x'.repeat(65), ['abc']], ['', 'a b', 'abc.', 'x'.repeat(65)]],
+    ['time', [null, -1, 1.5, 4294967296, '1700000000.5', 'yesterday', true, '2023-02-29T00:00:00Z'], ['', '-1', '1e9', 'yesterday', '2023-13-01']],
+    ['referrer', [7, true, 'a\tb', 'a\nb', 'a b', 'https://news.example', 'news.example/path', 'news.example?q', 'user@news.example', 'bücher.example', 'a'.repeat(254), 'a\\b'], ['a b', 'a\tb', 'news.example/x', 'ex#ample']],
+    ['country', [7, 'D', 'DEU', 'D1', 'ÄÖ', true], ['D', 'DEU', '12']],
+    ['browser', [7, 'chrome', 'Netscape', true], ['chrome', 'Other ']],
+    ['os', [7, 'macos', 'BeOS'], ['windows', 'Mac OS']],
+    ['device', [7, 'Desktop', 'phone'], ['Mobile', 'tv']],
+    ['bot', [0, 1, 'true', 'false', 'yes'], ['TRUE', 'False', '1', '0', 'yes']],
+  ];
+  for (const [field, jsonBad, csvBad] of table) {
+    for (const value of jsonBad) {
+      const got = checkVisitRow({ ...good, [field]: value }, NOW, false);
+      assert.equal(got.ok, false, `${field} ${JSON.stringify(value)} (JSON)`);
+      if (!got.ok) assert.match(got.detail, sentences[field]!, `${field} ${JSON.stringify(value)}`);
+    }
+    for (const text of csvBad) {
+      const row = Object.fromEntries(Object.entries({ ...good, bot: 'false' }).map(([k, v]) => [k, String(v)]));
+      const got = checkVisitRow({ ...row, [field]: text }, NOW, true);
+      assert.equal(got.ok, false, `${field} ${JSON.stringify(text)} (CSV)`);
+      if (!got.ok) assert.match(got.detail, sentences[field]!, `${field} ${JSON.stringify(text)}`);
+    }
+  }
+  // JSON booleans are not CSV text, and CSV text is not a JSON boolean.
+  assert.equal(checkVisitRow({ ...good, bot: true }, NOW, true).ok, false);
+  assert.equal(checkVisitRow({ ...good, bot: 'true' }, NOW, false).ok, false);
+  // The future: a day of clock skew is allowed, more is not.
+  assert.equal(checkVisitRow({ ...good, time: NOW + 86400 }, NOW, false).ok, true);
+  assert.deepEqual(checkVisitRow({ ...good, time: NOW + 86401 }, NOW, false), { ok: false, detail: 'time is in the future' });
+});
+
+test('the header: found by name, case-insensitively, in any order; short_code and time are required; a column named twice is refused', () => {
+  assert.deepEqual(VISIT_ROWS.columnsOf(['Bot', ' TIME ', 'extra', 'short_code']), { bot: 0, time: 1, code: 3 });
+  assert.deepEqual(VISIT_ROWS.columnsOf([...VISIT_COLUMNS]), { code: 0, time: 1, referrer: 2, country: 3, browser: 4, os: 5, device: 6, bot: 7 });
+  assert.equal(VISIT_ROWS.columnsOf(['time', 'bot']), 'the header has no short_code column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)');
+  assert.equal(VISIT_ROWS.columnsOf(['referrer']), 'the header has no short_code or time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)');
+  assert.equal(VISIT_ROWS.columnsOf(['short_code', 'time', 'Time']), 'the header names the time column twice ("time" and "Time")');
+  assert.equal(VISIT_ROWS.fieldOf('visitor'), undefined, 'a visitor column is ignored');
+});
