@@ -63,7 +63,10 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   if (sum < 0) return 'not an entry';
   const body = start + 9;
   if (crc32(buf.subarray(body, end)) !== sum) return 'bad checksum';
-  if (buf[body] !== 0x43 /* C */) {
+  const op = buf[body];
+  // Lines of events, nearly all of a log with many visits, are read on bytes too.
+  if ((op === 0x58 /* X */ || op === 0x4b /* K */ || op === 0x4a) /* J */ && applyEventLine(records, buf, body, end)) return undefined;
+  if (op !== 0x43 /* C */) {
     const entry = decodePayload(buf.toString('utf8', body, end));
     // A version line anywhere but first is not one this build wrote.
     if (!entry || entry.op === 'F') return UNKNOWN;
@@ -170,6 +173,70 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
 
 function addAll(records: Keydir, s: number, data: Uint32Array): void {
   for (let w = 0; w < data.length; w += STRIDE) records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
+}
+
+/** The value of base-36 digits (0-9, a-z) at [start, end), or -1; at most 7 digits (32 bits). */
+function b36(buf: Buffer, start: number, end: number): number {
+  if (end <= start || end - start > 7) return -1;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x7a ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    v = v * 36 + d;
+  }
+  return v;
+}
+
+/** The position of the next `byte` in [pos, end), or `end`. */
+function next(buf: Buffer, byte: number, pos: number, end: number): number {
+  const at = buf.indexOf(byte, pos);
+  return at === -1 || at > end ? end : at;
+}
+
+/**
+ * An `X`, `K` or `J` line (`event-format.ts`) read on bytes and applied by the rules of
+ * `applyEvents`; false when the line is not one this reads (the caller then decodes it the slow
+ * way, which also tells damage from an unknown shape). Nothing is applied before the whole line
+ * has been read.
+ */
+function applyEventLine(records: Keydir, buf: Buffer, body: number, end: number): boolean {
+  const op = buf[body]!;
+  if (buf[body + 1] !== TAB) return false;
+  const codeEnd = next(buf, TAB, body + 2, end);
+  if (codeEnd === end || codeEnd === body + 2) return false;
+  let pos = codeEnd + 1;
+  let seq = -1;
+  if (op !== 0x4a /* J */) {
+    const seqEnd = next(buf, TAB, pos, end);
+    seq = int(buf, pos, seqEnd);
+    if (seq < 0) return false;
+    pos = seqEnd + 1;
+  }
+  const words: number[] = [];
+  let time = 0;
+  for (let first = true; pos < end; first = false) {
+    const stop = next(buf, TAB, pos, end);
+    const c1 = next(buf, 0x2c, pos, stop);
+    const c2 = next(buf, 0x2c, c1 + 1, stop);
+    const c3 = next(buf, 0x2c, c2 + 1, stop);
+    if (c3 >= stop) return false;
+    const negative = !first && buf[pos] === 0x2d;
+    const dt = b36(buf, negative ? pos + 1 : pos, c1);
+    const visitor = b36(buf, c1 + 1, c2);
+    const referrer = b36(buf, c2 + 1, c3);
+    const attrs = b36(buf, c3 + 1, stop);
+    if (dt < 0 || visitor < 0 || visitor > 0xffffffff || referrer < 0 || attrs < 0 || attrs > 0xffffffff) return false;
+    time = first ? dt : negative ? time - dt : time + dt;
+    if (time < 0 || time > 0xffffffff) return false;
+    words.push(time, visitor, referrer, attrs);
+    pos = stop + 1;
+  }
+  if (words.length === 0 && op !== 0x4b /* K */) return false;
+  const code = buf.toString('latin1', body + 2, codeEnd);
+  const events = Uint32Array.from(words);
+  applyEvents(records, op === 0x58 ? { op: 'X', code, seq, events } : op === 0x4b ? { op: 'K', code, seq, events } : { op: 'J', code, events });
+  return true;
 }
 
 /**

@@ -76,15 +76,20 @@ async function jobLimits(tx: postgres.TransactionSql): Promise<void> {
 }
 
 /**
- * Creates the months of `monthsAhead(now)` that are missing, one instance at a time (the others
- * skip the round). A month whose events already sit in the DEFAULT partition (imported from the
- * future) cannot be created; it is left there, where every read still finds them. Resolves with
- * the partitions created.
+ * Creates the months of `monthsAhead(now)` that are missing, one instance at a time: in the
+ * background the others skip the round; at start-up (`wait`) they wait for it, so that no instance
+ * counts a visit before this month exists (its event would land in the DEFAULT partition, and the
+ * month could then not be created). A month whose events already sit in the DEFAULT partition
+ * (imported from the future) cannot be created; they stay there, where every read still finds
+ * them. Resolves with the partitions created.
  */
-export async function ensurePartitions(calls: PostgresCalls, log: Logger, now: number): Promise<string[]> {
+export async function ensurePartitions(calls: PostgresCalls, log: Logger, now: number, wait = false): Promise<string[]> {
   return calls.transaction(async (tx) => {
-    const [lock] = await tx<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PARTITION_LOCK.toString()}::bigint) AS got`;
-    if (!lock?.got) return [];
+    if (wait) await tx`SELECT pg_advisory_xact_lock(${PARTITION_LOCK.toString()}::bigint)`;
+    else {
+      const [lock] = await tx<{ got: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PARTITION_LOCK.toString()}::bigint) AS got`;
+      if (!lock?.got) return [];
+    }
     await jobLimits(tx);
     const existing = new Set(await partitions(tx));
     const created: string[] = [];

@@ -195,7 +195,7 @@ export class PostgresStatements {
   /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */
   peek(code: string): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links WHERE code = ${code}`;
+      SELECT url, created_at, retention_days, visit_count, max_visits FROM links WHERE code = ${code}`;
   }
 
   /** The reaper's advisory lock, for this transaction: one instance reaps at a time. */

@@ -13,7 +13,9 @@
  * This class wires the pieces: the SQL (`postgres-statements.ts`), the bounded calls and what they
  * mean for readiness (`postgres-calls.ts`), the batching of inserts (`postgres-inserts.ts`), the
  * long reads over a held snapshot (`postgres-pages.ts`) and the background work
- * (`postgres-jobs.ts`).
+ * (`postgres-jobs.ts`); for the visit events (docs/analytics.md), their SQL
+ * (`visit-statements.ts`), their rows (`event-row.ts`), the stats' assembly (`visit-stats.ts`),
+ * the months of their table and retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
@@ -91,8 +93,8 @@ export class PostgresStore implements LinkStore {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     await store.refreshCount();
-    // This month's partition before the first visit (another instance may be making it: then it has).
-    await store.ensurePartitions(store.seconds());
+    // This month's partition before the first visit (made by another instance starting now, or waited for).
+    await ensurePartitions(store.calls, store.log, store.seconds(), true);
     every(store.timers, options.readyCheckMs, 1000, () => store.probe());
     every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(store.seconds()));
     every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());

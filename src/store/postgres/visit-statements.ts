@@ -72,15 +72,14 @@ export class VisitStatements {
        FROM ${passing} GROUP BY 2 ORDER BY count(*) DESC, 2 ASC NULLS FIRST LIMIT ${TOP_SIZE})`;
     const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
       sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
+    const counts =
+      code === null
+        ? sql`SELECT 'link'::text AS kind, NULL::text AS value, coalesce(sum(visit_count), 0)::text AS n, coalesce(sum(untracked_visits), 0)::text AS u, NULL::text AS b
+              FROM links WHERE ${this.links.live(now)}`
+        : sql`WITH link AS (SELECT seq, visit_count, untracked_visits FROM links WHERE code = ${code} AND ${this.links.live(now)})
+              SELECT 'link'::text AS kind, NULL::text AS value, visit_count::text AS n, untracked_visits::text AS u, NULL::text AS b FROM link`;
     return sql<StatsRow[]>`
-      WITH link AS (
-        SELECT seq, visit_count, untracked_visits FROM links WHERE code = ${code ?? ''} AND ${this.links.live(now)}
-      )
-      ${
-        code === null
-          ? sql`SELECT 'link'::text AS kind, NULL::text AS value, coalesce(sum(visit_count), 0)::text AS n, coalesce(sum(untracked_visits), 0)::text AS u, NULL::text AS b FROM links WHERE ${this.links.live(now)}`
-          : sql`SELECT 'link'::text AS kind, NULL::text AS value, visit_count::text AS n, untracked_visits::text AS u, NULL::text AS b FROM link`
-      }
+      ${counts}
       UNION ALL
       SELECT 'total', NULL, count(*) FILTER (WHERE ${this.pass(q.bots)})::text,
         (count(DISTINCT ${sql.unsafe(VISITOR_KEY)}) FILTER (WHERE ${this.pass(q.bots)}) + count(*) FILTER (WHERE ${this.pass(q.bots)} AND e.visitor IS NULL))::text,

@@ -209,3 +209,20 @@ test('an event line of a code that is not there is ignored, like a count of one'
   t.after(() => store.close());
   check(store, 'here01', 0, 0, 0);
 });
+
+test('event lines read on bytes give what the entry decoder gives, a time going back included', async (t) => {
+  const dir = tempDir(t);
+  let { store } = open(dir);
+  await store.insert(rec('byt001'), T);
+  await store.close();
+  const events = Uint32Array.of(T + 5, 0xfffffffe, 0, 0x1fffff, T + 2, 1, 0, 0);
+  appendFileSync(join(dir, LOG_FILE), encodeEntry({ op: 'X', code: 'byt001', seq: 0, events }));
+  const line = readFileSync(join(dir, LOG_FILE), 'utf8').trimEnd().split('\n').pop()!;
+  assert.match(line, /,-3,|\t-3,/, 'the second event is written as a step back');
+  ({ store } = open(dir));
+  t.after(() => store.close());
+  check(store, 'byt001', 2, 0, 2);
+  const page = store.listVisits('byt001', ALL, 10, 0, T)!;
+  assert.deepEqual(page.events.map((e) => e.time), [T + 5, T + 2]);
+  assert.deepEqual(logEntries(dir).pop(), { op: 'X', code: 'byt001', seq: 0, events });
+});

@@ -2,7 +2,7 @@
  * Commit modes of the PostgreSQL store (docs/postgres.md, durability), seen in the write-ahead log:
  * a create and the counted visit of a link with a visit limit are flushed before they are answered;
  * the counted visit of a link without one commits asynchronously (the WAL writer flushes it later),
- * and the relaxed setting ends with that statement.
+ * and the relaxed setting ends with that statement. A visit with its event commits the same way.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -53,6 +53,19 @@ test('creates and limited visits are flushed before the answer; unlimited visits
   }
   assert.ok(pending, 'an unlimited visit commits asynchronously');
   assert.ok(((await store.get('plain1', T))?.visits ?? 0) >= 1, 'and it is counted');
+
+  // The same with an event, inserted by the counting statement itself.
+  const event = () => ({ time: T, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: 1 });
+  before = await settled();
+  assert.equal((await store.countVisit('limit1', () => T, true, event)).kind, 'found');
+  assert.ok((await flushed()) > before, 'a limited visit and its event are flushed before the redirect');
+  pending = false;
+  for (let i = 0; i < 5 && !pending; i++) {
+    before = await settled();
+    assert.equal((await store.countVisit('plain1', () => T, true, event)).kind, 'found');
+    pending = (await flushed()) <= before;
+  }
+  assert.ok(pending, 'an unlimited visit and its event commit asynchronously');
 
   // The relaxed setting lasted one statement: the same connection (a pool of one) commits the next create synchronously.
   before = await settled();
