@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { PREVIEW_FETCHERS } from '../../src/visits/preview-fetchers.ts';
 import type { UrlRecord } from '../../src/links/record.ts';
 import { codeOf, start, type Harness, type Reply } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TARGET = 'https://example.com/secret-target';
@@ -140,7 +141,7 @@ test('the router\'s path gives the same answers: a trailing slash, and a gated i
   assert.equal((JSON.parse(meta.body) as UrlRecord).visit_count, 1);
 });
 
-test('previews are counted in shortener_redirects_total as result="preview"', async (t) => {
+test('previews are counted in shortener_redirects_total as result="preview"', onOneProcess('its metrics'), async (t) => {
   const h = await start(t);
   const code = await create(h, { max_visits: 3 });
   const discord = { 'user-agent': agentOf('Discordbot', 'anywhere') };

@@ -17,6 +17,7 @@ import { Store } from '../../src/store/log/store.ts';
 import type { VisitEvent } from '../../src/visits/event.ts';
 import { codeOf, start, tempDir, type Harness } from '../support/helpers.ts';
 import { writeMmdb } from '../support/mmdb-writer.ts';
+import { onOneProcess } from '../support/cluster.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const SLACK = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';
@@ -55,7 +56,7 @@ async function eventsOf(h: Harness, codes: readonly string[]): Promise<Map<strin
   }
 }
 
-test('a counted GET records its event; DNT keeps time and bot; HEAD, misses and previews record nothing', async (t) => {
+test('a counted GET records its event; DNT keeps time and bot; HEAD, misses and previews record nothing', onOneProcess('its metrics'), async (t) => {
   const h = await serve(t, {});
   const free = await create(h, {});
   const limited = await create(h, { max_visits: 5 });
@@ -86,7 +87,7 @@ test('a counted GET records its event; DNT keeps time and bot; HEAD, misses and 
   assert.equal(events.get(limited)!.unique, 1);
 });
 
-test('visit_tracking counts: visits are counted, no event is recorded', async (t) => {
+test('visit_tracking counts: visits are counted, no event is recorded', onOneProcess('its metrics'), async (t) => {
   const h = await serve(t, { visitTracking: 'counts' });
   const code = await create(h, {});
   assert.equal((await h.req(`/${code}`, { headers: { 'user-agent': CHROME } })).status, 302);
