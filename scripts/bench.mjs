@@ -44,8 +44,8 @@
 // run. BENCH_PG_ROUNDS (default 3) rounds, rotated; DB_POOL_SIZE is passed through to both. Nothing
 // is pinned here: the database needs the cores too.
 //
-// Visit analytics (the very last, about 6 minutes; BENCH_ANALYTICS_ONLY=1 for it alone,
-// BENCH_ANALYTICS=0 to leave it out): the goals of SPEC §13, in scripts/bench-analytics.mjs, whose
+// Visit analytics (the very last, about 7 minutes; BENCH_ANALYTICS_ONLY=1 for it alone,
+// BENCH_ANALYTICS=0 to leave it out): the goals of visit analytics, in scripts/bench-analytics.mjs, whose
 // top comment lists its own knobs (BENCH_ANALYTICS_ROUNDS, BENCH_ANALYTICS_PARTS, BENCH_CPU_PROF).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
