@@ -29,9 +29,11 @@
 //
 // BENCH_ANALYTICS_ROUNDS (default 5) rounds of each comparison; BENCH_ANALYTICS_PARTS (default
 // `redirect,pg,stats,storage`) picks the parts; BENCH_SECONDS, BENCH_PAUSE_MS and BENCH_CONNECTIONS
-// as in bench.mjs; BENCH_CPU_PROF=<dir> starts every server and stats child with `--cpu-prof` into
-// that dir (a profile is written when the process exits) and names the functions with the most
-// self time of each scenario; `node scripts/bench-analytics.mjs --profiles <dir>` names them again.
+// as in bench.mjs; BENCH_CPU_PROF=<dir> starts every server with `--cpu-prof` into a folder of that
+// dir per scenario (a profile is written when the process exits), profiles the stats questions
+// alone with the inspector, has PostgreSQL log the stats statement's plan (`auto_explain`), and
+// names the functions with the most self time of each scenario; `node scripts/bench-analytics.mjs
+// --profiles <dir>` names them again.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
