@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (p) => new URL(`../dist/lib/${p}`, import.meta.url).href;
 
 async function child(mode, dir) {
-  const { Store } = await import(dist('store/store.js'));
+  const { Store } = await import(dist('store/log/store.js'));
   const { createLogger } = await import(dist('log.js'));
   const log = createLogger('silent');
   const started = performance.now();
@@ -36,8 +36,8 @@ async function child(mode, dir) {
 }
 
 async function writeLog(dir, n) {
-  const { encodeEntry } = await import(dist('store/format.js'));
-  const { createCodeSource } = await import(dist('api/codes.js'));
+  const { encodeEntry } = await import(dist('store/log/format.js'));
+  const { createCodeSource } = await import(dist('links/codes.js'));
   const code = createCodeSource();
   const seen = new Set();
   const parts = [];

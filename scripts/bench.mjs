@@ -43,6 +43,10 @@
 // does only the statements (docs/scale-out.md), and against the log store's figures of the same
 // run. BENCH_PG_ROUNDS (default 3) rounds, rotated; DB_POOL_SIZE is passed through to both. Nothing
 // is pinned here: the database needs the cores too.
+//
+// Visit analytics (the very last, about 7 minutes; BENCH_ANALYTICS_ONLY=1 for it alone,
+// BENCH_ANALYTICS=0 to leave it out): the goals of visit analytics, in scripts/bench-analytics.mjs, whose
+// top comment lists its own knobs (BENCH_ANALYTICS_ROUNDS, BENCH_ANALYTICS_PARTS, BENCH_CPU_PROF).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -196,7 +200,7 @@ async function shorten(port, url) {
 
 /** A data dir whose log already holds `n` links (written directly: seeding over HTTP is slow). */
 async function seededDir(n) {
-  const { encodeEntry } = await import(new URL('../dist/lib/store/format.js', import.meta.url).href);
+  const { encodeEntry } = await import(new URL('../dist/lib/store/log/format.js', import.meta.url).href);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   dirs.add(dir);
   const lines = [];
@@ -693,7 +697,14 @@ async function reportPostgres(logStore) {
   if (failed) process.exitCode = 1;
 }
 
+/** The goals of visit analytics (scripts/bench-analytics.mjs); a failed run fails the bench. */
+async function reportAnalyticsSection() {
+  const { reportAnalytics } = await import('./bench-analytics.mjs');
+  if (await reportAnalytics()) process.exitCode = 1;
+}
+
 async function main() {
+  if (process.env.BENCH_ANALYTICS_ONLY === '1') return reportAnalyticsSection();
   if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
   if (process.env.BENCH_IMPORT_STALL_ONLY === '1') return reportImportStall();
@@ -845,6 +856,10 @@ async function main() {
   const durableCreates = others.find((s) => s.name.includes('FSYNC=always'));
   await reportPostgres(durableCreates ? { redirect: medianRps(redirect), create: median(perRound(durableCreates).map((r) => r.rps)) } : undefined);
   if (failed) process.exitCode = 1;
+  if (process.env.BENCH_ANALYTICS !== '0') {
+    console.log('');
+    await reportAnalyticsSection();
+  }
 }
 
 await main();
