@@ -137,6 +137,8 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/stats': 'protected',
       '/api/urls/:code/stats': 'protected',
       '/api/urls/:code/visits': 'protected',
+      '/api/visits/export': 'protected',
+      '/api/visits/import': 'protected',
       '/mcp': 'protected',
       '/metrics': 'protected',
       '/openapi.json': 'protected',
