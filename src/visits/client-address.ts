@@ -66,6 +66,23 @@ export function canonicalAddress(entry: string): string | null {
   if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
   const zone = address.indexOf('%');
   if (zone !== -1) address = address.slice(0, zone);
+  const known = canonicalV6.get(address);
+  if (known !== undefined) return known;
+  const answer = canonicalIPv6(address);
+  if (canonicalV6.size >= CANONICAL_V6_CACHE) canonicalV6.delete(canonicalV6.keys().next().value!);
+  canonicalV6.set(address, answer);
+  return answer;
+}
+
+/**
+ * IPv6 spellings made canonical lately: the URL parser below costs a microsecond or two, paid
+ * once per spelling rather than on every visit of a returning client. Bounded; the oldest goes.
+ */
+const CANONICAL_V6_CACHE = 4096;
+const canonicalV6 = new Map<string, string | null>();
+
+/** An IPv6 address (no brackets, port or zone) in its one spelling, an IPv4-mapped one as IPv4; null if none. */
+function canonicalIPv6(address: string): string | null {
   if (!isIPv6(address)) return null;
   // The WHATWG URL parser writes IPv6 the one canonical way (RFC 5952): lower case, zeros compressed.
   const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);

@@ -28,9 +28,56 @@ export const KEY_BYTES = 32;
 
 /** The id of (`address`, `userAgent`) under one day's `key` (a `KeyObject` of it is cheaper to reuse). */
 export function visitorId(key: Uint8Array | KeyObject, address: string, userAgent: string | undefined): number {
-  // A newline cannot occur in either value (a header value holds none, an address is canonical),
-  // so the pair is read back one way only: ("a", "b\nc") and ("a\nb", "c") cannot collide.
-  return createHmac('sha256', key).update(`${address}\n${userAgent ?? ''}`).digest().readInt32BE(0);
+  return idOfPair(key, pairText(address, userAgent));
+}
+
+/**
+ * The text hashed for a pair. A newline cannot occur in either value (a header value holds none,
+ * an address is canonical), so it reads back one way only: ("a", "b\nc") and ("a\nb", "c") differ.
+ */
+function pairText(address: string, userAgent: string | undefined): string {
+  return `${address}\n${userAgent ?? ''}`;
+}
+
+function idOfPair(key: Uint8Array | KeyObject, pair: string): number {
+  return createHmac('sha256', key).update(pair).digest().readInt32BE(0);
+}
+
+/** The ids remembered per day (`RecentIds`): a few megabytes, and most of a busy day's returning clients. */
+export const RECENT_IDS = 16_384;
+
+/**
+ * The ids of the pairs seen lately, for the current day only: a returning client's next visit
+ * costs a `Map` lookup instead of an HMAC, the one costly step of an event. The pairs are in memory
+ * only, like the country lookup's addresses (mmdb.ts) and the `User-Agent` classes
+ * (user-agent.ts), never written, and dropped with the day's key: no entry outlives its day. When
+ * full, the oldest entry goes, as in those caches.
+ */
+export class RecentIds {
+  private day = -1;
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly max = RECENT_IDS) {}
+
+  /** The id of (`address`, `userAgent`) under `key`, the key of UTC day `day`. */
+  id(day: number, key: KeyObject, address: string, userAgent: string | undefined): number {
+    if (day !== this.day) {
+      this.ids.clear();
+      this.day = day;
+    }
+    const pair = pairText(address, userAgent);
+    let id = this.ids.get(pair);
+    if (id === undefined) {
+      id = idOfPair(key, pair);
+      if (this.ids.size >= this.max) this.ids.delete(this.ids.keys().next().value!);
+      this.ids.set(pair, id);
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
 }
 
 /** The UTC day of `ms` (days since 1970-01-01). */
@@ -79,6 +126,8 @@ export interface VisitorIdOptions extends DailyKeyOptions {
   sharedKey?: ((day: number) => Promise<Uint8Array>) | undefined;
   /** Told why a shared key could not be had (it is asked again on the next visit). */
   onKeyError?: (err: unknown) => void;
+  /** Pairs whose id is remembered for the day (default `RECENT_IDS`). */
+  recentIds?: number;
 }
 
 /**
@@ -96,14 +145,16 @@ export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
     const todaysKey = createDailyKeys(options);
     // A KeyObject per day: createHmac then skips importing the raw key on every visit.
     let keyed: { day: number; key: KeyObject } | undefined;
+    const recent = new RecentIds(options.recentIds);
     const ownIds = function dailyVisitorId(address: string | null, userAgent: string | undefined): number | null {
       if (address === null) return null;
       const today = todaysKey();
       if (keyed === undefined || keyed.day !== today.day) keyed = { day: today.day, key: createSecretKey(today.key) };
-      return visitorId(keyed.key, address, userAgent);
+      return recent.id(keyed.day, keyed.key, address, userAgent);
     };
     return Object.assign(ownIds, { ready: (): undefined => undefined });
   }
+  const recent = new RecentIds(options.recentIds);
   let current: { day: number; key: KeyObject } | undefined;
   let fetching: { day: number; done: Promise<void> } | undefined;
   function ready(): Promise<void> | undefined {
@@ -130,7 +181,7 @@ export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
       void ready();
       return null;
     }
-    return visitorId(current.key, address, userAgent);
+    return recent.id(day, current.key, address, userAgent);
   };
   return Object.assign(sharedIds, { ready });
 }

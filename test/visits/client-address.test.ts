@@ -92,3 +92,13 @@ test('several X-Forwarded-For headers are read as node:http joins them: one list
   assert.equal(clientAddressResolver(2)(seen.socket, seen.forwarded), '198.51.100.1');
   assert.equal(clientAddressResolver(0)(seen.socket, seen.forwarded), '127.0.0.1');
 });
+
+test('an IPv6 spelling asked again, remembered or pushed out of the bounded memory, gets the same answer', () => {
+  const spellings = Array.from({ length: 5000 }, (_, i) => `2001:DB8:0:0:0:0:${(i >> 8).toString(16)}:${(i & 255).toString(16)}`);
+  const first = spellings.map((s) => canonicalAddress(s));
+  assert.equal(first[0], '2001:db8::');
+  assert.equal(first[4999], '2001:db8::13:87');
+  assert.deepEqual(spellings.map((s) => canonicalAddress(s)), first, 'the oldest were pushed out and computed again');
+  assert.deepEqual(spellings.slice(-100).map((s) => canonicalAddress(s)), first.slice(-100), 'the latest are remembered');
+  assert.equal(canonicalAddress('::ffff:0:0:1'), canonicalAddress('::ffff:0:0:1'));
+});

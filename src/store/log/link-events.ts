@@ -44,6 +44,21 @@ export class LinkEvents {
     this.seqs[s] = seq;
   }
 
+  /**
+   * Makes room for `more` events of slot `s` at once: replay knows how many a line holds, so a link
+   * read from a compacted log in one line (up to 4,096 events) gets an array of exactly its size,
+   * with no growth left behind.
+   */
+  reserve(s: number, more: number): void {
+    const n = this.lengths[s] ?? 0;
+    const list = this.lists[s];
+    if (list !== undefined && list.length >= (n + more) * STRIDE) return;
+    // A link read in several lines grows by half at a time, not line by line.
+    const room = new Uint32Array((n === 0 ? more : Math.max(n + more, Math.ceil(n * 1.5))) * STRIDE);
+    if (list !== undefined) room.set(list.subarray(0, n * STRIDE));
+    this.lists[s] = room;
+  }
+
   /** Adds an event to slot `s` in time order (after events of the same second); returns its sequence number. */
   add(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
     const n = this.lengths[s] ?? 0;

@@ -172,6 +172,7 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
 }
 
 function addAll(records: Keydir, s: number, data: Uint32Array): void {
+  records.events.reserve(s, data.length / STRIDE);
   for (let w = 0; w < data.length; w += STRIDE) records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
 }
 
