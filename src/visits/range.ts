@@ -288,10 +288,30 @@ export function edgeAfter(zone: Zone, interval: Interval, e: number): number {
   // An autumn hour that happens twice is two buckets: the second start of the same wall hour.
   // A wall period whose start falls in a gap begins where the clock jumped.
   for (let k = 0; k <= 2; k++) {
-    for (const s of startsOf(zone, periodAfter(interval, w, k))) if (s > e) return s;
+    for (const s of startsOf(zone, periodAfter(interval, w, k))) if (s > e) return clockChangeBefore(zone, interval, e, s);
   }
   /* c8 ignore next */
   throw new Error(`no ${interval} edge after ${e} in ${zone.name}`);
+}
+
+/**
+ * `next`, or the clock change between edge `e` and `next` when it moves the wall clock into another
+ * period: Chatham's autumn change goes from 03:45 back to 02:45, so hour 2 begins again there, not
+ * on a whole hour. (Where a change falls on a period's start, as in Berlin, `next` is it already.)
+ */
+function clockChangeBefore(zone: Zone, interval: Interval, e: number, next: number): number {
+  const offset = (t: number): number => zone.wall(t) - t;
+  const before = offset(e);
+  if (offset(next - 1) === before) return next;
+  // The first instant of the new offset, by bisection: a dozen looks at the clock, once a change.
+  let lo = e;
+  let hi = next - 1;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offset(mid) === before) lo = mid;
+    else hi = mid;
+  }
+  return periodStart(interval, zone.wall(hi)) !== periodStart(interval, zone.wall(hi - 1)) ? hi : next;
 }
 
 /**
