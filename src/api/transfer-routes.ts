@@ -9,7 +9,7 @@ import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, exportFileName, pacedPieces, type ExportFormat } from '../transfer/export.ts';
-import { parseFromLine } from '../transfer/import.ts';
+import { parseFromLine, type ImportResult } from '../transfer/import.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import type { Transfer } from '../transfer/transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
@@ -75,6 +75,43 @@ function unbuilt(): never {
   throw new Error('this route table was built without a store');
 }
 
+/**
+ * The handler of an import route (`/api/import`, `/api/visits/import`): the content type, the line
+ * to resume from, the run over the streamed upload, and its answer — the report, or a `503` naming
+ * the line to resume from at `importPath`.
+ */
+export function importHandler(
+  reply: Responder,
+  importPath: string,
+  run: (upload: AsyncIterable<Buffer | string>, format: ImportFormat, fromLine: number) => Promise<ImportResult>,
+): (ctx: Ctx, notice: readonly string[]) => Promise<void> {
+  return async function importing(ctx, notice) {
+    const type = mediaType(ctx.req.headers['content-type']);
+    const format = IMPORT_TYPES[type];
+    if (format === undefined) {
+      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
+    }
+    const from = ctx.query().get('from_line');
+    const fromLine = from === null ? 1 : parseFromLine(from);
+    if (fromLine === undefined) throw new HttpError(400, 'from_line must be an integer of 1 or more (the line to resume the import from)');
+    let result;
+    try {
+      result = await run(streamBody(ctx.req, IMPORT_BODY_LIMIT), format, fromLine);
+    } catch (err) {
+      if (err instanceof ImportInputError) throw new HttpError(400, err.message);
+      throw err;
+    }
+    if (result.ok) {
+      const { imported, skipped, errors } = result;
+      return reply.json(ctx.res, 200, { imported, skipped, errors }, notice);
+    }
+    // The rest of the upload is left unread: the connection closes after this answer. The resume
+    // names no key (an api_key in the query stays out of it): the client sends its own again.
+    const { detail, imported, line } = result;
+    reply.json(ctx.res, 503, { detail, imported, line, resume: `${importPath}?from_line=${line}` }, ['Connection', 'close', ...notice]);
+  };
+}
+
 export function transferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: TransferRouteDeps): ApiRoute[] {
   const transfer = given ?? UNBUILT_TRANSFER;
   const { adminOnly } = adminKeyCheck(service, deprecations);
@@ -104,31 +141,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
     }
   }
 
-  async function importLinks(ctx: Ctx, notice: readonly string[]): Promise<void> {
-    const type = mediaType(ctx.req.headers['content-type']);
-    const format = IMPORT_TYPES[type];
-    if (format === undefined) {
-      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
-    }
-    const from = ctx.query().get('from_line');
-    const fromLine = from === null ? 1 : parseFromLine(from);
-    if (fromLine === undefined) throw new HttpError(400, 'from_line must be an integer of 1 or more (the line to resume the import from)');
-    let result;
-    try {
-      result = await transfer.importLinks(streamBody(ctx.req, IMPORT_BODY_LIMIT), format, fromLine);
-    } catch (err) {
-      if (err instanceof ImportInputError) throw new HttpError(400, err.message);
-      throw err;
-    }
-    if (result.ok) {
-      const { imported, skipped, errors } = result;
-      return reply.json(ctx.res, 200, { imported, skipped, errors }, notice);
-    }
-    // The rest of the upload is left unread: the connection closes after this answer. The resume
-    // names no key (an api_key in the query stays out of it): the client sends its own again.
-    const { detail, imported, line } = result;
-    reply.json(ctx.res, 503, { detail, imported, line, resume: `${importPath}?from_line=${line}` }, ['Connection', 'close', ...notice]);
-  }
+  const importLinks = importHandler(reply, importPath, (upload, format, fromLine) => transfer.importLinks(upload, format, fromLine));
 
   return [
     {

@@ -4,21 +4,18 @@
  * (`transfer-routes.ts`): the same admin key, streaming, limits and failure rules.
  */
 import { HttpError } from '../errors.ts';
-import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
 import type { Ctx } from '../http/context.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { Service } from '../links/service.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, pacedPieces, type ExportFormat } from '../transfer/export.ts';
-import { parseFromLine } from '../transfer/import.ts';
-import { ImportInputError } from '../transfer/sources.ts';
 import type { Transfer } from '../transfer/transfer.ts';
 import { VISIT_COLUMNS } from '../transfer/visit-rows.ts';
 import { parseVisitExportFilter, visitExportFileName } from '../transfer/visit-transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
 import type { ApiRoute } from './route-types.ts';
-import { IMPORT_FAILED, IMPORT_REPORT, IMPORT_TYPES, UNBUILT_TRANSFER } from './transfer-routes.ts';
+import { IMPORT_FAILED, IMPORT_REPORT, importHandler, UNBUILT_TRANSFER } from './transfer-routes.ts';
 
 export interface VisitTransferRouteDeps {
   service: Pick<Service, 'isAdminKey'>;
@@ -54,29 +51,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     }
   }
 
-  async function importVisits(ctx: Ctx, notice: readonly string[]): Promise<void> {
-    const type = mediaType(ctx.req.headers['content-type']);
-    const format = IMPORT_TYPES[type];
-    if (format === undefined) {
-      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
-    }
-    const from = ctx.query().get('from_line');
-    const fromLine = from === null ? 1 : parseFromLine(from);
-    if (fromLine === undefined) throw new HttpError(400, 'from_line must be an integer of 1 or more (the line to resume the import from)');
-    let result;
-    try {
-      result = await transfer.importVisits(streamBody(ctx.req, IMPORT_BODY_LIMIT), format, fromLine);
-    } catch (err) {
-      if (err instanceof ImportInputError) throw new HttpError(400, err.message);
-      throw err;
-    }
-    if (result.ok) {
-      const { imported, skipped, errors } = result;
-      return reply.json(ctx.res, 200, { imported, skipped, errors }, notice);
-    }
-    const { detail, imported, line } = result;
-    reply.json(ctx.res, 503, { detail, imported, line, resume: `${importPath}?from_line=${line}` }, ['Connection', 'close', ...notice]);
-  }
+  const importVisits = importHandler(reply, importPath, (upload, format, fromLine) => transfer.importVisits(upload, format, fromLine));
 
   const instant = (name: string, edge: string) => ({
     name,
