@@ -1,12 +1,12 @@
 /**
  * The daily visitor id: what lets the stats count unique visitors without keeping anything that
- * names one. It is a keyed hash (HMAC-SHA-256) of the client address and the `User-Agent` under a
- * random key of the UTC day. The key is made on the day's first visit and dropped when the next
+ * names one. It is a keyed hash (HMAC-SHA-256, `visitorId`) of the client address and the
+ * `User-Agent` under a random key of the UTC day. The key is made on the day's first visit and dropped when the next
  * day's is made, so once a day is over nobody — not the operator, not whoever copies the data —
  * can recompute an id from an address, or tell that two days' ids are the same visitor. Only the
  * id is stored; the address and the `User-Agent` never are.
  *
- * The id is the hash's first 4 bytes, read as a signed 32-bit integer: a PostgreSQL `integer`,
+ * The id is a signed 32-bit integer: a PostgreSQL `integer`,
  * one word of the log store's packed event (packed.ts). Two of a day's n visitors share an id with
  * probability about n² / 2³³: for 100,000 visitors a day, about one pair shares an id, and the
  * count of unique visitors is one short — exact enough for a count that was never meant to be a
@@ -26,57 +26,78 @@ export const DAY_MS = 86_400_000;
 /** Bytes of a day's key: SHA-256's block is larger, its output this size, and more adds nothing. */
 export const KEY_BYTES = 32;
 
-/** The id of (`address`, `userAgent`) under one day's `key` (a `KeyObject` of it is cheaper to reuse). */
-export function visitorId(key: Uint8Array | KeyObject, address: string, userAgent: string | undefined): number {
-  return idOfPair(key, pairText(address, userAgent));
-}
-
 /**
- * The text hashed for a pair. A newline cannot occur in either value (a header value holds none,
- * an address is canonical), so it reads back one way only: ("a", "b\nc") and ("a\nb", "c") differ.
+ * The id of (`address`, `userAgent`) under one day's `key` (a `KeyObject` of it is cheaper to
+ * reuse): each value's own keyed hash (the first 4 bytes of HMAC-SHA-256 of a tag and the value),
+ * mixed into one number. Hashing the two apart is what lets a process remember each value's hash
+ * (`RecentIds`): a site's clients are a few thousand `User-Agent`s and its visitors' addresses,
+ * not every pairing of them. Without the day's key neither hash can be computed, so neither can
+ * the id; for one `User-Agent`, distinct addresses' hashes never mix to one id (the mix is a
+ * bijection of the address's hash).
  */
-function pairText(address: string, userAgent: string | undefined): string {
-  return `${address}\n${userAgent ?? ''}`;
+export function visitorId(key: Uint8Array | KeyObject, address: string, userAgent: string | undefined): number {
+  return mixIds(valueHash(key, ADDRESS_TAG, address), valueHash(key, AGENT_TAG, userAgent ?? ''));
 }
 
-function idOfPair(key: Uint8Array | KeyObject, pair: string): number {
-  return createHmac('sha256', key).update(pair).digest().readInt32BE(0);
+/** The tags that keep an address's hash apart from a `User-Agent`'s of the same text. */
+const ADDRESS_TAG = 'address\n';
+const AGENT_TAG = 'user-agent\n';
+
+function valueHash(key: Uint8Array | KeyObject, tag: string, value: string): number {
+  return createHmac('sha256', key).update(tag).update(value).digest().readInt32BE(0);
 }
 
-/** The ids remembered per day (`RecentIds`): a few megabytes, and most of a busy day's returning clients. */
+/** Two 32-bit hashes as one (murmur3's finalizer over their combination): for a fixed `agent`, a bijection of `address`. */
+function mixIds(address: number, agent: number): number {
+  let h = (address ^ Math.imul(agent, 0x9e3779b1)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+/** Values whose hash is remembered per day, of each kind (`RecentIds`). */
 export const RECENT_IDS = 16_384;
 
 /**
- * The ids of the pairs seen lately, for the current day only: a returning client's next visit
- * costs a `Map` lookup instead of an HMAC, the one costly step of an event. The pairs are in memory
- * only, like the country lookup's addresses (mmdb.ts) and the `User-Agent` classes
- * (user-agent.ts), never written, and dropped with the day's key: no entry outlives its day. When
- * full, the oldest entry goes, as in those caches.
+ * The hashes of the addresses and of the `User-Agent`s seen lately, for the current day only: a
+ * returning client's next visit costs two `Map` lookups instead of HMACs, the one costly step of an
+ * event. The values are in memory only, like the country lookup's addresses (mmdb.ts) and the
+ * `User-Agent` classes (user-agent.ts), never written, and dropped with the day's key: no entry
+ * outlives its day. When full, the oldest entry goes, as in those caches.
  */
 export class RecentIds {
   private day = -1;
-  private readonly ids = new Map<string, number>();
+  private readonly addresses = new Map<string, number>();
+  private readonly agents = new Map<string, number>();
 
   constructor(private readonly max = RECENT_IDS) {}
 
-  /** The id of (`address`, `userAgent`) under `key`, the key of UTC day `day`. */
+  /** The id of (`address`, `userAgent`) under `key`, the key of UTC day `day` (as `visitorId`). */
   id(day: number, key: KeyObject, address: string, userAgent: string | undefined): number {
     if (day !== this.day) {
-      this.ids.clear();
+      this.addresses.clear();
+      this.agents.clear();
       this.day = day;
     }
-    const pair = pairText(address, userAgent);
-    let id = this.ids.get(pair);
-    if (id === undefined) {
-      id = idOfPair(key, pair);
-      if (this.ids.size >= this.max) this.ids.delete(this.ids.keys().next().value!);
-      this.ids.set(pair, id);
-    }
-    return id;
+    return mixIds(this.hash(this.addresses, key, ADDRESS_TAG, address), this.hash(this.agents, key, AGENT_TAG, userAgent ?? ''));
   }
 
+  private hash(known: Map<string, number>, key: KeyObject, tag: string, value: string): number {
+    let h = known.get(value);
+    if (h === undefined) {
+      h = valueHash(key, tag, value);
+      if (known.size >= this.max) known.delete(known.keys().next().value!);
+      known.set(value, h);
+    }
+    return h;
+  }
+
+  /** Values remembered, of both kinds. */
   get size(): number {
-    return this.ids.size;
+    return this.addresses.size + this.agents.size;
   }
 }
 

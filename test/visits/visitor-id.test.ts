@@ -30,18 +30,33 @@ function fakes(): { clock: { ms: number }; keys: number[]; options: { now: () =>
   };
 }
 
-test('the id is the first 4 bytes of HMAC-SHA-256(key, address + newline + User-Agent), signed', () => {
+/** The id as docs/analytics.md defines it, written out apart from the code under test. */
+function expectedId(key: Uint8Array, address: string, userAgent: string): number {
+  const part = (tag: string, value: string): number => createHmac('sha256', key).update(`${tag}\n${value}`).digest().readInt32BE(0);
+  let h = (part('address', address) ^ Math.imul(part('user-agent', userAgent), 0x9e3779b1)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
+test('the id: HMAC-SHA-256 of the address and of the User-Agent under the day\'s key, mixed into a signed 32-bit number', () => {
   const key = new Uint8Array(KEY_BYTES).fill(7);
-  const digest = createHmac('sha256', key).update(`198.51.100.1\n${CHROME}`).digest();
-  assert.equal(visitorId(key, '198.51.100.1', CHROME), digest.readInt32BE(0));
-  assert.equal(visitorId(key, '198.51.100.1', undefined), createHmac('sha256', key).update('198.51.100.1\n').digest().readInt32BE(0));
+  assert.equal(visitorId(key, '198.51.100.1', CHROME), expectedId(key, '198.51.100.1', CHROME));
+  assert.equal(visitorId(key, '198.51.100.1', undefined), expectedId(key, '198.51.100.1', ''));
   // The same under the key as a KeyObject (what the ids reuse all day).
-  assert.equal(visitorId(createSecretKey(key), '198.51.100.1', CHROME), digest.readInt32BE(0));
+  assert.equal(visitorId(createSecretKey(key), '198.51.100.1', CHROME), expectedId(key, '198.51.100.1', CHROME));
+  // A value's tag keeps an address apart from a User-Agent of the same text.
+  assert.notEqual(visitorId(key, 'x', 'y'), visitorId(key, 'y', 'x'));
   // Signed 32-bit: a PostgreSQL integer, one word of a packed event.
   const ids = ['198.51.100.1', '198.51.100.2', '2001:db8::1', '203.0.113.9'].map((a) => visitorId(key, a, CHROME));
   for (const id of ids) assert.ok(Number.isInteger(id) && id >= -(2 ** 31) && id < 2 ** 31, String(id));
   // Both signs occur: read signed, not unsigned.
   assert.ok(Array.from({ length: 64 }, (_, i) => visitorId(key, `10.0.0.${i}`, CHROME)).some((id) => id < 0));
+  // Ten thousand visitors of one browser: ten thousand ids (the mix loses nothing of an address).
+  assert.equal(new Set(Array.from({ length: 10_000 }, (_, i) => visitorId(key, `10.${i >> 8}.${i & 255}.1`, CHROME))).size, 10_000);
 });
 
 test('the ids of createVisitorIds are the HMAC under the day\'s key', () => {
@@ -175,18 +190,21 @@ test('a shared key that could not be had is asked again, and meanwhile ids are n
   assert.equal(ids('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(9), '198.51.100.1', CHROME));
 });
 
-test('remembered ids: the same as computed, one HMAC per pair and day, bounded, forgotten with the day', () => {
+test('remembered hashes: the same ids as computed, one HMAC per value and day, bounded, forgotten with the day', () => {
   const keyA = createSecretKey(Buffer.alloc(KEY_BYTES, 1));
   const keyB = createSecretKey(Buffer.alloc(KEY_BYTES, 2));
   const recent = new RecentIds(3);
   const pairs: [string, string | undefined][] = [['192.0.2.1', 'UA one'], ['192.0.2.2', undefined], ['2001:db8::1', 'UA one'], ['192.0.2.1', 'UA two']];
   for (const [address, ua] of pairs) assert.equal(recent.id(100, keyA, address, ua), visitorId(keyA, address, ua));
-  assert.equal(recent.size, 3, 'at most the bound: the oldest went');
-  // Asked again the same day under another key object, a remembered pair answers from memory,
-  // which is how the test sees that it was remembered (no HMAC was computed again).
+  assert.equal(recent.size, 6, 'three addresses and three User-Agents');
+  // Asked again the same day under another key object, remembered values answer from memory,
+  // which is how the test sees that they were remembered (no HMAC was computed again).
   assert.equal(recent.id(100, keyB, '192.0.2.1', 'UA two'), visitorId(keyA, '192.0.2.1', 'UA two'));
-  assert.equal(recent.id(100, keyB, '192.0.2.1', 'UA one'), visitorId(keyB, '192.0.2.1', 'UA one'), 'the oldest pair was dropped: computed again');
+  // A fourth address pushes the oldest out: at most the bound of each kind.
+  recent.id(100, keyA, '192.0.2.4', 'UA two');
+  assert.equal(recent.size, 6);
+  assert.notEqual(recent.id(100, keyB, '192.0.2.1', 'UA two'), visitorId(keyA, '192.0.2.1', 'UA two'), 'the oldest address was dropped: hashed again');
   // The next day nothing of the last one is kept.
   assert.equal(recent.id(101, keyB, '192.0.2.1', 'UA two'), visitorId(keyB, '192.0.2.1', 'UA two'));
-  assert.equal(recent.size, 1);
+  assert.equal(recent.size, 2);
 });
