@@ -109,7 +109,12 @@ export class Store {
     });
     this.parts = { fs, dir: options.dir, path: this.path, log: this.log, problems: this.problems, now, records: this.records, writer: this.writer, lock: opened.lock };
     this.reattacher = new Reattacher(this.parts);
-    this.counts = new VisitCounts(this.records, this.problems, (entries, chain) => this.append(entries, undefined, chain));
+    this.counts = new VisitCounts(
+      this.records,
+      this.problems,
+      (entries, chain) => this.append(entries, undefined, chain),
+      () => setImmediate(() => void this.flushVisits().catch(() => undefined)),
+    );
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 

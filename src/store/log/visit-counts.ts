@@ -20,6 +20,8 @@ import type { RepeatLog } from '../../log-throttle.ts';
 
 /** Counts per count-batch entry: keeps a line (and a torn write) small when many codes are hot. */
 const COUNTS_PER_ENTRY = 500;
+/** Events that make a flush's worth (`record`): a few milliseconds of encoding. */
+export const FLUSH_EVENTS = 4096;
 /** Events per event entry: a line of a few kilobytes. */
 const EVENTS_PER_ENTRY = 256;
 
@@ -41,6 +43,8 @@ export class VisitCounts {
     private readonly records: Keydir,
     private readonly problems: RepeatLog,
     private readonly append: (entries: Entry[], chain?: InsertChain) => Promise<void>,
+    /** Told when the events waiting for the flush make a flush's worth: flush soon, not in a second. */
+    private readonly full: () => void = () => undefined,
   ) {}
 
   /** Counts one visit of the live slot `s`, without an event (an untracked visit). */
@@ -53,6 +57,9 @@ export class VisitCounts {
     const words = this.words(event);
     const seq = this.records.addEvent(s, words[0], words[1], words[2], words[3]);
     this.pending.push(s, seq, words[0], words[1], words[2], words[3]);
+    // A busy second's events written at once would hold the loop for tens of milliseconds: a
+    // flush's worth is written as it fills instead.
+    if (this.pending.length === PENDING * FLUSH_EVENTS) this.full();
   }
 
   /** The packed words of an event; its referrer gets its number now. */

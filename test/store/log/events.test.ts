@@ -11,6 +11,7 @@ import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { encodeEntry } from '../../../src/store/log/format.ts';
 import { LogStore } from '../../../src/store/log/log-store.ts';
+import { FLUSH_EVENTS } from '../../../src/store/log/visit-counts.ts';
 import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
@@ -225,4 +226,18 @@ test('event lines read on bytes give what the entry decoder gives, a time going 
   const page = store.listVisits('byt001', ALL, 10, 0, T)!;
   assert.deepEqual(page.events.map((e) => e.time), [T + 5, T + 2]);
   assert.deepEqual(logEntries(dir).pop(), { op: 'X', code: 'byt001', seq: 0, events });
+});
+
+test('a flush’s worth of events is written as it fills, not a second later', async (t) => {
+  const dir = tempDir(t);
+  const { store } = open(dir);
+  t.after(() => store.close());
+  await store.insert(rec('busy01'), T);
+  // The flush interval is a minute here: only the fill can write them.
+  for (let i = 0; i < FLUSH_EVENTS; i++) store.countVisit('busy01', () => T, true, () => ev(T + 1));
+  const written = (): number => logEntries(dir).filter((e) => e.op === 'X').reduce((n, e) => n + (e as { events: Uint32Array }).events.length / 4, 0);
+  // Waits for the write the fill started (a few event-loop turns), never for the minute.
+  const deadline = Date.now() + 5000;
+  while (written() < FLUSH_EVENTS && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(written(), FLUSH_EVENTS);
 });
