@@ -11,6 +11,8 @@ export interface UrlRecord {
   original_url: string;
   created_at: number;
   visit_count: number;
+  /** Visits counted without an event (docs/analytics.md): events + untracked_visits = visit_count. */
+  untracked_visits: number;
   retention_days: number;
   /** null = unlimited. */
   max_visits: number | null;
@@ -45,6 +47,7 @@ export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
     original_url: rec.url,
     created_at: rec.createdAt,
     visit_count: rec.visits,
+    untracked_visits: rec.untracked,
     retention_days: rec.retentionDays,
     max_visits: rec.maxVisits,
     expires_at: expiresAt(rec),

@@ -24,6 +24,12 @@ export const RECORD_SCHEMA = {
     original_url: { type: 'string', description: 'Where the link redirects: the WHATWG serialization of the submitted URL.' },
     created_at: { type: 'integer', description: 'Creation time, Unix seconds.' },
     visit_count: { type: 'integer', minimum: 0, maximum: MAX_COUNT, description: 'Redirects served (GET only; HEAD does not count); counting stops at 2^53 − 1.' },
+    untracked_visits: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_COUNT,
+      description: 'Visits counted without an event (imported counts, counted with visit_tracking counts, removed by retention): the link\'s events + untracked_visits = visit_count.',
+    },
     retention_days: {
       type: 'integer',
       minimum: 0,
@@ -36,7 +42,7 @@ export const RECORD_SCHEMA = {
       description: 'When the link expires: created_at + retention_days × 86400, Unix seconds; null when kept forever.',
     },
   },
-  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits', 'expires_at'],
+  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at'],
   additionalProperties: false,
 } as const satisfies JsonSchema;
 

@@ -49,6 +49,7 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
     original_url: 'https://example.com/new%20path',
     created_at: NOW_S,
     visit_count: 1,
+    untracked_visits: 0,
     retention_days: 10,
     max_visits: 4,
     expires_at: NOW_S + 10 * 86400,

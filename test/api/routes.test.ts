@@ -12,7 +12,7 @@ const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
-const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'visit_count'];
+const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'untracked_visits', 'visit_count'];
 const INDEX_HTML = readFileSync(new URL('../../static/index.html', import.meta.url), 'utf8');
 
 function jsonBody<T>(r: Reply): T {
@@ -122,9 +122,9 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
   const expected: UrlList = {
     count: 3,
     urls: [
-      { short_code: c, short_url: `http://127.0.0.1:${h.port}/${c}`, original_url: 'https://example.com/c', created_at: NOW_S, visit_count: 0, retention_days: 0, max_visits: null, expires_at: null },
-      { short_code: b, short_url: `http://127.0.0.1:${h.port}/${b}`, original_url: 'https://example.com/b', created_at: NOW_S, visit_count: 0, retention_days: 30, max_visits: null, expires_at: NOW_S + 30 * 86400 },
-      { short_code: a, short_url: `http://127.0.0.1:${h.port}/${a}`, original_url: 'https://example.com/a', created_at: NOW_S, visit_count: 0, retention_days: 0, max_visits: null, expires_at: null },
+      { short_code: c, short_url: `http://127.0.0.1:${h.port}/${c}`, original_url: 'https://example.com/c', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null },
+      { short_code: b, short_url: `http://127.0.0.1:${h.port}/${b}`, original_url: 'https://example.com/b', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 30, max_visits: null, expires_at: NOW_S + 30 * 86400 },
+      { short_code: a, short_url: `http://127.0.0.1:${h.port}/${a}`, original_url: 'https://example.com/a', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null },
     ],
   };
   for (const [name, path, headers] of [
@@ -173,6 +173,7 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
     original_url: 'https://example.com/meta?q=1#frag',
     created_at: NOW_S,
     visit_count: 0,
+    untracked_visits: 0,
     retention_days: 12,
     max_visits: null,
     expires_at: NOW_S + 12 * 86400,

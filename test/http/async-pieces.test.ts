@@ -15,6 +15,7 @@ const record = (i: number): UrlRecord => ({
   original_url: `https://example.com/${i}`,
   created_at: 1_790_000_000 + i,
   visit_count: i,
+  untracked_visits: i,
   retention_days: 0,
   max_visits: null,
   expires_at: null,

@@ -157,6 +157,7 @@ function listing(n: number, urlChars: number): UrlListing {
     original_url: `https://example.com/${'u'.repeat(urlChars)}/${i}`,
     created_at: 1_790_000_000 + i,
     visit_count: i,
+    untracked_visits: i,
     retention_days: 0,
     max_visits: null,
     expires_at: null,

@@ -145,6 +145,7 @@ test('over a store that answers with promises, every operation works and reports
     original_url: 'https://example.com/a',
     created_at: NOW,
     visit_count: 0,
+    untracked_visits: 0,
     retention_days: 0,
     max_visits: null,
     expires_at: null,

@@ -16,6 +16,7 @@ const RECORD = {
   original_url: 'https://example.com/',
   created_at: 1700000000,
   visit_count: 3,
+  untracked_visits: 3,
   retention_days: 0,
   max_visits: null,
   expires_at: null,

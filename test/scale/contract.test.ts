@@ -103,7 +103,7 @@ test('create on one instance, read on the next, redirect on the third', { skip }
   assert.match(code, /^[1-9A-HJ-NP-Za-km-z]{6}$/);
 
   const record = await recordOf(d, code);
-  assert.deepEqual(Object.keys(record), ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits', 'expires_at']);
+  assert.deepEqual(Object.keys(record), ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at']);
   assert.equal(record.short_code, code);
   assert.equal(record.short_url, r.body);
   assert.equal(record.original_url, 'https://example.com/scale/a');

@@ -40,9 +40,9 @@ test('JSON Lines: every live record oldest first, one per line, as a download', 
   assert.equal(r.headers['deprecation'], undefined);
   assert.equal(
     r.body,
-    '{"short_code":"oldest","short_url":"https://s.example/x/oldest","original_url":"https://example.com/1","created_at":1714000000,"visit_count":3,"retention_days":0,"max_visits":null,"expires_at":null}\n' +
-      '{"short_code":"expire","short_url":"https://s.example/x/expire","original_url":"https://example.com/2","created_at":1600000000,"visit_count":0,"retention_days":36500,"max_visits":null,"expires_at":4753600000}\n' +
-      '{"short_code":"newest","short_url":"https://s.example/x/newest","original_url":"https://example.com/3?q=%22x%22,y","created_at":1714500000,"visit_count":0,"retention_days":10,"max_visits":null,"expires_at":1715364000}\n',
+    '{"short_code":"oldest","short_url":"https://s.example/x/oldest","original_url":"https://example.com/1","created_at":1714000000,"visit_count":3,"untracked_visits":3,"retention_days":0,"max_visits":null,"expires_at":null}\n' +
+      '{"short_code":"expire","short_url":"https://s.example/x/expire","original_url":"https://example.com/2","created_at":1600000000,"visit_count":0,"untracked_visits":0,"retention_days":36500,"max_visits":null,"expires_at":4753600000}\n' +
+      '{"short_code":"newest","short_url":"https://s.example/x/newest","original_url":"https://example.com/3?q=%22x%22,y","created_at":1714500000,"visit_count":0,"untracked_visits":0,"retention_days":10,"max_visits":null,"expires_at":1715364000}\n',
   );
 });
 
