@@ -279,6 +279,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
     original_url: 'https://example.com/scale/after',
     created_at,
     visit_count: 0,
+    untracked_visits: 0,
     retention_days: 7,
     max_visits: 5,
     expires_at: created_at + 7 * 86400,
@@ -398,8 +399,8 @@ test('import through one instance, export through another: the same records, old
     assert.match(String(exported.headers['content-disposition']), /^attachment; filename="urls-\d{4}-\d{2}-\d{2}\.jsonl"$/);
     const mine = exported.body.split('\n').filter((l) => l.includes(marker)).map((l) => JSON.parse(l) as LinkRecord);
     assert.deepEqual(mine, [
-      { short_code: `${marker}a`, short_url: `${d.url}/${marker}a`, original_url: `https://example.com/${marker}/a`, created_at: 1_700_000_000, visit_count: 3, retention_days: 0, max_visits: null, expires_at: null },
-      { short_code: `${marker}b`, short_url: `${d.url}/${marker}b`, original_url: `https://example.com/${marker}/b`, created_at: 1_700_000_100, visit_count: 0, retention_days: 0, max_visits: 9, expires_at: null },
+      { short_code: `${marker}a`, short_url: `${d.url}/${marker}a`, original_url: `https://example.com/${marker}/a`, created_at: 1_700_000_000, visit_count: 3, untracked_visits: 3, retention_days: 0, max_visits: null, expires_at: null },
+      { short_code: `${marker}b`, short_url: `${d.url}/${marker}b`, original_url: `https://example.com/${marker}/b`, created_at: 1_700_000_100, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: 9, expires_at: null },
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');
