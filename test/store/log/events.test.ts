@@ -241,3 +241,21 @@ test('a flush’s worth of events is written as it fills, not a second later', a
   while (written() < FLUSH_EVENTS && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(written(), FLUSH_EVENTS);
 });
+
+test('visitRetentionDays: the store moves events past their days to untracked visits by itself', async (t) => {
+  const dir = tempDir(t);
+  const DAY = 86_400;
+  // Start-up's check finds nothing old; the clock then moves on 12 days, past the next check.
+  let clock = (T + DAY) * 1000;
+  const raw = new Store({ dir, fsync: 'off', log: quiet, compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 5, now: () => clock, visitRetentionDays: 5 });
+  const store = new LogStore(raw);
+  t.after(() => store.close());
+  await store.insert(rec('auto01'), T);
+  await visit(store, 'auto01', 3);
+  await store.countVisit('auto01', () => T + 11 * DAY, true, () => ev(T + 11 * DAY));
+  clock = (T + 12 * DAY) * 1000;
+  // The wait is for the timer's next tick (5 ms), never for the clock.
+  const deadline = Date.now() + 5000;
+  while (store.get('auto01', T)!.untracked < 3 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  check(store, 'auto01', 4, 3, 1);
+});
