@@ -92,6 +92,11 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   const imported = await request(other.port, '/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: exported.body });
   assert.equal(imported.status, 200);
   assert.deepEqual(JSON.parse(imported.body), { imported: 2, skipped: 0, errors: [] });
+  // Then the visits, which turn the imported counts back into events (docs/analytics.md).
+  const visits = await request(s.port, '/api/visits/export', { headers: { 'x-api-key': KEY } });
+  assert.equal(visits.status, 200);
+  const moved = await request(other.port, '/api/visits/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: visits.body });
+  assert.equal(moved.status, 200, moved.body);
   assert.equal((await request(other.port, '/api/export', { headers: { 'x-api-key': KEY } })).body, exported.body);
   const usedUp = await request(other.port, '/limit20');
   assert.equal(usedUp.status, 410, 'the used-up limit came along');
