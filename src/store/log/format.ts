@@ -7,11 +7,15 @@
  * (the URL parser strips them), and codes are alphanumeric, so no escaping is needed:
  *
  *   F url-shortener-log <version>                                      the first line: format and version
- *   C <code> <created_at> <retention_days> <visit_count> <url>         create (visit_count > 0 after compaction)
- *   C <code> <created_at> <retention_days> <visit_count> <max> <url>   create of a link with a visit limit
+ *   C <code> <created_at> <retention_days> <untracked> <url>           create (untracked > 0 after compaction)
+ *   C <code> <created_at> <retention_days> <untracked> <max> <url>     create of a link with a visit limit
  *   E <code> <retention_days> <max> <url>                              edit: the link's new values (max 0 = no limit)
  *   D <code>                                                           delete (tombstone)
- *   V <code> <count> [<code> <count> …]                                count batch: visit counts, absolute
+ *   V <code> <count> [<code> <count> …]                                count batch: untracked visits, absolute
+ *   R, X, Y, K, J, Z, T                                                visit events (`event-format.ts`)
+ *
+ * A link's visit count is its untracked visits (the count of its create or count batch) plus its
+ * events; in a log before format 3 every visit was an untracked one.
  *
  * The version line names the format so that a build meeting a log written by a newer one says so
  * instead of calling the lines it cannot read damage. Version 1 logs (the first format) have no

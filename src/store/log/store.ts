@@ -355,7 +355,7 @@ export class Store {
     const events = records.events;
     const saved = { data: events.data(s)?.slice(0, events.length(s) * STRIDE), untracked: records.untracked(s) };
     const removed = records.resetVisits(s);
-    this.counts.dropPending(s);
+    this.counts.dropPendingOf(s);
     try {
       await this.append([{ op: 'Z', code, seq: events.nextSeq(s) }]);
     } catch (err) {
@@ -394,7 +394,7 @@ export class Store {
       counts.push([records.code(s), records.untracked(s)]);
     }
     // Their lines, were they written after this entry, would bring them back.
-    this.counts.dropPending(-1, before);
+    this.counts.dropPendingBefore(before);
     // Should the write fail, memory and the log still agree on every count: the log holds those
     // events still, and the next compaction writes memory as it is.
     if (counts.length > 0) await this.append([{ op: 'T', before, counts }]);

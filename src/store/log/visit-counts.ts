@@ -235,11 +235,19 @@ export class VisitCounts {
     this.pending = pending;
   }
 
-  /** Forgets the pending events of slot `s` (its events were removed), or of any slot older than `before`. */
-  dropPending(s: number, before = Infinity): void {
+  /** Forgets the pending events of slot `s` (its events were removed). */
+  dropPendingOf(s: number): void {
+    this.keepPending((i) => this.pending[i] !== s);
+  }
+
+  /** Forgets the pending events older than `before` (retention made them untracked visits). */
+  dropPendingBefore(before: number): void {
+    this.keepPending((i) => this.pending[i + 2]! >= before);
+  }
+
+  private keepPending(keep: (at: number) => boolean): void {
     const kept: number[] = [];
-    const p = this.pending;
-    for (let i = 0; i < p.length; i += PENDING) if (s === -1 ? p[i + 2]! >= before : p[i] !== s) kept.push(...p.slice(i, i + PENDING));
+    for (let i = 0; i < this.pending.length; i += PENDING) if (keep(i)) kept.push(...this.pending.slice(i, i + PENDING));
     this.pending = kept;
   }
 
