@@ -31,19 +31,39 @@ export type ClientAddress = (socketAddress: string | undefined, forwardedFor: st
 
 /** The client address under `trustProxy` proxies (0 to 10). */
 export function clientAddressResolver(trustProxy: number): ClientAddress {
+  const entryOf = clientAddressEntry(trustProxy);
+  return function clientAddress(socketAddress, forwardedFor) {
+    const entry = entryOf(socketAddress, forwardedFor);
+    return entry === null ? null : canonicalAddress(entry);
+  };
+}
+
+/**
+ * The client's address as the request spelled it (before `canonicalAddress`), under `trustProxy`
+ * proxies: what the recorder keys what it knows of a client by, so that a returning client costs
+ * one lookup and no parsing (client-facts.ts).
+ */
+export function clientAddressEntry(trustProxy: number): ClientAddress {
   if (!Number.isInteger(trustProxy) || trustProxy < 0 || trustProxy > MAX_TRUST_PROXY) {
     throw new RangeError(`trust_proxy must be an integer from 0 to ${MAX_TRUST_PROXY}, got ${trustProxy}`);
   }
   if (trustProxy === 0) {
     return function socketAddressOnly(socketAddress) {
-      return socketAddress === undefined ? null : canonicalAddress(socketAddress);
+      return socketAddress ?? null;
     };
   }
-  return function forwardedAddress(socketAddress, forwardedFor) {
-    if (forwardedFor === undefined) return socketAddress === undefined ? null : canonicalAddress(socketAddress);
+  return function forwardedEntry(socketAddress, forwardedFor) {
+    if (forwardedFor === undefined) return socketAddress ?? null;
     // node:http joins repeated X-Forwarded-For headers with ", ", in the order they came: one list.
-    const entries = (typeof forwardedFor === 'string' ? forwardedFor : forwardedFor.join(',')).split(',');
-    return canonicalAddress(entries[Math.max(0, entries.length - trustProxy)]!.trim());
+    const list = typeof forwardedFor === 'string' ? forwardedFor : forwardedFor.join(',');
+    // The entry after the trustProxy-th comma from the right, or the leftmost when there are fewer.
+    let end = list.length;
+    let start = list.lastIndexOf(',');
+    for (let k = 1; k < trustProxy && start !== -1; k++) {
+      end = start;
+      start = start === 0 ? -1 : list.lastIndexOf(',', start - 1);
+    }
+    return list.slice(start + 1, end).trim();
   };
 }
 

@@ -2,9 +2,8 @@
  * The recorder: a request → the event of its visit (docs/analytics.md). `source(req)` is what the
  * redirect hands the store, a closure the store calls only for a visit it counts, so a miss, an
  * expired link, a used-up one or a `HEAD` pays nothing but the closure; a counted visit pays for
- * what is asked here, each part behind a cache: the `User-Agent`'s families (one `Map` lookup per
- * popular client, user-agent.ts), the country of an address (the `.mmdb` reader's cache), and
- * one HMAC for the visitor id.
+ * what is asked here: what is known of a returning client (its `User-Agent`'s families, its
+ * address's country, both values' keyed hashes) is one lookup per value (client-facts.ts).
  *
  * What an event keeps, and what it never does, is decided in the files this one calls: the host of
  * `Referer` (referrer.ts), the client address behind `trust_proxy` proxies (client-address.ts,
@@ -17,11 +16,12 @@
  * not `XX`, which Cloudflare sends for an unknown country (`T1`, for Tor, is no two letters).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientAddressResolver } from './client-address.ts';
+import { clientAddressEntry } from './client-address.ts';
+import { ClientFacts } from './client-facts.ts';
 import type { VisitEvent, VisitEventSource } from './event.ts';
 import { referrerHost } from './referrer.ts';
 import { createUserAgentClassifier, type UserAgentClass } from './user-agent.ts';
-import { tracksVisitor, type VisitorIds } from './visitor-id.ts';
+import { mixIds, tracksVisitor, utcDay, type VisitorIds } from './visitor-id.ts';
 
 /** What the recorder reads of a request: node:http's `IncomingMessage` is one. */
 export interface VisitRequest {
@@ -32,6 +32,8 @@ export interface VisitRequest {
 /** Where countries come from: the `.mmdb` file (geoip.ts), or nothing. */
 export interface CountrySource {
   countryOf(address: string): string | null;
+  /** The database in use, when it can change (geoip.ts reloads it): a new one is asked again. */
+  readonly reader?: unknown;
 }
 
 export interface RecorderOptions {
@@ -74,36 +76,45 @@ export function headerCountry(value: string | string[] | undefined): string | nu
 
 export function createRecorder(options: RecorderOptions): Recorder {
   const { now, visitorIds, countries } = options;
-  const clientAddress = clientAddressResolver(options.trustProxy);
+  const entryOf = clientAddressEntry(options.trustProxy);
   const userAgents = options.userAgents ?? createUserAgentClassifier();
   const recorded = options.recorded;
   // The header is honoured only behind a proxy that sets it: a client could send any country.
   const header = options.trustProxy > 0 && options.geoipHeader !== '' ? options.geoipHeader : undefined;
-
-  function countryOf(headers: IncomingHttpHeaders, address: string | null): string | null {
-    if (header !== undefined) return headerCountry(headers[header]);
-    return countries === undefined || address === null ? null : countries.countryOf(address);
-  }
+  // With the header the database is never asked.
+  const located = header === undefined ? countries : undefined;
+  const clients = new ClientFacts({
+    classify: userAgents,
+    countryOf: (address) => (located === undefined ? null : located.countryOf(address)),
+    countries: () => (located === undefined ? undefined : (located.reader ?? located)),
+  });
 
   function event(req: VisitRequest): VisitEvent {
     const headers = req.headers;
-    const time = Math.floor(now() / 1000);
+    const ms = now();
+    const time = Math.floor(ms / 1000);
     const ua = headers['user-agent'];
-    const families = userAgents(ua);
+    const today = visitorIds.key();
+    clients.startDay(today?.day ?? utcDay(ms));
+    const key = today?.key;
+    const agent = clients.agent(ua, key);
+    const families = agent.families;
     recorded?.(families.bot);
     if (!tracksVisitor(headers)) {
       return { time, referrer: null, country: null, browser: null, os: null, device: null, bot: families.bot, visitor: null };
     }
-    const address = clientAddress(req.socket.remoteAddress, headers['x-forwarded-for']);
+    const entry = entryOf(req.socket.remoteAddress, headers['x-forwarded-for']);
+    const client = entry === null ? undefined : clients.address(entry, key);
+    const hash = client?.hash;
     return {
       time,
       referrer: referrerHost(headers.referer),
-      country: countryOf(headers, address),
+      country: header !== undefined ? headerCountry(headers[header]) : (client?.country ?? null),
       browser: families.browser,
       os: families.os,
       device: families.device,
       bot: families.bot,
-      visitor: visitorIds(address, ua),
+      visitor: hash === undefined || agent.hash === undefined ? null : mixIds(hash, agent.hash),
     };
   }
 

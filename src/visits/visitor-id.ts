@@ -33,10 +33,21 @@ export const KEY_BYTES = 32;
  * (`RecentIds`): a site's clients are a few thousand `User-Agent`s and its visitors' addresses,
  * not every pairing of them. Without the day's key neither hash can be computed, so neither can
  * the id; for one `User-Agent`, distinct addresses' hashes never mix to one id (the mix is a
- * bijection of the address's hash).
+ * bijection of the address's hash). The recorder keeps each value's hash for the day with the
+ * rest of what it knows of the value (client-facts.ts).
  */
 export function visitorId(key: Uint8Array | KeyObject, address: string, userAgent: string | undefined): number {
-  return mixIds(valueHash(key, ADDRESS_TAG, address), valueHash(key, AGENT_TAG, userAgent ?? ''));
+  return mixIds(addressHash(key, address), agentHash(key, userAgent));
+}
+
+/** The keyed hash of an address, one half of `visitorId`. */
+export function addressHash(key: Uint8Array | KeyObject, address: string): number {
+  return valueHash(key, ADDRESS_TAG, address);
+}
+
+/** The keyed hash of a `User-Agent` (none hashes as empty), the other half of `visitorId`. */
+export function agentHash(key: Uint8Array | KeyObject, userAgent: string | undefined): number {
+  return valueHash(key, AGENT_TAG, userAgent ?? '');
 }
 
 /** The tags that keep an address's hash apart from a `User-Agent`'s of the same text. */
@@ -48,7 +59,7 @@ function valueHash(key: Uint8Array | KeyObject, tag: string, value: string): num
 }
 
 /** Two 32-bit hashes as one (murmur3's finalizer over their combination): for a fixed `agent`, a bijection of `address`. */
-function mixIds(address: number, agent: number): number {
+export function mixIds(address: number, agent: number): number {
   let h = (address ^ Math.imul(agent, 0x9e3779b1)) >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -56,49 +67,6 @@ function mixIds(address: number, agent: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h | 0;
-}
-
-/** Values whose hash is remembered per day, of each kind (`RecentIds`). */
-export const RECENT_IDS = 16_384;
-
-/**
- * The hashes of the addresses and of the `User-Agent`s seen lately, for the current day only: a
- * returning client's next visit costs two `Map` lookups instead of HMACs, the one costly step of an
- * event. The values are in memory only, like the country lookup's addresses (mmdb.ts) and the
- * `User-Agent` classes (user-agent.ts), never written, and dropped with the day's key: no entry
- * outlives its day. When full, the oldest entry goes, as in those caches.
- */
-export class RecentIds {
-  private day = -1;
-  private readonly addresses = new Map<string, number>();
-  private readonly agents = new Map<string, number>();
-
-  constructor(private readonly max = RECENT_IDS) {}
-
-  /** The id of (`address`, `userAgent`) under `key`, the key of UTC day `day` (as `visitorId`). */
-  id(day: number, key: KeyObject, address: string, userAgent: string | undefined): number {
-    if (day !== this.day) {
-      this.addresses.clear();
-      this.agents.clear();
-      this.day = day;
-    }
-    return mixIds(this.hash(this.addresses, key, ADDRESS_TAG, address), this.hash(this.agents, key, AGENT_TAG, userAgent ?? ''));
-  }
-
-  private hash(known: Map<string, number>, key: KeyObject, tag: string, value: string): number {
-    let h = known.get(value);
-    if (h === undefined) {
-      h = valueHash(key, tag, value);
-      if (known.size >= this.max) known.delete(known.keys().next().value!);
-      known.set(value, h);
-    }
-    return h;
-  }
-
-  /** Values remembered, of both kinds. */
-  get size(): number {
-    return this.addresses.size + this.agents.size;
-  }
 }
 
 /** The UTC day of `ms` (days since 1970-01-01). */
@@ -129,9 +97,20 @@ export function createDailyKeys(options: DailyKeyOptions = {}): () => { day: num
   };
 }
 
+/** A UTC day and its key, as a `KeyObject` (`createHmac` then skips importing the raw key). */
+export interface DayKey {
+  day: number;
+  key: KeyObject;
+}
+
 /** The daily visitor ids: `(address, userAgent)` → today's id, or `null` without an address. */
 export interface VisitorIds {
   (address: string | null, userAgent: string | undefined): number | null;
+  /**
+   * The current day's key, or undefined while it is not at hand (a shared key being fetched: the
+   * fetch starts, as for an id). What the recorder hashes with (client-facts.ts).
+   */
+  key(): DayKey | undefined;
   /**
    * Undefined when the key of the current day is at hand; else a promise that settles once it is
    * (a shared key being fetched from the store). An id asked before gets `null`.
@@ -147,8 +126,6 @@ export interface VisitorIdOptions extends DailyKeyOptions {
   sharedKey?: ((day: number) => Promise<Uint8Array>) | undefined;
   /** Told why a shared key could not be had (it is asked again on the next visit). */
   onKeyError?: (err: unknown) => void;
-  /** Pairs whose id is remembered for the day (default `RECENT_IDS`). */
-  recentIds?: number;
 }
 
 /**
@@ -162,21 +139,23 @@ export interface VisitorIdOptions extends DailyKeyOptions {
 export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
   const now = options.now ?? Date.now;
   const { sharedKey } = options;
+  const ids = (key: () => DayKey | undefined): ((address: string | null, userAgent: string | undefined) => number | null) =>
+    function dailyVisitorId(address: string | null, userAgent: string | undefined): number | null {
+      if (address === null) return null;
+      const today = key();
+      return today === undefined ? null : visitorId(today.key, address, userAgent);
+    };
   if (sharedKey === undefined) {
     const todaysKey = createDailyKeys(options);
-    // A KeyObject per day: createHmac then skips importing the raw key on every visit.
-    let keyed: { day: number; key: KeyObject } | undefined;
-    const recent = new RecentIds(options.recentIds);
-    const ownIds = function dailyVisitorId(address: string | null, userAgent: string | undefined): number | null {
-      if (address === null) return null;
+    let keyed: DayKey | undefined;
+    const ownKey = (): DayKey => {
       const today = todaysKey();
       if (keyed === undefined || keyed.day !== today.day) keyed = { day: today.day, key: createSecretKey(today.key) };
-      return recent.id(keyed.day, keyed.key, address, userAgent);
+      return keyed;
     };
-    return Object.assign(ownIds, { ready: (): undefined => undefined });
+    return Object.assign(ids(ownKey), { key: ownKey, ready: (): undefined => undefined });
   }
-  const recent = new RecentIds(options.recentIds);
-  let current: { day: number; key: KeyObject } | undefined;
+  let current: DayKey | undefined;
   let fetching: { day: number; done: Promise<void> } | undefined;
   function ready(): Promise<void> | undefined {
     const day = utcDay(now());
@@ -193,18 +172,15 @@ export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
     fetching = { day, done: done.then(() => void (fetching = undefined)) };
     return fetching.done;
   }
-  const sharedIds = function sharedVisitorId(address: string | null, userAgent: string | undefined): number | null {
-    if (address === null) return null;
+  function sharedDayKey(): DayKey | undefined {
     const day = utcDay(now());
-    if (current?.day !== day) {
-      // Not fetched yet (the caller did not wait for `ready`, or midnight passed since): no id
-      // rather than an id under another day's key, and the fetch starts.
-      void ready();
-      return null;
-    }
-    return recent.id(day, current.key, address, userAgent);
-  };
-  return Object.assign(sharedIds, { ready });
+    if (current?.day === day) return current;
+    // Not fetched yet (the caller did not wait for `ready`, or midnight passed since): no id
+    // rather than an id under another day's key, and the fetch starts.
+    void ready();
+    return undefined;
+  }
+  return Object.assign(ids(sharedDayKey), { key: sharedDayKey, ready });
 }
 
 /** True unless the request asks not to be tracked (`Sec-GPC: 1` or `DNT: 1`). */

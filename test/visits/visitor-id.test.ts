@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, createSecretKey } from 'node:crypto';
 import { test } from 'node:test';
-import { createDailyKeys, createVisitorIds, DAY_MS, KEY_BYTES, RecentIds, tracksVisitor, utcDay, visitorId } from '../../src/visits/visitor-id.ts';
+import { createDailyKeys, createVisitorIds, DAY_MS, KEY_BYTES, tracksVisitor, utcDay, visitorId } from '../../src/visits/visitor-id.ts';
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 /** 2024-03-31 00:00 UTC, the day Berlin's clocks go forward: the id's day is UTC's all the same. */
@@ -188,23 +188,4 @@ test('a shared key that could not be had is asked again, and meanwhile ids are n
   shared.answer(today, 9);
   await second;
   assert.equal(ids('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(9), '198.51.100.1', CHROME));
-});
-
-test('remembered hashes: the same ids as computed, one HMAC per value and day, bounded, forgotten with the day', () => {
-  const keyA = createSecretKey(Buffer.alloc(KEY_BYTES, 1));
-  const keyB = createSecretKey(Buffer.alloc(KEY_BYTES, 2));
-  const recent = new RecentIds(3);
-  const pairs: [string, string | undefined][] = [['192.0.2.1', 'UA one'], ['192.0.2.2', undefined], ['2001:db8::1', 'UA one'], ['192.0.2.1', 'UA two']];
-  for (const [address, ua] of pairs) assert.equal(recent.id(100, keyA, address, ua), visitorId(keyA, address, ua));
-  assert.equal(recent.size, 6, 'three addresses and three User-Agents');
-  // Asked again the same day under another key object, remembered values answer from memory,
-  // which is how the test sees that they were remembered (no HMAC was computed again).
-  assert.equal(recent.id(100, keyB, '192.0.2.1', 'UA two'), visitorId(keyA, '192.0.2.1', 'UA two'));
-  // A fourth address pushes the oldest out: at most the bound of each kind.
-  recent.id(100, keyA, '192.0.2.4', 'UA two');
-  assert.equal(recent.size, 6);
-  assert.notEqual(recent.id(100, keyB, '192.0.2.1', 'UA two'), visitorId(keyA, '192.0.2.1', 'UA two'), 'the oldest address was dropped: hashed again');
-  // The next day nothing of the last one is kept.
-  assert.equal(recent.id(101, keyB, '192.0.2.1', 'UA two'), visitorId(keyB, '192.0.2.1', 'UA two'));
-  assert.equal(recent.size, 2);
 });

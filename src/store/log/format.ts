@@ -29,7 +29,8 @@
  * edit changes a link in place: it keeps its place in the newest-first order.
  */
 import { crc32 } from './crc32.ts';
-import { decodeEventFields, EVENT_OPS, eventPayload, eventWritable, type EventEntry } from './event-format.ts';
+import { decodeEventFields, EVENT_OPS, eventPayload, eventsPayloadBound, eventWritable, hasEvents, writeEventsPayload, type EventEntry, type EventsEntry } from './event-format.ts';
+import { STRIDE } from '../../visits/packed.ts';
 import type { StoredRecord } from './keydir.ts';
 import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
@@ -114,15 +115,44 @@ function checkWritable(entry: Entry): void {
 /** The bytes of one log line, newline included. */
 export function encodeEntry(entry: Entry): Buffer {
   checkWritable(entry);
+  if (hasEvents(entry)) {
+    const n = entry.events.length / STRIDE;
+    const room = Buffer.allocUnsafe(eventLineBound(entry.code, n));
+    return room.subarray(0, writeEventLine(room, 0, entry.op, entry.code, entry.op === 'J' ? 0 : entry.seq, entry.events, 0, n));
+  }
   const text = payload(entry);
   const line = Buffer.allocUnsafe(Buffer.byteLength(text) + 10);
   line.write(text, 9, 'utf8');
-  const sum = crc32(line.subarray(9, line.length - 1));
-  line.write(sum.toString(16).padStart(8, '0'), 0, 'latin1');
-  line[8] = 0x20;
-  line[line.length - 1] = 0x0a;
+  frame(line, 0, line.length - 1);
   return line;
 }
+
+/** Bytes of the line of `count` events of `code` at most (`writeEventLine`). */
+export function eventLineBound(code: string, count: number): number {
+  return eventsPayloadBound(code, count) + 10;
+}
+
+/**
+ * Writes the line of `count` events of `events` from event `first` into `buf` at `at` (room for
+ * `eventLineBound` bytes); returns where the line ends, after its newline. Events are written
+ * straight as bytes (`writeEventsPayload`): the flush of a busy second writes thousands. The
+ * caller vouches for `code` (a live link's) and `seq`: `checkWritable`'s rules hold for them.
+ */
+export function writeEventLine(buf: Buffer, at: number, op: EventsEntry['op'], code: string, seq: number, events: Uint32Array, first: number, count: number): number {
+  const end = writeEventsPayload(buf, at + 9, op, code, seq, events, first, count);
+  frame(buf, at, end);
+  return end + 1;
+}
+
+/** Puts the checksum of the payload `buf[at + 9, end)` before it and a newline at `end`. */
+function frame(buf: Buffer, at: number, end: number): void {
+  const sum = crc32(buf.subarray(at + 9, end));
+  for (let i = 7, n = sum; i >= 0; i--, n >>>= 4) buf[at + i] = HEX[n & 15]!;
+  buf[at + 8] = 0x20;
+  buf[end] = 0x0a;
+}
+
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
 
 /** The first line of every log this build starts. */
 export const HEADER: Buffer = encodeEntry({ op: 'F', name: FORMAT_NAME, version: FORMAT_VERSION });

@@ -36,6 +36,12 @@ interface Write {
   reject: (err: Error) => void;
 }
 
+/** Lines encoded already (a flush of visit events, `visit-counts.ts`), and how many. */
+export interface EncodedLines {
+  bytes: Buffer;
+  lines: number;
+}
+
 /** Work that needs the log to itself (the end of a compaction): runs between two write batches. */
 interface Task {
   task: () => Promise<void>;
@@ -116,10 +122,10 @@ export class LogWriter {
    * Queues `entries`; resolves once they are durable and `durable` has run, rejects if refused.
    * With `chain`, refused without being written once a write of the chain failed.
    */
-  append(entries: Entry[], durable?: () => void, chain?: InsertChain): Promise<void> {
-    const bytes = entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry));
+  append(entries: Entry[] | EncodedLines, durable?: () => void, chain?: InsertChain): Promise<void> {
+    const { bytes, lines } = Array.isArray(entries) ? { bytes: entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry)), lines: entries.length } : entries;
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, lines: entries.length, durable, chain, resolve, reject });
+      this.queue.push({ bytes, lines, durable, chain, resolve, reject });
       this.writing ??= this.drain();
     });
   }

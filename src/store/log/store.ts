@@ -19,7 +19,7 @@ import { isExpiredAt, type Entry } from './format.ts';
 import type { Clock, InsertChain } from '../link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir, StoredRecord } from './keydir.ts';
-import { LogWriter } from './log-writer.ts';
+import { LogWriter, type EncodedLines } from './log-writer.ts';
 import { openLog } from './open.ts';
 import { Reattacher } from './reattach.ts';
 import { searchSnapshot, takeSnapshot, type Snapshot } from './snapshot.ts';
@@ -420,7 +420,7 @@ export class Store {
     return this.compactor.run();
   }
 
-  private append(entries: Entry[], durable?: () => void, chain?: InsertChain): Promise<void> {
+  private append(entries: Entry[] | EncodedLines, durable?: () => void, chain?: InsertChain): Promise<void> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const lost = this.reattacher.lockLost();
     if (lost) return Promise.reject(lost);

@@ -10,7 +10,8 @@
  * the edit (`store.ts`, `write`). Both kinds read the count when they queue, and the log writes in
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
-import type { Entry } from './format.ts';
+import { encodeEntry, eventLineBound, writeEventLine, type Entry } from './format.ts';
+import type { EncodedLines } from './log-writer.ts';
 import type { InsertChain } from '../link-store.ts';
 import type { VisitEvent } from '../../visits/event.ts';
 import { packAttrs } from '../../visits/packed.ts';
@@ -42,7 +43,7 @@ export class VisitCounts {
   constructor(
     private readonly records: Keydir,
     private readonly problems: RepeatLog,
-    private readonly append: (entries: Entry[], chain?: InsertChain) => Promise<void>,
+    private readonly append: (entries: Entry[] | EncodedLines, chain?: InsertChain) => Promise<void>,
     /** Told when the events waiting for the flush make a flush's worth: flush soon, not in a second. */
     private readonly full: () => void = () => undefined,
   ) {}
@@ -54,15 +55,18 @@ export class VisitCounts {
 
   /** Counts one visit of the live slot `s` with its event; both are written by the next flush, on one line. */
   record(s: number, event: VisitEvent): void {
-    const words = this.words(event);
-    const seq = this.records.addEvent(s, words[0], words[1], words[2], words[3]);
-    this.pending.push(s, seq, words[0], words[1], words[2], words[3]);
+    const records = this.records;
+    const visitor = event.visitor === null ? 0 : event.visitor >>> 0;
+    const referrer = records.events.referrers.numberOf(event.referrer);
+    const attrs = packAttrs(event);
+    const seq = records.addEvent(s, event.time, visitor, referrer, attrs);
+    this.pending.push(s, seq, event.time, visitor, referrer, attrs);
     // A busy second's events written at once would hold the loop for tens of milliseconds: a
     // flush's worth is written as it fills instead.
     if (this.pending.length === PENDING * FLUSH_EVENTS) this.full();
   }
 
-  /** The packed words of an event; its referrer gets its number now. */
+  /** The packed words of an event; its referrer gets its number now (as `record` does inline). */
   private words(event: VisitEvent): [number, number, number, number] {
     return [event.time, event.visitor === null ? 0 : event.visitor >>> 0, this.records.events.referrers.numberOf(event.referrer), packAttrs(event)];
   }
@@ -160,10 +164,13 @@ export class VisitCounts {
         let end = k + 1;
         while (end < at.length && end - k < EVENTS_PER_ENTRY && p[at[end]! + 1] === p[at[end - 1]! + 1]! + 1) end++;
         const events = new Uint32Array((end - k) * 4);
-        for (let j = k; j < end; j++) {
+        for (let j = k, w = 0; j < end; j++, w += 4) {
           const i = at[j]!;
-          events.set([p[i + 2]!, p[i + 3]!, p[i + 4]!, p[i + 5]!], (j - k) * 4);
-          referrers.push(p[i + 4]!);
+          events[w] = p[i + 2]!;
+          events[w + 1] = p[i + 3]!;
+          events[w + 2] = p[i + 4]!;
+          events[w + 3] = p[i + 5]!;
+          if (p[i + 4] !== 0) referrers.push(p[i + 4]!);
         }
         lines.push({ op: 'X', code, seq: p[at[k]! + 1]!, events });
         k = end;
@@ -251,7 +258,7 @@ export class VisitCounts {
     this.pending = kept;
   }
 
-  /** Appends the counts of every record visited since the last flush. */
+  /** Appends the counts of every record visited since the last flush, and the events pending. */
   async flush(): Promise<void> {
     if (this.dirty.length === 0 && this.pending.length === 0) return;
     const records = this.records;
@@ -264,11 +271,13 @@ export class VisitCounts {
     this.dirty = [];
     const pending = this.pending;
     this.pending = [];
-    const entries = this.eventEntries(pending);
+    const { lines, referrers } = this.eventLines(pending);
+    const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
+    const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
     try {
-      await this.append(entries);
-      for (const entry of entries) if (entry.op === 'R') records.events.referrers.markWritten(entry.n);
+      await this.append({ bytes: Buffer.concat(written.map((w) => w.bytes)), lines: written.reduce((n, w) => n + w.lines, 0) });
+      for (const r of referrers) records.events.referrers.markWritten(r.n);
     } catch (err) {
       // Keep them dirty; the next flush writes the by then larger counts, and the events again.
       for (const [code] of counts) this.retry(code);
@@ -277,4 +286,68 @@ export class VisitCounts {
       throw err;
     }
   }
+
+  /**
+   * The lines of pending events `p` (`PENDING` numbers each) of live slots, encoded at once (what
+   * `eventEntries` gives, without an object per line): one `X` line per run of consecutive numbers
+   * of one link, and the `R` lines of the referrers they need, to go first.
+   */
+  private eventLines(p: number[]): { lines: EncodedLines; referrers: (EncodedLines & { n: number })[] } {
+    const records = this.records;
+    const known = records.events.referrers;
+    const n = p.length / PENDING;
+    // Each slot's events, chained in the order recorded: `next[e]` is the next event of e's slot.
+    const next = new Int32Array(n).fill(-1);
+    const last = new Map<number, number>();
+    const heads: number[] = [];
+    const referrers: (EncodedLines & { n: number })[] = [];
+    const named = new Set<number>();
+    for (let e = 0; e < n; e++) {
+      const s = p[e * PENDING]!;
+      // A slot deleted since its visit has no events worth writing.
+      if (!records.isLive(s)) continue;
+      const before = last.get(s);
+      if (before === undefined) heads.push(e);
+      else next[before] = e;
+      last.set(s, e);
+      const r = p[e * PENDING + 4]!;
+      if (!known.isWritten(r) && !named.has(r)) {
+        named.add(r);
+        referrers.push({ n: r, bytes: encodeEntry({ op: 'R', n: r, host: known.host(r)! }), lines: 1 });
+      }
+    }
+    let out = Buffer.allocUnsafe(n * 40 + heads.length * 64);
+    let at = 0;
+    let count = 0;
+    const events = this.scratch;
+    for (const head of heads) {
+      const code = records.code(p[head * PENDING]!);
+      for (let e = head; e !== -1; ) {
+        // A run: consecutive numbers, at most EVENTS_PER_ENTRY of them.
+        const seq = p[e * PENDING + 1]!;
+        let k = 0;
+        do {
+          const i = e * PENDING;
+          events[k * 4] = p[i + 2]!;
+          events[k * 4 + 1] = p[i + 3]!;
+          events[k * 4 + 2] = p[i + 4]!;
+          events[k * 4 + 3] = p[i + 5]!;
+          k++;
+          e = next[e]!;
+        } while (e !== -1 && k < EVENTS_PER_ENTRY && p[e * PENDING + 1] === seq + k);
+        const room = eventLineBound(code, k);
+        if (at + room > out.length) {
+          const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, at + room));
+          out.copy(bigger, 0, 0, at);
+          out = bigger;
+        }
+        at = writeEventLine(out, at, 'X', code, seq, events, 0, k);
+        count++;
+      }
+    }
+    return { lines: { bytes: out.subarray(0, at), lines: count }, referrers };
+  }
+
+  /** The events of one line being written (`eventLines`). */
+  private readonly scratch = new Uint32Array(EVENTS_PER_ENTRY * 4);
 }

@@ -1,0 +1,107 @@
+/**
+ * What the recorder knows of the clients it saw today: per `User-Agent` text its families and its
+ * keyed hash, per address (as the request spelled it) the canonical address, its country and its
+ * keyed hash. A returning client's event then costs two `Map` lookups, one per value, instead of
+ * one per fact.
+ *
+ * Why it matters: an event is made between two requests' worth of HTTP work, which leaves the
+ * processor's caches cold, and every lookup in a table of thousands of entries is then a few
+ * trips to memory. Measured with the redirect mix of docs/performance.md, five lookups (the
+ * families, the country, the two hashes, the canonical IPv6 spelling) cost more than all the rest
+ * of an event.
+ *
+ * Everything here is in memory only, never written, and forgotten when the UTC day changes: a
+ * hash is worth keeping only under the day's key, and no entry outlives its day (visitor-id.ts).
+ * Both tables are bounded (`BoundedCache`): a flood of new clients pushes old ones out, each
+ * looked up again on its next visit.
+ */
+import type { KeyObject } from 'node:crypto';
+import { canonicalAddress } from './client-address.ts';
+import { BoundedCache } from './mmdb.ts';
+import type { UserAgentClass } from './user-agent.ts';
+import { addressHash, agentHash } from './visitor-id.ts';
+
+/** Values of each kind remembered for the day: twice this at most (`BoundedCache`). */
+export const CLIENT_FACTS = 16_384;
+
+/** A `User-Agent`'s facts; `hash` is set once the day's key is at hand. */
+export interface AgentFacts {
+  families: UserAgentClass;
+  hash: number | undefined;
+}
+
+/** An address's facts; `address` is null when the entry is no address (client-address.ts). */
+export interface AddressFacts {
+  address: string | null;
+  country: string | null;
+  /** Whose country it is: a reloaded country database (geoip.ts) asks again. */
+  countries: unknown;
+  hash: number | undefined;
+}
+
+/** Stands for a request without a `User-Agent` (no header value holds a line break). */
+const NO_AGENT = '\n';
+
+export interface ClientFactsOptions {
+  /** The families of a `User-Agent` (user-agent.ts). */
+  classify: (ua: string | undefined) => UserAgentClass;
+  /** The country of a canonical address, or null. */
+  countryOf: (address: string) => string | null;
+  /** The country database in use: when it is another one, a country is asked again. */
+  countries: () => unknown;
+  /** Values of each kind remembered (default `CLIENT_FACTS`). */
+  max?: number;
+}
+
+export class ClientFacts {
+  private day = -1;
+  private agents: BoundedCache<string, AgentFacts>;
+  private addresses: BoundedCache<string, AddressFacts>;
+  private readonly max: number;
+
+  constructor(private readonly options: ClientFactsOptions) {
+    this.max = options.max ?? CLIENT_FACTS;
+    this.agents = new BoundedCache(this.max);
+    this.addresses = new BoundedCache(this.max);
+  }
+
+  /** Forgets everything unless `day` is the day remembered. */
+  startDay(day: number): void {
+    if (day === this.day) return;
+    this.day = day;
+    this.agents = new BoundedCache(this.max);
+    this.addresses = new BoundedCache(this.max);
+  }
+
+  /** The facts of `ua`, hashed under `key` when given (the key of the day of `startDay`). */
+  agent(ua: string | undefined, key: KeyObject | undefined): AgentFacts {
+    const name = ua ?? NO_AGENT;
+    let facts = this.agents.get(name);
+    if (facts === undefined) facts = this.agents.set(name, { families: this.options.classify(ua), hash: undefined });
+    if (facts.hash === undefined && key !== undefined) facts.hash = agentHash(key, ua);
+    return facts;
+  }
+
+  /** The facts of the address spelled `entry`, hashed under `key` when given. */
+  address(entry: string, key: KeyObject | undefined): AddressFacts {
+    let facts = this.addresses.get(entry);
+    if (facts === undefined) {
+      const address = canonicalAddress(entry);
+      facts = this.addresses.set(entry, { address, country: null, countries: undefined, hash: undefined });
+    }
+    if (facts.address !== null) {
+      const countries = this.options.countries();
+      if (facts.countries !== countries) {
+        facts.country = this.options.countryOf(facts.address);
+        facts.countries = countries;
+      }
+      if (facts.hash === undefined && key !== undefined) facts.hash = addressHash(key, facts.address);
+    }
+    return facts;
+  }
+
+  /** Values remembered, of both kinds. */
+  get size(): number {
+    return this.agents.size + this.addresses.size;
+  }
+}
