@@ -94,7 +94,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const ms = now();
     const time = Math.floor(ms / 1000);
     const ua = headers['user-agent'];
-    const today = visitorIds.key();
+    const today = visitorIds.key(ms);
     clients.startDay(today?.day ?? utcDay(ms));
     const key = today?.key;
     const agent = clients.agent(ua, key);

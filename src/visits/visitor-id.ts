@@ -85,12 +85,12 @@ export interface DailyKeyOptions {
  * The key of the current UTC day, kept in memory only: the log store's. A restart mid-day makes a
  * new key, so that day may count a returning visitor twice (the price of never writing the key).
  */
-export function createDailyKeys(options: DailyKeyOptions = {}): () => { day: number; key: Uint8Array } {
+export function createDailyKeys(options: DailyKeyOptions = {}): (ms?: number) => { day: number; key: Uint8Array } {
   const now = options.now ?? Date.now;
   const random = options.random ?? randomBytes;
   let current: { day: number; key: Uint8Array } | undefined;
-  return function todaysKey() {
-    const day = utcDay(now());
+  return function todaysKey(ms = now()) {
+    const day = utcDay(ms);
     // Only the current day's key is kept: the previous one is dropped here, with the object.
     if (current === undefined || current.day !== day) current = { day, key: random(KEY_BYTES) };
     return current;
@@ -108,9 +108,10 @@ export interface VisitorIds {
   (address: string | null, userAgent: string | undefined): number | null;
   /**
    * The current day's key, or undefined while it is not at hand (a shared key being fetched: the
-   * fetch starts, as for an id). What the recorder hashes with (client-facts.ts).
+   * fetch starts, as for an id). What the recorder hashes with (client-facts.ts). `ms`: the
+   * time, when the caller has read the clock already.
    */
-  key(): DayKey | undefined;
+  key(ms?: number): DayKey | undefined;
   /**
    * Undefined when the key of the current day is at hand; else a promise that settles once it is
    * (a shared key being fetched from the store). An id asked before gets `null`.
@@ -139,7 +140,7 @@ export interface VisitorIdOptions extends DailyKeyOptions {
 export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
   const now = options.now ?? Date.now;
   const { sharedKey } = options;
-  const ids = (key: () => DayKey | undefined): ((address: string | null, userAgent: string | undefined) => number | null) =>
+  const ids = (key: (ms?: number) => DayKey | undefined): ((address: string | null, userAgent: string | undefined) => number | null) =>
     function dailyVisitorId(address: string | null, userAgent: string | undefined): number | null {
       if (address === null) return null;
       const today = key();
@@ -148,8 +149,8 @@ export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
   if (sharedKey === undefined) {
     const todaysKey = createDailyKeys(options);
     let keyed: DayKey | undefined;
-    const ownKey = (): DayKey => {
-      const today = todaysKey();
+    const ownKey = (ms?: number): DayKey => {
+      const today = todaysKey(ms);
       if (keyed === undefined || keyed.day !== today.day) keyed = { day: today.day, key: createSecretKey(today.key) };
       return keyed;
     };
@@ -172,8 +173,8 @@ export function createVisitorIds(options: VisitorIdOptions = {}): VisitorIds {
     fetching = { day, done: done.then(() => void (fetching = undefined)) };
     return fetching.done;
   }
-  function sharedDayKey(): DayKey | undefined {
-    const day = utcDay(now());
+  function sharedDayKey(ms = now()): DayKey | undefined {
+    const day = utcDay(ms);
     if (current?.day === day) return current;
     // Not fetched yet (the caller did not wait for `ready`, or midnight passed since): no id
     // rather than an id under another day's key, and the fetch starts.
