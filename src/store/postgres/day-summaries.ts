@@ -35,12 +35,20 @@ import type { StatsRow, VisitStatements } from './visit-statements.ts';
 /** Seconds after a UTC day's end before it is closed to redirects. */
 export const CLOSE_SLACK = 600;
 
-/** Days built per transaction: each is one statement over those days' events. */
-const CHUNK_DAYS = 7;
+/**
+ * Days built per transaction: from 1, doubled while a build takes less than `CHUNK_TARGET_MS`,
+ * up to `MAX_CHUNK_DAYS`; each is one statement over those days' events, so a busy link's days
+ * go one at a time and a quiet link's many at once.
+ */
+const MAX_CHUNK_DAYS = 32;
+const CHUNK_TARGET_MS = 250;
 
 /** Most days one question builds, and the time after which it starts no more chunks (ms). */
 const MAX_BUILD_DAYS = 366;
-const BUILD_BUDGET_MS = 1_500;
+const BUILD_BUDGET_MS = 2_500;
+
+/** Memory of a build's hash tables (a day's visitors by id): past it they spill to disk, several times slower. */
+const BUILD_WORK_MEM = '32MB';
 
 export class DaySummaries {
   constructor(
@@ -48,6 +56,8 @@ export class DaySummaries {
     private readonly visits: VisitStatements,
     private readonly days: VisitDayStatements,
     private readonly log: Logger,
+    /** Longest one build statement may take, ms: a day too busy for it is read raw instead. */
+    private readonly buildTimeoutMs: number,
   ) {}
 
   /** The stats of the live link of `code`; undefined when it is not live. */
@@ -103,15 +113,27 @@ export class DaySummaries {
         open = closing;
       }
       const ready = days.filter((day) => day < open);
-      for (let i = 0; i < ready.length && performance.now() - started < BUILD_BUDGET_MS; i += CHUNK_DAYS) {
-        const chunk = ready.slice(i, i + CHUNK_DAYS);
+      let size = 1;
+      for (let i = 0; i < ready.length && performance.now() - started < BUILD_BUDGET_MS; ) {
+        const chunk = ready.slice(i, i + size);
+        const chunkStarted = performance.now();
         const done = await this.calls.transaction(async (tx) => {
           const [lock] = await this.days.sharedRetentionLock(tx);
           if (!lock?.got) return false;
-          await this.days.build(tx, seq, chunk);
-          return true;
+          await tx.unsafe(`SET LOCAL work_mem = '${BUILD_WORK_MEM}'; SET LOCAL statement_timeout = ${this.buildTimeoutMs}`);
+          try {
+            await tx.savepoint((sp) => this.days.build(sp, seq, chunk));
+            return true;
+          } catch (err) {
+            // Too many events for one statement: not a database gone away, and not worth a retry.
+            if ((err as { code?: unknown }).code !== '57014') throw err;
+            this.log.warn('visit day summary too slow to build: read raw', { days: chunk.length });
+            return false;
+          }
         });
         if (!done) return;
+        i += chunk.length;
+        if (performance.now() - chunkStarted < CHUNK_TARGET_MS) size = Math.min(size * 2, MAX_CHUNK_DAYS);
       }
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;

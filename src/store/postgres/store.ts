@@ -89,7 +89,7 @@ export class PostgresStore implements LinkStore {
     this.statements = new PostgresStatements(this.sql);
     this.visits = new VisitStatements(this.sql, this.statements);
     this.keys = new DailyKeys(this.calls, this.visits);
-    this.summaries = new DaySummaries(this.calls, this.visits, new VisitDayStatements(this.sql, this.statements), this.log);
+    this.summaries = new DaySummaries(this.calls, this.visits, new VisitDayStatements(this.sql, this.statements), this.log, Math.floor((options.timeoutMs ?? 4000) * 0.75));
     this.chunk = options.chunk ?? 1000;
     this.retentionDays = options.visitRetentionDays ?? 0;
     this.snapshots = new SnapshotReads(this.calls, this.statements, this.chunk);

@@ -68,41 +68,46 @@ export class VisitDayStatements {
         WHERE e.link_seq = ${seq}::bigint AND e.time >= ${lo}::bigint AND e.time < ${hi}::bigint
           AND (e.time / ${DAY})::integer = ANY(${days as number[]}::integer[])
       ),
-      -- Each visitor of a day by bot flag, then whatever the flag, with its first and last slot; an
-      -- event without an id is a visitor of its own.
-      flagged AS (
-        SELECT e.day, e.bot, min(e.slot) AS f, max(e.slot) AS l FROM ev e WHERE e.visitor IS NOT NULL GROUP BY e.day, e.bot, e.visitor
-        UNION ALL SELECT e.day, e.bot, e.slot, e.slot FROM ev e WHERE e.visitor IS NULL
+      -- Each visitor of a day with its first and last slot among its events of each filter (people,
+      -- bots, both); an event without an id is a visitor of its own.
+      visitors AS MATERIALIZED (
+        SELECT e.day, min(e.slot) FILTER (WHERE NOT e.bot) AS fp, max(e.slot) FILTER (WHERE NOT e.bot) AS lp,
+          min(e.slot) FILTER (WHERE e.bot) AS fb, max(e.slot) FILTER (WHERE e.bot) AS lb, min(e.slot) AS fa, max(e.slot) AS la
+        FROM ev e WHERE e.visitor IS NOT NULL GROUP BY e.day, e.visitor
+        UNION ALL
+        SELECT e.day, CASE WHEN NOT e.bot THEN e.slot END, CASE WHEN NOT e.bot THEN e.slot END,
+          CASE WHEN e.bot THEN e.slot END, CASE WHEN e.bot THEN e.slot END, e.slot, e.slot
+        FROM ev e WHERE e.visitor IS NULL
       ),
-      anyflag AS (
-        SELECT e.day, min(e.slot) AS f, max(e.slot) AS l FROM ev e WHERE e.visitor IS NOT NULL GROUP BY e.day, e.visitor
-        UNION ALL SELECT e.day, e.slot, e.slot FROM ev e WHERE e.visitor IS NULL
-      ),
+      -- Element i (0-based) of a day's slots: its events by bot flag, then the six histograms, each
+      -- counted in one pass (grouping sets; grouping() says which column a row counts).
       counted AS (
-        SELECT day, i, sum(n)::integer AS n FROM (
-          SELECT e.day, e.bot::integer * ${SLOTS} + e.slot AS i, count(*) AS n FROM ev e GROUP BY 1, 2
-          UNION ALL SELECT day, (2 + 2 * bot::integer) * ${SLOTS} + f, count(*) FROM flagged GROUP BY 1, 2
-          UNION ALL SELECT day, (3 + 2 * bot::integer) * ${SLOTS} + l, count(*) FROM flagged GROUP BY 1, 2
-          UNION ALL SELECT day, 6 * ${SLOTS} + f, count(*) FROM anyflag GROUP BY 1, 2
-          UNION ALL SELECT day, 7 * ${SLOTS} + l, count(*) FROM anyflag GROUP BY 1, 2
-        ) c GROUP BY day, i
+        SELECT e.day, e.bot::integer * ${SLOTS} + e.slot AS i, count(*)::integer AS n FROM ev e GROUP BY 1, 2
+        UNION ALL
+        SELECT day, i, n FROM (
+          SELECT day, CASE grouping(fp, lp, fb, lb, fa, la)
+              WHEN 31 THEN 2 * ${SLOTS} + fp WHEN 47 THEN 3 * ${SLOTS} + lp WHEN 55 THEN 4 * ${SLOTS} + fb
+              WHEN 59 THEN 5 * ${SLOTS} + lb WHEN 61 THEN 6 * ${SLOTS} + fa ELSE 7 * ${SLOTS} + la END AS i,
+            count(*)::integer AS n
+          FROM visitors GROUP BY GROUPING SETS ((day, fp), (day, lp), (day, fb), (day, lb), (day, fa), (day, la))
+        ) h WHERE i IS NOT NULL
       ),
       slotted AS (
-        SELECT d.day, array_agg(coalesce(c.n, 0) ORDER BY i.i) AS slots
-        FROM (SELECT DISTINCT day FROM ev) d
-        CROSS JOIN generate_series(0, ${8 * SLOTS - 1}) AS i(i)
-        LEFT JOIN counted c ON c.day = d.day AND c.i = i.i
-        GROUP BY d.day
+        SELECT d.day, (SELECT array_agg(coalesce(c.n, 0) ORDER BY s.i) FROM generate_series(0, ${8 * SLOTS - 1}) AS s(i)
+            LEFT JOIN counted c ON c.day = d.day AND c.i = s.i) AS slots
+        FROM (SELECT DISTINCT day FROM counted) d
       ),
       valued AS (
         SELECT day, array_agg(dim ORDER BY dim, value) AS dims, array_agg(value ORDER BY dim, value) AS vals,
           array_agg(p ORDER BY dim, value) AS people, array_agg(b ORDER BY dim, value) AS bots
         FROM (
-          SELECT e.day, 0::smallint AS dim, e.referrer AS value, count(*) FILTER (WHERE NOT e.bot)::integer AS p, count(*) FILTER (WHERE e.bot)::integer AS b FROM ev e GROUP BY 1, 3
-          UNION ALL SELECT e.day, 1::smallint, e.country, count(*) FILTER (WHERE NOT e.bot)::integer, count(*) FILTER (WHERE e.bot)::integer FROM ev e GROUP BY 1, 3
-          UNION ALL SELECT e.day, 2::smallint, ${family('browser', BROWSERS)}, count(*) FILTER (WHERE NOT e.bot)::integer, count(*) FILTER (WHERE e.bot)::integer FROM ev e GROUP BY 1, 3
-          UNION ALL SELECT e.day, 3::smallint, ${family('os', SYSTEMS)}, count(*) FILTER (WHERE NOT e.bot)::integer, count(*) FILTER (WHERE e.bot)::integer FROM ev e GROUP BY 1, 3
-          UNION ALL SELECT e.day, 4::smallint, ${family('device', DEVICES)}, count(*) FILTER (WHERE NOT e.bot)::integer, count(*) FILTER (WHERE e.bot)::integer FROM ev e GROUP BY 1, 3
+          SELECT day, CASE grouping(referrer, country, browser, os, device) WHEN 15 THEN 0 WHEN 23 THEN 1 WHEN 27 THEN 2 WHEN 29 THEN 3 ELSE 4 END::smallint AS dim,
+            CASE grouping(referrer, country, browser, os, device) WHEN 15 THEN referrer WHEN 23 THEN country WHEN 27 THEN browser WHEN 29 THEN os ELSE device END AS value,
+            count(*) FILTER (WHERE NOT bot)::integer AS p, count(*) FILTER (WHERE bot)::integer AS b
+          FROM (
+            SELECT e.day, e.bot, e.referrer, e.country, ${family('browser', BROWSERS)} AS browser, ${family('os', SYSTEMS)} AS os, ${family('device', DEVICES)} AS device FROM ev e
+          ) named
+          GROUP BY GROUPING SETS ((day, referrer), (day, country), (day, browser), (day, os), (day, device))
         ) v GROUP BY day
       )
       INSERT INTO visit_days (link_seq, day, epoch, slots, dims, vals, people, bots)
