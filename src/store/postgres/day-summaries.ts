@@ -79,7 +79,10 @@ export class DaySummaries {
         }
         const missing: number[] = [];
         if (!built) {
-          for (let day = Math.min(endDay, closing) - 1; day >= firstDay && missing.length < MAX_BUILD_DAYS; day--) if (!slots.has(day)) missing.push(day);
+          // Not the days before the link existed: events there (imported) are rare, and reading
+          // them raw costs an empty index range, where summaries would be a row a day for ever.
+          const first = Math.max(firstDay, link.at!);
+          for (let day = Math.min(endDay, closing) - 1; day >= first && missing.length < MAX_BUILD_DAYS; day--) if (!slots.has(day)) missing.push(day);
         }
         if (missing.length === 0) {
           const plan = planDays(q.edges, (day) => slots.has(day));

@@ -13,7 +13,7 @@ import type { PostgresStatements } from './statements.ts';
 /** A row of `summaries`: the link, a day's slots, or a value summed over the days. */
 export interface SummaryRow {
   kind: 'link' | 'day' | 'value';
-  /** The day (`day`); the top list, an index of `DIMENSIONS` (`value`). */
+  /** The link's day of creation (`link`), the day (`day`), the top list: an index of `DIMENSIONS` (`value`). */
   at: number | null;
   value: string | null;
   /** visit_count (`link`), people (`value`). */
@@ -121,19 +121,19 @@ export class VisitDayStatements {
 
   /**
    * What a question over the live link of `code` reads of its summaries, in the caller's snapshot:
-   * the link (seq, counts, `events_closed`), the slots of each summarised day of `[firstDay,
+   * the link (seq, day of creation, counts, `events_closed`), the slots of each summarised day of `[firstDay,
    * endDay)` whose epoch is the link's, and every top list's values summed over those days. No
    * row when the link is not live.
    */
   summaries(tx: postgres.TransactionSql, code: string, firstDay: number, endDay: number, now: number): postgres.PendingQuery<SummaryRow[]> {
     return tx<SummaryRow[]>`
       WITH link AS (
-        SELECT seq, visit_count, untracked_visits, events_closed, events_epoch FROM links WHERE code = ${code} AND ${this.links.live(now)}
+        SELECT seq, created_at, visit_count, untracked_visits, events_closed, events_epoch FROM links WHERE code = ${code} AND ${this.links.live(now)}
       ), days AS MATERIALIZED (
         SELECT v.day, v.slots, v.dims, v.vals, v.people, v.bots FROM visit_days v, link
         WHERE v.link_seq = link.seq AND v.epoch = link.events_epoch AND v.day >= ${firstDay}::integer AND v.day < ${endDay}::integer
       )
-      SELECT 'link' AS kind, NULL::integer AS at, NULL::text AS value, visit_count::text AS n, untracked_visits::text AS b,
+      SELECT 'link' AS kind, (created_at / ${DAY})::integer AS at, NULL::text AS value, visit_count::text AS n, untracked_visits::text AS b,
         events_closed AS closed, NULL::integer[] AS slots, seq::text AS seq FROM link
       UNION ALL
       SELECT 'day', day, NULL, NULL, NULL, NULL, slots, NULL FROM days

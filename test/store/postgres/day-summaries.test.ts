@@ -102,6 +102,7 @@ test('random events, random questions: the summaries and the raw events give the
   const { store, db } = await setup(t);
   let link = 0;
   let used = 0;
+  let asked = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(anEvent, { minLength: 0, maxLength: 300 }), fc.array(aQuestion, { minLength: 1, maxLength: 8 }), async (events, questions) => {
       const code = `prop${++link}`;
@@ -114,12 +115,15 @@ test('random events, random questions: the summaries and the raw events give the
         const r = parseStatsRange({ from: String(q.from), to: String(to), interval: q.interval, tz: q.tz, bots: q.bots }, NOW);
         if (r instanceof RangeRefusal) continue;
         await agrees(store, code, r);
+        asked++;
       }
       if ((await summaryDays(db, code)).length > 0) used++;
     }),
     { numRuns: 80, seed: 20261028 },
   );
   assert.ok(used >= 60, `summaries were built and read in ${used} of 80 runs`);
+  assert.ok(asked >= 200, `${asked} random questions answered`);
+  t.diagnostic(`${asked} random questions, summaries in ${used} of 80 runs`);
 });
 
 test('a warm answer is read from the summaries, not the events', skip, async (t) => {
