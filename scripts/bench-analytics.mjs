@@ -690,7 +690,22 @@ async function childPgStats(url, code, now) {
     // The raw statement alone, for comparison (what every question cost before the summaries); the same answer.
     const raw = await timed(async () => (result = await store.rawVisitStats(code, query, now)), 1, 3);
     if (result.visits !== visits) throw new Error(`the raw statement counts ${result.visits} visits, the summaries ${visits}`);
-    return { ms, cpu, dbMs, firstMs, summaries, raw, visits, buckets: result.series.length };
+    // Other shapes of the same 30 days: Berlin's days cut UTC days (prefix and suffix of the
+    // summaries, the range's partial days raw); hour buckets lie inside days (read raw).
+    const { parseStatsRange } = await import(dist('visits/range.js'));
+    const { from, to } = thirtyDays(now);
+    const shapes = {};
+    for (const [name, params] of [
+      ['Berlin days', { interval: 'day', tz: 'Europe/Berlin' }],
+      ['UTC hours', { interval: 'hour', tz: 'UTC' }],
+    ]) {
+      const shaped = parseStatsRange({ from: String(from), to: String(to), ...params }, now);
+      const summarised = await store.visitStats(code, shaped, now);
+      const [fast, slow] = [await timedRuns(() => store.visitStats(code, shaped, now), 3), await timedRuns(() => store.rawVisitStats(code, shaped, now), 3)];
+      if (JSON.stringify(summarised) !== JSON.stringify(await store.rawVisitStats(code, shaped, now))) throw new Error(`${name}: the summaries and the raw statement disagree`);
+      shapes[name] = { summaries: median(fast.ms), raw: median(slow.ms) };
+    }
+    return { ms, cpu, dbMs, firstMs, summaries, raw, shapes, visits, buckets: result.series.length };
   } finally {
     await store.close();
   }
@@ -750,7 +765,8 @@ async function reportStats(now) {
       `stats of one link over 1M events, PostgreSQL (visitStats in-process, ${r.buckets} daily buckets, every top list, warm; seeded in ${fmt(seeded / 1000, 1)} s; ` +
         `the first question, which built ${r.summaries} day summaries, ${fmt(r.firstMs)} ms): ` +
         `${spread(r, 0)}, the database's CPU ${fmt(r.dbMs)} ms a question (goal ≤ 200 ms: ${verdict(median(r.ms) <= 200)}); ` +
-        `the raw statement alone (no summaries): ${spread(r.raw, 0)}`,
+        `the raw statement alone (no summaries): ${spread(r.raw, 0)}; ` +
+        Object.entries(r.shapes).map(([name, m]) => `${name}: ${fmt(m.summaries)} ms, raw ${fmt(m.raw)} ms`).join('; ') + ' (medians of 3)',
     );
   }
 }
