@@ -174,14 +174,20 @@ test('an import, a late redirect, deleting the events, deleting the link: the st
 });
 
 test('retention removes the summaries of the days it empties or cuts: the stats stay those of the events', skip, async (t) => {
-  const { store, db } = await setup(t, { visitRetentionDays: 5 });
+  const { store, db } = await setup(t, { visitRetentionDays: 40 });
+  // Months from August on, as if the store had run since then: August goes whole (a dropped
+  // partition), September in part (deleted rows).
+  await store.ensurePartitions(NOW - 80 * DAY);
+  const august = Date.UTC(2026, 7, 1) / 1000;
   await store.insert(rec('keep01'), NOW);
-  const events = Array.from({ length: 8 * 24 }, (_, i) => ev(START + i * 3600 + 17, { visitor: i % 5, bot: i % 7 === 0 }));
+  const today = NOW - (NOW % DAY);
+  const events = Array.from({ length: (today - august) / (3 * 3600) }, (_, i) => ev(august + i * 3 * 3600 + 17, { visitor: i % 5, bot: i % 7 === 0, referrer: i % 3 ? null : 'r.example' }));
   await insertEvents(db, 'keep01', events);
-  const questions = ['exclude', 'include'].flatMap((bots) => ZONES.map((tz) => question({ from: START, to: NOW - (NOW % DAY), interval: 'day', tz, bots })));
+  const questions = ['exclude', 'include'].flatMap((bots) => ZONES.map((tz) => question({ from: august, to: today, interval: 'day', tz, bots })));
   for (const q of questions) await agrees(store, 'keep01', q, NOW, 'built');
-  const cutoffDay = Math.floor((NOW - 5 * DAY) / DAY);
-  assert.ok((await summaryDays(db, 'keep01')).includes(cutoffDay));
+  const cutoffDay = Math.floor((NOW - 40 * DAY) / DAY);
+  const built = await summaryDays(db, 'keep01');
+  assert.ok(built.includes(august / DAY) && built.includes(cutoffDay));
   assert.ok((await store.applyRetention(NOW)) > 0);
   assert.ok(!(await summaryDays(db, 'keep01')).some((d) => d <= cutoffDay), 'no summary of a day retention touched');
   for (const q of questions) await agrees(store, 'keep01', q, NOW, 'after retention');
