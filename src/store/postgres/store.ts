@@ -15,7 +15,8 @@
  * long reads over a held snapshot (`postgres-pages.ts`) and the background work
  * (`postgres-jobs.ts`); for the visit events (docs/analytics.md), their SQL
  * (`visit-statements.ts`), their rows (`event-row.ts`), the stats' assembly (`visit-stats.ts`),
- * one link's stats from day summaries (`day-summaries.ts`, `day-stats.ts`), the months of their table and retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
+ * one link's stats from day summaries (`day-summaries.ts`), the months of their table and
+ * retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
@@ -145,7 +146,7 @@ export class PostgresStore implements LinkStore {
 
   // ---- Visit events (docs/analytics.md) -----------------------------------------------------
 
-  /** One link's from its day summaries and the rest raw (`day-summaries.ts`); every link's raw. */
+  /** One link's stats from its day summaries and the rest raw (`day-summaries.ts`); every link's raw. */
   async visitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
     if (code !== null) return this.summaries.stats(code, query, now);
     return this.rawVisitStats(code, query, now);

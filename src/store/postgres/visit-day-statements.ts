@@ -5,10 +5,10 @@
  * exact is in `day-summaries.ts`; how a question uses them in `day-stats.ts`.
  */
 import type postgres from 'postgres';
-import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
 import { DAY, SLOT, SLOTS } from './day-stats.ts';
 import { RETENTION_LOCK } from './schema.ts';
 import type { PostgresStatements } from './statements.ts';
+import { familyOf } from './visit-statements.ts';
 
 /** A row of `summaries`: the link, a day's slots, or a value summed over the days. */
 export interface SummaryRow {
@@ -57,8 +57,6 @@ export class VisitDayStatements {
     const sql = this.sql;
     const lo = Math.min(...days) * DAY;
     const hi = (Math.max(...days) + 1) * DAY;
-    const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
-      sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
     // Slot i of series s is element s * SLOTS + i + 1 of `slots` (series in `SERIES` of day-stats.ts).
     return tx`
       WITH ev AS MATERIALIZED (
@@ -105,7 +103,7 @@ export class VisitDayStatements {
             CASE grouping(referrer, country, browser, os, device) WHEN 15 THEN referrer WHEN 23 THEN country WHEN 27 THEN browser WHEN 29 THEN os ELSE device END AS value,
             count(*) FILTER (WHERE NOT bot)::integer AS p, count(*) FILTER (WHERE bot)::integer AS b
           FROM (
-            SELECT e.day, e.bot, e.referrer, e.country, ${family('browser', BROWSERS)} AS browser, ${family('os', SYSTEMS)} AS os, ${family('device', DEVICES)} AS device FROM ev e
+            SELECT e.day, e.bot, e.referrer, e.country, ${familyOf(sql, 'browser')} AS browser, ${familyOf(sql, 'os')} AS os, ${familyOf(sql, 'device')} AS device FROM ev e
           ) named
           GROUP BY GROUPING SETS ((day, referrer), (day, country), (day, browser), (day, os), (day, device))
         ) v GROUP BY day

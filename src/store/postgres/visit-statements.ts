@@ -37,6 +37,13 @@ export interface EventPlace {
 /** The `(UTC day, visitor)` pair as one number: day × 2^32 + the signed id is one value per pair. */
 const VISITOR_KEY = 'e.time / 86400 * 4294967296 + e.visitor';
 
+const FAMILIES = { browser: BROWSERS, os: SYSTEMS, device: DEVICES } as const;
+
+/** The name of event `e`'s family in `column` (its index in the lists of `packed.ts`), null for none. */
+export function familyOf(sql: postgres.Sql, column: keyof typeof FAMILIES): postgres.PendingQuery<postgres.Row[]> {
+  return sql`(${FAMILIES[column] as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
+}
+
 export class VisitStatements {
   constructor(
     private readonly sql: postgres.Sql,
@@ -71,8 +78,6 @@ export class VisitStatements {
     const top = (kind: StatsRow['kind'], value: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> => sql`
       (SELECT ${kind}::text AS kind, (${value}) COLLATE "C" AS value, count(*)::text AS n, NULL::text AS u, NULL::text AS b
        FROM ${passing} GROUP BY 2 ORDER BY count(*) DESC, 2 ASC NULLS FIRST LIMIT ${TOP_SIZE})`;
-    const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
-      sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
     const counts =
       code === null
         ? sql`SELECT 'link'::text AS kind, NULL::text AS value, coalesce(sum(visit_count), 0)::text AS n, coalesce(sum(untracked_visits), 0)::text AS u, NULL::text AS b
@@ -92,9 +97,9 @@ export class VisitStatements {
       FROM ${passing} GROUP BY 2
       UNION ALL ${top('referrer', sql`e.referrer`)}
       UNION ALL ${top('country', sql`e.country`)}
-      UNION ALL ${top('browser', family('browser', BROWSERS))}
-      UNION ALL ${top('os', family('os', SYSTEMS))}
-      UNION ALL ${top('device', family('device', DEVICES))}
+      UNION ALL ${top('browser', familyOf(sql, 'browser'))}
+      UNION ALL ${top('os', familyOf(sql, 'os'))}
+      UNION ALL ${top('device', familyOf(sql, 'device'))}
       ${code === null ? sql`UNION ALL ${top('links', sql`l.code`)}` : sql``}`;
   }
 
@@ -110,8 +115,6 @@ export class VisitStatements {
     const pass = this.pass(q.bots);
     const values = (kind: StatsRow['kind'], value: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> => sql`
       SELECT ${kind}::text, (${value}) COLLATE "C", count(*)::text, NULL, NULL FROM ev e WHERE e.whole AND ${pass} GROUP BY 2`;
-    const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
-      sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
     return tx<StatsRow[]>`
       WITH ev AS MATERIALIZED (
         SELECT e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot, e.visitor, r.whole = 1 AS whole
@@ -128,9 +131,9 @@ export class VisitStatements {
       FROM ev e WHERE ${pass} GROUP BY 2
       UNION ALL ${values('referrer', sql`e.referrer`)}
       UNION ALL ${values('country', sql`e.country`)}
-      UNION ALL ${values('browser', family('browser', BROWSERS))}
-      UNION ALL ${values('os', family('os', SYSTEMS))}
-      UNION ALL ${values('device', family('device', DEVICES))}`;
+      UNION ALL ${values('browser', familyOf(sql, 'browser'))}
+      UNION ALL ${values('os', familyOf(sql, 'os'))}
+      UNION ALL ${values('device', familyOf(sql, 'device'))}`;
   }
 
   /**
