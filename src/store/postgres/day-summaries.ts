@@ -47,10 +47,19 @@ const CHUNK_TARGET_MS = 250;
 const MAX_BUILD_DAYS = 366;
 const BUILD_BUDGET_MS = 2_500;
 
+/** How long a link with a day too busy to build in one statement is left to be read raw, ms. */
+const TOO_BUSY_MS = 3_600_000;
+
 /** Memory of a build's hash tables (a day's visitors by id): past it they spill to disk, several times slower. */
 const BUILD_WORK_MEM = '32MB';
 
 export class DaySummaries {
+  /**
+   * Links (by seq) whose day took longer to build than a statement may, until when: building them
+   * again at every question would make each wait that long before reading raw anyway.
+   */
+  private readonly tooBusy = new Map<string, number>();
+
   constructor(
     private readonly calls: PostgresCalls,
     private readonly visits: VisitStatements,
@@ -78,7 +87,7 @@ export class DaySummaries {
           else if (r.kind === 'value') values.push({ dim: r.at!, value: r.value, people: Number(r.n), bots: Number(r.b) });
         }
         const missing: number[] = [];
-        if (!built) {
+        if (!built && !this.resting(link.seq!)) {
           // Not the days before the link existed: events there (imported) are rare, and reading
           // them raw costs an empty index range, where summaries would be a row a day for ever.
           const first = Math.max(firstDay, link.at!);
@@ -96,6 +105,15 @@ export class DaySummaries {
       }
       await this.build(build.seq, build.closed, closing, build.days);
     }
+  }
+
+  /** Whether link `seq` is left unbuilt for now (`tooBusy`); forgets what has expired. */
+  private resting(seq: string): boolean {
+    const until = this.tooBusy.get(seq);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.tooBusy.delete(seq);
+    return false;
   }
 
   /**
@@ -131,6 +149,8 @@ export class DaySummaries {
             // Too many events for one statement: not a database gone away, and not worth a retry.
             if ((err as { code?: unknown }).code !== '57014') throw err;
             this.log.warn('visit day summary too slow to build: read raw', { days: chunk.length });
+            // One day alone: the link is that busy. Several: the next question starts from one.
+            if (chunk.length === 1) this.tooBusy.set(seq, Date.now() + TOO_BUSY_MS);
             return false;
           }
         });
