@@ -4,7 +4,8 @@
  * and retention drops the months entirely past it instead of deleting their rows one by one.
  *
  * Whatever retention removes becomes untracked visits of its link in the same transaction, so the
- * invariant events + `untracked_visits` = `visit_count` holds at every commit (docs/analytics.md).
+ * invariant events + `untracked_visits` = `visit_count` holds at every commit (docs/analytics.md),
+ * and the day summaries of the days it touched go in that transaction too (`day-summaries.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
@@ -148,6 +149,9 @@ export async function applyRetention(calls: PostgresCalls, log: Logger, now: num
             )
             SELECT coalesce(sum(n), 0)::text AS n FROM counted`);
           await tx.unsafe(`DROP TABLE ${name}`);
+          // Its days' summaries with it (day-summaries.ts: builders wait for this lock).
+          const { from, to } = monthRange(monthOfPartition(name)!);
+          await tx`DELETE FROM visit_days WHERE day >= ${from / 86400}::integer AND day < ${to / 86400}::integer`;
           return Number(row?.n ?? 0);
         }),
       JOB_TIMEOUT_MS,
@@ -165,6 +169,8 @@ export async function applyRetention(calls: PostgresCalls, log: Logger, now: num
             UPDATE links SET untracked_visits = untracked_visits + counted.n FROM counted WHERE links.seq = counted.link_seq
           )
           SELECT coalesce(sum(n), 0)::text AS n FROM counted`;
+        // The summaries of the days it emptied or cut, the boundary day included.
+        await tx`DELETE FROM visit_days WHERE day <= ${Math.floor(cutoff / 86400)}::integer`;
         return Number(row?.n ?? 0);
       }),
     JOB_TIMEOUT_MS,

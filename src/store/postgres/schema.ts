@@ -78,11 +78,46 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNLOGGED TABLE visit_keys (day integer PRIMARY KEY, key bytea NOT NULL);
     `,
   },
+  {
+    version: 3,
+    name: 'visit day summaries',
+    // The summaries of one link's closed UTC days (docs/postgres.md, day summaries; built and read
+    // by `visit-days.ts`), so a link's stats read a row a day instead of every event.
+    // - `links.events_closed`: the first UTC day still open to the link's redirects. Days before it
+    //   may be summarised; a redirect whose event falls before it anyway (an instance whose clock
+    //   is behind) bumps `events_epoch` in its own UPDATE, as do an import into such a day and the
+    //   deletion of the link's events. A summary is read only while its `epoch` is the link's: no
+    //   lock and no grace period, and the redirect stays one statement over the row it updates.
+    // - `slots`: 8 series of the 96 quarter hours of the day (every time zone in use is a whole
+    //   number of quarter hours off UTC): events (people, bots), then for each filter (people,
+    //   bots, both) how many distinct visitors of the day had their first, and their last, event
+    //   in each quarter; NULL for a day without events.
+    // - `dims`/`vals`/`people`/`bots`: every value of every top list (0 referrer, 1 country,
+    //   2 browser, 3 os, 4 device) with its events by bot flag.
+    // - The link's delete cascades: a summary never outlives its link, even one built while the
+    //   link was being deleted.
+    sql: `
+      ALTER TABLE links ADD COLUMN events_closed integer NOT NULL DEFAULT 0,
+        ADD COLUMN events_epoch bigint NOT NULL DEFAULT 0;
+      CREATE TABLE visit_days (
+        link_seq bigint NOT NULL REFERENCES links (seq) ON DELETE CASCADE,
+        day integer NOT NULL,
+        epoch bigint NOT NULL,
+        slots integer[] NULL,
+        dims smallint[] NOT NULL,
+        vals text[] NOT NULL,
+        people integer[] NOT NULL,
+        bots integer[] NOT NULL,
+        PRIMARY KEY (link_seq, day)
+      );
+    `,
+  },
 ];
 
 /**
  * Keys of the advisory locks: migrations, the background deletion of expired links, the creation
- * of the months of `visits`, and the deletion of events past their retention.
+ * of the months of `visits`, and the deletion of events past their retention (which the builders
+ * of day summaries hold shared, see `visit-days.ts`).
  */
 export const MIGRATION_LOCK = 0x75726c5f6d6967n; // "url_mig"
 export const REAPER_LOCK = 0x75726c5f726561n; // "url_rea"

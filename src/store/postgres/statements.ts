@@ -165,7 +165,10 @@ export class PostgresStatements {
    * The count stops at 2^53 − 1, `MAX_COUNT` (`record-limits.ts`), written out so the statement
    * stays one text. Without an event the visit is untracked too; with one, the event is inserted
    * by this same statement (a data-modifying CTE), so the count and its event commit together or
-   * not at all, and only when the UPDATE matched: the event names the row it counted.
+   * not at all, and only when the UPDATE matched: the event names the row it counted. An event
+   * dated before the link's `events_closed` day (this instance's clock is behind the one that
+   * closed it) retires the link's day summaries in the same UPDATE (`day-summaries.ts` says why
+   * that is exact): the row the UPDATE reads is the latest, whatever it waited for.
    */
   countVisit(code: string, now: number, event: EventColumns | undefined): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
     if (event === undefined) {
@@ -177,7 +180,8 @@ export class PostgresStatements {
     }
     return this.sql<{ url: string; max_visits: number | null }[]>`
       WITH hit AS (
-        UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991)
+        UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991),
+          events_epoch = events_epoch + (${event.time}::bigint < events_closed::bigint * 86400)::int
         WHERE code = ${code} AND ${this.live(now)} AND (max_visits IS NULL OR visit_count < max_visits)
         RETURNING seq, url, max_visits, set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)
       ), event AS (

@@ -15,7 +15,8 @@
  * long reads over a held snapshot (`postgres-pages.ts`) and the background work
  * (`postgres-jobs.ts`); for the visit events (docs/analytics.md), their SQL
  * (`visit-statements.ts`), their rows (`event-row.ts`), the stats' assembly (`visit-stats.ts`),
- * the months of their table and retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
+ * one link's stats from day summaries (`day-summaries.ts`), the months of their table and
+ * retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
@@ -23,12 +24,14 @@ import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, Vi
 import { isExpiredAt, isUsedUp, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
 import { PostgresCalls } from './calls.ts';
 import { DailyKeys } from './daily-keys.ts';
+import { DaySummaries } from './day-summaries.ts';
 import { eventColumns, eventOf } from './event-row.ts';
 import { InsertBatches, type PendingInsert } from './inserts.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
 import { PostgresStatements, toRecord } from './statements.ts';
+import { VisitDayStatements } from './visit-day-statements.ts';
 import { VisitStatements, type EventPlace } from './visit-statements.ts';
 import { statsOf } from './visit-stats.ts';
 
@@ -66,6 +69,7 @@ export class PostgresStore implements LinkStore {
   private readonly statements: PostgresStatements;
   private readonly visits: VisitStatements;
   private readonly keys: DailyKeys;
+  private readonly summaries: DaySummaries;
   private readonly chunk: number;
   private readonly retentionDays: number;
   private readonly snapshots: SnapshotReads;
@@ -86,6 +90,7 @@ export class PostgresStore implements LinkStore {
     this.statements = new PostgresStatements(this.sql);
     this.visits = new VisitStatements(this.sql, this.statements);
     this.keys = new DailyKeys(this.calls, this.visits);
+    this.summaries = new DaySummaries(this.calls, this.visits, new VisitDayStatements(this.sql, this.statements), this.log, Math.floor((options.timeoutMs ?? 4000) * 0.75));
     this.chunk = options.chunk ?? 1000;
     this.retentionDays = options.visitRetentionDays ?? 0;
     this.snapshots = new SnapshotReads(this.calls, this.statements, this.chunk);
@@ -141,7 +146,14 @@ export class PostgresStore implements LinkStore {
 
   // ---- Visit events (docs/analytics.md) -----------------------------------------------------
 
+  /** One link's stats from its day summaries and the rest raw (`day-summaries.ts`); every link's raw. */
   async visitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
+    if (code !== null) return this.summaries.stats(code, query, now);
+    return this.rawVisitStats(code, query, now);
+  }
+
+  /** The stats from the events alone, one statement: what the summaries must agree with. */
+  async rawVisitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
     const rows = await this.calls.run(this.visits.stats(code, query, now));
     return statsOf(rows, query.edges.length - 1, code === null);
   }
@@ -162,6 +174,8 @@ export class PostgresStore implements LinkStore {
     const removed = await this.calls.transaction(async (tx) => {
       const [link] = await this.visits.resetCounts(tx, code, now);
       if (!link) return undefined;
+      // No longer read once the epoch moved; removed so they take no room.
+      await this.visits.deleteSummaries(tx, link.seq);
       return (await this.statements.deleteEvents(tx, [link.seq])).count;
     });
     if (removed !== undefined) this.wrote(started);

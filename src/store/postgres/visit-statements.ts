@@ -8,6 +8,7 @@ import type postgres from 'postgres';
 import type { BotFilter, EventFilter } from '../../visits/event.ts';
 import { TOP_SIZE } from '../../visits/event.ts';
 import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
+import type { Interval } from './day-stats.ts';
 import type { EventColumns, EventRow } from './event-row.ts';
 import type { PostgresStatements } from './statements.ts';
 
@@ -35,6 +36,13 @@ export interface EventPlace {
 
 /** The `(UTC day, visitor)` pair as one number: day × 2^32 + the signed id is one value per pair. */
 const VISITOR_KEY = 'e.time / 86400 * 4294967296 + e.visitor';
+
+const FAMILIES = { browser: BROWSERS, os: SYSTEMS, device: DEVICES } as const;
+
+/** The name of event `e`'s family in `column` (its index in the lists of `packed.ts`), null for none. */
+export function familyOf(sql: postgres.Sql, column: keyof typeof FAMILIES): postgres.PendingQuery<postgres.Row[]> {
+  return sql`(${FAMILIES[column] as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
+}
 
 export class VisitStatements {
   constructor(
@@ -70,8 +78,6 @@ export class VisitStatements {
     const top = (kind: StatsRow['kind'], value: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> => sql`
       (SELECT ${kind}::text AS kind, (${value}) COLLATE "C" AS value, count(*)::text AS n, NULL::text AS u, NULL::text AS b
        FROM ${passing} GROUP BY 2 ORDER BY count(*) DESC, 2 ASC NULLS FIRST LIMIT ${TOP_SIZE})`;
-    const family = (column: 'browser' | 'os' | 'device', names: readonly string[]): postgres.PendingQuery<postgres.Row[]> =>
-      sql`(${names as string[]}::text[])[${sql.unsafe(`e.${column}`)} + 1]`;
     const counts =
       code === null
         ? sql`SELECT 'link'::text AS kind, NULL::text AS value, coalesce(sum(visit_count), 0)::text AS n, coalesce(sum(untracked_visits), 0)::text AS u, NULL::text AS b
@@ -91,10 +97,43 @@ export class VisitStatements {
       FROM ${passing} GROUP BY 2
       UNION ALL ${top('referrer', sql`e.referrer`)}
       UNION ALL ${top('country', sql`e.country`)}
-      UNION ALL ${top('browser', family('browser', BROWSERS))}
-      UNION ALL ${top('os', family('os', SYSTEMS))}
-      UNION ALL ${top('device', family('device', DEVICES))}
+      UNION ALL ${top('browser', familyOf(sql, 'browser'))}
+      UNION ALL ${top('os', familyOf(sql, 'os'))}
+      UNION ALL ${top('device', familyOf(sql, 'device'))}
       ${code === null ? sql`UNION ALL ${top('links', sql`l.code`)}` : sql``}`;
+  }
+
+  /**
+   * The raw part of one link's stats read with its day summaries (`day-stats.ts`), inside the
+   * snapshot that read them: over `whole` (the range's parts not summarised) the totals, every
+   * value of every top list with its count (summaries hold them all, so no list is cut here), and
+   * the buckets; over `pieces` (of summarised days) the buckets only. Intervals are disjoint.
+   */
+  rawPart(tx: postgres.TransactionSql, seq: string, q: { bots: BotFilter; edges: readonly number[] }, whole: readonly Interval[], pieces: readonly Interval[]): postgres.PendingQuery<StatsRow[]> {
+    const sql = this.sql;
+    const all = [...whole.map((i) => ({ ...i, whole: true })), ...pieces.map((i) => ({ ...i, whole: false }))];
+    const pass = this.pass(q.bots);
+    const values = (kind: StatsRow['kind'], value: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> => sql`
+      SELECT ${kind}::text, (${value}) COLLATE "C", count(*)::text, NULL, NULL FROM ev e WHERE e.whole AND ${pass} GROUP BY 2`;
+    return tx<StatsRow[]>`
+      WITH ev AS MATERIALIZED (
+        SELECT e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot, e.visitor, r.whole = 1 AS whole
+        FROM unnest(${all.map((i) => i.from)}::bigint[], ${all.map((i) => i.to)}::bigint[], ${all.map((i) => (i.whole ? 1 : 0))}::integer[]) AS r(lo, hi, whole)
+        JOIN visits e ON e.link_seq = ${seq}::bigint AND e.time >= r.lo AND e.time < r.hi
+      )
+      SELECT 'total' AS kind, NULL::text AS value, count(*) FILTER (WHERE ${pass})::text AS n,
+        (count(DISTINCT ${sql.unsafe(VISITOR_KEY)}) FILTER (WHERE ${pass}) + count(*) FILTER (WHERE ${pass} AND e.visitor IS NULL))::text AS u,
+        count(*) FILTER (WHERE e.bot)::text AS b
+      FROM ev e WHERE e.whole
+      UNION ALL
+      SELECT 'bucket', (width_bucket(e.time, ${q.edges as number[]}::bigint[]) - 1)::text, count(*)::text,
+        (count(DISTINCT ${sql.unsafe(VISITOR_KEY)}) + count(*) FILTER (WHERE e.visitor IS NULL))::text, NULL
+      FROM ev e WHERE ${pass} GROUP BY 2
+      UNION ALL ${values('referrer', sql`e.referrer`)}
+      UNION ALL ${values('country', sql`e.country`)}
+      UNION ALL ${values('browser', familyOf(sql, 'browser'))}
+      UNION ALL ${values('os', familyOf(sql, 'os'))}
+      UNION ALL ${values('device', familyOf(sql, 'device'))}`;
   }
 
   /**
@@ -113,10 +152,18 @@ export class VisitStatements {
       ) AS p ON true`;
   }
 
-  /** Empties the events of the live link of `code`, first statement: its counts go to 0, its row stays locked until the commit. */
+  /**
+   * Empties the events of the live link of `code`, first statement: its counts go to 0, its row
+   * stays locked until the commit, and its day summaries are no longer read (`events_epoch`).
+   */
   resetCounts(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
     return tx<{ seq: string }[]>`
-      UPDATE links SET visit_count = 0, untracked_visits = 0 WHERE code = ${code} AND ${this.links.live(now)} RETURNING seq`;
+      UPDATE links SET visit_count = 0, untracked_visits = 0, events_epoch = events_epoch + 1 WHERE code = ${code} AND ${this.links.live(now)} RETURNING seq`;
+  }
+
+  /** The day summaries of link `seq` (its events are being deleted). */
+  deleteSummaries(tx: postgres.TransactionSql, seq: string): postgres.PendingQuery<postgres.Row[]> {
+    return tx`DELETE FROM visit_days WHERE link_seq = ${seq}::bigint`;
   }
 
   /** The seq of the live link of `code`, inside a held snapshot (an export of one link). */
@@ -140,13 +187,16 @@ export class VisitStatements {
    * An imported event, one statement: it turns one of the link's untracked visits into this event,
    * or adds a visit when none is left (SET reads the row as it was), and inserts the event. No
    * row when `code` has no live link. Limits do not apply: the import moves history, it is no visit.
+   * An event in a day closed to the link's redirects retires the link's day summaries (`events_epoch`,
+   * see `day-summaries.ts`): the summary of its day, built without it, is no longer read.
    */
   importVisit(code: string, event: EventColumns, now: number): postgres.PendingQuery<{ seq: string }[]> {
     return this.sql<{ seq: string }[]>`
       WITH link AS (
         UPDATE links SET
           untracked_visits = CASE WHEN untracked_visits > 0 THEN untracked_visits - 1 ELSE 0 END,
-          visit_count = CASE WHEN untracked_visits > 0 THEN visit_count ELSE least(visit_count + 1, 9007199254740991) END
+          visit_count = CASE WHEN untracked_visits > 0 THEN visit_count ELSE least(visit_count + 1, 9007199254740991) END,
+          events_epoch = events_epoch + (${event.time}::bigint < events_closed::bigint * 86400)::int
         WHERE code = ${code} AND ${this.links.live(now)}
         RETURNING seq
       ), event AS (
