@@ -51,12 +51,6 @@ export function firstAtOrAfter(data: Uint32Array, start: number, end: number, ti
   return lo;
 }
 
-/** The events of a time-ordered run `data[start, end)` with `from <= time < to`, as `[first, end)`. */
-export function eventsBetween(data: Uint32Array, start: number, end: number, from: number, to: number): [number, number] {
-  const first = firstAtOrAfter(data, start, end, from);
-  return [first, firstAtOrAfter(data, first, end, to)];
-}
-
 /**
  * Counts events into the stats of one `StatsQuery`. `add` takes runs of events (one link's, or a
  * slice of them); `result` gives the `VisitStats` once every run is in.
@@ -131,12 +125,19 @@ export class StatsAccumulator {
     let last = end;
     // A run wholly in the range (most runs, when the range is the last 30 days) needs no search.
     if (data[start * STRIDE + TIME]! < this.from || data[(end - 1) * STRIDE + TIME]! >= this.to) {
-      [first, last] = eventsBetween(data, start, end, this.from, this.to);
+      first = firstAtOrAfter(data, start, end, this.from);
+      last = firstAtOrAfter(data, first, end, this.to);
       if (first >= last) return 0;
     }
-    const { start: cellStart, slotCell, base, shift } = this.cells;
-    const { current, filled, anonymous } = this.visitors;
+    const cells = this.cells;
+    const cellStart = cells.start;
+    const slotCell = cells.slotCell;
+    const base = cells.base;
+    const shift = cells.shift;
     const visitors = this.visitors;
+    const current = visitors.current;
+    const filled = visitors.filled;
+    const anonymous = visitors.anonymous;
     const cellVisits = this.cellVisits;
     const countries = this.countries;
     const families = this.families;

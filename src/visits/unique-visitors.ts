@@ -23,6 +23,25 @@ const MAX_CHUNK = 1 << 16;
 /** Fibonacci hashing: the top bits of v × 2^32/φ spread even consecutive ids. */
 const PHI = 0x9e3779b1;
 
+/**
+ * Full chunks and the hash table are kept from one question for the next (a chunk once its day is
+ * counted): the ids of ten million events are 36 MB, and memory taken afresh costs a page fault
+ * every 4 KB when first written, some tens of milliseconds for that much, then a collection as
+ * garbage. Questions running at once share them safely: a chunk belongs to one question until
+ * its day is counted, and the table holds nothing between two calls of `countDay`. At most
+ * `MAX_SPARE` chunks (64 MB) are kept.
+ */
+const spare: Int32Array[] = [];
+const MAX_SPARE = 256;
+let shared = new Int32Array(0);
+
+/** The shared table, empty, with at least `size` words. */
+function emptyTable(size: number): Int32Array {
+  if (shared.length < size) shared = new Int32Array(size);
+  else shared.fill(0, 0, size);
+  return shared;
+}
+
 export class UniqueVisitors {
   /**
    * Per cell: the chunk its next ids go into and how many it holds (never all: a full chunk is
@@ -38,8 +57,6 @@ export class UniqueVisitors {
   private readonly perBucket: Float64Array;
   private total = 0;
   private nextDay = 0;
-  /** The hash table, reused from day to day. */
-  private table = new Int32Array(0);
 
   constructor(
     private readonly cells: Cells,
@@ -54,7 +71,8 @@ export class UniqueVisitors {
 
   /** Cell `c`'s current chunk is full: a new one, twice its size. */
   grow(c: number): void {
-    const chunk = new Int32Array(Math.min(MAX_CHUNK, 2 * this.current[c]!.length));
+    const size = Math.min(MAX_CHUNK, 2 * this.current[c]!.length);
+    const chunk = size === MAX_CHUNK && spare.length > 0 ? spare.pop()! : new Int32Array(size);
     this.chunks[c]!.push(chunk);
     this.current[c] = chunk;
     this.filled[c] = 0;
@@ -89,94 +107,40 @@ export class UniqueVisitors {
     this.total += fresh;
     for (let c = first; c < end; c++) {
       // Counted: the ids are not needed again.
+      for (const chunk of this.chunks[c]!) if (chunk.length === MAX_CHUNK && spare.length < MAX_SPARE) spare.push(chunk);
       this.chunks[c] = [];
     }
     return all;
   }
 
-  /** A day of one cell: its distinct ids, in a table of 2^bits ids where 0 marks an empty slot (and 0 itself is a flag). */
+  /** A day of one cell: its distinct ids, in a table of 2^bits ids. */
   private countCell(c: number, bits: number): number {
-    const size = 1 << bits;
-    if (this.table.length < size) this.table = new Int32Array(size);
-    else this.table.fill(0, 0, size);
-    const keys = this.table;
-    const mask = size - 1;
-    const shift = 32 - bits;
-    let zero = 0;
-    let fresh = 0;
+    const keys = emptyTable(1 << bits);
     const list = this.chunks[c]!;
+    tally[0] = tally[1] = 0;
     for (let k = 0; k < list.length; k++) {
       const ids = list[k]!;
-      const n = k === list.length - 1 ? this.filled[c]! : ids.length;
-      for (let i = 0; i < n; i++) {
-        const v = ids[i]!;
-        if (v === 0) {
-          zero = 1;
-          continue;
-        }
-        let slot = Math.imul(v, PHI) >>> shift;
-        for (;;) {
-          const key = keys[slot]!;
-          if (key === 0) {
-            keys[slot] = v;
-            fresh++;
-            break;
-          }
-          if (key === v) break;
-          slot = (slot + 1) & mask;
-        }
-      }
+      insert(keys, ids, k === list.length - 1 ? this.filled[c]! : ids.length, bits);
     }
-    this.perBucket[this.cells.bucket[c]!]! += fresh + zero;
-    return fresh + zero;
+    const fresh = tally[0]! + tally[1]!;
+    this.perBucket[this.cells.bucket[c]!]! += fresh;
+    return fresh;
   }
 
-  /**
-   * A day of several cells (its buckets are hours, or days of a zone that is not UTC): a slot of
-   * the table is two words, an id and the number of the day's last cell that had it (1, 2, …; 0
-   * for an empty slot), so one pass finds the ids new in their cell and those new in the day.
-   */
+  /** A day of several cells (its buckets are hours, or days of a zone that is not UTC). */
   private countCells(first: number, end: number, bits: number): number {
-    const size = 2 << bits;
-    if (this.table.length < size) this.table = new Int32Array(size);
-    else this.table.fill(0, 0, size);
-    const table = this.table;
-    const mask = (1 << bits) - 1;
-    const shift = 32 - bits;
-    let freshInDay = 0;
+    const table = emptyTable(2 << bits);
+    tally[1] = 0;
     for (let c = first; c < end; c++) {
-      const mark = c - first + 1;
-      let freshInCell = 0;
+      tally[0] = 0;
       const list = this.chunks[c]!;
       for (let k = 0; k < list.length; k++) {
         const ids = list[k]!;
-        const n = k === list.length - 1 ? this.filled[c]! : ids.length;
-        for (let i = 0; i < n; i++) {
-          const v = ids[i]!;
-          let at = (Math.imul(v, PHI) >>> shift) << 1;
-          for (;;) {
-            const m = table[at + 1]!;
-            if (m === 0) {
-              table[at] = v;
-              table[at + 1] = mark;
-              freshInCell++;
-              freshInDay++;
-              break;
-            }
-            if (table[at] === v) {
-              if (m !== mark) {
-                table[at + 1] = mark;
-                freshInCell++;
-              }
-              break;
-            }
-            at = (at + 2) & (2 * mask + 1);
-          }
-        }
+        insertMarked(table, ids, k === list.length - 1 ? this.filled[c]! : ids.length, bits, c - first + 1);
       }
-      this.perBucket[this.cells.bucket[c]!]! += freshInCell;
+      this.perBucket[this.cells.bucket[c]!]! += tally[0]!;
     }
-    return freshInDay;
+    return tally[1]!;
   }
 
   /** The ids held by cell `c`. */
@@ -199,4 +163,78 @@ export class UniqueVisitors {
     }
     return { total, perBucket };
   }
+}
+
+/**
+ * What `insert` and `insertMarked` found: the ids new in their cell, and new in their day. The
+ * loops over ids are functions of their own, called once a chunk, so that they are compiled once
+ * and stay compiled from question to question (a loop inside a method that runs once a day would
+ * be compiled anew, while it runs, every time).
+ */
+const tally = new Int32Array(2);
+
+/**
+ * Adds `ids[0, n)` to `keys`, a table of 2^bits ids at most half full where 0 marks an empty slot:
+ * `tally[0]` counts the ids new to it, `tally[1]` is 1 once 0 (an id like any other) is seen.
+ */
+function insert(keys: Int32Array, ids: Int32Array, n: number, bits: number): void {
+  const mask = (1 << bits) - 1;
+  const shift = 32 - bits;
+  let fresh = 0;
+  for (let i = 0; i < n; i++) {
+    const v = ids[i]!;
+    if (v === 0) {
+      tally[1] = 1;
+      continue;
+    }
+    let slot = Math.imul(v, PHI) >>> shift;
+    for (;;) {
+      const key = keys[slot]!;
+      if (key === 0) {
+        keys[slot] = v;
+        fresh++;
+        break;
+      }
+      if (key === v) break;
+      slot = (slot + 1) & mask;
+    }
+  }
+  tally[0]! += fresh;
+}
+
+/**
+ * Adds `ids[0, n)` of the day's cell `mark` (1, 2, …) to `table`, 2^bits slots of two words each:
+ * an id and the number of the day's last cell that had it (0 for an empty slot, so 0 is an id like
+ * any other). `tally[0]` counts the ids new in the cell, `tally[1]` those new in the day: one pass
+ * for both.
+ */
+function insertMarked(table: Int32Array, ids: Int32Array, n: number, bits: number, mark: number): void {
+  const wrap = (2 << bits) - 1;
+  const shift = 32 - bits;
+  let inCell = 0;
+  let inDay = 0;
+  for (let i = 0; i < n; i++) {
+    const v = ids[i]!;
+    let at = (Math.imul(v, PHI) >>> shift) << 1;
+    for (;;) {
+      const m = table[at + 1]!;
+      if (m === 0) {
+        table[at] = v;
+        table[at + 1] = mark;
+        inCell++;
+        inDay++;
+        break;
+      }
+      if (table[at] === v) {
+        if (m !== mark) {
+          table[at + 1] = mark;
+          inCell++;
+        }
+        break;
+      }
+      at = (at + 2) & wrap;
+    }
+  }
+  tally[0]! += inCell;
+  tally[1]! += inDay;
 }
