@@ -38,6 +38,8 @@ import { Cells } from './cells.ts';
 import { UniqueVisitors } from './unique-visitors.ts';
 
 const EMPTY: Int32Array = new Int32Array(0);
+/** How far the bot flag moves down to land just above the country's 10 bits (at `COUNTRY_SPAN`). */
+const BOT_TO_COUNTRY = BOT_SHIFT - 10;
 
 /** The first event of `data[start, end)` (event indices) whose time is at least `time`, or `end`. */
 export function firstAtOrAfter(data: Uint32Array, start: number, end: number, time: number): number {
@@ -56,9 +58,10 @@ export function firstAtOrAfter(data: Uint32Array, start: number, end: number, ti
  * slice of them); `result` gives the `VisitStats` once every run is in.
  *
  * Every event in the range is counted, bots too, with its bot flag as one more bit of each count's
- * index (visits per cell, referrers, countries, families); `result` reads the counts the bots
- * filter asks for. So the loop has no branch that the filter takes at random, and `bots` (the
- * range's bot events, whatever the filter) is a sum of counts.
+ * index (referrers, countries, families); `result` reads the counts the bots filter asks for. So
+ * the loop has no branch that the filter takes at random, and `bots` (the range's bot events,
+ * whatever the filter) is a sum of counts. A bucket's visits are the events its cells kept for
+ * the unique visitors: the ids, and those without one (unique-visitors.ts).
  */
 export class StatsAccumulator {
   private readonly from: number;
@@ -69,8 +72,6 @@ export class StatsAccumulator {
   private readonly buckets: number;
   private readonly cells: Cells;
   private readonly visitors: UniqueVisitors;
-  /** Events per cell: index 2 × cell + bot. */
-  private readonly cellVisits: Int32Array;
   /** Index 2 × referrer + bot. */
   private referrers: Int32Array = new Int32Array(512);
   /** Index country + 1,024 × bot. */
@@ -98,7 +99,6 @@ export class StatsAccumulator {
     this.buckets = Math.max(0, query.edges.length - 1);
     this.cells = new Cells(query.edges);
     this.visitors = new UniqueVisitors(this.cells, this.buckets);
-    this.cellVisits = new Int32Array(2 * this.cells.count);
   }
 
   /**
@@ -138,7 +138,6 @@ export class StatsAccumulator {
     const current = visitors.current;
     const filled = visitors.filled;
     const anonymous = visitors.anonymous;
-    const cellVisits = this.cellVisits;
     const countries = this.countries;
     const families = this.families;
     const mask = this.mask;
@@ -150,21 +149,15 @@ export class StatsAccumulator {
     let cellEnd = -1;
     let ids: Int32Array = EMPTY;
     let n = 0;
-    let inCell = 0;
-    let botsInCell = 0;
-    let passedInCell = 0;
     let anonymousInCell = 0;
     for (let at = first * STRIDE, stop = last * STRIDE; at < stop; at += STRIDE) {
       const time = data[at + TIME]!;
       if (time >= cellEnd) {
         if (cell >= 0) {
-          cellVisits[2 * cell]! += inCell - botsInCell;
-          cellVisits[2 * cell + 1]! += botsInCell;
           anonymous[cell]! += anonymousInCell;
           filled[cell] = n;
-          counted += passedInCell;
         }
-        inCell = botsInCell = passedInCell = anonymousInCell = 0;
+        anonymousInCell = 0;
         cell = slotCell[(time - base) >>> shift]!;
         while (time >= cellStart[cell + 1]!) cell++;
         cellEnd = cellStart[cell + 1]!;
@@ -173,19 +166,18 @@ export class StatsAccumulator {
       }
       const attrs = data[at + ATTRS]!;
       const bot = (attrs >>> BOT_SHIFT) & 1;
-      inCell++;
-      botsInCell += bot;
-      const referrer = 2 * data[at + REFERRER]! + bot;
+      // Shifts, not products, keep these in 32-bit integers (a referrer's number is far below 2^30).
+      const referrer = (data[at + REFERRER]! << 1) | bot;
       if (referrer >= referrers.length) referrers = this.growReferrers(referrer);
       referrers[referrer]!++;
-      countries[(attrs & COUNTRY_BITS) | (bot * COUNTRY_SPAN)]!++;
+      countries[(attrs & COUNTRY_BITS) | ((attrs >>> BOT_TO_COUNTRY) & COUNTRY_SPAN)]!++;
       families[(attrs >>> BROWSER_SHIFT) & (2 * FAMILIES - 1)]!++;
       // 1 when the event passes the filter, and whether it has an id: no branch on either.
       const passes = 1 ^ (((attrs ^ want) & mask) >>> BOT_SHIFT);
       const id = (attrs >>> HAS_VISITOR_SHIFT) & 1;
-      passedInCell += passes;
+      counted += passes;
       anonymousInCell += passes & (id ^ 1);
-      ids[n] = data[at + VISITOR]!;
+      ids[n] = data[at + VISITOR]! | 0;
       n += passes & id;
       if (n === ids.length) {
         filled[cell] = n;
@@ -194,11 +186,9 @@ export class StatsAccumulator {
         n = 0;
       }
     }
-    cellVisits[2 * cell]! += inCell - botsInCell;
-    cellVisits[2 * cell + 1]! += botsInCell;
     anonymous[cell]! += anonymousInCell;
     filled[cell] = n;
-    return counted + passedInCell;
+    return counted;
   }
 
   /** Events in any order: those in the range, copied in time order (ties in given order), then walked. */
@@ -240,18 +230,15 @@ export class StatsAccumulator {
       for (const flag of flags) n += counts[index + flag * bit]!;
       return n;
     };
-    const bucketVisits = new Float64Array(this.buckets);
-    let bots = 0;
-    for (let c = 0; c < this.cells.count; c++) {
-      bucketVisits[this.cells.bucket[c]!]! += counted(this.cellVisits, 2 * c, 1);
-      bots += this.cellVisits[2 * c + 1]!;
-    }
     let visits = 0;
     const series: { visits: number; uniqueVisitors: number }[] = [];
     for (let b = 0; b < this.buckets; b++) {
-      visits += bucketVisits[b]!;
-      series.push({ visits: bucketVisits[b]!, uniqueVisitors: unique.perBucket[b]! });
+      visits += unique.visits[b]!;
+      series.push({ visits: unique.visits[b]!, uniqueVisitors: unique.perBucket[b]! });
     }
+    // The bot events: those whose families' count has the bot bit.
+    let bots = 0;
+    for (let f = FAMILIES; f < 2 * FAMILIES; f++) bots += this.families[f]!;
     const referrers = new Map<string | null, number>();
     for (let index = 0; 2 * index < this.referrers.length; index++) {
       const n = counted(this.referrers, 2 * index, 1);

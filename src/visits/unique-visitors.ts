@@ -55,6 +55,8 @@ export class UniqueVisitors {
   private readonly chunks: Int32Array[][];
   /** The days' distinct ids, per bucket and in all, as they are counted. */
   private readonly perBucket: Float64Array;
+  /** The ids kept per bucket (every counted event with one), as the days are counted. */
+  private readonly visits: Float64Array;
   private total = 0;
   private nextDay = 0;
 
@@ -63,6 +65,7 @@ export class UniqueVisitors {
     buckets: number,
   ) {
     this.perBucket = new Float64Array(buckets);
+    this.visits = new Float64Array(buckets);
     this.current = Array.from({ length: cells.count }, () => new Int32Array(FIRST_CHUNK));
     this.chunks = this.current.map((chunk) => [chunk]);
     this.filled = new Int32Array(cells.count);
@@ -106,6 +109,7 @@ export class UniqueVisitors {
     const fresh = end - first === 1 ? this.countCell(first, bits) : this.countCells(first, end, bits);
     this.total += fresh;
     for (let c = first; c < end; c++) {
+      this.visits[this.cells.bucket[c]!]! += this.size(c);
       // Counted: the ids are not needed again.
       for (const chunk of this.chunks[c]!) if (chunk.length === MAX_CHUNK && spare.length < MAX_SPARE) spare.push(chunk);
       this.chunks[c] = [];
@@ -152,16 +156,21 @@ export class UniqueVisitors {
     return n;
   }
 
-  /** The distinct pairs in the range and in each bucket (every day counted first). */
-  counts(): { total: number; perBucket: Float64Array } {
+  /**
+   * The distinct pairs in the range and in each bucket, and each bucket's counted events (its ids
+   * kept and the events without one); every day is counted first.
+   */
+  counts(): { total: number; perBucket: Float64Array; visits: Float64Array } {
     this.settle();
     const perBucket = this.perBucket.slice();
+    const visits = this.visits.slice();
     let total = this.total;
     for (let c = 0; c < this.cells.count; c++) {
       perBucket[this.cells.bucket[c]!]! += this.anonymous[c]!;
+      visits[this.cells.bucket[c]!]! += this.anonymous[c]!;
       total += this.anonymous[c]!;
     }
-    return { total, perBucket };
+    return { total, perBucket, visits };
   }
 }
 
