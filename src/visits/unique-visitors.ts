@@ -7,7 +7,7 @@
  * are counted at the end, a day at a time, in a table sized for that day and reused: it never
  * grows, and it is hot while its day goes in.
  *
- * A cell keeps its ids in chunks that double in size: growth never copies, and a question that
+ * A cell keeps its ids in chunks that grow in size: growth never copies, and a question that
  * counts few events allocates little. The walk writes every event's id at its cell's next place
  * and moves the place on only for an id to keep (a branch taken at random costs more than a
  * write). When a day spans several buckets (hours, or days of a zone that is not UTC), the table
@@ -17,8 +17,12 @@
  */
 import type { Cells } from './cells.ts';
 
-/** Ids the first chunk of a cell holds; each next one holds twice as many, up to `MAX_CHUNK`. */
+/**
+ * Ids the first chunk of a cell holds; each next one holds `GROWTH` times as many, up to
+ * `MAX_CHUNK`: 16, 256, 4,096, then 65,536 at a time, few chunks that are not kept for reuse.
+ */
 const FIRST_CHUNK = 16;
+const GROWTH = 16;
 const MAX_CHUNK = 1 << 16;
 /** Fibonacci hashing: the top bits of v × 2^32/φ spread even consecutive ids. */
 const PHI = 0x9e3779b1;
@@ -72,9 +76,9 @@ export class UniqueVisitors {
     this.anonymous = new Float64Array(cells.count);
   }
 
-  /** Cell `c`'s current chunk is full: a new one, twice its size. */
+  /** Cell `c`'s current chunk is full: a new one, larger. */
   grow(c: number): void {
-    const size = Math.min(MAX_CHUNK, 2 * this.current[c]!.length);
+    const size = Math.min(MAX_CHUNK, GROWTH * this.current[c]!.length);
     const chunk = size === MAX_CHUNK && spare.length > 0 ? spare.pop()! : new Int32Array(size);
     this.chunks[c]!.push(chunk);
     this.current[c] = chunk;

@@ -409,7 +409,7 @@ test('property: days of tens of thousands of ids, in hours and in zones whose da
 });
 
 test('a cell of more ids than its largest chunk holds: every chunk is counted', () => {
-  // 200,000 events in one hour, ids from a pool of 150,000: chunks of 16, 32, … 65,536 ids and more of 65,536.
+  // 200,000 events in one hour, ids from a pool of 150,000: chunks of 16, 256, 4,096, then 65,536 ids.
   const q = query([T0, T0 + 3600]);
   const run = Array.from({ length: 200_000 }, (_, i) => event(T0 + Math.floor(i / 60), { visitor: (i * 7919) % 150_000 }));
   const s = stats(q, [run]);
