@@ -39,8 +39,10 @@ export async function allStats(store: Store, query: StatsQuery, now: number): Pr
   let work = 0;
   const release = store.holdSlots();
   try {
-    for (const s of keydir.slotsOldestFirst()) {
-      if (isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now)) continue;
+    // Slots oldest first, as `slotsOldestFirst` yields them, without a generator's step per link;
+    // `end` is read each time, so links added meanwhile are counted too.
+    for (let s = 0; s < keydir.end; s++) {
+      if (!keydir.isLive(s) || isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now)) continue;
       visitCount += keydir.visits(s);
       untracked += keydir.untracked(s);
       const data = events.data(s);
