@@ -38,6 +38,9 @@ import { Cells } from './cells.ts';
 import { UniqueVisitors } from './unique-visitors.ts';
 
 const EMPTY: Int32Array = new Int32Array(0);
+/** Where the countries' and the referrers' counts start in the walk's one array of counts. */
+const COUNTRIES_AT = 2 * FAMILIES;
+const REFERRERS_AT = COUNTRIES_AT + 2 * COUNTRY_SPAN;
 /** How far the bot flag moves down to land just above the country's 10 bits (at `COUNTRY_SPAN`). */
 const BOT_TO_COUNTRY = BOT_SHIFT - 10;
 
@@ -72,15 +75,14 @@ export class StatsAccumulator {
   private readonly buckets: number;
   private readonly cells: Cells;
   private readonly visitors: UniqueVisitors;
-  /** Index 2 × referrer + bot. */
-  private referrers: Int32Array = new Int32Array(512);
-  /** Index country + 1,024 × bot. */
-  private readonly countries = new Int32Array(2 * COUNTRY_SPAN);
   /**
-   * Browser, OS and device as one number, the 9 bits above the country's, and the bot flag, the
-   * bit above those: one count an event instead of three, split into the three lists by `result`.
+   * One array for the three lists the walk counts into, so the loop keeps one array's place and
+   * length at hand, not three. From 0 the families: browser, OS and device as one number (their 9
+   * bits), one count an event instead of three, split into the three lists by `result`, plus 512
+   * × bot; from `COUNTRIES_AT` the countries, plus 1,024 × bot; from `REFERRERS_AT` 2 × referrer +
+   * bot (grown as referrer numbers grow).
    */
-  private readonly families = new Int32Array(2 * FAMILIES);
+  private counts: Int32Array = new Int32Array(REFERRERS_AT + 512);
   private readonly links = new Map<string, number>();
 
   /**
@@ -138,11 +140,9 @@ export class StatsAccumulator {
     const current = visitors.current;
     const filled = visitors.filled;
     const anonymous = visitors.anonymous;
-    const countries = this.countries;
-    const families = this.families;
     const mask = this.mask;
     const want = this.want;
-    let referrers = this.referrers;
+    let counts = this.counts;
     let counted = 0;
     // The cell's counts are kept here while its events come, and written back when it ends.
     let cell = -1;
@@ -167,11 +167,11 @@ export class StatsAccumulator {
       const attrs = data[at + ATTRS]!;
       const bot = (attrs >>> BOT_SHIFT) & 1;
       // Shifts, not products, keep these in 32-bit integers (a referrer's number is far below 2^30).
-      const referrer = (data[at + REFERRER]! << 1) | bot;
-      if (referrer >= referrers.length) referrers = this.growReferrers(referrer);
-      referrers[referrer]!++;
-      countries[(attrs & COUNTRY_BITS) | ((attrs >>> BOT_TO_COUNTRY) & COUNTRY_SPAN)]!++;
-      families[(attrs >>> BROWSER_SHIFT) & (2 * FAMILIES - 1)]!++;
+      const referrer = REFERRERS_AT + ((data[at + REFERRER]! << 1) | bot);
+      if (referrer >= counts.length) counts = this.grow(referrer);
+      counts[referrer]!++;
+      counts[COUNTRIES_AT + ((attrs & COUNTRY_BITS) | ((attrs >>> BOT_TO_COUNTRY) & COUNTRY_SPAN))]!++;
+      counts[(attrs >>> BROWSER_SHIFT) & (2 * FAMILIES - 1)]!++;
       // 1 when the event passes the filter, and whether it has an id: no branch on either.
       const passes = 1 ^ (((attrs ^ want) & mask) >>> BOT_SHIFT);
       const id = (attrs >>> HAS_VISITOR_SHIFT) & 1;
@@ -202,12 +202,12 @@ export class StatsAccumulator {
     return this.addRun(sorted, 0, order.length);
   }
 
-  private growReferrers(index: number): Int32Array {
-    let size = this.referrers.length;
+  private grow(index: number): Int32Array {
+    let size = this.counts.length;
     while (size <= index) size *= 2;
     const grown = new Int32Array(size);
-    grown.set(this.referrers);
-    this.referrers = grown;
+    grown.set(this.counts);
+    this.counts = grown;
     return grown;
   }
 
@@ -238,22 +238,22 @@ export class StatsAccumulator {
     }
     // The bot events: those whose families' count has the bot bit.
     let bots = 0;
-    for (let f = FAMILIES; f < 2 * FAMILIES; f++) bots += this.families[f]!;
+    for (let f = FAMILIES; f < 2 * FAMILIES; f++) bots += this.counts[f]!;
     const referrers = new Map<string | null, number>();
-    for (let index = 0; 2 * index < this.referrers.length; index++) {
-      const n = counted(this.referrers, 2 * index, 1);
+    for (let index = 0; REFERRERS_AT + 2 * index < this.counts.length; index++) {
+      const n = counted(this.counts, REFERRERS_AT + 2 * index, 1);
       if (n === 0) continue;
       // Two indexes naming one host (a table rebuilt meanwhile) are one value.
       const name = index === 0 ? null : this.referrerName(index);
       referrers.set(name, (referrers.get(name) ?? 0) + n);
     }
     const countries = new Float64Array(COUNTRY_CODES);
-    for (let i = 0; i < COUNTRY_CODES; i++) countries[i] = counted(this.countries, i, COUNTRY_SPAN);
+    for (let i = 0; i < COUNTRY_CODES; i++) countries[i] = counted(this.counts, COUNTRIES_AT + i, COUNTRY_SPAN);
     const browsers = new Float64Array(FAMILY_BITS + 1);
     const systems = new Float64Array(FAMILY_BITS + 1);
     const devices = new Float64Array(FAMILY_BITS + 1);
     for (let f = 0; f < FAMILIES; f++) {
-      const n = counted(this.families, f, FAMILIES);
+      const n = counted(this.counts, f, FAMILIES);
       browsers[f & FAMILY_BITS]! += n;
       systems[(f >>> (OS_SHIFT - BROWSER_SHIFT)) & FAMILY_BITS]! += n;
       devices[(f >>> (DEVICE_SHIFT - BROWSER_SHIFT)) & FAMILY_BITS]! += n;
