@@ -33,14 +33,17 @@ const PHI = 0x9e3779b1;
  * every 4 KB when first written, some tens of milliseconds for that much, then a collection as
  * garbage. Questions running at once share them safely: a chunk belongs to one question until
  * its day is counted, and the table holds nothing between two calls of `countDay`. At most
- * `MAX_SPARE` chunks (64 MB) are kept.
+ * `MAX_SPARE` chunks (64 MB) and a table of `MAX_SHARED` words (16 MB) are kept.
  */
 const spare: Int32Array[] = [];
 const MAX_SPARE = 256;
 let shared = new Int32Array(0);
+/** A larger table (a day of over 2M ids) is made for its day and not kept: 16 MB is kept at most. */
+const MAX_SHARED = 1 << 22;
 
-/** The shared table, empty, with at least `size` words. */
+/** An empty table of at least `size` words: the shared one when it may be kept. */
 function emptyTable(size: number): Int32Array {
+  if (size > MAX_SHARED) return new Int32Array(size);
   if (shared.length < size) shared = new Int32Array(size);
   else shared.fill(0, 0, size);
   return shared;
