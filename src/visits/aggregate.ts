@@ -5,23 +5,28 @@
  * Ten million events must be counted in about 200 ms on a small machine, and a caller counts them
  * in slices, yielding to the event loop between, so all state lives in the accumulator and the
  * per-event loop allocates nothing: counts are typed arrays indexed by number (a referrer's index,
- * a country's number, a family's index), and unique visitors are staged and settled in batches
- * (unique-visitors.ts).
+ * a country's number, a family's index), events are placed in their cell of the range by a table
+ * (cells.ts), and unique visitors are staged per cell and counted a day at a time at the end
+ * (unique-visitors.ts). Counts are 32-bit: one question would need 2^31 events, 32 GB of them in
+ * memory, to overflow one.
  */
-import type { BotFilter, StatsQuery, TopList, VisitStats } from './event.ts';
+import type { StatsQuery, TopList, VisitStats } from './event.ts';
 import { TOP_SIZE } from './event.ts';
 import {
   ATTRS,
   BOT,
   BROWSER_SHIFT,
+  BOT_SHIFT,
   BROWSERS,
   COUNTRY_BITS,
   COUNTRY_CODES,
+  COUNTRY_SPAN,
   countryOf,
   DEVICE_SHIFT,
   DEVICES,
+  FAMILIES,
   FAMILY_BITS,
-  HAS_VISITOR,
+  HAS_VISITOR_SHIFT,
   OS_SHIFT,
   REFERRER,
   STRIDE,
@@ -29,8 +34,15 @@ import {
   TIME,
   VISITOR,
 } from './packed.ts';
+import { Cells } from './cells.ts';
 import { UniqueVisitors } from './unique-visitors.ts';
 
+const EMPTY: Int32Array = new Int32Array(0);
+/** Where the countries' and the referrers' counts start in the walk's one array of counts. */
+const COUNTRIES_AT = 2 * FAMILIES;
+const REFERRERS_AT = COUNTRIES_AT + 2 * COUNTRY_SPAN;
+/** How far the bot flag moves down to land just above the country's 10 bits (at `COUNTRY_SPAN`). */
+const BOT_TO_COUNTRY = BOT_SHIFT - 10;
 
 /** The first event of `data[start, end)` (event indices) whose time is at least `time`, or `end`. */
 export function firstAtOrAfter(data: Uint32Array, start: number, end: number, time: number): number {
@@ -44,115 +56,158 @@ export function firstAtOrAfter(data: Uint32Array, start: number, end: number, ti
   return lo;
 }
 
-/** The events of a time-ordered run `data[start, end)` with `from <= time < to`, as `[first, end)`. */
-export function eventsBetween(data: Uint32Array, start: number, end: number, from: number, to: number): [number, number] {
-  const first = firstAtOrAfter(data, start, end, from);
-  return [first, firstAtOrAfter(data, first, end, to)];
-}
-
-/** The filter as a pair of masks: an event counts when `(attrs & BOT) === want` (or always when `any`). */
-function botRule(bots: BotFilter): { any: boolean; want: number } {
-  return { any: bots === 'include', want: bots === 'only' ? BOT : 0 };
-}
-
 /**
  * Counts events into the stats of one `StatsQuery`. `add` takes runs of events (one link's, or a
  * slice of them); `result` gives the `VisitStats` once every run is in.
+ *
+ * Every event in the range is counted, bots too, with its bot flag as one more bit of each count's
+ * index (referrers, countries, families); `result` reads the counts the bots filter asks for. So
+ * the loop has no branch that the filter takes at random, and `bots` (the range's bot events,
+ * whatever the filter) is a sum of counts. A bucket's visits are the events its cells kept for
+ * the unique visitors: the ids, and those without one (unique-visitors.ts).
  */
 export class StatsAccumulator {
-  private readonly edges: Float64Array;
   private readonly from: number;
   private readonly to: number;
-  private readonly any: boolean;
+  /** An event counts when `(attrs & mask) === want`: `include` masks nothing. */
+  private readonly mask: number;
   private readonly want: number;
-  private readonly bucketVisits: Float64Array;
+  private readonly buckets: number;
+  private readonly cells: Cells;
   private readonly visitors: UniqueVisitors;
-  private referrers: Float64Array = new Float64Array(256);
-  private readonly countries = new Float64Array(COUNTRY_CODES);
-  private readonly browsers = new Float64Array(FAMILY_BITS + 1);
-  private readonly systems = new Float64Array(FAMILY_BITS + 1);
-  private readonly devices = new Float64Array(FAMILY_BITS + 1);
-  private bots = 0;
+  /**
+   * One array for the three lists the walk counts into, so the loop keeps one array's place and
+   * length at hand, not three. From 0 the families: browser, OS and device as one number (their 9
+   * bits), one count an event instead of three, split into the three lists by `result`, plus 512
+   * × bot; from `COUNTRIES_AT` the countries, plus 1,024 × bot; from `REFERRERS_AT` 2 × referrer +
+   * bot (grown as referrer numbers grow).
+   */
+  private counts: Int32Array = new Int32Array(REFERRERS_AT + 512);
   private readonly links = new Map<string, number>();
 
   /**
-   * `referrerName` names a referrer index (0 is none); with `links` (stats over every link) the
-   * answer has the `links` top list, counted from the codes `add` is given.
+   * `referrerName` names a referrer index (0 is none); with `links` the answer has the `links` top
+   * list, counted from the codes `add` is given.
    */
   constructor(
     query: StatsQuery,
     private readonly referrerName: (index: number) => string | null,
     private readonly withLinks = false,
   ) {
-    this.edges = Float64Array.from(query.edges);
     this.from = query.from;
     this.to = query.to;
-    ({ any: this.any, want: this.want } = botRule(query.bots));
-    this.bucketVisits = new Float64Array(Math.max(0, query.edges.length - 1));
-    this.visitors = new UniqueVisitors(query.edges);
+    this.mask = query.bots === 'include' ? 0 : BOT;
+    this.want = query.bots === 'only' ? BOT : 0;
+    this.buckets = Math.max(0, query.edges.length - 1);
+    this.cells = new Cells(query.edges);
+    this.visitors = new UniqueVisitors(this.cells, this.buckets);
   }
 
   /**
-   * Counts the events `data[start, end)` (event indices, not words) that fall in the range. A run in
-   * time order (a link's events as stored) is cut to the range by binary search and walks the
-   * buckets in step; pass `ordered = false` for events in any order. With `code`, the run's visits
-   * count for that link in `links` (a link may come in several runs).
+   * Counts the events `data[start, end)` (event indices, not words) that fall in the range, and
+   * returns how many passed the bots filter. A run in time order (a link's events as stored) is cut
+   * to the range by binary search; pass `ordered = false` for events in any order. With `code`,
+   * the run's visits count for that link in `links` (a link may come in several runs).
    */
-  add(data: Uint32Array, start: number, end: number, code?: string, ordered = true): void {
-    let first = start;
-    let last = end;
-    if (ordered) [first, last] = eventsBetween(data, start, end, this.from, this.to);
-    if (first >= last || this.bucketVisits.length === 0) return;
-    const edges = this.edges;
-    const from = this.from;
-    const to = this.to;
-    const any = this.any;
-    const want = this.want;
-    const bucketVisits = this.bucketVisits;
-    const visitors = this.visitors;
-    const countries = this.countries;
-    const browsers = this.browsers;
-    const systems = this.systems;
-    const devices = this.devices;
-    let referrers: Float64Array = this.referrers;
-    let bots = 0;
-    let counted = 0;
-    let bucket = ordered ? bucketOf(edges, data[first * STRIDE + TIME]!) : 0;
-    let next = edges[bucket + 1]!;
-    for (let at = first * STRIDE, stop = last * STRIDE; at < stop; at += STRIDE) {
-      const time = data[at + TIME]!;
-      if (ordered) {
-        while (time >= next) next = edges[++bucket + 1]!;
-      } else {
-        if (time < from || time >= to) continue;
-        bucket = bucketOf(edges, time);
-      }
-      const attrs = data[at + ATTRS]!;
-      const bot = attrs & BOT;
-      if (bot !== 0) bots++;
-      if (!any && bot !== want) continue;
-      counted++;
-      bucketVisits[bucket]!++;
-      const referrer = data[at + REFERRER]!;
-      if (referrer >= referrers.length) referrers = this.growReferrers(referrer);
-      referrers[referrer]!++;
-      countries[attrs & COUNTRY_BITS]!++;
-      browsers[(attrs >>> BROWSER_SHIFT) & FAMILY_BITS]!++;
-      systems[(attrs >>> OS_SHIFT) & FAMILY_BITS]!++;
-      devices[(attrs >>> DEVICE_SHIFT) & FAMILY_BITS]!++;
-      if ((attrs & HAS_VISITOR) === 0) visitors.addAnonymous(bucket);
-      else visitors.add(bucket, time, data[at + VISITOR]! | 0);
-    }
-    this.bots += bots;
+  add(data: Uint32Array, start: number, end: number, code?: string, ordered = true): number {
+    const counted = ordered ? this.addRun(data, start, end) : this.addUnordered(data, start, end);
     if (code !== undefined && counted > 0) this.links.set(code, (this.links.get(code) ?? 0) + counted);
+    return counted;
   }
 
-  private growReferrers(index: number): Float64Array {
-    let size = this.referrers.length;
+  /**
+   * The walk over a time-ordered run, the loop ten million events go through: it calls nothing per
+   * event, allocates nothing, and branches only where the branch nearly always goes one way (a
+   * branch taken at random costs more than all the counting): the filter is arithmetic, and an
+   * event's visitor id is always written and kept or not by how far its cell's place moves on.
+   */
+  private addRun(data: Uint32Array, start: number, end: number): number {
+    if (start >= end || this.cells.count === 0) return 0;
+    let first = start;
+    let last = end;
+    // A run wholly in the range (most runs, when the range is the last 30 days) needs no search.
+    if (data[start * STRIDE + TIME]! < this.from || data[(end - 1) * STRIDE + TIME]! >= this.to) {
+      first = firstAtOrAfter(data, start, end, this.from);
+      last = firstAtOrAfter(data, first, end, this.to);
+      if (first >= last) return 0;
+    }
+    const cells = this.cells;
+    const cellStart = cells.start;
+    const slotCell = cells.slotCell;
+    const base = cells.base;
+    const shift = cells.shift;
+    const visitors = this.visitors;
+    const current = visitors.current;
+    const filled = visitors.filled;
+    const anonymous = visitors.anonymous;
+    const mask = this.mask;
+    const want = this.want;
+    let counts = this.counts;
+    let counted = 0;
+    // The cell's counts are kept here while its events come, and written back when it ends.
+    let cell = -1;
+    let cellEnd = -1;
+    let ids: Int32Array = EMPTY;
+    let n = 0;
+    let anonymousInCell = 0;
+    for (let at = first * STRIDE, stop = last * STRIDE; at < stop; at += STRIDE) {
+      const time = data[at + TIME]!;
+      if (time >= cellEnd) {
+        if (cell >= 0) {
+          anonymous[cell]! += anonymousInCell;
+          filled[cell] = n;
+        }
+        anonymousInCell = 0;
+        cell = slotCell[(time - base) >>> shift]!;
+        while (time >= cellStart[cell + 1]!) cell++;
+        cellEnd = cellStart[cell + 1]!;
+        ids = current[cell]!;
+        n = filled[cell]!;
+      }
+      const attrs = data[at + ATTRS]!;
+      const bot = (attrs >>> BOT_SHIFT) & 1;
+      // Shifts, not products, keep these in 32-bit integers (a referrer's number is far below 2^30).
+      const referrer = REFERRERS_AT + ((data[at + REFERRER]! << 1) | bot);
+      if (referrer >= counts.length) counts = this.grow(referrer);
+      counts[referrer]!++;
+      counts[COUNTRIES_AT + ((attrs & COUNTRY_BITS) | ((attrs >>> BOT_TO_COUNTRY) & COUNTRY_SPAN))]!++;
+      counts[(attrs >>> BROWSER_SHIFT) & (2 * FAMILIES - 1)]!++;
+      // 1 when the event passes the filter, and whether it has an id: no branch on either.
+      const passes = 1 ^ (((attrs ^ want) & mask) >>> BOT_SHIFT);
+      const id = (attrs >>> HAS_VISITOR_SHIFT) & 1;
+      counted += passes;
+      anonymousInCell += passes & (id ^ 1);
+      ids[n] = data[at + VISITOR]! | 0;
+      n += passes & id;
+      if (n === ids.length) {
+        filled[cell] = n;
+        visitors.grow(cell);
+        ids = current[cell]!;
+        n = 0;
+      }
+    }
+    anonymous[cell]! += anonymousInCell;
+    filled[cell] = n;
+    return counted;
+  }
+
+  /** Events in any order: those in the range, copied in time order (ties in given order), then walked. */
+  private addUnordered(data: Uint32Array, start: number, end: number): number {
+    const time = (i: number): number => data[i * STRIDE + TIME]!;
+    const order: number[] = [];
+    for (let i = start; i < end; i++) if (time(i) >= this.from && time(i) < this.to) order.push(i);
+    order.sort((a, b) => time(a) - time(b) || a - b);
+    const sorted = new Uint32Array(order.length * STRIDE);
+    order.forEach((i, k) => sorted.set(data.subarray(i * STRIDE, (i + 1) * STRIDE), k * STRIDE));
+    return this.addRun(sorted, 0, order.length);
+  }
+
+  private grow(index: number): Int32Array {
+    let size = this.counts.length;
     while (size <= index) size *= 2;
-    const grown = new Float64Array(size);
-    grown.set(this.referrers);
-    this.referrers = grown;
+    const grown = new Int32Array(size);
+    grown.set(this.counts);
+    this.counts = grown;
     return grown;
   }
 
@@ -167,61 +222,82 @@ export class StatsAccumulator {
 
   /** The stats; `visitCount` and `untracked` are the records' (the accumulator sees only events). */
   result(visitCount: number, untracked: number): VisitStats {
-    let visits = 0;
     const unique = this.visitors.counts();
+    // The bot flags the filter counts: 0, 1, or both.
+    const flags = this.mask === 0 ? [0, 1] : [this.want === 0 ? 0 : 1];
+    const counted = (counts: Int32Array, index: number, bit: number): number => {
+      let n = 0;
+      for (const flag of flags) n += counts[index + flag * bit]!;
+      return n;
+    };
+    let visits = 0;
     const series: { visits: number; uniqueVisitors: number }[] = [];
-    for (let b = 0; b < this.bucketVisits.length; b++) {
-      visits += this.bucketVisits[b]!;
-      series.push({ visits: this.bucketVisits[b]!, uniqueVisitors: unique.perBucket[b]! });
+    for (let b = 0; b < this.buckets; b++) {
+      visits += unique.visits[b]!;
+      series.push({ visits: unique.visits[b]!, uniqueVisitors: unique.perBucket[b]! });
     }
+    // The bot events: those whose families' count has the bot bit.
+    let bots = 0;
+    for (let f = FAMILIES; f < 2 * FAMILIES; f++) bots += this.counts[f]!;
     const referrers = new Map<string | null, number>();
-    this.referrers.forEach((n, index) => {
-      if (n === 0) return;
+    for (let index = 0; REFERRERS_AT + 2 * index < this.counts.length; index++) {
+      const n = counted(this.counts, REFERRERS_AT + 2 * index, 1);
+      if (n === 0) continue;
       // Two indexes naming one host (a table rebuilt meanwhile) are one value.
       const name = index === 0 ? null : this.referrerName(index);
       referrers.set(name, (referrers.get(name) ?? 0) + n);
-    });
+    }
+    const countries = new Float64Array(COUNTRY_CODES);
+    for (let i = 0; i < COUNTRY_CODES; i++) countries[i] = counted(this.counts, COUNTRIES_AT + i, COUNTRY_SPAN);
+    const browsers = new Float64Array(FAMILY_BITS + 1);
+    const systems = new Float64Array(FAMILY_BITS + 1);
+    const devices = new Float64Array(FAMILY_BITS + 1);
+    for (let f = 0; f < FAMILIES; f++) {
+      const n = counted(this.counts, f, FAMILIES);
+      browsers[f & FAMILY_BITS]! += n;
+      systems[(f >>> (OS_SHIFT - BROWSER_SHIFT)) & FAMILY_BITS]! += n;
+      devices[(f >>> (DEVICE_SHIFT - BROWSER_SHIFT)) & FAMILY_BITS]! += n;
+    }
     const stats: VisitStats = {
       visitCount,
       untracked,
       visits,
       uniqueVisitors: unique.total,
-      bots: this.bots,
+      bots,
       series,
       referrers: topList(referrers),
-      countries: topList(byValue(this.countries, countryOf)),
-      browsers: topList(byValue(this.browsers, (n) => BROWSERS[n - 1] ?? null)),
-      os: topList(byValue(this.systems, (n) => SYSTEMS[n - 1] ?? null)),
-      devices: topList(byValue(this.devices, (n) => DEVICES[n - 1] ?? null)),
+      countries: topList(byValue(countries, countryOf)),
+      browsers: topList(byValue(browsers, (n) => BROWSERS[n - 1] ?? null)),
+      os: topList(byValue(systems, (n) => SYSTEMS[n - 1] ?? null)),
+      devices: topList(byValue(devices, (n) => DEVICES[n - 1] ?? null)),
     };
     if (!this.withLinks) return stats;
-    return { ...stats, links: topLinks(this.links) };
+    const top = new TopLinks();
+    for (const [code, visits] of this.links) if (top.admits(visits)) top.add(code, visits);
+    return { ...stats, links: top.list() };
   }
-}
-
-/** The bucket of a time within the range: the last edge at or before it. */
-function bucketOf(edges: Float64Array, time: number): number {
-  let lo = 0;
-  let hi = edges.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (edges[mid]! <= time) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /**
- * The 10 links with the most visits, ties by code. A hundred thousand links are not sorted for
- * ten: each is compared with the tenth so far and most go no further.
+ * The 10 links with the most visits, ties by code, offered one link at a time. A hundred thousand
+ * links are not sorted for ten: each is compared with the tenth so far and most go no further, so
+ * a caller asks `admits` before it even makes the code's string.
  */
-function topLinks(links: ReadonlyMap<string, number>): { code: string; visits: number }[] {
-  const before = (a: { code: string; visits: number }, b: { code: string; visits: number }) =>
-    a.visits > b.visits || (a.visits === b.visits && a.code < b.code);
-  const top: { code: string; visits: number }[] = [];
-  for (const [code, visits] of links) {
+export class TopLinks {
+  private readonly top: { code: string; visits: number }[] = [];
+
+  /** Whether a link of `visits` visits might enter (it does if its code wins a tie with the tenth). */
+  admits(visits: number): boolean {
+    return this.top.length < TOP_SIZE || visits >= this.top[TOP_SIZE - 1]!.visits;
+  }
+
+  /** Offers a link (each link once). */
+  add(code: string, visits: number): void {
+    const top = this.top;
     const entry = { code, visits };
-    if (top.length === TOP_SIZE && !before(entry, top[TOP_SIZE - 1]!)) continue;
+    const before = (a: { code: string; visits: number }, b: { code: string; visits: number }) =>
+      a.visits > b.visits || (a.visits === b.visits && a.code < b.code);
+    if (top.length === TOP_SIZE && !before(entry, top[TOP_SIZE - 1]!)) return;
     let i = Math.min(top.length, TOP_SIZE - 1);
     if (top.length < TOP_SIZE) top.push(entry);
     while (i > 0 && before(entry, top[i - 1]!)) {
@@ -230,7 +306,10 @@ function topLinks(links: ReadonlyMap<string, number>): { code: string; visits: n
     }
     top[i] = entry;
   }
-  return top;
+
+  list(): { code: string; visits: number }[] {
+    return this.top.map((e) => ({ ...e }));
+  }
 }
 
 function byValue(counts: Float64Array, name: (n: number) => string | null): Map<string | null, number> {

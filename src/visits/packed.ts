@@ -23,12 +23,18 @@ export const SYSTEMS: readonly Os[] = ['Windows', 'macOS', 'iOS', 'Android', 'Li
 export const DEVICES: readonly Device[] = ['desktop', 'mobile', 'tablet', 'other'];
 
 export const COUNTRY_BITS = 0x3ff;
+/** The numbers the country's bits can hold: 1,024. */
+export const COUNTRY_SPAN = COUNTRY_BITS + 1;
 export const BROWSER_SHIFT = 10;
 export const OS_SHIFT = 13;
 export const DEVICE_SHIFT = 16;
 export const FAMILY_BITS = 0x7;
-export const BOT = 1 << 19;
-export const HAS_VISITOR = 1 << 20;
+/** Browser, OS and device together: the 9 bits from `BROWSER_SHIFT` on, as one number below this. */
+export const FAMILIES = 1 << (DEVICE_SHIFT + 3 - BROWSER_SHIFT);
+export const BOT_SHIFT = 19;
+export const BOT = 1 << BOT_SHIFT;
+export const HAS_VISITOR_SHIFT = 20;
+export const HAS_VISITOR = 1 << HAS_VISITOR_SHIFT;
 
 /** Country codes: 1 + 26 × first letter + second letter, for the 676 pairs of `A`–`Z`. */
 export const COUNTRY_CODES = 677;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { eventsBetween, firstAtOrAfter, StatsAccumulator, topList } from '../../src/visits/aggregate.ts';
+import { firstAtOrAfter, StatsAccumulator, TopLinks, topList } from '../../src/visits/aggregate.ts';
 import type { BotFilter, StatsQuery, TopList, VisitEvent, VisitStats } from '../../src/visits/event.ts';
 import { TOP_SIZE } from '../../src/visits/event.ts';
 import { BROWSERS, DEVICES, packAttrs, STRIDE, SYSTEMS } from '../../src/visits/packed.ts';
@@ -116,16 +116,13 @@ function reference(q: StatsQuery, runs: readonly (readonly VisitEvent[])[], code
 
 // ---- By hand ---------------------------------------------------------------------------------
 
-test('firstAtOrAfter and eventsBetween cut a time-ordered run by binary search', () => {
+test('firstAtOrAfter cuts a time-ordered run by binary search', () => {
   const data = pack([10, 20, 20, 30, 40].map((t) => event(t)));
   assert.equal(firstAtOrAfter(data, 0, 5, 0), 0);
   assert.equal(firstAtOrAfter(data, 0, 5, 20), 1);
   assert.equal(firstAtOrAfter(data, 0, 5, 21), 3);
   assert.equal(firstAtOrAfter(data, 0, 5, 41), 5);
   assert.equal(firstAtOrAfter(data, 2, 4, 10), 2);
-  assert.deepEqual(eventsBetween(data, 0, 5, 20, 40), [1, 4]);
-  assert.deepEqual(eventsBetween(data, 0, 5, 41, 50), [5, 5]);
-  assert.deepEqual(eventsBetween(data, 1, 3, 0, 100), [1, 3]);
 });
 
 test('the range is [from, to): an event at to is out, one at from is in', () => {
@@ -334,7 +331,7 @@ test('property: the accumulator agrees with the reference over random runs, rang
       fc.integer({ min: 0, max: span }),
       fc.integer({ min: 1, max: span }),
       fc.constantFrom('hour', 'day', 'week', 'month'),
-      fc.constantFrom('UTC', 'Europe/Berlin', 'Asia/Kathmandu', 'America/New_York'),
+      fc.constantFrom('UTC', 'Europe/Berlin', 'Asia/Kathmandu', 'Asia/Kolkata', 'America/New_York'),
       fc.constantFrom<BotFilter>('exclude', 'include', 'only'),
       fc.boolean(),
       fc.boolean(),
@@ -371,5 +368,66 @@ test('property: more than 10 values of a list, and thousands of visitors a day',
       },
     ),
     { numRuns: 40 },
+  );
+});
+
+test('property: days of tens of thousands of ids, in hours and in zones whose days straddle two UTC days', () => {
+  // Enough ids a day that a cell's ids fill chunk after chunk, and days of several cells (hours;
+  // Berlin's spring-change day of 23 hours; Kolkata's days cut at 18:30Z), every bots filter.
+  const start = T0 - DAY / 2;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 40_000 }),
+      fc.integer({ min: 1, max: 60_000 }),
+      fc.integer(),
+      fc.constantFrom('hour', 'day'),
+      fc.constantFrom('UTC', 'Europe/Berlin', 'Asia/Kolkata'),
+      fc.constantFrom<BotFilter>('exclude', 'include', 'only'),
+      (count, pool, seed, interval, tz, bots) => {
+        const r = parseStatsRange({ from: start, to: start + 2 * DAY, interval, tz, bots }, start + 2 * DAY);
+        assert.ok(!(r instanceof RangeRefusal));
+        let x = seed | 1;
+        const next = (): number => {
+          x ^= x << 13;
+          x ^= x >>> 17;
+          x ^= x << 5;
+          return x >>> 0;
+        };
+        const run = Array.from({ length: count }, () => {
+          const r = next();
+          return event(start - 3600 + (r % (2 * DAY + 7200)), {
+            visitor: r % 13 === 0 ? null : ((next() % pool) - (pool >> 1)) | 0,
+            bot: r % 7 === 0,
+            referrer: REFERRERS[next() % REFERRERS.length]!,
+          });
+        }).sort((a, b) => a.time - b.time);
+        assert.deepEqual(stats(r, [run]), reference(r, [run]));
+      },
+    ),
+    { numRuns: 12 },
+  );
+});
+
+test('a cell of more ids than its largest chunk holds: every chunk is counted', () => {
+  // 200,000 events in one hour, ids from a pool of 150,000: chunks of 16, 256, 4,096, then 65,536 ids.
+  const q = query([T0, T0 + 3600]);
+  const run = Array.from({ length: 200_000 }, (_, i) => event(T0 + Math.floor(i / 60), { visitor: (i * 7919) % 150_000 }));
+  const s = stats(q, [run]);
+  assert.equal(s.visits, 200_000);
+  assert.equal(s.uniqueVisitors, 150_000);
+  assert.deepEqual(s.series, [{ visits: 200_000, uniqueVisitors: 150_000 }]);
+});
+
+test('property: the links top 10 taken one link at a time is the sorted list cut at 10', () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), fc.integer({ min: 1, max: 6 })), { selector: ([code]) => code, maxLength: 40 }), (links) => {
+      const top = new TopLinks();
+      for (const [code, visits] of links) if (top.admits(visits)) top.add(code, visits);
+      const expected = [...links]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .slice(0, TOP_SIZE)
+        .map(([code, visits]) => ({ code, visits }));
+      assert.deepEqual(top.list(), expected);
+    }),
   );
 });

@@ -5,7 +5,7 @@
  * same walk over each run, in slices with the event loop let go between them.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { StatsAccumulator } from '../../visits/aggregate.ts';
+import { StatsAccumulator, TopLinks } from '../../visits/aggregate.ts';
 import type { CodedEvent, EventFilter, StatsQuery, VisitEvent, VisitPage, VisitStats } from '../../visits/event.ts';
 import { ATTRS, BOT, STRIDE, TIME, unpack } from '../../visits/packed.ts';
 import { firstAtOrAfter } from './link-events.ts';
@@ -31,19 +31,26 @@ export function linkStats(store: Store, s: number, query: StatsQuery): VisitStat
 export async function allStats(store: Store, query: StatsQuery, now: number): Promise<VisitStats> {
   const keydir = store.keydir;
   const events = keydir.events;
-  const stats = new StatsAccumulator(query, (n) => events.referrers.host(n), true);
+  const stats = new StatsAccumulator(query, (n) => events.referrers.host(n));
+  // Each link is one run: its visits go straight to the top 10, and its code is read only when it may enter.
+  const links = new TopLinks();
   let visitCount = 0;
   let untracked = 0;
   let work = 0;
   const release = store.holdSlots();
   try {
-    for (const s of keydir.slotsOldestFirst()) {
-      if (isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now)) continue;
+    // Slots oldest first, as `slotsOldestFirst` yields them, without a generator's step per link;
+    // `end` is read each time, so links added meanwhile are counted too.
+    for (let s = 0; s < keydir.end; s++) {
+      if (!keydir.isLive(s) || isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now)) continue;
       visitCount += keydir.visits(s);
       untracked += keydir.untracked(s);
       const data = events.data(s);
       const n = events.length(s);
-      if (data !== undefined && n > 0) stats.add(data, 0, n, keydir.code(s));
+      if (data !== undefined && n > 0) {
+        const visits = stats.add(data, 0, n);
+        if (visits > 0 && links.admits(visits)) links.add(keydir.code(s), visits);
+      }
       work += n + 1;
       if (work >= STATS_SLICE) {
         work = 0;
@@ -55,7 +62,7 @@ export async function allStats(store: Store, query: StatsQuery, now: number): Pr
   }
   // The unique visitors are counted at the end, a slice at a time too.
   while (!stats.settle(STATS_SLICE)) await nextTurn();
-  return stats.result(visitCount, untracked);
+  return { ...stats.result(visitCount, untracked), links: links.list() };
 }
 
 /** Whether an event's attrs pass `bots`. */
