@@ -150,8 +150,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'forwarded-for-leftmost',
     file: 'src/visits/client-address.ts',
-    from: 'entries[Math.max(0, entries.length - trustProxy)]',
-    to: 'entries[0]',
+    from: 'list.slice(start + 1, end)',
+    to: "list.split(',')[0]!",
     tests: ['test/visits/client-address.test.ts'],
   },
   {
