@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       api_keys: config.apiKeys.length > 0,
     });
     if (config.apiKeys.length === 0) {
-      log.warn('API_KEYS is empty: listing and deleting links answer 403 until a key is configured');
+      log.warn('API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured');
     }
     if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
       log.warn(

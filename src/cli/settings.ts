@@ -93,7 +93,7 @@ export const SETTINGS = [
   setting({ prop: 'production', file: 'production', env: 'PRODUCTION', flag: '--production', boolean: true, parse: boolean, default: false, help: 'true: GET / is 404 instead of the web UI' }),
   setting({ prop: 'minShortLength', file: 'min_short_length', env: 'MIN_SHORT_LENGTH', flag: '--min-short-length', parse: integer(1, 64), default: 6, help: 'length of the first code tried' }),
   setting({ prop: 'maxShortLength', file: 'max_short_length', env: 'MAX_SHORT_LENGTH', flag: '--max-short-length', parse: integer(1, 64), default: 12, relation: { must: 'at least', other: 'minShortLength' }, help: 'longest code length tried' }),
-  setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys for list/delete' }),
+  setting({ prop: 'apiKeys', file: 'api_keys', env: 'API_KEYS', flag: '--api-keys', secret: true, parse: list, default: [], help: 'comma-separated admin keys: list, edit, delete, export, import, stats and visits' }),
   setting({ prop: 'apiToken', file: undefined, env: 'API_TOKEN', flag: '--api-token', secret: true, parse: bearerToken, default: '', help: 'bearer token for the gate; empty disables it (prefer the env var: flags show in ps)' }),
   setting({ prop: 'publicRedirects', file: 'public_redirects', env: 'PUBLIC_REDIRECTS', flag: '--public-redirects', boolean: true, parse: boolean, default: false, help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated' }),
   setting({ prop: 'dataDir', file: 'data_dir', env: 'DATA_DIR', flag: '--data-dir', parse: nonEmpty, default: './data', help: 'directory of the append-only log urls.log' }),

@@ -25,7 +25,7 @@ export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18',
 
 const INSTRUCTIONS =
   'A URL shortener. shorten_url creates a short link; get_url and lookup_url read one by code or by original URL; ' +
-  'list_urls and delete_url need an admin key of this service.';
+  'list_urls, update_url, delete_url and get_stats need an admin key of this service.';
 
 /** What the HTTP layer sends: a JSON-RPC response with its status, or 202 with no body. */
 export type Outcome = { status: 200 | 400; message: RpcResponse } | { status: 202 };
