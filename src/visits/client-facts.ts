@@ -13,7 +13,9 @@
  * Everything here is in memory only, never written, and forgotten when the UTC day changes: a
  * hash is worth keeping only under the day's key, and no entry outlives its day (visitor-id.ts).
  * Both tables are bounded (`BoundedCache`): a flood of new clients pushes old ones out, each
- * looked up again on its next visit.
+ * looked up again on its next visit. What does not depend on the day stays cached below them
+ * across midnight (the `User-Agent` classifier's cache, the `.mmdb` reader's), so the day's first
+ * visits cost an HMAC each, not a classification and a tree walk too.
  */
 import type { KeyObject } from 'node:crypto';
 import { canonicalAddress } from './client-address.ts';

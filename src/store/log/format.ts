@@ -53,7 +53,8 @@ export type Entry =
   /** Visit events and what changes them (format 3, `event-format.ts`). */
   | EventEntry;
 
-function payload(entry: Entry): string {
+/** The payload of an entry without events (those are written as bytes, `writeEventLine`). */
+function payload(entry: Exclude<Entry, EventsEntry>): string {
   switch (entry.op) {
     case 'C':
       return entry.maxVisits
