@@ -18,6 +18,9 @@ export interface UrlRecord {
   max_visits: number | null;
   /** `created_at + retention_days × 86400`, or null when kept forever. */
   expires_at: number | null;
+  title: string | null;
+  /** Distinct, sorted. */
+  tags: string[];
 }
 
 export interface UrlList {
@@ -51,5 +54,7 @@ export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
     retention_days: rec.retentionDays,
     max_visits: rec.maxVisits,
     expires_at: expiresAt(rec),
+    title: rec.title ?? null,
+    tags: rec.tags === undefined ? [] : [...rec.tags],
   };
 }

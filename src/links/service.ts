@@ -10,7 +10,7 @@ import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
 import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, unstorableText, validateUrl, type Paging } from './validate.ts';
+import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';
@@ -43,15 +43,26 @@ export interface ShortenInput {
   code?: unknown;
   /** absent or null = unlimited. */
   maxVisits?: unknown;
+  /** absent, null or '' = none. */
+  title?: unknown;
+  /** absent or null = none; an array of strings, or as text also one string of comma-separated tags. */
+  tags?: unknown;
   /**
-   * Which numbers came as text (a query string or a form, where numbers are digits): `true` for
-   * every field, or per field. In JSON (and MCP) numbers must be numbers.
+   * Which fields came as text (a query string or a form, where numbers are digits and tags may be
+   * comma-separated): `true` for every field, or per field. In JSON (and MCP) numbers must be
+   * numbers and tags an array.
    */
-  textual?: boolean | { retentionDays?: boolean; maxVisits?: boolean };
+  textual?: boolean | { retentionDays?: boolean; maxVisits?: boolean; tags?: boolean };
+}
+
+/** What the list may be asked besides its page (docs/api.md, list). */
+export interface ListFilter {
+  q?: string | undefined;
+  tags?: readonly string[] | undefined;
 }
 
 /** The fields an edit may change (docs/api.md, edit), as the JSON body names them. */
-const EDITABLE = ['url', 'retention_days', 'max_visits'] as const;
+const EDITABLE = ['url', 'retention_days', 'max_visits', 'title', 'tags'] as const;
 
 export interface ServiceOptions {
   store: LinkStore;
@@ -112,8 +123,8 @@ export function createService(options: ServiceOptions) {
    * Live records newest first, paged, frozen when called: a long list can be read in slices across
    * event-loop turns (see `UrlListing`).
    */
-  async function listing(paging: Paging & { q?: string | undefined }): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
-    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q });
+  async function listing(paging: Paging & ListFilter): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
+    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q, tags: paging.tags });
     return {
       total: page.total,
       count: page.count,
@@ -176,24 +187,26 @@ export function createService(options: ServiceOptions) {
     },
 
     async shorten(input: ShortenInput): Promise<ShortenOutcome> {
-      const textual = (field: 'retentionDays' | 'maxVisits'): boolean =>
+      const textual = (field: 'retentionDays' | 'maxVisits' | 'tags'): boolean =>
         typeof input.textual === 'object' ? input.textual[field] === true : input.textual === true;
       let url: string;
       let retentionDays: number;
       let custom: string | undefined;
       let maxVisits: number | null;
+      let labels: Pick<LinkRecord, 'title' | 'tags'>;
       try {
         url = validateUrl(input.url, urlRules);
         retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
         custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength);
         maxVisits = parseMaxVisits(input.maxVisits, textual('maxVisits'));
+        labels = labelsOf(parseTitle(input.title), parseTags(input.tags, textual('tags')));
       } catch (err) {
         return invalid(err);
       }
       const createdAt = seconds();
       if (custom !== undefined) {
         // One insert decides: of concurrent creates of one code the store lets exactly one win.
-        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits };
+        const record: LinkRecord = { code: custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
         try {
           if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
         } catch (err) {
@@ -204,7 +217,7 @@ export function createService(options: ServiceOptions) {
       }
       try {
         for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
-          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits };
+          const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
           if (inserted === false || (inserted !== true && !(await inserted))) continue;
@@ -240,8 +253,8 @@ export function createService(options: ServiceOptions) {
 
     listing,
 
-    /** Live records newest first, paged, filtered by `q`; `total` counts every live record kept. */
-    async list(paging: Paging & { q?: string | undefined }): Promise<{ total: number; urls: UrlRecord[] }> {
+    /** Live records newest first, paged, filtered by `q` and `tags`; `total` counts every live record kept. */
+    async list(paging: Paging & ListFilter): Promise<{ total: number; urls: UrlRecord[] }> {
       const page = await listing(paging);
       try {
         return { total: page.total, urls: await page.slice(0, page.count) };
@@ -252,9 +265,9 @@ export function createService(options: ServiceOptions) {
 
     /**
      * Edits a live link (docs/api.md, edit): `fields` is the JSON body, whose names are those of the
-     * record (`url`, `retention_days`, `max_visits`); any other name is refused, each value is
-     * validated as on a create, a `max_visits` of null clears the limit and a `retention_days` of
-     * null is refused (0 is "forever"). Fields are checked before the code is looked up, so a bad
+     * record (`url`, `retention_days`, `max_visits`, `title`, `tags`); any other name is refused,
+     * each value is validated as on a create, a `max_visits` of null clears the limit, a `title` of
+     * null the title, `tags` of [] the tags, and a `retention_days` of null is refused (0 is "forever"). Fields are checked before the code is looked up, so a bad
      * body is a 400 whether or not the link exists.
      */
     async update(code: string, fields: Readonly<Record<string, unknown>>): Promise<UpdateOutcome> {
@@ -268,6 +281,11 @@ export function createService(options: ServiceOptions) {
         if (Object.hasOwn(fields, 'url')) changes.url = validateUrl(fields['url'], urlRules);
         if (Object.hasOwn(fields, 'retention_days')) changes.retentionDays = parseRetentionChange(fields['retention_days']);
         if (Object.hasOwn(fields, 'max_visits')) changes.maxVisits = parseMaxVisits(fields['max_visits']);
+        if (Object.hasOwn(fields, 'title')) changes.title = parseTitle(fields['title']);
+        if (Object.hasOwn(fields, 'tags')) {
+          if (fields['tags'] === null) throw new HttpError(400, 'tags must be an array; [] clears them');
+          changes.tags = parseTags(fields['tags']);
+        }
       } catch (err) {
         return invalid(err);
       }
@@ -329,6 +347,17 @@ export function createService(options: ServiceOptions) {
 }
 
 export type Service = ReturnType<typeof createService>;
+
+/**
+ * A record's title and tags, only those it has: most links have neither, and a record without
+ * them is one the stores keep no extra memory for.
+ */
+function labelsOf(title: string | null, tags: readonly string[]): Pick<LinkRecord, 'title' | 'tags'> {
+  const labels: Pick<LinkRecord, 'title' | 'tags'> = {};
+  if (title !== null) labels.title = title;
+  if (tags.length > 0) labels.tags = tags;
+  return labels;
+}
 
 /** A validator's refusal (an `HttpError` 400 with its reason) as an outcome; anything else is a bug. */
 function invalid(err: unknown): Invalid {

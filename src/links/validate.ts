@@ -217,6 +217,82 @@ export function checkMaxVisits(raw: unknown, textual = false): number | null | R
   return value;
 }
 
+export const MAX_TITLE_LENGTH = 512;
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 50;
+
+/**
+ * `title` (docs/api.md): absent, null or empty = no title (null); otherwise text of at most 512
+ * characters (code points) that every store can hold. Any other character is kept as sent: a
+ * page title may hold anything, and every door escapes what it writes.
+ */
+export function checkTitle(raw: unknown): string | null | Refusal {
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string') return new Refusal(`title must be a string of at most ${MAX_TITLE_LENGTH} characters, or null`);
+  const unstorable = unstorableText(raw, 'title');
+  if (unstorable !== undefined) return new Refusal(unstorable);
+  if (raw.length > MAX_TITLE_LENGTH && [...raw].length > MAX_TITLE_LENGTH) return new Refusal(`title must be at most ${MAX_TITLE_LENGTH} characters long, not ${[...raw].length}`);
+  return raw;
+}
+
+/** `checkTitle` that throws its refusal. */
+export function parseTitle(raw: unknown): string | null {
+  return accepted(checkTitle(raw));
+}
+
+/**
+ * `tags` (docs/api.md): absent or null = none; otherwise an array of strings (JSON, MCP) or, as
+ * text (`textual`: a query string, a form, a CSV cell), one string or several (a repeated field),
+ * each holding tags separated by commas. Each tag is trimmed and must then be 1 to 50 characters
+ * without a comma; duplicates are dropped, at most 20 remain, kept sorted (by UTF-16 code units,
+ * as every store compares them), so two spellings of one set are one value.
+ */
+export function checkTags(raw: unknown, textual = false): string[] | Refusal {
+  if (raw === undefined || raw === null) return [];
+  let pieces: unknown[];
+  if (textual && (typeof raw === 'string' || Array.isArray(raw))) {
+    pieces = [];
+    for (const item of typeof raw === 'string' ? [raw] : raw) {
+      if (typeof item !== 'string') return new Refusal('tags must be strings');
+      for (const piece of item.split(',')) if (piece.trim() !== '') pieces.push(piece);
+    }
+  } else if (Array.isArray(raw)) {
+    pieces = raw;
+  } else {
+    return new Refusal(`tags must be an array of at most ${MAX_TAGS} strings`);
+  }
+  const tags = new Set<string>();
+  for (const piece of pieces) {
+    if (typeof piece !== 'string') return new Refusal('tags must be strings');
+    const tag = piece.trim();
+    const length = [...tag].length;
+    if (length < 1 || length > MAX_TAG_LENGTH) return new Refusal(`a tag must be 1 to ${MAX_TAG_LENGTH} characters long (after trimming spaces), not ${length}`);
+    if (tag.includes(',')) return new Refusal(`a tag must not contain a comma: ${JSON.stringify(tag)}`);
+    const unstorable = unstorableText(tag, 'a tag');
+    if (unstorable !== undefined) return new Refusal(unstorable);
+    tags.add(tag);
+  }
+  if (tags.size > MAX_TAGS) return new Refusal(`a link may have at most ${MAX_TAGS} distinct tags, not ${tags.size}`);
+  return [...tags].sort();
+}
+
+/** `checkTags` that throws its refusal. */
+export function parseTags(raw: unknown, textual = false): string[] {
+  return accepted(checkTags(raw, textual));
+}
+
+/**
+ * The list's `tag` filter: every `tag` parameter (repeatable; commas also separate), links having
+ * all of them; undefined when there is none.
+ */
+export function parseTagFilter(query: URLSearchParams): string[] | undefined {
+  const values = query.getAll('tag');
+  if (values.length === 0) return undefined;
+  const checked = checkTags(values, true);
+  if (checked instanceof Refusal) throw new HttpError(400, checked.detail.replace(/^tags/, 'tag'));
+  return checked.length === 0 ? undefined : checked;
+}
+
 const DIGITS = new RegExp(`^\\d{1,${MAX_DIGITS}}$`);
 
 /**
@@ -261,7 +337,7 @@ export const MAX_SEARCH_LENGTH = 200;
 
 /**
  * `q` of the list: absent = every live link; otherwise 1–200 characters (code points) that every
- * store can hold, matched case-insensitively against codes and original URLs by the store.
+ * store can hold, matched case-insensitively against codes, original URLs and titles by the store.
  */
 export function parseSearch(query: URLSearchParams): string | undefined {
   const q = query.get('q');

@@ -55,6 +55,10 @@ export interface LinkRecord {
   untracked: number;
   /** Counted visits allowed (docs/api.md, visit limits); null = unlimited. */
   maxVisits: number | null;
+  /** The link's title (docs/api.md); absent or null = none. */
+  title?: string | null | undefined;
+  /** The link's tags: distinct, sorted (`checkTags`); absent or empty = none. */
+  tags?: readonly string[] | undefined;
 }
 
 /**
@@ -66,6 +70,10 @@ export interface LinkChanges {
   retentionDays?: number;
   /** null clears the limit. */
   maxVisits?: number | null;
+  /** null clears the title. */
+  title?: string | null;
+  /** [] clears the tags. */
+  tags?: readonly string[];
 }
 
 /**
@@ -87,10 +95,12 @@ export interface ListQuery {
   /** Unix seconds: links expired by then are left out, of the page and of the total. */
   now: number;
   /**
-   * Keeps only the links whose code or URL contains this text, compared case-insensitively
+   * Keeps only the links whose code, URL or title contains this text, compared case-insensitively
    * (`toLowerCase()` on both sides); `total` counts the links kept. Absent: every live link.
    */
   q?: string | undefined;
+  /** Keeps only the links having every one of these tags (compared exactly). Absent or empty: no filter. */
+  tags?: readonly string[] | undefined;
 }
 
 /**

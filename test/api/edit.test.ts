@@ -53,6 +53,8 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
     retention_days: 10,
     max_visits: 4,
     expires_at: NOW_S + 10 * 86400,
+    title: null,
+    tags: [],
   };
   assert.deepEqual(JSON.parse(r.body), expected);
   assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), expected);

@@ -122,9 +122,9 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
   const expected: UrlList = {
     count: 3,
     urls: [
-      { short_code: c, short_url: `http://127.0.0.1:${h.port}/${c}`, original_url: 'https://example.com/c', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null },
-      { short_code: b, short_url: `http://127.0.0.1:${h.port}/${b}`, original_url: 'https://example.com/b', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 30, max_visits: null, expires_at: NOW_S + 30 * 86400 },
-      { short_code: a, short_url: `http://127.0.0.1:${h.port}/${a}`, original_url: 'https://example.com/a', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null },
+      { short_code: c, short_url: `http://127.0.0.1:${h.port}/${c}`, original_url: 'https://example.com/c', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
+      { short_code: b, short_url: `http://127.0.0.1:${h.port}/${b}`, original_url: 'https://example.com/b', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 30, max_visits: null, expires_at: NOW_S + 30 * 86400, title: null, tags: [] },
+      { short_code: a, short_url: `http://127.0.0.1:${h.port}/${a}`, original_url: 'https://example.com/a', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
     ],
   };
   for (const [name, path, headers] of [

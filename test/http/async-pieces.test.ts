@@ -19,6 +19,8 @@ const record = (i: number): UrlRecord => ({
   retention_days: 0,
   max_visits: null,
   expires_at: null,
+  title: null,
+  tags: [],
 });
 
 function asyncListing(n: number): UrlListing<Promise<UrlRecord[]>> {

@@ -161,6 +161,8 @@ function listing(n: number, urlChars: number): UrlListing {
     retention_days: 0,
     max_visits: null,
     expires_at: null,
+    title: null,
+    tags: [],
   });
   return {
     total: n,
