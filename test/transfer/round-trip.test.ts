@@ -86,8 +86,8 @@ for (const [format, type] of [['jsonl', 'application/x-ndjson'], ['csv', 'text/c
   test(`${format}: export → import into an empty instance → the identical export`, async (t) => {
     const from = await source(t);
     const file = await exported(from, format);
-    const count = file.split('\n').filter(Boolean).length - (format === 'csv' ? 1 : 0);
-    assert.equal(count, 5);
+    // Counted in JSON Lines, whose strings escape line breaks (a CSV title may hold one).
+    assert.equal((await exported(from, 'jsonl')).split('\n').filter(Boolean).length, 5);
     const to = await start(t, { apiKeys: [KEY], now: () => NOW, baseUrl: BASE });
     assert.deepEqual(await imported(to, type, file), { imported: 5, skipped: 0, errors: [] });
     // The links alone carry their counts as untracked visits; their events follow.
