@@ -297,6 +297,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         post('{"url":"https://example.com/p"}', 201),
         post('{"url":"https://example.com/p","code":"fresh-code","max_visits":3}', 201),
+        post('{"url":"https://example.com/p","title":"Ünïcödé title","tags":["b","a"]}', 201),
+        post('{"url":"https://example.com/p","tags":["a,b"]}', 400),
         post('{"url":"ftp://example.com/p"}', 400),
         post(`{"url":"https://example.com/p","code":"${f.taken}"}`, 409),
         post(BIG, 413),
@@ -306,7 +308,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     },
     shortenUrlWithGet: {
       probes: [
-        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=get-code&max_visits=2`, status: 201 },
+        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=get-code&max_visits=2&title=T&tags=a&tags=b,c`, status: 201 },
         { path: '/api/shorten?url=nope', status: 400 },
         { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=${f.taken}`, status: 409 },
         // A GET's body travels only with its Content-Length.
@@ -319,6 +321,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         { path: '/api/urls?limit=5', options: { headers: ADMIN }, status: 200 },
         { path: '/api/urls?q=EXAMPLE.COM%2Fkeep', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/urls?tag=kept&tag=labelled&q=KEPT', options: { headers: ADMIN }, status: 200 },
+        { path: `/api/urls?tag=${'x'.repeat(51)}`, options: { headers: ADMIN }, status: 400 },
         { path: '/api/urls?api_key=k1', status: 200 },
         { path: `/api/urls?q=${'x'.repeat(201)}`, options: { headers: ADMIN }, status: 400 },
         { path: '/api/urls', status: 403 },
@@ -333,6 +337,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         patch(f.keep, '{"max_visits":100,"retention_days":30}', 200),
         patch(f.keep, '{"max_visits":null,"url":"https://example.com/keep"}', 200),
+        patch(f.keep, '{"title":"Kept, edited","tags":["kept","labelled","more"]}', 200),
+        patch(f.keep, '{"tags":null}', 400),
         patch(f.keep, '{"visit_count":0}', 400),
         patch(f.keep, '{"max_visits":1}', 403, { headers: JSON_HEADERS }),
         patch('zzzzzz', '{"max_visits":1}', 404),
@@ -495,7 +501,8 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
     const expired = await shorten({ url: 'https://example.com/old', retention_days: 1 });
     clock = now;
     const fixture: Fixture = {
-      keep: await shorten({ url: 'https://example.com/keep' }),
+      // Titled and tagged: every record answered for it is checked against the schema with both.
+      keep: await shorten({ url: 'https://example.com/keep', title: 'Kept — Ünïcödé 😀', tags: ['kept', 'labelled'] }),
       doomed: await shorten({ url: 'https://example.com/doomed' }),
       usedUp: await shorten({ url: 'https://example.com/once', max_visits: 1 }),
       limited: await shorten({ url: 'https://example.com/limited', max_visits: 5 }),
