@@ -79,6 +79,8 @@ const DOCUMENTED_DEFAULTS: Config = {
   trustProxy: 0,
   geoipDb: '',
   geoipHeader: '',
+  // Peer surfaces (README, configuration).
+  shlinkApi: false,
 };
 
 const DOCUMENTED_ENV_NAMES = [
@@ -110,6 +112,7 @@ const DOCUMENTED_ENV_NAMES = [
   'TRUST_PROXY',
   'GEOIP_DB',
   'GEOIP_HEADER',
+  'SHLINK_API',
 ];
 
 describe('defaults', () => {
@@ -187,6 +190,7 @@ describe('--help, generated from the settings table', () => {
     TRUST_PROXY: ['--trust-proxy VALUE', '0', 'an integer from 0 to 10'],
     GEOIP_DB: ['--geoip-db VALUE', 'empty', 'any text, or empty'],
     GEOIP_HEADER: ['--geoip-header VALUE', 'empty', "an HTTP header name (letters, digits and !#$%&'*+-.^_`|~), or empty"],
+    SHLINK_API: ['--shlink-api [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
   };
   for (const [env, [flag, shown, allowed]] of Object.entries(EXPECTED)) {
     test(`${env}: ${flag}, default ${shown}, allowed ${allowed}`, () => {
@@ -390,6 +394,7 @@ describe('config file', () => {
       trust_proxy: 2,
       geoip_db: '/srv/geo/country.mmdb',
       geoip_header: 'CF-IPCountry',
+      shlink_api: true,
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -422,6 +427,7 @@ describe('config file', () => {
       geoipDb: '/srv/geo/country.mmdb',
       // Lower case: node:http's key in req.headers.
       geoipHeader: 'cf-ipcountry',
+      shlinkApi: true,
     });
   });
 
