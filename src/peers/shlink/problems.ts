@@ -3,6 +3,7 @@
  * statuses, and the extra fields its clients read (`shortCode`, `customSlug`, `invalidElements`,
  * `expectedHeaders`). Data in one table; `problem()` makes the body, a pure function.
  */
+import { MAX_RETENTION_DAYS } from '../../links/validate.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -63,13 +64,14 @@ export const routeNotFound = (method: string, path: string): Problem => problem(
 
 /**
  * Our reasons name our fields (`url`, `code`, `max_visits`…); a Shlink client knows its own. Each
- * row: the start of a reason from the service's validators, and the Shlink field it concerns.
+ * row: the start of a reason from the service's validators, the Shlink field it concerns, and
+ * the reason in Shlink's terms when the field is not the same thing (a retention is a deadline).
  */
-const REASON_FIELDS: readonly (readonly [RegExp, string, string])[] = [
+const REASON_FIELDS: readonly (readonly [RegExp, string, string, string?])[] = [
   [/^url\b/, 'url', 'longUrl'],
   [/^code\b/, 'code', 'customSlug'],
   [/^max_visits\b/, 'max_visits', 'maxVisits'],
-  [/^retention_days\b/, 'retention_days', 'validUntil'],
+  [/^retention_days\b/, 'retention_days', 'validUntil', `validUntil must be at most ${MAX_RETENTION_DAYS} days after the short URL's creation`],
   [/^title\b/, 'title', 'title'],
   [/^(?:tags\b|a tag\b|a link may have)/, 'tags', 'tags'],
 ];
@@ -78,6 +80,6 @@ const REASON_FIELDS: readonly (readonly [RegExp, string, string])[] = [
 export function refusedInput(reason: string): Problem {
   const row = REASON_FIELDS.find(([pattern]) => pattern.test(reason));
   if (row === undefined) return invalidData([], reason);
-  const [, ours, theirs] = row;
-  return invalidData([theirs], reason.startsWith(ours) ? theirs + reason.slice(ours.length) : reason);
+  const [, ours, theirs, instead] = row;
+  return invalidData([theirs], instead ?? (reason.startsWith(ours) ? theirs + reason.slice(ours.length) : reason));
 }
