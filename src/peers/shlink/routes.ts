@@ -9,10 +9,11 @@
  * Shlink's 401, never the gate's `{"detail"}`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { ApiRoute } from '../../api/route-types.ts';
 import { HttpError } from '../../errors.ts';
 import { readBody } from '../../http/body.ts';
 import type { Ctx, RouteHandler } from '../../http/context.ts';
+import type { Route } from '../../http/router.ts';
+import type { RouteDoc } from '../../published/openapi.ts';
 import { JSON_TYPE, type Responder } from '../../http/respond.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Failure, Service } from '../../links/service.ts';
@@ -54,6 +55,12 @@ export interface ShlinkDeps {
   minShortLength: number;
   maxShortLength: number;
 }
+
+/**
+ * A route of the table (the REST door's own shape, spelled here so no peer imports that door); a
+ * peer's routes carry no documentation of ours: the peer's documents describe them.
+ */
+type PeerRoute = Route<RouteHandler> & { doc: RouteDoc };
 
 /** What a handler answers: a JSON body and its status, or a problem. */
 type Answer = { status: number; body: unknown; type?: string } | Problem;
@@ -98,7 +105,7 @@ async function readObject(req: IncomingMessage, limit: number): Promise<Readonly
   return value as Record<string, unknown>;
 }
 
-export function shlinkRoutes(deps: ShlinkDeps): ApiRoute[] {
+export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   const { service, reply } = deps;
   const host = new URL(deps.baseUrl).host.toLowerCase();
   const limits = { minShortLength: deps.minShortLength, maxShortLength: deps.maxShortLength, host };
@@ -290,7 +297,7 @@ export function shlinkRoutes(deps: ShlinkDeps): ApiRoute[] {
   const unknown = handler((ctx) => routeNotFound(ctx.method, new URL(ctx.req.url ?? '/', 'http://x').pathname), !deps.gated);
   const anyMethod = { GET: unknown, POST: unknown, PUT: unknown, PATCH: unknown, DELETE: unknown };
 
-  const route = (path: string, methods: ApiRoute['methods']): ApiRoute => ({ path, methods, public: true, doc: {} });
+  const route = (path: string, methods: PeerRoute['methods']): PeerRoute => ({ path, methods, public: true, doc: {} });
   const v3 = '/rest/v3';
   return [
     route('/rest/health', { GET: health }),
