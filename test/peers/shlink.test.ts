@@ -148,6 +148,18 @@ describe('short URLs: create, get, update, delete', () => {
     }
   });
 
+  test('a create body is JSON whatever its Content-Type; unknown fields (status and body too) are ignored; bad JSON is malformed-request-body', async () => {
+    const post = (body: string, type: string) => s.h.req('/rest/v3/short-urls', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': type }, body });
+    const made = await post(JSON.stringify({ longUrl: 'https://example.com/page', customSlug: 'odd-body', status: 500, body: 'x', apiKey: 'ignored' }), 'text/plain');
+    assert.deepEqual([made.status, made.headers['content-type'], JSON.parse(made.body)], [200, 'application/json', expected({ shortCode: 'odd-body' })]);
+    const bad = await post('{"longUrl":', 'application/json');
+    assert.deepEqual([bad.status, bad.headers['content-type'], JSON.parse(bad.body)], [
+      400,
+      'application/problem+json',
+      { type: 'https://shlink.io/api/error/malformed-request-body', title: 'Malformed request body', detail: 'Provided request does not contain a valid JSON body.', status: 400 },
+    ]);
+  });
+
   test('getShortUrl: the link; an unknown code is short-url-not-found naming it', async () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'get-me', maxVisits: 2 });
     assert.deepEqual(await s.sdk.getShortUrl({ shortCode: 'get-me' }), expected({ shortCode: 'get-me', meta: { validSince: null, validUntil: null, maxVisits: 2 } }));

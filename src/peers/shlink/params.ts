@@ -6,7 +6,7 @@
  */
 import { MAX_SEARCH_LENGTH } from '../../links/validate.ts';
 import { MAX_TIME, parseTime, RangeRefusal, zoneOf } from '../../visits/range.ts';
-import { invalidData, type Problem } from './problems.ts';
+import { invalidData, Problem } from './problems.ts';
 
 const DAY = 86400;
 
@@ -45,7 +45,7 @@ export interface VisitParams {
 /** The problem, or the value. */
 export type Parsed<T> = T | Problem;
 
-export const isProblem = (value: unknown): value is Problem => typeof value === 'object' && value !== null && 'status' in value && 'body' in value;
+export const isProblem = (value: unknown): value is Problem => value instanceof Problem;
 
 const UTC = zoneOf('UTC')!;
 

@@ -24,15 +24,18 @@ export type ShlinkError = keyof typeof SHLINK_ERRORS;
 /** The `type` URI of a Shlink error, as Shlink spells it. */
 export const errorType = (error: ShlinkError): string => `https://shlink.io/api/error/${error}`;
 
-export interface Problem {
-  status: number;
-  body: { type: string; title: string; detail: string; status: number } & Record<string, unknown>;
+/** A problem to answer: a class, so that no request body (a JSON object of any keys) passes for one. */
+export class Problem {
+  constructor(
+    readonly status: number,
+    readonly body: { type: string; title: string; detail: string; status: number } & Record<string, unknown>,
+  ) {}
 }
 
 /** The problem of `error`, with `detail` and Shlink's extra fields. */
 export function problem(error: ShlinkError, detail: string, extra: Record<string, unknown> = {}): Problem {
   const { status, title } = SHLINK_ERRORS[error];
-  return { status, body: { type: errorType(error), title, detail, status, ...extra } };
+  return new Problem(status, { type: errorType(error), title, detail, status, ...extra });
 }
 
 /**
@@ -40,7 +43,7 @@ export function problem(error: ShlinkError, detail: string, extra: Record<string
  * `about:blank`, whose title is the status's reason phrase.
  */
 export function plainProblem(status: number, title: string, detail: string): Problem {
-  return { status, body: { type: 'about:blank', title, detail, status } };
+  return new Problem(status, { type: 'about:blank', title, detail, status });
 }
 
 export const shortUrlNotFound = (shortCode: string): Problem =>

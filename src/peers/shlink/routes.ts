@@ -31,7 +31,7 @@ import {
   refusedInput,
   routeNotFound,
   shortUrlNotFound,
-  type Problem,
+  Problem,
 } from './problems.ts';
 import { pageBounds, pagination, shortUrlJson, summary, visitJson, type ShortUrlJson } from './shapes.ts';
 
@@ -120,7 +120,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
 
   function send(ctx: Ctx, answer: Answer): void {
     if (answer.status === 204) return reply.empty(ctx.res, 204);
-    const type = 'type' in answer && answer.type !== undefined ? answer.type : PROBLEM_TYPE;
+    const type = answer instanceof Problem ? PROBLEM_TYPE : (answer.type ?? JSON_TYPE);
     reply.send(ctx.res, answer.status, type, JSON.stringify(answer.body));
   }
 
