@@ -311,7 +311,7 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     now: now ?? Date.now,
     randomCode: createCodeSource(random),
   });
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer, now: now ?? Date.now });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.

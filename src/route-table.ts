@@ -24,6 +24,7 @@ import { visitRoutes } from './api/visit-routes.ts';
 import { visitTransferRoutes } from './api/visit-transfer-routes.ts';
 import type { Transfer } from './transfer/transfer.ts';
 import { VERSION } from './version.ts';
+import { yourlsRoute } from './peers/yourls/route.ts';
 
 /** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */
 const SCHEMA_TYPE = 'application/schema+json';
@@ -33,7 +34,7 @@ export interface TableDeps {
   reply: Responder;
   files: ReadonlyMap<string, StaticFile>;
   /** `publicRedirects` absent: short links are behind the gate like the rest. */
-  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects'>> & { baseUrl: string };
+  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects' | 'apiKeys' | 'yourlsApi'>> & { baseUrl: string };
   log: Logger;
   /** Readiness (docs/operations.md): undefined while ready, else why not (default: always ready). */
   readiness?: () => string | undefined;
@@ -43,6 +44,8 @@ export interface TableDeps {
   metrics?: Metrics;
   /** What `/api/export` and `/api/import` run on (default: none; they answer 500, for tables built only to be read). */
   transfer?: Transfer;
+  /** The clock, milliseconds (default `Date.now`): YOURLS' timestamped signatures are checked against it. */
+  now?: () => number;
 }
 
 const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
@@ -214,6 +217,10 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
+    // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.
+    ...(config.yourlsApi === true
+      ? [yourlsRoute({ service, reply, baseUrl: config.baseUrl, apiKeys: config.apiKeys ?? [], maxBodyBytes: config.maxBodyBytes, now: deps.now ?? Date.now })]
+      : []),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,
