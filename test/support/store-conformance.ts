@@ -36,8 +36,8 @@ async function decide(store: LinkStore, code: string, now: number, count: boolea
   return d.kind === 'found' ? { kind: d.kind, url: d.url } : { kind: d.kind };
 }
 
-async function pageCodes(store: LinkStore, query: { limit?: number; offset?: number; now?: number; q?: string } = {}): Promise<{ total: number; count: number; codes: string[] }> {
-  const page = await store.list({ limit: query.limit, offset: query.offset ?? 0, now: query.now ?? T, ...(query.q !== undefined && { q: query.q }) });
+async function pageCodes(store: LinkStore, query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[] } = {}): Promise<{ total: number; count: number; codes: string[] }> {
+  const page = await store.list({ limit: query.limit, offset: query.offset ?? 0, now: query.now ?? T, ...(query.q !== undefined && { q: query.q }), ...(query.tags !== undefined && { tags: query.tags }) });
   try {
     const records = await page.slice(0, page.count);
     return { total: page.total, count: page.count, codes: records.map((r) => r.code) };
@@ -475,6 +475,70 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       // An edited URL is searched as it now is.
       await store.update('abc002', { url: 'https://example.com/promo-now' }, T);
       assert.deepEqual((await pageCodes(store, { q: 'PROMO-NOW' })).codes, ['abc002']);
+    });
+
+    test('title and tags round-trip through insert, get, list, newestByUrl, export, update and a reopen', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      // Any text a title may hold: tabs, line breaks, quotes, backslashes, braces, non-ASCII.
+      const titled: LinkRecord = { ...rec('lab001', 'https://example.com/t'), title: 'Säle\t"50%"\n{x}\\ \u{1F600} \u2028', tags: ['a b', 'zeta', 'Émile'] };
+      const tagged: LinkRecord = { ...rec('lab002', 'https://example.com/t', T, 0, 3, 9), tags: ['only'] };
+      const named: LinkRecord = { ...rec('lab003'), title: 'x' };
+      const plain = rec('lab004');
+      for (const r of [titled, tagged, named, plain]) assert.equal(await inserted(store, r), true);
+      let expected = [titled, tagged, named, plain];
+      const check = async (label: string): Promise<void> => {
+        for (const r of expected) assert.deepEqual(await settle(store.get(r.code, T)), r, `${label}: get ${r.code}`);
+        assert.deepEqual(await settle(store.newestByUrl('https://example.com/t', T)), expected[1], label);
+        const page = await store.list({ offset: 0, now: T });
+        try {
+          assert.deepEqual(await page.slice(0, page.count), [...expected].reverse(), label);
+        } finally {
+          page.release();
+        }
+        assert.deepEqual(await exported(store), expected, label);
+      };
+      await check('before reopen');
+      store = await handle.reopen();
+      await check('after reopen');
+      // Edits: set, change and clear each; an edit of another field keeps them.
+      const edited: LinkRecord = { ...rec('lab001', 'https://example.com/t2'), title: 'Säle\t"50%"\n{x}\\ \u{1F600} \u2028', tags: ['a b', 'zeta', 'Émile'] };
+      assert.deepEqual(await store.update('lab001', { url: 'https://example.com/t2' }, T), edited, 'an edit of the URL keeps title and tags');
+      const retitled: LinkRecord = { ...rec('lab002', 'https://example.com/t', T, 0, 3, 9), title: 'new' };
+      assert.deepEqual(await store.update('lab002', { title: 'new', tags: [] }, T), retitled, 'tags [] clears them');
+      const untitled = rec('lab003');
+      assert.deepEqual(await store.update('lab003', { title: null }, T), untitled, 'title null clears it');
+      const retagged: LinkRecord = { ...rec('lab004'), tags: ['p', 'q'] };
+      assert.deepEqual(await store.update('lab004', { tags: ['p', 'q'] }, T), retagged);
+      expected = [edited, retitled, untitled, retagged];
+      await check('after edits');
+      store = await handle.reopen();
+      await check('after edits and a reopen');
+    });
+
+    test('the tag filter keeps links having every tag asked; q also matches titles; they combine, with paging and total', async (t) => {
+      const { store } = await fresh(t);
+      await inserted(store, { ...rec('tag001'), tags: ['news', 'promo'] });
+      await inserted(store, { ...rec('tag002'), tags: ['news'], title: 'Winter PROMO' });
+      await inserted(store, { ...rec('tag003', 'https://example.com/x', T, 1), tags: ['news', 'promo'] });
+      await inserted(store, { ...rec('tag004'), tags: ['News', 'promo', 'x'] });
+      await inserted(store, { ...rec('tag005'), title: 'Sommer' });
+      assert.deepEqual(await pageCodes(store, { tags: ['news'] }), { total: 3, count: 3, codes: ['tag003', 'tag002', 'tag001'] });
+      assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'] }), { total: 2, count: 2, codes: ['tag003', 'tag001'] }, 'every tag asked');
+      assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'], now: T + DAY }), { total: 1, count: 1, codes: ['tag001'] }, 'expired links are left out');
+      assert.deepEqual(await pageCodes(store, { tags: ['promo'], limit: 1, offset: 1 }), { total: 3, count: 1, codes: ['tag003'] });
+      assert.deepEqual(await pageCodes(store, { tags: ['NEWS'] }), { total: 0, count: 0, codes: [] }, 'tags compare exactly');
+      assert.deepEqual(await pageCodes(store, { tags: [] }), { total: 5, count: 5, codes: ['tag005', 'tag004', 'tag003', 'tag002', 'tag001'] }, 'no tag asked: no filter');
+      assert.deepEqual(await pageCodes(store, { q: 'promo' }), { total: 1, count: 1, codes: ['tag002'] }, 'q matches a title, case-insensitively');
+      assert.deepEqual(await pageCodes(store, { q: 'somm' }), { total: 1, count: 1, codes: ['tag005'] });
+      assert.deepEqual(await pageCodes(store, { q: 'tag00', tags: ['promo'] }), { total: 3, count: 3, codes: ['tag004', 'tag003', 'tag001'] }, 'q and tags together');
+      assert.deepEqual(await pageCodes(store, { q: 'winter', tags: ['promo'] }), { total: 0, count: 0, codes: [] }, 'both must match');
+      await store.update('tag001', { tags: ['old'] }, T);
+      await store.update('tag005', { title: 'Herbst' }, T);
+      assert.deepEqual((await pageCodes(store, { tags: ['news'] })).codes, ['tag003', 'tag002'], 'an edited link is filtered as it now is');
+      assert.deepEqual((await pageCodes(store, { tags: ['old'] })).codes, ['tag001']);
+      assert.deepEqual((await pageCodes(store, { q: 'somm' })).codes, []);
+      assert.deepEqual((await pageCodes(store, { q: 'HERBST' })).codes, ['tag005']);
     });
 
     test('a page filtered by q is a snapshot too', async (t) => {

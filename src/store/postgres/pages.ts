@@ -8,7 +8,7 @@
  */
 import type { LinkPage, LinkRecord } from '../link-store.ts';
 import type { Held, PostgresCalls } from './calls.ts';
-import { toRecord, type ChunkQuery, type PostgresStatements, type Row } from './statements.ts';
+import { toRecord, type ChunkQuery, type ListFilter, type PostgresStatements, type Row } from './statements.ts';
 
 /** A page read whole: slices from memory. */
 export function memoryPage(total: number, records: readonly LinkRecord[]): LinkPage {
@@ -33,18 +33,18 @@ export class SnapshotReads {
    * transaction; a longer list keeps that transaction (its snapshot) open until `release`, and its
    * slices read on by seq from the last row read.
    */
-  async page(offset: number, now: number, q: string | undefined): Promise<LinkPage> {
+  async page(offset: number, now: number, filter: ListFilter): Promise<LinkPage> {
     const held = await this.calls.hold();
     try {
-      const [{ total }] = (await this.calls.run(this.statements.countLive(held.tx, now, q))) as [{ total: string }];
+      const [{ total }] = (await this.calls.run(this.statements.countLive(held.tx, now, filter))) as [{ total: string }];
       const all = Number(total);
       const count = Math.max(0, all - offset);
-      const first = count === 0 ? [] : await this.calls.run(this.statements.firstChunk(held.tx, now, q, this.chunk, offset));
+      const first = count === 0 ? [] : await this.calls.run(this.statements.firstChunk(held.tx, now, filter, this.chunk, offset));
       if (first.length >= count) {
         held.end();
         return memoryPage(all, first.map(toRecord));
       }
-      return new HeldPage(this.calls, this.chunk, held, all, count, offset, first, this.statements.chunks(now, q));
+      return new HeldPage(this.calls, this.chunk, held, all, count, offset, first, this.statements.chunks(now, filter));
     } catch (err) {
       held.end();
       throw err;

@@ -112,6 +112,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'titles and tags',
+    // - `tags`: distinct and sorted by the service; never NULL, so "no tags" is one spelling.
+    // - A GIN index serves the list's tag filter (`tags @> …`), which matches every tag asked.
+    sql: `
+      ALTER TABLE links ADD COLUMN title text NULL,
+        ADD COLUMN tags text[] NOT NULL DEFAULT '{}';
+      CREATE INDEX links_tags ON links USING gin (tags);
+    `,
+  },
 ];
 
 /**

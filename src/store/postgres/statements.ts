@@ -8,7 +8,7 @@
  * of the caller: never by the database's.
  */
 import type postgres from 'postgres';
-import type { LinkRecord } from '../link-store.ts';
+import type { LinkRecord, ListQuery } from '../link-store.ts';
 import type { EventColumns } from './event-row.ts';
 import { REAPER_LOCK } from './schema.ts';
 
@@ -21,8 +21,13 @@ export interface Row {
   visit_count: string;
   untracked_visits: string;
   max_visits: number | null;
+  title: string | null;
+  tags: string[];
   seq: string;
 }
+
+/** What a list keeps (`ListQuery`'s filters). */
+export type ListFilter = Pick<ListQuery, 'q' | 'tags'>;
 
 export const toRecord = (r: Row): LinkRecord => ({
   code: r.code,
@@ -32,6 +37,9 @@ export const toRecord = (r: Row): LinkRecord => ({
   visits: Number(r.visit_count),
   untracked: Number(r.untracked_visits),
   maxVisits: r.max_visits,
+  // Only what the link has, as every store answers (most links have neither).
+  ...(r.title !== null && { title: r.title }),
+  ...(r.tags.length > 0 && { tags: r.tags }),
 });
 
 /** Reads a chunk of a long page inside its held snapshot: on from seq `after`, or at offset `skip`. */
@@ -90,61 +98,67 @@ export class PostgresStatements {
     return this.sql`(l.retention_days = 0 OR l.created_at + l.retention_days::bigint * 86400 > ${now})`;
   }
 
-  /** `q` matched in code and URL on their own. Stored codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds exactly A–Z like `toLowerCase` does on them. */
-  private filter(q: string | undefined): postgres.PendingQuery<postgres.Row[]> {
-    if (q === undefined) return this.sql``;
+  /**
+   * `q` matched in code, URL and title on their own, and the tags contained in the link's. Stored
+   * codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds
+   * exactly A–Z like `toLowerCase` does on them; a title is any text, folded by the database's
+   * own `lower` (docs/postgres.md: beyond ASCII it may fold a letter `toLowerCase` would not).
+   */
+  private filter({ q, tags }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
+    const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[]` : this.sql``;
+    if (q === undefined) return tagged;
     const needle = q.toLowerCase();
-    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0)`;
+    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0 OR position(${needle} in lower(title)) > 0) ${tagged}`;
   }
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
       WHERE code = ${code} AND ${this.live(now)}`;
   }
 
   newestByUrl(url: string, now: number): postgres.PendingQuery<Row[]> {
     // The hash index on url finds the few links of this URL; the newest live one wins.
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
       WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`;
   }
 
   /** A page and the total: one row with nulls but the total when the page is empty. */
-  page(limit: number, offset: number, now: number, q: string | undefined): postgres.PendingQuery<(Row & { total: string })[]> {
+  page(limit: number, offset: number, now: number, filter: ListFilter): postgres.PendingQuery<(Row & { total: string })[]> {
     return this.sql<(Row & { total: string })[]>`
-      SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(q)}) AS total
+      SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(filter)}) AS total
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits FROM links
-        WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
+        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
+        WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
       ) AS p ON true`;
   }
 
-  countLive(tx: postgres.TransactionSql, now: number, q: string | undefined): postgres.PendingQuery<{ total: string }[]> {
-    return tx<{ total: string }[]>`SELECT count(*) AS total FROM links WHERE ${this.live(now)} ${this.filter(q)}`;
+  countLive(tx: postgres.TransactionSql, now: number, filter: ListFilter): postgres.PendingQuery<{ total: string }[]> {
+    return tx<{ total: string }[]>`SELECT count(*) AS total FROM links WHERE ${this.live(now)} ${this.filter(filter)}`;
   }
 
   /** The first chunk of a long page, newest first. */
-  firstChunk(tx: postgres.TransactionSql, now: number, q: string | undefined, n: number, offset: number): postgres.PendingQuery<Row[]> {
+  firstChunk(tx: postgres.TransactionSql, now: number, filter: ListFilter, n: number, offset: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
-      WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+      WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
   }
 
   /** The later chunks of the same page. */
-  chunks(now: number, q: string | undefined): ChunkQuery {
+  chunks(now: number, filter: ListFilter): ChunkQuery {
     return (tx, after, skip, n) =>
       after !== undefined
-        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
-            WHERE ${this.live(now)} ${this.filter(q)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
-        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
-            WHERE ${this.live(now)} ${this.filter(q)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
+        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+            WHERE ${this.live(now)} ${this.filter(filter)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
+        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+            WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
   }
 
   /** A chunk of the export: oldest first, on from seq `after`. */
   exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
       WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
@@ -158,8 +172,10 @@ export class PostgresStatements {
       visit_count: r.visits,
       untracked_visits: r.untracked,
       max_visits: r.maxVisits,
+      title: r.title ?? null,
+      tags: (r.tags ?? []) as string[],
     }));
-    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits'];
+    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits', 'title', 'tags'];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
       ON CONFLICT (code) DO NOTHING RETURNING code`;
@@ -172,9 +188,11 @@ export class PostgresStatements {
 
   insertOne(tx: postgres.TransactionSql, record: LinkRecord): postgres.PendingQuery<postgres.Row[]> {
     const { code, url, createdAt, retentionDays, visits, untracked, maxVisits } = record;
+    const title = record.title ?? null;
+    const tags = (record.tags ?? []) as string[];
     return tx`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits})
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${tags}::text[])
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 
@@ -193,10 +211,10 @@ export class PostgresStatements {
   }
 
   /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
-  update(code: string, now: number, set: Record<string, string | number | null>, columns: string[]): postgres.PendingQuery<Row[]> {
+  update(code: string, now: number, set: Record<string, string | number | string[] | null>, columns: string[]): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
       UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
-      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits`;
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags`;
   }
 
   /**

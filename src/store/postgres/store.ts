@@ -134,14 +134,15 @@ export class PostgresStore implements LinkStore {
   }
 
   async list(query: ListQuery): Promise<LinkPage> {
-    const { limit, offset, now, q } = query;
+    const { limit, offset, now } = query;
+    const filter = { q: query.q, tags: query.tags };
     if (limit !== undefined) {
       // A page (at most 1000 links) and the total in one statement: one snapshot, no transaction.
-      const rows = await this.calls.run(this.statements.page(limit, offset, now, q));
+      const rows = await this.calls.run(this.statements.page(limit, offset, now, filter));
       const records = rows.filter((r) => r.code !== null).map(toRecord);
       return memoryPage(Number(rows[0]!.total), records);
     }
-    return this.snapshots.page(offset, now, q);
+    return this.snapshots.page(offset, now, filter);
   }
 
   // ---- Visit events (docs/analytics.md) -----------------------------------------------------
@@ -321,10 +322,12 @@ export class PostgresStore implements LinkStore {
   }
 
   private async updateNow(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
-    const set: Record<string, string | number | null> = {};
+    const set: Record<string, string | number | string[] | null> = {};
     if (changes.url !== undefined) set['url'] = changes.url;
     if (changes.retentionDays !== undefined) set['retention_days'] = changes.retentionDays;
     if (changes.maxVisits !== undefined) set['max_visits'] = changes.maxVisits;
+    if (changes.title !== undefined) set['title'] = changes.title;
+    if (changes.tags !== undefined) set['tags'] = [...changes.tags];
     const columns = Object.keys(set);
     if (columns.length === 0) return this.get(code, now);
     const started = performance.now();
