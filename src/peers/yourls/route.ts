@@ -4,11 +4,12 @@
  * to the gate, because those clients cannot send a bearer token: the surface demands its own
  * credential on every action instead, and refuses in YOURLS' shape, in the requested format.
  */
-import type { Ctx } from '../../http/context.ts';
+import type { Ctx, RouteHandler } from '../../http/context.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
 import { ref } from '../../published/openapi-parts.ts';
-import type { ApiRoute } from '../../api/route-types.ts';
+import type { Route } from '../../http/router.ts';
+import type { RouteDoc } from '../../published/openapi.ts';
 import { yourlsActions } from './actions.ts';
 import { signed } from './auth.ts';
 import { render, type YourlsResult } from './output.ts';
@@ -52,7 +53,10 @@ const DESCRIPTION =
   "YOURLS' yourls-api.php, for its clients, when YOURLS_API is on: the parameters come as a query string or a url-encoded or multipart form (POST), " +
   'and every action needs signature. The status, shapes and messages are those YOURLS 1.10 answers with (docs/compat.md).';
 
-export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, now }: YourlsDeps): ApiRoute {
+/** A route of the table with its documentation (the REST door's `ApiRoute`, which a peer does not import). */
+export type DocumentedRoute = Route<RouteHandler> & { doc: RouteDoc };
+
+export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, now }: YourlsDeps): DocumentedRoute {
   const actions = yourlsActions({ service, baseUrl });
   const credentials = { keys: apiKeys, isAdminKey: (key: string) => service.isAdminKey(key) };
 
