@@ -9,10 +9,17 @@
  *   F url-shortener-log <version>                                      the first line: format and version
  *   C <code> <created_at> <retention_days> <untracked> <url>           create (untracked > 0 after compaction)
  *   C <code> <created_at> <retention_days> <untracked> <max> <url>     create of a link with a visit limit
- *   E <code> <retention_days> <max> <url>                              edit: the link's new values (max 0 = no limit)
+ *   C <code> <created_at> <retention_days> <untracked> <max> <url> <labels>
+ *                                                                      create of a link with a title or tags (max 0 = no limit)
+ *   E <code> <retention_days> <max> <url> [<labels>]                   edit: the link's new values (max 0 = no limit)
  *   D <code>                                                           delete (tombstone)
  *   V <code> <count> [<code> <count> …]                                count batch: untracked visits, absolute
  *   R, X, Y, K, J, Z, T                                                visit events (`event-format.ts`)
+ *
+ * `<labels>` (format 4) is the JSON array `[title, tags]` (title a string or null, tags an array of
+ * strings): JSON escapes every tab and line break a title may hold, so the field needs no escaping
+ * of its own. A link without a title and tags has no such field, in a create or an edit: an edit
+ * carries the link's values whole, so one without labels clears them.
  *
  * A link's visit count is its untracked visits (the count of its create or count batch) plus its
  * events; in a log before format 3 every visit was an untracked one.
@@ -31,20 +38,20 @@
 import { crc32 } from './crc32.ts';
 import { decodeEventFields, EVENT_OPS, eventPayload, eventsPayloadBound, eventWritable, hasEvents, writeEventsPayload, type EventEntry, type EventsEntry } from './event-format.ts';
 import { STRIDE } from '../../visits/packed.ts';
-import type { StoredRecord } from './keydir.ts';
+import { labelsOf, type LabelSource, type StoredRecord } from './keydir.ts';
 import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
 export type { StoredRecord } from './keydir.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 
 export type Entry =
   /** `maxVisits`: absent, null or 0 for no limit. */
-  | { op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number; maxVisits?: number | null | undefined }
-  | { op: 'E'; code: string; url: string; retentionDays: number; maxVisits: number | null }
+  | ({ op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number; maxVisits?: number | null | undefined } & LabelSource)
+  | ({ op: 'E'; code: string; url: string; retentionDays: number; maxVisits: number | null } & LabelSource)
   | { op: 'D'; code: string }
   /** A count batch: the visit counts of some codes (a *visit* is one counted redirect). */
   | { op: 'V'; counts: [code: string, count: number][] }
@@ -56,12 +63,18 @@ export type Entry =
 /** The payload of an entry without events (those are written as bytes, `writeEventLine`). */
 function payload(entry: Exclude<Entry, EventsEntry>): string {
   switch (entry.op) {
-    case 'C':
+    case 'C': {
+      const labels = encodeLabels(entry);
+      if (labels !== undefined) return `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits ?? 0}\t${entry.url}\t${labels}`;
       return entry.maxVisits
         ? `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits}\t${entry.url}`
         : `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.url}`;
-    case 'E':
-      return `E\t${entry.code}\t${entry.retentionDays}\t${entry.maxVisits ?? 0}\t${entry.url}`;
+    }
+    case 'E': {
+      const labels = encodeLabels(entry);
+      const edit = `E\t${entry.code}\t${entry.retentionDays}\t${entry.maxVisits ?? 0}\t${entry.url}`;
+      return labels === undefined ? edit : `${edit}\t${labels}`;
+    }
     case 'F':
       return `F\t${entry.name}\t${entry.version}`;
     case 'D':
@@ -71,6 +84,29 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
     default:
       return eventPayload(entry);
   }
+}
+
+/** The `<labels>` field of a create or an edit, or undefined when the link has no title and no tags. */
+function encodeLabels(source: LabelSource): string | undefined {
+  const labels = labelsOf(source.title, source.tags);
+  return labels && JSON.stringify([labels.title ?? null, labels.tags ?? []]);
+}
+
+/** A `<labels>` field read back: undefined when it is not one (the entry is then no entry). */
+function decodeLabels(text: string): LabelSource | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [title, tags] = value as unknown[];
+  if ((title !== null && typeof title !== 'string') || !Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
+  const labels: LabelSource = {};
+  if (title !== null) labels.title = title;
+  if (tags.length > 0) labels.tags = tags as string[];
+  return labels;
 }
 
 /**
@@ -161,7 +197,7 @@ export const HEADER: Buffer = encodeEntry({ op: 'F', name: FORMAT_NAME, version:
 /** The create entry that carries a record whole (compaction writes one per live record, an edited one too). */
 export function recordEntry(rec: StoredRecord): Entry {
   // The count a create carries is the untracked visits: the link's events follow it (`K`, `J`).
-  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.untracked, maxVisits: rec.maxVisits };
+  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.untracked, maxVisits: rec.maxVisits, ...labelsOf(rec.title, rec.tags) };
 }
 
 /** What start-up and `--repair` say of a log of a newer format: not damage, an older build. */
@@ -196,20 +232,25 @@ export function decodePayload(text: string): Entry | undefined {
   const f = text.split('\t');
   switch (f[0]) {
     case 'C': {
-      if ((f.length !== 6 && f.length !== 7) || !f[1] || !f[f.length - 1]) return undefined;
+      if (f.length < 6 || f.length > 8) return undefined;
+      // The URL is the last field but for labels, the eighth.
+      const url = f.length === 8 ? f[6] : f[f.length - 1];
+      const labels = f.length === 8 ? decodeLabels(f[7]!) : {};
+      if (!f[1] || !url || labels === undefined) return undefined;
       const createdAt = int(f[2]);
       const retentionDays = int(f[3]);
       const visits = int(f[4], true);
-      const maxVisits = f.length === 7 ? int(f[5]) : 0;
+      const maxVisits = f.length >= 7 ? int(f[5]) : 0;
       if (createdAt < 0 || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
-      return { op: 'C', code: f[1], createdAt, retentionDays, visits, maxVisits: maxVisits || null, url: f[f.length - 1]! };
+      return { op: 'C', code: f[1], createdAt, retentionDays, visits, maxVisits: maxVisits || null, url, ...labels };
     }
     case 'E': {
-      if (f.length !== 5 || !f[1] || !f[4]) return undefined;
+      if ((f.length !== 5 && f.length !== 6) || !f[1] || !f[4]) return undefined;
+      const labels = f.length === 6 ? decodeLabels(f[5]!) : {};
       const retentionDays = int(f[2]);
       const maxVisits = int(f[3]);
-      if (retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
-      return { op: 'E', code: f[1], retentionDays, maxVisits: maxVisits || null, url: f[4] };
+      if (labels === undefined || retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
+      return { op: 'E', code: f[1], retentionDays, maxVisits: maxVisits || null, url: f[4], ...labels };
     }
     case 'F': {
       const version = int(f[2]);

@@ -20,6 +20,12 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
   return b;
 }
 
+/** A link's title and tags, only those it has (`LinkRecord`): most links have neither. */
+export interface Labels {
+  title?: string;
+  tags?: readonly string[];
+}
+
 export abstract class KeydirColumns {
   /** Slots handed out, live or dead. */
   protected slots = 0;
@@ -47,6 +53,12 @@ export abstract class KeydirColumns {
 
   /** See `Keydir.redirectUrl`. */
   protected readonly hot = new HotUrls();
+  /**
+   * The labels of the slots that have any, by slot: few links have a title or tags, so they cost
+   * the others nothing. A dead slot keeps its labels until `vacuum`, like its bytes (an open
+   * snapshot still reads it).
+   */
+  protected labelled = new Map<number, Labels>();
 
   constructor(capacity = 1024) {
     this.arena = Buffer.allocUnsafe(capacity * 64);
@@ -94,6 +106,7 @@ export abstract class KeydirColumns {
     this.used = at + codeBytes + urlBytes;
     // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
     this.hot.forget(s);
+    this.labelled.delete(s);
     this.offset[s] = at;
     this.codeLen[s] = codeBytes;
     this.urlLen[s] = urlBytes;
@@ -170,6 +183,9 @@ export abstract class KeydirColumns {
     this.hot.clear();
     this.resize(capacity);
     this.events.renumber(map);
+    const labelled = new Map<number, Labels>();
+    for (const [s, labels] of this.labelled) if (map[s]! >= 0) labelled.set(map[s]!, labels);
+    this.labelled = labelled;
     return map;
   }
 

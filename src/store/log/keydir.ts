@@ -18,7 +18,7 @@
  */
 import { HASH_START, hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns } from './keydir-columns.ts';
+import { DIRTY, KeydirColumns, type Labels } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import type { LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
@@ -46,6 +46,20 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
     if (j === m) return true;
   }
   return false;
+}
+
+/** Where labels are read from: a record, an entry of the log. */
+export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
+
+/** `labels` with only what it holds: undefined for no title and no tags. */
+export function labelsOf(title: string | null | undefined, tags: readonly string[] | undefined): Labels | undefined {
+  const hasTitle = title !== null && title !== undefined && title !== '';
+  const hasTags = tags !== undefined && tags.length > 0;
+  if (!hasTitle && !hasTags) return undefined;
+  const labels: Labels = {};
+  if (hasTitle) labels.title = title;
+  if (hasTags) labels.tags = tags;
+  return labels;
 }
 
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
@@ -128,7 +142,7 @@ export class Keydir extends KeydirColumns {
    * Adds a record as the newest; a live record with the same code is replaced (it moves to the end).
    * `maxVisits`: 0 (or null) for no limit.
    */
-  add(code: string, url: string, createdAt: number, retentionDays: number, visits: number, maxVisits: number | null = 0): number {
+  add(code: string, url: string, createdAt: number, retentionDays: number, visits: number, maxVisits: number | null = 0, labels?: LabelSource): number {
     const old = this.find(code);
     if (old !== NONE) this.remove(old);
     const urlBytes = Buffer.byteLength(url);
@@ -136,7 +150,9 @@ export class Keydir extends KeydirColumns {
     const at = this.used;
     this.arena.write(code, at, 'latin1');
     this.arena.write(url, at + code.length, 'utf8');
-    return this.fill(s, at, code.length, urlBytes, hashString(code), createdAt, retentionDays, visits, maxVisits ?? 0);
+    this.fill(s, at, code.length, urlBytes, hashString(code), createdAt, retentionDays, visits, maxVisits ?? 0);
+    this.setLabels(s, labels);
+    return s;
   }
 
   /** `add`, from a log line's bytes: the code at [codeStart, codeEnd), the URL at [urlStart, urlEnd). */
@@ -152,13 +168,26 @@ export class Keydir extends KeydirColumns {
     return this.fill(s, at, codeBytes, urlEnd - urlStart, h, createdAt, retentionDays, visits, maxVisits);
   }
 
+  /** The title and tags of slot `s`, only those it has; undefined when it has neither. */
+  labels(s: number): Labels | undefined {
+    return this.labelled.get(s);
+  }
+
+  /** Gives slot `s` these labels (its create's or edit's, whole): empty ones are none. */
+  setLabels(s: number, labels: LabelSource | undefined): void {
+    const kept = labels && labelsOf(labels.title, labels.tags);
+    if (kept === undefined) this.labelled.delete(s);
+    else this.labelled.set(s, kept);
+  }
+
   /**
    * Edits the live slot `s` in place (an edit entry): it keeps its slot, so its place in the
    * newest-first order. A new URL gets fresh arena bytes (the old ones are reclaimed by `vacuum`)
-   * and moves the slot to its new URL's chain.
+   * and moves the slot to its new URL's chain. The labels are the edit's, whole.
    */
-  edit(s: number, url: string, retentionDays: number, maxVisits: number | null): void {
+  edit(s: number, url: string, retentionDays: number, maxVisits: number | null, labels?: LabelSource): void {
     this.remembered.clear();
+    this.setLabels(s, labels);
     this.retention[s] = retentionDays;
     this.limit[s] = maxVisits ?? 0;
     const codeBytes = this.codeLen[s]!;
@@ -312,9 +341,28 @@ export class Keydir extends KeydirColumns {
     return foldedIndex(this.arena, codeEnd, codeEnd + this.urlLen[s]!, needle);
   }
 
+  /**
+   * Whether slot `s` has a title containing `needle` (lower case), compared as `toLowerCase()`
+   * would.
+   */
+  titleContains(s: number, needle: string): boolean {
+    const title = this.labelled.get(s)?.title;
+    return title !== undefined && title.toLowerCase().includes(needle);
+  }
+
+  /** Whether slot `s` has every tag of `tags` (compared exactly). */
+  hasTags(s: number, tags: readonly string[]): boolean {
+    const own = this.labelled.get(s)?.tags;
+    return own !== undefined && tags.every((tag) => own.includes(tag));
+  }
+
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    return { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
+    const rec: StoredRecord = { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
+    const labels = this.labelled.get(s);
+    if (labels?.title !== undefined) rec.title = labels.title;
+    if (labels?.tags !== undefined) rec.tags = labels.tags;
+    return rec;
   }
 
   /** The record of `code` (a snapshot), like `Map.get`. */

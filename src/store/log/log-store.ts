@@ -68,10 +68,11 @@ export class LogStore implements LinkStore {
     return undefined;
   }
 
-  list({ limit, offset, now, q }: ListQuery): LinkPage | Promise<LinkPage> {
+  list({ limit, offset, now, q, tags }: ListQuery): LinkPage | Promise<LinkPage> {
     const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
-    if (q === undefined) return page(this.store.snapshot(live), offset, limit);
-    return this.store.search(live, q).then((snapshot) => page(snapshot, offset, limit));
+    const tagged = tags !== undefined && tags.length > 0 ? tags : undefined;
+    if (q === undefined && tagged === undefined) return page(this.store.snapshot(live), offset, limit);
+    return this.store.search(live, q, tagged).then((snapshot) => page(snapshot, offset, limit));
   }
 
   async delete(code: string, now: number): Promise<boolean> {
@@ -202,6 +203,8 @@ export class LogStore implements LinkStore {
         url: changes.url ?? rec.url,
         retentionDays: changes.retentionDays ?? rec.retentionDays,
         maxVisits: changes.maxVisits === undefined ? rec.maxVisits : changes.maxVisits,
+        title: changes.title === undefined ? rec.title : changes.title,
+        tags: changes.tags ?? rec.tags,
       });
     } catch (err) {
       throw unwritable(err);

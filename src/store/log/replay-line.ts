@@ -66,22 +66,18 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   const op = buf[body];
   // Lines of events, nearly all of a log with many visits, are read on bytes too.
   if ((op === 0x58 /* X */ || op === 0x4b /* K */ || op === 0x4a) /* J */ && applyEventLine(records, buf, body, end)) return undefined;
-  if (op !== 0x43 /* C */) {
-    const entry = decodePayload(buf.toString('utf8', body, end));
-    // A version line anywhere but first is not one this build wrote.
-    if (!entry || entry.op === 'F') return UNKNOWN;
-    apply(records, entry);
-    return undefined;
-  }
+  if (op !== 0x43 /* C */) return applyText(records, buf, body, end);
   const t1 = body + 1;
   const t2 = tab(buf, t1, end);
   const t3 = tab(buf, t2, end);
   const t4 = tab(buf, t3, end);
   const t5 = tab(buf, t4, end);
   if (buf[t1] !== TAB || t2 <= t1 + 1 || t5 === -1 || t5 === end - 1) return UNKNOWN;
-  // A seventh field: the link's visit limit, before the URL.
+  // A seventh field: the link's visit limit, before the URL. An eighth, the link's title and tags
+  // (rare, and JSON): that line is read as text.
   const t6 = tab(buf, t5, end);
-  if (t6 !== -1 && (t6 === end - 1 || tab(buf, t6, end) !== -1)) return UNKNOWN;
+  if (t6 !== -1 && tab(buf, t6, end) !== -1) return applyText(records, buf, body, end);
+  if (t6 === end - 1) return UNKNOWN;
   const createdAt = int(buf, t2 + 1, t3);
   const retentionDays = int(buf, t3 + 1, t4);
   // A count past MAX_COUNT (an older build counted on) reads as MAX_COUNT, where counting stops.
@@ -93,15 +89,24 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   return undefined;
 }
 
+/** Applies the payload at [body, end) decoded as text (`decodePayload`), or returns why not. */
+function applyText(records: Keydir, buf: Buffer, body: number, end: number): string | undefined {
+  const entry = decodePayload(buf.toString('utf8', body, end));
+  // A version line anywhere but first is not one this build wrote.
+  if (!entry || entry.op === 'F') return UNKNOWN;
+  apply(records, entry);
+  return undefined;
+}
+
 function apply(records: Keydir, entry: Entry): void {
   switch (entry.op) {
     case 'C':
       // A code re-created after a delete moves to the end, as a new link would.
-      records.add(entry.code, entry.url, entry.createdAt, entry.retentionDays, entry.visits, entry.maxVisits ?? 0);
+      records.add(entry.code, entry.url, entry.createdAt, entry.retentionDays, entry.visits, entry.maxVisits ?? 0, entry);
       break;
     case 'E': {
       const s = records.find(entry.code);
-      if (s !== -1) records.edit(s, entry.url, entry.retentionDays, entry.maxVisits);
+      if (s !== -1) records.edit(s, entry.url, entry.retentionDays, entry.maxVisits, entry);
       break;
     }
     case 'D':

@@ -29,15 +29,16 @@ export function takeSnapshot(records: Keydir, keep: Keep, released: () => void):
 }
 
 /**
- * `takeSnapshot` narrowed to the records whose code or URL contains `q` (compared in lower case:
- * `toLowerCase()` of both sides). The slots are taken at once; they are then tested a slice of
- * time per event-loop turn, so that searching a million links never holds the loop for long.
+ * `takeSnapshot` narrowed to the records whose code, URL or title contains `q` (compared in lower
+ * case: `toLowerCase()` of both sides), when given, and that have every tag of `tags`, when given.
+ * The slots are taken at once; they are then tested a slice of time per event-loop turn, so that
+ * searching a million links never holds the loop for long.
  */
-export async function searchSnapshot(records: Keydir, keep: Keep, q: string, released: () => void): Promise<Snapshot> {
-  const needle = q.toLowerCase();
+export async function searchSnapshot(records: Keydir, keep: Keep, q: string | undefined, tags: readonly string[] | undefined, released: () => void): Promise<Snapshot> {
+  const needle = q?.toLowerCase();
   // An ASCII needle is compared on the stored bytes, with no string per record (see
   // `Keydir.containsFolded`); any other, and a record with other bytes, on the strings.
-  const bytes = /^[\x00-\x7f]+$/.test(needle) ? Buffer.from(needle, 'latin1') : undefined;
+  const bytes = needle !== undefined && /^[\x00-\x7f]+$/.test(needle) ? Buffer.from(needle, 'latin1') : undefined;
   const slots = liveSlots(records, keep);
   let n = 0;
   let turn = performance.now();
@@ -47,10 +48,21 @@ export async function searchSnapshot(records: Keydir, keep: Keep, q: string, rel
       turn = performance.now();
     }
     const s = slots[i]!;
+    if (tags !== undefined && !records.hasTags(s, tags)) continue;
+    if (needle === undefined) {
+      slots[n++] = s;
+      continue;
+    }
+    // Folded bytes decide for the code and URL when they can (true or false); the title is a string.
     const folded = bytes && records.containsFolded(s, bytes);
-    if (folded ?? (records.code(s).toLowerCase().includes(needle) || records.url(s).toLowerCase().includes(needle))) slots[n++] = s;
+    if (folded === true || (folded === false ? records.titleContains(s, needle) : matchesText(records, s, needle))) slots[n++] = s;
   }
   return snapshotOf(records, slots, n, released);
+}
+
+/** `q` on the strings: the code, the URL and the title. */
+function matchesText(records: Keydir, s: number, needle: string): boolean {
+  return records.code(s).toLowerCase().includes(needle) || records.url(s).toLowerCase().includes(needle) || records.titleContains(s, needle);
 }
 
 /** How long a search tests records before it lets other work run. */

@@ -161,9 +161,9 @@ export class Store {
    * `snapshot` narrowed to the records whose code or URL contains `q`, case-insensitively; the
    * records are tested across event-loop turns (see `snapshot.ts`).
    */
-  search(keep: (createdAt: number, retentionDays: number) => boolean, q: string): Promise<Snapshot> {
+  search(keep: (createdAt: number, retentionDays: number) => boolean, q: string | undefined, tags: readonly string[] | undefined): Promise<Snapshot> {
     this.readers++;
-    return searchSnapshot(this.records, keep, q, () => this.readers--);
+    return searchSnapshot(this.records, keep, q, tags, () => this.readers--);
   }
 
   /**
@@ -176,7 +176,7 @@ export class Store {
     await this.append(
       [{ op: 'C', ...rec }],
       () => {
-        this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits);
+        this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits, rec);
       },
       chain,
     );
@@ -189,8 +189,8 @@ export class Store {
   }
 
   /**
-   * Edits the record of `code` in place: `url`, `retentionDays` and `maxVisits` become those of
-   * `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
+   * Edits the record of `code` in place: `url`, `retentionDays`, `maxVisits`, `title` and `tags`
+   * become those of `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
    * the code was gone by then. The caller makes sure one edit of a code runs at a time.
    *
    * A link left with a visit limit has its count written with the edit, in the same write and
@@ -202,13 +202,13 @@ export class Store {
     const before = records.find(rec.code);
     const counted = before === -1 ? 0 : records.visits(before);
     const gainsLimit = rec.maxVisits !== null && before !== -1 && records.maxVisits(before) === 0;
-    const entries: Entry[] = [{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits }];
+    const entries: Entry[] = [{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits, title: rec.title, tags: rec.tags }];
     if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
     let edited: StoredRecord | undefined;
     await this.append(entries, () => {
       const s = records.find(rec.code);
       if (s === -1) return;
-      records.edit(s, rec.url, rec.retentionDays, rec.maxVisits);
+      records.edit(s, rec.url, rec.retentionDays, rec.maxVisits, rec);
       edited = records.record(s, rec.code);
     });
     // Visits counted while that write ran were still those of a link without a limit, in memory

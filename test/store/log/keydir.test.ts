@@ -286,7 +286,7 @@ test('property: a search keeps exactly the records whose code or URL contains q 
         if (code.toLowerCase().includes(q.toLowerCase()) || `https://e.example/${u}`.toLowerCase().includes(q.toLowerCase())) kept.unshift(code);
       });
       let released = 0;
-      const snapshot = await searchSnapshot(k, () => true, q, () => released++);
+      const snapshot = await searchSnapshot(k, () => true, q, undefined, () => released++);
       assert.deepEqual(snapshot.slice(0, snapshot.length).map((r) => r.code), kept, JSON.stringify(q));
       snapshot.release();
       snapshot.release();
@@ -315,7 +315,7 @@ test('a search of 500,000 records lets other work run before it answers', async 
   };
   setImmediate(tick);
   let released = 0;
-  const snapshot = await searchSnapshot(k, () => true, 'REF=999', () => released++);
+  const snapshot = await searchSnapshot(k, () => true, 'REF=999', undefined, () => released++);
   counting = false;
   assert.ok(turns > 1, `other work ran while searching (${turns} turns)`);
   assert.equal(snapshot.length, 500);
