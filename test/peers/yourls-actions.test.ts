@@ -212,6 +212,7 @@ test('a missing or malformed URL is error:nourl, a link to this service error:no
     assert.match(body['message']!, reason);
   };
   await refused({ url: 'https://example.com/k', keyword: 'ab' }, 'error:keyword', /^code must be 6 to 12 characters long/);
+  await refused({ url: 'https://example.com/k', keyword: 'STATIC' }, 'error:keyword', /^Short URL STATIC already exists in database or is reserved$/);
   await refused({ url: 'https://example.com/k', keyword: 'with space' }, 'error:keyword', /^code may only use/);
   await refused({ url: 'https://example.com/k', title: 't'.repeat(513) }, 'error:title', /^title must be at most 512 characters/);
   assert.equal(h.shortener.count, 0);

@@ -69,7 +69,7 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       if (outcome.ok) return shape.added(outcome.record);
       if (outcome.error === 'conflict') return shape.KEYWORD_TAKEN(keyword);
       if (outcome.error === 'unavailable') return shape.shortenFailed('error:db', outcome.detail, '503');
-      return shape.refusal(outcome.detail);
+      return shape.refusal(outcome.detail, keyword);
     },
 
     async expand(params) {

@@ -100,11 +100,13 @@ export const NO_LOOP = (): YourlsResult => shortenFailed('error:noloop', 'URL is
 export const KEYWORD_TAKEN = (keyword: string): YourlsResult => shortenFailed('error:keyword', `Short URL ${keyword} already exists in database or is reserved`);
 
 /**
- * A refusal of the service (its `detail`) in YOURLS' words. YOURLS tidies a bad keyword or title
- * instead of refusing it; refused here, they keep YOURLS' keyword code, or a title code of the same kind.
+ * A refusal of the service (its `detail`, which names the field first) in YOURLS' words. A reserved
+ * keyword is YOURLS' own refusal; YOURLS tidies any other bad keyword, or a title, instead of
+ * refusing it: refused here, they keep YOURLS' keyword code, or a title code of the same kind.
  */
-export function refusal(detail: string): YourlsResult {
+export function refusal(detail: string, keyword: string): YourlsResult {
   if (detail.startsWith('url points at this shortener')) return NO_LOOP();
+  if (detail.startsWith('code') && detail.endsWith("is reserved for the service's own paths")) return KEYWORD_TAKEN(keyword);
   if (detail.startsWith('code')) return shortenFailed('error:keyword', detail);
   if (detail.startsWith('title')) return shortenFailed('error:title', detail);
   return NO_URL();
