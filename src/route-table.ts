@@ -25,6 +25,7 @@ import { visitTransferRoutes } from './api/visit-transfer-routes.ts';
 import type { Transfer } from './transfer/transfer.ts';
 import { shlinkRoutes } from './peers/shlink/routes.ts';
 import { VERSION } from './version.ts';
+import { yourlsRoute } from './peers/yourls/route.ts';
 
 /** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */
 const SCHEMA_TYPE = 'application/schema+json';
@@ -35,7 +36,7 @@ export interface TableDeps {
   files: ReadonlyMap<string, StaticFile>;
   /** `publicRedirects` absent: short links are behind the gate like the rest. */
   config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> &
-    Partial<Pick<Config, 'publicRedirects' | 'shlinkApi' | 'minShortLength' | 'maxShortLength'>> & { baseUrl: string };
+    Partial<Pick<Config, 'publicRedirects' | 'apiKeys' | 'yourlsApi' | 'shlinkApi' | 'minShortLength' | 'maxShortLength'>> & { baseUrl: string };
   log: Logger;
   /** Readiness (docs/operations.md): undefined while ready, else why not (default: always ready). */
   readiness?: () => string | undefined;
@@ -45,7 +46,7 @@ export interface TableDeps {
   metrics?: Metrics;
   /** What `/api/export` and `/api/import` run on (default: none; they answer 500, for tables built only to be read). */
   transfer?: Transfer;
-  /** Milliseconds since the epoch (default `Date.now`): Shlink's `validUntil` counts from it. */
+  /** The clock, milliseconds (default `Date.now`): YOURLS' timestamped signatures are checked against it, Shlink's `validUntil` counts from it. */
   now?: () => number;
 }
 
@@ -233,8 +234,12 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
-    // Before the short links: `rest` is a reserved word while this surface is on.
+    // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.
+    // Before the short links: `rest` is a reserved word while Shlink's surface is on.
     ...shlink,
+    ...(config.yourlsApi === true
+      ? [yourlsRoute({ service, reply, baseUrl: config.baseUrl, apiKeys: config.apiKeys ?? [], maxBodyBytes: config.maxBodyBytes, now: deps.now ?? Date.now })]
+      : []),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,
