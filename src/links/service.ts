@@ -4,7 +4,7 @@
  * typed outcome, `{ ok: true, … }` or a `Failure`; the REST routes map failures to statuses in one
  * table (`outcomes.ts`), the MCP tools to `isError` results. Only bugs are thrown.
  */
-import { candidateCodes, isCodeShaped, isReserved } from './codes.ts';
+import { candidateCodes, isCodeShaped, isReserved, RESERVED_SEGMENTS } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
@@ -81,6 +81,8 @@ export interface ServiceOptions {
   recorder?: Recorder | undefined;
   /** `visit_tracking` (docs/analytics.md), as the stats report it; default `events`. */
   visitTracking?: VisitTracking;
+  /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
+  reserved?: ReadonlySet<string>;
 }
 
 /**
@@ -108,6 +110,7 @@ const REMOVED: RemoveOutcome = { ok: true };
 
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now, log, recorder } = options;
+  const reserved = options.reserved ?? RESERVED_SEGMENTS;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl };
   const keyDigests = options.apiKeys.map(digestSecret);
 
@@ -197,7 +200,7 @@ export function createService(options: ServiceOptions) {
       try {
         url = validateUrl(input.url, urlRules);
         retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
-        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength);
+        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength, reserved);
         maxVisits = parseMaxVisits(input.maxVisits, textual('maxVisits'));
         labels = labelsOf(parseTitle(input.title), parseTags(input.tags, textual('tags')));
       } catch (err) {
@@ -216,7 +219,7 @@ export function createService(options: ServiceOptions) {
         return { ok: true, record: view(record) };
       }
       try {
-        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
+        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength, reserved)) {
           const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
@@ -340,7 +343,7 @@ export function createService(options: ServiceOptions) {
         }
       : (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
           const code = text.slice(start);
-          return isCodeShaped(code) && !isReserved(code) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
+          return isCodeShaped(code) && !isReserved(code, reserved) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
         },
   };
 

@@ -11,6 +11,8 @@ import type { Field } from './columns.ts';
 export interface RowRules extends UrlRules {
   minShortLength: number;
   maxShortLength: number;
+  /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
+  reserved?: ReadonlySet<string>;
 }
 
 /** A row's values by field: text from CSV, typed values from JSON. */
@@ -34,7 +36,7 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   };
   const url = checkUrl(get('url'), rules);
   if (url instanceof Refusal) return refused(url);
-  const code = checkCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
+  const code = checkCustomCode(get('code'), rules.minShortLength, rules.maxShortLength, rules.reserved);
   if (code instanceof Refusal) return refused(code);
   const createdAt = created(get('created'), now);
   if (createdAt instanceof Refusal) return refused(createdAt);
