@@ -8,7 +8,7 @@ import { candidateCodes, isCodeShaped, isReserved, RESERVED_SEGMENTS } from './c
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { labelsOf, mapMaybe, StoreUnavailableError, type Labels, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
 import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
@@ -196,7 +196,8 @@ export function createService(options: ServiceOptions) {
       let retentionDays: number;
       let custom: string | undefined;
       let maxVisits: number | null;
-      let labels: Pick<LinkRecord, 'title' | 'tags'>;
+      // Only the labels the link has: most links have neither, and the stores keep nothing for them.
+      let labels: Labels | undefined;
       try {
         url = validateUrl(input.url, urlRules);
         retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
@@ -350,17 +351,6 @@ export function createService(options: ServiceOptions) {
 }
 
 export type Service = ReturnType<typeof createService>;
-
-/**
- * A record's title and tags, only those it has: most links have neither, and a record without
- * them is one the stores keep no extra memory for.
- */
-function labelsOf(title: string | null, tags: readonly string[]): Pick<LinkRecord, 'title' | 'tags'> {
-  const labels: Pick<LinkRecord, 'title' | 'tags'> = {};
-  if (title !== null) labels.title = title;
-  if (tags.length > 0) labels.tags = tags;
-  return labels;
-}
 
 /** A validator's refusal (an `HttpError` 400 with its reason) as an outcome; anything else is a bug. */
 function invalid(err: unknown): Invalid {

@@ -3,7 +3,7 @@
  * (the self-link check included), the custom-code rule for a given code, retention, max_visits,
  * title and tags; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
  */
-import { isExpired, type LinkRecord } from '../store/link-store.ts';
+import { isExpired, labelsOf, type LinkRecord } from '../store/link-store.ts';
 import { checkCustomCode, checkMaxVisits, checkRetention, checkTags, checkTitle, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../links/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
@@ -52,10 +52,8 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   const tags = checkTags(get('tags'), textual);
   if (tags instanceof Refusal) return refused(tags);
   // Imported counts have no events (yet): an import of the link's visits turns them into events.
-  const record: Omit<LinkRecord, 'code'> = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits };
   // Only the labels a row has, as a create stores them: most links have none.
-  if (title !== null) record.title = title;
-  if (tags.length > 0) record.tags = tags;
+  const record: Omit<LinkRecord, 'code'> = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits, ...labelsOf(title, tags) };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
   return { ok: true, record, code };
 }

@@ -9,6 +9,7 @@
 import { LinkEvents } from './link-events.ts';
 import { HashChains, hashBytes, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
+import type { Labels } from '../link-store.ts';
 
 export const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
@@ -20,11 +21,6 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
   return b;
 }
 
-/** A link's title and tags, only those it has (`LinkRecord`): most links have neither. */
-export interface Labels {
-  title?: string;
-  tags?: readonly string[];
-}
 
 export abstract class KeydirColumns {
   /** Slots handed out, live or dead. */
