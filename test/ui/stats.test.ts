@@ -37,6 +37,19 @@ const ZONE = 'Europe/Berlin';
 /** Addresses whose country the public-domain database knows (checked against it by maxmind's tests). */
 const IP = { DE: '81.169.145.1', US: '8.8.8.8', JP: '133.242.0.3', NL: '193.0.6.139', BR: '200.160.2.3', AU: '1.1.1.1' };
 
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, bl] = rgb.match(/\d+/g)!.slice(0, 3).map((c) => {
+      const s = Number(c) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
 const chromiumPath = findChromium();
 const missing = noBrowser();
 
@@ -397,9 +410,16 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
           for (let i = 1; i < labels.length; i++) assert.ok(labels[i]![0]! > labels[i - 1]![1]!, `labels ${i - 1} and ${i} apart, ${where}`);
           const frame = (await p.locator('#stats-chart .chart-frame').boundingBox())!;
           assert.ok(labels[0]![0]! >= frame.x - 0.5 && labels[labels.length - 1]![1]! <= frame.x + frame.width + 0.5, where);
-          // Bars in the accent colour of the scheme, text in the muted one.
+          // Bars in the accent colour of the scheme; against the card, bars and bar-list bars reach
+          // 3:1 (WCAG's non-text contrast) and the axis labels 4.5:1 (axe-core leaves SVG text alone).
           const fill = await p.locator('#stats-chart rect.bar').first().evaluate((r) => getComputedStyle(r).fill);
           assert.equal(fill, colorScheme === 'dark' ? 'rgb(122, 162, 255)' : 'rgb(43, 89, 195)', where);
+          const card = await p.locator('#stats').evaluate((s) => getComputedStyle(s).backgroundColor);
+          const share = await p.locator('table.toplist rect.bar').first().evaluate((r) => getComputedStyle(r).fill);
+          const label = await p.locator('#stats-chart .labels text').first().evaluate((t) => getComputedStyle(t).fill);
+          assert.ok(contrast(fill, card) >= 3, `bars ${fill} on ${card}: ${contrast(fill, card)}, ${where}`);
+          assert.ok(contrast(share, card) >= 3, `list bars ${share} on ${card}, ${where}`);
+          assert.ok(contrast(label, card) >= 4.5, `labels ${label} on ${card}: ${contrast(label, card)}, ${where}`);
           assert.deepEqual(await seriousViolations(p), [], where);
           await shot(p, `stats-${name}-${colorScheme}`);
         }
