@@ -36,11 +36,10 @@ const TOPS = [
   ['devices', 'Devices', 'Device', (v) => deviceName(v)],
 ];
 
-/** A bucket's name on the x axis, in the table and under the pointer, per interval. */
+/** A bucket's name on the x axis, and in the table and under the pointer, per interval (the page never asks for weeks). */
 const BUCKET_NAMES = {
   hour: { unit: 'hour', axis: { hour: '2-digit', minute: '2-digit' }, full: { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } },
   day: { unit: 'day', axis: { day: 'numeric', month: 'short' }, full: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' } },
-  week: { unit: 'week', axis: { day: 'numeric', month: 'short' }, full: { day: 'numeric', month: 'short', year: 'numeric' }, prefix: 'Week of ' },
   month: { unit: 'month', axis: { month: 'short', year: '2-digit' }, full: { month: 'long', year: 'numeric' } },
 };
 
@@ -62,7 +61,7 @@ const plural = (n, one, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? 
 // ---- The fragment ----------------------------------------------------------------------------
 
 /** The view a fragment names: `{ code (null: every link), range, bots, from?, to? }`, or null (home). */
-export function parseFragment(hash) {
+function parseFragment(hash) {
   const m = /^#stats(?:\/([A-Za-z0-9_-]+))?(?:\?(.*))?$/.exec(hash);
   if (!m) return null;
   const q = new URLSearchParams(m[2] ?? '');
@@ -77,7 +76,7 @@ export function parseFragment(hash) {
   return view;
 }
 
-export function fragmentOf(view) {
+function fragmentOf(view) {
   const q = new URLSearchParams({ range: view.range, bots: view.bots });
   if (view.range === 'custom') {
     q.set('from', view.from);
@@ -106,7 +105,7 @@ function daysBack(now, back) {
  * the 11 before; all is from 1970 by month (the chart starts at the first visit); custom dates are
  * whole days, the last one included.
  */
-export function rangeParams(view, now) {
+function rangeParams(view, now) {
   const to = Math.floor(now / 1000) + 1;
   switch (view.range) {
     case '24h':
@@ -329,7 +328,7 @@ function renderChart(stats) {
   }
   const axis = dateFormat(stats.tz, names.axis);
   const full = dateFormat(stats.tz, names.full);
-  const fullName = (start) => `${names.prefix ?? ''}${full.format(start * 1000)}`;
+  const fullName = (start) => full.format(start * 1000);
   const caption = `Visits per ${names.unit}`;
   const table = el(
     'table',
