@@ -75,7 +75,7 @@ function isAdmin(service: Service, key: unknown): boolean {
 function tagFilter(tags: readonly string[] | undefined): string[] | undefined | string {
   if (tags === undefined) return undefined;
   try {
-    return parseTagFilter(new URLSearchParams(tags.map((tag) => ['tag', tag])));
+    return parseTagFilter(new URLSearchParams(tags.map((tag): [string, string] => ['tag', tag])));
   } catch (err) {
     if (err instanceof HttpError && err.detail !== undefined) return err.detail;
     throw err;
