@@ -92,6 +92,31 @@ export async function problem(res) {
   return { field, message: /[.!?)]$/.test(sentence) ? sentence : `${sentence}.` };
 }
 
+/** An element with properties (`className`, `textContent`, `type`, `id`, `hidden`), attributes and children. */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (name === 'className' || name === 'textContent' || name === 'type' || name === 'id' || name === 'hidden') node[name] = value;
+    else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+/**
+ * Saves the body of `res` as a file under the name its `Content-Disposition` gives (else
+ * `fallback`). Fetched, not linked: a download link could not carry the token or the key.
+ */
+export async function saveDownload(res, fallback) {
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? fallback;
+  const href = URL.createObjectURL(await res.blob());
+  const a = el('a', { href, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60_000);
+}
+
 export function showError(el, message) {
   el.textContent = message;
   el.hidden = !message;

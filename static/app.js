@@ -1,7 +1,8 @@
 // The web UI (docs/ui.md): plain DOM, no framework, no request leaves the origin. The gate token
 // and the admin key live in sessionStorage: they last as long as the tab and go nowhere else.
 
-import { $, API_KEY_KEY, TOKEN_KEY, api, onTokenNeeded, parseSvg, pending, problem, showError, withScheme } from './api.js';
+import { $, API_KEY_KEY, TOKEN_KEY, api, el, onTokenNeeded, parseSvg, pending, problem, saveDownload, showError, withScheme } from './api.js';
+import { startStats } from './stats.js';
 
 const PAGE_SIZE = 20;
 
@@ -30,16 +31,6 @@ function link(href, text = href) {
   a.textContent = text;
   a.rel = 'noreferrer';
   return a;
-}
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (name === 'className' || name === 'textContent' || name === 'type' || name === 'id' || name === 'hidden') node[name] = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
 }
 
 /** Tags typed as text: separated by commas, trimmed, the empty ones dropped (the API sorts them). */
@@ -257,6 +248,7 @@ $('lookup-form').addEventListener('submit', (event) => {
   const dl = $('lookup-record');
   const input = $('lookup').value.trim();
   dl.hidden = true;
+  $('lookup-stats').hidden = true;
   if (!input) return showError(error, 'Enter a short code or a URL.');
   showError(error, '');
   // Anything with a scheme is an original URL; anything else a code (a pasted short link works too).
@@ -267,7 +259,13 @@ $('lookup-form').addEventListener('submit', (event) => {
       const res = byUrl ? await api(`api/lookup?url=${encodeURIComponent(input)}`) : await api(`api/urls/${encodeURIComponent(code)}`);
       if (res.status === 404) throw new Error(byUrl ? 'No link points to that URL.' : 'There is no link with that code.');
       if (!res.ok) throw new Error((await problem(res)).message);
-      showRecord(dl, await res.json());
+      const record = await res.json();
+      showRecord(dl, record);
+      const stats = $('lookup-stats-link');
+      stats.href = `#stats/${record.short_code}`;
+      stats.dataset.stats = record.short_code;
+      stats.textContent = `Stats of ${record.short_code}`;
+      $('lookup-stats').hidden = false;
     } catch (err) {
       showError(error, err.message);
     }
@@ -451,9 +449,11 @@ function actionButtons(record, tr, cell) {
     openDetail(tr, 'edit', editButton, editForm(record, tr, editButton));
     $(`edit-url-${code}`).focus();
   });
+  // A link, not a button: the stats have their own address (the back button comes back here).
+  const stats = el('a', { className: 'button small', href: `#stats/${code}`, 'aria-label': `Stats of ${code}`, 'data-stats': code, textContent: 'Stats' });
   const deleteButton = button('Delete', `Delete ${code}`, 'danger small');
   deleteButton.addEventListener('click', () => confirmDelete(record, cell, deleteButton));
-  return [copyButton, qrButton, editButton, deleteButton];
+  return [stats, copyButton, qrButton, editButton, deleteButton];
 }
 
 /** The row under `tr` that shows its QR code or its edit form: one at a time. */
@@ -576,16 +576,9 @@ for (const format of ['jsonl', 'csv']) {
     showError($('export-error'), '');
     void pending(trigger, async () => {
       try {
-        // Fetched, not linked: a download link could not carry the token or the key.
         const res = await api(`api/export?format=${format}`, { admin: true });
         if (!res.ok) throw new Error((await problem(res)).message);
-        const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `urls.${format}`;
-        const href = URL.createObjectURL(await res.blob());
-        const a = el('a', { href, download: name, hidden: true });
-        document.body.append(a);
-        a.click();
-        a.remove();
-        setTimeout(() => URL.revokeObjectURL(href), 60_000);
+        await saveDownload(res, `urls.${format}`);
       } catch (err) {
         showError($('export-error'), err.message);
       }
@@ -641,4 +634,4 @@ function showReport({ imported, skipped, errors }) {
 // ---- Start ---------------------------------------------------------------------------------
 
 $('api-key').value = sessionStorage.getItem(API_KEY_KEY) ?? '';
-void checkGate();
+void checkGate().then(startStats);

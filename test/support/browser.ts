@@ -59,11 +59,17 @@ export interface Watched {
   requests: string[];
 }
 
-/** A fresh context and page on `origin`, with every request and console message watched. */
-export async function openPage(browser: Browser, origin: string, options: { width?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Watched> {
+/**
+ * A fresh context and page on `origin`, with every request and console message watched. The
+ * locale is `en-US` (the page's dates and country names are the browser's) and the time zone the
+ * machine's unless `timezoneId` names one.
+ */
+export async function openPage(browser: Browser, origin: string, options: { width?: number; colorScheme?: 'light' | 'dark'; timezoneId?: string } = {}): Promise<Watched> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1024, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
+    locale: 'en-US',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const page = await context.newPage();
