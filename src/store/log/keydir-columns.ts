@@ -7,12 +7,15 @@
  * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
 import { LinkEvents } from './link-events.ts';
-import { HashChains, hashBytes, NONE } from './hash-chains.ts';
+import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 
 export const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 export const DIRTY = 2;
+
+/** Arena offsets fit 32 bits up to here; past it the column becomes 64-bit (`reserveBytes`). */
+const OFFSET32_MAX = 2 ** 32;
 
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
@@ -32,21 +35,30 @@ export abstract class KeydirColumns {
   protected live = 0;
   protected arena: Buffer;
   protected used = 0;
-  // One entry per slot. The code's bytes start at `offset`, the URL's right after them.
-  protected offset: Float64Array;
+  /** The hashes' seed (`hash-chains.ts`): random, or the one a checkpoint's chains were built with. */
+  protected seed = newSeed();
+  // One entry per slot. The code's bytes start at `offset`, the URL's right after them: 32-bit
+  // offsets while the arena is under 4 GiB (about 45 million links), 64-bit past that.
+  protected offset: Uint32Array | Float64Array;
   protected codeLen: Uint32Array;
   protected urlLen: Uint32Array;
   protected created: Float64Array;
   protected retention: Uint32Array;
   /** The visit events of each slot (`link-events.ts`). */
-  readonly events = new LinkEvents();
-  protected visitCount: Float64Array;
-  /** Visits counted without an event (`LinkRecord.untracked`): `visitCount` minus the slot's events. */
+  events = new LinkEvents();
+  /**
+   * Visits counted without an event (`LinkRecord.untracked`). The visit count is not a column of
+   * its own: it is these plus the slot's events (`Keydir.visits`), 8 bytes a link fewer.
+   */
   protected untrackedCount: Float64Array;
   /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
   protected limit: Uint32Array;
   protected flags: Uint8Array;
-  protected codeHash: Uint32Array;
+  /**
+   * The URL's hash, which a URL's chain is found by when the slot leaves it. A code's is not kept:
+   * a code is a few bytes, hashed again when needed (`codeHashOf`); a lookup compares lengths and
+   * bytes, which it reads anyway.
+   */
   protected urlHash: Uint32Array;
   protected codeChains: HashChains;
   protected urlChains: HashChains;
@@ -62,16 +74,14 @@ export abstract class KeydirColumns {
 
   constructor(capacity = 1024) {
     this.arena = Buffer.allocUnsafe(capacity * 64);
-    this.offset = new Float64Array(capacity);
+    this.offset = new Uint32Array(capacity);
     this.codeLen = new Uint32Array(capacity);
     this.urlLen = new Uint32Array(capacity);
     this.created = new Float64Array(capacity);
     this.retention = new Uint32Array(capacity);
-    this.visitCount = new Float64Array(capacity);
     this.untrackedCount = new Float64Array(capacity);
     this.limit = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
-    this.codeHash = new Uint32Array(capacity);
     this.urlHash = new Uint32Array(capacity);
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
@@ -95,6 +105,7 @@ export abstract class KeydirColumns {
   }
 
   protected reserveBytes(bytes: number): void {
+    if (this.used + bytes > OFFSET32_MAX && this.offset instanceof Uint32Array) this.offset = Float64Array.from(this.offset);
     if (this.used + bytes > this.arena.length) {
       const arena = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes));
       this.arena.copy(arena, 0, 0, this.used);
@@ -113,28 +124,26 @@ export abstract class KeydirColumns {
     this.created[s] = createdAt;
     this.retention[s] = retentionDays;
     // A create's count has no events (yet): all of it is untracked.
-    this.visitCount[s] = visits;
     this.untrackedCount[s] = visits;
     this.limit[s] = maxVisits;
     this.flags[s] = LIVE;
-    this.codeHash[s] = codeHash;
-    const uh = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes);
-    this.urlHash[s] = uh;
-    this.link(s);
+    this.urlHash[s] = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes, this.seed);
+    this.codeChains.link(s, codeHash);
+    this.urlChains.link(s, this.urlHash[s]!);
     this.live++;
     return s;
   }
 
-  /** Puts slot `s` at the head of its two chains. */
-  private link(s: number): void {
-    this.codeChains.link(s, this.codeHash[s]!);
-    this.urlChains.link(s, this.urlHash[s]!);
+  /** The hash of slot `s`'s code, from its bytes. */
+  protected codeHashOf(s: number): number {
+    const at = this.offset[s]!;
+    return hashBytes(this.arena, at, at + this.codeLen[s]!, this.seed);
   }
 
   /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
   remove(s: number): void {
     if (!this.isLive(s)) return;
-    this.codeChains.unlink(s, this.codeHash[s]!);
+    this.codeChains.unlink(s, this.codeHashOf(s));
     this.urlChains.unlink(s, this.urlHash[s]!);
     this.flags[s] = 0;
     this.live--;
@@ -168,11 +177,9 @@ export abstract class KeydirColumns {
       this.urlLen[n] = this.urlLen[s]!;
       this.created[n] = this.created[s]!;
       this.retention[n] = this.retention[s]!;
-      this.visitCount[n] = this.visitCount[s]!;
       this.untrackedCount[n] = this.untrackedCount[s]!;
       this.limit[n] = this.limit[s]!;
       this.flags[n] = this.flags[s]!;
-      this.codeHash[n] = this.codeHash[s]!;
       this.urlHash[n] = this.urlHash[s]!;
       map[s] = n++;
       used += len;
@@ -189,22 +196,24 @@ export abstract class KeydirColumns {
     return map;
   }
 
-  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at twice its size. */
+  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at its size. */
   private resize(capacity: number): void {
     this.offset = grown(this.offset, capacity);
     this.codeLen = grown(this.codeLen, capacity);
     this.urlLen = grown(this.urlLen, capacity);
     this.created = grown(this.created, capacity);
     this.retention = grown(this.retention, capacity);
-    this.visitCount = grown(this.visitCount, capacity);
     this.untrackedCount = grown(this.untrackedCount, capacity);
     this.limit = grown(this.limit, capacity);
     this.flags = grown(this.flags, capacity);
-    this.codeHash = grown(this.codeHash, capacity);
     this.urlHash = grown(this.urlHash, capacity);
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
     // Oldest first, each at its chain's head: every chain ends up newest first again.
-    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) this.link(s);
+    for (let s = 0; s < this.slots; s++) {
+      if (!this.isLive(s)) continue;
+      this.codeChains.link(s, this.codeHashOf(s));
+      this.urlChains.link(s, this.urlHash[s]!);
+    }
   }
 }
