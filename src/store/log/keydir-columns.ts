@@ -6,7 +6,7 @@
  * the same fields directly (no extra object or call between a lookup and its columns), while the
  * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
-import { LinkEvents } from './link-events.ts';
+import { LinkEvents, Referrers } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 
@@ -27,6 +27,24 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
 export interface Labels {
   title?: string;
   tags?: readonly string[];
+}
+
+/** An array of a keydir, as the start-up checkpoint keeps it (`checkpoint.ts`). */
+export type Column = Uint8Array | Int32Array | Uint32Array | Float64Array;
+
+/**
+ * What the start-up checkpoint keeps of a keydir: its numbers, its arrays by name (each with the
+ * entries in use: the checkpoint writes those, and loads them into an array of the same length),
+ * the labels and the referrer hosts the log has named.
+ */
+export interface KeydirImage {
+  seed: number;
+  slots: number;
+  live: number;
+  used: number;
+  arrays: { name: string; array: Column; used: number }[];
+  labels: [number, Labels][];
+  referrers: [number, string][];
 }
 
 export abstract class KeydirColumns {
@@ -85,6 +103,90 @@ export abstract class KeydirColumns {
     this.urlHash = new Uint32Array(capacity);
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
+  }
+
+  /**
+   * The keydir as the start-up checkpoint keeps it: its own arrays, not copies, so the caller writes
+   * them out before anything changes them (`checkpoint.ts` writes in one synchronous step).
+   */
+  image(): KeydirImage {
+    const { slots } = this;
+    const events = this.events.image();
+    const all = (array: Column) => ({ array, used: array.length });
+    const inUse = (array: Column) => ({ array, used: slots });
+    return {
+      seed: this.seed,
+      slots,
+      live: this.live,
+      used: this.used,
+      arrays: [
+        { name: 'arena', array: this.arena, used: this.used },
+        { name: 'offset', ...inUse(this.offset) },
+        { name: 'codeLen', ...inUse(this.codeLen) },
+        { name: 'urlLen', ...inUse(this.urlLen) },
+        { name: 'created', ...inUse(this.created) },
+        { name: 'retention', ...inUse(this.retention) },
+        { name: 'untracked', ...inUse(this.untrackedCount) },
+        { name: 'limit', ...inUse(this.limit) },
+        { name: 'flags', ...inUse(this.flags) },
+        { name: 'urlHash', ...inUse(this.urlHash) },
+        { name: 'codeHeads', ...all(this.codeChains.heads) },
+        { name: 'codeNext', ...inUse(this.codeChains.next) },
+        { name: 'urlHeads', ...all(this.urlChains.heads) },
+        { name: 'urlNext', ...inUse(this.urlChains.next) },
+        { name: 'eventSlots', ...all(events.slots) },
+        { name: 'eventLengths', ...all(events.lengths) },
+        { name: 'eventSeqs', ...all(events.seqs) },
+        { name: 'eventData', ...all(events.data) },
+      ],
+      labels: [...this.labelled],
+      referrers: [...this.events.referrers.inLog()],
+    };
+  }
+
+  /**
+   * Takes over what `image` gave, its arrays loaded back at their lengths (`checkpoint.ts`): the
+   * keydir is then the one the image was taken of, hashes and chains included. The hot caches start
+   * empty, and no count is dirty (an image is taken only when every count is written).
+   */
+  protected adopt(image: KeydirImage): void {
+    const arrays = new Map(image.arrays.map(({ name, array }) => [name, array]));
+    const get = <T extends Column>(name: string, type: new (n: number) => T): T => {
+      const array = arrays.get(name);
+      if (!(array instanceof type)) throw new Error(`checkpoint array ${name} is missing or of the wrong type`);
+      return array;
+    };
+    this.seed = image.seed;
+    this.slots = image.slots;
+    this.live = image.live;
+    this.used = image.used;
+    const arena = get('arena', Uint8Array);
+    this.arena = arena instanceof Buffer ? arena : Buffer.from(arena.buffer, arena.byteOffset, arena.byteLength);
+    const offset = arrays.get('offset');
+    if (!(offset instanceof Uint32Array || offset instanceof Float64Array)) throw new Error('checkpoint array offset is missing');
+    this.offset = offset;
+    this.codeLen = get('codeLen', Uint32Array);
+    this.urlLen = get('urlLen', Uint32Array);
+    this.created = get('created', Float64Array);
+    this.retention = get('retention', Uint32Array);
+    this.untrackedCount = get('untracked', Float64Array);
+    this.limit = get('limit', Uint32Array);
+    this.flags = get('flags', Uint8Array);
+    this.urlHash = get('urlHash', Uint32Array);
+    const capacity = offset.length;
+    for (const column of [this.codeLen, this.urlLen, this.created, this.retention, this.untrackedCount, this.limit, this.flags, this.urlHash]) {
+      if (column.length !== capacity) throw new Error('checkpoint columns of different lengths');
+    }
+    this.codeChains = new HashChains(capacity, { heads: get('codeHeads', Int32Array), next: get('codeNext', Int32Array) });
+    this.urlChains = new HashChains(capacity, { heads: get('urlHeads', Int32Array), next: get('urlNext', Int32Array) });
+    const referrers = new Referrers();
+    for (const [n, host] of image.referrers) referrers.define(n, host);
+    this.events = LinkEvents.fromImage(
+      { slots: get('eventSlots', Int32Array), lengths: get('eventLengths', Uint32Array), seqs: get('eventSeqs', Float64Array), data: get('eventData', Uint32Array) },
+      referrers,
+    );
+    this.labelled = new Map(image.labels);
+    this.hot.clear();
   }
 
   /** Live records. */

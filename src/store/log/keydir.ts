@@ -18,7 +18,7 @@
  */
 import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns, type Labels } from './keydir-columns.ts';
+import { DIRTY, KeydirColumns, type KeydirImage, type Labels } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import type { LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
@@ -66,6 +66,13 @@ export function labelsOf(title: string | null | undefined, tags: readonly string
 const LATIN1 = new Uint8Array(256).fill(1);
 
 export class Keydir extends KeydirColumns {
+  /** The keydir an image was taken of (`KeydirColumns.image`, the start-up checkpoint). */
+  static fromImage(image: KeydirImage): Keydir {
+    const keydir = new Keydir();
+    keydir.adopt(image);
+    return keydir;
+  }
+
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
   /** See `findIn`. */
