@@ -73,9 +73,12 @@ export function checkpointPath(logPath: string): string {
   return logPath + CHECKPOINT_SUFFIX;
 }
 
-/** Whether a checkpoint is worth writing: enough log past the one there is (`covered`: its offset, or 0). */
+/**
+ * Whether a checkpoint is worth writing: enough log past the one there is (`covered`: its offset, or
+ * 0). Never for an empty log: a checkpoint covers the version line (replay from it reads none).
+ */
 export function checkpointDue(logBytes: number, covered: number, minBytes: number): boolean {
-  return logBytes >= minBytes && logBytes - covered >= Math.max(minBytes, logBytes / 32);
+  return logBytes > 0 && logBytes >= minBytes && logBytes - covered >= Math.max(minBytes, logBytes / 32);
 }
 
 function typeOf(array: Column): TypeName {

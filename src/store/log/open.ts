@@ -108,7 +108,7 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
   }
   // Memory is now exactly what the log replays to: the moment to take a checkpoint, if the next
   // start would otherwise replay much (a log of an older format is rewritten first: not then).
-  if (!legacy && checkpointDue(result.validBytes, checkpointed, checkpointMinBytes)) {
+  if (!legacy && result.header && checkpointDue(result.validBytes, checkpointed, checkpointMinBytes)) {
     lock.refresh();
     checkpointed = saveCheckpoint(fs, path, fd, result.records, { offset: result.validBytes, entries: result.entries }, log) ?? checkpointed;
   }
