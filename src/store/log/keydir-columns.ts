@@ -56,11 +56,13 @@ export abstract class KeydirColumns {
   /** The hashes' seed (`hash-chains.ts`): random, or the one a checkpoint's chains were built with. */
   protected seed = newSeed();
   // One entry per slot. The code's bytes start at `offset`, the URL's right after them: 32-bit
-  // offsets while the arena is under 4 GiB (about 45 million links), 64-bit past that.
+  // offsets while the arena is under 4 GiB (about 45 million links), 64-bit past that. (Widened
+  // once, the column stays wide; until then every read of it sees one type.)
   protected offset: Uint32Array | Float64Array;
   protected codeLen: Uint32Array;
   protected urlLen: Uint32Array;
-  protected created: Float64Array;
+  /** Unix seconds: 32 bits until a time past 2106 (or a hand-written one) needs 64. */
+  protected created: Uint32Array | Float64Array;
   protected retention: Uint32Array;
   /** The visit events of each slot (`link-events.ts`). */
   events = new LinkEvents();
@@ -90,12 +92,13 @@ export abstract class KeydirColumns {
    */
   protected labelled = new Map<number, Labels>();
 
-  constructor(capacity = 1024) {
-    this.arena = Buffer.allocUnsafe(capacity * 64);
+  /** `arenaBytes`: room for codes and URLs to start with (what is never written is never resident). */
+  constructor(capacity = 1024, arenaBytes = capacity * 64) {
+    this.arena = Buffer.allocUnsafe(arenaBytes);
     this.offset = new Uint32Array(capacity);
     this.codeLen = new Uint32Array(capacity);
     this.urlLen = new Uint32Array(capacity);
-    this.created = new Float64Array(capacity);
+    this.created = new Uint32Array(capacity);
     this.retention = new Uint32Array(capacity);
     this.untrackedCount = new Float64Array(capacity);
     this.limit = new Uint32Array(capacity);
@@ -167,7 +170,9 @@ export abstract class KeydirColumns {
     this.offset = offset;
     this.codeLen = get('codeLen', Uint32Array);
     this.urlLen = get('urlLen', Uint32Array);
-    this.created = get('created', Float64Array);
+    const created = arrays.get('created');
+    if (!(created instanceof Uint32Array || created instanceof Float64Array)) throw new Error('checkpoint array created is missing');
+    this.created = created;
     this.retention = get('retention', Uint32Array);
     this.untrackedCount = get('untracked', Float64Array);
     this.limit = get('limit', Uint32Array);
@@ -223,6 +228,7 @@ export abstract class KeydirColumns {
     this.offset[s] = at;
     this.codeLen[s] = codeBytes;
     this.urlLen[s] = urlBytes;
+    if (createdAt > 0xffffffff && this.created instanceof Uint32Array) this.created = Float64Array.from(this.created);
     this.created[s] = createdAt;
     this.retention[s] = retentionDays;
     // A create's count has no events (yet): all of it is untracked.

@@ -68,7 +68,7 @@ const LATIN1 = new Uint8Array(256).fill(1);
 export class Keydir extends KeydirColumns {
   /** The keydir an image was taken of (`KeydirColumns.image`, the start-up checkpoint). */
   static fromImage(image: KeydirImage): Keydir {
-    const keydir = new Keydir();
+    const keydir = new Keydir(1);
     keydir.adopt(image);
     return keydir;
   }

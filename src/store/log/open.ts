@@ -173,7 +173,7 @@ function openFile(fs: StoreFs, dir: string, path: string): number {
  * `checkpoint` covers when there is one. `bytes`: the file's size.
  */
 function replayLog(fs: StoreFs, fd: number, lock: DirLock, checkpoint: Loaded | undefined): ReplayResult & { bytes: number } {
-  const replayer = new Replayer(checkpoint);
+  const replayer = new Replayer(checkpoint, checkpoint ? 0 : fs.stat(fd).size);
   const chunk = Buffer.allocUnsafe(REPLAY_CHUNK);
   let position = checkpoint?.covered.offset ?? 0;
   for (;;) {

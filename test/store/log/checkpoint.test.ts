@@ -48,7 +48,7 @@ function fullReplay(dir: string) {
 
 const event = (time: number, referrer: string | null): VisitEvent => ({ time, referrer, country: 'FR', browser: 'Chrome', os: 'Android', device: 'mobile', bot: false, visitor: time % 7 });
 
-const link = (code: string, url: string, maxVisits: number | null, title?: string, tags?: string[]): LinkRecord => ({
+const link = (code: string, url: string, maxVisits: number | null, title?: string, tags?: readonly string[]): LinkRecord => ({
   code,
   url,
   createdAt: T,
@@ -263,7 +263,7 @@ test('a compaction removes the checkpoint before the new log takes its place; --
   const bytes = readFileSync(log2);
   // A complete line that is not intact, in the middle: the log needs --repair.
   const at = bytes.indexOf(10, bytes.length / 2) + 1;
-  bytes[at + 12] ^= 0x01;
+  bytes[at + 12]! ^= 0x01;
   writeFileSync(log2, bytes);
   const report = repairLog(dir2);
   assert.equal(report.lost.length, 1);
