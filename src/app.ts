@@ -6,8 +6,9 @@
  * With `databaseUrl` the links live in PostgreSQL (docs/postgres.md), which opens asynchronously:
  * `openShortenerAsync`/`createShortenerAsync` (they open the log store too).
  */
-import { createCodeSource, type RandomSource } from './links/codes.ts';
+import { createCodeSource, reservedWords, SURFACE_SEGMENTS, type RandomSource, type Surfaces } from './links/codes.ts';
 import { configFromOptions, type Config } from './cli/config.ts';
+import { envName } from './cli/settings.ts';
 import { createDispatch, type Handler } from './dispatch.ts';
 import { createGate } from './http/gate.ts';
 import { baseHeaders, flatten } from './http/headers.ts';
@@ -279,6 +280,23 @@ function opened(options: ShortenerOptions, parts: Opened): OpenedShortener {
   };
 }
 
+/**
+ * A link stored under a surface's word before the surface was switched on (docs/compat.md) stays
+ * readable through the API and listed, but `GET /<word>` is now the surface's: start-up says so,
+ * naming it. A database answers later; the warning follows when it does.
+ */
+function warnShadowed(service: Service, surfaces: Surfaces, log: Logger): void {
+  for (const [surface, word] of Object.entries(SURFACE_SEGMENTS) as [keyof Surfaces, string][]) {
+    if (surfaces[surface] !== true) continue;
+    void service.get(word).then(
+      (found) => {
+        if (found.ok) log.warn(`the link "${word}" cannot be opened while ${envName(surface)} is on: /${word} is that surface's path; it stays listed and readable through the API`, { code: word, short_url: found.record.short_url });
+      },
+      () => undefined,
+    );
+  }
+}
+
 function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics, geoip }: Opened): Shortener {
   const { now, random, staticDir } = options;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
@@ -289,6 +307,7 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
    * is not ready while it cannot be reached.
    */
   const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : ready());
+  const reserved = reservedWords({ shlinkApi: config.shlinkApi });
   const service = createService({
     store: links,
     baseUrl,
@@ -302,16 +321,18 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     created: metrics.linkCreated,
     recorder: recorderFor(config, links, geoip, metrics, log, now ?? Date.now),
     visitTracking: config.visitTracking,
+    reserved,
   });
+  warnShadowed(service, { shlinkApi: config.shlinkApi }, log);
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
   const transfer = createTransfer({
     store: links,
-    rules: { baseUrl, maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
+    rules: { baseUrl, maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength, reserved },
     now: now ?? Date.now,
     randomCode: createCodeSource(random),
   });
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer });
+  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer, now: now ?? Date.now });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
@@ -330,6 +351,7 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     // The redirect's fast path skips the gate: it is for instances whose short links are public.
     fastRedirects: config.apiToken === '' || config.publicRedirects,
     uiServed: !config.production,
+    reserved,
   });
 
   return {

@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { RESERVED_SEGMENTS } from './links/codes.ts';
 import { storeFailure } from './api/outcomes.ts';
 import { answerVisit } from './api/redirect.ts';
 import type { Service, Visit } from './links/service.ts';
@@ -34,6 +33,8 @@ export interface DispatchDeps {
   fastRedirects: boolean;
   /** The UI is served (not `production`): the link pages link to it. */
   uiServed: boolean;
+  /** The instance's reserved words (codes.ts `reservedWords`): the surfaces it serves add theirs. */
+  reserved: ReadonlySet<string>;
 }
 
 /**
@@ -60,8 +61,9 @@ export function createDispatch(deps: DispatchDeps): Handler {
    * The paths of the reserved words (`/api`, `/s/static`, …), spelled exactly so: the fast path
    * leaves them to their routes. A Set, because the engine then hashes the request path once,
    * natively, and the store's lookup of a remembered path (`Keydir.findIn`) reuses that hash.
+   * Built once from this instance's words, so a surface switched on costs the redirect nothing.
    */
-  const reservedPaths: ReadonlySet<string> = new Set([...RESERVED_SEGMENTS].map((word) => linkPrefix + word));
+  const reservedPaths: ReadonlySet<string> = new Set([...deps.reserved].map((word) => linkPrefix + word));
   // The redirect fast path skips the gate, so it is taken only where short links are public: gate
   // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
   const fastRedirects = deps.fastRedirects;

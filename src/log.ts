@@ -49,11 +49,12 @@ export function ignoreClosedPipe(stream: NodeJS.WritableStream): void {
 }
 
 /**
- * A query parameter whose name contains `key` or `token`, in any case (docs/security.md): `api_key`,
- * `API_KEY`, `api_key[]`, `x-api-key`, `access_token`. A list of exact names always misses the next
+ * A query parameter whose name contains `key`, `token`, `signature` or `password`, in any case
+ * (docs/security.md): `api_key`, `API_KEY`, `api_key[]`, `x-api-key`, `access_token`, and YOURLS'
+ * `signature` and `password` (docs/compat.md). A list of exact names always misses the next
  * spelling a client invents; redacting a harmless `monkey=` costs nothing.
  */
-const SECRET_NAME = /key|token/i;
+const SECRET_NAME = /key|token|signature|password/i;
 
 /**
  * The request target as it may be logged: the values of secret query parameters become `***`.

@@ -23,7 +23,9 @@ import { transferRoutes } from './api/transfer-routes.ts';
 import { visitRoutes } from './api/visit-routes.ts';
 import { visitTransferRoutes } from './api/visit-transfer-routes.ts';
 import type { Transfer } from './transfer/transfer.ts';
+import { shlinkRoutes } from './peers/shlink/routes.ts';
 import { VERSION } from './version.ts';
+import { yourlsRoute } from './peers/yourls/route.ts';
 
 /** The schema's own media type (JSON Schema draft-07 §11); it is JSON to anything that only knows JSON. */
 const SCHEMA_TYPE = 'application/schema+json';
@@ -33,7 +35,8 @@ export interface TableDeps {
   reply: Responder;
   files: ReadonlyMap<string, StaticFile>;
   /** `publicRedirects` absent: short links are behind the gate like the rest. */
-  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> & Partial<Pick<Config, 'publicRedirects'>> & { baseUrl: string };
+  config: Pick<Config, 'production' | 'apiToken' | 'mcpAllowedOrigins' | 'maxBodyBytes'> &
+    Partial<Pick<Config, 'publicRedirects' | 'apiKeys' | 'yourlsApi' | 'shlinkApi' | 'minShortLength' | 'maxShortLength'>> & { baseUrl: string };
   log: Logger;
   /** Readiness (docs/operations.md): undefined while ready, else why not (default: always ready). */
   readiness?: () => string | undefined;
@@ -43,6 +46,8 @@ export interface TableDeps {
   metrics?: Metrics;
   /** What `/api/export` and `/api/import` run on (default: none; they answer 500, for tables built only to be read). */
   transfer?: Transfer;
+  /** The clock, milliseconds (default `Date.now`): YOURLS' timestamped signatures are checked against it, Shlink's `validUntil` counts from it. */
+  now?: () => number;
 }
 
 const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
@@ -59,6 +64,21 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   // Filled in below, once the table it describes is complete; no request arrives before.
   let openapi = '';
   let docs = '';
+
+  // A peer's surface (docs/compat.md) is described by that peer's own documents, not by ours.
+  const shlink = config.shlinkApi
+    ? shlinkRoutes({
+        service,
+        reply,
+        baseUrl: config.baseUrl,
+        gated: config.apiToken !== '',
+        readiness,
+        now: deps.now ?? Date.now,
+        maxBodyBytes: config.maxBodyBytes,
+        minShortLength: config.minShortLength ?? 1,
+        maxShortLength: config.maxShortLength ?? 64,
+      })
+    : [];
 
   const table: ApiRoute[] = [
     {
@@ -214,6 +234,12 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
+    // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.
+    // Before the short links: `rest` is a reserved word while Shlink's surface is on.
+    ...shlink,
+    ...(config.yourlsApi === true
+      ? [yourlsRoute({ service, reply, baseUrl: config.baseUrl, apiKeys: config.apiKeys ?? [], maxBodyBytes: config.maxBodyBytes, now: deps.now ?? Date.now })]
+      : []),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({
       service,
@@ -227,7 +253,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     }),
   ];
 
-  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
+  const document = openApiDocument(table.filter((route) => !shlink.includes(route)), { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
   openapi = JSON.stringify(document);
   docs = renderDocs(document);
   return table;

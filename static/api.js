@@ -48,6 +48,14 @@ const FIELD_NAMES = [
   [/^limit\b/, 'The page size'],
   [/^offset\b/, 'The page'],
   [/^q\b/, 'The search'],
+  [/^title\b/, 'The title'],
+  [/^tags\b/, 'The tags'],
+];
+
+/** The input a `detail` is about, by its first words (tags: "a tag …", "a link may have at most 20 distinct tags"). */
+const FIELDS = [
+  [/^(url|retention_days|max_visits|code|title|tags)\b/, (m) => m[1]],
+  [/^(a tag\b|a link may have at most \d+ distinct tags)/, () => 'tags'],
 ];
 
 /** What failed, as a sentence, and the input it is about (`url`, `code`, … or undefined). */
@@ -70,7 +78,14 @@ export async function problem(res) {
             : `The request failed (${res.status}).`;
     return { field: undefined, message };
   }
-  const field = /^(url|retention_days|max_visits|code)\b/.exec(detail)?.[1];
+  let field;
+  for (const [pattern, name] of FIELDS) {
+    const m = pattern.exec(detail);
+    if (m) {
+      field = name(m);
+      break;
+    }
+  }
   let text = detail;
   for (const [pattern, words] of FIELD_NAMES) text = text.replace(pattern, words);
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);

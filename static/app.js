@@ -42,11 +42,21 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-/** Fills a <dl> with the fields of a record. */
+/** Tags typed as text: separated by commas, trimmed, the empty ones dropped (the API sorts them). */
+function tagList(text) {
+  return text
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+/** Fills a <dl> with the fields of a record (title and tags only when it has them). */
 function showRecord(dl, record) {
   const rows = [
+    ...(record.title ? [['Title', record.title]] : []),
     ['Short link', link(record.short_url)],
     ['Original URL', link(record.original_url)],
+    ...(record.tags?.length ? [['Tags', record.tags.join(', ')]] : []),
     ['Created', formatDate(record.created_at)],
     ['Expires', expiry(record)],
     ['Visits', visits(record)],
@@ -159,7 +169,14 @@ $('forget-token').addEventListener('click', () => {
 
 // ---- Shorten -------------------------------------------------------------------------------
 
-const SHORTEN_ERRORS = { url: 'url-error', code: 'code-error', retention_days: 'retention-error', max_visits: 'max-visits-error' };
+const SHORTEN_ERRORS = {
+  url: 'url-error',
+  code: 'code-error',
+  retention_days: 'retention-error',
+  max_visits: 'max-visits-error',
+  title: 'title-error',
+  tags: 'tags-error',
+};
 
 /** An optional number field: absent when empty, else the number typed (the API judges it). */
 function numberField(input) {
@@ -183,6 +200,10 @@ $('shorten-form').addEventListener('submit', (event) => {
   if (retention !== undefined) body.retention_days = retention;
   const maxVisits = numberField($('max-visits'));
   if (maxVisits !== undefined) body.max_visits = maxVisits;
+  const title = $('title').value.trim();
+  if (title) body.title = title;
+  const tags = tagList($('tags').value);
+  if (tags.length > 0) body.tags = tags;
   void pending($('shorten-button'), async () => {
     try {
       const res = await api('api/shorten', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -265,7 +286,7 @@ function isOwnShortLink(input) {
 
 // ---- Your links ----------------------------------------------------------------------------
 
-const list = { offset: 0, q: '', shown: { offset: 0, count: 0, total: 0 } };
+const list = { offset: 0, q: '', tags: [], shown: { offset: 0, count: 0, total: 0 } };
 
 $('admin-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -279,9 +300,18 @@ $('admin-form').addEventListener('submit', (event) => {
 $('search-form').addEventListener('submit', (event) => {
   event.preventDefault();
   list.q = $('search').value.trim();
+  list.tags = tagList($('tag-filter').value);
   list.offset = 0;
   void pending($('search-button'), () => loadList());
 });
+
+/** A tag of a row, chosen: the list shows the links having it (the filter field says so). */
+function filterByTag(tag) {
+  $('tag-filter').value = tag;
+  list.tags = [tag];
+  list.offset = 0;
+  void loadList().then(() => $('admin-summary').focus());
+}
 
 $('prev-page').addEventListener('click', () => {
   list.offset = Math.max(0, list.offset - PAGE_SIZE);
@@ -307,12 +337,13 @@ async function loadList(note = '') {
   try {
     const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(list.offset) });
     if (list.q) query.set('q', list.q);
+    for (const tag of list.tags) query.append('tag', tag);
     const res = await api(`api/urls?${query}`, { admin: true });
     if (res.status === 403) {
       $('admin-list').hidden = true;
       throw new Error('That API key was not accepted. Check it and try again.');
     }
-    if (res.status === 400 && list.q) return showError($('search-error'), (await problem(res)).message);
+    if (res.status === 400 && (list.q || list.tags.length > 0)) return showError($('search-error'), (await problem(res)).message);
     if (!res.ok) throw new Error((await problem(res)).message);
     const total = Number(res.headers.get('X-Total-Count') ?? 0);
     const { urls } = await res.json();
@@ -328,14 +359,22 @@ async function loadList(note = '') {
   }
 }
 
+/** “a” and “b”. */
+const quoted = (tags) => tags.map((tag) => `“${tag}”`).join(' and ');
+
 function renderList(urls, total, note) {
   $('admin-list').hidden = false;
-  const matching = list.q ? ` matching “${list.q}”` : '';
+  const { q, tags } = list;
+  const matching = (q ? ` matching “${q}”` : '') + (tags.length > 0 ? ` tagged ${quoted(tags)}` : '');
   const summary =
     total === 0
-      ? list.q
-        ? `No links match “${list.q}”.`
-        : 'No links yet.'
+      ? q && tags.length > 0
+        ? `No links match “${q}” and are tagged ${quoted(tags)}.`
+        : q
+          ? `No links match “${q}”.`
+          : tags.length > 0
+            ? `No links are tagged ${quoted(tags)}.`
+            : 'No links yet.'
       : `Links ${list.offset + 1}–${list.offset + urls.length} of ${total}${matching}, newest first.`;
   $('admin-summary').textContent = note ? `${note} ${summary}` : summary;
   $('admin-rows').replaceChildren(...urls.map(row));
@@ -345,14 +384,30 @@ function renderList(urls, total, note) {
 
 const TARGET_CHARS = 48;
 
+/** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list. */
+function targetCell(record) {
+  const target = link(record.original_url, record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url);
+  target.title = record.original_url;
+  const box = el('div', { className: 'target' });
+  if (record.title) box.append(el('span', { className: 'link-title', textContent: record.title }));
+  box.append(target);
+  if (record.tags?.length) {
+    const chips = record.tags.map((tag) => {
+      const chip = button(tag, `Show links tagged ${tag}`, 'secondary tag');
+      chip.addEventListener('click', () => filterByTag(tag));
+      return el('li', {}, chip);
+    });
+    box.append(el('ul', { className: 'tags', 'aria-label': `Tags of ${record.short_code}` }, ...chips));
+  }
+  return box;
+}
+
 function row(record) {
   const tr = el('tr');
   tr.dataset.code = record.short_code;
-  const target = link(record.original_url, record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url);
-  target.title = record.original_url;
   const cells = [
     ['Code', link(record.short_url, record.short_code), 'code'],
-    ['Target', target, 'url'],
+    ['Target', targetCell(record), 'url'],
     ['Created', formatDate(record.created_at), ''],
     ['Visits', visits(record), 'num'],
     ['Expires', expiry(record), ''],
@@ -430,13 +485,17 @@ function field(id, labelText, input, hint) {
 
 function editForm(record, tr, opener) {
   const code = record.short_code;
-  const ids = { url: `edit-url-${code}`, days: `edit-days-${code}`, limit: `edit-limit-${code}`, error: `edit-error-${code}` };
+  const ids = { url: `edit-url-${code}`, days: `edit-days-${code}`, limit: `edit-limit-${code}`, title: `edit-title-${code}`, tags: `edit-tags-${code}`, error: `edit-error-${code}` };
   const url = el('input', { id: ids.url, type: 'url', spellcheck: 'false', 'aria-describedby': ids.error });
   url.value = record.original_url;
   const days = el('input', { id: ids.days, type: 'number', min: '0', max: '36500', step: '1', inputmode: 'numeric', placeholder: 'forever', 'aria-describedby': `${ids.days}-help ${ids.error}` });
   days.value = record.retention_days ? String(record.retention_days) : '';
   const limit = el('input', { id: ids.limit, type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: 'unlimited', 'aria-describedby': `${ids.limit}-help ${ids.error}` });
   limit.value = record.max_visits == null ? '' : String(record.max_visits);
+  const title = el('input', { id: ids.title, type: 'text', autocomplete: 'off', placeholder: 'none', 'aria-describedby': ids.error });
+  title.value = record.title ?? '';
+  const tags = el('input', { id: ids.tags, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'none', 'aria-describedby': `${ids.tags}-help ${ids.error}` });
+  tags.value = (record.tags ?? []).join(', ');
   const error = el('p', { className: 'error', id: ids.error, role: 'alert', hidden: true });
   const save = el('button', { type: 'submit', textContent: 'Save' });
   const cancel = el('button', { type: 'button', className: 'secondary', textContent: 'Cancel' });
@@ -449,6 +508,8 @@ function editForm(record, tr, opener) {
       field(ids.url, 'Target', url),
       field(ids.days, 'Keep for (days)', days, `Counted from ${formatDate(record.created_at)}. Empty or 0: forever.`),
       field(ids.limit, 'Visit limit', limit, 'Empty: unlimited.'),
+      field(ids.title, 'Title', title),
+      field(ids.tags, 'Tags', tags, 'Separated by commas. Empty: none.'),
     ),
     error,
     el('div', { className: 'row wrap' }, save, cancel),
@@ -465,7 +526,7 @@ function editForm(record, tr, opener) {
     url.value = withScheme(typed);
     const retention = numberField(days);
     const maxVisits = numberField(limit);
-    const body = { url: url.value, retention_days: retention ?? 0, max_visits: maxVisits ?? null };
+    const body = { url: url.value, retention_days: retention ?? 0, max_visits: maxVisits ?? null, title: title.value.trim() || null, tags: tagList(tags.value) };
     void pending(save, async () => {
       try {
         const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'PATCH', admin: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

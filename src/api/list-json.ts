@@ -9,10 +9,14 @@ import type { MaybePromise } from '../store/link-store.ts';
 import type { UrlListing, UrlRecord } from '../links/record.ts';
 
 /**
- * Characters per piece of a streamed list (the JSON is ASCII: one byte each). A piece is bounded
- * by size, not by a number of records: a thousand records of 64 KiB URLs would be 64 MB, built in
- * one turn. 64 KiB takes under a millisecond to build and stays a young-generation string, which
- * the garbage collector frees cheaply.
+ * Characters (UTF-16 units) per piece of a streamed list. A piece is bounded by size, not by a
+ * number of records: a thousand records of 64 KiB URLs would be 64 MB, built in one turn. 64 Ki
+ * characters take under a millisecond to build and stay a young-generation string, which the
+ * garbage collector frees cheaply. URLs and codes are ASCII, but a title or a tag may hold any
+ * Unicode, which `JSON.stringify` leaves as it is: up to 3 bytes of UTF-8 per unit, so a piece is
+ * at most 192 KiB on the wire. Nothing counts bytes from characters: a whole body's Content-Length
+ * is its UTF-8 length (`Responder.send`), a streamed one is chunked, and pieces end between
+ * records, never inside a character.
  */
 export const LIST_PIECE_CHARS = 64 * 1024;
 /** Records read from the page at a time while building pieces. */

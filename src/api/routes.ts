@@ -17,7 +17,7 @@ import { HTML_TYPE, TEXT_TYPE } from '../http/respond.ts';
 import { answerVisit } from './redirect.ts';
 import type { Visit } from '../links/service.ts';
 import { readJsonObject } from './json-body.ts';
-import { parsePaging, parseSearch } from '../links/validate.ts';
+import { parsePaging, parseSearch, parseTagFilter } from '../links/validate.ts';
 import type { Ctx } from '../http/context.ts';
 import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
@@ -38,7 +38,14 @@ const SHORTEN_ERRORS = {
   503: ref('responses', 'Unavailable'),
 };
 
-const SHORTEN_PARAMS = [ref('parameters', 'shorten_url'), ref('parameters', 'retention_days'), ref('parameters', 'shorten_code'), ref('parameters', 'max_visits')];
+const SHORTEN_PARAMS = [
+  ref('parameters', 'shorten_url'),
+  ref('parameters', 'retention_days'),
+  ref('parameters', 'shorten_code'),
+  ref('parameters', 'max_visits'),
+  ref('parameters', 'title'),
+  ref('parameters', 'tags'),
+];
 
 const VISITS =
   'GET counts a visit; HEAD answers as the next GET would, without counting. A link with max_visits redirects its first max_visits counted visits, then answers 410; a 410 is not a visit. ' +
@@ -46,7 +53,9 @@ const VISITS =
 
 const SHORTEN_DESCRIPTION =
   'Fields url (required), retention_days (0–36500, 0 or absent = forever), code (a custom code of A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; absent = generated) ' +
-  'and max_visits (1–2147483647 counted visits, absent or null = unlimited) come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field. ' +
+  'max_visits (1–2147483647 counted visits, absent or null = unlimited), title (at most 512 characters; empty, null or absent = none) ' +
+  'and tags (at most 20 distinct tags of 1–50 characters without commas, trimmed and kept sorted: a JSON array, or in a query string or form the field repeated, each value holding comma-separated tags) ' +
+  'come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field (every tags parameter over the body\'s tags). ' +
   'The same URL shortened twice gets two codes. A custom code held by a live link is 409; of concurrent requests for one code exactly one wins.';
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
@@ -65,13 +74,17 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
       // A query parameter wins over the body field of the same name (docs/api.md).
       const field = (name: string): unknown => (query.has(name) ? query.get(name) : fields.get(name));
+      // tags may repeat in a query string or a form (`tags=a&tags=b`): every value counts.
+      const every = (name: string): unknown => (query.has(name) ? query.getAll(name) : fields.all(name));
       const textual = (name: string): boolean => query.has(name) || fields.textual;
       const outcome = await service.shorten({
         url: field('url'),
         retentionDays: field('retention_days'),
         code: field('code'),
         maxVisits: field('max_visits'),
-        textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits') },
+        title: field('title'),
+        tags: every('tags'),
+        textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits'), tags: textual('tags') },
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;
@@ -130,7 +143,8 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       path: '/api/urls',
       methods: {
         GET: adminOnly(async (ctx, notice) => {
-          const page = await service.listing({ ...parsePaging(ctx.query()), q: parseSearch(ctx.query()) });
+          const query = ctx.query();
+          const page = await service.listing({ ...parsePaging(query), q: parseSearch(query), tags: parseTagFilter(query) });
           try {
             await sendList(reply, ctx.res, page, ['X-Total-Count', String(page.total), ...notice]);
           } finally {
@@ -142,10 +156,12 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         GET: {
           operationId: 'listUrls',
           summary: 'List live links, newest first',
-          description: 'With q, only the links whose code or original URL contains it (case-insensitively); X-Total-Count counts the links the filter keeps, all pages together.',
+          description:
+            'With q, only the links whose code, original URL or title contains it (case-insensitively); with tag (repeatable, or comma-separated), only the links having every tag named (compared exactly, case-sensitively). ' +
+            'X-Total-Count counts the links the filters keep, all pages together.',
           tag: 'admin',
           access: 'admin',
-          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q')],
+          parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q'), ref('parameters', 'tag')],
           responses: {
             200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
             400: ref('responses', 'BadRequest'),
@@ -184,7 +200,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           operationId: 'updateUrl',
           summary: 'Edit a link',
           description:
-            'A JSON object holding any of url, retention_days and max_visits (null clears the limit), each validated as on a create; any other field is 400. ' +
+            'A JSON object holding any of url, retention_days, max_visits (null clears the limit), title (null or empty clears it) and tags (an array replacing the tags; [] clears them), each validated as on a create; any other field is 400. ' +
             'The code, created_at and visit_count never change; retention_days counts from created_at, so it can expire the link at once, and a max_visits at or below visit_count uses it up at once. ' +
             'The key is checked first (403), then the body (415, 400), then the code (404). On disk before the answer.',
           tag: 'admin',

@@ -152,8 +152,8 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
           operationId: 'exportUrls',
           summary: 'Export every live link, oldest first',
           description:
-            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits ' +
-            '(max_visits empty when unlimited). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
+            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags ' +
+            '(max_visits and title empty when there is none; tags one cell, joined with commas). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
           tag: 'admin',
           access: 'admin',
           parameters: [
@@ -187,7 +187,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
           description:
             'Streamed, up to 256 MiB. CSV columns are found by header name, case-insensitively: url ← original_url, url, long_url, longUrl, Long URL; ' +
             'code ← short_code, code, shortCode, Short code, keyword; created ← created_at, createdAt, timestamp, date_created (Unix seconds, ISO 8601, ' +
-            'or YYYY-MM-DD HH:MM:SS as UTC); visits ← visit_count, visits, clicks; plus retention_days and max_visits; other columns are ignored. ' +
+            'or YYYY-MM-DD HH:MM:SS as UTC); visits ← visit_count, visits, clicks; plus retention_days, max_visits, title and tags (in CSV one cell, the tags separated by commas); other columns are ignored. ' +
             'Rows are checked like a create and stored in file order; a row without a code gets a generated one; invalid rows, taken codes and ' +
             'already expired rows are skipped and reported by line. Answered once every stored row is durable.',
           tag: 'admin',

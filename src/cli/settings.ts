@@ -56,6 +56,10 @@ export interface Config {
   geoipDb: string;
   /** A trusted proxy's country header, lower case (`cf-ipcountry`); empty = none. Read only when `trustProxy` > 0. */
   geoipHeader: string;
+  /** Serve Shlink's REST API v3 under `/rest/` (docs/compat.md); `rest` is then a reserved word. */
+  shlinkApi: boolean;
+  /** Serve YOURLS' `/yourls-api.php` for its clients (docs/compat.md). */
+  yourlsApi: boolean;
 }
 
 export interface Setting<K extends keyof Config> {
@@ -119,6 +123,9 @@ export const SETTINGS = [
   setting({ prop: 'trustProxy', file: 'trust_proxy', env: 'TRUST_PROXY', flag: '--trust-proxy', parse: integer(0, 10), default: 0, help: 'proxies in front; the client address is the N-th entry from the right of X-Forwarded-For (0: the socket)' }),
   setting({ prop: 'geoipDb', file: 'geoip_db', env: 'GEOIP_DB', flag: '--geoip-db', parse: optionalText, default: '', help: 'a MaxMind DB (.mmdb) country or city file for visit countries, re-read when it changes; empty: none' }),
   setting({ prop: 'geoipHeader', file: 'geoip_header', env: 'GEOIP_HEADER', flag: '--geoip-header', parse: headerName, default: '', help: "a trusted proxy's country header (e.g. CF-IPCountry), used instead of GEOIP_DB; only with TRUST_PROXY > 0" }),
+  // The peers' APIs (docs/compat.md): off by default, each a door of its own onto the same links.
+  setting({ prop: 'shlinkApi', file: 'shlink_api', env: 'SHLINK_API', flag: '--shlink-api', boolean: true, parse: boolean, default: false, help: "serve Shlink's REST API v3 under /rest/ (its web client and SDKs); rest is then reserved" }),
+  setting({ prop: 'yourlsApi', file: 'yourls_api', env: 'YOURLS_API', flag: '--yourls-api', boolean: true, parse: boolean, default: false, help: "serve YOURLS' API at /yourls-api.php (ShareX, WordPress plugins); its signature is an API_KEYS key" }),
 ] as const;
 
 export type AnySetting = Setting<keyof Config>;

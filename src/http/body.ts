@@ -171,13 +171,19 @@ export function mediaType(header: string | undefined): string {
 
 /** Named fields of a body: a JSON object or a url-encoded form. Empty body → no fields. */
 export interface Fields {
+  /** A field's value; of a field a form repeats, the first. */
   get(name: string): unknown;
+  /**
+   * A repeatable field (tags): in a form every value it is given, in order (undefined when
+   * absent); in JSON the value as sent.
+   */
+  all(name: string): unknown;
   /** True when values are text (a form), false when typed (JSON). */
   textual: boolean;
 }
 
 export function parseFields(body: Buffer, contentType: string | undefined): Fields {
-  if (body.length === 0) return { get: () => undefined, textual: true };
+  if (body.length === 0) return { get: () => undefined, all: () => undefined, textual: true };
   const type = mediaType(contentType);
   if (type === 'application/json' || type.endsWith('+json')) {
     let value: unknown;
@@ -190,11 +196,16 @@ export function parseFields(body: Buffer, contentType: string | undefined): Fiel
       throw new HttpError(400, 'request body must be a JSON object');
     }
     const obj = value as Record<string, unknown>;
-    return { get: (name) => (Object.hasOwn(obj, name) ? obj[name] : undefined), textual: false };
+    const get = (name: string): unknown => (Object.hasOwn(obj, name) ? obj[name] : undefined);
+    return { get, all: get, textual: false };
   }
   if (type === 'application/x-www-form-urlencoded') {
     const form = new URLSearchParams(body.toString('utf8'));
-    return { get: (name) => form.get(name) ?? undefined, textual: true };
+    return {
+      get: (name) => form.get(name) ?? undefined,
+      all: (name) => (form.has(name) ? form.getAll(name) : undefined),
+      textual: true,
+    };
   }
   throw new HttpError(
     415,

@@ -27,11 +27,30 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * True when `code` is a reserved word in any case (docs/api.md): `Metrics` or `API` would be a
- * different path to the router, but to a reader it is the service's own address.
+ * The first segment of each peer surface (docs/compat.md), reserved only while that surface is on:
+ * an instance that does not serve Shlink's API leaves `rest` to its users.
  */
-export function isReserved(code: string): boolean {
-  return RESERVED_SEGMENTS.has(code.toLowerCase());
+export const SURFACE_SEGMENTS = { shlinkApi: 'rest' } as const;
+
+/** Which surfaces an instance serves: the settings of the same names. */
+export type Surfaces = Partial<Record<keyof typeof SURFACE_SEGMENTS, boolean>>;
+
+/**
+ * The reserved words of an instance: the service's own and those of the surfaces it serves.
+ * Computed once at start-up; the redirect path only ever asks the set it was given.
+ */
+export function reservedWords(surfaces: Surfaces): ReadonlySet<string> {
+  const on = (Object.keys(SURFACE_SEGMENTS) as (keyof typeof SURFACE_SEGMENTS)[]).filter((s) => surfaces[s] === true);
+  return on.length === 0 ? RESERVED_SEGMENTS : new Set([...RESERVED_SEGMENTS, ...on.map((s) => SURFACE_SEGMENTS[s])]);
+}
+
+/**
+ * True when `code` is a reserved word in any case (docs/api.md): `Metrics` or `API` would be a
+ * different path to the router, but to a reader it is the service's own address. `reserved`: the
+ * instance's words (`reservedWords`), by default the service's own.
+ */
+export function isReserved(code: string, reserved: ReadonlySet<string> = RESERVED_SEGMENTS): boolean {
+  return reserved.has(code.toLowerCase());
 }
 
 /** Tries at one length before moving on to the next (docs/api.md). */
@@ -83,14 +102,19 @@ export function createCodeSource(random: RandomSource = cryptoRandom): (length: 
 
 /**
  * The codes to try, in order: `TRIES_PER_LENGTH` random codes at `min`, then at each longer length
- * up to `max`, reserved words left out (each counts as a try). The caller stops at the first one
+ * up to `max`, reserved words (of `reserved`) left out (each counts as a try). The caller stops at the first one
  * the store takes; when all are refused the code space is exhausted.
  */
-export function* candidateCodes(randomCode: (length: number) => string, min: number, max: number): Generator<string, void, undefined> {
+export function* candidateCodes(
+  randomCode: (length: number) => string,
+  min: number,
+  max: number,
+  reserved: ReadonlySet<string> = RESERVED_SEGMENTS,
+): Generator<string, void, undefined> {
   for (let length = min; length <= max; length++) {
     for (let attempt = 0; attempt < TRIES_PER_LENGTH; attempt++) {
       const code = randomCode(length);
-      if (!isReserved(code)) yield code;
+      if (!isReserved(code, reserved)) yield code;
     }
   }
 }

@@ -4,11 +4,11 @@
  * typed outcome, `{ ok: true, … }` or a `Failure`; the REST routes map failures to statuses in one
  * table (`outcomes.ts`), the MCP tools to `isError` results. Only bugs are thrown.
  */
-import { candidateCodes, isCodeShaped, isReserved } from './codes.ts';
+import { candidateCodes, isCodeShaped, isReserved, RESERVED_SEGMENTS } from './codes.ts';
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { mapMaybe, StoreUnavailableError, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { labelsOf, mapMaybe, StoreUnavailableError, type Labels, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
 import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
@@ -81,6 +81,8 @@ export interface ServiceOptions {
   recorder?: Recorder | undefined;
   /** `visit_tracking` (docs/analytics.md), as the stats report it; default `events`. */
   visitTracking?: VisitTracking;
+  /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
+  reserved?: ReadonlySet<string>;
 }
 
 /**
@@ -108,6 +110,7 @@ const REMOVED: RemoveOutcome = { ok: true };
 
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now, log, recorder } = options;
+  const reserved = options.reserved ?? RESERVED_SEGMENTS;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl };
   const keyDigests = options.apiKeys.map(digestSecret);
 
@@ -193,11 +196,12 @@ export function createService(options: ServiceOptions) {
       let retentionDays: number;
       let custom: string | undefined;
       let maxVisits: number | null;
-      let labels: Pick<LinkRecord, 'title' | 'tags'>;
+      // Only the labels the link has: most links have neither, and the stores keep nothing for them.
+      let labels: Labels | undefined;
       try {
         url = validateUrl(input.url, urlRules);
         retentionDays = parseRetention(input.retentionDays, textual('retentionDays'));
-        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength);
+        custom = parseCustomCode(input.code, options.minShortLength, options.maxShortLength, reserved);
         maxVisits = parseMaxVisits(input.maxVisits, textual('maxVisits'));
         labels = labelsOf(parseTitle(input.title), parseTags(input.tags, textual('tags')));
       } catch (err) {
@@ -216,7 +220,7 @@ export function createService(options: ServiceOptions) {
         return { ok: true, record: view(record) };
       }
       try {
-        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength)) {
+        for (const code of candidateCodes(options.randomCode, options.minShortLength, options.maxShortLength, reserved)) {
           const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
           // A taken code is refused at once by the log store; only a write is awaited.
           const inserted = store.insert(record, createdAt);
@@ -340,24 +344,13 @@ export function createService(options: ServiceOptions) {
         }
       : (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
           const code = text.slice(start);
-          return isCodeShaped(code) && !isReserved(code) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
+          return isCodeShaped(code) && !isReserved(code, reserved) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
         },
   };
 
 }
 
 export type Service = ReturnType<typeof createService>;
-
-/**
- * A record's title and tags, only those it has: most links have neither, and a record without
- * them is one the stores keep no extra memory for.
- */
-function labelsOf(title: string | null, tags: readonly string[]): Pick<LinkRecord, 'title' | 'tags'> {
-  const labels: Pick<LinkRecord, 'title' | 'tags'> = {};
-  if (title !== null) labels.title = title;
-  if (tags.length > 0) labels.tags = tags;
-  return labels;
-}
 
 /** A validator's refusal (an `HttpError` 400 with its reason) as an outcome; anything else is a bug. */
 function invalid(err: unknown): Invalid {

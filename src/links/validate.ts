@@ -182,19 +182,19 @@ export const CUSTOM_CODE = /^[A-Za-z0-9_-]+$/;
  * a length in `min`..`max` (the limit holds for every code), and no reserved word in any case.
  * Codes are case-sensitive and kept as given.
  */
-export function parseCustomCode(raw: unknown, min: number, max: number): string | undefined {
-  return accepted(checkCustomCode(raw, min, max));
+export function parseCustomCode(raw: unknown, min: number, max: number, reserved?: ReadonlySet<string>): string | undefined {
+  return accepted(checkCustomCode(raw, min, max, reserved));
 }
 
-/** `parseCustomCode` that returns its refusal. */
-export function checkCustomCode(raw: unknown, min: number, max: number): string | undefined | Refusal {
+/** `parseCustomCode` that returns its refusal. `reserved`: the instance's reserved words (codes.ts `reservedWords`). */
+export function checkCustomCode(raw: unknown, min: number, max: number, reserved?: ReadonlySet<string>): string | undefined | Refusal {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string') return new Refusal('code must be a string');
   if (!CUSTOM_CODE.test(raw)) return new Refusal('code may only use the letters A-Z and a-z, digits, "-" and "_"');
   if (raw.length < min || raw.length > max) {
     return new Refusal(`code must be ${min} to ${max} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${raw.length}`);
   }
-  if (isReserved(raw)) return new Refusal(`code "${raw}" is reserved for the service's own paths`);
+  if (isReserved(raw, reserved)) return new Refusal(`code "${raw}" is reserved for the service's own paths`);
   return raw;
 }
 

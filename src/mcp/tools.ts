@@ -9,7 +9,8 @@ import type { JsonSchema } from '../published/json-schema.ts';
 import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
 import type { Service } from '../links/service.ts';
 import type { UrlRecord } from '../links/record.ts';
-import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS, unstorableText } from '../links/validate.ts';
+import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS, parseTagFilter, unstorableText } from '../links/validate.ts';
+import { HttpError } from '../errors.ts';
 import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
 
 export interface ToolAnnotations {
@@ -67,6 +68,20 @@ function isAdmin(service: Service, key: unknown): boolean {
   return service.isAdminKey(typeof key === 'string' ? key : undefined);
 }
 
+/**
+ * The list's tag filter by the list route's own rule (`parseTagFilter`: trimmed, commas separate,
+ * 1–50 characters each), or its refusal as a sentence.
+ */
+function tagFilter(tags: readonly string[] | undefined): string[] | undefined | string {
+  if (tags === undefined) return undefined;
+  try {
+    return parseTagFilter(new URLSearchParams(tags.map((tag) => ['tag', tag])));
+  } catch (err) {
+    if (err instanceof HttpError && err.detail !== undefined) return err.detail;
+    throw err;
+  }
+}
+
 const notAdmin = (): ToolResult => failed('api_key is not one of the admin keys of this service (its API_KEYS setting).');
 
 const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
@@ -74,6 +89,10 @@ const CODE = { ...CODE_SCHEMA, description: `${CODE_SCHEMA.description} The last
 const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const RETENTION = { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS } as const;
 const MAX_VISITS_ARG = { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS } as const;
+const TITLE_ARG = { type: ['string', 'null'], maxLength: MAX_TITLE_LENGTH } as const;
+/** Trimmed and de-duplicated before they are counted (docs/api.md), so the items carry no limits here. */
+const TAGS_ARG = { type: 'array', items: { type: 'string' } } as const;
+const TAG_RULES = `each trimmed, then 1–${MAX_TAG_LENGTH} characters without a comma; duplicates dropped, at most ${MAX_TAGS}`;
 
 export const TOOLS: readonly Tool[] = [
   {
@@ -84,7 +103,8 @@ export const TOOLS: readonly Tool[] = [
       'Every call creates a new code, even for a URL shortened before (lookup_url finds an existing one). ' +
       `retention_days (1–${MAX_RETENTION_DAYS}) makes the link expire after that many days; 0 or absent keeps it forever. ` +
       'code asks for a custom code instead of a generated one (fails with "code already in use" when a live link holds it); ' +
-      'max_visits makes the link stop redirecting after that many visits (1 = a one-time link).',
+      'max_visits makes the link stop redirecting after that many visits (1 = a one-time link). ' +
+      'title and tags label the link for people and for list_urls (q searches titles, tag filters by tags).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -97,6 +117,8 @@ export const TOOLS: readonly Tool[] = [
           description: "A custom code: letters A-Z a-z, digits, '-' and '_', within the service's code length limits, not a reserved word. Case-sensitive. Absent = a generated code.",
         },
         max_visits: { ...MAX_VISITS_ARG, description: 'Counted visits allowed before the link answers 410; null or absent = unlimited.' },
+        title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
+        tags: { ...TAGS_ARG, description: `Tags for the link (${TAG_RULES}); kept sorted.` },
       },
       required: ['url'],
       additionalProperties: false,
@@ -104,7 +126,14 @@ export const TOOLS: readonly Tool[] = [
     outputSchema: RECORD_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(args, service) {
-      const outcome = await service.shorten({ url: args['url'], retentionDays: args['retention_days'], code: args['code'], maxVisits: args['max_visits'] });
+      const outcome = await service.shorten({
+        url: args['url'],
+        retentionDays: args['retention_days'],
+        code: args['code'],
+        maxVisits: args['max_visits'],
+        title: args['title'],
+        tags: args['tags'],
+      });
       if (!outcome.ok) return failed(outcome.detail);
       return structured(asRecord(outcome.record), outcome.record.short_url);
     },
@@ -149,7 +178,8 @@ export const TOOLS: readonly Tool[] = [
     title: 'List short links',
     description:
       'List live short links, newest first. Needs an admin key. Page with limit (1–1000) and offset; without limit every link is returned. ' +
-      'count is the number of links in this page, total the number of live links (those q keeps, with q).',
+      'q keeps the links whose code, original URL or title contains it (case-insensitively); tag keeps those having every tag named (compared exactly). ' +
+      'count is the number of links in this page, total the number of live links the filters keep.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -160,15 +190,16 @@ export const TOOLS: readonly Tool[] = [
           type: 'string',
           minLength: 1,
           maxLength: MAX_SEARCH_LENGTH,
-          description: 'Keep only the links whose code or original URL contains this text, case-insensitively.',
+          description: 'Keep only the links whose code, original URL or title contains this text, case-insensitively.',
         },
+        tag: { type: 'array', items: { type: 'string' }, description: 'Keep only the links having every one of these tags (compared exactly, case-sensitively).' },
       },
       required: ['api_key'],
       additionalProperties: false,
     },
     outputSchema: {
       ...LIST_SCHEMA,
-      properties: { ...LIST_SCHEMA.properties, total: { type: 'integer', minimum: 0, description: 'Live links (kept by q), all pages together.' } },
+      properties: { ...LIST_SCHEMA.properties, total: { type: 'integer', minimum: 0, description: 'Live links (kept by q and tag), all pages together.' } },
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
@@ -179,7 +210,9 @@ export const TOOLS: readonly Tool[] = [
       // The list route's rule for q (parseSearch), beyond what the input schema says.
       const refused = q === undefined ? undefined : unstorableText(q, 'q');
       if (refused !== undefined) return failed(refused);
-      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q });
+      const tags = tagFilter(args['tag'] as string[] | undefined);
+      if (typeof tags === 'string') return failed(tags);
+      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q, tags });
       return structured({ count: urls.length, total, urls });
     },
   },
@@ -213,9 +246,9 @@ export const TOOLS: readonly Tool[] = [
     name: 'update_url',
     title: 'Edit a short link',
     description:
-      'Change the original URL, the retention or the visit limit of a live short link; the code, creation time and visit count stay. Needs an admin key. ' +
+      'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs an admin key. ' +
       'retention_days still counts from the creation time, so a shorter one can expire the link at once; max_visits null removes the limit, ' +
-      'and one at or below the visit count uses the link up. Returns the updated link.',
+      'and one at or below the visit count uses the link up; title null removes the title; tags replaces every tag ([] removes them). Returns the updated link.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -224,6 +257,8 @@ export const TOOLS: readonly Tool[] = [
         url: { type: 'string', description: 'The new absolute http(s) URL.' },
         retention_days: { ...RETENTION, description: 'The new lifetime in days from the creation time; 0 = forever.' },
         max_visits: { ...MAX_VISITS_ARG, description: 'The new limit of counted visits; null = unlimited.' },
+        title: { ...TITLE_ARG, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty removes it.` },
+        tags: { ...TAGS_ARG, description: `The new tags, replacing the old ones (${TAG_RULES}); [] removes them.` },
       },
       required: ['code', 'api_key'],
       additionalProperties: false,

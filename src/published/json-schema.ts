@@ -1,6 +1,6 @@
 /**
  * The subset of JSON Schema this service writes (types, properties, required, ranges, lengths,
- * const), as a type and as a small validator. The type is the guard: a schema literal using a
+ * maxItems, const), as a type and as a small validator. The type is the guard: a schema literal using a
  * keyword outside the subset does not compile, so the validator never meets a keyword it would
  * silently ignore. The keywords mean the same in draft-07 and 2020-12, so the schemas serve both
  * OpenAPI 3.1 and MCP tools, and ajv agrees with this validator (test/published/json-schema.test.ts).
@@ -16,6 +16,7 @@ export interface JsonSchema {
   required?: readonly string[];
   additionalProperties?: boolean;
   items?: JsonSchema;
+  maxItems?: number;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -66,6 +67,7 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
     if (schema.minLength !== undefined && length < schema.minLength) errors.push(`${at} must have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`);
     if (schema.maxLength !== undefined && length > schema.maxLength) errors.push(`${at} must have at most ${schema.maxLength} characters`);
   }
+  if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at} must have at most ${schema.maxItems} items`);
   if (Array.isArray(value) && schema.items) {
     const items = schema.items;
     value.forEach((item, i) => check(items, item, `${at}[${i}]`, root, errors));

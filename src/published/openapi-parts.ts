@@ -16,7 +16,7 @@ import {
   SHORTEN_INPUT_SCHEMA,
   UPDATE_INPUT_SCHEMA,
 } from './schemas.ts';
-import { MAX_SEARCH_LENGTH } from '../links/validate.ts';
+import { MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH } from '../links/validate.ts';
 
 /** A fragment of an OpenAPI document (a response, a parameter, a schema…). */
 export type OpenApiObject = Readonly<Record<string, unknown>>;
@@ -65,11 +65,26 @@ export const PARAMETERS: Record<string, OpenApiObject> = {
   api_key: param('api_key', 'query', { type: 'string' }, 'Deprecated: the admin key as a query parameter. Send the X-API-Key header instead (query strings leak into logs and history); responses to requests that use it carry Deprecation and Link headers. The header wins when both are sent.', { deprecated: true }),
   limit: param('limit', 'query', LIMIT_SCHEMA, 'Page size, 1–1000. Without it the whole list is returned.'),
   offset: param('offset', 'query', OFFSET_SCHEMA, 'Entries to skip (default 0).'),
-  q: param('q', 'query', { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH }, `Keep only the links whose code or original URL contains this text, case-insensitively; 1–${MAX_SEARCH_LENGTH} characters.`),
+  q: param('q', 'query', { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH }, `Keep only the links whose code, original URL or title contains this text, case-insensitively; 1–${MAX_SEARCH_LENGTH} characters.`),
+  tag: param(
+    'tag',
+    'query',
+    { type: 'array', items: { type: 'string' } },
+    `Keep only the links having this tag, compared exactly (case-sensitively) after trimming spaces. Repeatable (and commas separate tags too): a link must have every tag named. 1–${MAX_TAG_LENGTH} characters each, at most ${MAX_TAGS}.`,
+    { style: 'form', explode: true },
+  ),
   shorten_url: param('url', 'query', { type: 'string' }, 'The URL to shorten; wins over the body field.'),
   retention_days: param('retention_days', 'query', { type: 'string', pattern: '^[0-9]+$' }, 'Lifetime in days, 0–36500 as decimal digits; wins over the body field.'),
   shorten_code: param('code', 'query', { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 64 }, 'A custom code (A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; case-sensitive); wins over the body field. Held by a live link: 409.'),
   max_visits: param('max_visits', 'query', { type: 'string', pattern: '^([0-9]*|null)$' }, 'Counted visits allowed, 1–2147483647 as decimal digits (empty or null = unlimited); wins over the body field.'),
+  title: param('title', 'query', { type: 'string' }, `A title, at most ${MAX_TITLE_LENGTH} characters (empty = none); wins over the body field.`),
+  tags: param(
+    'tags',
+    'query',
+    { type: 'array', items: { type: 'string' } },
+    `Tags: the parameter repeated, each value holding one tag or several separated by commas; each is trimmed and then 1–${MAX_TAG_LENGTH} characters, duplicates are dropped, at most ${MAX_TAGS} remain. Wins over the body field.`,
+    { style: 'form', explode: true },
+  ),
   lookup_url: param('url', 'query', { type: 'string' }, 'The original URL; normalized like stored URLs before matching.', { required: true }),
   mcp_protocol_version: param('MCP-Protocol-Version', 'header', { type: 'string', enum: ['2025-11-25', '2025-06-18', '2025-03-26'] }, 'The negotiated MCP version, sent by clients after initialize. Another value is 400.'),
   origin: param('Origin', 'header', { type: 'string' }, "Sent by browsers. Absent, base_url's origin or one of MCP_ALLOWED_ORIGINS; anything else is 403 (DNS rebinding protection)."),
@@ -108,6 +123,12 @@ const FORM_SCHEMA = {
     retention_days: { type: 'string', pattern: '^[0-9]+$', description: 'Decimal digits, 0–36500.' },
     code: { type: 'string', pattern: '^[A-Za-z0-9_-]*$', description: 'A custom code; empty or absent = generated.' },
     max_visits: { type: 'string', pattern: '^([0-9]*|null)$', description: 'Decimal digits, 1–2147483647; empty, null or absent = unlimited.' },
+    title: { type: 'string', description: `At most ${MAX_TITLE_LENGTH} characters; empty or absent = none.` },
+    tags: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `The field repeated (tags=a&tags=b), each value holding one tag or several separated by commas; each trimmed and then 1–${MAX_TAG_LENGTH} characters, at most ${MAX_TAGS} distinct.`,
+    },
   },
 } as const;
 

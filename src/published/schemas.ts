@@ -3,7 +3,7 @@
  * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
  */
 import type { JsonSchema } from './json-schema.ts';
-import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_VISITS } from '../links/validate.ts';
+import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../links/validate.ts';
 
 const CODE_DESCRIPTION =
   'Short code: generated ones use 123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz (no 0 O I l); custom ones A-Z a-z 0-9 - _. Case-sensitive.';
@@ -14,6 +14,20 @@ const MAX_VISITS_SCHEMA = {
   maximum: MAX_VISITS,
   description: 'Counted visits allowed; later GETs are 410. null = unlimited.',
 } as const satisfies JsonSchema;
+
+const TITLE_SCHEMA = {
+  type: ['string', 'null'],
+  maxLength: MAX_TITLE_LENGTH,
+  description: `The link's title, at most ${MAX_TITLE_LENGTH} characters; null = none (an empty title is none).`,
+} as const satisfies JsonSchema;
+
+/**
+ * Tags as a create or an edit sends them: each is trimmed and then must be 1–50 characters without
+ * a comma, and duplicates are dropped before the limit of 20 is counted, so the items here carry
+ * no length limits of their own: a tag of 51 characters with a space around it is a good tag.
+ */
+const TAGS_INPUT_DESCRIPTION =
+  `Tags, each trimmed and then 1–${MAX_TAG_LENGTH} characters without a comma; duplicates are dropped, at most ${MAX_TAGS} may remain, and they are kept sorted.`;
 
 export const RECORD_SCHEMA = {
   type: 'object',
@@ -41,8 +55,15 @@ export const RECORD_SCHEMA = {
       type: ['integer', 'null'],
       description: 'When the link expires: created_at + retention_days × 86400, Unix seconds; null when kept forever.',
     },
+    title: TITLE_SCHEMA,
+    tags: {
+      type: 'array',
+      maxItems: MAX_TAGS,
+      items: { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH },
+      description: `The link's tags: distinct, sorted, each 1–${MAX_TAG_LENGTH} characters without a comma; [] = none.`,
+    },
   },
-  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at'],
+  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at', 'title', 'tags'],
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
@@ -108,6 +129,8 @@ export const SHORTEN_INPUT_SCHEMA = {
       description: 'A custom code: A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; null, empty or absent = generated. Held by a live link: 409.',
     },
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'Counted visits allowed (a one-time link is 1); null or absent = unlimited.' },
+    title: { ...TITLE_SCHEMA, description: `A title, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
+    tags: { type: ['array', 'null'], items: { type: 'string' }, description: `${TAGS_INPUT_DESCRIPTION} null or absent = none.` },
   },
 } as const satisfies JsonSchema;
 
@@ -123,6 +146,8 @@ export const UPDATE_INPUT_SCHEMA = {
       description: 'The new lifetime in days, still counted from created_at (it can expire the link at once); 0 = forever. null is not a retention: 400.',
     },
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'The new limit of counted visits (at or below visit_count uses the link up); null clears it.' },
+    title: { ...TITLE_SCHEMA, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty clears it.` },
+    tags: { type: 'array', items: { type: 'string' }, description: `The new tags, replacing the old ones; [] clears them (null is 400). ${TAGS_INPUT_DESCRIPTION}` },
   },
   additionalProperties: false,
 } as const satisfies JsonSchema;

@@ -272,6 +272,26 @@ export function expiresAt(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>):
   return rec.retentionDays > 0 ? rec.createdAt + rec.retentionDays * DAY : null;
 }
 
+/** A link's title and tags, only those it has (`LinkRecord`): most links have neither. */
+export interface Labels {
+  title?: string;
+  tags?: readonly string[];
+}
+
+/**
+ * The labels of a title and tags as given (null, empty or absent = none): undefined when there are
+ * none, so a record or an entry without them carries no such field and a store keeps nothing.
+ */
+export function labelsOf(title: string | null | undefined, tags: readonly string[] | undefined): Labels | undefined {
+  const hasTitle = title !== null && title !== undefined && title !== '';
+  const hasTags = tags !== undefined && tags.length > 0;
+  if (!hasTitle && !hasTags) return undefined;
+  const labels: Labels = {};
+  if (hasTitle) labels.title = title;
+  if (hasTags) labels.tags = tags;
+  return labels;
+}
+
 /** True when a link with a visit limit has used it up. */
 export function isUsedUp(rec: Pick<LinkRecord, 'visits' | 'maxVisits'>): boolean {
   return rec.maxVisits !== null && rec.visits >= rec.maxVisits;

@@ -1,12 +1,13 @@
 /**
  * Which column of an import holds what (docs/api.md, export and import), as one table: the header
  * names the common shorteners write in their exports, compared case-insensitively. Shlink's web
- * client writes `shortCode,longUrl,createdAt,visits`, YOURLS `keyword,url,timestamp,clicks`, this
- * service its own record names. The same table reads the keys of a JSON Lines record.
+ * client writes `shortCode,longUrl,createdAt,title,tags,visits`, YOURLS
+ * `keyword,url,title,timestamp,clicks`, this service its own record names. The same table reads
+ * the keys of a JSON Lines record.
  */
 
 /** A field of an imported row, named as the record names it. */
-export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits';
+export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags';
 
 export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   url: ['original_url', 'url', 'long_url', 'longUrl', 'Long URL'],
@@ -15,6 +16,8 @@ export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   visits: ['visit_count', 'visits', 'clicks'],
   retention: ['retention_days'],
   maxVisits: ['max_visits'],
+  title: ['title'],
+  tags: ['tags'],
 };
 
 /** Lower-cased alias → field. */

@@ -17,14 +17,29 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; exten
   csv: { type: 'text/csv', extension: 'csv' },
 };
 
-/** The CSV columns, in order: the record's fields without `expires_at`, which follows from them. */
-export const CSV_COLUMNS = ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits'] as const;
+/**
+ * The CSV columns, in order: the record's fields without `expires_at`, which follows from them.
+ * `title` and `tags` came later and are appended, so a reader that takes columns by position still
+ * finds the older ones where they were; `tags` is one cell, the tags joined with commas (a tag
+ * never holds one).
+ */
+export const CSV_COLUMNS = ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits', 'title', 'tags'] as const;
 
 /** Characters per piece: big enough to cost few writes, small enough to stay a young string. */
 const PIECE_CHARS = 64 * 1024;
 
 function csvLine(r: UrlRecord): string {
-  return csvRow([r.short_code, r.short_url, r.original_url, String(r.created_at), String(r.visit_count), String(r.retention_days), r.max_visits === null ? '' : String(r.max_visits)]);
+  return csvRow([
+    r.short_code,
+    r.short_url,
+    r.original_url,
+    String(r.created_at),
+    String(r.visit_count),
+    String(r.retention_days),
+    r.max_visits === null ? '' : String(r.max_visits),
+    r.title ?? '',
+    r.tags.join(','),
+  ]);
 }
 
 function jsonLine(r: UrlRecord): string {

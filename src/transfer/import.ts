@@ -117,7 +117,7 @@ export async function importLinks(body: AsyncIterable<Buffer | string>, format: 
 
   /** Offers generated codes until the store takes one (or takes it in), or reports the code space exhausted. */
   function placeGenerated(record: Omit<LinkRecord, 'code'>, line: number): void {
-    for (const code of candidateCodes(deps.randomCode, rules.minShortLength, rules.maxShortLength)) {
+    for (const code of candidateCodes(deps.randomCode, rules.minShortLength, rules.maxShortLength, rules.reserved)) {
       const taken = store.insert({ ...record, code }, now, chain);
       if (taken === false) continue;
       if (taken === true) return void imported++;

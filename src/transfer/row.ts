@@ -1,16 +1,18 @@
 /**
  * One imported row checked like a create (docs/api.md, export and import): the same URL rules
- * (the self-link check included), the custom-code rule for a given code, retention and
- * max_visits; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
+ * (the self-link check included), the custom-code rule for a given code, retention, max_visits,
+ * title and tags; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
  */
-import { isExpired, type LinkRecord } from '../store/link-store.ts';
-import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../links/validate.ts';
+import { isExpired, labelsOf, type LinkRecord } from '../store/link-store.ts';
+import { checkCustomCode, checkMaxVisits, checkRetention, checkTags, checkTitle, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../links/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 
 export interface RowRules extends UrlRules {
   minShortLength: number;
   maxShortLength: number;
+  /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
+  reserved?: ReadonlySet<string>;
 }
 
 /** A row's values by field: text from CSV, typed values from JSON. */
@@ -34,7 +36,7 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   };
   const url = checkUrl(get('url'), rules);
   if (url instanceof Refusal) return refused(url);
-  const code = checkCustomCode(get('code'), rules.minShortLength, rules.maxShortLength);
+  const code = checkCustomCode(get('code'), rules.minShortLength, rules.maxShortLength, rules.reserved);
   if (code instanceof Refusal) return refused(code);
   const createdAt = created(get('created'), now);
   if (createdAt instanceof Refusal) return refused(createdAt);
@@ -44,8 +46,14 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   if (retentionDays instanceof Refusal) return refused(retentionDays);
   const maxVisits = checkMaxVisits(get('maxVisits'), textual);
   if (maxVisits instanceof Refusal) return refused(maxVisits);
+  const title = checkTitle(get('title'));
+  if (title instanceof Refusal) return refused(title);
+  // A CSV cell holds the tags joined with commas, as the export writes them.
+  const tags = checkTags(get('tags'), textual);
+  if (tags instanceof Refusal) return refused(tags);
   // Imported counts have no events (yet): an import of the link's visits turns them into events.
-  const record = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits };
+  // Only the labels a row has, as a create stores them: most links have none.
+  const record: Omit<LinkRecord, 'code'> = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits, ...labelsOf(title, tags) };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
   return { ok: true, record, code };
 }

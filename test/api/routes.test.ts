@@ -12,7 +12,7 @@ const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
-const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'untracked_visits', 'visit_count'];
+const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'tags', 'title', 'untracked_visits', 'visit_count'];
 const INDEX_HTML = readFileSync(new URL('../../static/index.html', import.meta.url), 'utf8');
 
 function jsonBody<T>(r: Reply): T {
@@ -177,6 +177,8 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
     retention_days: 12,
     max_visits: null,
     expires_at: NOW_S + 12 * 86400,
+    title: null,
+    tags: [],
   });
 });
 

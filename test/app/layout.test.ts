@@ -44,7 +44,7 @@ test('each store in its own folder: the log store and PostgreSQL never import ea
 });
 
 test('the link rules sit below every door: src/store/ and src/links/ import no door', () => {
-  for (const door of ['src/api/', 'src/mcp/', 'src/transfer/', 'src/cli/', 'src/http/', 'src/published/']) {
+  for (const door of ['src/api/', 'src/mcp/', 'src/transfer/', 'src/cli/', 'src/http/', 'src/published/', 'src/peers/']) {
     assert.deepEqual(crossing('src/store/', door), [], door);
     assert.deepEqual(crossing('src/links/', door), [], door);
   }

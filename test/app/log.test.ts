@@ -126,6 +126,9 @@ describe('redactTarget', () => {
     ['a longer name holding token', '/mcp?id_token=a&refresh_token=b&tokens=c', '/mcp?id_token=***&refresh_token=***&tokens=***'],
     ['an encoded letter in the name', '/api/urls?api_%6Bey=secret', '/api/urls?api_%6Bey=***'],
     ['a plus in the name', '/api/urls?api+key=secret', '/api/urls?api+key=***'],
+    // docs/compat.md, YOURLS' API: its signature token and the password it never accepts.
+    ['YOURLS signature and password', '/yourls-api.php?signature=k&timestamp=1&password=p&username=u', '/yourls-api.php?signature=***&timestamp=1&password=***&username=u'],
+    ['signature and password in any case', '/yourls-api.php?Signature=k&PASSWORD=p&new_password=q', '/yourls-api.php?Signature=***&PASSWORD=***&new_password=***'],
     ['names without key or token are kept', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3'],
     ['a secret-looking value under a harmless name is kept', '/api/lookup?url=api_key%3Dx', '/api/lookup?url=api_key%3Dx'],
   ];

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createShortener } from '../../src/app.ts';
-import { helpText, resolveConfig, SETTINGS, type Config, type Resolved } from '../../src/cli/config.ts';
+import { configFromOptions, helpText, resolveConfig, SETTINGS, type Config, type Resolved } from '../../src/cli/config.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { request, tempDir } from '../support/helpers.ts';
 
@@ -79,6 +79,9 @@ const DOCUMENTED_DEFAULTS: Config = {
   trustProxy: 0,
   geoipDb: '',
   geoipHeader: '',
+  // The peers' APIs (README, configuration).
+  shlinkApi: false,
+  yourlsApi: false,
 };
 
 const DOCUMENTED_ENV_NAMES = [
@@ -110,6 +113,8 @@ const DOCUMENTED_ENV_NAMES = [
   'TRUST_PROXY',
   'GEOIP_DB',
   'GEOIP_HEADER',
+  'SHLINK_API',
+  'YOURLS_API',
 ];
 
 describe('defaults', () => {
@@ -187,6 +192,8 @@ describe('--help, generated from the settings table', () => {
     TRUST_PROXY: ['--trust-proxy VALUE', '0', 'an integer from 0 to 10'],
     GEOIP_DB: ['--geoip-db VALUE', 'empty', 'any text, or empty'],
     GEOIP_HEADER: ['--geoip-header VALUE', 'empty', "an HTTP header name (letters, digits and !#$%&'*+-.^_`|~), or empty"],
+    SHLINK_API: ['--shlink-api [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
+    YOURLS_API: ['--yourls-api [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
   };
   for (const [env, [flag, shown, allowed]] of Object.entries(EXPECTED)) {
     test(`${env}: ${flag}, default ${shown}, allowed ${allowed}`, () => {
@@ -326,6 +333,16 @@ describe('flag forms', () => {
     assert.equal(config.port, 1234);
   });
 
+  test('yourls_api: false by default; env, bare flag, file key and library option', () => {
+    assert.equal(resolve([]).config.yourlsApi, false);
+    assert.equal(resolve([], { YOURLS_API: 'true' }).config.yourlsApi, true);
+    assert.equal(resolve(['--yourls-api', '--port', '1']).config.yourlsApi, true);
+    assert.equal(resolve(['--yourls-api=false'], { YOURLS_API: 'true' }).config.yourlsApi, false);
+    assert.equal(withFile({ yourls_api: true }).yourlsApi, true);
+    assert.equal(configFromOptions({ yourlsApi: true }).yourlsApi, true);
+    assert.match(configError(() => resolve([], { YOURLS_API: 'maybe' })).message, /^invalid YOURLS_API "maybe": must be true or false$/);
+  });
+
   test('public_redirects: false by default; env, bare flag, flag value, file key and library option', () => {
     const rows: [argv: string[], env: Record<string, string>, file: Record<string, unknown> | undefined, expected: boolean][] = [
       [[], {}, undefined, false],
@@ -390,6 +407,8 @@ describe('config file', () => {
       trust_proxy: 2,
       geoip_db: '/srv/geo/country.mmdb',
       geoip_header: 'CF-IPCountry',
+      shlink_api: true,
+      yourls_api: true,
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
@@ -422,6 +441,8 @@ describe('config file', () => {
       geoipDb: '/srv/geo/country.mmdb',
       // Lower case: node:http's key in req.headers.
       geoipHeader: 'cf-ipcountry',
+      shlinkApi: true,
+      yourlsApi: true,
     });
   });
 

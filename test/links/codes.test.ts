@@ -14,6 +14,7 @@ import {
   cryptoRandom,
   isCodeShaped,
   candidateCodes,
+  reservedWords,
   type RandomSource,
 } from '../../src/links/codes.ts';
 import type { UrlList } from '../../src/links/record.ts';
@@ -181,6 +182,20 @@ test('the reserved first segments are exactly those of docs/api.md, short codes'
     [...RESERVED_SEGMENTS].sort(),
     ['api', 'auth-check', 'docs', 'favicon.ico', 'healthz', 'mcp', 'metrics', 'openapi.json', 'robots.txt', 'schemas', 'static'],
   );
+});
+
+test('a surface switched on reserves its word (rest for Shlink\'s API), in any case, for generated codes too; off, rest is a code', () => {
+  assert.equal(reservedWords({}), RESERVED_SEGMENTS);
+  assert.equal(reservedWords({ shlinkApi: false }), RESERVED_SEGMENTS);
+  const shlink = reservedWords({ shlinkApi: true });
+  assert.deepEqual([...shlink].sort(), [...RESERVED_SEGMENTS, 'rest'].sort());
+  for (const word of ['rest', 'REST', 'Rest']) {
+    assert.equal(isReserved(word, shlink), true, word);
+    assert.equal(isReserved(word), false, word);
+  }
+  const rest = [...candidateCodes(() => 'rest', 4, 4, shlink)];
+  assert.deepEqual(rest, []);
+  assert.equal([...candidateCodes(() => 'rest', 4, 4)].length, TRIES_PER_LENGTH);
 });
 
 test('pickCode returns undefined after ten tries at every length', () => {

@@ -149,6 +149,8 @@ test('over a store that answers with promises, every operation works and reports
     retention_days: 0,
     max_visits: null,
     expires_at: null,
+    title: null,
+    tags: [],
   };
   assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
   const hit = s.visit('code01', true);
@@ -239,7 +241,7 @@ test('an edit refuses unknown fields by name and bad values before looking the c
   const s = service(store);
   await s.shorten({ url: 'https://example.com/a' });
   const cases: [Record<string, unknown>, RegExp][] = [
-    [{ short_code: 'x' }, /^"short_code" cannot be changed; an edit may hold url, retention_days, max_visits$/],
+    [{ short_code: 'x' }, /^"short_code" cannot be changed; an edit may hold url, retention_days, max_visits, title, tags$/],
     [{ visit_count: 0, url: 'https://example.com/' }, /"visit_count" cannot be changed/],
     [{ url: 'ftp://example.com/' }, /http or https/],
     [{ url: null }, /url is required/],

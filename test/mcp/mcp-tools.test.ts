@@ -109,9 +109,11 @@ test('tools/list declares the seven tools with title, description, schemas and e
       assert.ok(output.required.includes('max_visits') && output.required.includes('expires_at'), String(t['name']));
     }
     const shorten = tools[0]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits']);
+    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags']);
     const update = tools[5]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(update.properties), ['code', 'api_key', 'url', 'retention_days', 'max_visits']);
+    assert.deepEqual(Object.keys(update.properties), ['code', 'api_key', 'url', 'retention_days', 'max_visits', 'title', 'tags']);
+    const list = tools[3]!['inputSchema'] as { properties: Record<string, unknown> };
+    assert.deepEqual(Object.keys(list.properties), ['api_key', 'limit', 'offset', 'q', 'tag']);
   });
 });
 
@@ -131,6 +133,8 @@ test('shorten_url answers the short URL as text and the record as structuredCont
       retention_days: 7,
       max_visits: null,
       expires_at: NOW_S + 7 * 86400,
+      title: null,
+      tags: [],
     });
     // The same link the REST API sees.
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${rec.short_code}`)).body), rec);
@@ -245,6 +249,8 @@ test('update_url checks the key, edits the record it returns, and reports unknow
       retention_days: 3,
       max_visits: 10,
       expires_at: NOW_S + 3 * 86400,
+      title: null,
+      tags: [],
     });
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), updated, 'the REST API sees the edit');
     assert.equal(structured(await call(server, 'update_url', { code, api_key: KEY, max_visits: null }))['max_visits'], null);
@@ -277,7 +283,13 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
       [{ name: 'shorten_url', arguments: [] }, 'Invalid arguments for shorten_url: arguments must be an object'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: 36501 } }, 'Invalid arguments for shorten_url: retention_days must be at most 36500'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: '3' } }, 'Invalid arguments for shorten_url: retention_days must be an integer'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x' } }, 'Invalid arguments for shorten_url: title is not allowed'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', label: 'x' } }, 'Invalid arguments for shorten_url: label is not allowed'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 5 } }, 'Invalid arguments for shorten_url: title must be a string or null'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x'.repeat(513) } }, 'Invalid arguments for shorten_url: title must have at most 512 characters'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: 'a,b' } }, 'Invalid arguments for shorten_url: tags must be an array'],
+      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: ['a', 1] } }, 'Invalid arguments for shorten_url: tags[1] must be a string'],
+      [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, tags: null } }, 'Invalid arguments for update_url: tags must be an array'],
+      [{ name: 'list_urls', arguments: { api_key: KEY, tag: 'a' } }, 'Invalid arguments for list_urls: tag must be an array'],
       [{ name: 'get_url', arguments: { code: 5 } }, 'Invalid arguments for get_url: code must be a string'],
       [{ name: 'get_url', arguments: { code: '' } }, 'Invalid arguments for get_url: code must have at least 1 character'],
       [{ name: 'list_urls', arguments: { api_key: KEY, limit: 0 } }, 'Invalid arguments for list_urls: limit must be at least 1'],

@@ -115,7 +115,8 @@ function routes(publicRedirects: boolean): ApiRoute[] {
     service: {} as Service,
     reply: createResponder([]),
     files: new Map(),
-    config: { production: false, apiToken: 't', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost:3000', publicRedirects },
+    // Every surface on: the README's table lists the routes of the peers' APIs too.
+    config: { production: false, apiToken: 't', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost:3000', publicRedirects, yourlsApi: true },
     log: createLogger('silent'),
   });
 }

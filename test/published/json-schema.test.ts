@@ -20,6 +20,8 @@ const RECORD = {
   retention_days: 0,
   max_visits: null,
   expires_at: null,
+  title: null,
+  tags: [],
 };
 
 /** Values that probe every keyword of the subset: types, required, extras, ranges, lengths, const, items. */
@@ -44,6 +46,28 @@ const VALUES: readonly unknown[] = [
   { ...RECORD, max_visits: '5' },
   { ...RECORD, expires_at: 1.5 },
   { ...RECORD, expires_at: undefined },
+  { ...RECORD, title: 'A title', tags: ['a', 'b'] },
+  { ...RECORD, title: '' },
+  { ...RECORD, title: 'x'.repeat(512) },
+  { ...RECORD, title: 'x'.repeat(513) },
+  // 512 astral characters: 1,024 UTF-16 units, 512 characters.
+  { ...RECORD, title: '😀'.repeat(512) },
+  { ...RECORD, title: 5 },
+  { ...RECORD, tags: null },
+  { ...RECORD, tags: 'a' },
+  { ...RECORD, tags: [''] },
+  { ...RECORD, tags: ['x'.repeat(50)] },
+  { ...RECORD, tags: ['x'.repeat(51)] },
+  { ...RECORD, tags: [1] },
+  { ...RECORD, tags: Array.from({ length: 20 }, (_, i) => `t${i}`) },
+  { ...RECORD, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+  { url: 'https://example.com/', title: null, tags: null },
+  { url: 'https://example.com/', title: 'T', tags: [' spaced ', 'x'.repeat(60)] },
+  { url: 'https://example.com/', tags: 'a,b' },
+  { title: 'T', tags: [] },
+  { code: 'abc', api_key: 'k', tags: null },
+  { api_key: 'k', tag: ['a', 'b'] },
+  { api_key: 'k', tag: 'a' },
   { url: 'https://example.com/', max_visits: 1, code: 'my-code' },
   { url: 'https://example.com/', max_visits: null },
   { retention_days: null, max_visits: null },
@@ -138,4 +162,8 @@ test('validateValue names each problem so a caller can fix it', () => {
   assert.deepEqual(validateValue({ type: ['string', 'null'] }, 1), ['value must be a string or null']);
   assert.deepEqual(validateValue({ type: 'number' }, 2), []);
   assert.deepEqual(validateValue({ type: 'array', items: { type: 'boolean' } }, [true, 1]), ['value[1] must be a boolean']);
+  assert.deepEqual(validateValue({ type: 'array', maxItems: 2 }, [1, 2, 3], 'tags'), ['tags must have at most 2 items']);
+  assert.deepEqual(validateValue({ type: 'array', maxItems: 2 }, [1, 2]), []);
+  assert.deepEqual(validateValue(RECORD_SCHEMA, { ...RECORD, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), ['tags must have at most 20 items']);
+  assert.deepEqual(validateValue(RECORD_SCHEMA, { ...RECORD, title: 'x'.repeat(513), tags: [''] }), ['title must have at most 512 characters', 'tags[0] must have at least 1 character']);
 });

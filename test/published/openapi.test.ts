@@ -166,18 +166,23 @@ test('the operations document every route of the README\'s route table, with the
   assert.equal(ops['POST /api/shorten']?.deprecated, undefined);
   assert.equal(doc.components.parameters['api_key']?.['deprecated'], true);
   assert.deepEqual(ops['GET /api/urls']?.parameters?.at(-1), { $ref: '#/components/parameters/api_key' });
-  assert.deepEqual(ops['GET /api/urls']?.parameters?.map((p) => p['$ref']), ['limit', 'offset', 'q', 'api_key'].map((n) => `#/components/parameters/${n}`));
+  assert.deepEqual(ops['GET /api/urls']?.parameters?.map((p) => p['$ref']), ['limit', 'offset', 'q', 'tag', 'api_key'].map((n) => `#/components/parameters/${n}`));
   assert.deepEqual(doc.components.parameters['q']?.['schema'], { type: 'string', minLength: 1, maxLength: 200 });
+  // tag repeats in the query string (tag=a&tag=b): an exploded form array, like the create's tags.
+  for (const name of ['tag', 'tags']) {
+    const { schema, style, explode, in: where } = doc.components.parameters[name] as Record<string, unknown>;
+    assert.deepEqual({ schema, style, explode, where }, { schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true, where: 'query' }, name);
+  }
   assert.deepEqual(
     ops['POST /api/shorten']?.parameters?.map((p) => resolve(doc, p)['name']),
-    ['url', 'retention_days', 'code', 'max_visits'],
+    ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags'],
   );
   assert.deepEqual(ops['POST /api/shorten']?.responses['409'], { $ref: '#/components/responses/Conflict' });
   // The edit: a JSON body of exactly the editable fields, answered with the record.
   const patch = ops['PATCH /api/urls/{code}']!;
   assert.deepEqual(patch.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateInput' } } } });
   const update = doc.components.schemas['UpdateInput'] as { properties: object; additionalProperties: boolean };
-  assert.deepEqual(Object.keys(update.properties), ['url', 'retention_days', 'max_visits']);
+  assert.deepEqual(Object.keys(update.properties), ['url', 'retention_days', 'max_visits', 'title', 'tags']);
   assert.equal(update.additionalProperties, false);
   assert.deepEqual((resolve(doc, patch.responses['200']!)['content'] as Record<string, { schema: unknown }>)['application/json']?.schema, { $ref: '#/components/schemas/Record' });
   // The record: max_visits and expires_at, each an integer or null, always present.
@@ -185,6 +190,15 @@ test('the operations document every route of the README\'s route table, with the
   assert.deepEqual(record.properties['max_visits']?.type, ['integer', 'null']);
   assert.deepEqual(record.properties['expires_at']?.type, ['integer', 'null']);
   assert.ok(record.required.includes('max_visits') && record.required.includes('expires_at'));
+  // title and tags: always present, a string or null, and a bounded array of bounded strings.
+  assert.ok(record.required.includes('title') && record.required.includes('tags'));
+  assert.deepEqual(record.properties['title']?.type, ['string', 'null']);
+  const { description: _d, ...tags } = record.properties['tags'] as Record<string, unknown>;
+  assert.deepEqual(tags, { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } });
+  const input = doc.components.schemas['ShortenInput'] as { properties: Record<string, { type: unknown }> };
+  assert.deepEqual([input.properties['title']?.type, input.properties['tags']?.type], [['string', 'null'], ['array', 'null']]);
+  const form = doc.components.schemas['ShortenForm'] as { properties: Record<string, { type: unknown }> };
+  assert.deepEqual([form.properties['title']?.type, form.properties['tags']?.type], ['string', 'array']);
   // The redirect's 410 names both reasons.
   const gone = String(resolve(doc, ops['GET /{code}']!.responses['410']!)['description']);
   assert.match(gone, /This link has expired/);
@@ -283,6 +297,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         post('{"url":"https://example.com/p"}', 201),
         post('{"url":"https://example.com/p","code":"fresh-code","max_visits":3}', 201),
+        post('{"url":"https://example.com/p","title":"Ünïcödé title","tags":["b","a"]}', 201),
+        post('{"url":"https://example.com/p","tags":["a,b"]}', 400),
         post('{"url":"ftp://example.com/p"}', 400),
         post(`{"url":"https://example.com/p","code":"${f.taken}"}`, 409),
         post(BIG, 413),
@@ -292,7 +308,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     },
     shortenUrlWithGet: {
       probes: [
-        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=get-code&max_visits=2`, status: 201 },
+        { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=get-code&max_visits=2&title=T&tags=a&tags=b,c`, status: 201 },
         { path: '/api/shorten?url=nope', status: 400 },
         { path: `/api/shorten?url=${encodeURIComponent('https://example.com/g')}&code=${f.taken}`, status: 409 },
         // A GET's body travels only with its Content-Length.
@@ -305,6 +321,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         { path: '/api/urls?limit=5', options: { headers: ADMIN }, status: 200 },
         { path: '/api/urls?q=EXAMPLE.COM%2Fkeep', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/urls?tag=kept&tag=labelled&q=KEPT', options: { headers: ADMIN }, status: 200 },
+        { path: `/api/urls?tag=${'x'.repeat(51)}`, options: { headers: ADMIN }, status: 400 },
         { path: '/api/urls?api_key=k1', status: 200 },
         { path: `/api/urls?q=${'x'.repeat(201)}`, options: { headers: ADMIN }, status: 400 },
         { path: '/api/urls', status: 403 },
@@ -319,6 +337,8 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         patch(f.keep, '{"max_visits":100,"retention_days":30}', 200),
         patch(f.keep, '{"max_visits":null,"url":"https://example.com/keep"}', 200),
+        patch(f.keep, '{"title":"Kept, edited","tags":["kept","labelled","more"]}', 200),
+        patch(f.keep, '{"tags":null}', 400),
         patch(f.keep, '{"visit_count":0}', 400),
         patch(f.keep, '{"max_visits":1}', 403, { headers: JSON_HEADERS }),
         patch('zzzzzz', '{"max_visits":1}', 404),
@@ -481,7 +501,8 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
     const expired = await shorten({ url: 'https://example.com/old', retention_days: 1 });
     clock = now;
     const fixture: Fixture = {
-      keep: await shorten({ url: 'https://example.com/keep' }),
+      // Titled and tagged: every record answered for it is checked against the schema with both.
+      keep: await shorten({ url: 'https://example.com/keep', title: 'Kept — Ünïcödé 😀', tags: ['kept', 'labelled'] }),
       doomed: await shorten({ url: 'https://example.com/doomed' }),
       usedUp: await shorten({ url: 'https://example.com/once', max_visits: 1 }),
       limited: await shorten({ url: 'https://example.com/limited', max_visits: 5 }),

@@ -103,7 +103,7 @@ test('create on one instance, read on the next, redirect on the third', { skip }
   assert.match(code, /^[1-9A-HJ-NP-Za-km-z]{6}$/);
 
   const record = await recordOf(d, code);
-  assert.deepEqual(Object.keys(record), ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at']);
+  assert.deepEqual(Object.keys(record), ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at', 'title', 'tags']);
   assert.equal(record.short_code, code);
   assert.equal(record.short_url, r.body);
   assert.equal(record.original_url, 'https://example.com/scale/a');
@@ -283,6 +283,8 @@ test('an edit made on one instance is what the others answer and redirect to', {
     retention_days: 7,
     max_visits: 5,
     expires_at: created_at + 7 * 86400,
+    title: null,
+    tags: [],
   });
   for (let i = 0; i < 2; i++) assert.deepEqual(await recordOf(d, code), edited);
   assert.equal((await via(d, `/${code}`, { method: 'HEAD' })).headers.location, 'https://example.com/scale/after');
@@ -399,13 +401,13 @@ test('import through one instance, export through another: the same records, old
     assert.match(String(exported.headers['content-disposition']), /^attachment; filename="urls-\d{4}-\d{2}-\d{2}\.jsonl"$/);
     const mine = exported.body.split('\n').filter((l) => l.includes(marker)).map((l) => JSON.parse(l) as LinkRecord);
     assert.deepEqual(mine, [
-      { short_code: `${marker}a`, short_url: `${d.url}/${marker}a`, original_url: `https://example.com/${marker}/a`, created_at: 1_700_000_000, visit_count: 3, untracked_visits: 3, retention_days: 0, max_visits: null, expires_at: null },
-      { short_code: `${marker}b`, short_url: `${d.url}/${marker}b`, original_url: `https://example.com/${marker}/b`, created_at: 1_700_000_100, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: 9, expires_at: null },
+      { short_code: `${marker}a`, short_url: `${d.url}/${marker}a`, original_url: `https://example.com/${marker}/a`, created_at: 1_700_000_000, visit_count: 3, untracked_visits: 3, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
+      { short_code: `${marker}b`, short_url: `${d.url}/${marker}b`, original_url: `https://example.com/${marker}/b`, created_at: 1_700_000_100, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: 9, expires_at: null, title: null, tags: [] },
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');
-    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits\r\n'));
-    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9\r\n`));
+    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags\r\n'));
+    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,\r\n`));
   }
   assert.equal((await via(d, '/api/export', { headers: AUTH })).status, 403);
 });

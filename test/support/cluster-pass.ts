@@ -15,6 +15,7 @@ const FILES = [
   'test/mcp/*.test.ts',
   'test/metrics/*.test.ts',
   'test/published/*.test.ts',
+  'test/peers/*.test.ts',
   'test/qr/qr-route.test.ts',
   'test/transfer/http-*.test.ts',
   'test/transfer/round-trip.test.ts',

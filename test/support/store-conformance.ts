@@ -523,12 +523,15 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await inserted(store, { ...rec('tag003', 'https://example.com/x', T, 1), tags: ['news', 'promo'] });
       await inserted(store, { ...rec('tag004'), tags: ['News', 'promo', 'x'] });
       await inserted(store, { ...rec('tag005'), title: 'Sommer' });
+      await inserted(store, { ...rec('tag006'), title: 'ÜBER die Straße' });
       assert.deepEqual(await pageCodes(store, { tags: ['news'] }), { total: 3, count: 3, codes: ['tag003', 'tag002', 'tag001'] });
       assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'] }), { total: 2, count: 2, codes: ['tag003', 'tag001'] }, 'every tag asked');
       assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'], now: T + DAY }), { total: 1, count: 1, codes: ['tag001'] }, 'expired links are left out');
       assert.deepEqual(await pageCodes(store, { tags: ['promo'], limit: 1, offset: 1 }), { total: 3, count: 1, codes: ['tag003'] });
       assert.deepEqual(await pageCodes(store, { tags: ['NEWS'] }), { total: 0, count: 0, codes: [] }, 'tags compare exactly');
-      assert.deepEqual(await pageCodes(store, { tags: [] }), { total: 5, count: 5, codes: ['tag005', 'tag004', 'tag003', 'tag002', 'tag001'] }, 'no tag asked: no filter');
+      assert.deepEqual(await pageCodes(store, { tags: [] }), { total: 6, count: 6, codes: ['tag006', 'tag005', 'tag004', 'tag003', 'tag002', 'tag001'] }, 'no tag asked: no filter');
+      assert.deepEqual(await pageCodes(store, { q: 'über die straße' }), { total: 1, count: 1, codes: ['tag006'] }, 'a title is folded as toLowerCase folds it, beyond ASCII too');
+      assert.deepEqual(await pageCodes(store, { q: 'ÜBER' }), { total: 1, count: 1, codes: ['tag006'] });
       assert.deepEqual(await pageCodes(store, { q: 'promo' }), { total: 1, count: 1, codes: ['tag002'] }, 'q matches a title, case-insensitively');
       assert.deepEqual(await pageCodes(store, { q: 'somm' }), { total: 1, count: 1, codes: ['tag005'] });
       assert.deepEqual(await pageCodes(store, { q: 'tag00', tags: ['promo'] }), { total: 3, count: 3, codes: ['tag004', 'tag003', 'tag001'] }, 'q and tags together');
@@ -539,6 +542,8 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual((await pageCodes(store, { tags: ['old'] })).codes, ['tag001']);
       assert.deepEqual((await pageCodes(store, { q: 'somm' })).codes, []);
       assert.deepEqual((await pageCodes(store, { q: 'HERBST' })).codes, ['tag005']);
+      await store.update('tag006', { title: 'Ärger' }, T);
+      assert.deepEqual((await pageCodes(store, { q: 'ärg' })).codes, ['tag006'], 'an edited title is searched as it now is');
     });
 
     test('a page filtered by q is a snapshot too', async (t) => {

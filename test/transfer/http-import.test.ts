@@ -33,8 +33,8 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
   assert.deepEqual(JSON.parse(r.body), { imported: 3, skipped: 0, errors: [] });
   const got = await records(h);
   assert.deepEqual(got.slice(0, 2), [
-    { short_code: 'first1', short_url: 'https://s.example/first1', original_url: 'https://example.com/a', created_at: 1700000000, visit_count: 7, untracked_visits: 7, retention_days: 0, max_visits: null, expires_at: null },
-    { short_code: 'second', short_url: 'https://s.example/second', original_url: 'https://example.com/b', created_at: 1700000100, visit_count: 0, untracked_visits: 0, retention_days: 3650, max_visits: null, expires_at: 1700000100 + 3650 * 86400 },
+    { short_code: 'first1', short_url: 'https://s.example/first1', original_url: 'https://example.com/a', created_at: 1700000000, visit_count: 7, untracked_visits: 7, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
+    { short_code: 'second', short_url: 'https://s.example/second', original_url: 'https://example.com/b', created_at: 1700000100, visit_count: 0, untracked_visits: 0, retention_days: 3650, max_visits: null, expires_at: 1700000100 + 3650 * 86400, title: null, tags: [] },
   ]);
   const third = got[2]!;
   assert.match(String(third['short_code']), /^[1-9A-HJ-NP-Za-km-z]{6}$/, 'a generated code');

@@ -15,7 +15,7 @@ const LIMIT = 1_048_576;
 
 /** A record of exactly `bytes` bytes of UTF-8, padded in an ignored column with "€" (3 bytes) and ASCII. */
 function lineOf(bytes: number, url: string): string {
-  const head = JSON.stringify({ url, title: '' }).slice(0, -2);
+  const head = JSON.stringify({ url, note: '' }).slice(0, -2);
   const room = bytes - Buffer.byteLength(head) - 2;
   const euros = Math.floor(room / 3);
   const line = `${head}${'€'.repeat(euros)}${'a'.repeat(room - euros * 3)}"}`;
@@ -35,7 +35,7 @@ test('a line of exactly 1,048,576 bytes is a row, with LF or CRLF; one byte more
       lineOf(LIMIT + 1, 'https://example.com/over') + '\n', // 2
       lineOf(LIMIT, 'https://example.com/exact-crlf') + '\r\n', // 3
       // 400,000 characters, 1,200,000 bytes: under the limit only if characters were counted.
-      JSON.stringify({ url: 'https://example.com/euros', title: '€'.repeat(400_000) }) + '\n', // 4
+      JSON.stringify({ url: 'https://example.com/euros', note: '€'.repeat(400_000) }) + '\n', // 4
       '{"url":"https://example.com/after"}\n', // 5
       lineOf(LIMIT + 1, 'https://example.com/last-over'), // 6, without a final line break
     ].join(''),

@@ -38,7 +38,8 @@
 import { crc32 } from './crc32.ts';
 import { decodeEventFields, EVENT_OPS, eventPayload, eventsPayloadBound, eventWritable, hasEvents, writeEventsPayload, type EventEntry, type EventsEntry } from './event-format.ts';
 import { STRIDE } from '../../visits/packed.ts';
-import { labelsOf, type LabelSource, type StoredRecord } from './keydir.ts';
+import type { LabelSource, StoredRecord } from './keydir.ts';
+import { labelsOf } from '../link-store.ts';
 import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
 export type { StoredRecord } from './keydir.ts';

@@ -9,6 +9,7 @@
 import { LinkEvents, Referrers } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
+import type { Labels } from '../link-store.ts';
 
 export const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
@@ -23,11 +24,6 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
   return b;
 }
 
-/** A link's title and tags, only those it has (`LinkRecord`): most links have neither. */
-export interface Labels {
-  title?: string;
-  tags?: readonly string[];
-}
 
 /** An array of a keydir, as the start-up checkpoint keeps it (`checkpoint.ts`). */
 export type Column = Uint8Array | Int32Array | Uint32Array | Float64Array;

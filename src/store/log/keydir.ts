@@ -18,9 +18,9 @@
  */
 import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns, type KeydirImage, type Labels } from './keydir-columns.ts';
+import { DIRTY, KeydirColumns, type KeydirImage } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
-import type { LinkRecord } from '../link-store.ts';
+import { labelsOf, type Labels, type LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
@@ -50,17 +50,6 @@ function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array
 
 /** Where labels are read from: a record, an entry of the log. */
 export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
-
-/** `labels` with only what it holds: undefined for no title and no tags. */
-export function labelsOf(title: string | null | undefined, tags: readonly string[] | undefined): Labels | undefined {
-  const hasTitle = title !== null && title !== undefined && title !== '';
-  const hasTags = tags !== undefined && tags.length > 0;
-  if (!hasTitle && !hasTags) return undefined;
-  const labels: Labels = {};
-  if (hasTitle) labels.title = title;
-  if (hasTags) labels.tags = tags;
-  return labels;
-}
 
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
 const LATIN1 = new Uint8Array(256).fill(1);

@@ -117,8 +117,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'titles and tags',
     // - `tags`: distinct and sorted by the service; never NULL, so "no tags" is one spelling.
     // - A GIN index serves the list's tag filter (`tags @> …`), which matches every tag asked.
+    // - `title_folded`: the title as JavaScript's `toLowerCase` folds it, written by the store, so
+    //   the list's `q` matches a title exactly as the log store does: the database's `lower`
+    //   depends on its collation (under C it folds only A–Z).
     sql: `
       ALTER TABLE links ADD COLUMN title text NULL,
+        ADD COLUMN title_folded text NULL,
         ADD COLUMN tags text[] NOT NULL DEFAULT '{}';
       CREATE INDEX links_tags ON links USING gin (tags);
     `,

@@ -42,6 +42,9 @@ export const toRecord = (r: Row): LinkRecord => ({
   ...(r.tags.length > 0 && { tags: r.tags }),
 });
 
+/** A title as the list's `q` searches it (`title_folded`, migration 4). */
+export const folded = (title: string | null | undefined): string | null => (title === null || title === undefined ? null : title.toLowerCase());
+
 /** Reads a chunk of a long page inside its held snapshot: on from seq `after`, or at offset `skip`. */
 export type ChunkQuery = (tx: postgres.TransactionSql, after: string | undefined, skip: number, n: number) => postgres.PendingQuery<Row[]>;
 
@@ -101,14 +104,14 @@ export class PostgresStatements {
   /**
    * `q` matched in code, URL and title on their own, and the tags contained in the link's. Stored
    * codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds
-   * exactly A–Z like `toLowerCase` does on them; a title is any text, folded by the database's
-   * own `lower` (docs/postgres.md: beyond ASCII it may fold a letter `toLowerCase` would not).
+   * exactly A–Z like `toLowerCase` does on them; a title is any text, so it is matched in
+   * `title_folded`, folded by `toLowerCase` when it was written (migration 4).
    */
   private filter({ q, tags }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
     const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[]` : this.sql``;
     if (q === undefined) return tagged;
     const needle = q.toLowerCase();
-    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0 OR position(${needle} in lower(title)) > 0) ${tagged}`;
+    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0 OR position(${needle} in title_folded) > 0) ${tagged}`;
   }
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
@@ -173,9 +176,10 @@ export class PostgresStatements {
       untracked_visits: r.untracked,
       max_visits: r.maxVisits,
       title: r.title ?? null,
+      title_folded: folded(r.title),
       tags: (r.tags ?? []) as string[],
     }));
-    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits', 'title', 'tags'];
+    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits', 'title', 'title_folded', 'tags'];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
       ON CONFLICT (code) DO NOTHING RETURNING code`;
@@ -191,8 +195,8 @@ export class PostgresStatements {
     const title = record.title ?? null;
     const tags = (record.tags ?? []) as string[];
     return tx`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${tags}::text[])
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, title_folded, tags)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${folded(title)}, ${tags}::text[])
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 

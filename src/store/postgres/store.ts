@@ -30,7 +30,7 @@ import { InsertBatches, type PendingInsert } from './inserts.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
-import { PostgresStatements, toRecord } from './statements.ts';
+import { folded, PostgresStatements, toRecord } from './statements.ts';
 import { VisitDayStatements } from './visit-day-statements.ts';
 import { VisitStatements, type EventPlace } from './visit-statements.ts';
 import { statsOf } from './visit-stats.ts';
@@ -326,7 +326,10 @@ export class PostgresStore implements LinkStore {
     if (changes.url !== undefined) set['url'] = changes.url;
     if (changes.retentionDays !== undefined) set['retention_days'] = changes.retentionDays;
     if (changes.maxVisits !== undefined) set['max_visits'] = changes.maxVisits;
-    if (changes.title !== undefined) set['title'] = changes.title;
+    if (changes.title !== undefined) {
+      set['title'] = changes.title;
+      set['title_folded'] = folded(changes.title);
+    }
     if (changes.tags !== undefined) set['tags'] = [...changes.tags];
     const columns = Object.keys(set);
     if (columns.length === 0) return this.get(code, now);

@@ -1,0 +1,178 @@
+/**
+ * The lists of Shlink's API over the service (docs/compat.md): short URLs filtered, ordered and
+ * paged as Shlink does, each link's visits summary, and the tags with their counts.
+ *
+ * The service lists links newest first, filtered by text and by tags (links having all), and
+ * pages that order itself. A Shlink list that asks only that (newest or oldest first, no dates,
+ * one tag or all of several) reads just its page. Anything else — another ordering, a creation
+ * date range, any of several tags, excluded tags — is a walk over every matching link, in slices,
+ * kept in memory for the one request. A link's bot visits are its bot events, counted by the
+ * service's visit page (`service.visits`, bots only, one event: the count comes with it); a link
+ * with no events asks nothing. Ordering by `nonBotVisits` asks that of every matching link.
+ */
+import type { UrlRecord } from '../../links/record.ts';
+import type { Service } from '../../links/service.ts';
+import type { ListParams } from './params.ts';
+import { pageBounds, summary, type VisitsSummary } from './shapes.ts';
+
+/** Links read per slice of a walk: a slice of the log store's snapshot is a copy this long. */
+const SLICE = 1000;
+/** Visit counts asked of the store at once when many links need theirs. */
+const PARALLEL = 8;
+
+/** The bot events of a live link (0 when it has none, or is gone since it was listed). */
+export async function botVisits(service: Service, record: UrlRecord): Promise<number> {
+  if (record.visit_count - record.untracked_visits <= 0) return 0;
+  const page = await service.visits(record.short_code, { bots: 'only' }, { limit: 1 });
+  return page.ok ? page.total : 0;
+}
+
+/** `f` of each item, at most `PARALLEL` at a time, in order. */
+async function mapBounded<T, U>(items: readonly T[], f: (item: T) => Promise<U>): Promise<U[]> {
+  const out: U[] = new Array<U>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  return out;
+}
+
+/** The visits summary of each record, in order. */
+export async function summaries(service: Service, records: readonly UrlRecord[]): Promise<VisitsSummary[]> {
+  const bots = await mapBounded(records, (r) => botVisits(service, r));
+  return records.map((r, i) => summary(r.visit_count, bots[i]!));
+}
+
+/** A page of the short URL list: the records on it, and how many matched in all. */
+export interface ShortUrlPage {
+  total: number;
+  records: UrlRecord[];
+}
+
+/** True when the service's own order and filters answer `params` without a walk. */
+function servedAsListed(p: ListParams): boolean {
+  return (
+    p.order.field === 'dateCreated' &&
+    p.startDate === undefined &&
+    p.endDate === undefined &&
+    !p.excludeMaxVisitsReached &&
+    p.excludeTags.length === 0 &&
+    (p.tags.length <= 1 || p.tagsMode === 'all')
+  );
+}
+
+const hasAny = (tags: readonly string[], wanted: readonly string[]): boolean => wanted.some((t) => tags.includes(t));
+const hasAll = (tags: readonly string[], wanted: readonly string[]): boolean => wanted.every((t) => tags.includes(t));
+
+/** Whether a record the service listed passes what the service could not filter. */
+function passes(r: UrlRecord, p: ListParams): boolean {
+  if (p.startDate !== undefined && r.created_at < p.startDate) return false;
+  if (p.endDate !== undefined && r.created_at > p.endDate) return false;
+  if (p.excludeMaxVisitsReached && r.max_visits !== null && r.visit_count >= r.max_visits) return false;
+  if (p.tags.length > 1 && p.tagsMode === 'any' && !hasAny(r.tags, p.tags)) return false;
+  if (p.excludeTags.length > 0 && (p.excludeTagsMode === 'any' ? hasAny(r.tags, p.excludeTags) : hasAll(r.tags, p.excludeTags))) return false;
+  return true;
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The sort key of each ordering but `dateCreated` (the list's own order) and `nonBotVisits`
+ * (which needs counts first); a title absent sorts as empty, as Shlink.
+ */
+const COMPARE: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (a: UrlRecord, b: UrlRecord) => number>> = {
+  shortCode: (a, b) => compareText(a.short_code, b.short_code),
+  longUrl: (a, b) => compareText(a.original_url, b.original_url),
+  title: (a, b) => compareText(a.title ?? '', b.title ?? ''),
+  visits: (a, b) => a.visit_count - b.visit_count,
+};
+
+/** The page of the short URL list that `p` asks for. */
+export async function listShortUrls(service: Service, p: ListParams): Promise<ShortUrlPage> {
+  if (p.otherDomain) return { total: 0, records: [] };
+  const listing = await service.listing({
+    limit: undefined,
+    offset: 0,
+    q: p.searchTerm,
+    tags: p.tags.length > 0 && (p.tags.length === 1 || p.tagsMode === 'all') ? p.tags : undefined,
+  });
+  try {
+    if (servedAsListed(p)) {
+      const [from, to] = pageBounds(p.page, p.itemsPerPage, listing.total);
+      if (p.order.dir === 'DESC') return { total: listing.total, records: await listing.slice(from, to) };
+      // Oldest first: the same page counted from the list's other end.
+      const records = await listing.slice(listing.total - to, listing.total - from);
+      return { total: listing.total, records: records.reverse() };
+    }
+    let kept: UrlRecord[] = [];
+    for (let at = 0; at < listing.count; at += SLICE) {
+      for (const r of await listing.slice(at, at + SLICE)) if (passes(r, p)) kept.push(r);
+    }
+    kept = await ordered(service, kept, p.order);
+    const [from, to] = pageBounds(p.page, p.itemsPerPage, kept.length);
+    return { total: kept.length, records: kept.slice(from, to) };
+  } finally {
+    listing.release();
+  }
+}
+
+/** `records` (newest first) in `order`; ties stay newest first (a stable sort). */
+async function ordered(service: Service, records: UrlRecord[], order: ListParams['order']): Promise<UrlRecord[]> {
+  const sign = order.dir === 'ASC' ? 1 : -1;
+  if (order.field === 'dateCreated') return order.dir === 'DESC' ? records : records.reverse();
+  if (order.field === 'nonBotVisits') {
+    const bots = await mapBounded(records, (r) => botVisits(service, r));
+    const nonBots = new Map(records.map((r, i) => [r, r.visit_count - bots[i]!]));
+    return records.sort((a, b) => sign * (nonBots.get(a)! - nonBots.get(b)!));
+  }
+  const compare = COMPARE[order.field];
+  return records.sort((a, b) => sign * compare(a, b));
+}
+
+/** A tag with the number of live links having it and their visits. */
+export interface TagStats {
+  tag: string;
+  shortUrlsCount: number;
+  visitsSummary: VisitsSummary;
+}
+
+/**
+ * Every tag of a live link, sorted, with its counts when `withVisits` (which asks each link with
+ * events for its bot visits). A walk over every link: the service keeps no table of tags.
+ */
+export async function tagTable(service: Service, withVisits: boolean): Promise<TagStats[]> {
+  const listing = await service.listing({ limit: undefined, offset: 0 });
+  const byTag = new Map<string, { links: number; visits: number; bots: number }>();
+  try {
+    for (let at = 0; at < listing.count; at += SLICE) {
+      const records = (await listing.slice(at, at + SLICE)).filter((r) => r.tags.length > 0);
+      const bots = withVisits ? await mapBounded(records, (r) => botVisits(service, r)) : [];
+      records.forEach((r, i) => {
+        for (const tag of r.tags) {
+          const row = byTag.get(tag) ?? { links: 0, visits: 0, bots: 0 };
+          row.links++;
+          row.visits += r.visit_count;
+          row.bots += bots[i] ?? 0;
+          byTag.set(tag, row);
+        }
+      });
+    }
+  } finally {
+    listing.release();
+  }
+  return [...byTag.entries()]
+    .sort(([a], [b]) => compareText(a, b))
+    .map(([tag, row]) => ({ tag, shortUrlsCount: row.links, visitsSummary: summary(row.visits, row.bots) }));
+}
+
+/** Tags orderings (Shlink's tags list): `tag` (the default), `shortUrlsCount`, `visits`, `nonBotVisits`. */
+export const TAG_ORDERS: Readonly<Record<string, (a: TagStats, b: TagStats) => number>> = {
+  tag: (a, b) => compareText(a.tag, b.tag),
+  shortUrlsCount: (a, b) => a.shortUrlsCount - b.shortUrlsCount,
+  visits: (a, b) => a.visitsSummary.total - b.visitsSummary.total,
+  nonBotVisits: (a, b) => a.visitsSummary.nonBots - b.visitsSummary.nonBots,
+};
