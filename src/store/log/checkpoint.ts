@@ -24,7 +24,7 @@ import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import { Keydir } from './keydir.ts';
 import type { Column, KeydirImage } from './keydir-columns.ts';
-import type { Labels } from './keydir-columns.ts';
+import type { Labels } from '../link-store.ts';
 
 const MAGIC = Buffer.from('URLSCKPT', 'latin1');
 /** The layout this build writes and reads; a higher one is a newer build's, and not used. */
