@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// Storage figures (`npm run bench:store`): start-up replay time, RSS and log bytes per link for
-// 100k and 1M links with 60-100 character URLs, and the time to compact 1M links.
-// Each measurement runs in a fresh child process of the built server code (dist/), so RSS is that
-// of a process holding exactly one store. A figure is printed, never judged: the exit code is
-// non-zero only when a run fails.
+// Storage figures (`npm run bench:store`): for 100k, 1M and 10M links with 60-100 character URLs,
+// the log's bytes per link, start-up by a full replay and from the start-up checkpoint (and RSS
+// after each), the checkpoint's size and the time to write it, and the time to compact with the
+// event loop's longest stall meanwhile (a 1 ms timer, as redirects would wait).
+// `node scripts/bench-store.mjs --sizes 100000,1000000` runs fewer (10M needs about 4 GB free and
+// a few minutes). Each measurement runs in a fresh child process of the built server code (dist/),
+// so RSS is that of a process holding exactly one store. A figure is printed, never judged: the
+// exit code is non-zero only when a run fails.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,25 +17,56 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (p) => new URL(`../dist/lib/${p}`, import.meta.url).href;
 
+/**
+ * One measurement in this process: `replay` (the checkpoint removed first, and none written at
+ * start-up), `checkpoint` (a start that writes one at close), `from-checkpoint` (a start from it),
+ * `compact` (a compaction, with the loop's longest stall meanwhile).
+ */
 async function child(mode, dir) {
   const { Store } = await import(dist('store/log/store.js'));
   const { createLogger } = await import(dist('log.js'));
-  const log = createLogger('silent');
+  const lines = [];
+  const log = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
+  const checkpoint = join(dir, 'urls.log.checkpoint');
+  if (mode === 'replay') rmSync(checkpoint, { force: true });
   const started = performance.now();
-  const store = new Store({ dir, fsync: 'off', log, visitFlushMs: 3_600_000 });
+  const store = new Store({ dir, fsync: 'off', log, visitFlushMs: 3_600_000, compactMinBytes: Number.MAX_SAFE_INTEGER, checkpointMinBytes: mode === 'checkpoint' ? 1 : Number.MAX_SAFE_INTEGER });
   const openMs = performance.now() - started;
+  const fromCheckpoint = lines.some((l) => l.msg === 'log replayed from its start-up checkpoint');
   let compactMs;
+  let stallMs;
   if (mode === 'compact') {
+    const histogram = monitorEventLoopDelay({ resolution: 1 });
+    histogram.enable();
+    // A timer that keeps asking for a turn: the longest gap between its calls is the longest
+    // a redirect arriving meanwhile would have waited.
+    let ticking = true;
+    let last = performance.now();
+    let longest = 0;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      if (ticking) setTimeout(tick, 1);
+    };
+    tick();
     const t = performance.now();
     await store.compact();
     compactMs = performance.now() - t;
+    ticking = false;
+    histogram.disable();
+    stallMs = Math.max(longest, histogram.max / 1e6);
   }
-  // Finish the URL index (built in the background after start-up) so RSS counts all of it.
-  for (const _ of store.withUrl('https://example.com/')) break;
   globalThis.gc?.();
   await new Promise((r) => setTimeout(r, 100));
   const { rss, heapUsed } = process.memoryUsage();
-  process.stdout.write(JSON.stringify({ count: store.count, openMs, compactMs, rss, heapUsed }) + '\n');
+  let written;
+  if (mode === 'checkpoint') {
+    await store.close();
+    written = lines.find((l) => l.msg === 'start-up checkpoint written');
+    if (!written) throw new Error('no checkpoint written');
+  }
+  process.stdout.write(JSON.stringify({ count: store.count, openMs, fromCheckpoint, compactMs, stallMs, rss, heapUsed, checkpointMs: written?.ms, checkpointBytes: written?.bytes }) + '\n');
   process.exit(0);
 }
 
@@ -66,19 +101,29 @@ function run(mode, dir) {
 
 async function main() {
   if (!existsSync(join(root, 'dist', 'lib', 'store', 'store.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  const at = process.argv.indexOf('--sizes');
+  const sizes = at === -1 ? [100_000, 1_000_000, 10_000_000] : process.argv[at + 1].split(',').map(Number);
   const mb = (b) => (b / 1e6).toFixed(0);
+  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  const perLink = (bytes, n) => `${mb(bytes)} MB (${(bytes / n).toFixed(0)} B/link)`;
   console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
-  console.log('| links | log size | bytes/link | start-up replay | RSS after start-up | compaction |');
-  console.log('|---:|---:|---:|---:|---:|---:|');
-  for (const n of [100_000, 1_000_000]) {
+  console.log('| links | log size | bytes/link | full replay | RSS after it | checkpoint (write) | start-up from checkpoint | RSS after it | compaction | longest stall |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const n of sizes) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
     try {
       await writeLog(dir, n);
       const bytes = statSync(join(dir, 'urls.log')).size;
-      const open = [run('open', dir), run('open', dir)].sort((a, b) => a.openMs - b.openMs)[0];
-      const compact = n === 1_000_000 ? `${(run('compact', dir).compactMs / 1000).toFixed(2)} s` : '—';
+      const best = (mode) => [run(mode, dir), run(mode, dir)].sort((a, b) => a.openMs - b.openMs)[0];
+      const replay = best('replay');
+      const written = run('checkpoint', dir);
+      const fast = best('from-checkpoint');
+      if (!fast.fromCheckpoint) throw new Error('the start-up did not use the checkpoint');
+      // Last: a compaction removes the checkpoint.
+      const compact = run('compact', dir);
       console.log(
-        `| ${n.toLocaleString('en')} | ${mb(bytes)} MB | ${(bytes / n).toFixed(0)} | ${(open.openMs / 1000).toFixed(2)} s | ${mb(open.rss)} MB | ${compact} |`,
+        `| ${n.toLocaleString('en')} | ${mb(bytes)} MB | ${(bytes / n).toFixed(0)} | ${s(replay.openMs)} | ${perLink(replay.rss, n)} | ` +
+          `${mb(written.checkpointBytes)} MB (${s(written.checkpointMs)}) | ${s(fast.openMs)} | ${perLink(fast.rss, n)} | ${s(compact.compactMs)} | ${compact.stallMs.toFixed(0)} ms |`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

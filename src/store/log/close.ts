@@ -5,9 +5,15 @@
  * Its own file as the counterpart of `open.ts`: what start-up takes (the lock, the file descriptor,
  * a suspect tail), this gives back.
  */
+import { checkpointDue } from './checkpoint.ts';
 import type { StoreParts } from './compaction.ts';
+import { saveCheckpoint } from './open.ts';
 
-export async function closeLog(parts: StoreParts): Promise<void> {
+/**
+ * `quiet`: no visit waits to be written, so memory is what the log replays to, and a start-up
+ * checkpoint may be taken (when enough was written since the last one).
+ */
+export async function closeLog(parts: StoreParts, quiet: () => boolean): Promise<void> {
   const { writer } = parts;
   await writer.idle();
   // Failures counted since the last summary are not left unsaid.
@@ -29,6 +35,10 @@ export async function closeLog(parts: StoreParts): Promise<void> {
       });
     }
     await parts.fs.fsync(writer.fd);
+    const { checkpoint } = parts;
+    if (quiet() && !writer.detached && !writer.legacy && !writer.tailSuspect && parts.lock !== undefined && !parts.lock.lost() && checkpointDue(writer.size, checkpoint.covered, checkpoint.minBytes)) {
+      checkpoint.covered = saveCheckpoint(parts.fs, parts.path, writer.fd, parts.records, { offset: writer.size, entries: writer.entries }, parts.log) ?? checkpoint.covered;
+    }
   } finally {
     await parts.fs.close(writer.fd);
     parts.lock?.release();

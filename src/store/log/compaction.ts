@@ -10,6 +10,7 @@
  * `writeRecords` and `install` are also how a removed log is rewritten from memory (`reattach.ts`).
  */
 import { performance } from 'node:perf_hooks';
+import { checkpointPath } from './checkpoint.ts';
 import { COMPACT_SUFFIX } from './files.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
 import { STRIDE } from '../../visits/packed.ts';
@@ -50,6 +51,11 @@ export interface StoreParts {
   readonly writer: LogWriter;
   /** The data dir's lock; undefined while not held (the directory was removed with the lock file). */
   lock: DirLock | undefined;
+  /**
+   * The start-up checkpoint (`checkpoint.ts`): the bytes of log the one on disk covers (0: none),
+   * and how much log past it makes a new one worth writing.
+   */
+  readonly checkpoint: { covered: number; readonly minBytes: number };
 }
 
 /** What `writeRecords` wrote: bytes, entries, and the slots of the expired records it left out. */
@@ -222,6 +228,13 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   await fs.fsync(fd);
   const lost = parts.lock?.lost();
   if (lost) throw lost; // another server's log may be there now
+  // The checkpoint covers the old log: gone for good before the new log takes its place, so that
+  // no crash leaves it beside a log it does not describe.
+  if (parts.checkpoint.covered > 0 || fs.exists(checkpointPath(parts.path))) {
+    fs.remove(checkpointPath(parts.path));
+    fs.syncDir(parts.dir);
+    parts.checkpoint.covered = 0;
+  }
   fs.rename(temp, parts.path);
   // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
   const old = parts.writer.replace(fd, written.size, written.lines);

@@ -13,6 +13,10 @@ export const REPLACED_SUFFIX = '.replaced-';
 /** Suffix of the temp file of a log rewritten from memory after it was removed. */
 export const RESTORE_SUFFIX = '.restore';
 
+/** Suffix of the start-up checkpoint beside the log (`checkpoint.ts`); its temp file adds `TEMP_SUFFIX`. */
+export const CHECKPOINT_SUFFIX = '.checkpoint';
+export const TEMP_SUFFIX = '.tmp';
+
 /** Suffix of the compaction temp file beside the log. */
 export const COMPACT_SUFFIX = '.compact';
 

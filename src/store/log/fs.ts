@@ -35,6 +35,16 @@ export interface StoreFs {
   exists(path: string): boolean;
   /** Gives the file `from` a second name `to` (a hard link); EEXIST if `to` exists. */
   link(from: string, to: string): void;
+  /** Opens for reading only; undefined when there is no such file (the start-up checkpoint). */
+  openRead(path: string): number | undefined;
+  /** The file's identity (device and inode) and size. */
+  stat(fd: number): { id: string; size: number };
+  // The start-up checkpoint is written in one synchronous step (`checkpoint.ts`): these three are
+  // `write`, `fsync` and `close` without a turn of the event loop between the first and the last.
+  /** Writes every byte of `data` at `position`, synchronously. */
+  writeSync(fd: number, data: Uint8Array, position: number): void;
+  fsyncSync(fd: number): void;
+  closeSync(fd: number): void;
 }
 
 function callback(resolve: () => void, reject: (err: Error) => void) {
@@ -113,6 +123,28 @@ export const nodeFs: StoreFs = {
   },
   link(from, to) {
     fs.linkSync(from, to);
+  },
+  openRead(path) {
+    try {
+      return fs.openSync(path, fs.constants.O_RDONLY);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  },
+  stat(fd) {
+    const st = fs.fstatSync(fd, { bigint: true });
+    return { id: `${st.dev}:${st.ino}`, size: Number(st.size) };
+  },
+  writeSync(fd, data, position) {
+    // One call writes at most 2 GiB: a larger array goes in steps.
+    for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at, Math.min(data.length - at, 1 << 30), position + at);
+  },
+  fsyncSync(fd) {
+    fs.fsyncSync(fd);
+  },
+  closeSync(fd) {
+    fs.closeSync(fd);
   },
   syncDir(dir) {
     const fd = fs.openSync(dir, 'r');

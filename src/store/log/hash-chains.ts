@@ -3,8 +3,9 @@
  * two Int32Arrays, so that an index costs 4 bytes a slot plus its heads and nothing for the garbage
  * collector to trace.
  *
- * The hashes are seeded per process: without the seed, anyone who can create links could pick
- * URLs that all land in one chain and make every lookup of them walk it.
+ * The hashes are seeded per keydir (a random seed, kept in the start-up checkpoint with the chains
+ * it built, `checkpoint.ts`): without the seed, anyone who can create links could pick URLs that
+ * all land in one chain and make every lookup of them walk it.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -12,42 +13,48 @@ import { randomBytes } from 'node:crypto';
 export const NONE = -1;
 
 /**
- * FNV-1a, seeded: `HASH_START` is the hash of nothing, `hashStep` adds a byte, and `>>> 0` ends it.
- * The seed is folded into a 32-bit integer once, so a hash starts from a small integer.
+ * FNV-1a, seeded: a seed is the hash of nothing, `hashStep` adds a byte, and `>>> 0` ends it. The
+ * random bits are folded into a 32-bit integer once, so a hash starts from a small integer.
  */
-export const HASH_START = randomBytes(4).readInt32LE(0) ^ 0x811c9dc5;
+export function newSeed(): number {
+  return randomBytes(4).readInt32LE(0) ^ 0x811c9dc5;
+}
 
 export function hashStep(h: number, byte: number): number {
   return Math.imul(h ^ byte, 0x01000193);
 }
 
 /** The hash of a latin1 string's char codes (codes): `hashBytes` of its latin1 bytes. */
-export function hashString(s: string): number {
-  let h = HASH_START;
+export function hashString(s: string, seed: number): number {
+  let h = seed;
   for (let i = 0; i < s.length; i++) h = hashStep(h, s.charCodeAt(i));
   return h >>> 0;
 }
 
-export function hashBytes(buf: Uint8Array, start: number, end: number): number {
-  let h = HASH_START;
+export function hashBytes(buf: Uint8Array, start: number, end: number, seed: number): number {
+  let h = seed;
   for (let i = start; i < end; i++) h = hashStep(h, buf[i]!);
   return h >>> 0;
 }
 
 /**
  * Slots chained by hash, newest first in every chain (a slot is linked at its chain's head). Sized
- * for a slot capacity, with twice as many heads; grown by building a new one and linking every live
- * slot again, oldest first.
+ * for a slot capacity (a power of two), with as many heads: slots fill from half the capacity to all
+ * of it, so a chain holds 1.25 to 1.5 slots on average where found (twice as many heads would be
+ * 8 bytes more a link for a quarter of a slot less to skip). Grown by building a new one and
+ * linking every live slot again, oldest first.
  */
 export class HashChains {
-  private readonly heads: Int32Array;
-  private readonly next: Int32Array;
+  /** The arrays as they are, for the start-up checkpoint (`checkpoint.ts`), which loads them back. */
+  readonly heads: Int32Array;
+  readonly next: Int32Array;
   private readonly mask: number;
 
-  constructor(capacity: number) {
-    this.heads = new Int32Array(capacity * 2).fill(NONE);
-    this.next = new Int32Array(capacity);
-    this.mask = capacity * 2 - 1;
+  /** Empty chains for `capacity` slots, or the arrays a checkpoint kept of them. */
+  constructor(capacity: number, kept?: { heads: Int32Array; next: Int32Array }) {
+    this.heads = kept?.heads ?? new Int32Array(capacity).fill(NONE);
+    this.next = kept?.next ?? new Int32Array(capacity);
+    this.mask = capacity - 1;
   }
 
   /** The newest slot in the chain of hash `h`, or `NONE`. */

@@ -6,14 +6,17 @@
  * the same fields directly (no extra object or call between a lookup and its columns), while the
  * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
-import { LinkEvents } from './link-events.ts';
-import { HashChains, hashBytes, NONE } from './hash-chains.ts';
+import { LinkEvents, Referrers } from './link-events.ts';
+import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 import type { Labels } from '../link-store.ts';
 
 export const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 export const DIRTY = 2;
+
+/** Arena offsets fit 32 bits up to here; past it the column becomes 64-bit (`reserveBytes`). */
+const OFFSET32_MAX = 2 ** 32;
 
 function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
@@ -22,27 +25,56 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
 }
 
 
+/** An array of a keydir, as the start-up checkpoint keeps it (`checkpoint.ts`). */
+export type Column = Uint8Array | Int32Array | Uint32Array | Float64Array;
+
+/**
+ * What the start-up checkpoint keeps of a keydir: its numbers, its arrays by name (each with the
+ * entries in use: the checkpoint writes those, and loads them into an array of the same length),
+ * the labels and the referrer hosts the log has named.
+ */
+export interface KeydirImage {
+  seed: number;
+  slots: number;
+  live: number;
+  used: number;
+  arrays: { name: string; array: Column; used: number }[];
+  labels: [number, Labels][];
+  referrers: [number, string][];
+}
+
 export abstract class KeydirColumns {
   /** Slots handed out, live or dead. */
   protected slots = 0;
   protected live = 0;
   protected arena: Buffer;
   protected used = 0;
-  // One entry per slot. The code's bytes start at `offset`, the URL's right after them.
-  protected offset: Float64Array;
+  /** The hashes' seed (`hash-chains.ts`): random, or the one a checkpoint's chains were built with. */
+  protected seed = newSeed();
+  // One entry per slot. The code's bytes start at `offset`, the URL's right after them: 32-bit
+  // offsets while the arena is under 4 GiB (about 45 million links), 64-bit past that. (Widened
+  // once, the column stays wide; until then every read of it sees one type.)
+  protected offset: Uint32Array | Float64Array;
   protected codeLen: Uint32Array;
   protected urlLen: Uint32Array;
-  protected created: Float64Array;
+  /** Unix seconds: 32 bits until a time past 2106 (or a hand-written one) needs 64. */
+  protected created: Uint32Array | Float64Array;
   protected retention: Uint32Array;
   /** The visit events of each slot (`link-events.ts`). */
-  readonly events = new LinkEvents();
-  protected visitCount: Float64Array;
-  /** Visits counted without an event (`LinkRecord.untracked`): `visitCount` minus the slot's events. */
+  events = new LinkEvents();
+  /**
+   * Visits counted without an event (`LinkRecord.untracked`). The visit count is not a column of
+   * its own: it is these plus the slot's events (`Keydir.visits`), 8 bytes a link fewer.
+   */
   protected untrackedCount: Float64Array;
   /** Counted visits allowed; 0 = no limit (a limit is 1..2147483647, so 0 is free to mean none). */
   protected limit: Uint32Array;
   protected flags: Uint8Array;
-  protected codeHash: Uint32Array;
+  /**
+   * The URL's hash, which a URL's chain is found by when the slot leaves it. A code's is not kept:
+   * a code is a few bytes, hashed again when needed (`codeHashOf`); a lookup compares lengths and
+   * bytes, which it reads anyway.
+   */
   protected urlHash: Uint32Array;
   protected codeChains: HashChains;
   protected urlChains: HashChains;
@@ -56,21 +88,106 @@ export abstract class KeydirColumns {
    */
   protected labelled = new Map<number, Labels>();
 
-  constructor(capacity = 1024) {
-    this.arena = Buffer.allocUnsafe(capacity * 64);
-    this.offset = new Float64Array(capacity);
+  /** `arenaBytes`: room for codes and URLs to start with (what is never written is never resident). */
+  constructor(capacity = 1024, arenaBytes = capacity * 64) {
+    this.arena = Buffer.allocUnsafe(arenaBytes);
+    this.offset = new Uint32Array(capacity);
     this.codeLen = new Uint32Array(capacity);
     this.urlLen = new Uint32Array(capacity);
-    this.created = new Float64Array(capacity);
+    this.created = new Uint32Array(capacity);
     this.retention = new Uint32Array(capacity);
-    this.visitCount = new Float64Array(capacity);
     this.untrackedCount = new Float64Array(capacity);
     this.limit = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
-    this.codeHash = new Uint32Array(capacity);
     this.urlHash = new Uint32Array(capacity);
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
+  }
+
+  /**
+   * The keydir as the start-up checkpoint keeps it: its own arrays, not copies, so the caller writes
+   * them out before anything changes them (`checkpoint.ts` writes in one synchronous step).
+   */
+  image(): KeydirImage {
+    const { slots } = this;
+    const events = this.events.image();
+    const all = (array: Column) => ({ array, used: array.length });
+    const inUse = (array: Column) => ({ array, used: slots });
+    return {
+      seed: this.seed,
+      slots,
+      live: this.live,
+      used: this.used,
+      arrays: [
+        { name: 'arena', array: this.arena, used: this.used },
+        { name: 'offset', ...inUse(this.offset) },
+        { name: 'codeLen', ...inUse(this.codeLen) },
+        { name: 'urlLen', ...inUse(this.urlLen) },
+        { name: 'created', ...inUse(this.created) },
+        { name: 'retention', ...inUse(this.retention) },
+        { name: 'untracked', ...inUse(this.untrackedCount) },
+        { name: 'limit', ...inUse(this.limit) },
+        { name: 'flags', ...inUse(this.flags) },
+        { name: 'urlHash', ...inUse(this.urlHash) },
+        { name: 'codeHeads', ...all(this.codeChains.heads) },
+        { name: 'codeNext', ...inUse(this.codeChains.next) },
+        { name: 'urlHeads', ...all(this.urlChains.heads) },
+        { name: 'urlNext', ...inUse(this.urlChains.next) },
+        { name: 'eventSlots', ...all(events.slots) },
+        { name: 'eventLengths', ...all(events.lengths) },
+        { name: 'eventSeqs', ...all(events.seqs) },
+        { name: 'eventData', ...all(events.data) },
+      ],
+      labels: [...this.labelled],
+      referrers: [...this.events.referrers.inLog()],
+    };
+  }
+
+  /**
+   * Takes over what `image` gave, its arrays loaded back at their lengths (`checkpoint.ts`): the
+   * keydir is then the one the image was taken of, hashes and chains included. The hot caches start
+   * empty, and no count is dirty (an image is taken only when every count is written).
+   */
+  protected adopt(image: KeydirImage): void {
+    const arrays = new Map(image.arrays.map(({ name, array }) => [name, array]));
+    const get = <T extends Column>(name: string, type: new (n: number) => T): T => {
+      const array = arrays.get(name);
+      if (!(array instanceof type)) throw new Error(`checkpoint array ${name} is missing or of the wrong type`);
+      return array;
+    };
+    this.seed = image.seed;
+    this.slots = image.slots;
+    this.live = image.live;
+    this.used = image.used;
+    const arena = get('arena', Uint8Array);
+    this.arena = arena instanceof Buffer ? arena : Buffer.from(arena.buffer, arena.byteOffset, arena.byteLength);
+    const offset = arrays.get('offset');
+    if (!(offset instanceof Uint32Array || offset instanceof Float64Array)) throw new Error('checkpoint array offset is missing');
+    this.offset = offset;
+    this.codeLen = get('codeLen', Uint32Array);
+    this.urlLen = get('urlLen', Uint32Array);
+    const created = arrays.get('created');
+    if (!(created instanceof Uint32Array || created instanceof Float64Array)) throw new Error('checkpoint array created is missing');
+    this.created = created;
+    this.retention = get('retention', Uint32Array);
+    this.untrackedCount = get('untracked', Float64Array);
+    this.limit = get('limit', Uint32Array);
+    this.flags = get('flags', Uint8Array);
+    this.urlHash = get('urlHash', Uint32Array);
+    const capacity = offset.length;
+    for (const column of [this.codeLen, this.urlLen, this.created, this.retention, this.untrackedCount, this.limit, this.flags, this.urlHash]) {
+      if (column.length !== capacity) throw new Error('checkpoint columns of different lengths');
+    }
+    this.codeChains = new HashChains(capacity, { heads: get('codeHeads', Int32Array), next: get('codeNext', Int32Array) });
+    this.urlChains = new HashChains(capacity, { heads: get('urlHeads', Int32Array), next: get('urlNext', Int32Array) });
+    const referrers = new Referrers();
+    for (const [n, host] of image.referrers) referrers.define(n, host);
+    this.events = LinkEvents.fromImage(
+      { slots: get('eventSlots', Int32Array), lengths: get('eventLengths', Uint32Array), seqs: get('eventSeqs', Float64Array), data: get('eventData', Uint32Array) },
+      referrers,
+    );
+    this.labelled = new Map(image.labels);
+    this.hot.clear();
   }
 
   /** Live records. */
@@ -91,6 +208,7 @@ export abstract class KeydirColumns {
   }
 
   protected reserveBytes(bytes: number): void {
+    if (this.used + bytes > OFFSET32_MAX && this.offset instanceof Uint32Array) this.offset = Float64Array.from(this.offset);
     if (this.used + bytes > this.arena.length) {
       const arena = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes));
       this.arena.copy(arena, 0, 0, this.used);
@@ -106,31 +224,30 @@ export abstract class KeydirColumns {
     this.offset[s] = at;
     this.codeLen[s] = codeBytes;
     this.urlLen[s] = urlBytes;
+    if (createdAt > 0xffffffff && this.created instanceof Uint32Array) this.created = Float64Array.from(this.created);
     this.created[s] = createdAt;
     this.retention[s] = retentionDays;
     // A create's count has no events (yet): all of it is untracked.
-    this.visitCount[s] = visits;
     this.untrackedCount[s] = visits;
     this.limit[s] = maxVisits;
     this.flags[s] = LIVE;
-    this.codeHash[s] = codeHash;
-    const uh = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes);
-    this.urlHash[s] = uh;
-    this.link(s);
+    this.urlHash[s] = hashBytes(this.arena, at + codeBytes, at + codeBytes + urlBytes, this.seed);
+    this.codeChains.link(s, codeHash);
+    this.urlChains.link(s, this.urlHash[s]!);
     this.live++;
     return s;
   }
 
-  /** Puts slot `s` at the head of its two chains. */
-  private link(s: number): void {
-    this.codeChains.link(s, this.codeHash[s]!);
-    this.urlChains.link(s, this.urlHash[s]!);
+  /** The hash of slot `s`'s code, from its bytes. */
+  protected codeHashOf(s: number): number {
+    const at = this.offset[s]!;
+    return hashBytes(this.arena, at, at + this.codeLen[s]!, this.seed);
   }
 
   /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
   remove(s: number): void {
     if (!this.isLive(s)) return;
-    this.codeChains.unlink(s, this.codeHash[s]!);
+    this.codeChains.unlink(s, this.codeHashOf(s));
     this.urlChains.unlink(s, this.urlHash[s]!);
     this.flags[s] = 0;
     this.live--;
@@ -164,11 +281,9 @@ export abstract class KeydirColumns {
       this.urlLen[n] = this.urlLen[s]!;
       this.created[n] = this.created[s]!;
       this.retention[n] = this.retention[s]!;
-      this.visitCount[n] = this.visitCount[s]!;
       this.untrackedCount[n] = this.untrackedCount[s]!;
       this.limit[n] = this.limit[s]!;
       this.flags[n] = this.flags[s]!;
-      this.codeHash[n] = this.codeHash[s]!;
       this.urlHash[n] = this.urlHash[s]!;
       map[s] = n++;
       used += len;
@@ -185,22 +300,24 @@ export abstract class KeydirColumns {
     return map;
   }
 
-  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at twice its size. */
+  /** Sets the slot capacity (≥ slots in use) and rebuilds both hash tables at its size. */
   private resize(capacity: number): void {
     this.offset = grown(this.offset, capacity);
     this.codeLen = grown(this.codeLen, capacity);
     this.urlLen = grown(this.urlLen, capacity);
     this.created = grown(this.created, capacity);
     this.retention = grown(this.retention, capacity);
-    this.visitCount = grown(this.visitCount, capacity);
     this.untrackedCount = grown(this.untrackedCount, capacity);
     this.limit = grown(this.limit, capacity);
     this.flags = grown(this.flags, capacity);
-    this.codeHash = grown(this.codeHash, capacity);
     this.urlHash = grown(this.urlHash, capacity);
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
     // Oldest first, each at its chain's head: every chain ends up newest first again.
-    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) this.link(s);
+    for (let s = 0; s < this.slots; s++) {
+      if (!this.isLive(s)) continue;
+      this.codeChains.link(s, this.codeHashOf(s));
+      this.urlChains.link(s, this.urlHash[s]!);
+    }
   }
 }

@@ -16,9 +16,9 @@
  * slot, the visit counts and the walks for lists and searches. The columns themselves, their
  * growth and `vacuum` are `keydir-columns.ts`.
  */
-import { HASH_START, hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
+import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns } from './keydir-columns.ts';
+import { DIRTY, KeydirColumns, type KeydirImage } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import { labelsOf, type Labels, type LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
@@ -55,6 +55,13 @@ export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
 const LATIN1 = new Uint8Array(256).fill(1);
 
 export class Keydir extends KeydirColumns {
+  /** The keydir an image was taken of (`KeydirColumns.image`, the start-up checkpoint). */
+  static fromImage(image: KeydirImage): Keydir {
+    const keydir = new Keydir(1);
+    keydir.adopt(image);
+    return keydir;
+  }
+
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
   /** See `findIn`. */
@@ -72,7 +79,7 @@ export class Keydir extends KeydirColumns {
     const len = text.length - start;
     if (len > this.row.length) this.row = new Uint8Array(len);
     const row = this.row;
-    let h = HASH_START;
+    let h = this.seed;
     for (let i = 0; i < len; i++) {
       const c = text.charCodeAt(start + i);
       if (c >= allowed.length || allowed[c] === 0) return NONE;
@@ -112,9 +119,9 @@ export class Keydir extends KeydirColumns {
   /** The live slot whose code is `buf[start, end)`, of hash `h`, or -1. */
   private findBytes(buf: Uint8Array, start: number, end: number, h: number): number {
     const len = end - start;
-    const { arena, codeChains: chains, codeHash, codeLen, offset } = this;
+    const { arena, codeChains: chains, codeLen, offset } = this;
     outer: for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
-      if (codeHash[s] !== h || codeLen[s] !== len) continue;
+      if (codeLen[s] !== len) continue;
       // A code is a few bytes: a loop here costs less than a call into Buffer.compare.
       const at = offset[s]! - start;
       for (let i = start; i < end; i++) if (arena[at + i] !== buf[i]) continue outer;
@@ -139,14 +146,14 @@ export class Keydir extends KeydirColumns {
     const at = this.used;
     this.arena.write(code, at, 'latin1');
     this.arena.write(url, at + code.length, 'utf8');
-    this.fill(s, at, code.length, urlBytes, hashString(code), createdAt, retentionDays, visits, maxVisits ?? 0);
+    this.fill(s, at, code.length, urlBytes, hashString(code, this.seed), createdAt, retentionDays, visits, maxVisits ?? 0);
     this.setLabels(s, labels);
     return s;
   }
 
   /** `add`, from a log line's bytes: the code at [codeStart, codeEnd), the URL at [urlStart, urlEnd). */
   addBytes(buf: Buffer, codeStart: number, codeEnd: number, urlStart: number, urlEnd: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
-    const h = hashBytes(buf, codeStart, codeEnd);
+    const h = hashBytes(buf, codeStart, codeEnd, this.seed);
     const old = this.findBytes(buf, codeStart, codeEnd, h);
     if (old !== NONE) this.remove(old);
     const codeBytes = codeEnd - codeStart;
@@ -192,7 +199,7 @@ export class Keydir extends KeydirColumns {
     this.used = at + codeBytes + bytes.length;
     this.offset[s] = at;
     this.urlLen[s] = bytes.length;
-    this.urlHash[s] = hashBytes(bytes, 0, bytes.length);
+    this.urlHash[s] = hashBytes(bytes, 0, bytes.length, this.seed);
     this.hot.forget(s);
     // Not at the chain's head: the chain stays newest first, and this slot is not the newest.
     this.urlChains.linkInOrder(s, this.urlHash[s]!);
@@ -233,8 +240,10 @@ export class Keydir extends KeydirColumns {
     return this.retention[s]!;
   }
 
+  /** The visit count: untracked visits plus events (docs/analytics.md), at most `MAX_COUNT`. */
   visits(s: number): number {
-    return this.visitCount[s]!;
+    const n = this.untrackedCount[s]! + this.events.length(s);
+    return n < MAX_COUNT ? n : MAX_COUNT;
   }
 
   /** The slot's visit limit; 0 when it has none. */
@@ -244,8 +253,7 @@ export class Keydir extends KeydirColumns {
 
   /** Sets the count, untracked visits included (a visit given back, a test); events stay as they are. */
   setVisits(s: number, count: number): void {
-    this.untrackedCount[s] = this.untrackedCount[s]! + count - this.visitCount[s]!;
-    this.visitCount[s] = count;
+    this.untrackedCount[s] = this.untrackedCount[s]! + count - this.visits(s);
   }
 
   untracked(s: number): number {
@@ -258,31 +266,27 @@ export class Keydir extends KeydirColumns {
    */
   setUntracked(s: number, untracked: number): void {
     this.untrackedCount[s] = untracked;
-    this.visitCount[s] = Math.min(untracked + this.events.length(s), MAX_COUNT);
   }
 
   /** Adds an event to slot `s` (one more visit); returns its sequence number (`link-events.ts`). */
   addEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
-    if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
     return this.events.add(s, time, visitor, referrer, attrs);
   }
 
   /** Adds an imported event: it takes the place of an untracked visit, or adds a visit when none is left. */
   importEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
     if (this.untrackedCount[s]! > 0) this.untrackedCount[s]!--;
-    else if (this.visitCount[s]! < MAX_COUNT) this.visitCount[s]!++;
     return this.events.add(s, time, visitor, referrer, attrs);
   }
 
   /** Takes back an event whose write never happened (the visit is given back). */
   takeBackEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): void {
-    if (this.events.takeBack(s, time, visitor, referrer, attrs) && this.visitCount[s]! > 0) this.visitCount[s]!--;
+    this.events.takeBack(s, time, visitor, referrer, attrs);
   }
 
   /** Removes the slot's events and sets its counts to 0 (`DELETE …/visits`); returns the events removed. */
   resetVisits(s: number): number {
     this.untrackedCount[s] = 0;
-    this.visitCount[s] = 0;
     return this.events.clear(s);
   }
 
@@ -298,10 +302,7 @@ export class Keydir extends KeydirColumns {
    * count stops at `MAX_COUNT` (`record-limits.ts`) instead of passing what a record may hold.
    */
   visit(s: number): boolean {
-    if (this.visitCount[s]! < MAX_COUNT) {
-      this.visitCount[s]!++;
-      this.untrackedCount[s]!++;
-    }
+    if (this.visits(s) < MAX_COUNT) this.untrackedCount[s]!++;
     const clean = (this.flags[s]! & DIRTY) === 0;
     this.flags[s]! |= DIRTY;
     return clean;
@@ -347,7 +348,7 @@ export class Keydir extends KeydirColumns {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    const rec: StoredRecord = { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visitCount[s]!, untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
+    const rec: StoredRecord = { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visits(s), untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
     const labels = this.labelled.get(s);
     if (labels?.title !== undefined) rec.title = labels.title;
     if (labels?.tags !== undefined) rec.tags = labels.tags;
@@ -363,7 +364,7 @@ export class Keydir extends KeydirColumns {
   /** Live slots with this URL, newest first. */
   *slotsWithUrl(url: string): Generator<number> {
     const bytes = Buffer.from(url, 'utf8');
-    const h = hashBytes(bytes, 0, bytes.length);
+    const h = hashBytes(bytes, 0, bytes.length, this.seed);
     // Chains are newest first: a slot is linked at the head when added, and `rehash` keeps the order.
     const chains = this.urlChains;
     for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {

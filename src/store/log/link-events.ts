@@ -23,13 +23,22 @@ function words(n: number): Uint32Array {
   return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
 }
 
+/** `LinkEvents.image`: what a checkpoint keeps of the events. */
+export interface EventsImage {
+  slots: Int32Array;
+  lengths: Uint32Array;
+  seqs: Float64Array;
+  data: Uint32Array;
+}
+
 export class LinkEvents {
   private lists: (Uint32Array | undefined)[] = [];
   private lengths: number[] = [];
   private seqs: number[] = [];
   /** Events held, over every slot. */
   total = 0;
-  readonly referrers = new Referrers();
+
+  constructor(readonly referrers = new Referrers()) {}
 
   /** Events of slot `s`. */
   length(s: number): number {
@@ -141,6 +150,47 @@ export class LinkEvents {
     this.seqs[s] = 0;
   }
 
+  /**
+   * The events as four arrays, for the start-up checkpoint (`checkpoint.ts`): the slots that have
+   * events or a next number, their event counts and next numbers, and every event, slot after slot.
+   */
+  image(): EventsImage {
+    const slots: number[] = [];
+    for (let s = 0; s < Math.max(this.lengths.length, this.seqs.length); s++) if ((this.lengths[s] ?? 0) > 0 || (this.seqs[s] ?? 0) > 0) slots.push(s);
+    const lengths = new Uint32Array(slots.length);
+    const seqs = new Float64Array(slots.length);
+    const data = new Uint32Array(this.total * STRIDE);
+    let w = 0;
+    slots.forEach((s, i) => {
+      const n = this.lengths[s] ?? 0;
+      lengths[i] = n;
+      seqs[i] = this.seqs[s] ?? 0;
+      if (n > 0) data.set(this.lists[s]!.subarray(0, n * STRIDE), w);
+      w += n * STRIDE;
+    });
+    return { slots: Int32Array.from(slots), lengths, seqs, data };
+  }
+
+  /**
+   * Events as `image` gave them: each slot's are a view of `data`, which a new event moves into an
+   * array of its own (`add` grows a full array), so the views are never written past their end.
+   */
+  static fromImage(image: EventsImage, referrers: Referrers): LinkEvents {
+    const events = new LinkEvents(referrers);
+    const { slots, lengths, seqs, data } = image;
+    let w = 0;
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i]!;
+      const n = lengths[i]!;
+      if (n > 0) events.lists[s] = data.subarray(w, w + n * STRIDE);
+      events.lengths[s] = n;
+      events.seqs[s] = seqs[i]!;
+      w += n * STRIDE;
+      events.total += n;
+    }
+    return events;
+  }
+
   /** Follows a vacuum of the keydir: `map[old slot]` is the new slot, or -1. */
   renumber(map: Int32Array): void {
     const lists: (Uint32Array | undefined)[] = [];
@@ -209,6 +259,14 @@ export class Referrers {
 
   markWritten(n: number): void {
     this.written[n] = true;
+  }
+
+  /**
+   * The numbers whose `R` entry is in the log, with their hosts: what a replay of the log knows
+   * (the start-up checkpoint keeps these, and `define`s them back).
+   */
+  *inLog(): Generator<[number, string]> {
+    for (const [n, host] of this.entries()) if (this.written[n] === true) yield [n, host];
   }
 
   /** Every number with its host, for a rewrite of the log. */

@@ -1,10 +1,13 @@
 /**
- * Opening a data directory: create it, take its lock, open the log and replay it.
+ * Opening a data directory: create it, take its lock, open the log and replay it: from the start-up
+ * checkpoint when there is a good one (`checkpoint.ts`), the log after the bytes it covers; else
+ * the whole log, and then, when that was long, a checkpoint is written for the next start.
  *
  * A torn last line (a crash during a write) is copied aside and then cut off; damage anywhere else
  * stops start-up with a message naming the line and the fix, so nothing is dropped silently.
  */
-import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, TORN_SUFFIX } from './files.ts';
+import { checkpointDue, checkpointPath, loadCheckpoint, writeCheckpoint, type Loaded } from './checkpoint.ts';
+import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, TEMP_SUFFIX, TORN_SUFFIX } from './files.ts';
 import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
@@ -37,10 +40,15 @@ export interface Opened {
    * anything is appended (`log-writer.ts`).
    */
   legacy: boolean;
+  /** Bytes of log the start-up checkpoint on disk covers; 0 when there is none that start-up would use. */
+  checkpointed: number;
 }
 
-/** Opens (or creates) the log `path` in `dir` and replays it. Throws `StoreOpenError` on damage. */
-export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now: () => number): Opened {
+/**
+ * Opens (or creates) the log `path` in `dir` and replays it. Throws `StoreOpenError` on damage.
+ * `checkpointMinBytes`: see `checkpointDue`.
+ */
+export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now: () => number, checkpointMinBytes: number): Opened {
   try {
     fs.mkdirp(dir);
   } catch (err) {
@@ -54,12 +62,15 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
   }
   let fd: number;
   let result: ReplayResult & { bytes: number };
+  let checkpoint: Loaded | undefined;
   try {
     // A compaction or a rewrite cut short by a crash: the old log is whole, its unfinished copy is not.
     fs.remove(path + COMPACT_SUFFIX);
     fs.remove(path + RESTORE_SUFFIX);
+    fs.remove(checkpointPath(path) + TEMP_SUFFIX);
     fd = openFile(fs, dir, path);
-    result = replayLog(fs, fd, lock);
+    checkpoint = usableCheckpoint(fs, path, fd, log, checkpointMinBytes);
+    result = replayLog(fs, fd, lock, checkpoint);
   } catch (err) {
     lock.release();
     throw err instanceof StoreOpenError ? err : new StoreOpenError(`cannot read ${path}: ${(err as Error).message}`);
@@ -90,6 +101,17 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
       copy,
     });
   }
+  const legacy = result.validBytes > 0 && (!result.header || result.version < FORMAT_VERSION);
+  let checkpointed = checkpoint?.covered.offset ?? 0;
+  if (checkpoint) {
+    log.info('log replayed from its start-up checkpoint', { file: path, covered_bytes: checkpointed, replayed_bytes: result.validBytes - checkpointed });
+  }
+  // Memory is now exactly what the log replays to: the moment to take a checkpoint, if the next
+  // start would otherwise replay much (a log of an older format is rewritten first: not then).
+  if (!legacy && result.header && checkpointDue(result.validBytes, checkpointed, checkpointMinBytes)) {
+    lock.refresh();
+    checkpointed = saveCheckpoint(fs, path, fd, result.records, { offset: result.validBytes, entries: result.entries }, log) ?? checkpointed;
+  }
   return {
     fd,
     lock,
@@ -98,8 +120,40 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     entries: result.entries,
     // The next append must not land after the torn bytes (the copy is durable: cutting them is safe).
     tailSuspect: result.tornTail !== undefined,
-    legacy: result.validBytes > 0 && (!result.header || result.version < FORMAT_VERSION),
+    legacy,
+    checkpointed,
   };
+}
+
+/**
+ * The start-up checkpoint to replay from, or undefined: none (said when the log is big enough to
+ * have one), or one that cannot be used (said with the reason, once).
+ */
+function usableCheckpoint(fs: StoreFs, path: string, fd: number, log: Logger, minBytes: number): Loaded | undefined {
+  const loaded = loadCheckpoint(fs, path, fd);
+  if (loaded !== undefined && 'reason' in loaded) {
+    log.warn(`the start-up checkpoint is not used: ${loaded.reason}; the whole log is replayed`, { file: checkpointPath(path) });
+    return undefined;
+  }
+  if (loaded === undefined && fs.stat(fd).size >= minBytes) {
+    log.warn('there is no start-up checkpoint (a first start, or the log was rewritten since); the whole log is replayed', { file: checkpointPath(path) });
+  }
+  return loaded;
+}
+
+/**
+ * Writes the start-up checkpoint of `records` (`writeCheckpoint`); returns the offset it covers, or
+ * undefined when it could not be written (a warning: the next start replays more, nothing is lost).
+ */
+export function saveCheckpoint(fs: StoreFs, path: string, fd: number, records: Keydir, covered: { offset: number; entries: number }, log: Logger): number | undefined {
+  try {
+    const { bytes, ms } = writeCheckpoint(fs, path, fd, records, covered);
+    log.info('start-up checkpoint written', { file: checkpointPath(path), bytes, covered_bytes: covered.offset, links: records.size, ms });
+    return covered.offset;
+  } catch (err) {
+    log.warn('could not write the start-up checkpoint; the next start replays more of the log', { file: checkpointPath(path), error: (err as Error).message });
+    return undefined;
+  }
 }
 
 function openFile(fs: StoreFs, dir: string, path: string): number {
@@ -114,11 +168,14 @@ function openFile(fs: StoreFs, dir: string, path: string): number {
   return opened.fd;
 }
 
-/** Replays the log in chunks: the file is never held in memory whole. `bytes`: the file's size. */
-function replayLog(fs: StoreFs, fd: number, lock: DirLock): ReplayResult & { bytes: number } {
-  const replayer = new Replayer();
+/**
+ * Replays the log in chunks (the file is never held in memory whole), from the end of what
+ * `checkpoint` covers when there is one. `bytes`: the file's size.
+ */
+function replayLog(fs: StoreFs, fd: number, lock: DirLock, checkpoint: Loaded | undefined): ReplayResult & { bytes: number } {
+  const replayer = new Replayer(checkpoint, checkpoint ? 0 : fs.stat(fd).size);
   const chunk = Buffer.allocUnsafe(REPLAY_CHUNK);
-  let position = 0;
+  let position = checkpoint?.covered.offset ?? 0;
   for (;;) {
     const n = fs.read(fd, chunk, position);
     if (n === 0) break;

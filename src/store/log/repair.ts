@@ -12,6 +12,7 @@
  * line is most likely a newer build's entry, which a newer build reads.
  */
 import { join } from 'node:path';
+import { checkpointPath } from './checkpoint.ts';
 import { DAMAGED_SUFFIX, LOG_FILE, REPAIR_SUFFIX } from './files.ts';
 import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
@@ -59,6 +60,9 @@ export function repairLog(dir: string, now: Date = new Date(), fs: StoreFs = nod
     fs.writeNew(temp, Buffer.concat(intact));
     const movedTo = `${file}${DAMAGED_SUFFIX}${now.toISOString().replace(/[:.]/g, '-')}`;
     fs.link(file, movedTo);
+    // A start-up checkpoint covers the damaged log, not the repaired one: gone before the rename.
+    fs.remove(checkpointPath(file));
+    fs.syncDir(dir);
     fs.rename(temp, file);
     fs.syncDir(dir);
     return { file, kept: intact.length, lost, movedTo };

@@ -5,6 +5,7 @@
  * to start-up and repair, apart from how one line is written (`format.ts`) or read
  * (`replay-line.ts`).
  */
+import type { Covered } from './checkpoint.ts';
 import { FORMAT_VERSION } from './format.ts';
 import { Keydir } from './keydir.ts';
 import { applyLine, firstLine, NL, UNKNOWN } from './replay-line.ts';
@@ -51,7 +52,7 @@ export interface ReplayResult {
  * is reported in `damage`. A version line naming a newer format stops replay at once (`version`).
  */
 export class Replayer {
-  readonly records = new Keydir();
+  readonly records: Keydir;
   private entries = 0;
   private line = 0;
   /** Absolute offset of the end of the intact prefix. */
@@ -61,6 +62,20 @@ export class Replayer {
   private damage: Damage | undefined;
   private readonly format = { version: FORMAT_VERSION };
   private header = false;
+
+  /**
+   * A replay from the log's start, or, `from` a start-up checkpoint, of the log after the bytes it
+   * covers (`checkpoint.ts`): those start with the version line and hold `covered.entries` entries.
+   */
+  constructor(from?: { records: Keydir; covered: Covered }, logBytes = 0) {
+    this.records = from?.records ?? new Keydir(...sizedFor(logBytes));
+    if (from) {
+      this.entries = from.covered.entries;
+      this.line = from.covered.entries + 1;
+      this.validBytes = from.covered.offset;
+      this.header = true;
+    }
+  }
 
   /** Replay stopped: damage, or a newer format. */
   private get stopped(): boolean {
@@ -126,6 +141,17 @@ export class Replayer {
     const version = this.line === 0 ? FORMAT_VERSION : this.format.version;
     return { records, entries, validBytes, tornTail, damage, version, header };
   }
+}
+
+/**
+ * The keydir's capacity and arena bytes for a log of `logBytes`, assuming about 128 bytes a link
+ * (a compacted log of 60-100 character URLs): sized once rather than grown by doubling from small,
+ * a large replay leaves none of the copies behind, which the allocator would keep as resident
+ * memory. Too large costs little: only the hash heads (4 bytes a slot each) are written before use.
+ */
+function sizedFor(logBytes: number): [number, number] {
+  const capacity = 2 ** Math.ceil(Math.log2(Math.max(1024, logBytes / 128)));
+  return [capacity, Math.max(capacity * 64, logBytes)];
 }
 
 /** Replays a whole log held in one buffer (see `Replayer`). */

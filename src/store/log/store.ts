@@ -11,6 +11,7 @@
  * - `close.ts`: the log closed at the end (queued writes, a refused tail cut, fsync, the lock freed).
  */
 import { join } from 'node:path';
+import { CHECKPOINT_MIN_BYTES } from './checkpoint.ts';
 import { closeLog } from './close.ts';
 import { COMPACT_MIN_BYTES, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
 import { Compactor } from './compactor.ts';
@@ -59,6 +60,8 @@ export interface StoreOptions {
   onWrite?: (seconds: number) => void;
   /** Events older than this many days become untracked visits, checked hourly (0 = keep them). */
   visitRetentionDays?: number;
+  /** The start-up checkpoint is written once this much log (and 1/32 of it) is past the last one (`checkpoint.ts`). */
+  checkpointMinBytes?: number;
 }
 
 /** How often retention looks for events past their time, in ms. */
@@ -89,7 +92,8 @@ export class Store {
     this.log = options.log;
     this.problems = repeatLog(this.log, now);
     this.path = join(options.dir, LOG_FILE);
-    const opened = openLog(fs, options.dir, this.path, this.log, now);
+    const checkpointMinBytes = options.checkpointMinBytes ?? CHECKPOINT_MIN_BYTES;
+    const opened = openLog(fs, options.dir, this.path, this.log, now, checkpointMinBytes);
     this.records = opened.records;
     this.writer = new LogWriter({
       fs,
@@ -107,7 +111,18 @@ export class Store {
         await upgradeLog(this.parts);
       },
     });
-    this.parts = { fs, dir: options.dir, path: this.path, log: this.log, problems: this.problems, now, records: this.records, writer: this.writer, lock: opened.lock };
+    this.parts = {
+      fs,
+      dir: options.dir,
+      path: this.path,
+      log: this.log,
+      problems: this.problems,
+      now,
+      records: this.records,
+      writer: this.writer,
+      lock: opened.lock,
+      checkpoint: { covered: opened.checkpointed, minBytes: checkpointMinBytes },
+    };
     this.reattacher = new Reattacher(this.parts);
     this.counts = new VisitCounts(
       this.records,
@@ -437,6 +452,8 @@ export class Store {
       // Logged by flushVisits; the file is closed regardless.
     }
     this.closed = true;
-    await closeLog(this.parts);
+    // The checkpoint at close is taken only if no visit is waiting to be written (one counted after
+    // the last flush would be in it and not in the log).
+    await closeLog(this.parts, () => this.counts.idle);
   }
 }

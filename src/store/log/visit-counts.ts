@@ -48,6 +48,11 @@ export class VisitCounts {
     private readonly full: () => void = () => undefined,
   ) {}
 
+  /** No count or event waits to be written: memory holds no visit the log does not. */
+  get idle(): boolean {
+    return this.dirty.length === 0 && this.pending.length === 0;
+  }
+
   /** Counts one visit of the live slot `s`, without an event (an untracked visit). */
   count(s: number): void {
     if (this.records.visit(s)) this.dirty.push(s);

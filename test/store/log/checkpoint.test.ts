@@ -1,0 +1,287 @@
+/**
+ * The start-up checkpoint (docs/storage.md): a checkpoint and the log after it give exactly what a
+ * replay of the whole log gives, over random histories; one that is missing, damaged, newer, or of
+ * another log (replaced, truncated, restored from an older copy) is not used, and says why.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { createLogger } from '../../../src/log.ts';
+import type { LinkRecord } from '../../../src/store/link-store.ts';
+import { CHECKPOINT_VERSION, checkpointPath } from '../../../src/store/log/checkpoint.ts';
+import type { Keydir } from '../../../src/store/log/keydir.ts';
+import { repairLog } from '../../../src/store/log/repair.ts';
+import { replay } from '../../../src/store/log/replay.ts';
+import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
+import type { VisitEvent } from '../../../src/visits/event.ts';
+import { STRIDE } from '../../../src/visits/packed.ts';
+import { LogCapture, tempDir } from '../../support/helpers.ts';
+
+const T = 1_790_000_000;
+const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
+const USED = 'log replayed from its start-up checkpoint';
+const WRITTEN = 'start-up checkpoint written';
+
+function open(dir: string, logs = new LogCapture(), options: Partial<StoreOptions> = {}): Store {
+  return new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
+}
+
+/**
+ * Everything a replay gives, in order: each live link's record, events and next event number, and
+ * the referrer hosts. (The next number of a link without events is left out: a compaction does not
+ * write it, and it decides nothing then, since no line after the compaction is numbered below it.)
+ */
+function state(k: Keydir) {
+  const links = [...k.slotsOldestFirst()].map((s) => ({
+    record: k.record(s),
+    events: Array.from(k.events.data(s)?.subarray(0, k.events.length(s) * STRIDE) ?? []),
+    next: k.events.length(s) > 0 ? k.events.nextSeq(s) : undefined,
+  }));
+  return { links, referrers: [...k.events.referrers.inLog()], total: k.events.total };
+}
+
+function fullReplay(dir: string) {
+  return state(replay(readFileSync(join(dir, LOG_FILE))).records);
+}
+
+const event = (time: number, referrer: string | null): VisitEvent => ({ time, referrer, country: 'FR', browser: 'Chrome', os: 'Android', device: 'mobile', bot: false, visitor: time % 7 });
+
+const link = (code: string, url: string, maxVisits: number | null, title?: string, tags?: readonly string[]): LinkRecord => ({
+  code,
+  url,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits,
+  ...(title !== undefined && { title }),
+  ...(tags !== undefined && { tags }),
+});
+
+const CODES = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6'];
+const code = fc.constantFrom(...CODES);
+const labels = fc.record({ title: fc.option(fc.constantFrom('Sale', 'Été\ttab', 'x'), { nil: undefined }), tags: fc.option(fc.constantFrom(['a'], ['news', 'promo']), { nil: undefined }) });
+const step = fc.oneof(
+  fc.record({ op: fc.constant('create' as const), code, url: fc.nat(50), limit: fc.option(fc.integer({ min: 1, max: 20 }), { nil: null }), labels }),
+  fc.record({ op: fc.constant('edit' as const), code, url: fc.nat(50), limit: fc.option(fc.integer({ min: 1, max: 20 }), { nil: null }), labels }),
+  fc.record({ op: fc.constant('delete' as const), code }),
+  fc.record({ op: fc.constant('visit' as const), code, n: fc.integer({ min: 1, max: 6 }), tracked: fc.boolean(), referrer: fc.constantFrom(null, 'a.example', 'b.example', 'c.example') }),
+  fc.record({ op: fc.constant('reset' as const), code }),
+  fc.record({ op: fc.constant('compact' as const) }),
+  fc.record({ op: fc.constant('restart' as const), checkpoints: fc.boolean() }),
+);
+
+test('a checkpoint and the log after it give exactly what the whole log replays to (random histories)', { timeout: 120_000 }, async (t) => {
+  let runs = 0;
+  let usedRuns = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 40 }), async (steps) => {
+      runs++;
+      const dir = tempDir(t);
+      const logs = new LogCapture();
+      let store = open(dir, logs);
+      let clock = T;
+      try {
+        for (const s of steps) {
+          switch (s.op) {
+            case 'create':
+              if (store.get(s.code) === undefined) await store.create(link(s.code, `https://example.com/${s.code}/${s.url}`, s.limit, s.labels.title, s.labels.tags));
+              break;
+            case 'edit': {
+              const before = store.get(s.code);
+              if (before) await store.edit({ ...before, url: `https://example.org/${s.url}`, maxVisits: s.limit, title: s.labels.title ?? null, tags: s.labels.tags ?? [] });
+              break;
+            }
+            case 'delete':
+              await store.delete(s.code);
+              break;
+            case 'visit':
+              for (let i = 0; i < s.n; i++) {
+                clock++;
+                const at = clock;
+                const answer = store.resolve(s.code, () => at * 1000, true, undefined, undefined, s.tracked ? () => event(at, s.referrer) : undefined);
+                if (answer instanceof Promise) await answer;
+              }
+              break;
+            case 'reset':
+              await store.resetVisits(s.code);
+              break;
+            case 'compact':
+              await store.compact();
+              break;
+            case 'restart':
+              await store.close();
+              store = open(dir, logs, s.checkpoints ? {} : { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+              break;
+          }
+        }
+        await store.flushVisits();
+        const live = state(store.keydir);
+        // The store in memory is what the whole log replays to…
+        assert.deepEqual(fullReplay(dir), live);
+      } finally {
+        await store.close();
+      }
+      // …and so is a start from the checkpoint there is now (if any) and the log after it.
+      const again = open(dir, logs, { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+      try {
+        assert.deepEqual(state(again.keydir), fullReplay(dir));
+      } finally {
+        await again.close();
+      }
+      const used = logs.lines.filter((l) => l['msg'] === USED);
+      if (used.length > 0) usedRuns++;
+      assert.equal(logs.lines.filter((l) => l['level'] === 'warn' && String(l['msg']).includes('checkpoint is not used')).length, 0, 'every checkpoint was usable');
+    }),
+    { numRuns: 60, seed: Number(process.env['FC_SEED'] ?? Date.now() % 1e9) },
+  );
+  t.diagnostic(`${usedRuns} of ${runs} histories started from a checkpoint at least once`);
+  assert.ok(usedRuns > runs / 2, 'most histories did start from a checkpoint');
+});
+
+/** A store of a few links with visits and labels, closed: its log has a checkpoint covering all of it. */
+async function closedStore(t: Parameters<typeof tempDir>[0]) {
+  const dir = tempDir(t);
+  const store = open(dir);
+  for (let i = 0; i < 20; i++) await store.create(link(`k${i}`, `https://example.com/${i}`, i % 5 === 0 ? 9 : null, i === 3 ? 'Three' : undefined, i === 4 ? ['four'] : undefined));
+  for (let i = 0; i < 30; i++) store.resolve(`k${i % 7}`, () => T * 1000, true, undefined, undefined, () => event(T + i, i % 2 ? 'r.example' : null));
+  await store.close();
+  assert.ok(existsSync(checkpointPath(join(dir, LOG_FILE))), 'the clean shutdown wrote a checkpoint');
+  return { dir, log: join(dir, LOG_FILE), expected: fullReplay(dir) };
+}
+
+/** Opens `dir`; returns the warning about the checkpoint (if any), whether it was used, and checks the records are the log's. */
+async function startAndCheck(dir: string, expected: ReturnType<typeof fullReplay>) {
+  const logs = new LogCapture();
+  const store = open(dir, logs, { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+  try {
+    assert.deepEqual(state(store.keydir), expected, 'the records are those of the log');
+  } finally {
+    await store.close();
+  }
+  const warnings = logs.lines.filter((l) => l['level'] === 'warn').map((l) => String(l['msg']));
+  return { warnings, used: logs.find(USED) !== undefined };
+}
+
+test('a clean restart starts from the checkpoint and replays only the log after it', async (t) => {
+  const { dir, log, expected } = await closedStore(t);
+  const covered = statSync(log).size;
+  const logs = new LogCapture();
+  const store = open(dir, logs, { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+  assert.deepEqual(state(store.keydir), expected);
+  assert.deepEqual(logs.find(USED)?.['covered_bytes'], covered);
+  assert.equal(logs.find(USED)?.['replayed_bytes'], 0, 'nothing past the checkpoint yet');
+  await store.create(link('after', 'https://example.com/after', null));
+  await store.close();
+  assert.equal(logs.find(WRITTEN), undefined, 'this store writes none (its threshold is not reached)');
+  const logs2 = new LogCapture();
+  const again = open(dir, logs2, { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+  try {
+    assert.deepEqual(state(again.keydir), fullReplay(dir));
+    assert.equal(again.get('after')?.url, 'https://example.com/after');
+  } finally {
+    await again.close();
+  }
+  assert.equal(logs2.find(USED)?.['replayed_bytes'], statSync(log).size - covered, 'only the create after it was replayed');
+});
+
+test('a checkpoint whose log was replaced by another file is not used, and the warning says why', async (t) => {
+  const { dir, log } = await closedStore(t);
+  // The very same bytes, in another file moved into place (a copy restored with mv).
+  copyFileSync(log, log + '.new');
+  renameSync(log + '.new', log);
+  const r = await startAndCheck(dir, fullReplay(dir));
+  assert.equal(r.used, false);
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0]!, /checkpoint is not used: the log is not the file it was taken of/);
+});
+
+test('a checkpoint whose log was truncated is not used', async (t) => {
+  const { dir, log } = await closedStore(t);
+  const lines = readFileSync(log).toString('latin1').split('\n');
+  truncateSync(log, readFileSync(log).length - lines.at(-2)!.length - 1);
+  const r = await startAndCheck(dir, fullReplay(dir));
+  assert.equal(r.used, false);
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0]!, /checkpoint is not used: the log is shorter \(\d+ bytes\) than the \d+ bytes it covers/);
+});
+
+test('a checkpoint whose log was restored in place from an older copy is not used', async (t) => {
+  const { dir, log } = await closedStore(t);
+  // An older copy of the log: taken before a compaction, longer than the compacted log.
+  const older = readFileSync(log);
+  const store = open(dir, new LogCapture());
+  await store.edit({ ...store.get('k1')!, url: 'https://example.com/edited' });
+  await store.compact();
+  await store.close();
+  assert.ok(existsSync(checkpointPath(log)), 'a checkpoint of the compacted log');
+  // Written over the file in place (same inode), padded with a line so it is not shorter.
+  writeFileSync(log, Buffer.concat([older, older.subarray(older.indexOf(10) + 1)]));
+  const r = await startAndCheck(dir, fullReplay(dir));
+  assert.equal(r.used, false);
+  assert.match(r.warnings[0]!, /checkpoint is not used: the log does not hold the bytes it covers/);
+});
+
+test('a damaged checkpoint, or one of a newer layout, is not used', async (t) => {
+  const { dir, log, expected } = await closedStore(t);
+  const path = checkpointPath(log);
+  const good = readFileSync(path);
+  const flipped = Buffer.from(good);
+  flipped[flipped.length - 3]! ^= 0x40;
+  writeFileSync(path, flipped);
+  let r = await startAndCheck(dir, expected);
+  assert.equal(r.used, false);
+  assert.match(r.warnings[0]!, /checkpoint is not used: it is damaged \(bad checksum of /);
+
+  writeFileSync(path, good.subarray(0, good.length - 100));
+  r = await startAndCheck(dir, expected);
+  assert.match(r.warnings[0]!, /it is damaged \(cut short\)/);
+
+  const newer = Buffer.from(good);
+  newer.writeUInt32LE(CHECKPOINT_VERSION + 1, 8);
+  writeFileSync(path, newer);
+  r = await startAndCheck(dir, expected);
+  assert.match(r.warnings[0]!, new RegExp(`written by a newer version of url-shortener \\(checkpoint layout ${CHECKPOINT_VERSION + 1}`));
+
+  // And the good one again is used: the bad ones changed nothing.
+  writeFileSync(path, good);
+  r = await startAndCheck(dir, expected);
+  assert.equal(r.used, true);
+  assert.deepEqual(r.warnings, []);
+});
+
+test('a compaction removes the checkpoint before the new log takes its place; --repair of a damaged log too', async (t) => {
+  const { dir, log } = await closedStore(t);
+  const store = open(dir, new LogCapture(), { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
+  await store.compact();
+  assert.equal(existsSync(checkpointPath(log)), false, 'compaction removed it');
+  await store.close();
+
+  const { dir: dir2, log: log2 } = await closedStore(t);
+  const bytes = readFileSync(log2);
+  // A complete line that is not intact, in the middle: the log needs --repair.
+  const at = bytes.indexOf(10, bytes.length / 2) + 1;
+  bytes[at + 12]! ^= 0x01;
+  writeFileSync(log2, bytes);
+  const report = repairLog(dir2);
+  assert.equal(report.lost.length, 1);
+  assert.equal(existsSync(checkpointPath(log2)), false, 'repair removed it');
+  const r = await startAndCheck(dir2, fullReplay(dir2));
+  assert.equal(r.used, false);
+});
+
+test('start-up writes a checkpoint after a long replay, and only then; small logs get none', async (t) => {
+  const dir = tempDir(t);
+  const small = new Store({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
+  await small.create(link('s1', 'https://example.com/s1', null));
+  await small.close();
+  assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE))), false, 'a log under 1 MiB gets none by default');
+
+  const logs = new LogCapture();
+  const store = open(dir, logs, { checkpointMinBytes: 1 });
+  await store.close();
+  assert.ok(logs.find(WRITTEN), 'written at start-up: no checkpoint covered the log');
+  assert.equal(logs.lines.filter((l) => l['msg'] === WRITTEN).length, 1, 'not again at close: nothing was written since');
+});
