@@ -16,6 +16,8 @@ import { saveCheckpoint } from './open.ts';
 export async function closeLog(parts: StoreParts, quiet: () => boolean): Promise<void> {
   const { writer } = parts;
   await writer.idle();
+  // A retired checkpoint's blocks are freed before the lock is: the next start finds no leftover.
+  await parts.checkpoint.retiring;
   // Failures counted since the last summary are not left unsaid.
   parts.problems.flush(true);
   if (writer.detached) {

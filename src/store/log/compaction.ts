@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { checkpointPath } from './checkpoint.ts';
-import { COMPACT_SUFFIX } from './files.ts';
+import { COMPACT_SUFFIX, RETIRED_SUFFIX } from './files.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
 import { STRIDE } from '../../visits/packed.ts';
 import type { StoreFs } from './fs.ts';
@@ -53,9 +53,10 @@ export interface StoreParts {
   lock: DirLock | undefined;
   /**
    * The start-up checkpoint (`checkpoint.ts`): the bytes of log the one on disk covers (0: none),
-   * and how much log past it makes a new one worth writing.
+   * how much log past it makes a new one worth writing, and the removal of one a compaction
+   * retired, while it runs (`close` waits for it).
    */
-  readonly checkpoint: { covered: number; readonly minBytes: number };
+  readonly checkpoint: { covered: number; readonly minBytes: number; retiring?: Promise<void> };
 }
 
 /** What `writeRecords` wrote: bytes, entries, and the slots of the expired records it left out. */
@@ -229,9 +230,15 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   const lost = parts.lock?.lost();
   if (lost) throw lost; // another server's log may be there now
   // The checkpoint covers the old log: gone for good before the new log takes its place, so that
-  // no crash leaves it beside a log it does not describe.
-  if (parts.checkpoint.covered > 0 || fs.exists(checkpointPath(parts.path))) {
-    fs.remove(checkpointPath(parts.path));
+  // no crash leaves it beside a log it does not describe. A rename takes it away at once; its
+  // blocks are freed later, off the event loop (`removeLater`), and by start-up after a crash.
+  const checkpoint = checkpointPath(parts.path);
+  let retired: string | undefined;
+  if (parts.checkpoint.covered > 0 || fs.exists(checkpoint)) {
+    if (fs.exists(checkpoint)) {
+      retired = checkpoint + RETIRED_SUFFIX;
+      fs.rename(checkpoint, retired);
+    }
     fs.syncDir(parts.dir);
     parts.checkpoint.covered = 0;
   }
@@ -242,6 +249,10 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   // and is in the new log.
   for (const s of written.expired) parts.records.remove(s);
   await fs.close(old).catch(() => undefined);
+  if (retired !== undefined) {
+    const gone = retired;
+    parts.checkpoint.retiring = fs.removeLater(gone).catch((err: Error) => parts.log.warn('a retired start-up checkpoint could not be removed', { file: gone, error: err.message }));
+  }
   // Until the directory is fsynced, power loss could bring the old log back; so no write is
   // acknowledged before this returns (the write queue is held).
   try {

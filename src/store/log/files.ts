@@ -15,6 +15,8 @@ export const RESTORE_SUFFIX = '.restore';
 
 /** Suffix of the start-up checkpoint beside the log (`checkpoint.ts`); its temp file adds `TEMP_SUFFIX`. */
 export const CHECKPOINT_SUFFIX = '.checkpoint';
+/** Suffix of a checkpoint a compaction retired: renamed at once, its blocks freed off the event loop. */
+export const RETIRED_SUFFIX = '.retired';
 export const TEMP_SUFFIX = '.tmp';
 
 /** Suffix of the compaction temp file beside the log. */

@@ -7,7 +7,7 @@
  * stops start-up with a message naming the line and the fix, so nothing is dropped silently.
  */
 import { checkpointDue, checkpointPath, loadCheckpoint, writeCheckpoint, type Loaded } from './checkpoint.ts';
-import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, TEMP_SUFFIX, TORN_SUFFIX } from './files.ts';
+import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, RETIRED_SUFFIX, TEMP_SUFFIX, TORN_SUFFIX } from './files.ts';
 import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
@@ -68,6 +68,7 @@ export function openLog(fs: StoreFs, dir: string, path: string, log: Logger, now
     fs.remove(path + COMPACT_SUFFIX);
     fs.remove(path + RESTORE_SUFFIX);
     fs.remove(checkpointPath(path) + TEMP_SUFFIX);
+    fs.remove(checkpointPath(path) + RETIRED_SUFFIX);
     fd = openFile(fs, dir, path);
     checkpoint = usableCheckpoint(fs, path, fd, log, checkpointMinBytes);
     result = replayLog(fs, fd, lock, checkpoint);

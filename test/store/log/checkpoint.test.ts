@@ -18,6 +18,8 @@ import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { STRIDE } from '../../../src/visits/packed.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
+import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
+import { RETIRED_SUFFIX } from '../../../src/store/log/files.ts';
 
 const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
@@ -270,6 +272,39 @@ test('a compaction removes the checkpoint before the new log takes its place; --
   assert.equal(existsSync(checkpointPath(log2)), false, 'repair removed it');
   const r = await startAndCheck(dir2, fullReplay(dir2));
   assert.equal(r.used, false);
+});
+
+test('a compaction retires the checkpoint by a rename and frees its blocks off the event loop; start-up removes one a crash left', async (t) => {
+  const { dir, log, expected } = await closedStore(t);
+  const now: string[] = [];
+  const later: string[] = [];
+  const fs: StoreFs = {
+    ...nodeFs,
+    remove(path) {
+      now.push(path);
+      nodeFs.remove(path);
+    },
+    removeLater(path) {
+      later.push(path);
+      return nodeFs.removeLater(path);
+    },
+  };
+  const store = open(dir, new LogCapture(), { checkpointMinBytes: Number.MAX_SAFE_INTEGER, fs });
+  now.length = 0; // start-up's own clean-up of leftovers
+  await store.compact();
+  assert.equal(existsSync(checkpointPath(log)), false, 'no checkpoint beside the new log');
+  assert.deepEqual(later, [checkpointPath(log) + RETIRED_SUFFIX], 'its blocks are freed off the event loop');
+  assert.ok(!now.some((path) => path.startsWith(checkpointPath(log))), 'and not by a synchronous remove');
+  assert.deepEqual(state(store.keydir), expected, 'the records are unchanged');
+  await store.close();
+  assert.equal(existsSync(checkpointPath(log) + RETIRED_SUFFIX), false);
+
+  // A crash right after the rename: start-up finds the retired checkpoint, never reads it, removes it.
+  const { dir: dir2, log: log2, expected: expected2 } = await closedStore(t);
+  renameSync(checkpointPath(log2), checkpointPath(log2) + RETIRED_SUFFIX);
+  const r = await startAndCheck(dir2, expected2);
+  assert.equal(r.used, false);
+  assert.equal(existsSync(checkpointPath(log2) + RETIRED_SUFFIX), false, 'start-up removed it');
 });
 
 test('start-up writes a checkpoint after a long replay, and only then; small logs get none', async (t) => {
