@@ -155,7 +155,7 @@ const JSON_RPC_RESPONSE = {
     result: { type: 'object' },
     error: {
       type: 'object',
-      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: { type: 'object', description: 'With -32029 (a create past CREATE_RATE_LIMIT): retry_after, whole seconds.' } },
       required: ['code', 'message'],
     },
   },

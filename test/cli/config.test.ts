@@ -411,6 +411,7 @@ describe('config file', () => {
       trust_proxy: 2,
       geoip_db: '/srv/geo/country.mmdb',
       geoip_header: 'CF-IPCountry',
+      create_rate_limit: ' 30 / MIN ',
       shlink_api: true,
       yourls_api: true,
     });
@@ -445,6 +446,8 @@ describe('config file', () => {
       geoipDb: '/srv/geo/country.mmdb',
       // Lower case: node:http's key in req.headers.
       geoipHeader: 'cf-ipcountry',
+      // One spelling, whatever the file wrote.
+      createRateLimit: '30/min',
       shlinkApi: true,
       yourlsApi: true,
     });
