@@ -175,6 +175,12 @@ test('every door shares the one count, and each refuses in its own shape', async
   assert.equal(imported.status, 200, imported.body);
   assert.deepEqual(JSON.parse(imported.body), { imported: 3, skipped: 0, errors: [] });
 
+  // The refusals show in the metrics, by route (docs/security.md).
+  const metrics = (await h.req('/metrics')).body;
+  for (const [route, method, count] of [['/api/shorten', 'POST', 1], ['/mcp', 'POST', 1], ['/yourls-api.php', 'GET', 2], ['/rest/v3/short-urls', 'POST', 1]] as const) {
+    assert.ok(metrics.includes(`shortener_http_requests_total{route="${route}",method="${method}",status="429"} ${count}\n`), `${route}: ${count} refusal(s) counted`);
+  }
+
   // The window over, every door creates again.
   clock.t += 45_000;
   assert.equal((await shlink('https://example.com/shlink2')).status, 200);
