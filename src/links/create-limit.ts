@@ -78,7 +78,7 @@ function prefix64(address: string): string {
 }
 
 /** A client's window: when it opened, and the creates it admitted. */
-interface Window {
+interface ClientWindow {
   readonly opened: number;
   count: number;
 }
@@ -86,7 +86,7 @@ interface Window {
 export interface CreateLimiter {
   /** 0 when `req` may create now (and it is counted); else the whole seconds until it may. */
   take(req: VisitRequest): number;
-  /** Clients with an open window (metrics, tests). */
+  /** Clients with an open window (tests: memory stays bounded). */
   readonly clients: number;
 }
 
@@ -104,7 +104,7 @@ export function createLimiter(rate: Rate, options: LimiterOptions): CreateLimite
   const { now } = options;
   const maxClients = options.maxClients ?? 100_000;
   const entryOf = clientAddressEntry(options.trustProxy);
-  const windows = new Map<string, Window>();
+  const windows = new Map<string, ClientWindow>();
 
   /** Drops the ended windows at the front (the oldest opened first). */
   function sweep(t: number): void {
