@@ -197,7 +197,7 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The gate: only when the server runs with API_TOKEN set (GET /auth-check tells). Send `Authorization: Bearer <API_TOKEN>`.',
   },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing and deleting.' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing, deleting, export and import, and the visit routes.' },
   adminKeyQuery: {
     type: 'apiKey',
     in: 'query',
