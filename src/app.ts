@@ -19,6 +19,7 @@ import { createRouter } from './http/router.ts';
 import { normalizeTarget } from './paths.ts';
 import { routeTable } from './route-table.ts';
 import { createService, type Service } from './links/service.ts';
+import { createLimiter, parseRate, type CreateLimiter } from './links/create-limit.ts';
 import { loadStatic } from './http/static.ts';
 import type { LinkStore } from './store/link-store.ts';
 import { LogStore } from './store/log/log-store.ts';
@@ -297,6 +298,12 @@ function warnShadowed(service: Service, surfaces: Surfaces, log: Logger): void {
   }
 }
 
+/** The create limit of `createRateLimit` (docs/security.md), by the client address `trustProxy` gives; none when it is empty. */
+function createLimiterFor(config: Config, now: () => number): CreateLimiter | undefined {
+  const rate = parseRate(config.createRateLimit);
+  return rate === undefined ? undefined : createLimiter(rate, { trustProxy: config.trustProxy, now });
+}
+
 function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics, geoip }: Opened): Shortener {
   const { now, random, staticDir } = options;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
@@ -322,6 +329,7 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     recorder: recorderFor(config, links, geoip, metrics, log, now ?? Date.now),
     visitTracking: config.visitTracking,
     reserved,
+    createLimit: createLimiterFor(config, now ?? Date.now),
   });
   warnShadowed(service, { shlinkApi: config.shlinkApi }, log);
   const base = new URL(baseUrl);

@@ -170,6 +170,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
             406: json('Accept excludes application/json.', 'Error'),
             413: ref('responses', 'PayloadTooLarge'),
             415: ref('responses', 'UnsupportedMediaType'),
+            429: json('shorten_url past CREATE_RATE_LIMIT for this client address: the JSON-RPC error -32029, its data.retry_after the seconds Retry-After says. Nothing was created.', 'JsonRpcResponse', ['Retry-After']),
           },
           extensions: {
             'x-mcp-tools': TOOLS.map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),

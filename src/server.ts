@@ -127,10 +127,12 @@ async function main(): Promise<void> {
       log.warn('API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured');
     }
     if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
+      // An instance that must stay open is told of the one control it has (docs/security.md).
+      const limit = config.createRateLimit === '' ? '; if it must stay open, limit creates per client with CREATE_RATE_LIMIT (e.g. 60/min)' : '';
       log.warn(
         'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
-          'and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it',
-        { host: config.host },
+          `and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it${limit}`,
+        { host: config.host, create_rate_limit: config.createRateLimit === '' ? 'off' : config.createRateLimit },
       );
     }
   });

@@ -4,7 +4,7 @@
  * reason as `{"detail":…}`.
  */
 import { HttpError } from '../errors.ts';
-import type { HeaderPair } from '../http/headers.ts';
+import { retryAfter, type HeaderPair } from '../http/headers.ts';
 import { StoreUnavailableError } from '../store/link-store.ts';
 import type { Failure } from '../links/service.ts';
 
@@ -13,11 +13,16 @@ export const FAILURE_STATUS: Readonly<Record<Failure['error'], number>> = {
   not_found: 404,
   conflict: 409,
   unavailable: 503,
+  rate_limited: 429,
 };
 
-/** The error the error handler (`dispatch.ts`) turns into the answer, with any `headers` it must carry. */
+/**
+ * The error the error handler (`dispatch.ts`) turns into the answer, with any `headers` it must
+ * carry; a 429 also says, in `Retry-After`, how many seconds to wait.
+ */
 export function failureError(failure: Failure, headers: readonly HeaderPair[] = []): HttpError {
-  return new HttpError(FAILURE_STATUS[failure.error], 'detail' in failure ? failure.detail : undefined, headers);
+  const extra = failure.error === 'rate_limited' ? [retryAfter(failure.retryAfter), ...headers] : headers;
+  return new HttpError(FAILURE_STATUS[failure.error], 'detail' in failure ? failure.detail : undefined, extra);
 }
 
 /**

@@ -35,6 +35,7 @@ const SHORTEN_ERRORS = {
   409: ref('responses', 'Conflict'),
   413: ref('responses', 'PayloadTooLarge'),
   415: ref('responses', 'UnsupportedMediaType'),
+  429: ref('responses', 'TooManyRequests'),
   503: ref('responses', 'Unavailable'),
 };
 
@@ -85,6 +86,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         title: field('title'),
         tags: every('tags'),
         textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits'), tags: textual('tags') },
+        from: ctx.req,
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;

@@ -3,6 +3,7 @@
  * the environment, the config file or a library option, and throws `BadValue` with a plain message;
  * the caller prefixes the setting's name as the user spelled it.
  */
+import { RATE_FORMS, rateText } from '../links/create-limit.ts';
 
 /** A value parser, carrying the values it accepts as `--help` shows them. */
 export interface Parser<T> {
@@ -57,6 +58,16 @@ export const nonEmpty = parser('any non-empty text', (raw) => {
   const s = text(raw).trim();
   if (s === '') throw new BadValue('must not be empty');
   return s;
+});
+
+/** A create rate limit (`60/min`), kept in one spelling; empty = off (links/create-limit.ts). */
+export const rate = parser(RATE_FORMS, (raw) => {
+  try {
+    return rateText(text(raw));
+  } catch (err) {
+    if (err instanceof RangeError) throw new BadValue(err.message);
+    throw err;
+  }
 });
 
 /** Any text, or empty (a setting that is off when empty, such as a file path). */

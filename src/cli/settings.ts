@@ -5,7 +5,7 @@
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
 import type { FsyncMode } from '../store/log/store.ts';
-import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, type Parser } from './parsers.ts';
+import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, rate, type Parser } from './parsers.ts';
 
 export type { FsyncMode } from '../store/log/store.ts';
 
@@ -56,6 +56,8 @@ export interface Config {
   geoipDb: string;
   /** A trusted proxy's country header, lower case (`cf-ipcountry`); empty = none. Read only when `trustProxy` > 0. */
   geoipHeader: string;
+  /** At most this many creates per client address (`60/min`, links/create-limit.ts); empty = no limit. */
+  createRateLimit: string;
   /** Serve Shlink's REST API v3 under `/rest/` (docs/compat.md); `rest` is then a reserved word. */
   shlinkApi: boolean;
   /** Serve YOURLS' `/yourls-api.php` for its clients (docs/compat.md). */
@@ -123,6 +125,8 @@ export const SETTINGS = [
   setting({ prop: 'trustProxy', file: 'trust_proxy', env: 'TRUST_PROXY', flag: '--trust-proxy', parse: integer(0, 10), default: 0, help: 'proxies in front; the client address is the N-th entry from the right of X-Forwarded-For (0: the socket)' }),
   setting({ prop: 'geoipDb', file: 'geoip_db', env: 'GEOIP_DB', flag: '--geoip-db', parse: optionalText, default: '', help: 'a MaxMind DB (.mmdb) country or city file for visit countries, re-read when it changes; empty: none' }),
   setting({ prop: 'geoipHeader', file: 'geoip_header', env: 'GEOIP_HEADER', flag: '--geoip-header', parse: headerName, default: '', help: "a trusted proxy's country header (e.g. CF-IPCountry), used instead of GEOIP_DB; only with TRUST_PROXY > 0" }),
+  // Abuse controls for an open instance (docs/security.md).
+  setting({ prop: 'createRateLimit', file: 'create_rate_limit', env: 'CREATE_RATE_LIMIT', flag: '--create-rate-limit', parse: rate, default: '', help: 'at most N creates per client address (the one TRUST_PROXY gives) per second, minute or hour, e.g. 60/min; per instance; empty: no limit' }),
   // The peers' APIs (docs/compat.md): off by default, each a door of its own onto the same links.
   setting({ prop: 'shlinkApi', file: 'shlink_api', env: 'SHLINK_API', flag: '--shlink-api', boolean: true, parse: boolean, default: false, help: "serve Shlink's REST API v3 under /rest/ (its web client and SDKs); rest is then reserved" }),
   setting({ prop: 'yourlsApi', file: 'yourls_api', env: 'YOURLS_API', flag: '--yourls-api', boolean: true, parse: boolean, default: false, help: "serve YOURLS' API at /yourls-api.php (ShareX, WordPress plugins); its signature is an API_KEYS key" }),

@@ -34,6 +34,11 @@ export function baseHeaders(options: { https: boolean }): HeaderPair[] {
   return [...CORS_HEADERS, ...SECURITY_HEADERS, ...(options.https ? [HSTS_HEADER] : [])];
 }
 
+/** The `Retry-After` of a 429 (RFC 9110: whole seconds), as every door sends it. */
+export function retryAfter(seconds: number): HeaderPair {
+  return ['Retry-After', String(seconds)];
+}
+
 /** `[[a, 1], [b, 2]]` → `[a, 1, b, 2]`, the raw form `writeHead` accepts without copying into an object. */
 export function flatten(pairs: readonly HeaderPair[]): string[] {
   return pairs.flatMap(([name, value]) => [name, value]);

@@ -12,6 +12,7 @@ import { labelsOf, mapMaybe, StoreUnavailableError, type Labels, type LinkChange
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
 import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
+import type { CreateLimiter } from './create-limit.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';
 import type { VisitEventSource } from '../visits/event.ts';
@@ -26,10 +27,15 @@ export type NotFound = { ok: false; error: 'not_found' };
 export type Unavailable = { ok: false; error: 'unavailable'; detail: string };
 /** The custom code asked for is held by a live link (a 409). */
 export type Conflict = { ok: false; error: 'conflict'; detail: string };
-export type Failure = Invalid | NotFound | Unavailable | Conflict;
+/**
+ * The client has used up its creates of the window (`create_rate_limit`, a 429): nothing was
+ * created; `retryAfter` whole seconds from now it may create again.
+ */
+export type RateLimited = { ok: false; error: 'rate_limited'; detail: string; retryAfter: number };
+export type Failure = Invalid | NotFound | Unavailable | Conflict | RateLimited;
 
 export type Found = { ok: true; record: UrlRecord };
-export type ShortenOutcome = Found | Invalid | Unavailable | Conflict;
+export type ShortenOutcome = Found | Invalid | Unavailable | Conflict | RateLimited;
 export type GetOutcome = Found | NotFound;
 export type LookupOutcome = Found | Invalid | NotFound;
 export type RemoveOutcome = { ok: true } | NotFound | Unavailable;
@@ -53,6 +59,11 @@ export interface ShortenInput {
    * numbers and tags an array.
    */
   textual?: boolean | { retentionDays?: boolean; maxVisits?: boolean; tags?: boolean };
+  /**
+   * The request that asks for the link: its client address is counted by `create_rate_limit`.
+   * Every door onto a create passes it; a caller with no request (the library, a test) is not limited.
+   */
+  from?: VisitRequest | undefined;
 }
 
 /** What the list may be asked besides its page (docs/api.md, list). */
@@ -83,6 +94,8 @@ export interface ServiceOptions {
   visitTracking?: VisitTracking;
   /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
   reserved?: ReadonlySet<string>;
+  /** `create_rate_limit` (create-limit.ts); absent: creates are not limited. */
+  createLimit?: CreateLimiter | undefined;
 }
 
 /**
@@ -107,6 +120,11 @@ const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
 const MISSING: Visit = { kind: 'missing' };
 const CODE_IN_USE: Conflict = { ok: false, error: 'conflict', detail: 'code already in use' };
 const REMOVED: RemoveOutcome = { ok: true };
+
+function rateLimited(retryAfter: number): RateLimited {
+  const detail = `too many links created from this address: try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}`;
+  return { ok: false, error: 'rate_limited', detail, retryAfter };
+}
 
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now, log, recorder } = options;
@@ -190,6 +208,12 @@ export function createService(options: ServiceOptions) {
     },
 
     async shorten(input: ShortenInput): Promise<ShortenOutcome> {
+      // First: every create request counts, valid or not (a refused one does not), and a client
+      // past its limit costs no validation and no write.
+      if (options.createLimit !== undefined && input.from !== undefined) {
+        const wait = options.createLimit.take(input.from);
+        if (wait > 0) return rateLimited(wait);
+      }
       const textual = (field: 'retentionDays' | 'maxVisits' | 'tags'): boolean =>
         typeof input.textual === 'object' ? input.textual[field] === true : input.textual === true;
       let url: string;

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mediaType, readBody } from '../http/body.ts';
 import { HttpError } from '../errors.ts';
+import { flatten, retryAfter } from '../http/headers.ts';
 import type { Logger } from '../log.ts';
 import type { Responder } from '../http/respond.ts';
 import type { Service } from '../links/service.ts';
@@ -58,8 +59,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     if (!acceptsJson(req.headers.accept)) {
       throw new HttpError(406, 'POST /mcp answers in application/json; send Accept: application/json, text/event-stream');
     }
-    const outcome = await server.handle((await readBody(req, options.maxBodyBytes)).toString('utf8'));
+    const outcome = await server.handle((await readBody(req, options.maxBodyBytes)).toString('utf8'), req);
     if (outcome.status === 202) return reply.empty(res, 202);
-    reply.json(res, outcome.status, outcome.message);
+    reply.json(res, outcome.status, outcome.message, outcome.status === 429 ? flatten([retryAfter(outcome.retryAfter)]) : []);
   };
 }

@@ -9,6 +9,8 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+/** In JSON-RPC's range for a server's own errors: a create past `create_rate_limit` (429). */
+export const RATE_LIMITED = -32029;
 
 export type Id = string | number;
 
@@ -27,7 +29,7 @@ export interface RpcResult {
 export interface RpcFailure {
   jsonrpc: '2.0';
   id: Id | null;
-  error: { code: number; message: string };
+  error: { code: number; message: string; data?: Record<string, unknown> };
 }
 
 export type RpcResponse = RpcResult | RpcFailure;
@@ -42,12 +44,26 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * A call refused because its client created too many links (`create_rate_limit`): not a result
+ * the model could act on at once, but an HTTP 429 with `Retry-After`, the JSON-RPC error as its
+ * body, as every other door answers it.
+ */
+export class RateLimitedCall extends RpcError {
+  readonly retryAfter: number;
+  constructor(message: string, retryAfter: number) {
+    super(RATE_LIMITED, message);
+    this.name = 'RateLimitedCall';
+    this.retryAfter = retryAfter;
+  }
+}
+
 export function success(id: Id, result: Record<string, unknown>): RpcResult {
   return { jsonrpc: '2.0', id, result };
 }
 
-export function failure(id: Id | null, code: number, message: string): RpcFailure {
-  return { jsonrpc: '2.0', id, error: { code, message } };
+export function failure(id: Id | null, code: number, message: string, data?: Record<string, unknown>): RpcFailure {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

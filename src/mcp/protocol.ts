@@ -5,13 +5,14 @@
  */
 import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
-import type { Service } from '../links/service.ts';
+import type { Service, VisitRequest } from '../links/service.ts';
 import { StoreUnavailableError } from '../store/link-store.ts';
 import { NAME, VERSION } from '../version.ts';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
+  RateLimitedCall,
   RpcError,
   failure,
   parseMessage,
@@ -27,11 +28,15 @@ const INSTRUCTIONS =
   'A URL shortener. shorten_url creates a short link; get_url and lookup_url read one by code or by original URL; ' +
   'list_urls, update_url, delete_url and get_stats need an admin key of this service.';
 
-/** What the HTTP layer sends: a JSON-RPC response with its status, or 202 with no body. */
-export type Outcome = { status: 200 | 400; message: RpcResponse } | { status: 202 };
+/**
+ * What the HTTP layer sends: a JSON-RPC response with its status, or 202 with no body; a 429
+ * (`create_rate_limit`) with the seconds its `Retry-After` says.
+ */
+export type Outcome = { status: 200 | 400; message: RpcResponse } | { status: 429; message: RpcResponse; retryAfter: number } | { status: 202 };
 
 export interface McpServer {
-  handle(body: string): Promise<Outcome>;
+  /** `from`: the HTTP request that carried the message (its client is counted by the create limit). */
+  handle(body: string, from?: VisitRequest): Promise<Outcome>;
 }
 
 /** A tool as `tools/list` declares it: everything but `run`. */
@@ -54,7 +59,7 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     };
   }
 
-  async function call(params: Record<string, unknown>): Promise<ToolResult> {
+  async function call(params: Record<string, unknown>, from: VisitRequest | undefined): Promise<ToolResult> {
     const name = params['name'];
     if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: name must be the name of a tool');
     const tool = byName.get(name);
@@ -66,14 +71,14 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     // store's refusal (a database that is down), which a tool meets on reads the REST routes
     // answer with 503: told to the model like any other failure, never an internal error.
     try {
-      return await tool.run(args as Record<string, unknown>, service);
+      return await tool.run(args as Record<string, unknown>, service, from);
     } catch (err) {
       if (err instanceof StoreUnavailableError) return { content: [{ type: 'text', text: err.message }], isError: true };
       throw err;
     }
   }
 
-  async function dispatch(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async function dispatch(method: string, params: Record<string, unknown>, from: VisitRequest | undefined): Promise<Record<string, unknown>> {
     switch (method) {
       case 'initialize':
         return initialize(params);
@@ -82,14 +87,14 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
       case 'tools/list':
         return listing;
       case 'tools/call':
-        return call(params);
+        return call(params, from);
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
     }
   }
 
   return {
-    async handle(body) {
+    async handle(body, from) {
       const message = parseMessage(body);
       switch (message.kind) {
         case 'invalid':
@@ -101,8 +106,9 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
       }
       const { id, method, params } = message;
       try {
-        return { status: 200, message: success(id, await dispatch(method, params)) };
+        return { status: 200, message: success(id, await dispatch(method, params, from)) };
       } catch (err) {
+        if (err instanceof RateLimitedCall) return { status: 429, message: failure(id, err.code, err.message, { retry_after: err.retryAfter }), retryAfter: err.retryAfter };
         if (err instanceof RpcError) return { status: 200, message: failure(id, err.code, err.message) };
         log.error('unexpected error', {
           path: '/mcp',

@@ -7,7 +7,8 @@
  */
 import type { JsonSchema } from '../published/json-schema.ts';
 import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
-import type { Service } from '../links/service.ts';
+import type { Service, VisitRequest } from '../links/service.ts';
+import { RateLimitedCall } from './jsonrpc.ts';
 import type { UrlRecord } from '../links/record.ts';
 import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS, parseTagFilter, unstorableText } from '../links/validate.ts';
 import { HttpError } from '../errors.ts';
@@ -37,7 +38,8 @@ export interface Tool {
   inputSchema: ObjectSchema;
   outputSchema: ObjectSchema;
   annotations: ToolAnnotations;
-  run(args: Readonly<Record<string, unknown>>, service: Service): ToolResult | Promise<ToolResult>;
+  /** `from`: the HTTP request of the call, when there is one (the create limit counts its client). */
+  run(args: Readonly<Record<string, unknown>>, service: Service, from?: VisitRequest): ToolResult | Promise<ToolResult>;
 }
 
 const text = (t: string): { type: 'text'; text: string } => ({ type: 'text', text: t });
@@ -125,7 +127,7 @@ export const TOOLS: readonly Tool[] = [
     },
     outputSchema: RECORD_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    async run(args, service) {
+    async run(args, service, from) {
       const outcome = await service.shorten({
         url: args['url'],
         retentionDays: args['retention_days'],
@@ -133,7 +135,9 @@ export const TOOLS: readonly Tool[] = [
         maxVisits: args['max_visits'],
         title: args['title'],
         tags: args['tags'],
+        from,
       });
+      if (!outcome.ok && outcome.error === 'rate_limited') throw new RateLimitedCall(outcome.detail, outcome.retryAfter);
       if (!outcome.ok) return failed(outcome.detail);
       return structured(asRecord(outcome.record), outcome.record.short_url);
     },

@@ -100,6 +100,7 @@ export const HEADERS: Record<string, OpenApiObject> = {
   Allow: header('The methods the path serves.'),
   'WWW-Authenticate': header('`Bearer`.'),
   ETag: header('Strong validator of the file; send it back in If-None-Match.'),
+  'Retry-After': header('Whole seconds until this client address may create again.', { type: 'integer', minimum: 1 }),
   'Cache-Control': header('`private, no-store` on redirects; `no-cache` on static files.'),
 };
 
@@ -112,6 +113,7 @@ export const RESPONSES: Record<string, OpenApiObject> = {
   MethodNotAllowed: json('The path does not serve this method.', 'Error', ['Allow']),
   PayloadTooLarge: json('The body is over 64 KiB. The connection is closed.', 'Error'),
   UnsupportedMediaType: json('The body has a content type the operation does not read.', 'Error'),
+  TooManyRequests: json('CREATE_RATE_LIMIT is set and this client address has used up its creates of the window; nothing was created. Retry-After says in how many seconds it may create again.', 'Error', ['Retry-After']),
   Unavailable: json('No free short code, or the storage is not writable right now; nothing was changed.', 'Error'),
   InternalError: json('Unexpected error (details go to the server log only).', 'Error'),
 };
@@ -153,7 +155,7 @@ const JSON_RPC_RESPONSE = {
     result: { type: 'object' },
     error: {
       type: 'object',
-      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: { type: 'object', description: 'With -32029 (a create past CREATE_RATE_LIMIT): retry_after, whole seconds.' } },
       required: ['code', 'message'],
     },
   },
@@ -195,7 +197,7 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The gate: only when the server runs with API_TOKEN set (GET /auth-check tells). Send `Authorization: Bearer <API_TOKEN>`.',
   },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing and deleting.' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing, deleting, export and import, and the visit routes.' },
   adminKeyQuery: {
     type: 'apiKey',
     in: 'query',

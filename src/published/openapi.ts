@@ -15,7 +15,7 @@ export type Access = 'public' | 'gate' | 'admin';
 
 export const TAGS = [
   { name: 'links', description: 'Create, inspect and follow short links.' },
-  { name: 'admin', description: 'List, edit and delete links: needs an admin key (API_KEYS).' },
+  { name: 'admin', description: 'List, edit, delete, export and import links, and read their visits: needs an admin key (API_KEYS).' },
   { name: 'service', description: 'Health, gate status, deprecation notices and metrics.' },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   { name: 'contracts', description: 'This document, its HTML rendering and the published JSON Schemas.' },

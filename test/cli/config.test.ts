@@ -79,6 +79,8 @@ const DOCUMENTED_DEFAULTS: Config = {
   trustProxy: 0,
   geoipDb: '',
   geoipHeader: '',
+  // Abuse controls (README, configuration).
+  createRateLimit: '',
   // The peers' APIs (README, configuration).
   shlinkApi: false,
   yourlsApi: false,
@@ -113,6 +115,7 @@ const DOCUMENTED_ENV_NAMES = [
   'TRUST_PROXY',
   'GEOIP_DB',
   'GEOIP_HEADER',
+  'CREATE_RATE_LIMIT',
   'SHLINK_API',
   'YOURLS_API',
 ];
@@ -192,6 +195,7 @@ describe('--help, generated from the settings table', () => {
     TRUST_PROXY: ['--trust-proxy VALUE', '0', 'an integer from 0 to 10'],
     GEOIP_DB: ['--geoip-db VALUE', 'empty', 'any text, or empty'],
     GEOIP_HEADER: ['--geoip-header VALUE', 'empty', "an HTTP header name (letters, digits and !#$%&'*+-.^_`|~), or empty"],
+    CREATE_RATE_LIMIT: ['--create-rate-limit VALUE', 'empty', 'N/s, N/min or N/h with N from 1 to 1000000 (e.g. 60/min), or empty (off)'],
     SHLINK_API: ['--shlink-api [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
     YOURLS_API: ['--yourls-api [BOOL]', 'false', 'true or false (also 1/0, yes/no, on/off)'],
   };
@@ -407,6 +411,7 @@ describe('config file', () => {
       trust_proxy: 2,
       geoip_db: '/srv/geo/country.mmdb',
       geoip_header: 'CF-IPCountry',
+      create_rate_limit: ' 30 / MIN ',
       shlink_api: true,
       yourls_api: true,
     });
@@ -441,6 +446,8 @@ describe('config file', () => {
       geoipDb: '/srv/geo/country.mmdb',
       // Lower case: node:http's key in req.headers.
       geoipHeader: 'cf-ipcountry',
+      // One spelling, whatever the file wrote.
+      createRateLimit: '30/min',
       shlinkApi: true,
       yourlsApi: true,
     });
@@ -528,6 +535,9 @@ describe('configuration errors', () => {
     { name: 'trust_proxy above 10', env: { TRUST_PROXY: '11' }, names: ['TRUST_PROXY'] },
     { name: 'trust_proxy true', argv: ['--trust-proxy=true'], names: ['--trust-proxy'] },
     { name: 'geoip_header with a space', env: { GEOIP_HEADER: 'CF IPCountry' }, names: ['GEOIP_HEADER'] },
+    { name: 'create_rate_limit without a unit', env: { CREATE_RATE_LIMIT: '60' }, names: ['CREATE_RATE_LIMIT'] },
+    { name: 'create_rate_limit per day', env: { CREATE_RATE_LIMIT: '60/d' }, names: ['CREATE_RATE_LIMIT'] },
+    { name: 'create_rate_limit of 0', env: { CREATE_RATE_LIMIT: '0/min' }, names: ['CREATE_RATE_LIMIT'] },
     { name: 'geoip_header with a colon (file)', file: json({ geoip_header: 'CF-IPCountry:' }), names: ['geoip_header'] },
     { name: 'headers timeout above the default request timeout (flag)', argv: ['--headers-timeout-ms', '40000'], names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'] },
   ];

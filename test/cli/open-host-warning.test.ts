@@ -34,7 +34,17 @@ test('HOST=0.0.0.0 with the gate off: start-up warns, naming the host', { timeou
   const warnings = (await startUpLines(t, { HOST: '0.0.0.0' })).filter((l) => l['level'] === 'warn');
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
   assert.match(String(warnings[0]!['msg']), WARNING);
+  assert.match(String(warnings[0]!['msg']), /; if it must stay open, limit creates per client with CREATE_RATE_LIMIT \(e\.g\. 60\/min\)$/);
   assert.equal(warnings[0]!['host'], '0.0.0.0');
+  assert.equal(warnings[0]!['create_rate_limit'], 'off');
+});
+
+test('HOST=0.0.0.0 with the gate off and a create limit: the warning stays, names the limit, and suggests none', { timeout: 60_000 }, async (t) => {
+  const warnings = (await startUpLines(t, { HOST: '0.0.0.0', CREATE_RATE_LIMIT: '30/MIN' })).filter((l) => l['level'] === 'warn');
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(String(warnings[0]!['msg']), WARNING);
+  assert.doesNotMatch(String(warnings[0]!['msg']), /CREATE_RATE_LIMIT/);
+  assert.equal(warnings[0]!['create_rate_limit'], '30/min');
 });
 
 for (const [name, env] of [

@@ -291,7 +291,7 @@ test('a counted visit the store cannot make durable is a 503 with its reason; ot
 });
 
 test('one table maps each failure to its status: 404 with no body, the others with their detail', () => {
-  assert.deepEqual(FAILURE_STATUS, { invalid: 400, not_found: 404, conflict: 409, unavailable: 503 });
+  assert.deepEqual(FAILURE_STATUS, { invalid: 400, not_found: 404, conflict: 409, unavailable: 503, rate_limited: 429 });
   const conflict = failureError({ ok: false, error: 'conflict', detail: 'code already in use' });
   assert.equal(conflict.status, 409);
   assert.equal(conflict.detail, 'code already in use');
@@ -302,6 +302,11 @@ test('one table maps each failure to its status: 404 with no body, the others wi
   assert.equal(unavailable.status, 503);
   assert.equal(unavailable.detail, 'disk full');
   assert.deepEqual(unavailable.headers, [['Deprecation', '@1']]);
+  // A 429 says when to come back, before any other header it carries.
+  const limited = failureError({ ok: false, error: 'rate_limited', detail: 'too many links created from this address: try again in 7 seconds', retryAfter: 7 }, [['Deprecation', '@1']]);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.detail, 'too many links created from this address: try again in 7 seconds');
+  assert.deepEqual(limited.headers, [['Retry-After', '7'], ['Deprecation', '@1']]);
 });
 
 test('a used-up link answers 410 with its own page (the decision visit limits will return)', () => {

@@ -103,8 +103,8 @@ test('the operations document every route of the README\'s route table, with the
     'GET /static/{file}': ['200', '304', '404', '500'],
     'GET /robots.txt': ['200', '401', '500'],
     'GET /api/health': ['200', '401', '500'],
-    'POST /api/shorten': ['201', '400', '401', '409', '413', '415', '500', '503'],
-    'GET /api/shorten': ['201', '400', '401', '409', '413', '415', '500', '503'],
+    'POST /api/shorten': ['201', '400', '401', '409', '413', '415', '429', '500', '503'],
+    'GET /api/shorten': ['201', '400', '401', '409', '413', '415', '429', '500', '503'],
     'GET /api/urls': ['200', '400', '401', '403', '500'],
     'GET /api/urls/{code}': ['200', '401', '404', '500'],
     'GET /api/urls/{code}/qr': ['200', '401', '404', '422', '500'],
@@ -123,7 +123,7 @@ test('the operations document every route of the README\'s route table, with the
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
-    'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '500'],
+    'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '429', '500'],
     'GET /mcp': ['401', '405', '500'],
     'DELETE /mcp': ['401', '405', '500'],
     'GET /metrics': ['200', '401', '500'],
@@ -203,7 +203,7 @@ test('the operations document every route of the README\'s route table, with the
   const gone = String(resolve(doc, ops['GET /{code}']!.responses['410']!)['description']);
   assert.match(gone, /This link has expired/);
   assert.match(gone, /This link has reached its visit limit/);
-  assert.deepEqual(Object.keys(doc.components.headers).sort(), ['Allow', 'Cache-Control', 'Deprecation', 'ETag', 'Link', 'Location', 'WWW-Authenticate', 'X-Total-Count']);
+  assert.deepEqual(Object.keys(doc.components.headers).sort(), ['Allow', 'Cache-Control', 'Deprecation', 'ETag', 'Link', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Total-Count']);
   assert.deepEqual(doc['x-deprecations'].map((d) => d.usage), ['shorten-with-get', 'api-key-query']);
   // The schema component is the shipped file without its draft-07 identity.
   const { $schema: _s, $id: _i, ...notice } = NOTICE_SCHEMA as Record<string, unknown>;
@@ -248,6 +248,9 @@ interface OperationPlan {
 
 /** Statuses no operation is asked for here: the gate is off (test/http/gate*.test.ts), and a 500 is a bug. */
 const NEVER_HERE: Readonly<Record<number, string>> = { 401: 'the gate is off here; the gate tests cover every 401', 500: 'the generic answer to a bug' };
+
+/** The 429 of a create: the server here has no create limit. */
+const RATE_LIMITED_ONLY = 'only with CREATE_RATE_LIMIT (test/api/create-rate-limit.test.ts)';
 
 /** What the probes need: codes made for them, and a static file's validator. */
 interface Fixture {
@@ -305,6 +308,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: '/api/shorten', options: { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'https://example.com/' }, status: 415 },
         post('{"url":"https://example.com/full"}', 503, { diskFull: true }),
       ],
+      unexercised: { 429: RATE_LIMITED_ONLY },
     },
     shortenUrlWithGet: {
       probes: [
@@ -316,6 +320,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: '/api/shorten', options: { headers: { 'content-type': 'text/csv', 'content-length': '3' }, body: 'url' }, status: 415 },
         { path: `/api/shorten?url=${encodeURIComponent('https://example.com/full')}`, status: 503, diskFull: true },
       ],
+      unexercised: { 429: RATE_LIMITED_ONLY },
     },
     listUrls: {
       probes: [
@@ -456,6 +461,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         mcp(413, JSON_HEADERS, BIG),
         mcp(415, { 'content-type': 'text/plain' }),
       ],
+      unexercised: { 429: RATE_LIMITED_ONLY },
     },
     mcpGet: { probes: [{ path: '/mcp', status: 405 }] },
     mcpDelete: { probes: [{ path: '/mcp', options: { method: 'DELETE' }, status: 405 }] },

@@ -3,6 +3,7 @@
  * statuses, and the extra fields its clients read (`shortCode`, `customSlug`, `invalidElements`,
  * `expectedHeaders`). Data in one table; `problem()` makes the body, a pure function.
  */
+import type { HeaderPair } from '../../http/headers.ts';
 import { MAX_RETENTION_DAYS } from '../../links/validate.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -29,6 +30,8 @@ export class Problem {
   constructor(
     readonly status: number,
     readonly body: { type: string; title: string; detail: string; status: number } & Record<string, unknown>,
+    /** Headers the answer carries besides the usual ones (a 429's `Retry-After`). */
+    readonly headers: readonly HeaderPair[] = [],
   ) {}
 }
 
@@ -42,8 +45,8 @@ export function problem(error: ShlinkError, detail: string, extra: Record<string
  * A failure Shlink has no error for (a body too large, a store that cannot write): RFC 7807's
  * `about:blank`, whose title is the status's reason phrase.
  */
-export function plainProblem(status: number, title: string, detail: string): Problem {
-  return new Problem(status, { type: 'about:blank', title, detail, status });
+export function plainProblem(status: number, title: string, detail: string, headers: readonly HeaderPair[] = []): Problem {
+  return new Problem(status, { type: 'about:blank', title, detail, status }, headers);
 }
 
 export const shortUrlNotFound = (shortCode: string): Problem =>

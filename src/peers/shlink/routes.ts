@@ -11,6 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../../errors.ts';
 import { readBody } from '../../http/body.ts';
+import { flatten, retryAfter } from '../../http/headers.ts';
 import type { Ctx, RouteHandler } from '../../http/context.ts';
 import type { Route } from '../../http/router.ts';
 import type { RouteDoc } from '../../published/openapi.ts';
@@ -88,6 +89,9 @@ function failed(failure: Failure, code: string): Problem {
       return nonUniqueSlug(code);
     case 'unavailable':
       return plainProblem(503, 'Service Unavailable', failure.detail);
+    case 'rate_limited':
+      // Shlink has no rate limit of its own, so no error type for it: RFC 7807's plain one.
+      return plainProblem(429, 'Too Many Requests', failure.detail, [retryAfter(failure.retryAfter)]);
   }
 }
 
@@ -120,8 +124,8 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
 
   function send(ctx: Ctx, answer: Answer): void {
     if (answer.status === 204) return reply.empty(ctx.res, 204);
-    const type = answer instanceof Problem ? PROBLEM_TYPE : (answer.type ?? JSON_TYPE);
-    reply.send(ctx.res, answer.status, type, JSON.stringify(answer.body));
+    if (answer instanceof Problem) return reply.send(ctx.res, answer.status, PROBLEM_TYPE, JSON.stringify(answer.body), flatten(answer.headers));
+    reply.send(ctx.res, answer.status, answer.type ?? JSON_TYPE, JSON.stringify(answer.body));
   }
 
   /**
@@ -196,6 +200,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       tags: request.tags,
       maxVisits: request.maxVisits,
       retentionDays: request.retentionDays,
+      from: ctx.req,
     });
     if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');
     return ok(await shortUrl(made.record));

@@ -4,13 +4,14 @@
  * URL or a title is the service's to accept or refuse.
  */
 import type { UrlRecord } from '../../links/record.ts';
-import type { Service } from '../../links/service.ts';
+import type { Service, VisitRequest } from '../../links/service.ts';
 import { phpInt } from './params.ts';
 import * as shape from './shapes.ts';
 import { selector, statsFilter, type Selector } from './stats.ts';
 import type { YourlsResult } from './output.ts';
 
-export type Action = (params: ReadonlyMap<string, string>) => Promise<YourlsResult>;
+/** An action: the request's parameters, and the request itself (whose client a create counts against). */
+export type Action = (params: ReadonlyMap<string, string>, from: VisitRequest) => Promise<YourlsResult>;
 
 export interface ActionDeps {
   service: Service;
@@ -58,15 +59,16 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
   }
 
   return {
-    async shorturl(params) {
+    async shorturl(params, from) {
       const url = params.get('url') ?? '';
       const keyword = params.get('keyword') ?? '';
       // One short URL per long URL, as YOURLS by default: the newest link of it answers instead.
       const existing = await service.lookup(url);
       if (!existing.ok && existing.error === 'invalid') return shape.NO_URL();
       if (existing.ok) return shape.alreadyStored(existing.record, baseUrl);
-      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')) });
+      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from });
       if (outcome.ok) return shape.added(outcome.record);
+      if (outcome.error === 'rate_limited') return shape.flooded(outcome.retryAfter);
       if (outcome.error === 'conflict') return shape.KEYWORD_TAKEN(keyword);
       if (outcome.error === 'unavailable') return shape.shortenFailed('error:db', outcome.detail, '503');
       return shape.refusal(outcome.detail, keyword);

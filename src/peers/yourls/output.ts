@@ -17,7 +17,11 @@ export interface YourlsFields {
 export interface YourlsResult {
   fields: YourlsFields;
   simple?: string;
+  /** Headers the answer carries besides the usual ones (a 429's `Retry-After`), whatever the format. */
+  headers?: readonly HeaderPair[];
 }
+
+import type { HeaderPair } from '../../http/headers.ts';
 
 export interface Rendered {
   status: number;

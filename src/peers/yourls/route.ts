@@ -5,6 +5,7 @@
  * credential on every action instead, and refuses in YOURLS' shape, in the requested format.
  */
 import type { Ctx, RouteHandler } from '../../http/context.ts';
+import { flatten } from '../../http/headers.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
 import { ref } from '../../published/openapi-parts.ts';
@@ -67,12 +68,12 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
       result = authError(params.has('username') || params.has('password') ? INVALID_LOGIN : PLEASE_LOG_IN, params.get('callback') ?? '');
     } else {
       const name = params.get('action');
-      result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params) : unknownAction();
+      result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, ctx.req) : unknownAction();
       const callback = params.get('callback') ?? params.get('jsonp');
       if (callback !== undefined) result = withCallback(result, callback);
     }
     const { status, type, body: text } = render(params.get('format') ?? 'xml', result);
-    reply.send(ctx.res, status, type, text);
+    reply.send(ctx.res, status, type, text, flatten(result.headers ?? []));
   }
 
   const operation = (operationId: string, summary: string) => ({
@@ -88,6 +89,7 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
       403: answer('No valid signature.'),
       404: answer('expand or url-stats of an unknown link.'),
       413: ref('responses', 'PayloadTooLarge'),
+      429: answer('shorturl past CREATE_RATE_LIMIT for this client address; Retry-After says when to try again.'),
       503: answer('The link could not be stored.'),
     },
   });

@@ -5,6 +5,7 @@
  * show it empty: `ip` is `""` (the creator's address is never stored). Pure functions.
  */
 import type { UrlRecord } from '../../links/record.ts';
+import { retryAfter } from '../../http/headers.ts';
 import type { YourlsFields, YourlsResult } from './output.ts';
 
 /** The YOURLS version whose API this surface answers as (`action=version`), and its schema's. */
@@ -93,6 +94,14 @@ export function alreadyStored(record: UrlRecord, baseUrl: string): YourlsResult 
 /** `shorturl` refused before anything was stored; `status` as YOURLS' codes go (400, 503). */
 export function shortenFailed(code: string, message: string, status = '400'): YourlsResult {
   return { fields: { status: 'fail', code, message, errorCode: status, statusCode: status }, simple: '' };
+}
+
+/**
+ * `shorturl` past `create_rate_limit`: YOURLS' own words for its flood check, with the status it
+ * gives them (429), in the shape of its other refusals, and the seconds to wait in `Retry-After`.
+ */
+export function flooded(seconds: number): YourlsResult {
+  return { ...shortenFailed('error:flood', 'Too many URLs added too fast. Slow down please.', '429'), headers: [retryAfter(seconds)] };
 }
 
 export const NO_URL = (): YourlsResult => shortenFailed('error:nourl', 'Missing or malformed URL');
