@@ -1,0 +1,129 @@
+/**
+ * compose.yaml and the files beside it, read as compose reads them: every environment name of the
+ * project's services is a setting of the table (a typo would be ignored silently by the server),
+ * every literal value or `${VAR:-default}` default is one the setting accepts, and the two profiles
+ * have the shape the file's comment promises. The image itself is built and run by
+ * test-container/image.test.ts (`npm run test:container`, slow, its own CI step).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { TABLE } from '../../src/cli/settings.ts';
+import { missingTool } from '../support/missing-tool.ts';
+import { ROOT } from '../support/helpers.ts';
+
+interface Service {
+  build?: unknown;
+  image?: string;
+  profiles?: string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  volumes?: string[];
+  ports?: string[];
+  stop_grace_period?: string;
+}
+
+const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+const compose = parse(read('compose.yaml')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const services = Object.entries(compose.services);
+/** The services that run this project's image: built from the Containerfile beside the file. */
+const ours = services.filter(([, s]) => s.build === '.');
+const inProfile = (profile: string) => services.filter(([, s]) => s.profiles?.includes(profile));
+
+/** `environment` as compose accepts it, a map or a list of NAME=value. */
+function environment(service: Service): Map<string, string | undefined> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) return new Map(env.map((e) => [e.split('=')[0]!, e.includes('=') ? e.slice(e.indexOf('=') + 1) : undefined]));
+  return new Map(Object.entries(env).map(([k, v]) => [k, v === null ? undefined : String(v)]));
+}
+
+/** A value with compose's interpolation resolved as when no variable is set: `${X:-d}` is d. */
+function unset(value: string): string {
+  return value.replace(/\$\{[A-Z_]+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? '');
+}
+
+test('every environment name of the services running the image is a setting, with a value it accepts', () => {
+  assert.ok(ours.length >= 4, 'the single instance and the three of the cluster');
+  const byEnv = new Map(TABLE.map((s) => [s.env, s]));
+  for (const [name, service] of ours) {
+    for (const [key, value] of environment(service)) {
+      const setting = byEnv.get(key);
+      assert.ok(setting, `${name}: ${key} is no setting (${[...byEnv.keys()].join(', ')})`);
+      if (value === undefined) continue;
+      const resolved = unset(value);
+      // An empty value is the setting unset for the secrets; the others must parse.
+      if (resolved === '' && setting.secret) continue;
+      assert.doesNotThrow(() => setting.parse(resolved), `${name}: ${key}=${resolved}`);
+    }
+  }
+});
+
+test('two profiles: the log store alone, and three instances over PostgreSQL behind Caddy', () => {
+  assert.deepEqual([...new Set(services.flatMap(([, s]) => s.profiles ?? []))].sort(), ['cluster', 'single']);
+  assert.ok(services.every(([, s]) => (s.profiles ?? []).length === 1), 'each service in one profile');
+
+  const single = inProfile('single');
+  assert.deepEqual(single.map(([n]) => n), ['shortener']);
+  const [, alone] = single[0]!;
+  assert.equal(environment(alone).get('DATABASE_URL'), undefined);
+  assert.ok(alone.volumes?.some((v) => /^[a-z]+:\/data$/.test(v)), 'a named volume on the image\'s /data');
+  assert.ok(alone.ports?.some((p) => p.endsWith(':3000')), 'the image\'s port published');
+
+  const cluster = inProfile('cluster');
+  const instances = cluster.filter(([, s]) => s.build === '.');
+  assert.equal(instances.length, 3);
+  for (const [name, s] of instances) {
+    const env = environment(s);
+    assert.match(env.get('DATABASE_URL') ?? '', /^postgres:\/\/[^@]+@postgres:5432\//, name);
+    assert.equal(env.get('TRUST_PROXY'), '1', `${name}: Caddy adds one X-Forwarded-For entry`);
+    assert.match(env.get('BASE_URL') ?? '', /^https:\/\//, `${name}: Caddy serves https`);
+  }
+  assert.match(compose.services['postgres']?.image ?? '', /^postgres:/);
+  assert.match(compose.services['caddy']?.image ?? '', /^caddy:/);
+  assert.ok(compose.services['caddy']!.volumes!.includes('./contrib/compose/Caddyfile:/etc/caddy/Caddyfile:ro'));
+
+  // Stopping gives requests in flight the server's shutdown timeout, and more.
+  const shutdownMs = TABLE.find((s) => s.env === 'SHUTDOWN_TIMEOUT_MS')!.default as number;
+  for (const [name, s] of ours) assert.ok(Number.parseInt(s.stop_grace_period ?? '10', 10) * 1000 > shutdownMs, name);
+  // Every named volume a service mounts is declared.
+  for (const [name, s] of services) {
+    for (const v of s.volumes ?? []) {
+      const source = v.split(':')[0]!;
+      if (!source.startsWith('.')) assert.ok(source in compose.volumes, `${name}: volume ${source}`);
+    }
+  }
+});
+
+test("the Caddyfile balances over exactly the cluster's instances, checking their readiness", (t) => {
+  const caddyfile = read('contrib/compose/Caddyfile');
+  const instances = inProfile('cluster').filter(([, s]) => s.build === '.').map(([n]) => `${n}:3000`);
+  const upstreams = /reverse_proxy ([^{\n]+)\{/.exec(caddyfile)?.[1]!.trim().split(/\s+/);
+  assert.deepEqual(upstreams, instances);
+  let caddy: string;
+  try {
+    caddy = execFileSync('sh', ['-c', 'command -v caddy'], { encoding: 'utf8' }).trim();
+  } catch {
+    t.skip(missingTool('THE CADDYFILE CHECK', 'caddy not found (apt-get install caddy): the Caddyfile cannot be adapted'));
+    return;
+  }
+  // Caddy's own parser: a typo in a directive fails here, not on a server.
+  const adapted = execFileSync(caddy, ['adapt', '--adapter', 'caddyfile', '--config', join(ROOT, 'contrib/compose/Caddyfile')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const json = JSON.stringify(JSON.parse(adapted));
+  for (const upstream of instances) assert.ok(json.includes(`{"dial":"${upstream}"}`), upstream);
+  assert.ok(json.includes('"uri":"/healthz?ready"'), 'active health checks on readiness');
+});
+
+test('Dockerfile and .dockerignore are the Containerfile and its ignore file, and its labels say the package version and licence', () => {
+  assert.equal(read('Dockerfile'), read('Containerfile'));
+  assert.equal(read('.dockerignore'), read('.containerignore'));
+  assert.ok(lstatSync(join(ROOT, 'Dockerfile')).isSymbolicLink(), 'a link, so that the two cannot drift');
+  const pkg = JSON.parse(read('package.json')) as { version: string; license: string };
+  const containerfile = read('Containerfile');
+  assert.match(containerfile, new RegExp(`org\\.opencontainers\\.image\\.version="${pkg.version.replace(/\./g, '\\.')}"`));
+  assert.match(containerfile, new RegExp(`org\\.opencontainers\\.image\\.licenses="${pkg.license}"`));
+  assert.match(read('compose.yaml'), new RegExp(`image: url-shortener:${pkg.version.replace(/\./g, '\\.')}\\n`));
+  // The stand-in's CA trick never leaks into the project's image.
+  assert.doesNotMatch(containerfile, /NODE_EXTRA_CA_CERTS/);
+});
