@@ -8,6 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { codeOf, start, type Harness, type Reply } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
+
+/** The limit is counted by each instance on its own (docs/security.md): across a round-robin proxy the count splits. */
+const PER_INSTANCE = onOneProcess('the create rate limit is counted per instance, and the cluster target spreads requests over three');
 
 const KEY = 'admin-key-1';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -36,7 +40,7 @@ function assertRestRefusal(r: Reply, seconds: number): void {
   assert.equal(r.headers.location, undefined);
 }
 
-test('REST: N creates, the next is 429 with the exact Retry-After, and one more is allowed once the window ended', async (t) => {
+test('REST: N creates, the next is 429 with the exact Retry-After, and one more is allowed once the window ended', PER_INSTANCE, async (t) => {
   const { h, clock } = await clocked(t, { createRateLimit: '3/min' });
   assert.equal((await create(h, 'https://example.com/1')).status, 201);
   clock.t += 20_250;
@@ -63,7 +67,7 @@ test('REST: N creates, the next is 429 with the exact Retry-After, and one more 
   );
 });
 
-test('redirects are never limited, on either path, once the creates are used up', async (t) => {
+test('redirects are never limited, on either path, once the creates are used up', PER_INSTANCE, async (t) => {
   const { h } = await clocked(t, { createRateLimit: '1/h' });
   const code = codeOf(await create(h, 'https://example.com/target'));
   assert.equal((await create(h, 'https://example.com/other')).status, 429);
@@ -81,7 +85,7 @@ test('redirects are never limited, on either path, once the creates are used up'
   assert.equal((await create(h, 'https://example.com/other')).status, 429, 'still refused: the visits used nothing');
 });
 
-test('two client addresses are counted apart behind trust_proxy 1; a forged entry in front changes nothing', async (t) => {
+test('two client addresses are counted apart behind trust_proxy 1; a forged entry in front changes nothing', PER_INSTANCE, async (t) => {
   const { h } = await clocked(t, { createRateLimit: '2/min', trustProxy: 1 });
   const a = { 'x-forwarded-for': '198.51.100.1' };
   const b = { 'x-forwarded-for': '198.51.100.2' };
@@ -96,7 +100,7 @@ test('two client addresses are counted apart behind trust_proxy 1; a forged entr
   assert.equal((await create(h, 'https://example.com/direct')).status, 201);
 });
 
-test('trust_proxy 0: X-Forwarded-For is ignored, so changing it makes no new client', async (t) => {
+test('trust_proxy 0: X-Forwarded-For is ignored, so changing it makes no new client', PER_INSTANCE, async (t) => {
   const { h } = await clocked(t, { createRateLimit: '2/min' });
   assert.equal((await create(h, 'https://example.com/1', { 'x-forwarded-for': '198.51.100.1' })).status, 201);
   assert.equal((await create(h, 'https://example.com/2', { 'x-forwarded-for': '198.51.100.2' })).status, 201);
@@ -110,7 +114,7 @@ test('the setting off (the default): no create is ever refused', async (t) => {
   for (let i = 0; i < 40; i++) assert.equal((await create(h, `https://example.com/${i}`)).status, 201, `create ${i + 1}`);
 });
 
-test('every door shares the one count, and each refuses in its own shape', async (t) => {
+test('every door shares the one count, and each refuses in its own shape', PER_INSTANCE, async (t) => {
   const { h, clock } = await clocked(t, { createRateLimit: '4/min', shlinkApi: true, yourlsApi: true });
   // One create through each door: REST, MCP, YOURLS, Shlink.
   assert.equal((await create(h, 'https://example.com/rest')).status, 201);
