@@ -4,9 +4,10 @@
  * A million links as JS objects cost about 300 bytes each (an object, two strings, two Map entries
  * and an order array). Here a link is a *slot*: its code and URL bytes sit side by side in one
  * growable arena Buffer, its numbers in typed arrays, and the two indexes (code → slot, URL →
- * slots) are chained hash tables in Int32Arrays (`hash-chains.ts`). That is about 130 bytes a link, nearly all of it
- * outside the JS heap, so the garbage collector has almost nothing to trace, and replay copies bytes
- * from the log into the arena without creating a string.
+ * slots) are chained hash tables in Int32Arrays (`hash-chains.ts`). That is about 145 bytes a link
+ * with a 60–100 character URL (docs/performance.md, Storage), nearly all of it outside the JS
+ * heap, so the garbage collector has almost nothing to trace, and replay copies bytes from the log
+ * into the arena without creating a string.
  *
  * Slots are handed out in creation order, so newest-first is a walk down the slot numbers. A
  * deleted (or re-created) record leaves a dead slot behind; `vacuum()` squeezes them out once they
@@ -162,11 +163,6 @@ export class Keydir extends KeydirColumns {
     buf.copy(this.arena, at, codeStart, codeEnd);
     buf.copy(this.arena, at + codeBytes, urlStart, urlEnd);
     return this.fill(s, at, codeBytes, urlEnd - urlStart, h, createdAt, retentionDays, visits, maxVisits);
-  }
-
-  /** The title and tags of slot `s`, only those it has; undefined when it has neither. */
-  labels(s: number): Labels | undefined {
-    return this.labelled.get(s);
   }
 
   /** Gives slot `s` these labels (its create's or edit's, whole): empty ones are none. */
