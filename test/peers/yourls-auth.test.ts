@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { start, type Harness } from '../support/helpers.ts';
+import { onOneProcess } from '../support/cluster.ts';
 import { api, assertAnswer, FORMATS, inFormat, TYPES } from '../support/yourls.ts';
 
 const KEYS = ['first-key-1', 'second-key-2'];
@@ -154,7 +155,7 @@ test('HEAD, PUT and DELETE are 405 with Allow: GET, POST (shorturl creates a lin
   assert.equal(h.shortener.count, 0);
 });
 
-test('signature and password never reach the log: their values are redacted in logged paths', async (t) => {
+test('signature and password never reach the log: their values are redacted in logged paths', onOneProcess('its log lines, which the cluster target relays from three processes as they come'), async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: KEYS, logLevel: 'debug' });
   await api(h, { action: 'version', signature: KEYS[0]! });
   await api(h, { action: 'version', username: 'admin', password: 'PASSWORD-MARKER' });
