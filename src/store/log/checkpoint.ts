@@ -1,19 +1,23 @@
 /**
- * The start-up checkpoint `urls.log.checkpoint` (Bitcask's hint files): the keydir's arrays as they
- * are in memory, with the log offset they cover, so that start-up reads them back in a few large
- * reads and replays only the log written after that offset (docs/storage.md).
+ * The start-up checkpoint `urls.log.checkpoint` (Bitcask's hint files): the keydir's live slots,
+ * column by column, with the log offset they cover, so that start-up reads them back in large reads
+ * and replays only the log written after that offset (docs/storage.md).
  *
  * It is only ever a shortcut: the log stays the source of truth. A checkpoint that is missing,
- * damaged, of a newer format, or whose log is not the one it covers (replaced, truncated, restored
+ * damaged, of another layout, or whose log is not the one it covers (replaced, truncated, restored
  * from a backup) is not used, with one warning line, and the whole log is replayed.
  *
- * A checkpoint is taken at a moment when memory is exactly what a replay of the log up to its end
- * would give (start-up, once replay is done; a clean shutdown, once every count is written), and
- * written in one synchronous step, so nothing changes the arrays while they are written.
+ * Two writers fill it. At start-up and at a clean shutdown memory is exactly what the log replays
+ * to, and `writeCheckpoint` copies it in one synchronous step. A compaction copies each slot in
+ * the same turn as it encodes the slot's line into the new log (`compaction.ts`), so the
+ * checkpoint holds exactly what the new log's lines say, block by block between turns: it covers
+ * the new log up to the end of those lines, and what was written meanwhile is replayed after it.
  *
- * Layout: `URLSCKPT`, the layout version, the header's length and CRC-32 (4 bytes each, little
- * endian), the header (JSON: the log it covers, the keydir's numbers, each array's type, length,
- * bytes and CRC-32), then the arrays' bytes one after the other.
+ * Layout: `URLSCKPT`, the layout version, the footer's length and CRC-32 (4 bytes each, little
+ * endian), 4 spare bytes and the footer's offset (a little-endian double); then the blocks, each a
+ * run of consecutive slots with its own columns (a section per column, each padded to 8 bytes);
+ * then the footer (JSON: the log covered, the keydir's numbers, labels, referrer hosts, and each
+ * block's sizes and CRC-32). The preamble is written last, so a file cut short anywhere is refused.
  */
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
@@ -23,13 +27,14 @@ import { CHECKPOINT_SUFFIX, TEMP_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import { Keydir } from './keydir.ts';
-import type { Column, KeydirImage } from './keydir-columns.ts';
+import { capacityFor, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
 import type { Labels } from '../link-store.ts';
+import { STRIDE } from '../../visits/packed.ts';
 
 const MAGIC = Buffer.from('URLSCKPT', 'latin1');
-/** The layout this build writes and reads; a higher one is a newer build's, and not used. */
-export const CHECKPOINT_VERSION = 1;
-const PREAMBLE = MAGIC.length + 12;
+/** The layout this build writes and reads; another one is another build's, and not used. */
+export const CHECKPOINT_VERSION = 2;
+const PREAMBLE = MAGIC.length + 24;
 
 /**
  * Bytes of the log, at its start and before the offset covered, whose checksums say it is still
@@ -40,6 +45,9 @@ const WINDOW = 64 << 10;
 /** A checkpoint is written when at least this much log is past the one there is (and ≥ 1/32 of the log). */
 export const CHECKPOINT_MIN_BYTES = 1 << 20;
 
+/** Slots a block of `writeCheckpoint` holds: about a megabyte. A compaction's block is its slice. */
+const BLOCK_SLOTS = 8192;
+
 /** What a checkpoint says of the log it covers. */
 export interface Covered {
   /** Bytes of log covered: replay goes on from here. */
@@ -48,25 +56,16 @@ export interface Covered {
   entries: number;
 }
 
-const TYPES = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
-type TypeName = keyof typeof TYPES;
+/** A block's numbers in the footer: slots, arena bytes, slots with events, event words, created stored as doubles (1) or not (0), CRC-32. */
+type BlockInfo = [slots: number, arena: number, eventSlots: number, eventWords: number, wide: number, crc: number];
 
-interface Section {
-  name: string;
-  type: TypeName;
-  /** Entries of the array as allocated; `bytes` of it are in the file. */
-  length: number;
-  bytes: number;
-  crc: number;
-}
-
-interface Header {
+interface Footer {
   endian: string;
   log: Covered & { format: number; id: string; head: number; tail: number };
-  keydir: { seed: number; slots: number; live: number; used: number };
+  keydir: { seed: number; slots: number; used: number; eventSlots: number; eventWords: number };
   labels: [number, Labels][];
   referrers: [number, string][];
-  sections: Section[];
+  blocks: BlockInfo[];
 }
 
 export function checkpointPath(logPath: string): string {
@@ -81,15 +80,137 @@ export function checkpointDue(logBytes: number, covered: number, minBytes: numbe
   return logBytes > 0 && logBytes >= minBytes && logBytes - covered >= Math.max(minBytes, logBytes / 32);
 }
 
-function typeOf(array: Column): TypeName {
-  if (array instanceof Uint8Array) return 'u8';
-  if (array instanceof Int32Array) return 'i32';
-  if (array instanceof Uint32Array) return 'u32';
-  return 'f64';
+const pad8 = (n: number): number => (n + 7) & ~7;
+
+/** A block's bytes, and where each of its sections starts in them (file order, as `Block.take` lists them). */
+function sections(info: BlockInfo): { bytes: number; at: number[] } {
+  const [slots, arena, eventSlots, eventWords, wide] = info;
+  const sizes = [arena, slots * 4, slots * 4, slots * (wide ? 8 : 4), slots * 4, slots * 8, slots * 4, slots * 4, eventSlots * 4, eventSlots * 4, eventSlots * 8, eventWords * 4];
+  const at: number[] = [];
+  let bytes = 0;
+  for (const size of sizes) {
+    at.push(bytes);
+    bytes += pad8(size);
+  }
+  return { bytes, at };
 }
 
-function bytesOf(array: Column, entries: number): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, entries * array.BYTES_PER_ELEMENT);
+function growU32(a: Uint32Array, need: number): Uint32Array {
+  if (need <= a.length) return a;
+  const b = new Uint32Array(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+function growF64(a: Float64Array, need: number): Float64Array {
+  if (need <= a.length) return a;
+  const b = new Float64Array(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) => new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
+
+/** The slots copied since the last block was taken (`SlotSink` of `KeydirColumns.copySlot`). */
+class Block implements SlotSink {
+  slots = 0;
+  private arena = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  private codeLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private urlLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private created: Float64Array = new Float64Array(BLOCK_SLOTS);
+  private wide = false;
+  private retention: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private untracked: Float64Array = new Float64Array(BLOCK_SLOTS);
+  private limit: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private urlHash: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private eventSlots: Uint32Array = new Uint32Array(64);
+  private eventLengths: Uint32Array = new Uint32Array(64);
+  private eventSeqs: Float64Array = new Float64Array(64);
+  private eventCount = 0;
+  private eventData: Uint32Array = new Uint32Array(1024);
+  private eventWords = 0;
+  /** Labels by slot number of the checkpoint (`base` is the first of this block's). */
+  readonly labelled: [number, Labels][] = [];
+  base = 0;
+
+  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void {
+    const n = this.slots++;
+    if (n === this.codeLen.length) {
+      this.codeLen = growU32(this.codeLen, n + 1);
+      this.urlLen = growU32(this.urlLen, n + 1);
+      this.created = growF64(this.created, n + 1);
+      this.retention = growU32(this.retention, n + 1);
+      this.untracked = growF64(this.untracked, n + 1);
+      this.limit = growU32(this.limit, n + 1);
+      this.urlHash = growU32(this.urlHash, n + 1);
+    }
+    const len = codeLen + urlLen;
+    if (this.used + len > this.arena.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
+      this.arena.copy(grown, 0, 0, this.used);
+      this.arena = grown;
+    }
+    arena.copy(this.arena, this.used, at, at + len);
+    this.used += len;
+    this.codeLen[n] = codeLen;
+    this.urlLen[n] = urlLen;
+    this.created[n] = created;
+    if (created > 0xffffffff) this.wide = true;
+    this.retention[n] = retention;
+    this.untracked[n] = untracked;
+    this.limit[n] = limit;
+    this.urlHash[n] = urlHash;
+  }
+
+  events(length: number, nextSeq: number, data: Uint32Array | undefined): void {
+    const i = this.eventCount++;
+    this.eventSlots = growU32(this.eventSlots, i + 1);
+    this.eventLengths = growU32(this.eventLengths, i + 1);
+    this.eventSeqs = growF64(this.eventSeqs, i + 1);
+    this.eventSlots[i] = this.slots - 1;
+    this.eventLengths[i] = length;
+    this.eventSeqs[i] = nextSeq;
+    const words = length * STRIDE;
+    if (words === 0) return;
+    this.eventData = growU32(this.eventData, this.eventWords + words);
+    // Copied now: a compaction's block is written later, and a link's events change meanwhile.
+    this.eventData.set(data!.subarray(0, words), this.eventWords);
+    this.eventWords += words;
+  }
+
+  labels(labels: Labels): void {
+    this.labelled.push([this.base + this.slots - 1, labels]);
+  }
+
+  /** The block's bytes and numbers; the block is empty again. */
+  take(): { bytes: Buffer; info: BlockInfo } {
+    const n = this.slots;
+    const info: BlockInfo = [n, this.used, this.eventCount, this.eventWords, this.wide ? 1 : 0, 0];
+    const created = this.wide ? this.created : Uint32Array.from(this.created.subarray(0, n));
+    const parts = [
+      this.arena.subarray(0, this.used),
+      bytesOf(this.codeLen, n),
+      bytesOf(this.urlLen, n),
+      bytesOf(created, n),
+      bytesOf(this.retention, n),
+      bytesOf(this.untracked, n),
+      bytesOf(this.limit, n),
+      bytesOf(this.urlHash, n),
+      bytesOf(this.eventSlots, this.eventCount),
+      bytesOf(this.eventLengths, this.eventCount),
+      bytesOf(this.eventSeqs, this.eventCount),
+      bytesOf(this.eventData, this.eventWords),
+    ];
+    const { bytes: size, at } = sections(info);
+    const bytes = Buffer.alloc(size);
+    parts.forEach((part, i) => bytes.set(part, at[i]));
+    info[5] = crc32(bytes);
+    this.base += n;
+    this.slots = this.used = this.eventCount = this.eventWords = 0;
+    this.wide = false;
+    return { bytes, info };
+  }
 }
 
 /** Reads exactly `into.length` bytes at `position`; false when the file ends first. */
@@ -118,60 +239,162 @@ function identity(fs: StoreFs, logFd: number, offset: number): { id: string; siz
 }
 
 /**
+ * A checkpoint being written to its temp file: slots copied in (`add`), blocks written out
+ * (`flush`, or `flushSync` where nothing may change the keydir between the first copy and the
+ * last), then the footer and preamble, fsynced (`finish`), and `install`ed by a rename. Any failure
+ * before the rename leaves the checkpoint there was as it was (`abandon` removes the temp file).
+ */
+export class CheckpointWriter {
+  private readonly block = new Block();
+  private readonly blocks: BlockInfo[] = [];
+  /** Where the next block goes. */
+  private at = PREAMBLE;
+  private used = 0;
+  private eventSlots = 0;
+  private eventWords = 0;
+  private readonly started = performance.now();
+  private fd: number | undefined;
+
+  /**
+   * A new temp file beside `logPath`. `referrers`: the hosts the log it covers names (a compaction
+   * writes every one first). `nextSeqs`: see `KeydirColumns.copySlot`.
+   */
+  constructor(
+    private readonly fs: StoreFs,
+    private readonly logPath: string,
+    private readonly seed: number,
+    private readonly referrers: [number, string][],
+    private readonly nextSeqs: boolean,
+  ) {
+    this.fd = fs.create(this.temp);
+  }
+
+  private get temp(): string {
+    return checkpointPath(this.logPath) + TEMP_SUFFIX;
+  }
+
+  /** Slots copied and not yet written. */
+  get pending(): number {
+    return this.block.slots;
+  }
+
+  /** Copies the live slot `s` of `records` (which must have the seed the writer was made with). */
+  add(records: Keydir, s: number): void {
+    records.copySlot(s, this.block, this.nextSeqs);
+  }
+
+  private take(): { bytes: Buffer; at: number } | undefined {
+    if (this.block.slots === 0) return undefined;
+    const { bytes, info } = this.block.take();
+    this.blocks.push(info);
+    this.used += info[1];
+    this.eventSlots += info[2];
+    this.eventWords += info[3];
+    const at = this.at;
+    this.at += bytes.length;
+    return { bytes, at };
+  }
+
+  flushSync(): void {
+    const block = this.take();
+    if (block) this.fs.writeSync(this.fd!, block.bytes, block.at);
+  }
+
+  async flush(): Promise<void> {
+    const block = this.take();
+    if (block) await this.fs.write(this.fd!, block.bytes, block.at);
+  }
+
+  /** The footer and the preamble that points at it, for the log `logFd` up to `covered`. */
+  private tail(logFd: number, covered: Covered): { footer: Buffer; preamble: Buffer } {
+    const log = identity(this.fs, logFd, covered.offset);
+    const footer: Footer = {
+      endian: endianness(),
+      log: { ...covered, format: FORMAT_VERSION, id: log.id, head: log.head, tail: log.tail },
+      keydir: { seed: this.seed, slots: this.block.base, used: this.used, eventSlots: this.eventSlots, eventWords: this.eventWords },
+      labels: this.block.labelled,
+      referrers: this.referrers,
+      blocks: this.blocks,
+    };
+    const json = Buffer.from(JSON.stringify(footer), 'utf8');
+    const preamble = Buffer.alloc(PREAMBLE);
+    MAGIC.copy(preamble, 0);
+    preamble.writeUInt32LE(CHECKPOINT_VERSION, MAGIC.length);
+    preamble.writeUInt32LE(json.length, MAGIC.length + 4);
+    preamble.writeUInt32LE(crc32(json), MAGIC.length + 8);
+    preamble.writeDoubleLE(this.at, MAGIC.length + 16);
+    return { footer: json, preamble };
+  }
+
+  /** Writes the rest (`flushSync`), the footer and the preamble, and fsyncs and closes the file. */
+  finishSync(logFd: number, covered: Covered): void {
+    this.flushSync();
+    const { footer, preamble } = this.tail(logFd, covered);
+    this.fs.writeSync(this.fd!, footer, this.at);
+    this.fs.writeSync(this.fd!, preamble, 0);
+    this.fs.fsyncSync(this.fd!);
+    const fd = this.fd!;
+    this.fd = undefined;
+    this.fs.closeSync(fd);
+  }
+
+  /** `finishSync` off the event loop. */
+  async finish(logFd: number, covered: Covered): Promise<void> {
+    await this.flush();
+    const { footer, preamble } = this.tail(logFd, covered);
+    await this.fs.write(this.fd!, footer, this.at);
+    await this.fs.write(this.fd!, preamble, 0);
+    await this.fs.fsync(this.fd!);
+    const fd = this.fd!;
+    this.fd = undefined;
+    await this.fs.close(fd);
+  }
+
+  /** Renames the finished checkpoint into place; the caller fsyncs the directory. */
+  install(): { bytes: number; links: number; ms: number } {
+    this.fs.rename(this.temp, checkpointPath(this.logPath));
+    return { bytes: this.at, links: this.block.base, ms: Math.round(performance.now() - this.started) };
+  }
+
+  /** Gives the checkpoint up: its temp file is removed (or, if that fails too, by the next start). */
+  abandon(): void {
+    if (this.fd !== undefined) {
+      try {
+        this.fs.closeSync(this.fd);
+      } catch {
+        // The failure that led here is the one to report.
+      }
+      this.fd = undefined;
+    }
+    try {
+      this.fs.remove(this.temp);
+    } catch {
+      // Removed at the next start.
+    }
+  }
+}
+
+/**
  * Writes the checkpoint of `records`, which must be exactly what the log `logFd` replays to up to
  * `covered.offset`: to a temp file, fsynced, renamed into place, its directory fsynced. Synchronous
- * from the first byte to the rename. Returns the bytes written; throws (the temp file removed, any
- * checkpoint there was left as it was) when a step fails.
+ * from the first byte to the rename. Throws (the temp file removed, any checkpoint there was left
+ * as it was) when a step fails.
  */
 export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
-  const started = performance.now();
-  const image: KeydirImage = records.image();
-  const log = identity(fs, logFd, covered.offset);
-  const sections: Section[] = [];
-  const data: Uint8Array[] = [];
-  for (const { name, array, used } of image.arrays) {
-    const bytes = bytesOf(array, used);
-    data.push(bytes);
-    sections.push({ name, type: typeOf(array), length: array.length, bytes: bytes.length, crc: crc32(bytes) });
-  }
-  const header: Header = {
-    endian: endianness(),
-    log: { ...covered, format: FORMAT_VERSION, id: log.id, head: log.head, tail: log.tail },
-    keydir: { seed: image.seed, slots: image.slots, live: image.live, used: image.used },
-    labels: image.labels,
-    referrers: image.referrers,
-    sections,
-  };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const preamble = Buffer.alloc(PREAMBLE);
-  MAGIC.copy(preamble, 0);
-  preamble.writeUInt32LE(CHECKPOINT_VERSION, MAGIC.length);
-  preamble.writeUInt32LE(json.length, MAGIC.length + 4);
-  preamble.writeUInt32LE(crc32(json), MAGIC.length + 8);
-
-  const path = checkpointPath(logPath);
-  const temp = path + TEMP_SUFFIX;
-  const fd = fs.create(temp);
-  let at = 0;
+  const writer = new CheckpointWriter(fs, logPath, records.hashSeed, [...records.events.referrers.inLog()], true);
   try {
-    for (const part of [preamble, json, ...data]) {
-      fs.writeSync(fd, part, at);
-      at += part.length;
+    for (const s of records.slotsOldestFirst()) {
+      writer.add(records, s);
+      if (writer.pending === BLOCK_SLOTS) writer.flushSync();
     }
-    fs.fsyncSync(fd);
+    writer.finishSync(logFd, covered);
   } catch (err) {
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // The write's error is the one to report.
-    }
-    fs.remove(temp);
+    writer.abandon();
     throw err;
   }
-  fs.closeSync(fd);
-  fs.rename(temp, path);
-  fs.syncDir(dirname(path));
-  return { bytes: at, ms: Math.round(performance.now() - started) };
+  const { bytes, ms } = writer.install();
+  fs.syncDir(dirname(logPath));
+  return { bytes, ms };
 }
 
 /** A checkpoint read back: the keydir, and what of the log it covers. */
@@ -204,32 +427,74 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (!readFully(fs, fd, preamble, 0) || !preamble.subarray(0, MAGIC.length).equals(MAGIC)) return damaged('not a checkpoint');
   const version = preamble.readUInt32LE(MAGIC.length);
   if (version > CHECKPOINT_VERSION) return { reason: `it was written by a newer version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
+  if (version < CHECKPOINT_VERSION) return { reason: `it was written by an older version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
   const json = Buffer.alloc(preamble.readUInt32LE(MAGIC.length + 4));
-  if (!readFully(fs, fd, json, PREAMBLE)) return damaged('cut short');
-  if (crc32(json) !== preamble.readUInt32LE(MAGIC.length + 8)) return damaged('bad checksum of its header');
-  const header = JSON.parse(json.toString('utf8')) as Header;
-  if (header.endian !== endianness()) return { reason: 'it was written on a machine of another byte order' };
-  if (header.log.format !== FORMAT_VERSION) return { reason: `it covers a log of format ${header.log.format}, and this build writes format ${FORMAT_VERSION}` };
+  if (!readFully(fs, fd, json, preamble.readDoubleLE(MAGIC.length + 16))) return damaged('cut short');
+  if (crc32(json) !== preamble.readUInt32LE(MAGIC.length + 8)) return damaged('bad checksum of its footer');
+  const footer = JSON.parse(json.toString('utf8')) as Footer;
+  if (footer.endian !== endianness()) return { reason: 'it was written on a machine of another byte order' };
+  if (footer.log.format !== FORMAT_VERSION) return { reason: `it covers a log of format ${footer.log.format}, and this build writes format ${FORMAT_VERSION}` };
 
-  const { offset } = header.log;
+  const { offset } = footer.log;
   const log = identity(fs, logFd, offset);
-  if (log.id !== header.log.id) return { reason: 'the log is not the file it was taken of (replaced, or restored from a copy)' };
+  if (log.id !== footer.log.id) return { reason: 'the log is not the file it was taken of (replaced, or restored from a copy)' };
   if (log.size < offset) return { reason: `the log is shorter (${log.size} bytes) than the ${offset} bytes it covers (truncated, or restored from an older copy)` };
-  if (log.head !== header.log.head || log.tail !== header.log.tail) return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
+  if (log.head !== footer.log.head || log.tail !== footer.log.tail) return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
-  const arrays: KeydirImage['arrays'] = [];
-  let at = PREAMBLE + json.length;
-  for (const section of header.sections) {
-    const type = TYPES[section.type];
-    if (type === undefined) return damaged(`unknown array type ${section.type}`);
-    // The arena is a Buffer (it is read as one); the rest are zeroed, as a keydir's arrays are past their use.
-    const array: Column = section.name === 'arena' ? Buffer.allocUnsafe(section.length) : new type(section.length);
-    const bytes = bytesOf(array, section.bytes / array.BYTES_PER_ELEMENT);
-    if (!readFully(fs, fd, bytes, at)) return damaged('cut short');
-    if (crc32(bytes) !== section.crc) return damaged(`bad checksum of ${section.name}`);
-    arrays.push({ name: section.name, array, used: section.bytes / array.BYTES_PER_ELEMENT });
-    at += section.bytes;
+  const { slots, used, eventSlots, eventWords } = footer.keydir;
+  const capacity = capacityFor(slots);
+  const packed: PackedKeydir = {
+    seed: footer.keydir.seed,
+    slots,
+    used,
+    // Room to grow, as a replay leaves: what is never written is never resident.
+    arena: Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(used * 1.25))),
+    codeLen: new Uint32Array(capacity),
+    urlLen: new Uint32Array(capacity),
+    created: footer.blocks.some((b) => b[4] === 1) ? new Float64Array(capacity) : new Uint32Array(capacity),
+    retention: new Uint32Array(capacity),
+    untracked: new Float64Array(capacity),
+    limit: new Uint32Array(capacity),
+    urlHash: new Uint32Array(capacity),
+    events: { slots: new Int32Array(eventSlots), lengths: new Uint32Array(eventSlots), seqs: new Float64Array(eventSlots), data: new Uint32Array(eventWords) },
+    labels: footer.labels,
+    referrers: footer.referrers,
+  };
+  // One buffer of its own (offset 0), so that every section, padded to 8 bytes, is aligned for its array.
+  let buf = Buffer.allocUnsafeSlow(0);
+  let at = PREAMBLE;
+  const to = { slot: 0, arena: 0, eventSlot: 0, eventWord: 0 };
+  for (const info of footer.blocks) {
+    const [n, arena, m, w, wide] = info;
+    const { bytes, at: section } = sections(info);
+    if (buf.length < bytes) buf = Buffer.allocUnsafeSlow(bytes);
+    const block = buf.subarray(0, bytes);
+    if (!readFully(fs, fd, block, at)) return damaged('cut short');
+    if (crc32(block) !== info[5]) return damaged(`bad checksum of the block at byte ${at}`);
+    if (to.slot + n > slots || to.arena + arena > used || to.eventSlot + m > eventSlots || to.eventWord + w > eventWords) return damaged('blocks larger than its footer says');
+    const u32 = (i: number, count: number) => new Uint32Array(buf.buffer, section[i], count);
+    const f64 = (i: number, count: number) => new Float64Array(buf.buffer, section[i], count);
+    buf.copy(packed.arena, to.arena, section[0], section[0]! + arena);
+    packed.codeLen.set(u32(1, n), to.slot);
+    packed.urlLen.set(u32(2, n), to.slot);
+    packed.created.set(wide ? f64(3, n) : u32(3, n), to.slot);
+    packed.retention.set(u32(4, n), to.slot);
+    packed.untracked.set(f64(5, n), to.slot);
+    packed.limit.set(u32(6, n), to.slot);
+    packed.urlHash.set(u32(7, n), to.slot);
+    const eventSlotsOf = u32(8, m);
+    for (let i = 0; i < m; i++) packed.events.slots[to.eventSlot + i] = to.slot + eventSlotsOf[i]!;
+    packed.events.lengths.set(u32(9, m), to.eventSlot);
+    packed.events.seqs.set(f64(10, m), to.eventSlot);
+    packed.events.data.set(u32(11, w), to.eventWord);
+    to.slot += n;
+    to.arena += arena;
+    to.eventSlot += m;
+    to.eventWord += w;
+    at += bytes;
   }
-  const records = Keydir.fromImage({ ...header.keydir, arrays, labels: header.labels, referrers: header.referrers });
-  return { records, covered: { offset, entries: header.log.entries } };
+  if (to.slot !== slots || to.arena !== used || to.eventSlot !== eventSlots || to.eventWord !== eventWords || at !== preamble.readDoubleLE(MAGIC.length + 16)) {
+    return damaged('blocks smaller than its footer says');
+  }
+  return { records: Keydir.fromCheckpoint(packed), covered: { offset, entries: footer.log.entries } };
 }

@@ -6,7 +6,7 @@
  * the same fields directly (no extra object or call between a lookup and its columns), while the
  * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
-import { LinkEvents, Referrers } from './link-events.ts';
+import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 import type { Labels } from '../link-store.ts';
@@ -25,22 +25,44 @@ function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a
 }
 
 
-/** An array of a keydir, as the start-up checkpoint keeps it (`checkpoint.ts`). */
-export type Column = Uint8Array | Int32Array | Uint32Array | Float64Array;
-
 /**
- * What the start-up checkpoint keeps of a keydir: its numbers, its arrays by name (each with the
- * entries in use: the checkpoint writes those, and loads them into an array of the same length),
- * the labels and the referrer hosts the log has named.
+ * A keydir as the start-up checkpoint loads it (`checkpoint.ts`): the live slots only, numbered
+ * from 0 in creation order, their columns in arrays of one length (the slot capacity, a power of
+ * two), and the arena holding their codes and URLs one after the other in that order. The offsets,
+ * flags and both indexes follow from these (`adopt`).
  */
-export interface KeydirImage {
+export interface PackedKeydir {
   seed: number;
   slots: number;
-  live: number;
+  /** Arena bytes in use. */
   used: number;
-  arrays: { name: string; array: Column; used: number }[];
+  arena: Buffer;
+  codeLen: Uint32Array;
+  urlLen: Uint32Array;
+  created: Uint32Array | Float64Array;
+  retention: Uint32Array;
+  untracked: Float64Array;
+  limit: Uint32Array;
+  urlHash: Uint32Array;
+  events: EventsImage;
   labels: [number, Labels][];
   referrers: [number, string][];
+}
+
+/**
+ * Where `KeydirColumns.copySlot` puts a slot's values: the start-up checkpoint's writer. Plain
+ * arguments, not an object: a checkpoint copies every slot of the keydir.
+ */
+export interface SlotSink {
+  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void;
+  /** The events of the slot last given (`length` of them in `data`) and the number of its next. */
+  events(length: number, nextSeq: number, data: Uint32Array | undefined): void;
+  labels(labels: Labels): void;
+}
+
+/** Slot capacity for `live` slots: a power of two with a quarter to spare. */
+export function capacityFor(live: number): number {
+  return Math.max(1024, 2 ** Math.ceil(Math.log2(live * 1.25 + 1)));
 }
 
 export abstract class KeydirColumns {
@@ -104,89 +126,62 @@ export abstract class KeydirColumns {
     this.urlChains = new HashChains(capacity);
   }
 
-  /**
-   * The keydir as the start-up checkpoint keeps it: its own arrays, not copies, so the caller writes
-   * them out before anything changes them (`checkpoint.ts` writes in one synchronous step).
-   */
-  image(): KeydirImage {
-    const { slots } = this;
-    const events = this.events.image();
-    const all = (array: Column) => ({ array, used: array.length });
-    const inUse = (array: Column) => ({ array, used: slots });
-    return {
-      seed: this.seed,
-      slots,
-      live: this.live,
-      used: this.used,
-      arrays: [
-        { name: 'arena', array: this.arena, used: this.used },
-        { name: 'offset', ...inUse(this.offset) },
-        { name: 'codeLen', ...inUse(this.codeLen) },
-        { name: 'urlLen', ...inUse(this.urlLen) },
-        { name: 'created', ...inUse(this.created) },
-        { name: 'retention', ...inUse(this.retention) },
-        { name: 'untracked', ...inUse(this.untrackedCount) },
-        { name: 'limit', ...inUse(this.limit) },
-        { name: 'flags', ...inUse(this.flags) },
-        { name: 'urlHash', ...inUse(this.urlHash) },
-        { name: 'codeHeads', ...all(this.codeChains.heads) },
-        { name: 'codeNext', ...inUse(this.codeChains.next) },
-        { name: 'urlHeads', ...all(this.urlChains.heads) },
-        { name: 'urlNext', ...inUse(this.urlChains.next) },
-        { name: 'eventSlots', ...all(events.slots) },
-        { name: 'eventLengths', ...all(events.lengths) },
-        { name: 'eventSeqs', ...all(events.seqs) },
-        { name: 'eventData', ...all(events.data) },
-      ],
-      labels: [...this.labelled],
-      referrers: [...this.events.referrers.inLog()],
-    };
+  /** The hashes' seed: a checkpoint keeps it with the URL hashes it copies (`checkpoint.ts`). */
+  get hashSeed(): number {
+    return this.seed;
   }
 
   /**
-   * Takes over what `image` gave, its arrays loaded back at their lengths (`checkpoint.ts`): the
-   * keydir is then the one the image was taken of, hashes and chains included. The hot caches start
-   * empty, and no count is dirty (an image is taken only when every count is written).
+   * Gives `sink` the values of the live slot `s`: what a replay of its create (and of its events'
+   * lines, `K` and `J`) sets. `nextSeqs`: also the next event number of a slot without events,
+   * which a compaction does not write (`compaction.ts`), so a checkpoint of a compaction leaves it out.
    */
-  protected adopt(image: KeydirImage): void {
-    const arrays = new Map(image.arrays.map(({ name, array }) => [name, array]));
-    const get = <T extends Column>(name: string, type: new (n: number) => T): T => {
-      const array = arrays.get(name);
-      if (!(array instanceof type)) throw new Error(`checkpoint array ${name} is missing or of the wrong type`);
-      return array;
-    };
-    this.seed = image.seed;
-    this.slots = image.slots;
-    this.live = image.live;
-    this.used = image.used;
-    const arena = get('arena', Uint8Array);
-    this.arena = arena instanceof Buffer ? arena : Buffer.from(arena.buffer, arena.byteOffset, arena.byteLength);
-    const offset = arrays.get('offset');
-    if (!(offset instanceof Uint32Array || offset instanceof Float64Array)) throw new Error('checkpoint array offset is missing');
-    this.offset = offset;
-    this.codeLen = get('codeLen', Uint32Array);
-    this.urlLen = get('urlLen', Uint32Array);
-    const created = arrays.get('created');
-    if (!(created instanceof Uint32Array || created instanceof Float64Array)) throw new Error('checkpoint array created is missing');
-    this.created = created;
-    this.retention = get('retention', Uint32Array);
-    this.untrackedCount = get('untracked', Float64Array);
-    this.limit = get('limit', Uint32Array);
-    this.flags = get('flags', Uint8Array);
-    this.urlHash = get('urlHash', Uint32Array);
-    const capacity = offset.length;
-    for (const column of [this.codeLen, this.urlLen, this.created, this.retention, this.untrackedCount, this.limit, this.flags, this.urlHash]) {
+  copySlot(s: number, sink: SlotSink, nextSeqs: boolean): void {
+    sink.slot(this.arena, this.offset[s]!, this.codeLen[s]!, this.urlLen[s]!, this.created[s]!, this.retention[s]!, this.untrackedCount[s]!, this.limit[s]!, this.urlHash[s]!);
+    const events = this.events;
+    const n = events.length(s);
+    const next = events.nextSeq(s);
+    if (n > 0 || (nextSeqs && next > 0)) sink.events(n, next, events.data(s));
+    const labels = this.labelled.get(s);
+    if (labels !== undefined) sink.labels(labels);
+  }
+
+  /**
+   * Takes over the columns a checkpoint loaded (`checkpoint.ts`): the offsets follow from the code
+   * and URL lengths (the slots' bytes are in slot order), every slot is live, and both indexes are
+   * built as a replay builds them, oldest first. The hot caches start empty, and no count is dirty
+   * (a checkpoint holds only counts the log holds).
+   */
+  protected adopt(packed: PackedKeydir): void {
+    const capacity = packed.codeLen.length;
+    for (const column of [packed.urlLen, packed.created, packed.retention, packed.untracked, packed.limit, packed.urlHash]) {
       if (column.length !== capacity) throw new Error('checkpoint columns of different lengths');
     }
-    this.codeChains = new HashChains(capacity, { heads: get('codeHeads', Int32Array), next: get('codeNext', Int32Array) });
-    this.urlChains = new HashChains(capacity, { heads: get('urlHeads', Int32Array), next: get('urlNext', Int32Array) });
+    this.seed = packed.seed;
+    this.slots = packed.slots;
+    this.live = packed.slots;
+    this.used = packed.used;
+    this.arena = packed.arena;
+    this.codeLen = packed.codeLen;
+    this.urlLen = packed.urlLen;
+    this.created = packed.created;
+    this.retention = packed.retention;
+    this.untrackedCount = packed.untracked;
+    this.limit = packed.limit;
+    this.urlHash = packed.urlHash;
+    this.offset = packed.used > OFFSET32_MAX ? new Float64Array(capacity) : new Uint32Array(capacity);
+    let at = 0;
+    for (let s = 0; s < packed.slots; s++) {
+      this.offset[s] = at;
+      at += packed.codeLen[s]! + packed.urlLen[s]!;
+    }
+    if (at !== packed.used) throw new Error('checkpoint arena and lengths disagree');
+    this.flags = new Uint8Array(capacity).fill(LIVE, 0, packed.slots);
+    this.rebuildChains(capacity);
     const referrers = new Referrers();
-    for (const [n, host] of image.referrers) referrers.define(n, host);
-    this.events = LinkEvents.fromImage(
-      { slots: get('eventSlots', Int32Array), lengths: get('eventLengths', Uint32Array), seqs: get('eventSeqs', Float64Array), data: get('eventData', Uint32Array) },
-      referrers,
-    );
-    this.labelled = new Map(image.labels);
+    for (const [n, host] of packed.referrers) referrers.define(n, host);
+    this.events = LinkEvents.fromImage(packed.events, referrers);
+    this.labelled = new Map(packed.labels);
     this.hot.clear();
   }
 
@@ -265,7 +260,7 @@ export abstract class KeydirColumns {
    */
   vacuum(): Int32Array {
     const map = new Int32Array(this.slots).fill(NONE);
-    const capacity = Math.max(1024, 2 ** Math.ceil(Math.log2(this.live * 1.25 + 1)));
+    const capacity = capacityFor(this.live);
     let bytes = 0;
     for (let s = 0; s < this.slots; s++) if (this.isLive(s)) bytes += this.codeLen[s]! + this.urlLen[s]!;
     const arena = Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(bytes * 1.25)));
@@ -311,6 +306,11 @@ export abstract class KeydirColumns {
     this.limit = grown(this.limit, capacity);
     this.flags = grown(this.flags, capacity);
     this.urlHash = grown(this.urlHash, capacity);
+    this.rebuildChains(capacity);
+  }
+
+  /** Both hash indexes built anew at `capacity`. */
+  private rebuildChains(capacity: number): void {
     this.codeChains = new HashChains(capacity);
     this.urlChains = new HashChains(capacity);
     // Oldest first, each at its chain's head: every chain ends up newest first again.

@@ -19,7 +19,7 @@
  */
 import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns, type KeydirImage } from './keydir-columns.ts';
+import { DIRTY, KeydirColumns, type PackedKeydir } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import { labelsOf, type Labels, type LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
@@ -56,10 +56,10 @@ export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
 const LATIN1 = new Uint8Array(256).fill(1);
 
 export class Keydir extends KeydirColumns {
-  /** The keydir an image was taken of (`KeydirColumns.image`, the start-up checkpoint). */
-  static fromImage(image: KeydirImage): Keydir {
+  /** The keydir a start-up checkpoint holds (`checkpoint.ts`). */
+  static fromCheckpoint(packed: PackedKeydir): Keydir {
     const keydir = new Keydir(1);
-    keydir.adopt(image);
+    keydir.adopt(packed);
     return keydir;
   }
 

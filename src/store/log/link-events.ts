@@ -23,7 +23,7 @@ function words(n: number): Uint32Array {
   return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
 }
 
-/** `LinkEvents.image`: what a checkpoint keeps of the events. */
+/** What a start-up checkpoint keeps of the events (`LinkEvents.fromImage`). */
 export interface EventsImage {
   slots: Int32Array;
   lengths: Uint32Array;
@@ -151,29 +151,10 @@ export class LinkEvents {
   }
 
   /**
-   * The events as four arrays, for the start-up checkpoint (`checkpoint.ts`): the slots that have
-   * events or a next number, their event counts and next numbers, and every event, slot after slot.
-   */
-  image(): EventsImage {
-    const slots: number[] = [];
-    for (let s = 0; s < Math.max(this.lengths.length, this.seqs.length); s++) if ((this.lengths[s] ?? 0) > 0 || (this.seqs[s] ?? 0) > 0) slots.push(s);
-    const lengths = new Uint32Array(slots.length);
-    const seqs = new Float64Array(slots.length);
-    const data = new Uint32Array(this.total * STRIDE);
-    let w = 0;
-    slots.forEach((s, i) => {
-      const n = this.lengths[s] ?? 0;
-      lengths[i] = n;
-      seqs[i] = this.seqs[s] ?? 0;
-      if (n > 0) data.set(this.lists[s]!.subarray(0, n * STRIDE), w);
-      w += n * STRIDE;
-    });
-    return { slots: Int32Array.from(slots), lengths, seqs, data };
-  }
-
-  /**
-   * Events as `image` gave them: each slot's are a view of `data`, which a new event moves into an
-   * array of its own (`add` grows a full array), so the views are never written past their end.
+   * Events as a start-up checkpoint holds them (`checkpoint.ts`): the slots that have events or a
+   * next number, their event counts and next numbers, and every event, slot after slot. Each
+   * slot's are a view of `data`, which a new event moves into an array of its own (`add` grows a
+   * full array), so the views are never written past their end.
    */
   static fromImage(image: EventsImage, referrers: Referrers): LinkEvents {
     const events = new LinkEvents(referrers);

@@ -11,13 +11,11 @@ import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { CHECKPOINT_VERSION, checkpointPath } from '../../../src/store/log/checkpoint.ts';
-import type { Keydir } from '../../../src/store/log/keydir.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
-import { replay } from '../../../src/store/log/replay.ts';
 import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
-import { STRIDE } from '../../../src/visits/packed.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
+import { fromCheckpoint, fullReplay, state } from '../../support/log-state.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { RETIRED_SUFFIX } from '../../../src/store/log/files.ts';
 
@@ -28,24 +26,6 @@ const WRITTEN = 'start-up checkpoint written';
 
 function open(dir: string, logs = new LogCapture(), options: Partial<StoreOptions> = {}): Store {
   return new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
-}
-
-/**
- * Everything a replay gives, in order: each live link's record, events and next event number, and
- * the referrer hosts. (The next number of a link without events is left out: a compaction does not
- * write it, and it decides nothing then, since no line after the compaction is numbered below it.)
- */
-function state(k: Keydir) {
-  const links = [...k.slotsOldestFirst()].map((s) => ({
-    record: k.record(s),
-    events: Array.from(k.events.data(s)?.subarray(0, k.events.length(s) * STRIDE) ?? []),
-    next: k.events.length(s) > 0 ? k.events.nextSeq(s) : undefined,
-  }));
-  return { links, referrers: [...k.events.referrers.inLog()], total: k.events.total };
-}
-
-function fullReplay(dir: string) {
-  return state(replay(readFileSync(join(dir, LOG_FILE))).records);
 }
 
 const event = (time: number, referrer: string | null): VisitEvent => ({ time, referrer, country: 'FR', browser: 'Chrome', os: 'Android', device: 'mobile', bot: false, visitor: time % 7 });
@@ -78,6 +58,7 @@ const step = fc.oneof(
 test('a checkpoint and the log after it give exactly what the whole log replays to (random histories)', { timeout: 120_000 }, async (t) => {
   let runs = 0;
   let usedRuns = 0;
+  let compacted = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 40 }), async (steps) => {
       runs++;
@@ -85,6 +66,8 @@ test('a checkpoint and the log after it give exactly what the whole log replays 
       const logs = new LogCapture();
       let store = open(dir, logs);
       let clock = T;
+      // Whether this store writes checkpoints (one reopened without them does not).
+      let checkpoints = true;
       try {
         for (const s of steps) {
           switch (s.op) {
@@ -110,14 +93,23 @@ test('a checkpoint and the log after it give exactly what the whole log replays 
             case 'reset':
               await store.resetVisits(s.code);
               break;
-            case 'compact':
+            case 'compact': {
+              const before = statSync(join(dir, LOG_FILE)).size;
               await store.compact();
+              // The compaction wrote the checkpoint of the new log (of any log but an empty one).
+              assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE))), before > 0 && checkpoints, 'a compaction writes a checkpoint');
+              if (before > 0 && checkpoints) compacted++;
               break;
+            }
             case 'restart':
               await store.close();
+              checkpoints = s.checkpoints;
               store = open(dir, logs, s.checkpoints ? {} : { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
               break;
           }
+          // At every step, a start would read what the log holds: from the checkpoint there is, if any.
+          const now = fromCheckpoint(dir);
+          if (now !== undefined) assert.deepEqual(now.state, fullReplay(dir), `after ${s.op}`);
         }
         await store.flushVisits();
         const live = state(store.keydir);
@@ -139,7 +131,8 @@ test('a checkpoint and the log after it give exactly what the whole log replays 
     }),
     { numRuns: 60, seed: Number(process.env['FC_SEED'] ?? Date.now() % 1e9) },
   );
-  t.diagnostic(`${usedRuns} of ${runs} histories started from a checkpoint at least once`);
+  t.diagnostic(`${usedRuns} of ${runs} histories started from a checkpoint at least once; ${compacted} compactions wrote one`);
+  assert.ok(compacted > 0, 'some histories compacted');
   assert.ok(usedRuns > runs / 2, 'most histories did start from a checkpoint');
 });
 
@@ -254,8 +247,9 @@ test('a damaged checkpoint, or one of a newer layout, is not used', async (t) =>
   assert.deepEqual(r.warnings, []);
 });
 
-test('a compaction removes the checkpoint before the new log takes its place; --repair of a damaged log too', async (t) => {
+test('a compaction that writes no checkpoint of its own removes the old one before the new log takes its place; --repair of a damaged log too', async (t) => {
   const { dir, log } = await closedStore(t);
+  // A store that writes none (a log under the threshold would not get one either).
   const store = open(dir, new LogCapture(), { checkpointMinBytes: Number.MAX_SAFE_INTEGER });
   await store.compact();
   assert.equal(existsSync(checkpointPath(log)), false, 'compaction removed it');
