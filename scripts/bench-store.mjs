@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Storage figures (`npm run bench:store`): for 100k, 1M and 10M links with 60-100 character URLs,
 // the log's bytes per link, start-up by a full replay and from the start-up checkpoint (and RSS
-// after each), the checkpoint's size and the time to write it, and the time to compact with the
-// event loop's longest stall meanwhile (a 1 ms timer, as redirects would wait).
+// after each), the checkpoint's size and the time to write it, the time to compact (which writes
+// the checkpoint of the new log) with the event loop's longest stall meanwhile (a 1 ms timer, as
+// redirects would wait), and a start-up from the checkpoint the compaction wrote.
 // `node scripts/bench-store.mjs --sizes 100000,1000000` runs fewer (10M needs about 4 GB free and
 // a few minutes). Each measurement runs in a fresh child process of the built server code (dist/),
 // so RSS is that of a process holding exactly one store. A figure is printed, never judged: the
 // exit code is non-zero only when a run fails.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ const dist = (p) => new URL(`../dist/lib/${p}`, import.meta.url).href;
 /**
  * One measurement in this process: `replay` (the checkpoint removed first, and none written at
  * start-up), `checkpoint` (a start that writes one at close), `from-checkpoint` (a start from it),
- * `compact` (a compaction, with the loop's longest stall meanwhile).
+ * `compact` (a compaction, which writes a checkpoint, with the loop's longest stall meanwhile).
  */
 async function child(mode, dir) {
   const { Store } = await import(dist('store/log/store.js'));
@@ -30,11 +31,12 @@ async function child(mode, dir) {
   const checkpoint = join(dir, 'urls.log.checkpoint');
   if (mode === 'replay') rmSync(checkpoint, { force: true });
   const started = performance.now();
-  const store = new Store({ dir, fsync: 'off', log, visitFlushMs: 3_600_000, compactMinBytes: Number.MAX_SAFE_INTEGER, checkpointMinBytes: mode === 'checkpoint' ? 1 : Number.MAX_SAFE_INTEGER });
+  const store = new Store({ dir, fsync: 'off', log, visitFlushMs: 3_600_000, compactMinBytes: Number.MAX_SAFE_INTEGER, checkpointMinBytes: mode === 'checkpoint' || mode === 'compact' ? 1 : Number.MAX_SAFE_INTEGER });
   const openMs = performance.now() - started;
   const fromCheckpoint = lines.some((l) => l.msg === 'log replayed from its start-up checkpoint');
   let compactMs;
   let stallMs;
+  let written;
   if (mode === 'compact') {
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
@@ -56,11 +58,12 @@ async function child(mode, dir) {
     ticking = false;
     histogram.disable();
     stallMs = Math.max(longest, histogram.max / 1e6);
+    written = lines.find((l) => l.msg === 'start-up checkpoint written' && l.by === 'compaction');
+    if (!written) throw new Error('the compaction wrote no checkpoint');
   }
   globalThis.gc?.();
   await new Promise((r) => setTimeout(r, 100));
   const { rss, heapUsed } = process.memoryUsage();
-  let written;
   if (mode === 'checkpoint') {
     await store.close();
     written = lines.find((l) => l.msg === 'start-up checkpoint written');
@@ -71,11 +74,11 @@ async function child(mode, dir) {
 }
 
 async function writeLog(dir, n) {
-  const { encodeEntry } = await import(dist('store/log/format.js'));
+  const { encodeEntry, HEADER } = await import(dist('store/log/format.js'));
   const { createCodeSource } = await import(dist('links/codes.js'));
   const code = createCodeSource();
   const seen = new Set();
-  const parts = [];
+  const parts = [HEADER];
   const path = 'abcdefghijklmnopqrstuvwxyz0123456789-/';
   for (let i = 0; i < n; i++) {
     let c;
@@ -100,15 +103,18 @@ function run(mode, dir) {
 }
 
 async function main() {
-  if (!existsSync(join(root, 'dist', 'lib', 'store', 'store.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  // Built every time: the figures are of this code, never of a dist/ left from an older build.
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   const at = process.argv.indexOf('--sizes');
   const sizes = at === -1 ? [100_000, 1_000_000, 10_000_000] : process.argv[at + 1].split(',').map(Number);
   const mb = (b) => (b / 1e6).toFixed(0);
   const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const perLink = (bytes, n) => `${mb(bytes)} MB (${(bytes / n).toFixed(0)} B/link)`;
   console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
-  console.log('| links | log size | bytes/link | full replay | RSS after it | checkpoint (write) | start-up from checkpoint | RSS after it | compaction | longest stall |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| links | log size | bytes/link | full replay | RSS after it | checkpoint (write) | start-up from checkpoint | RSS after it | compaction, with its checkpoint | longest stall | start-up after it |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const n of sizes) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
     try {
@@ -119,11 +125,14 @@ async function main() {
       const written = run('checkpoint', dir);
       const fast = best('from-checkpoint');
       if (!fast.fromCheckpoint) throw new Error('the start-up did not use the checkpoint');
-      // Last: a compaction removes the checkpoint.
+      // The compaction replaces the checkpoint with its own, which the next start uses.
       const compact = run('compact', dir);
+      const after = best('from-checkpoint');
+      if (!after.fromCheckpoint) throw new Error('the start-up after the compaction did not use its checkpoint');
       console.log(
         `| ${n.toLocaleString('en')} | ${mb(bytes)} MB | ${(bytes / n).toFixed(0)} | ${s(replay.openMs)} | ${perLink(replay.rss, n)} | ` +
-          `${mb(written.checkpointBytes)} MB (${s(written.checkpointMs)}) | ${s(fast.openMs)} | ${perLink(fast.rss, n)} | ${s(compact.compactMs)} | ${compact.stallMs.toFixed(0)} ms |`,
+          `${mb(written.checkpointBytes)} MB (${s(written.checkpointMs)}) | ${s(fast.openMs)} | ${perLink(fast.rss, n)} | ` +
+          `${s(compact.compactMs)} (${mb(compact.checkpointBytes)} MB) | ${compact.stallMs.toFixed(0)} ms | ${s(after.openMs)} |`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -65,6 +65,8 @@ interface Footer {
   keydir: { seed: number; slots: number; used: number; eventSlots: number; eventWords: number };
   labels: [number, Labels][];
   referrers: [number, string][];
+  /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
+  late: number[];
   blocks: BlockInfo[];
 }
 
@@ -254,10 +256,13 @@ export class CheckpointWriter {
   private eventWords = 0;
   private readonly started = performance.now();
   private fd: number | undefined;
+  private readonly late: number[] = [];
 
   /**
    * A new temp file beside `logPath`. `referrers`: the hosts the log it covers names (a compaction
-   * writes every one first). `nextSeqs`: see `KeydirColumns.copySlot`.
+   * writes every one first). `nextSeqs`: see `KeydirColumns.copySlot`. `lateFrom`: the keydir's
+   * first slot made after the copying began (a compaction's: such a slot may repeat the code of one
+   * copied before, which was then deleted or replaced).
    */
   constructor(
     private readonly fs: StoreFs,
@@ -265,6 +270,7 @@ export class CheckpointWriter {
     private readonly seed: number,
     private readonly referrers: [number, string][],
     private readonly nextSeqs: boolean,
+    private readonly lateFrom = Number.MAX_SAFE_INTEGER,
   ) {
     this.fd = fs.create(this.temp);
   }
@@ -281,6 +287,7 @@ export class CheckpointWriter {
   /** Copies the live slot `s` of `records` (which must have the seed the writer was made with). */
   add(records: Keydir, s: number): void {
     records.copySlot(s, this.block, this.nextSeqs);
+    if (s >= this.lateFrom) this.late.push(this.block.base + this.block.slots - 1);
   }
 
   private take(): { bytes: Buffer; at: number } | undefined {
@@ -314,6 +321,7 @@ export class CheckpointWriter {
       keydir: { seed: this.seed, slots: this.block.base, used: this.used, eventSlots: this.eventSlots, eventWords: this.eventWords },
       labels: this.block.labelled,
       referrers: this.referrers,
+      late: this.late,
       blocks: this.blocks,
     };
     const json = Buffer.from(JSON.stringify(footer), 'utf8');
@@ -467,14 +475,18 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   for (const info of footer.blocks) {
     const [n, arena, m, w, wide] = info;
     const { bytes, at: section } = sections(info);
-    if (buf.length < bytes) buf = Buffer.allocUnsafeSlow(bytes);
-    const block = buf.subarray(0, bytes);
-    if (!readFully(fs, fd, block, at)) return damaged('cut short');
-    if (crc32(block) !== info[5]) return damaged(`bad checksum of the block at byte ${at}`);
     if (to.slot + n > slots || to.arena + arena > used || to.eventSlot + m > eventSlots || to.eventWord + w > eventWords) return damaged('blocks larger than its footer says');
-    const u32 = (i: number, count: number) => new Uint32Array(buf.buffer, section[i], count);
-    const f64 = (i: number, count: number) => new Float64Array(buf.buffer, section[i], count);
-    buf.copy(packed.arena, to.arena, section[0], section[0]! + arena);
+    // The codes and URLs straight into the arena (the block's first section); the rest after them,
+    // from its next 8-byte boundary, into `buf`.
+    const columns = section[1]!;
+    if (buf.length < bytes - columns) buf = Buffer.allocUnsafeSlow(bytes - columns);
+    const codesAndUrls = packed.arena.subarray(to.arena, to.arena + arena);
+    const rest = buf.subarray(0, bytes - columns);
+    if (!readFully(fs, fd, codesAndUrls, at) || !readFully(fs, fd, rest, at + columns)) return damaged('cut short');
+    const padding = Buffer.alloc(columns - arena);
+    if (crc32(rest, crc32(padding, crc32(codesAndUrls))) !== info[5]) return damaged(`bad checksum of the block at byte ${at}`);
+    const u32 = (i: number, count: number) => new Uint32Array(buf.buffer, section[i]! - columns, count);
+    const f64 = (i: number, count: number) => new Float64Array(buf.buffer, section[i]! - columns, count);
     packed.codeLen.set(u32(1, n), to.slot);
     packed.urlLen.set(u32(2, n), to.slot);
     packed.created.set(wide ? f64(3, n) : u32(3, n), to.slot);
@@ -496,5 +508,5 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (to.slot !== slots || to.arena !== used || to.eventSlot !== eventSlots || to.eventWord !== eventWords || at !== preamble.readDoubleLE(MAGIC.length + 16)) {
     return damaged('blocks smaller than its footer says');
   }
-  return { records: Keydir.fromCheckpoint(packed), covered: { offset, entries: footer.log.entries } };
+  return { records: Keydir.fromCheckpoint(packed, footer.late), covered: { offset, entries: footer.log.entries } };
 }

@@ -28,8 +28,14 @@ import type { RepeatLog } from '../../log-throttle.ts';
 
 /** Automatic compaction waits until the log is at least this big: small logs are not worth it. */
 export const COMPACT_MIN_BYTES = 1 << 20;
-/** Records serialized per event-loop turn while compacting. */
+/** Records serialized per event-loop turn while compacting, at most. */
 const COMPACT_SLICE = 10_000;
+/**
+ * And at most this long: a turn's records are checked against the clock every `CLOCK_EVERY`, so a
+ * cold start (code not yet optimized) or a slow machine ends its slices early rather than long.
+ */
+const SLICE_MS = 12;
+const CLOCK_EVERY = 256;
 /** Or events: encoding one takes about half a microsecond. */
 const EVENTS_PER_SLICE = 20_000;
 
@@ -127,7 +133,7 @@ function startCheckpoint(parts: StoreParts): CheckpointWriter | undefined {
   const { records } = parts;
   try {
     // The referrer hosts are those the new log's first lines name (`writeRecords`).
-    return new CheckpointWriter(parts.fs, parts.path, records.hashSeed, [...records.events.referrers.entries()], false);
+    return new CheckpointWriter(parts.fs, parts.path, records.hashSeed, [...records.events.referrers.entries()], false, records.end);
   } catch (err) {
     checkpointFailed(parts, err);
     return undefined;
@@ -218,7 +224,9 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   written.lines += referrers.length;
   for (let done = false; !done; ) {
     const chunks: Buffer[] = header ? [header] : [];
-    for (let n = 0; n < COMPACT_SLICE; n++) {
+    const sliceStarted = performance.now();
+    for (let n = 0, count = 0; n < COMPACT_SLICE; n++) {
+      if (++count % CLOCK_EVERY === 0 && performance.now() - sliceStarted > SLICE_MS) break;
       const next = slots.next();
       if (next.done) {
         done = true;

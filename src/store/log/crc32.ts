@@ -11,13 +11,14 @@ for (let n = 0; n < 256; n++) {
   TABLE[n] = c;
 }
 
-export function crc32Fallback(bytes: Uint8Array): number {
-  let crc = -1;
+/** `value`: the CRC-32 of the bytes before these, to go on from (0 to start). */
+export function crc32Fallback(bytes: Uint8Array, value = 0): number {
+  let crc = ~value;
   for (let i = 0; i < bytes.length; i++) crc = TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }
 
-type Crc = (bytes: Uint8Array) => number;
+type Crc = (bytes: Uint8Array, value?: number) => number;
 const native = (zlib as { crc32?: Crc }).crc32;
 
 export const crc32: Crc = native ?? crc32Fallback;

@@ -185,6 +185,24 @@ export abstract class KeydirColumns {
     this.hot.clear();
   }
 
+  /**
+   * Takes out the live slot older than `s` that has `s`'s code, if any: what a replay does to a
+   * code's older slot when the code is created anew (`Keydir.add`). A compaction's checkpoint can
+   * hold both, as its log does (`checkpoint.ts`).
+   */
+  protected dropOlderTwin(s: number): void {
+    const at = this.offset[s]!;
+    const len = this.codeLen[s]!;
+    const arena = this.arena;
+    outer: for (let t = this.codeChains.first(this.codeHashOf(s)); t !== NONE; t = this.codeChains.after(t)) {
+      if (t >= s || this.codeLen[t] !== len) continue;
+      const other = this.offset[t]!;
+      for (let i = 0; i < len; i++) if (arena[other + i] !== arena[at + i]) continue outer;
+      this.remove(t);
+      return;
+    }
+  }
+
   /** Live records. */
   get size(): number {
     return this.live;
@@ -309,15 +327,21 @@ export abstract class KeydirColumns {
     this.rebuildChains(capacity);
   }
 
-  /** Both hash indexes built anew at `capacity`. */
+  /** Both hash indexes built anew at `capacity`, over the live slots. */
   private rebuildChains(capacity: number): void {
-    this.codeChains = new HashChains(capacity);
-    this.urlChains = new HashChains(capacity);
-    // Oldest first, each at its chain's head: every chain ends up newest first again.
-    for (let s = 0; s < this.slots; s++) {
+    let live = 0;
+    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) live++;
+    const slots = new Int32Array(live);
+    const codeHashes = new Uint32Array(live);
+    const urlHashes = new Uint32Array(live);
+    for (let s = 0, i = 0; s < this.slots; s++) {
       if (!this.isLive(s)) continue;
-      this.codeChains.link(s, this.codeHashOf(s));
-      this.urlChains.link(s, this.urlHash[s]!);
+      slots[i] = s;
+      codeHashes[i] = this.codeHashOf(s);
+      urlHashes[i++] = this.urlHash[s]!;
     }
+    this.codeChains = HashChains.build(capacity, slots, codeHashes);
+    this.urlChains = HashChains.build(capacity, slots, urlHashes);
   }
+
 }

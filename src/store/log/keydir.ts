@@ -56,10 +56,14 @@ export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
 const LATIN1 = new Uint8Array(256).fill(1);
 
 export class Keydir extends KeydirColumns {
-  /** The keydir a start-up checkpoint holds (`checkpoint.ts`). */
-  static fromCheckpoint(packed: PackedKeydir): Keydir {
+  /**
+   * The keydir a start-up checkpoint holds (`checkpoint.ts`); `late`: its slots that a compaction
+   * copied after their code's older slot (the code was deleted and created anew meanwhile).
+   */
+  static fromCheckpoint(packed: PackedKeydir, late: readonly number[] = []): Keydir {
     const keydir = new Keydir(1);
     keydir.adopt(packed);
+    for (const s of late) keydir.dropOlderTwin(s);
     return keydir;
   }
 

@@ -59,9 +59,12 @@ test('writes during a compaction are replayed after its checkpoint: the two give
   // Every kind of change, a few each turn, until the compaction is installed.
   while (!done) {
     const n = turns++;
+    // A code deleted and created anew: the compaction's first slice has written it already, and
+    // writes it again (its new slot) in a later one; a replay keeps the later only.
+    const again = `k${(n * 3 + 1) % LINKS}`;
     const writes: Promise<unknown>[] = [
       store.create({ code: `new${n}`, url: `https://example.net/${n}`, createdAt: T + 90_000 + n, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null, title: `During ${n}` }),
-      store.delete(`k${(n * 3 + 1) % LINKS}`),
+      store.delete(again).then(() => store.create({ code: again, url: `https://example.net/again/${n}`, createdAt: T + 95_000 + n, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null })),
       store.resetVisits(`k${(n * 3 + 2) % 3000}`),
     ];
     const edited = store.get(`k${(n * 3 + 4) % LINKS}`);
@@ -88,6 +91,8 @@ test('writes during a compaction are replayed after its checkpoint: the two give
   assert.deepEqual(now.state, expected, 'checkpoint + the log after it = the whole log');
   assert.deepEqual(state(store.keydir), expected, '= memory');
   assert.ok(expected.links.some((l) => l.record.code === 'new0'), 'a link created meanwhile is there');
+  assert.equal(expected.links.filter((l) => l.record.code === 'k1').length, 1, 'a code created anew meanwhile is there once');
+  assert.equal(expected.links.find((l) => l.record.code === 'k1')?.record.url, 'https://example.net/again/0');
   await store.close();
 
   // And a start uses it, replaying only what came after.
@@ -136,6 +141,34 @@ test('a checkpoint that cannot be written is a warning: the compaction goes on, 
   assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE)) + '.tmp'), false, 'its temp file was removed');
   assert.deepEqual(fullReplay(dir), expected, 'the compacted log holds every record');
   assert.deepEqual(state(store.keydir), expected);
+  await store.close();
+});
+
+test('a link that expires while a compaction runs, its code then taken anew: the checkpoint has the new link only', async (t) => {
+  const dir = tempDir(t);
+  // The link to expire first, so that the compaction's first slice copies it; then enough links
+  // for the compaction to take several turns.
+  const lines = [HEADER, encodeEntry({ op: 'C', code: 'soon', url: 'https://example.com/soon', createdAt: T, retentionDays: 1, visits: 3 })];
+  for (let i = 0; i < LINKS; i++) lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${i}/${'p'.repeat(i % 50)}`, createdAt: T + i, retentionDays: 0, visits: 0 }));
+  writeFileSync(join(dir, LOG_FILE), Buffer.concat(lines));
+  let clock = T + 100;
+  const store = open(dir, new LogCapture(), { now: () => clock * 1000 });
+  let done = false;
+  const compaction = store.compact().finally(() => (done = true));
+  // Expired now, after the compaction copied it: its code is free again (`LogStore.insert`), and
+  // a create replaces it, with no delete before it in the log.
+  clock = T + 86_400 + 1;
+  await store.create({ code: 'soon', url: 'https://example.net/new', createdAt: clock, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
+  assert.equal(done, false, 'the create landed while the compaction ran');
+  await compaction;
+  const now = fromCheckpoint(dir);
+  assert.ok(now);
+  const expected = fullReplay(dir);
+  assert.deepEqual(now.state, expected);
+  assert.deepEqual(
+    expected.links.filter((l) => l.record.code === 'soon').map((l) => l.record.url),
+    ['https://example.net/new'],
+  );
   await store.close();
 });
 

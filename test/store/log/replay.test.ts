@@ -330,6 +330,9 @@ test('crc32Fallback of "123456789" is the CRC-32 check value 0xcbf43926', () => 
   assert.equal(crc32Fallback(Buffer.from('123456789', 'ascii')), 0xcbf43926);
   assert.equal(crc32(Buffer.from('123456789', 'ascii')), 0xcbf43926);
   assert.equal(crc32Fallback(new Uint8Array(0)), 0);
+  // Going on from the CRC of the bytes before (the start-up checkpoint checks a block in parts).
+  assert.equal(crc32Fallback(Buffer.from('56789', 'ascii'), crc32Fallback(Buffer.from('1234', 'ascii'))), 0xcbf43926);
+  assert.equal(crc32(Buffer.from('56789', 'ascii'), crc32(Buffer.from('1234', 'ascii'))), 0xcbf43926);
 });
 
 test('crc32Fallback equals zlib.crc32 (when present) on random buffers', () => {
