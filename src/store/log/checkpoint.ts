@@ -9,14 +9,13 @@
  *
  * Two writers fill it. At start-up and at a clean shutdown memory is exactly what the log replays
  * to, and `writeCheckpoint` copies it in one synchronous step. A compaction copies each slot in
- * the same turn as it encodes the slot's line into the new log (`compaction.ts`), so the
+ * the same turn as it encodes the slot's line into the new log (`compaction-checkpoint.ts`), so the
  * checkpoint holds exactly what the new log's lines say, block by block between turns: it covers
  * the new log up to the end of those lines, and what was written meanwhile is replayed after it.
  *
  * Layout: `URLSCKPT`, the layout version, the footer's length and CRC-32 (4 bytes each, little
  * endian), 4 spare bytes and the footer's offset (a little-endian double); then the blocks, each a
- * run of consecutive slots with its own columns (a section per column, each padded to 8 bytes);
- * then the footer (JSON: the log covered, the keydir's numbers, labels, referrer hosts, and each
+ * run of consecutive slots with its own columns (`checkpoint-block.ts`); then the footer (JSON: the log covered, the keydir's numbers, labels, referrer hosts, and each
  * block's sizes and CRC-32). The preamble is written last, so a file cut short anywhere is refused.
  */
 import { endianness } from 'node:os';
@@ -26,10 +25,9 @@ import { crc32 } from './crc32.ts';
 import { CHECKPOINT_SUFFIX, TEMP_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
+import { Block, BLOCK_SLOTS, blockBytes, BlockReader, readFully, type BlockInfo, type BlockTotals } from './checkpoint-block.ts';
 import { Keydir } from './keydir.ts';
-import { capacityFor, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
 import type { Labels } from '../link-store.ts';
-import { STRIDE } from '../../visits/packed.ts';
 
 const MAGIC = Buffer.from('URLSCKPT', 'latin1');
 /** The layout this build writes and reads; another one is another build's, and not used. */
@@ -45,9 +43,6 @@ const WINDOW = 64 << 10;
 /** A checkpoint is written when at least this much log is past the one there is (and ≥ 1/32 of the log). */
 export const CHECKPOINT_MIN_BYTES = 1 << 20;
 
-/** Slots a block of `writeCheckpoint` holds: about a megabyte. A compaction's block is its slice. */
-const BLOCK_SLOTS = 8192;
-
 /** What a checkpoint says of the log it covers. */
 export interface Covered {
   /** Bytes of log covered: replay goes on from here. */
@@ -56,13 +51,10 @@ export interface Covered {
   entries: number;
 }
 
-/** A block's numbers in the footer: slots, arena bytes, slots with events, event words, created stored as doubles (1) or not (0), CRC-32. */
-type BlockInfo = [slots: number, arena: number, eventSlots: number, eventWords: number, wide: number, crc: number];
-
 interface Footer {
   endian: string;
   log: Covered & { format: number; id: string; head: number; tail: number };
-  keydir: { seed: number; slots: number; used: number; eventSlots: number; eventWords: number };
+  keydir: BlockTotals;
   labels: [number, Labels][];
   referrers: [number, string][];
   /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
@@ -80,150 +72,6 @@ export function checkpointPath(logPath: string): string {
  */
 export function checkpointDue(logBytes: number, covered: number, minBytes: number): boolean {
   return logBytes > 0 && logBytes >= minBytes && logBytes - covered >= Math.max(minBytes, logBytes / 32);
-}
-
-const pad8 = (n: number): number => (n + 7) & ~7;
-
-/** A block's bytes, and where each of its sections starts in them (file order, as `Block.take` lists them). */
-function sections(info: BlockInfo): { bytes: number; at: number[] } {
-  const [slots, arena, eventSlots, eventWords, wide] = info;
-  const sizes = [arena, slots * 4, slots * 4, slots * (wide ? 8 : 4), slots * 4, slots * 8, slots * 4, slots * 4, eventSlots * 4, eventSlots * 4, eventSlots * 8, eventWords * 4];
-  const at: number[] = [];
-  let bytes = 0;
-  for (const size of sizes) {
-    at.push(bytes);
-    bytes += pad8(size);
-  }
-  return { bytes, at };
-}
-
-function growU32(a: Uint32Array, need: number): Uint32Array {
-  if (need <= a.length) return a;
-  const b = new Uint32Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
-}
-
-function growF64(a: Float64Array, need: number): Float64Array {
-  if (need <= a.length) return a;
-  const b = new Float64Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
-}
-
-const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) => new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
-
-/** The slots copied since the last block was taken (`SlotSink` of `KeydirColumns.copySlot`). */
-class Block implements SlotSink {
-  slots = 0;
-  private arena = Buffer.allocUnsafe(1 << 20);
-  private used = 0;
-  private codeLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
-  private urlLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
-  private created: Float64Array = new Float64Array(BLOCK_SLOTS);
-  private wide = false;
-  private retention: Uint32Array = new Uint32Array(BLOCK_SLOTS);
-  private untracked: Float64Array = new Float64Array(BLOCK_SLOTS);
-  private limit: Uint32Array = new Uint32Array(BLOCK_SLOTS);
-  private urlHash: Uint32Array = new Uint32Array(BLOCK_SLOTS);
-  private eventSlots: Uint32Array = new Uint32Array(64);
-  private eventLengths: Uint32Array = new Uint32Array(64);
-  private eventSeqs: Float64Array = new Float64Array(64);
-  private eventCount = 0;
-  private eventData: Uint32Array = new Uint32Array(1024);
-  private eventWords = 0;
-  /** Labels by slot number of the checkpoint (`base` is the first of this block's). */
-  readonly labelled: [number, Labels][] = [];
-  base = 0;
-
-  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void {
-    const n = this.slots++;
-    if (n === this.codeLen.length) {
-      this.codeLen = growU32(this.codeLen, n + 1);
-      this.urlLen = growU32(this.urlLen, n + 1);
-      this.created = growF64(this.created, n + 1);
-      this.retention = growU32(this.retention, n + 1);
-      this.untracked = growF64(this.untracked, n + 1);
-      this.limit = growU32(this.limit, n + 1);
-      this.urlHash = growU32(this.urlHash, n + 1);
-    }
-    const len = codeLen + urlLen;
-    if (this.used + len > this.arena.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
-      this.arena.copy(grown, 0, 0, this.used);
-      this.arena = grown;
-    }
-    arena.copy(this.arena, this.used, at, at + len);
-    this.used += len;
-    this.codeLen[n] = codeLen;
-    this.urlLen[n] = urlLen;
-    this.created[n] = created;
-    if (created > 0xffffffff) this.wide = true;
-    this.retention[n] = retention;
-    this.untracked[n] = untracked;
-    this.limit[n] = limit;
-    this.urlHash[n] = urlHash;
-  }
-
-  events(length: number, nextSeq: number, data: Uint32Array | undefined): void {
-    const i = this.eventCount++;
-    this.eventSlots = growU32(this.eventSlots, i + 1);
-    this.eventLengths = growU32(this.eventLengths, i + 1);
-    this.eventSeqs = growF64(this.eventSeqs, i + 1);
-    this.eventSlots[i] = this.slots - 1;
-    this.eventLengths[i] = length;
-    this.eventSeqs[i] = nextSeq;
-    const words = length * STRIDE;
-    if (words === 0) return;
-    this.eventData = growU32(this.eventData, this.eventWords + words);
-    // Copied now: a compaction's block is written later, and a link's events change meanwhile.
-    this.eventData.set(data!.subarray(0, words), this.eventWords);
-    this.eventWords += words;
-  }
-
-  labels(labels: Labels): void {
-    this.labelled.push([this.base + this.slots - 1, labels]);
-  }
-
-  /** The block's bytes and numbers; the block is empty again. */
-  take(): { bytes: Buffer; info: BlockInfo } {
-    const n = this.slots;
-    const info: BlockInfo = [n, this.used, this.eventCount, this.eventWords, this.wide ? 1 : 0, 0];
-    const created = this.wide ? this.created : Uint32Array.from(this.created.subarray(0, n));
-    const parts = [
-      this.arena.subarray(0, this.used),
-      bytesOf(this.codeLen, n),
-      bytesOf(this.urlLen, n),
-      bytesOf(created, n),
-      bytesOf(this.retention, n),
-      bytesOf(this.untracked, n),
-      bytesOf(this.limit, n),
-      bytesOf(this.urlHash, n),
-      bytesOf(this.eventSlots, this.eventCount),
-      bytesOf(this.eventLengths, this.eventCount),
-      bytesOf(this.eventSeqs, this.eventCount),
-      bytesOf(this.eventData, this.eventWords),
-    ];
-    const { bytes: size, at } = sections(info);
-    const bytes = Buffer.alloc(size);
-    parts.forEach((part, i) => bytes.set(part, at[i]));
-    info[5] = crc32(bytes);
-    this.base += n;
-    this.slots = this.used = this.eventCount = this.eventWords = 0;
-    this.wide = false;
-    return { bytes, info };
-  }
-}
-
-/** Reads exactly `into.length` bytes at `position`; false when the file ends first. */
-function readFully(fs: StoreFs, fd: number, into: Uint8Array, position: number): boolean {
-  for (let at = 0; at < into.length; ) {
-    const step = into.subarray(at, Math.min(into.length, at + (1 << 30)));
-    const n = fs.read(fd, Buffer.from(step.buffer, step.byteOffset, step.byteLength), position + at);
-    if (n === 0) return false;
-    at += n;
-  }
-  return true;
 }
 
 /** The CRC-32 of the log's bytes [from, to). */
@@ -257,10 +105,10 @@ export class CheckpointWriter {
   private readonly started = performance.now();
   private fd: number | undefined;
   private readonly late: number[] = [];
+  private referrers: [number, string][] = [];
 
   /**
-   * A new temp file beside `logPath`. `referrers`: the hosts the log it covers names (a compaction
-   * writes every one first). `nextSeqs`: see `KeydirColumns.copySlot`. `lateFrom`: the keydir's
+   * A new temp file beside `logPath`. `nextSeqs`: see `KeydirColumns.copySlot`. `lateFrom`: the keydir's
    * first slot made after the copying began (a compaction's: such a slot may repeat the code of one
    * copied before, which was then deleted or replaced).
    */
@@ -268,11 +116,15 @@ export class CheckpointWriter {
     private readonly fs: StoreFs,
     private readonly logPath: string,
     private readonly seed: number,
-    private readonly referrers: [number, string][],
     private readonly nextSeqs: boolean,
     private readonly lateFrom = Number.MAX_SAFE_INTEGER,
   ) {
     this.fd = fs.create(this.temp);
+  }
+
+  /** The referrer hosts the log it covers names (by the end of those bytes). */
+  names(referrers: [number, string][]): void {
+    this.referrers = referrers;
   }
 
   private get temp(): string {
@@ -389,7 +241,8 @@ export class CheckpointWriter {
  * as it was) when a step fails.
  */
 export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
-  const writer = new CheckpointWriter(fs, logPath, records.hashSeed, [...records.events.referrers.inLog()], true);
+  const writer = new CheckpointWriter(fs, logPath, records.hashSeed, true);
+  writer.names([...records.events.referrers.inLog()]);
   try {
     for (const s of records.slotsOldestFirst()) {
       writer.add(records, s);
@@ -449,64 +302,14 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (log.size < offset) return { reason: `the log is shorter (${log.size} bytes) than the ${offset} bytes it covers (truncated, or restored from an older copy)` };
   if (log.head !== footer.log.head || log.tail !== footer.log.tail) return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
-  const { slots, used, eventSlots, eventWords } = footer.keydir;
-  const capacity = capacityFor(slots);
-  const packed: PackedKeydir = {
-    seed: footer.keydir.seed,
-    slots,
-    used,
-    // Room to grow, as a replay leaves: what is never written is never resident.
-    arena: Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(used * 1.25))),
-    codeLen: new Uint32Array(capacity),
-    urlLen: new Uint32Array(capacity),
-    created: footer.blocks.some((b) => b[4] === 1) ? new Float64Array(capacity) : new Uint32Array(capacity),
-    retention: new Uint32Array(capacity),
-    untracked: new Float64Array(capacity),
-    limit: new Uint32Array(capacity),
-    urlHash: new Uint32Array(capacity),
-    events: { slots: new Int32Array(eventSlots), lengths: new Uint32Array(eventSlots), seqs: new Float64Array(eventSlots), data: new Uint32Array(eventWords) },
-    labels: footer.labels,
-    referrers: footer.referrers,
-  };
-  // One buffer of its own (offset 0), so that every section, padded to 8 bytes, is aligned for its array.
-  let buf = Buffer.allocUnsafeSlow(0);
+  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers);
   let at = PREAMBLE;
-  const to = { slot: 0, arena: 0, eventSlot: 0, eventWord: 0 };
   for (const info of footer.blocks) {
-    const [n, arena, m, w, wide] = info;
-    const { bytes, at: section } = sections(info);
-    if (to.slot + n > slots || to.arena + arena > used || to.eventSlot + m > eventSlots || to.eventWord + w > eventWords) return damaged('blocks larger than its footer says');
-    // The codes and URLs straight into the arena (the block's first section); the rest after them,
-    // from its next 8-byte boundary, into `buf`.
-    const columns = section[1]!;
-    if (buf.length < bytes - columns) buf = Buffer.allocUnsafeSlow(bytes - columns);
-    const codesAndUrls = packed.arena.subarray(to.arena, to.arena + arena);
-    const rest = buf.subarray(0, bytes - columns);
-    if (!readFully(fs, fd, codesAndUrls, at) || !readFully(fs, fd, rest, at + columns)) return damaged('cut short');
-    const padding = Buffer.alloc(columns - arena);
-    if (crc32(rest, crc32(padding, crc32(codesAndUrls))) !== info[5]) return damaged(`bad checksum of the block at byte ${at}`);
-    const u32 = (i: number, count: number) => new Uint32Array(buf.buffer, section[i]! - columns, count);
-    const f64 = (i: number, count: number) => new Float64Array(buf.buffer, section[i]! - columns, count);
-    packed.codeLen.set(u32(1, n), to.slot);
-    packed.urlLen.set(u32(2, n), to.slot);
-    packed.created.set(wide ? f64(3, n) : u32(3, n), to.slot);
-    packed.retention.set(u32(4, n), to.slot);
-    packed.untracked.set(f64(5, n), to.slot);
-    packed.limit.set(u32(6, n), to.slot);
-    packed.urlHash.set(u32(7, n), to.slot);
-    const eventSlotsOf = u32(8, m);
-    for (let i = 0; i < m; i++) packed.events.slots[to.eventSlot + i] = to.slot + eventSlotsOf[i]!;
-    packed.events.lengths.set(u32(9, m), to.eventSlot);
-    packed.events.seqs.set(f64(10, m), to.eventSlot);
-    packed.events.data.set(u32(11, w), to.eventWord);
-    to.slot += n;
-    to.arena += arena;
-    to.eventSlot += m;
-    to.eventWord += w;
-    at += bytes;
+    const wrong = blocks.read(fs, fd, at, info);
+    if (wrong !== undefined) return damaged(wrong);
+    at += blockBytes(info).bytes;
   }
-  if (to.slot !== slots || to.arena !== used || to.eventSlot !== eventSlots || to.eventWord !== eventWords || at !== preamble.readDoubleLE(MAGIC.length + 16)) {
-    return damaged('blocks smaller than its footer says');
-  }
+  const packed = blocks.done();
+  if (packed === undefined || at !== preamble.readDoubleLE(MAGIC.length + 16)) return damaged('blocks smaller than its footer says');
   return { records: Keydir.fromCheckpoint(packed, footer.late), covered: { offset, entries: footer.log.entries } };
 }

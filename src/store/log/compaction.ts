@@ -15,7 +15,8 @@
  * `writeRecords` and `install` are also how a removed log is rewritten from memory (`reattach.ts`).
  */
 import { performance } from 'node:perf_hooks';
-import { checkpointDue, checkpointPath, CheckpointWriter } from './checkpoint.ts';
+import { checkpointPath, type Covered } from './checkpoint.ts';
+import { CompactionCheckpoint } from './compaction-checkpoint.ts';
 import { COMPACT_SUFFIX, RETIRED_SUFFIX } from './files.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER, isExpired, recordEntry } from './format.ts';
 import { STRIDE } from '../../visits/packed.ts';
@@ -85,7 +86,7 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
   const entriesBefore = writer.entries;
   const temp = parts.path + COMPACT_SUFFIX;
   const fd = fs.create(temp);
-  const checkpoint: Checkpointing = { writer: startCheckpoint(parts) };
+  const checkpoint = CompactionCheckpoint.start(parts);
   let written: Written;
   // From here on every write to the old log is also kept for the new one.
   writer.keepSide();
@@ -93,8 +94,7 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
     written = await writeRecords(parts, fd, checkpoint);
     // The checkpoint covers the new log up to here: the kept-aside writes come after.
     const covered = { offset: written.size, entries: written.lines };
-    if (checkpoint.writer && !checkpointDue(covered.offset, 0, parts.checkpoint.minBytes)) dropCheckpoint(checkpoint);
-    await keepUp(parts, checkpoint, (ck) => ck.finish(fd, covered));
+    await checkpoint?.finish(fd, covered);
     await writer.exclusive(async () => {
       const side = writer.takeSide()!;
       // Records changed while the snapshot was written are in `side`, later: the last entry wins.
@@ -103,12 +103,12 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
         written.size += chunk.length;
       }
       written.lines += side.lines;
-      await install(parts, temp, fd, written, 'log compacted', checkpoint.writer && { writer: checkpoint.writer, covered: covered.offset });
+      await install(parts, temp, fd, written, 'log compacted', checkpoint && { checkpoint, covered });
     });
   } catch (err) {
     // Every failure comes before the rename: the old log is still the log.
     writer.takeSide();
-    dropCheckpoint(checkpoint);
+    checkpoint?.drop();
     await discard(fs, temp, fd);
     throw err;
   }
@@ -120,48 +120,6 @@ export async function compactLog(parts: StoreParts): Promise<CompactReport> {
     purged: written.expired.length,
     ms: Math.round(performance.now() - started),
   };
-}
-
-/** The checkpoint a compaction writes beside the new log, while it still does (see `keepUp`). */
-interface Checkpointing {
-  writer: CheckpointWriter | undefined;
-}
-
-/** A checkpoint for the compaction about to start, when the log is big enough for one. */
-function startCheckpoint(parts: StoreParts): CheckpointWriter | undefined {
-  if (!checkpointDue(parts.writer.size, 0, parts.checkpoint.minBytes)) return undefined;
-  const { records } = parts;
-  try {
-    // The referrer hosts are those the new log's first lines name (`writeRecords`).
-    return new CheckpointWriter(parts.fs, parts.path, records.hashSeed, [...records.events.referrers.entries()], false, records.end);
-  } catch (err) {
-    checkpointFailed(parts, err);
-    return undefined;
-  }
-}
-
-/** Runs a step of the compaction's checkpoint; a failure gives the checkpoint up, not the compaction. */
-async function keepUp(parts: StoreParts, checkpoint: Checkpointing, step: (writer: CheckpointWriter) => Promise<void>): Promise<void> {
-  const { writer } = checkpoint;
-  if (writer === undefined) return;
-  try {
-    await step(writer);
-  } catch (err) {
-    dropCheckpoint(checkpoint);
-    checkpointFailed(parts, err);
-  }
-}
-
-function dropCheckpoint(checkpoint: Checkpointing): void {
-  checkpoint.writer?.abandon();
-  checkpoint.writer = undefined;
-}
-
-function checkpointFailed(parts: StoreParts, err: unknown): void {
-  parts.log.warn('could not write the start-up checkpoint of the compacted log; the next start replays more of the log', {
-    file: checkpointPath(parts.path),
-    error: (err as Error).message,
-  });
 }
 
 /**
@@ -210,7 +168,7 @@ export function upgradeAtStart(parts: StoreParts, opened: { size: number; entrie
  * expired records are left out. With `checkpoint`, each record written is copied into it in the
  * same turn, and each slice's block written after the slice.
  */
-export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: Checkpointing): Promise<Written> {
+export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: CompactionCheckpoint): Promise<Written> {
   // The version line is not an entry: `lines` counts entries only.
   const written: Written = { size: 0, lines: 0, expired: [] };
   const nowSeconds = Math.floor(parts.now() / 1000);
@@ -219,7 +177,9 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   const slots = records.slotsOldestFirst();
   // The version line goes out with the first slice (or alone, when no record is live), and the
   // referrer hosts right after it, before any event that names one.
-  const referrers = [...records.events.referrers.entries()].map(([n, host]) => encodeEntry({ op: 'R', n, host }));
+  const named = [...records.events.referrers.entries()];
+  checkpoint?.names(named);
+  const referrers = named.map(([n, host]) => encodeEntry({ op: 'R', n, host }));
   let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers]);
   written.lines += referrers.length;
   for (let done = false; !done; ) {
@@ -239,12 +199,12 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
         // A link's events weigh in too: a slice holds about COMPACT_SLICE records' or
         // EVENTS_PER_SLICE events' worth of lines, so many events never hold the loop long.
         n += (eventLines(records, next.value, rec.code, chunks) * COMPACT_SLICE) / EVENTS_PER_SLICE;
-        checkpoint?.writer?.add(records, next.value);
+        checkpoint?.add(records, next.value);
       }
     }
     if (chunks.length === 0) continue;
     const chunk = Buffer.concat(chunks);
-    if (checkpoint) await keepUp(parts, checkpoint, (ck) => ck.flush());
+    await checkpoint?.flush();
     await parts.fs.write(fd, chunk, written.size);
     written.size += chunk.length;
     written.lines += header ? chunks.length - 1 : chunks.length;
@@ -273,22 +233,6 @@ function eventLines(records: StoreParts['records'], s: number, code: string, chu
   return n;
 }
 
-/**
- * Puts the compaction's checkpoint beside the new log, right after the log's rename (the caller
- * fsyncs the directory). A crash in between leaves the new log without one: a full replay, once.
- * Should power loss bring back the old log, the new checkpoint is not of it, and is not used.
- */
-function installCheckpoint(parts: StoreParts, writer: CheckpointWriter, covered: number): void {
-  try {
-    const { bytes, links, ms } = writer.install();
-    parts.checkpoint.covered = covered;
-    parts.log.info('start-up checkpoint written', { file: checkpointPath(parts.path), bytes, covered_bytes: covered, links, ms, by: 'compaction' });
-  } catch (err) {
-    writer.abandon();
-    checkpointFailed(parts, err);
-  }
-}
-
 /** Gives up a rewrite's temp file before it was installed. */
 export async function discard(fs: StoreFs, temp: string, fd: number | undefined): Promise<void> {
   if (fd !== undefined) await fs.close(fd).catch(() => undefined);
@@ -300,11 +244,11 @@ export async function discard(fs: StoreFs, temp: string, fd: number | undefined)
 }
 
 /**
- * Makes `temp`, written whole through `fd`, the log: fsync, rename over the log (and `fresh`, its
- * checkpoint, beside it), fsync of the directory. Runs with the write queue held. Throws only before the rename, while the old log is
- * still the log.
+ * Makes `temp`, written whole through `fd`, the log: fsync, rename over the log (and `fresh`'s
+ * checkpoint into place beside it), fsync of the directory. Runs with the write queue held. Throws
+ * only before the rename, while the old log is still the log.
  */
-export async function install(parts: StoreParts, temp: string, fd: number, written: Written, what: string, fresh?: { writer: CheckpointWriter; covered: number }): Promise<void> {
+export async function install(parts: StoreParts, temp: string, fd: number, written: Written, what: string, fresh?: { checkpoint: CompactionCheckpoint; covered: Covered }): Promise<void> {
   const { fs } = parts;
   await fs.fsync(fd);
   const lost = parts.lock?.lost();
@@ -325,7 +269,7 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   fs.rename(temp, parts.path);
   // The temp file's descriptor now is the log's: no reopen that could fail after the rename.
   const old = parts.writer.replace(fd, written.size, written.lines);
-  if (fresh) installCheckpoint(parts, fresh.writer, fresh.covered);
+  fresh?.checkpoint.install(fresh.covered);
   // Only the very records left out: a code deleted and created anew meanwhile has a new slot,
   // and is in the new log.
   for (const s of written.expired) parts.records.remove(s);

@@ -1,0 +1,262 @@
+/**
+ * The blocks of a start-up checkpoint (`checkpoint.ts`): a run of consecutive slots each, with the
+ * slots' columns one section after the other, every section padded to 8 bytes so that it reads
+ * straight into a typed array. `Block` gathers the slots `KeydirColumns.copySlot` gives it and
+ * makes a block's bytes; `BlockReader` reads the blocks back into the columns of one keydir.
+ *
+ * The sections of a block of `n` slots, `e` of them with events: the codes and URLs (each slot's
+ * code, then its URL), then `n` code lengths, URL lengths, creation times (32-bit, or 64 when one
+ * needs it), retention days, untracked visits (64-bit), visit limits and URL hashes, then `e`
+ * slots (within the block), event counts and next event numbers (64-bit), then the events.
+ */
+import { crc32 } from './crc32.ts';
+import type { StoreFs } from './fs.ts';
+import { capacityFor, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
+import type { Labels } from '../link-store.ts';
+import { STRIDE } from '../../visits/packed.ts';
+
+/** Slots a block of `writeCheckpoint` holds: about a megabyte. A compaction's block is its slice. */
+export const BLOCK_SLOTS = 8192;
+
+/** A block's numbers in the footer: slots, arena bytes, slots with events, event words, created stored as doubles (1) or not (0), CRC-32. */
+export type BlockInfo = [slots: number, arena: number, eventSlots: number, eventWords: number, wide: number, crc: number];
+
+const pad8 = (n: number): number => (n + 7) & ~7;
+
+/** A block's bytes, and where each of its sections starts in them (file order, as `Block.take` lists them). */
+export function blockBytes(info: BlockInfo): { bytes: number; at: number[] } {
+  const [slots, arena, eventSlots, eventWords, wide] = info;
+  const sizes = [arena, slots * 4, slots * 4, slots * (wide ? 8 : 4), slots * 4, slots * 8, slots * 4, slots * 4, eventSlots * 4, eventSlots * 4, eventSlots * 8, eventWords * 4];
+  const at: number[] = [];
+  let bytes = 0;
+  for (const size of sizes) {
+    at.push(bytes);
+    bytes += pad8(size);
+  }
+  return { bytes, at };
+}
+
+function growU32(a: Uint32Array, need: number): Uint32Array {
+  if (need <= a.length) return a;
+  const b = new Uint32Array(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+function growF64(a: Float64Array, need: number): Float64Array {
+  if (need <= a.length) return a;
+  const b = new Float64Array(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) => new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
+
+/** The slots copied since the last block was taken (`SlotSink` of `KeydirColumns.copySlot`). */
+export class Block implements SlotSink {
+  slots = 0;
+  private arena = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  private codeLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private urlLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private created: Float64Array = new Float64Array(BLOCK_SLOTS);
+  private wide = false;
+  private retention: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private untracked: Float64Array = new Float64Array(BLOCK_SLOTS);
+  private limit: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private urlHash: Uint32Array = new Uint32Array(BLOCK_SLOTS);
+  private eventSlots: Uint32Array = new Uint32Array(64);
+  private eventLengths: Uint32Array = new Uint32Array(64);
+  private eventSeqs: Float64Array = new Float64Array(64);
+  private eventCount = 0;
+  private eventData: Uint32Array = new Uint32Array(1024);
+  private eventWords = 0;
+  /** Labels by slot number of the checkpoint (`base` is the first of this block's). */
+  readonly labelled: [number, Labels][] = [];
+  base = 0;
+
+  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void {
+    const n = this.slots++;
+    if (n === this.codeLen.length) {
+      this.codeLen = growU32(this.codeLen, n + 1);
+      this.urlLen = growU32(this.urlLen, n + 1);
+      this.created = growF64(this.created, n + 1);
+      this.retention = growU32(this.retention, n + 1);
+      this.untracked = growF64(this.untracked, n + 1);
+      this.limit = growU32(this.limit, n + 1);
+      this.urlHash = growU32(this.urlHash, n + 1);
+    }
+    const len = codeLen + urlLen;
+    if (this.used + len > this.arena.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
+      this.arena.copy(grown, 0, 0, this.used);
+      this.arena = grown;
+    }
+    arena.copy(this.arena, this.used, at, at + len);
+    this.used += len;
+    this.codeLen[n] = codeLen;
+    this.urlLen[n] = urlLen;
+    this.created[n] = created;
+    if (created > 0xffffffff) this.wide = true;
+    this.retention[n] = retention;
+    this.untracked[n] = untracked;
+    this.limit[n] = limit;
+    this.urlHash[n] = urlHash;
+  }
+
+  events(length: number, nextSeq: number, data: Uint32Array | undefined): void {
+    const i = this.eventCount++;
+    this.eventSlots = growU32(this.eventSlots, i + 1);
+    this.eventLengths = growU32(this.eventLengths, i + 1);
+    this.eventSeqs = growF64(this.eventSeqs, i + 1);
+    this.eventSlots[i] = this.slots - 1;
+    this.eventLengths[i] = length;
+    this.eventSeqs[i] = nextSeq;
+    const words = length * STRIDE;
+    if (words === 0) return;
+    this.eventData = growU32(this.eventData, this.eventWords + words);
+    // Copied now: a compaction's block is written later, and a link's events change meanwhile.
+    this.eventData.set(data!.subarray(0, words), this.eventWords);
+    this.eventWords += words;
+  }
+
+  labels(labels: Labels): void {
+    this.labelled.push([this.base + this.slots - 1, labels]);
+  }
+
+  /** The block's bytes and numbers; the block is empty again. */
+  take(): { bytes: Buffer; info: BlockInfo } {
+    const n = this.slots;
+    const info: BlockInfo = [n, this.used, this.eventCount, this.eventWords, this.wide ? 1 : 0, 0];
+    const created = this.wide ? this.created : Uint32Array.from(this.created.subarray(0, n));
+    const parts = [
+      this.arena.subarray(0, this.used),
+      bytesOf(this.codeLen, n),
+      bytesOf(this.urlLen, n),
+      bytesOf(created, n),
+      bytesOf(this.retention, n),
+      bytesOf(this.untracked, n),
+      bytesOf(this.limit, n),
+      bytesOf(this.urlHash, n),
+      bytesOf(this.eventSlots, this.eventCount),
+      bytesOf(this.eventLengths, this.eventCount),
+      bytesOf(this.eventSeqs, this.eventCount),
+      bytesOf(this.eventData, this.eventWords),
+    ];
+    const { bytes: size, at } = blockBytes(info);
+    // Not zeroed first: every byte is a section's or a padding byte, and the padding is zeroed here.
+    const bytes = Buffer.allocUnsafe(size);
+    parts.forEach((part, i) => {
+      bytes.set(part, at[i]);
+      bytes.fill(0, at[i]! + part.length, at[i + 1] ?? size);
+    });
+    info[5] = crc32(bytes);
+    this.base += n;
+    this.slots = this.used = this.eventCount = this.eventWords = 0;
+    this.wide = false;
+    return { bytes, info };
+  }
+}
+
+/** Reads exactly `into.length` bytes at `position`; false when the file ends first. */
+export function readFully(fs: StoreFs, fd: number, into: Uint8Array, position: number): boolean {
+  for (let at = 0; at < into.length; ) {
+    const step = into.subarray(at, Math.min(into.length, at + (1 << 30)));
+    const n = fs.read(fd, Buffer.from(step.buffer, step.byteOffset, step.byteLength), position + at);
+    if (n === 0) return false;
+    at += n;
+  }
+  return true;
+}
+
+
+/** The keydir's numbers a checkpoint's footer gives: what the blocks add up to. */
+export interface BlockTotals {
+  seed: number;
+  slots: number;
+  used: number;
+  eventSlots: number;
+  eventWords: number;
+}
+
+/** Reads a checkpoint's blocks, in order, into the columns of one keydir (`PackedKeydir`). */
+export class BlockReader {
+  private readonly packed: PackedKeydir;
+  /** Where the next block's slots, arena bytes, event slots and event words go. */
+  private readonly to = { slot: 0, arena: 0, eventSlot: 0, eventWord: 0 };
+  /** A buffer of its own (offset 0), so that every section, padded to 8 bytes, is aligned for its array. */
+  private buf = Buffer.allocUnsafeSlow(0);
+
+  constructor(
+    private readonly totals: BlockTotals,
+    blocks: readonly BlockInfo[],
+    labels: [number, Labels][],
+    referrers: [number, string][],
+  ) {
+    const { slots, used, eventSlots, eventWords } = totals;
+    const capacity = capacityFor(slots);
+    this.packed = {
+      seed: totals.seed,
+      slots,
+      used,
+      // Room to grow, as a replay leaves: what is never written is never resident.
+      arena: Buffer.allocUnsafe(Math.max(capacity * 64, Math.ceil(used * 1.25))),
+      codeLen: new Uint32Array(capacity),
+      urlLen: new Uint32Array(capacity),
+      created: blocks.some((b) => b[4] === 1) ? new Float64Array(capacity) : new Uint32Array(capacity),
+      retention: new Uint32Array(capacity),
+      untracked: new Float64Array(capacity),
+      limit: new Uint32Array(capacity),
+      urlHash: new Uint32Array(capacity),
+      events: { slots: new Int32Array(eventSlots), lengths: new Uint32Array(eventSlots), seqs: new Float64Array(eventSlots), data: new Uint32Array(eventWords) },
+      labels,
+      referrers,
+    };
+  }
+
+  /** Reads the block `info` at `at`; returns what is wrong with it, if anything. */
+  read(fs: StoreFs, fd: number, at: number, info: BlockInfo): string | undefined {
+    const { packed, to, totals } = this;
+    const [n, arena, m, w, wide] = info;
+    const { bytes, at: section } = blockBytes(info);
+    if (to.slot + n > totals.slots || to.arena + arena > totals.used || to.eventSlot + m > totals.eventSlots || to.eventWord + w > totals.eventWords) {
+      return 'blocks larger than its footer says';
+    }
+    // The codes and URLs straight into the arena (the block's first section); the rest after them,
+    // from its next 8-byte boundary, into `buf`.
+    const columns = section[1]!;
+    if (this.buf.length < bytes - columns) this.buf = Buffer.allocUnsafeSlow(bytes - columns);
+    const buf = this.buf;
+    const codesAndUrls = packed.arena.subarray(to.arena, to.arena + arena);
+    const rest = buf.subarray(0, bytes - columns);
+    if (!readFully(fs, fd, codesAndUrls, at) || !readFully(fs, fd, rest, at + columns)) return 'cut short';
+    const padding = Buffer.alloc(columns - arena);
+    if (crc32(rest, crc32(padding, crc32(codesAndUrls))) !== info[5]) return `bad checksum of the block at byte ${at}`;
+    const u32 = (i: number, count: number) => new Uint32Array(buf.buffer, section[i]! - columns, count);
+    const f64 = (i: number, count: number) => new Float64Array(buf.buffer, section[i]! - columns, count);
+    packed.codeLen.set(u32(1, n), to.slot);
+    packed.urlLen.set(u32(2, n), to.slot);
+    packed.created.set(wide ? f64(3, n) : u32(3, n), to.slot);
+    packed.retention.set(u32(4, n), to.slot);
+    packed.untracked.set(f64(5, n), to.slot);
+    packed.limit.set(u32(6, n), to.slot);
+    packed.urlHash.set(u32(7, n), to.slot);
+    const eventSlotsOf = u32(8, m);
+    for (let i = 0; i < m; i++) packed.events.slots[to.eventSlot + i] = to.slot + eventSlotsOf[i]!;
+    packed.events.lengths.set(u32(9, m), to.eventSlot);
+    packed.events.seqs.set(f64(10, m), to.eventSlot);
+    packed.events.data.set(u32(11, w), to.eventWord);
+    to.slot += n;
+    to.arena += arena;
+    to.eventSlot += m;
+    to.eventWord += w;
+    return undefined;
+  }
+
+  /** The columns, once every block was read; undefined when the blocks add up to less than the footer says. */
+  done(): PackedKeydir | undefined {
+    const { to, totals } = this;
+    if (to.slot !== totals.slots || to.arena !== totals.used || to.eventSlot !== totals.eventSlots || to.eventWord !== totals.eventWords) return undefined;
+    return this.packed;
+  }
+}
