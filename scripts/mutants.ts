@@ -161,4 +161,26 @@ export const MUTANTS: readonly Mutant[] = [
     to: 'false',
     tests: ['test/visits/visitor-id.test.ts'],
   },
+  // The start-up checkpoint a compaction writes.
+  {
+    name: 'checkpoint-keeps-replaced-twin',
+    file: 'src/store/log/keydir.ts',
+    from: 'for (const s of late) keydir.dropOlderTwin(s);',
+    to: '',
+    tests: ['test/store/log/compaction-checkpoint.test.ts'],
+  },
+  {
+    name: 'checkpoint-covers-kept-aside-writes',
+    file: 'src/store/log/compaction.ts',
+    from: 'const covered = { offset: written.size, entries: written.lines };',
+    to: 'const covered = { offset: written.size + 1, entries: written.lines };',
+    tests: ['test/store/log/compaction-checkpoint.test.ts'],
+  },
+  {
+    name: 'compaction-checkpoint-drops-labels',
+    file: 'src/store/log/keydir-columns.ts',
+    from: 'if (labels !== undefined) sink.labels(labels);',
+    to: 'if (labels !== undefined && nextSeqs) sink.labels(labels);',
+    tests: ['test/store/log/checkpoint.test.ts'],
+  },
 ];
