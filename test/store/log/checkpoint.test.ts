@@ -230,6 +230,19 @@ test('a damaged checkpoint, or one of a newer layout, is not used', async (t) =>
   assert.equal(r.used, false);
   assert.match(r.warnings[0]!, /checkpoint is not used: it is damaged \(bad checksum of /);
 
+  // A byte of the links themselves (the first block starts after the 32-byte preamble).
+  const inBlock = Buffer.from(good);
+  inBlock[40]! ^= 0x01;
+  writeFileSync(path, inBlock);
+  r = await startAndCheck(dir, expected);
+  assert.match(r.warnings[0]!, /checkpoint is not used: it is damaged \(bad checksum of the block at byte 32\)/);
+
+  const older = Buffer.from(good);
+  older.writeUInt32LE(CHECKPOINT_VERSION - 1, 8);
+  writeFileSync(path, older);
+  r = await startAndCheck(dir, expected);
+  assert.match(r.warnings[0]!, new RegExp(`written by an older version of url-shortener \\(checkpoint layout ${CHECKPOINT_VERSION - 1}`));
+
   writeFileSync(path, good.subarray(0, good.length - 100));
   r = await startAndCheck(dir, expected);
   assert.match(r.warnings[0]!, /it is damaged \(cut short\)/);
