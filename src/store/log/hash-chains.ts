@@ -3,8 +3,8 @@
  * two Int32Arrays, so that an index costs 4 bytes a slot plus its heads and nothing for the garbage
  * collector to trace.
  *
- * The hashes are seeded per keydir (a random seed, kept in the start-up checkpoint with the chains
- * it built, `checkpoint.ts`): without the seed, anyone who can create links could pick URLs that
+ * The hashes are seeded per keydir (a random seed, kept in the start-up checkpoint with the URL
+ * hashes it copies, `checkpoint.ts`): without the seed, anyone who can create links could pick URLs that
  * all land in one chain and make every lookup of them walk it.
  */
 import { randomBytes } from 'node:crypto';
@@ -44,19 +44,18 @@ export function hashBytes(buf: Uint8Array, start: number, end: number, seed: num
  * Slots chained by hash, newest first in every chain (a slot is linked at its chain's head). Sized
  * for a slot capacity (a power of two), with as many heads: slots fill from half the capacity to all
  * of it, so a chain holds 1.25 to 1.5 slots on average where found (twice as many heads would be
- * 8 bytes more a link for a quarter of a slot less to skip). Grown by building a new one and
- * linking every live slot again, oldest first.
+ * 8 bytes more a link for a quarter of a slot less to skip). Grown by building a new one with
+ * every live slot linked again (`build`).
  */
 export class HashChains {
-  /** The arrays as they are, for the start-up checkpoint (`checkpoint.ts`), which loads them back. */
-  readonly heads: Int32Array;
-  readonly next: Int32Array;
+  private readonly heads: Int32Array;
+  private readonly next: Int32Array;
   private readonly mask: number;
 
-  /** Empty chains for `capacity` slots, or the arrays a checkpoint kept of them. */
-  constructor(capacity: number, kept?: { heads: Int32Array; next: Int32Array }) {
-    this.heads = kept?.heads ?? new Int32Array(capacity).fill(NONE);
-    this.next = kept?.next ?? new Int32Array(capacity);
+  /** Empty chains for `capacity` slots. */
+  constructor(capacity: number) {
+    this.heads = new Int32Array(capacity).fill(NONE);
+    this.next = new Int32Array(capacity);
     this.mask = capacity - 1;
   }
 
