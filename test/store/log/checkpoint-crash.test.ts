@@ -4,7 +4,6 @@
  * under a real kill -9 of a process writing one, the next start has every record of the log.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,6 +14,7 @@ import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { replay } from '../../../src/store/log/replay.ts';
 import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
+import { runUntilStopped } from '../../support/stopped-child.ts';
 
 const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
@@ -174,20 +174,8 @@ process.exit(0);
 `;
 
 /** Starts a process that opens `dir` (its start-up writes a checkpoint) and kills it with SIGKILL once it stops at `stopAt`. */
-function killWhileWriting(dir: string, stopAt: string): Promise<string> {
-  const src = (p: string) => new URL(`../../../src/${p}`, import.meta.url).href;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), dir, stopAt], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('stopped')) child.kill('SIGKILL');
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`));
-  });
+async function killWhileWriting(dir: string, stopAt: string): Promise<string> {
+  return (await runUntilStopped(CHILD, [dir, stopAt])).how;
 }
 
 test('kill -9 while a start-up writes its checkpoint: the next start has every record', { timeout: 60_000 }, async (t) => {

@@ -6,7 +6,6 @@
  * with every record.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -19,6 +18,7 @@ import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
 import { fromCheckpoint, fullReplay, state } from '../../support/log-state.ts';
+import { runUntilStopped } from '../../support/stopped-child.ts';
 
 const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
@@ -227,19 +227,7 @@ process.exit(0);
 
 /** Runs the child on `dir`; resolves with how it ended and what it printed. */
 function compactInChild(dir: string, stopAt: number): Promise<{ how: string; out: string }> {
-  const src = (p: string) => new URL(`../../../src/${p}`, import.meta.url).href;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), dir, String(stopAt)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('stopped')) child.kill('SIGKILL');
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ how: signal ?? `exit ${code}`, out }));
-  });
+  return runUntilStopped(CHILD, [dir, String(stopAt)]);
 }
 
 test('kill -9 at every step of a compaction that writes a checkpoint: the next start has every record', { timeout: 120_000 }, async (t) => {
