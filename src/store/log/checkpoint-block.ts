@@ -11,7 +11,7 @@
  */
 import { crc32 } from './crc32.ts';
 import type { StoreFs } from './fs.ts';
-import { capacityFor, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
+import { capacityFor, grown, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
 import type { Labels } from '../link-store.ts';
 import { STRIDE } from '../../visits/packed.ts';
 
@@ -36,18 +36,9 @@ export function blockBytes(info: BlockInfo): { bytes: number; at: number[] } {
   return { bytes, at };
 }
 
-function growU32(a: Uint32Array, need: number): Uint32Array {
-  if (need <= a.length) return a;
-  const b = new Uint32Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
-}
-
-function growF64(a: Float64Array, need: number): Float64Array {
-  if (need <= a.length) return a;
-  const b = new Float64Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
+/** `a`, or a copy with room for `need` entries (at least twice the length: growth by doubling). */
+function room<T extends Uint32Array | Float64Array>(a: T, need: number): T {
+  return need <= a.length ? a : grown(a, Math.max(need, a.length * 2));
 }
 
 const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) => new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
@@ -57,6 +48,11 @@ export class Block implements SlotSink {
   slots = 0;
   private arena = Buffer.allocUnsafe(1 << 20);
   private used = 0;
+  /**
+   * The source bytes not yet copied: slots in creation order mostly sit one after the other in
+   * the keydir's arena, so a run of them is copied in one call rather than one call a slot.
+   */
+  private run: { from: Buffer | undefined; start: number; end: number } = { from: undefined, start: 0, end: 0 };
   private codeLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
   private urlLen: Uint32Array = new Uint32Array(BLOCK_SLOTS);
   private created: Float64Array = new Float64Array(BLOCK_SLOTS);
@@ -78,22 +74,22 @@ export class Block implements SlotSink {
   slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void {
     const n = this.slots++;
     if (n === this.codeLen.length) {
-      this.codeLen = growU32(this.codeLen, n + 1);
-      this.urlLen = growU32(this.urlLen, n + 1);
-      this.created = growF64(this.created, n + 1);
-      this.retention = growU32(this.retention, n + 1);
-      this.untracked = growF64(this.untracked, n + 1);
-      this.limit = growU32(this.limit, n + 1);
-      this.urlHash = growU32(this.urlHash, n + 1);
+      this.codeLen = room(this.codeLen, n + 1);
+      this.urlLen = room(this.urlLen, n + 1);
+      this.created = room(this.created, n + 1);
+      this.retention = room(this.retention, n + 1);
+      this.untracked = room(this.untracked, n + 1);
+      this.limit = room(this.limit, n + 1);
+      this.urlHash = room(this.urlHash, n + 1);
     }
     const len = codeLen + urlLen;
-    if (this.used + len > this.arena.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
-      this.arena.copy(grown, 0, 0, this.used);
-      this.arena = grown;
+    const run = this.run;
+    if (run.from !== arena || run.end !== at) {
+      this.copyRun();
+      run.from = arena;
+      run.start = run.end = at;
     }
-    arena.copy(this.arena, this.used, at, at + len);
-    this.used += len;
+    run.end += len;
     this.codeLen[n] = codeLen;
     this.urlLen[n] = urlLen;
     this.created[n] = created;
@@ -106,15 +102,15 @@ export class Block implements SlotSink {
 
   events(length: number, nextSeq: number, data: Uint32Array | undefined): void {
     const i = this.eventCount++;
-    this.eventSlots = growU32(this.eventSlots, i + 1);
-    this.eventLengths = growU32(this.eventLengths, i + 1);
-    this.eventSeqs = growF64(this.eventSeqs, i + 1);
+    this.eventSlots = room(this.eventSlots, i + 1);
+    this.eventLengths = room(this.eventLengths, i + 1);
+    this.eventSeqs = room(this.eventSeqs, i + 1);
     this.eventSlots[i] = this.slots - 1;
     this.eventLengths[i] = length;
     this.eventSeqs[i] = nextSeq;
     const words = length * STRIDE;
     if (words === 0) return;
-    this.eventData = growU32(this.eventData, this.eventWords + words);
+    this.eventData = room(this.eventData, this.eventWords + words);
     // Copied now: a compaction's block is written later, and a link's events change meanwhile.
     this.eventData.set(data!.subarray(0, words), this.eventWords);
     this.eventWords += words;
@@ -124,8 +120,28 @@ export class Block implements SlotSink {
     this.labelled.push([this.base + this.slots - 1, labels]);
   }
 
-  /** The block's bytes and numbers; the block is empty again. */
+  /** Copies the pending run of source bytes into the block's arena. */
+  private copyRun(): void {
+    const { from, start, end } = this.run;
+    if (from === undefined || end === start) return;
+    const len = end - start;
+    if (this.used + len > this.arena.length) {
+      const more = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + len));
+      this.arena.copy(more, 0, 0, this.used);
+      this.arena = more;
+    }
+    from.copy(this.arena, this.used, start, end);
+    this.used += len;
+    this.run.from = undefined;
+  }
+
+  /**
+   * The block's bytes and numbers; the block is empty again. The codes and URLs are copied only
+   * now, which is safe: a keydir's arena bytes are never written over (an edit appends; a grown
+   * arena is a new buffer), and `vacuum`, which moves them, does not run while a compaction copies.
+   */
   take(): { bytes: Buffer; info: BlockInfo } {
+    this.copyRun();
     const n = this.slots;
     const info: BlockInfo = [n, this.used, this.eventCount, this.eventWords, this.wide ? 1 : 0, 0];
     const created = this.wide ? this.created : Uint32Array.from(this.created.subarray(0, n));
@@ -153,6 +169,7 @@ export class Block implements SlotSink {
     info[5] = crc32(bytes);
     this.base += n;
     this.slots = this.used = this.eventCount = this.eventWords = 0;
+    this.run.start = this.run.end = 0;
     this.wide = false;
     return { bytes, info };
   }

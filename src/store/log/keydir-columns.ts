@@ -18,7 +18,8 @@ export const DIRTY = 2;
 /** Arena offsets fit 32 bits up to here; past it the column becomes 64-bit (`reserveBytes`). */
 const OFFSET32_MAX = 2 ** 32;
 
-function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
+/** A copy of `a` of `size` entries (the rest zero). */
+export function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
   b.set(a.subarray(0, Math.min(a.length, size)));
   return b;
