@@ -69,11 +69,15 @@ export interface StoreParts {
   readonly checkpoint: { covered: number; readonly minBytes: number; retiring?: Promise<void> };
 }
 
-/** What `writeRecords` wrote: bytes, entries, and the slots of the expired records it left out. */
+/**
+ * What `writeRecords` wrote: bytes, entries, the slots of the expired records it left out, and the
+ * referrer numbers whose hosts it named (`R`).
+ */
 export interface Written {
   size: number;
   lines: number;
   expired: number[];
+  referrers: number[];
 }
 
 /** Rewrites the log of `parts`; the caller makes sure only one runs at a time. */
@@ -168,7 +172,7 @@ export function upgradeAtStart(parts: StoreParts, opened: { size: number; entrie
  */
 export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: CompactionCheckpoint): Promise<Written> {
   // The version line is not an entry: `lines` counts entries only.
-  const written: Written = { size: 0, lines: 0, expired: [] };
+  const written: Written = { size: 0, lines: 0, expired: [], referrers: [] };
   const nowSeconds = Math.floor(parts.now() / 1000);
   // Slot numbers are stable meanwhile: no vacuum runs during a rewrite.
   const records = parts.records;
@@ -177,6 +181,7 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   // referrer hosts right after it, before any event that names one.
   const named = [...records.events.referrers.entries()];
   checkpoint?.names(named);
+  written.referrers = named.map(([n]) => n);
   const referrers = named.map(([n, host]) => encodeEntry({ op: 'R', n, host }));
   let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers]);
   written.lines += referrers.length;
@@ -269,6 +274,9 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   // Only the very records left out: a code deleted and created anew meanwhile has a new slot,
   // and is in the new log.
   for (const s of written.expired) parts.records.remove(s);
+  // The new log names every referrer host numbered when it was written: none needs its `R` line
+  // again (nor is one missing from a checkpoint taken later, which keeps only the named ones).
+  for (const n of written.referrers) parts.records.events.referrers.markWritten(n);
   await fs.close(old).catch(() => undefined);
   if (retired !== undefined) {
     const gone = retired;
