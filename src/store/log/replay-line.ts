@@ -157,9 +157,15 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
       addAll(records, s, entry.events);
       events.setNextSeq(s, entry.seq);
       return;
-    case 'J':
+    case 'J': {
+      // More of the events the `K` before it numbered: they add no numbers of their own. (Counted
+      // on, the link's next number ran past the lines written after the compaction, and replay
+      // skipped their visits as already applied.)
+      const next = events.nextSeq(s);
       addAll(records, s, entry.events);
+      events.setNextSeq(s, next);
       return;
+    }
     case 'X':
     case 'Y': {
       // Events numbered below the link's next number are in the log already (a compaction wrote
