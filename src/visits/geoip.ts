@@ -9,14 +9,29 @@
  * read. A new file that does not open — half copied, damaged, gone — keeps the old database in
  * use, with a warning; the next change is tried again. A lookup never touches the disk: the
  * reader in use answers from memory, with its cache of addresses (mmdb.ts).
+ *
+ * Only a regular file of at most `MAX_DATABASE_BYTES` is read, at start-up (else `GeoipError`) and
+ * at a reload (else a warning, the old database kept). The file is opened with `O_NONBLOCK` and its
+ * kind and size are judged by `fstat` on that descriptor, not by a stat of the path: a FIFO opens
+ * at once instead of waiting for a writer (which would hang start-up, or hold a thread of the pool
+ * for good at a reload), `/dev/zero` is never read, and a file swapped in between a stat and the
+ * open cannot slip past.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { readFileSync, statSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { openMmdb, type MmdbReader } from './mmdb.ts';
 import type { CountrySource } from './recorder.ts';
 
 /** How often the file is looked at, at most. */
 export const CHECK_INTERVAL_MS = 60_000;
+
+/**
+ * The largest database read. The real ones are far smaller (a country database ~10 MB, the city
+ * ones ~70–130 MB); the bound keeps a wrong path (a log file, a disk image) from filling memory.
+ */
+export const MAX_DATABASE_BYTES = 256 * 1024 * 1024;
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** The database could not be opened at start-up; the message says why (not the file's contents). */
 export class GeoipError extends Error {
@@ -38,8 +53,65 @@ export interface GeoipFiles {
   version(path: string): Promise<Version>;
 }
 
+/** Why a file of this kind and size is not read, or undefined when it may be. */
+function refusal(s: Stats): string | undefined {
+  if (!s.isFile()) return `not a regular file (${kindOf(s)})`;
+  if (s.size > MAX_DATABASE_BYTES) return `${s.size} bytes, more than the ${MAX_DATABASE_BYTES / 1024 / 1024} MiB a database may have`;
+  return undefined;
+}
+
+function kindOf(s: Stats): string {
+  if (s.isFIFO()) return 'a FIFO';
+  if (s.isCharacterDevice()) return 'a character device';
+  if (s.isBlockDevice()) return 'a block device';
+  if (s.isDirectory()) return 'a directory';
+  if (s.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+/** Reads a regular file of at most `MAX_DATABASE_BYTES` whole; its version is that of the file read. */
+function readDatabaseSync(path: string): { bytes: Uint8Array; version: Version } {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const s = fstatSync(fd);
+    const refused = refusal(s);
+    if (refused !== undefined) throw new Error(refused);
+    const bytes = new Uint8Array(s.size);
+    let at = 0;
+    // A file that shrinks while it is read ends early and then fails to open as a database.
+    while (at < bytes.length) {
+      const n = readSync(fd, bytes, at, bytes.length - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return { bytes: bytes.subarray(0, at), version: { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino } };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `readDatabaseSync` without blocking the event loop. */
+async function readDatabase(path: string): Promise<Uint8Array> {
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    const s = await handle.stat();
+    const refused = refusal(s);
+    if (refused !== undefined) throw new Error(refused);
+    const bytes = new Uint8Array(s.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, at, bytes.length - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return bytes.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
+}
+
 const DISK: GeoipFiles = {
-  read: (path) => readFile(path),
+  read: readDatabase,
   version: async (path) => {
     const s = await stat(path);
     return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
@@ -74,11 +146,6 @@ export interface Geoip extends CountrySource {
   close(): void;
 }
 
-function versionOf(path: string): Version {
-  const s = statSync(path);
-  return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
-}
-
 const same = (a: Version, b: Version): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 
 function defaultEvery(ms: number, check: () => void): () => void {
@@ -97,9 +164,10 @@ export function openGeoip(options: GeoipOptions): Geoip {
   let version: Version;
   let reader: MmdbReader;
   try {
-    // The version first: a change while it is read is seen as one at the next check.
-    version = versionOf(path);
-    reader = openMmdb(readFileSync(path));
+    // The version is the opened file's: a change while it is read is seen as one at the next check.
+    const read = readDatabaseSync(path);
+    version = read.version;
+    reader = openMmdb(read.bytes);
   } catch (err) {
     throw new GeoipError(`cannot read the country database ${JSON.stringify(path)}: ${why(err)}`);
   }

@@ -1,13 +1,14 @@
 /**
- * The visit settings at start-up (README, configuration): a `GEOIP_DB` that is damaged or missing
- * stops the server with one line naming the setting and exit code 2, like a bad value; a good one
+ * The visit settings at start-up (README, configuration): a `GEOIP_DB` that is damaged, missing,
+ * not a regular file (a FIFO, `/dev/zero`) or larger than 256 MiB stops the server with one line naming the setting and exit code 2, like a bad value; a good one
  * starts it; `GEOIP_HEADER` without `TRUST_PROXY` is ignored with a warning (a header is trusted
  * only behind a proxy that sets it), and with `VISIT_TRACKING=counts` nothing reads either. Real
  * processes; the library's options give the same answers.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createShortener } from '../../src/app.ts';
@@ -19,7 +20,7 @@ import { createLogger } from '../../src/log.ts';
 const GOOD = writeMmdb({ ipVersion: 6, recordSize: 24, networks: [['10.0.0.0/8', { country_code: 'JP' }]] });
 const HEADER_WARNING = /^GEOIP_HEADER is ignored: a country header is trusted only behind a proxy/;
 
-/** `src/server.ts` with only `env` for settings, run to its exit. */
+/** `src/server.ts` with only `env` for settings, run to its exit (killed after 20 s: a start-up that hangs fails, and leaves nothing running). */
 function runServer(env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -27,11 +28,15 @@ function runServer(env: Record<string, string>): Promise<{ code: number | null; 
       env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', FSYNC: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.once('exit', (code) => resolve({ code, out, err }));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -45,6 +50,26 @@ test('a damaged or missing GEOIP_DB: exit 2 with one line naming GEOIP_DB and th
     assert.equal(err.trim().split('\n').length, 1, err);
     assert.match(err, /invalid GEOIP_DB: cannot read the country database/);
     assert.ok(err.includes(JSON.stringify(file)), err);
+  }
+});
+
+test('a GEOIP_DB that is a FIFO, /dev/zero or past 256 MiB: exit 2 with one line saying what it is', { timeout: 90_000 }, async (t) => {
+  const dir = tempDir(t);
+  const fifo = join(dir, 'fifo.mmdb');
+  execFileSync('mkfifo', [fifo]);
+  const large = join(dir, 'large.mmdb');
+  writeFileSync(large, '');
+  truncateSync(large, 256 * 1024 * 1024 + 1);
+  const cases: readonly [string, string][] = [
+    [fifo, 'not a regular file (a FIFO)'],
+    ['/dev/zero', 'not a regular file (a character device)'],
+    [large, '268435457 bytes, more than the 256 MiB a database may have'],
+  ];
+  for (const [file, reason] of cases) {
+    const { code, err } = await runServer({ DATA_DIR: join(dir, 'data'), GEOIP_DB: file });
+    assert.equal(code, 2, err);
+    assert.equal(err.trim().split('\n').length, 1, err);
+    assert.ok(err.includes(`invalid GEOIP_DB: cannot read the country database ${JSON.stringify(file)}: ${reason}`), err);
   }
 });
 
