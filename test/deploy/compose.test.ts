@@ -2,7 +2,10 @@
  * compose.yaml and the files beside it, read as compose reads them: every environment name of the
  * project's services is a setting of the table (a typo would be ignored silently by the server),
  * every literal value or `${VAR:-default}` default is one the setting accepts, and the two profiles
- * have the shape the file's comment promises. The image itself is built and run by
+ * have the shape the file's comment promises. And the rules of docs/deploy.md: the single instance
+ * is published on loopback only unless told otherwise, `POSTGRES_PASSWORD` is required with a
+ * message saying what to set, and the deploy page says why the images are not pinned by digest,
+ * how to pin them, and that `TRUST_PROXY` trusts every container of the compose network. The image itself is built and run by
  * test-container/image.test.ts (`npm run test:container`, slow, its own CI step).
  */
 import assert from 'node:assert/strict';
@@ -39,9 +42,14 @@ function environment(service: Service): Map<string, string | undefined> {
   return new Map(Object.entries(env).map(([k, v]) => [k, v === null ? undefined : String(v)]));
 }
 
-/** A value with compose's interpolation resolved as when no variable is set: `${X:-d}` is d. */
+/** A value a required variable (`${X:?message}`) stands for: compose refuses to run without one. */
+const REQUIRED = 'Required1';
+
+/** A value with compose's interpolation resolved as when no optional variable is set: `${X:-d}` is d, `${X:?m}` is `REQUIRED`. */
 function unset(value: string): string {
-  return value.replace(/\$\{[A-Z_]+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? '');
+  return value
+    .replace(/\$\{[A-Z_]+:?\?[^}]*\}/g, REQUIRED)
+    .replace(/\$\{[A-Z_]+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? '');
 }
 
 test('every environment name of the services running the image is a setting, with a value it accepts', () => {
@@ -126,4 +134,40 @@ test('Dockerfile and .dockerignore are the Containerfile and its ignore file, an
   assert.match(read('compose.yaml'), new RegExp(`image: url-shortener:${pkg.version.replace(/\./g, '\\.')}\\n`));
   // The stand-in's CA trick never leaks into the project's image.
   assert.doesNotMatch(containerfile, /NODE_EXTRA_CA_CERTS/);
+});
+
+test('the single instance is published on 127.0.0.1 unless PUBLISH_ADDRESS says otherwise', () => {
+  const ports = compose.services['shortener']!.ports ?? [];
+  assert.deepEqual(ports, ['${PUBLISH_ADDRESS:-127.0.0.1}:3000:3000']);
+  assert.deepEqual(ports.map(unset), ['127.0.0.1:3000:3000']);
+  // No service of the single profile publishes a port on every interface by default.
+  for (const [name, s] of inProfile('single')) {
+    for (const p of s.ports ?? []) assert.match(unset(p), /^127\.0\.0\.1:\d+:\d+$/, `${name}: ${p}`);
+  }
+  assert.match(read('docs/deploy.md'), /`PUBLISH_ADDRESS=0\.0\.0\.0`/);
+});
+
+test('POSTGRES_PASSWORD is required wherever it is used, with a message saying what to set', () => {
+  const text = read('compose.yaml');
+  const uses = [...text.matchAll(/\$\{POSTGRES_PASSWORD([^}]*)\}/g)].map((m) => m[1]!);
+  assert.equal(uses.length, 2, 'the database and the instances\' DATABASE_URL');
+  for (const use of uses) assert.match(use, /^:\?set POSTGRES_PASSWORD in the shell or \.env: /);
+  assert.equal(unset(environment(compose.services['postgres']!).get('POSTGRES_PASSWORD') ?? ''), REQUIRED);
+});
+
+test('deploy.md says why the images are named by tag and how to pin them, and whom TRUST_PROXY trusts', () => {
+  const deploy = read('docs/deploy.md');
+  const images = [
+    ...services.filter(([, s]) => s.build === undefined).map(([, s]) => s.image!),
+    ...[...read('Containerfile').matchAll(/^FROM (\S+)/gm)].map((m) => m[1]!),
+  ];
+  for (const image of new Set(images)) {
+    // A digest pins it; a tag must be one the deploy page names, beside how to pin it.
+    if (/@sha256:[0-9a-f]{64}$/.test(image)) continue;
+    assert.ok(deploy.includes(`\`${image}\``), `${image} is named in docs/deploy.md`);
+  }
+  assert.match(deploy, /\*\*The images are named by tag, not by digest\*\*/);
+  assert.match(deploy, /image: postgres:16-bookworm@sha256:<digest>/);
+  assert.match(deploy, /\*\*`TRUST_PROXY=1` in the cluster trusts every container on the compose network\*\*/);
+  assert.match(read('compose.yaml'), /every container on the compose network/);
 });
