@@ -6,6 +6,10 @@
  * as they are complete, each with the physical line it starts on, so a malformed row is reported
  * where an editor shows it. Memory is bounded by the longest row, and a row is never allowed to
  * grow past `maxRowChars`: it is reported, not held.
+ *
+ * Both ways also keep a spreadsheet from running a cell as a formula (`escapeFormula`): the writer
+ * prefixes such a cell with `'`, and the reader takes that `'` off again, so what one writes the
+ * other reads back unchanged.
  */
 
 /** A row: its fields, the line it starts on (1-based), or why it is not usable. */
@@ -17,6 +21,7 @@ export interface CsvRow {
 }
 
 const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
 const COMMA = 0x2c;
 const CR = 0x0d;
 const LF = 0x0a;
@@ -155,13 +160,13 @@ export class CsvReader {
   }
 
   private endField(): void {
-    this.fields.push(this.field);
+    this.fields.push(unescapeFormula(this.field));
     this.field = '';
     this.state = State.FieldStart;
   }
 
   private endRow(): void {
-    this.fields.push(this.field);
+    this.fields.push(unescapeFormula(this.field));
     const fields = this.fields;
     // An empty line is no row (a trailing blank line, a spacer between blocks).
     if (!(fields.length === 1 && fields[0] === '' && this.error === undefined && this.state !== State.AfterQuoted)) {
@@ -176,15 +181,55 @@ export class CsvReader {
   }
 }
 
-/** Characters that force a field into quotes (RFC 4180 2.6); other fields are written bare. */
-const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * Characters that force a field into quotes (RFC 4180 2.6); other fields are written bare. A
+ * semicolon or a tab is quoted too: a spreadsheet set to split on one of them (Excel does on `;`
+ * in many locales) would otherwise cut `a;=1+1` into two cells, the second a formula.
+ */
+const NEEDS_QUOTES = /[",;\t\r\n]/;
 
-/** One field as RFC 4180 writes it: quoted (quotes doubled) only when needed. */
+/** One field as RFC 4180 writes it, its formula escaped: quoted (quotes doubled) only when needed. */
 export function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+  const cell = escapeFormula(value);
+  return NEEDS_QUOTES.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
 /** One row with its CRLF line break (RFC 4180 2.1). */
 export function csvRow(values: readonly string[]): string {
   return values.map(csvField).join(',') + '\r\n';
+}
+
+/**
+ * A spreadsheet opening a CSV runs a cell that starts with `=`, `+`, `-` or `@` as a formula, and
+ * some skip a leading tab or carriage return first (OWASP, CSV injection). Titles, tags and codes
+ * are set by whoever may create a link, so an export must not hand them to a spreadsheet as
+ * formulas: such a cell is written with a `'` in front, which makes it text. To read every value
+ * back unchanged the rule must be undone exactly, so a value that already starts with `'`s and
+ * then one of those characters gets one `'` more (`'=x` is written `''=x`), and the reader takes
+ * one `'` off exactly those cells. Every other cell is written and read as it is.
+ */
+export function escapeFormula(value: string): string {
+  return formulaAfterApostrophes(value, 0) ? `'${value}` : value;
+}
+
+/** The value of a cell `escapeFormula` wrote; a cell it cannot have written (`=1+1`) is taken as it is. */
+export function unescapeFormula(cell: string): string {
+  return cell.charCodeAt(0) === APOSTROPHE && formulaAfterApostrophes(cell, 1) ? cell.slice(1) : cell;
+}
+
+/** Whether `text`, from `from` on, is any number of `'` and then a character that starts a formula. */
+function formulaAfterApostrophes(text: string, from: number): boolean {
+  let i = from;
+  while (text.charCodeAt(i) === APOSTROPHE) i++;
+  switch (text.charCodeAt(i)) {
+    case 0x3d: // =
+    case 0x2b: // +
+    case 0x2d: // -
+    case 0x40: // @
+    case 0x09: // tab
+    case CR:
+      return true;
+    default:
+      return false;
+  }
 }

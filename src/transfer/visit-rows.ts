@@ -13,7 +13,7 @@ import { MAX_CODE_LENGTH } from '../store/link-store.ts';
 import type { Browser, CodedEvent, Device, Os, VisitEvent } from '../visits/event.ts';
 import { BROWSERS, DEVICES, SYSTEMS } from '../visits/packed.ts';
 import { MAX_TIME } from '../visits/range.ts';
-import { MAX_HOST_LENGTH } from '../visits/referrer.ts';
+import { isReferrerHost, MAX_HOST_LENGTH } from '../visits/referrer.ts';
 import { csvRow } from './csv.ts';
 import { parseCreatedText } from './dates.ts';
 import type { RowShape } from './sources.ts';
@@ -96,10 +96,9 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
   if (typeof code !== 'string' || !isCodeShaped(code)) return bad(`short_code must be 1 to ${MAX_CODE_LENGTH} characters of A-Z a-z 0-9 - _`);
   const time = checkTime(get('time'), now);
   if (typeof time === 'string') return bad(time);
-  const referrer = get('referrer');
-  if (referrer !== null && (typeof referrer !== 'string' || !isHost(referrer))) {
-    return bad(`referrer must be a host name (news.example) of up to ${MAX_HOST_LENGTH} printable ASCII characters, without a scheme, path or query, or empty`);
-  }
+  const raw = get('referrer');
+  const referrer = typeof raw === 'string' ? raw.toLowerCase() : raw;
+  if (referrer !== null && (typeof referrer !== 'string' || !isReferrerHost(referrer))) return bad(REFERRER_RULE);
   const country = get('country');
   if (country !== null && (typeof country !== 'string' || !/^[A-Za-z]{2}$/.test(country))) return bad('country must be two letters A-Z (ISO 3166-1 alpha-2), or empty');
   const browser = oneOf<Browser>(get('browser'), BROWSERS);
@@ -115,7 +114,7 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
     code,
     event: {
       time,
-      referrer: referrer === null ? null : (referrer as string).toLowerCase(),
+      referrer,
       country: country === null ? null : (country as string).toUpperCase(),
       browser,
       os,
@@ -129,19 +128,13 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
 const bad = (detail: string): CheckedVisit => ({ ok: false, detail });
 
 /**
- * A host as the recorder keeps it (`visits/referrer.ts`: international names in their `xn--` form,
- * IPv6 in brackets): printable ASCII without a space. A tab or a line break would cut the log
- * store's line of the referrer table; `/`, `?`, `#` and `@` would be a path, a query or userinfo,
- * which no event ever holds.
+ * A referrer is taken only in a form a visit records (`visits/referrer.ts`), so an import cannot
+ * store what the capture never would: a formula for a spreadsheet (`=cmd(…)`), a path, a tab that
+ * would cut the log store's line of the referrer table.
  */
-function isHost(text: string): boolean {
-  if (text.length > MAX_HOST_LENGTH) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c <= 0x20 || c >= 0x7f || c === 0x2f || c === 0x3f || c === 0x23 || c === 0x40 || c === 0x5c) return false;
-  }
-  return true;
-}
+const REFERRER_RULE =
+  `referrer must be a host name as a visit records it (news.example, xn--bcher-kva.example, 192.0.2.1, [2001:db8::1]): ` +
+  `letters, digits, - and _ in labels separated by dots, or an IPv6 address in brackets, up to ${MAX_HOST_LENGTH} characters; or empty`;
 
 /**
  * `time`: Unix seconds, as the export writes it, or an ISO 8601 time (with `Z` or an offset; one

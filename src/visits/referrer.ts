@@ -7,9 +7,15 @@
  * Android gives for a link opened from an app, e.g. `com.google.android.gm` for Gmail) has a host
  * worth keeping. Anything else — no header, an empty one, a string that is no URL, another scheme
  * (`file:`, `about:`, a browser extension's) — is `null`, as a direct visit is. A host is kept as
- * the URL parser writes it (lower case, international names in their `xn--` form, IPv6 in
- * brackets), without a trailing dot, and only up to a DNS name's 253 characters, so a forged
- * header cannot make an event long.
+ * the URL parser writes it (lower case, international names in their `xn--` form, IPv4 as four
+ * decimal numbers, IPv6 in brackets), without a trailing dot, and only up to a DNS name's 253
+ * characters, so a forged header cannot make an event long.
+ *
+ * The URL parser lets a host hold much that no host has (`=`, `(`, `"`, `,`, `'`, `*`…), and a
+ * referrer ends up in a CSV export that someone opens in a spreadsheet: `http://=cmd(…)/` would be
+ * a formula planted by any visitor. So a host is kept only when it is what a host can be —
+ * labels of letters, digits, `-` and `_` (real hosts and Android package names carry `_`)
+ * separated by dots, or an IPv6 address — and anything else is `null`, as a string that is no URL.
  */
 
 /** The longest DNS name. */
@@ -18,13 +24,22 @@ export const MAX_HOST_LENGTH = 253;
 /** The common case, read without the URL parser: a plain host, maybe a port, then the path. */
 const PLAIN = /^https?:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.?(?::\d{1,4})?(?:[/?#]|$)/i;
 
+/**
+ * A host whose last label is a number (`1.2.3`, `0x7f.1`, `192.0.2.1`) is an IPv4 address to the
+ * URL parser, which writes it its own way (`1.2.0.3`, `127.0.0.1`) or refuses it (`999.1.1.1`).
+ */
+const NUMERIC_END = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+
+/** What a kept host may be, in the URL parser's lower-case form: dotted labels or `[IPv6]`. */
+const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:]+\])$/;
+
 const KEPT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'android-app:']);
 
 /** The host of the `Referer` header `referer`, or `null` (rules above). */
 export function referrerHost(referer: string | undefined): string | null {
   if (referer === undefined || referer === '') return null;
   const plain = PLAIN.exec(referer);
-  if (plain !== null) return plain[1]!.length > MAX_HOST_LENGTH ? null : plain[1]!.toLowerCase();
+  if (plain !== null && !NUMERIC_END.test(plain[1]!)) return plain[1]!.length > MAX_HOST_LENGTH ? null : plain[1]!.toLowerCase();
   let url: URL;
   try {
     url = new URL(referer);
@@ -32,6 +47,14 @@ export function referrerHost(referer: string | undefined): string | null {
     return null;
   }
   if (!KEPT_SCHEMES.has(url.protocol)) return null;
-  const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  return host === '' || host.length > MAX_HOST_LENGTH ? null : host.toLowerCase();
+  const host = (url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname).toLowerCase();
+  return host.length > MAX_HOST_LENGTH || !HOST.test(host) ? null : host;
+}
+
+/**
+ * Whether `host` is a referrer `referrerHost` gives, exactly: a `Referer` naming it gives it back.
+ * The visits import takes no other, so a file cannot put into a store what a visit could not.
+ */
+export function isReferrerHost(host: string): boolean {
+  return referrerHost(`http://${host}/`) === host || referrerHost(`android-app://${host}/`) === host;
 }

@@ -98,7 +98,12 @@ test('unknown codes and invalid rows are skipped and reported by line; the other
     errors: [
       { line: 3, detail: 'no live link has this short_code (import the links first)' },
       { line: 4, detail: 'bot must be true or false' },
-      { line: 6, detail: 'referrer must be a host name (news.example) of up to 253 printable ASCII characters, without a scheme, path or query, or empty' },
+      {
+        line: 6,
+        detail:
+          'referrer must be a host name as a visit records it (news.example, xn--bcher-kva.example, 192.0.2.1, [2001:db8::1]): ' +
+          'letters, digits, - and _ in labels separated by dots, or an IPv6 address in brackets, up to 253 characters; or empty',
+      },
       { line: 7, detail: 'the row has 3 fields, the header has 5' },
     ],
   });

