@@ -117,8 +117,9 @@ test('400 naming the bad parameter; 403 empty without the key; 401 at the gate; 
     ['?code=', 'code must be a short code: 1 to 64 characters of A-Z a-z 0-9 - _'],
     ['?from=yesterday', 'from must be Unix seconds or an ISO 8601 date or time such as 2026-03-29 or 2026-03-29T14:00:00Z, not "yesterday"'],
     ['?to=2024-02-30', 'to must be Unix seconds or an ISO 8601 date or time, not "2024-02-30" (no such date or time)'],
-    ['?to=99999999999', 'to must be Unix seconds or an ISO 8601 date or time such as 2026-03-29 or 2026-03-29T14:00:00Z, not "99999999999"'],
-    [`?from=${NOW}&to=${NOW}`, 'from must be before to'],
+    ['?to=99999999999', 'to: 99999999999 (Unix seconds) is after 2106-02-07T06:28:15Z, the latest time'],
+    [`?from=${NOW}&to=${NOW}`, 'from: 2024-05-01T12:00:00Z is not before to, 2024-05-01T12:00:00Z'],
+    ['?to=0', 'to: 1970-01-01T00:00:00Z is the earliest time; a range must end after it'],
     ['?bots=some', 'bots must be one of exclude, include, only'],
   ];
   for (const [query, detail] of bad) {
