@@ -26,17 +26,18 @@ export function state(k: Keydir) {
   return { links, referrers: [...k.events.referrers.inLog()], total: k.events.total };
 }
 
-/** The state a replay of the whole log of `dir` gives. */
-export function fullReplay(dir: string) {
-  return state(replay(readFileSync(join(dir, LOG_FILE))).records);
+/** The state a replay of the whole log of `dir` gives (of `bytes`, the log as read once, if given). */
+export function fullReplay(dir: string, bytes = readFileSync(join(dir, LOG_FILE))) {
+  return state(replay(bytes).records);
 }
 
 /**
  * What a start would read now, while the store may still be open: the checkpoint beside the log
  * and the log after the bytes it covers, with the offset covered; undefined when there is no
- * checkpoint. Throws when there is one that start-up would not use.
+ * checkpoint. Throws when there is one that start-up would not use. `bytes`: the log as read once
+ * (a visit's write may land between two reads of a running store's log).
  */
-export function fromCheckpoint(dir: string): { state: ReturnType<typeof state>; covered: number } | undefined {
+export function fromCheckpoint(dir: string, bytes?: Buffer): { state: ReturnType<typeof state>; covered: number } | undefined {
   const path = join(dir, LOG_FILE);
   const fd = openSync(path, 'r');
   try {
@@ -44,7 +45,7 @@ export function fromCheckpoint(dir: string): { state: ReturnType<typeof state>; 
     if (loaded === undefined) return undefined;
     if ('reason' in loaded) throw new Error(`the checkpoint is not usable: ${loaded.reason}`);
     const replayer = new Replayer(loaded);
-    replayer.push(readFileSync(path).subarray(loaded.covered.offset));
+    replayer.push((bytes ?? readFileSync(path)).subarray(loaded.covered.offset));
     const result = replayer.finish();
     assert.equal(result.damage, undefined);
     return { state: state(result.records), covered: loaded.covered.offset };

@@ -263,8 +263,23 @@ export class VisitCounts {
     this.pending = kept;
   }
 
-  /** Appends the counts of every record visited since the last flush, and the events pending. */
-  async flush(): Promise<void> {
+  /** The flush whose write is under way, if any (settled: never rejects). */
+  private flushing: Promise<void> = Promise.resolve();
+
+  /**
+   * Appends the counts of every record visited since the last flush, and the events pending;
+   * resolves once every visit counted before the call is durable. A flush under way took the
+   * visits before this one: it is waited for too, though this one has nothing left to write (else
+   * a caller would go on, say to read the log, before those visits reached it).
+   */
+  flush(): Promise<void> {
+    const before = this.flushing;
+    const now = this.flushNow();
+    this.flushing = now.catch(() => undefined);
+    return before.then(() => now);
+  }
+
+  private async flushNow(): Promise<void> {
     if (this.dirty.length === 0 && this.pending.length === 0) return;
     const records = this.records;
     const counts: [code: string, count: number][] = [];

@@ -264,3 +264,20 @@ test('visitRetentionDays: the store moves events past their days to untracked vi
   while (store.get('auto01', T)!.untracked < 3 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
   check(store, 'auto01', 4, 3, 1);
 });
+
+test('a flush waits for the flush already under way: the visits counted before it are in the log once it resolves', async (t) => {
+  const dir = tempDir(t);
+  const { store, raw } = open(dir);
+  t.after(() => store.close());
+  await store.insert(rec('evt010'), T);
+  await visit(store, 'evt010', 5);
+  // The first flush takes the five events and is writing them; the second has nothing left to
+  // write, and must not resolve before they are durable: in the log, and known in memory to be
+  // there (else a checkpoint would leave out the referrer host their lines named).
+  const first = raw.flushVisits();
+  await raw.flushVisits();
+  const lines = logEntries(dir).filter((e) => e.op === 'X');
+  assert.equal(lines.reduce((n, e) => n + ('events' in e ? e.events.length / 4 : 0), 0), 5);
+  assert.deepEqual([...raw.keydir.events.referrers.inLog()], [[1, 'news.example']]);
+  await first;
+});
