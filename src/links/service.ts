@@ -10,7 +10,7 @@ import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
 import { labelsOf, mapMaybe, StoreUnavailableError, type Labels, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
-import { parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
+import { normalTag, parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
@@ -145,7 +145,9 @@ export function createService(options: ServiceOptions) {
    * event-loop turns (see `UrlListing`).
    */
   async function listing(paging: Paging & ListFilter): Promise<UrlListing<MaybePromise<UrlRecord[]>>> {
-    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q, tags: paging.tags });
+    // Tags are stored in NFC, so a filter is compared in NFC too, whichever door it came through.
+    const tags = paging.tags?.map(normalTag);
+    const page = await store.list({ limit: paging.limit, offset: paging.offset, now: seconds(), q: paging.q, tags });
     return {
       total: page.total,
       count: page.count,

@@ -241,11 +241,23 @@ export function parseTitle(raw: unknown): string | null {
 }
 
 /**
+ * A tag as it is stored and compared (docs/api.md, titles and tags): in Unicode NFC, so `é` typed
+ * as one code point or as `e` plus a combining accent is one tag, whichever door it came through.
+ * Case is kept (`a` and `A` are two tags, as in Shlink), and letters of other scripts that look
+ * alike (Latin `a`, Cyrillic `а`) stay apart: folding them would merge real words of other
+ * languages.
+ */
+export function normalTag(text: string): string {
+  return text.normalize('NFC');
+}
+
+/**
  * `tags` (docs/api.md): absent or null = none; otherwise an array of strings (JSON, MCP) or, as
  * text (`textual`: a query string, a form, a CSV cell), one string or several (a repeated field),
- * each holding tags separated by commas. Each tag is trimmed and must then be 1 to 50 characters
- * without a comma; duplicates are dropped, at most 20 remain, kept sorted (by UTF-16 code units,
- * as every store compares them), so two spellings of one set are one value.
+ * each holding tags separated by commas. Each tag is trimmed and put in NFC (`normalTag`) and must
+ * then be 1 to 50 characters without a comma; duplicates are dropped, at most 20 remain, kept
+ * sorted (by UTF-16 code units, as every store compares them), so two spellings of one set are one
+ * value.
  */
 export function checkTags(raw: unknown, textual = false): string[] | Refusal {
   if (raw === undefined || raw === null) return [];
@@ -264,7 +276,7 @@ export function checkTags(raw: unknown, textual = false): string[] | Refusal {
   const tags = new Set<string>();
   for (const piece of pieces) {
     if (typeof piece !== 'string') return new Refusal('tags must be strings');
-    const tag = piece.trim();
+    const tag = normalTag(piece.trim());
     const length = [...tag].length;
     if (length < 1 || length > MAX_TAG_LENGTH) return new Refusal(`a tag must be 1 to ${MAX_TAG_LENGTH} characters long (after trimming spaces), not ${length}`);
     if (tag.includes(',')) return new Refusal(`a tag must not contain a comma: ${JSON.stringify(tag)}`);
