@@ -2,7 +2,9 @@
  * A strict reader of the XML documents YOURLS' API writes (docs/compat.md#yourls-api), for tests:
  * the declaration, one root element, elements that hold either text or other elements, the five
  * predefined entities and character references. Anything else — an attribute, a comment, mixed
- * content, a tag left open, a stray `<` or `&` — throws, so a test fails on a malformed answer.
+ * content, a tag left open, a stray `<` or `&`, a character XML 1.0 forbids (a C0 control but tab,
+ * line feed and carriage return, a lone surrogate, U+FFFE, U+FFFF), written or referenced —
+ * throws, so a test fails on a malformed answer.
  */
 
 /** An element's content: its text, or its child elements in order as [name, content] pairs. */
@@ -12,9 +14,17 @@ export type XmlEntry = [name: string, content: XmlContent];
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const NAME = /^[A-Za-z_][\w.-]*/;
 const ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** Anything but XML 1.0's `Char`: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
+const NOT_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+function assertChars(text: string, where: string): void {
+  const found = NOT_CHAR.exec(text);
+  if (found !== null) throw new Error(`U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is no XML character, ${where} at ${found.index}`);
+}
 
 /** The document's root element, as [name, content]. */
 export function readXml(doc: string): XmlEntry {
+  assertChars(doc, 'in the document');
   if (!doc.startsWith(DECLARATION)) throw new Error(`no XML declaration: ${JSON.stringify(doc.slice(0, 60))}`);
   const reader = { text: doc, at: DECLARATION.length };
   const root = element(reader);
@@ -58,8 +68,10 @@ function decode(raw: string): string {
     if (ref === undefined) throw new Error(`a bare & in ${JSON.stringify(raw)}`);
     if (Object.hasOwn(ENTITIES, ref)) return ENTITIES[ref]!;
     const code = /^#(\d+)$/.exec(ref)?.[1] ?? (/^#x([0-9a-fA-F]+)$/.exec(ref)?.[1] !== undefined ? String(parseInt(ref.slice(2), 16)) : undefined);
-    if (code === undefined) throw new Error(`unknown entity ${whole}`);
-    return String.fromCodePoint(Number(code));
+    if (code === undefined || Number(code) > 0x10ffff) throw new Error(`unknown entity ${whole}`);
+    const char = String.fromCodePoint(Number(code));
+    assertChars(char, `referenced by ${whole}`);
+    return char;
   });
 }
 

@@ -90,12 +90,20 @@ function elements(fields: YourlsFields): string {
 }
 
 /**
- * Text content: the control characters the converter removes (tab included; line feed and
- * carriage return kept) are dropped, then `&`, `<`, `>` and the carriage return are escaped as
- * libxml2 escapes text. Quotes need no escape outside attributes.
+ * Characters text content may not hold: the control characters the converter removes (tab and
+ * DEL too; line feed and carriage return kept), and the other characters XML 1.0 forbids even as
+ * a reference — a UTF-16 surrogate without its pair (the `u` flag matches only those), U+FFFE and
+ * U+FFFF. A title may hold any of them, and one such title would make the whole `stats` document
+ * unreadable to every client.
+ */
+const NOT_XML = /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f\uD800-\uDFFF\uFFFE\uFFFF]/gu;
+
+/**
+ * Text content: the characters of `NOT_XML` are dropped, then `&`, `<`, `>` and the carriage
+ * return are escaped as libxml2 escapes text. Quotes need no escape outside attributes.
  */
 export function xmlText(text: string): string {
-  return text.replace(/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/g, '').replace(/[&<>\r]/g, (c) => XML_ESCAPES[c]!);
+  return text.replace(NOT_XML, '').replace(/[&<>\r]/g, (c) => XML_ESCAPES[c]!);
 }
 
 const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
