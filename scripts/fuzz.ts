@@ -1,7 +1,8 @@
 /**
  * Fuzzing from the command line: `node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]
  * [--store log|postgres]` (`npm run fuzz -- 100000`). Random raw HTTP requests against one server
- * with the gate on, checked against the properties in test/fuzz-harness.ts: on the log store, then
+ * with the gate on and the peers' surfaces on (Shlink's `/rest/`, YOURLS' `/yourls-api.php`),
+ * checked against the properties in test/support/fuzz-harness.ts: on the log store, then
  * on a throwaway PostgreSQL server (test/support/pg.ts; skipped with a loud message when
  * PostgreSQL is not installed), or on the one store `--store` names. Exit 1 on a failed property
  * (the message has the counterexample and its seed), 2 on bad usage.

@@ -87,7 +87,8 @@ export function importHandler(
 ): (ctx: Ctx, notice: readonly string[]) => Promise<void> {
   return async function importing(ctx, notice) {
     const type = mediaType(ctx.req.headers['content-type']);
-    const format = IMPORT_TYPES[type];
+    // An own key only: `__proto__` or `constructor` is no import type.
+    const format = Object.hasOwn(IMPORT_TYPES, type) ? IMPORT_TYPES[type] : undefined;
     if (format === undefined) {
       throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
     }

@@ -58,7 +58,8 @@ export function parseTransferCommand(argv: readonly string[]): TransferCommand |
     const arg = rest[i]!;
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    const filter = command === 'export-visits' ? VISIT_FILTERS[name] : undefined;
+    // An own key only: an argument `constructor` is no filter.
+    const filter = command === 'export-visits' && Object.hasOwn(VISIT_FILTERS, name) ? VISIT_FILTERS[name] : undefined;
     if (name === '--format' || name === '--database-url' || (name === '--from-line' && importing) || filter !== undefined) {
       const value = eq !== -1 && arg.startsWith('--') ? arg.slice(eq + 1) : rest[++i];
       if (value === undefined) throw new ConfigError(`option ${name} needs a value`);

@@ -61,7 +61,9 @@ export function createRouter<H>(routes: readonly Route<H>[]): (method: string, s
     for (const { route, parts, allow } of table) {
       const params = matchParts(parts, segments, route.accept);
       if (!params) continue;
-      const handler = route.methods[method] ?? (method === 'HEAD' && !route.noHead ? route.methods['GET'] : undefined);
+      // An own key only: the method is the request's text, and `constructor` is no handler.
+      const own = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
+      const handler = own ?? (method === 'HEAD' && !route.noHead ? route.methods['GET'] : undefined);
       return { route, params, handler, allow };
     }
     return undefined;

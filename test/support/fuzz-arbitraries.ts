@@ -4,13 +4,15 @@
  * free compositions: dot segments plain and encoded, broken percent-encodings, absolute form, `;`
  * parameters, many slashes, unicode, NUL, overlong), headers (Authorization right, wrong, twice;
  * odd Content-Type; Transfer-Encoding and Content-Length tricks; huge values) and bodies (valid,
- * truncated, deeply nested, wrong types, too large), each framed right or wrong; and MCP tool calls
- * (fuzz-tool-calls.ts).
+ * truncated, deeply nested, wrong types, too large), each framed right or wrong; MCP tool calls
+ * (fuzz-tool-calls.ts); and calls of the peers' surfaces, Shlink's `/rest/` and YOURLS'
+ * `/yourls-api.php` (fuzz-peer-calls.ts).
  *
  * Request lines and headers are latin1 strings (one char per byte), so any byte can be sent; text
  * meant as UTF-8 is converted first with `utf8Bytes`.
  */
 import fc from 'fast-check';
+import { shlinkCall, yourlsCall } from './fuzz-peer-calls.ts';
 import { toolCalls } from './fuzz-tool-calls.ts';
 
 /** Replaced by a live short code when a case is rendered. */
@@ -52,9 +54,13 @@ const API_ROUTES = ['/api/health', '/api/shorten', '/api/urls', `/api/urls/${COD
 const ROUTES = [
   '/', '/healthz', '/auth-check', '/static/index.html', '/static/x.js', `/${CODE}`, ...API_ROUTES, ...API_ROUTES,
   '/mcp', '/docs', '/openapi.json', '/schemas/v2/DeprecationNoticeNotification.json', '/metrics',
+  '/rest/v3/short-urls', `/rest/v3/short-urls/${CODE}`, '/rest/v3/tags/stats', '/rest/health', '/yourls-api.php',
 ];
 
-const KNOWN_SEGMENTS = ['api', 'urls', 'shorten', 'health', 'lookup', 'healthz', 'auth-check', 'static', 'index.html', 'mcp', 'docs', 'openapi.json', 'schemas', 'v2', 'favicon.ico', 'metrics', CODE];
+const KNOWN_SEGMENTS = [
+  'api', 'urls', 'shorten', 'health', 'lookup', 'healthz', 'auth-check', 'static', 'index.html', 'mcp', 'docs', 'openapi.json', 'schemas', 'v2', 'favicon.ico', 'metrics', CODE,
+  'rest', 'v3', 'short-urls', 'tags', 'yourls-api.php',
+];
 
 const TRICKY_SEGMENTS = [
   '', '.', '..', '...', '%2e', '%2E', '%2e%2e', '%2E%2e', '%2E%2E', '.%2e', '%2e.', '..;', ';', 'api;x=1', 'urls;jsessionid=1',
@@ -273,7 +279,45 @@ const mcpCall: fc.Arbitrary<FuzzCase> = fc.record({
   framing: fc.constant<Framing>('length'),
 });
 
-export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof({ weight: 8, arbitrary: anyRequest }, { weight: 2, arbitrary: apiCall }, { weight: 1, arbitrary: mcpCall });
+/** Who calls a peer's surface: no bearer token mostly (its clients cannot send one), or the token, or a wrong one. */
+const peerAuth = fc.constantFrom<AuthMode>('none', 'none', 'none', 'right', 'wrong');
+
+/** A call of Shlink's REST API, with `X-Api-Key` mostly right, a JSON body whatever the method. */
+const shlinkRequest: fc.Arbitrary<FuzzCase> = fc.record({ call: shlinkCall, auth: peerAuth, json: fc.boolean() }).map(({ call, auth, json }): FuzzCase => ({
+  method: call.method,
+  target: call.target,
+  version: 'HTTP/1.1',
+  host: true,
+  auth,
+  contentType: json ? 'application/json' : undefined,
+  headers: [...call.key],
+  body: call.method === 'GET' || call.method === 'DELETE' ? '' : call.body,
+  framing: 'length',
+}));
+
+/** A call of YOURLS' API: its parameters in the query string, or in a POST's url-encoded form. */
+const yourlsRequest: fc.Arbitrary<FuzzCase> = fc.record({ call: yourlsCall, auth: peerAuth }).map(({ call, auth }): FuzzCase => {
+  const form = call.inBody && call.method === 'POST';
+  return {
+    method: call.method,
+    target: form ? '/yourls-api.php' : `/yourls-api.php?${call.params}`,
+    version: 'HTTP/1.1',
+    host: true,
+    auth,
+    contentType: form ? 'application/x-www-form-urlencoded' : undefined,
+    headers: [],
+    body: form ? call.params : '',
+    framing: 'length',
+  };
+});
+
+export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
+  { weight: 8, arbitrary: anyRequest },
+  { weight: 2, arbitrary: apiCall },
+  { weight: 1, arbitrary: mcpCall },
+  { weight: 1, arbitrary: shlinkRequest },
+  { weight: 1, arbitrary: yourlsRequest },
+);
 
 export interface Rendered {
   bytes: Buffer;

@@ -169,10 +169,14 @@ export async function tagTable(service: Service, withVisits: boolean): Promise<T
     .map(([tag, row]) => ({ tag, shortUrlsCount: row.links, visitsSummary: summary(row.visits, row.bots) }));
 }
 
-/** Tags orderings (Shlink's tags list): `tag` (the default), `shortUrlsCount`, `visits`, `nonBotVisits`. */
-export const TAG_ORDERS: Readonly<Record<string, (a: TagStats, b: TagStats) => number>> = {
-  tag: (a, b) => compareText(a.tag, b.tag),
-  shortUrlsCount: (a, b) => a.shortUrlsCount - b.shortUrlsCount,
-  visits: (a, b) => a.visitsSummary.total - b.visitsSummary.total,
-  nonBotVisits: (a, b) => a.visitsSummary.nonBots - b.visitsSummary.nonBots,
-};
+/**
+ * Tags orderings (Shlink's tags list): `tag` (the default), `shortUrlsCount`, `visits`,
+ * `nonBotVisits`. A `Map`, since the key is the request's text: a plain object would answer
+ * `__proto__` or `constructor` with what every object inherits.
+ */
+export const TAG_ORDERS: ReadonlyMap<string, (a: TagStats, b: TagStats) => number> = new Map([
+  ['tag', (a: TagStats, b: TagStats) => compareText(a.tag, b.tag)],
+  ['shortUrlsCount', (a: TagStats, b: TagStats) => a.shortUrlsCount - b.shortUrlsCount],
+  ['visits', (a: TagStats, b: TagStats) => a.visitsSummary.total - b.visitsSummary.total],
+  ['nonBotVisits', (a: TagStats, b: TagStats) => a.visitsSummary.nonBots - b.visitsSummary.nonBots],
+]);

@@ -4,7 +4,7 @@
  * be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title or a
  * tag may be is still decided by the service; only what is Shlink's alone is decided here.
  */
-import { MAX_SEARCH_LENGTH } from '../../links/validate.ts';
+import { MAX_SEARCH_LENGTH, unstorableText } from '../../links/validate.ts';
 import { MAX_TIME, parseTime, RangeRefusal, zoneOf } from '../../visits/range.ts';
 import { invalidData, Problem } from './problems.ts';
 
@@ -86,14 +86,38 @@ const repeated = (query: URLSearchParams, name: string): string[] => [...query.g
 /** `true` as Shlink reads these flags. */
 const flag = (query: URLSearchParams, name: string): boolean => query.get(name) === 'true';
 
+/**
+ * Texts of the parameter `name` that every store can hold (`unstorableText`: no NUL, no lone
+ * surrogate), or the `invalid-data` problem naming it: PostgreSQL cannot compare a NUL, and the log
+ * store would find nothing, so one refusal keeps both stores' answer the same.
+ */
+function storable(name: string, texts: readonly string[]): Problem | undefined {
+  for (const text of texts) {
+    const reason = unstorableText(text, name);
+    if (reason !== undefined) return invalidData([name], reason);
+  }
+  return undefined;
+}
+
+/** `searchTerm` of a list (short URLs, tags): at most `MAX_SEARCH_LENGTH` characters a store can hold; `''` when absent. */
+export function parseSearchTerm(query: URLSearchParams): Parsed<string> {
+  const search = query.get('searchTerm') ?? '';
+  if (search.length > MAX_SEARCH_LENGTH) return invalidData(['searchTerm'], `searchTerm must be at most ${MAX_SEARCH_LENGTH} characters long`);
+  return storable('searchTerm', [search]) ?? search;
+}
+
 /** The query of `GET /rest/v3/short-urls`; `host`: this service's domain, which the list may name. */
 export function parseListParams(query: URLSearchParams, host: string): Parsed<ListParams> {
   const page = positive(query, 'page', 1, false);
   if (isProblem(page)) return page;
   const itemsPerPage = positive(query, 'itemsPerPage', 10, true);
   if (isProblem(itemsPerPage)) return itemsPerPage;
-  const search = query.get('searchTerm') ?? '';
-  if (search.length > MAX_SEARCH_LENGTH) return invalidData(['searchTerm'], `searchTerm must be at most ${MAX_SEARCH_LENGTH} characters long`);
+  const search = parseSearchTerm(query);
+  if (isProblem(search)) return search;
+  const tags = [...new Set(repeated(query, 'tags'))];
+  const excludeTags = [...new Set(repeated(query, 'excludeTags'))];
+  const unstorable = storable('tags', tags) ?? storable('excludeTags', excludeTags);
+  if (unstorable !== undefined) return unstorable;
   const tagsMode = mode(query, 'tagsMode');
   if (isProblem(tagsMode)) return tagsMode;
   const excludeTagsMode = mode(query, 'excludeTagsMode');
@@ -109,9 +133,9 @@ export function parseListParams(query: URLSearchParams, host: string): Parsed<Li
     page,
     itemsPerPage,
     searchTerm: search === '' ? undefined : search,
-    tags: [...new Set(repeated(query, 'tags'))],
+    tags,
     tagsMode,
-    excludeTags: [...new Set(repeated(query, 'excludeTags'))],
+    excludeTags,
     excludeTagsMode,
     order,
     startDate,

@@ -18,8 +18,9 @@ import type { RouteDoc } from '../../published/openapi.ts';
 import { JSON_TYPE, type Responder } from '../../http/respond.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Failure, Service } from '../../links/service.ts';
+import { StoreUnavailableError } from '../../store/link-store.ts';
 import { listShortUrls, summaries, TAG_ORDERS, tagTable, botVisits } from './lists.ts';
-import { isProblem, parseCreateBody, parseEditBody, parseListParams, parseVisitParams, type CreateRequest } from './params.ts';
+import { isProblem, parseCreateBody, parseEditBody, parseListParams, parseSearchTerm, parseVisitParams, type CreateRequest } from './params.ts';
 import {
   INVALID_KEY,
   invalidData,
@@ -78,6 +79,9 @@ function normalized(url: string): string | undefined {
   }
 }
 
+/** A store that cannot be read or written: Shlink has no error type for it, so RFC 7807's plain one. */
+const unavailable = (detail: string): Problem => plainProblem(503, 'Service Unavailable', detail);
+
 /** A service failure of a link named `code` as Shlink says it. */
 function failed(failure: Failure, code: string): Problem {
   switch (failure.error) {
@@ -88,7 +92,7 @@ function failed(failure: Failure, code: string): Problem {
     case 'conflict':
       return nonUniqueSlug(code);
     case 'unavailable':
-      return plainProblem(503, 'Service Unavailable', failure.detail);
+      return unavailable(failure.detail);
     case 'rate_limited':
       // Shlink has no rate limit of its own, so no error type for it: RFC 7807's plain one.
       return plainProblem(429, 'Too Many Requests', failure.detail, [retryAfter(failure.retryAfter)]);
@@ -130,7 +134,8 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
 
   /**
    * A route's handler: the key first (unless `open`), then the work; a body refused by the reader
-   * (too large, 413) is a problem like any other answer of this surface.
+   * (too large, 413) and a store that cannot be read or written (a database down, 503) are
+   * problems like any other answer of this surface, never the REST door's `{"detail"}`.
    */
   function handler(work: (ctx: Ctx) => Answer | Promise<Answer>, open = false): RouteHandler {
     return async function shlink(ctx) {
@@ -140,8 +145,9 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       try {
         answer = await work(ctx);
       } catch (err) {
-        if (!(err instanceof HttpError) || err.detail === undefined) throw err;
-        answer = plainProblem(err.status, err.status === 413 ? 'Payload Too Large' : 'Bad Request', err.detail);
+        if (err instanceof StoreUnavailableError) answer = unavailable(err.message);
+        else if (err instanceof HttpError && err.detail !== undefined) answer = plainProblem(err.status, err.status === 413 ? 'Payload Too Large' : 'Bad Request', err.detail);
+        else throw err;
       }
       send(ctx, answer);
     };
@@ -281,13 +287,15 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   async function tags(ctx: Ctx, withStats: boolean): Promise<Answer> {
     const query = ctx.query();
     const [field = 'tag', dir = 'ASC'] = (query.get('orderBy') || 'tag-ASC').split('-');
-    const compare = TAG_ORDERS[field];
+    const compare = TAG_ORDERS.get(field);
     if (compare === undefined || (dir !== 'ASC' && dir !== 'DESC') || (!withStats && field !== 'tag')) {
-      return invalidData(['orderBy'], `orderBy must be one of ${withStats ? Object.keys(TAG_ORDERS).join(', ') : 'tag'}, followed by -ASC or -DESC`);
+      return invalidData(['orderBy'], `orderBy must be one of ${withStats ? [...TAG_ORDERS.keys()].join(', ') : 'tag'}, followed by -ASC or -DESC`);
     }
     const params = parseVisitParams(query);
     if (isProblem(params)) return params;
-    const search = (query.get('searchTerm') ?? '').toLowerCase();
+    const searchTerm = parseSearchTerm(query);
+    if (isProblem(searchTerm)) return searchTerm;
+    const search = searchTerm.toLowerCase();
     const rows = (await tagTable(service, withStats)).filter((t) => t.tag.toLowerCase().includes(search));
     rows.sort((a, b) => (dir === 'ASC' ? 1 : -1) * compare(a, b));
     const [from, to] = pageBounds(params.page, params.itemsPerPage, rows.length);

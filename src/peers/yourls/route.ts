@@ -8,6 +8,7 @@ import type { Ctx, RouteHandler } from '../../http/context.ts';
 import { flatten } from '../../http/headers.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
+import { StoreUnavailableError } from '../../store/link-store.ts';
 import { ref } from '../../published/openapi-parts.ts';
 import type { Route } from '../../http/router.ts';
 import type { RouteDoc } from '../../published/openapi.ts';
@@ -15,7 +16,7 @@ import { yourlsActions } from './actions.ts';
 import { signed } from './auth.ts';
 import { render, type YourlsResult } from './output.ts';
 import { requestParams } from './params.ts';
-import { authError, INVALID_LOGIN, PLEASE_LOG_IN, unknownAction, withCallback } from './shapes.ts';
+import { authError, INVALID_LOGIN, PLEASE_LOG_IN, unavailable, unknownAction, withCallback } from './shapes.ts';
 
 export interface YourlsDeps {
   service: Service;
@@ -68,7 +69,13 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
       result = authError(params.has('username') || params.has('password') ? INVALID_LOGIN : PLEASE_LOG_IN, params.get('callback') ?? '');
     } else {
       const name = params.get('action');
-      result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, ctx.req) : unknownAction();
+      try {
+        result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, ctx.req) : unknownAction();
+      } catch (err) {
+        // A store that cannot be read (a database down) is this surface's 503, in the format asked for.
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        result = unavailable(name ?? '', err.message);
+      }
       const callback = params.get('callback') ?? params.get('jsonp');
       if (callback !== undefined) result = withCallback(result, callback);
     }
@@ -90,7 +97,7 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
       404: answer('expand or url-stats of an unknown link.'),
       413: ref('responses', 'PayloadTooLarge'),
       429: answer('shorturl past CREATE_RATE_LIMIT for this client address; Retry-After says when to try again.'),
-      503: answer('The link could not be stored.'),
+      503: answer('The link could not be stored, or the links could not be read (a database down).'),
     },
   });
 

@@ -162,6 +162,15 @@ export function version(withDb: boolean): YourlsResult {
   return { fields: withDb ? { version: YOURLS_VERSION, db_version: YOURLS_DB_VERSION } : { version: YOURLS_VERSION }, simple: YOURLS_VERSION };
 }
 
+/**
+ * `action` could not reach the links (a database down): a create is the `error:db` refusal of a
+ * link that could not be stored, any other action YOURLS' error shape; 503 either way.
+ */
+export function unavailable(action: string, detail: string): YourlsResult {
+  if (action === 'shorturl') return shortenFailed('error:db', detail, '503');
+  return { fields: { errorCode: '503', message: detail }, simple: detail };
+}
+
 export function unknownAction(): YourlsResult {
   const message = 'Unknown or missing "action" parameter';
   return { fields: { errorCode: '400', message }, simple: message };
