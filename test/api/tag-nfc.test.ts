@@ -92,4 +92,18 @@ test("Shlink's door: a create stores NFC, and its tag filter in NFD finds the NF
   const listed = await h.req(`/rest/v3/short-urls?${new URLSearchParams({ 'tags[]': NFD })}`, { headers: { 'x-api-key': KEY } });
   assert.equal(listed.status, 200, listed.body);
   assert.deepEqual((JSON.parse(listed.body) as { shortUrls: { data: { shortCode: string }[] } }).shortUrls.data.map((u) => u.shortCode), ['shlink-1']);
+  // The filters Shlink's door applies itself: any of several tags, and tags to leave out.
+  const other = await h.req('/rest/v3/short-urls', { method: 'POST', headers, body: JSON.stringify({ longUrl: 'https://example.com/o', customSlug: 'shlink-2', tags: ['other'] }) });
+  assert.equal(other.status, 200, other.body);
+  const codes = async (query: string[][]): Promise<string[]> => {
+    const r = await h.req(`/rest/v3/short-urls?${new URLSearchParams(query)}`, { headers: { 'x-api-key': KEY } });
+    assert.equal(r.status, 200, r.body);
+    return (JSON.parse(r.body) as { shortUrls: { data: { shortCode: string }[] } }).shortUrls.data.map((u) => u.shortCode).sort();
+  };
+  assert.deepEqual(await codes([['tags[]', NFD], ['tags[]', 'nothing'], ['tagsMode', 'any']]), ['shlink-1']);
+  assert.deepEqual(await codes([['excludeTags[]', NFD]]), ['shlink-2']);
+  // findIfExists: the same tags, typed the other way, are the same link.
+  const again = await h.req('/rest/v3/short-urls', { method: 'POST', headers, body: JSON.stringify({ longUrl: 'https://example.com/s', customSlug: 'shlink-1', tags: [NFD, 'A'], findIfExists: true }) });
+  assert.equal(again.status, 200, again.body);
+  assert.equal((JSON.parse(again.body) as { shortCode: string }).shortCode, 'shlink-1');
 });

@@ -4,7 +4,7 @@
  * be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title or a
  * tag may be is still decided by the service; only what is Shlink's alone is decided here.
  */
-import { MAX_SEARCH_LENGTH, unstorableText } from '../../links/validate.ts';
+import { MAX_SEARCH_LENGTH, normalTag, unstorableText } from '../../links/validate.ts';
 import { MAX_TIME, parseTime, RangeRefusal, zoneOf } from '../../visits/range.ts';
 import { invalidData, Problem } from './problems.ts';
 
@@ -114,8 +114,9 @@ export function parseListParams(query: URLSearchParams, host: string): Parsed<Li
   if (isProblem(itemsPerPage)) return itemsPerPage;
   const search = parseSearchTerm(query);
   if (isProblem(search)) return search;
-  const tags = [...new Set(repeated(query, 'tags'))];
-  const excludeTags = [...new Set(repeated(query, 'excludeTags'))];
+  // Filters compare with tags as stored: in NFC (`normalTag`, docs/api.md).
+  const tags = [...new Set(repeated(query, 'tags').map(normalTag))];
+  const excludeTags = [...new Set(repeated(query, 'excludeTags').map(normalTag))];
   const unstorable = storable('tags', tags) ?? storable('excludeTags', excludeTags);
   if (unstorable !== undefined) return unstorable;
   const tagsMode = mode(query, 'tagsMode');

@@ -18,6 +18,7 @@ import type { RouteDoc } from '../../published/openapi.ts';
 import { JSON_TYPE, type Responder } from '../../http/respond.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Failure, Service } from '../../links/service.ts';
+import { normalTag } from '../../links/validate.ts';
 import { StoreUnavailableError } from '../../store/link-store.ts';
 import { listShortUrls, summaries, TAG_ORDERS, tagTable, botVisits } from './lists.ts';
 import { isProblem, parseCreateBody, parseEditBody, parseListParams, parseSearchTerm, parseVisitParams, type CreateRequest } from './params.ts';
@@ -188,7 +189,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
     if (typeof request.url !== 'string' || normalized(request.url) !== r.original_url) return undefined;
     if (request.maxVisits !== undefined && request.maxVisits !== null && r.max_visits !== request.maxVisits) return undefined;
     if (request.validUntil !== undefined && r.expires_at !== r.created_at + Math.ceil((request.validUntil - r.created_at) / DAY) * DAY) return undefined;
-    if (Array.isArray(request.tags) && [...new Set(request.tags.map((t) => String(t).trim()))].sort().join('\n') !== r.tags.join('\n')) return undefined;
+    if (Array.isArray(request.tags) && [...new Set(request.tags.map((t) => normalTag(String(t).trim())))].sort().join('\n') !== r.tags.join('\n')) return undefined;
     return r;
   }
 
