@@ -3,12 +3,15 @@
  * name, message, diff and stack), then each failed test's file and name, each test not run with
  * its reason (in the cluster target, those about one process's own state), the output of a file
  * that failed outside its tests (its own failure says only "test failed"; under CI a missing tool
- * fails a file so, as it loads), then the run's totals on one line. Plain JavaScript: node loads
+ * fails a file so, as it loads), the 20 slowest files, then the run's totals on one line. Plain JavaScript: node loads
  * reporters before `--import tsx` applies.
  */
 import { relative } from 'node:path';
 import { dot } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
+
+/** Files listed by time at the end: where a faster suite has to look first. */
+const SLOWEST = 20;
 
 const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
 
@@ -27,10 +30,15 @@ export default async function* reporter(source) {
   const totals = [];
   /** What each file wrote to stderr. @type {Map<string, string>} */
   const stderr = new Map();
+  /** Each file's time in its tests (the sum of its top-level tests' durations), ms. @type {Map<string, number>} */
+  const files = new Map();
   /** Files that failed outside their tests. @type {string[]} */
   const broken = [];
   async function* watched() {
     for await (const event of source) {
+      if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0 && event.data.file !== undefined) {
+        files.set(event.data.file, (files.get(event.data.file) ?? 0) + (event.data.details.duration_ms ?? 0));
+      }
       if (event.type === 'test:fail') {
         // A suite or a test that failed only because a subtest did is named by that subtest.
         const { name, file, details } = event.data;
@@ -51,5 +59,9 @@ export default async function* reporter(source) {
   if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
   for (const file of broken) yield `\n${where(file)}failed outside its tests; its output:\n${stderr.get(file) ?? '(none)\n'}`;
+  if (files.size) {
+    const slowest = [...files].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
+    yield `\nSlowest files (time in their tests, other files running beside them):\n${slowest.map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)} s  ${where(file).slice(0, -2)}`).join('\n')}\n`;
+  }
   yield `\n${totals.join(', ')}\n`;
 }
