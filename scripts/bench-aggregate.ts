@@ -3,7 +3,7 @@
  * events over 100k links, in 30 daily buckets (UTC, and Europe/Berlin, whose days straddle two UTC
  * days), every top list, visitors drawn from a pool per day. Not a test: it prints events/s.
  *
- *   node --import tsx scripts/bench-aggregate.ts
+ *   node --import ./scripts/ts-loader.mjs scripts/bench-aggregate.ts
  */
 import { StatsAccumulator, TopLinks } from '../src/visits/aggregate.ts';
 import { BOT, HAS_VISITOR, STRIDE } from '../src/visits/packed.ts';

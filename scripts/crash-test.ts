@@ -1,12 +1,12 @@
 /**
- * Crash test from the command line: `node --import tsx scripts/crash-test.ts [cycles=100] [--seed N]`.
+ * Crash test from the command line: `node --import ./scripts/ts-loader.mjs scripts/crash-test.ts [cycles=100] [--seed N]`.
  * Kills the real server with SIGKILL mid-load, cycle after cycle, and checks every restart against
  * what the clients were told (see test/crash-harness.ts). Exit 1 on a broken promise, 2 on bad usage.
  */
 import { CrashViolation, runCrashCycles } from '../test/support/crash-harness.ts';
 import { parseCountAndSeed } from './count-and-seed.ts';
 
-const USAGE = 'usage: node --import tsx scripts/crash-test.ts [cycles=100] [--seed N]';
+const USAGE = 'usage: node --import ./scripts/ts-loader.mjs scripts/crash-test.ts [cycles=100] [--seed N]';
 
 async function main(): Promise<number> {
   let args;
@@ -27,7 +27,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (err) {
     if (!(err instanceof CrashViolation)) throw err;
-    process.stderr.write(`FAILED: ${err.message}\nreplay: node --import tsx scripts/crash-test.ts ${args.cycles} --seed ${err.seed}\n`);
+    process.stderr.write(`FAILED: ${err.message}\nreplay: node --import ./scripts/ts-loader.mjs scripts/crash-test.ts ${args.cycles} --seed ${err.seed}\n`);
     return 1;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Fuzzing from the command line: `node --import tsx scripts/fuzz.ts [runs=10000] [--seed N]
+ * Fuzzing from the command line: `node --import ./scripts/ts-loader.mjs scripts/fuzz.ts [runs=10000] [--seed N]
  * [--store log|postgres]` (`npm run fuzz -- 100000`). Random raw HTTP requests against one server
  * with the gate on and the peers' surfaces on (Shlink's `/rest/`, YOURLS' `/yourls-api.php`),
  * checked against the properties in test/support/fuzz-harness.ts: on the log store, then
@@ -11,7 +11,7 @@ import { runFuzz } from '../test/support/fuzz-harness.ts';
 import { pgServer } from '../test/support/pg.ts';
 import { parseCountAndSeed } from './count-and-seed.ts';
 
-const USAGE = 'usage: node --import tsx scripts/fuzz.ts [runs=10000] [--seed N] [--store log|postgres]';
+const USAGE = 'usage: node --import ./scripts/ts-loader.mjs scripts/fuzz.ts [runs=10000] [--seed N] [--store log|postgres]';
 
 type Store = 'log' | 'postgres';
 

@@ -31,7 +31,7 @@ let running: number | undefined;
 function runTests(dir: string, files: readonly string[]): Promise<Run> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=dot', ...files], {
+    const child = spawn(process.execPath, ['--import', './scripts/ts-loader.mjs', '--test', '--test-concurrency=1', '--test-reporter=dot', ...files], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

@@ -12,6 +12,7 @@ import { createShortener } from '../../src/app.ts';
 import { configFromOptions, helpText, resolveConfig, SETTINGS, type Config, type Resolved } from '../../src/cli/config.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { request, tempDir } from '../support/helpers.ts';
+import { TS_IMPORT } from '../support/ts-import.ts';
 
 const ROOT = new URL('../..', import.meta.url);
 const CONFIG_FILE = 'settings.json';
@@ -627,7 +628,7 @@ function cli(args: readonly string[], env: Record<string, string>): Cli {
   // Keep coverage of the child when the suite runs under c8.
   const coverage = process.env['NODE_V8_COVERAGE'];
   if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], {
     cwd: ROOT,
     env: { ...childEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,12 +14,13 @@ import { test, type TestContext } from 'node:test';
 import { ROOT, serverProcess, tempDir } from '../support/helpers.ts';
 import { missingTool } from '../support/missing-tool.ts';
 import { DOC_ORIGIN, matchOutput, runnableBlocks, substitute, type Block } from '../support/runnable-blocks.ts';
+import { TS_LOADER } from '../support/ts-import.ts';
 
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
 const BLOCKS = PAGES.flatMap((page) => runnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')));
 
 /** The server of `npm start`, from the sources, its log kept out of the block's output. */
-const SERVER = `node --import ${JSON.stringify(import.meta.resolve('tsx'))} ${JSON.stringify(join(ROOT, 'src', 'server.ts'))} >>server.log 2>&1`;
+const SERVER = `node --import ${JSON.stringify(TS_LOADER)} ${JSON.stringify(join(ROOT, 'src', 'server.ts'))} >>server.log 2>&1`;
 
 /** A command as the test runs it: the test's server address and command for the docs' ones. */
 function runnable(command: string, origin: string, bound: ReadonlyMap<string, string>): string {

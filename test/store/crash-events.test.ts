@@ -24,6 +24,7 @@ import { Store } from '../../src/store/log/store.ts';
 import { prng } from '../support/crash-harness.ts';
 import { EventLoad, LOAD_KEY, REFERRER_HOSTS } from '../support/event-load.ts';
 import { request, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
+import { TS_IMPORT } from '../support/ts-import.ts';
 
 const quiet = createLogger('silent');
 /** Unlimited visits answered this long before a kill must be counted: the 1 s flush and some slack. */
@@ -149,7 +150,7 @@ test('log store: kill -9 during compactions forced mid-run keeps the invariant t
   await crashRounds(t, {
     rounds: 5,
     launch: async (dir) => {
-      const s = await serverProcess({ ...env(dir), COMPACT_EVERY_MS: '40' }, ['--import', 'tsx', 'test/support/compacting-server.ts']);
+      const s = await serverProcess({ ...env(dir), COMPACT_EVERY_MS: '40' }, [...TS_IMPORT, 'test/support/compacting-server.ts']);
       void s.exited.then(() => (compactions += s.lines.filter((l) => l['msg'] === 'log compacted').length));
       return s;
     },

@@ -22,6 +22,7 @@ import { createLogger } from '../../src/log.ts';
 import type { InstanceMessage, InstanceRequest } from './cluster-instance.ts';
 import { pgServer, type PgServer } from './pg.ts';
 import { startProxy, type Proxy } from './proxy.ts';
+import { TS_IMPORT } from './ts-import.ts';
 
 /** The target of this test run: `local` (one process, the log store) or `cluster`. */
 export const TARGET = process.env['SHORTENER_TEST_TARGET'] === 'cluster' ? 'cluster' : 'local';
@@ -46,7 +47,7 @@ class Instance {
 
   constructor(onLog: (id: number, line: string) => void) {
     const env: NodeJS.ProcessEnv = { ...process.env };
-    this.child = fork(new URL('./cluster-instance.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(new URL('./cluster-instance.ts', import.meta.url), [], { execArgv: [...TS_IMPORT], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (message: InstanceMessage) => {
       if ('log' in message) return onLog(message.log, message.line);
       const waiter = this.pending.get(message.reply);

@@ -7,7 +7,7 @@
  * compactions. Its stdout is JSON lines, like the server's: `listening` (with `url`) once ready,
  * and `log compacted` after each compaction.
  *
- *   node --import tsx test/support/compacting-server.ts
+ *   node --import ./scripts/ts-loader.mjs test/support/compacting-server.ts
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

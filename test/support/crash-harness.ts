@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request, tempDir } from './helpers.ts';
+import { TS_IMPORT } from './ts-import.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'k';
@@ -127,7 +128,7 @@ function spawnServer(dir: string): Promise<ServerProcess> {
   for (const name of CONFIG_ENV) delete env[name];
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/server.ts', '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'],
+    [...TS_IMPORT, 'src/server.ts', '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const lines: Record<string, unknown>[] = [];

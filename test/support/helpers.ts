@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createShortener, type Shortener, type ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { openCluster, TARGET } from './cluster.ts';
+import { TS_IMPORT } from './ts-import.ts';
 
 /** The project root, the working directory of every server child process. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -56,7 +57,7 @@ function launch(command: readonly string[], env: Record<string, string>, onLine:
 }
 
 /** The server from its sources, as the tests run it. */
-const SOURCE_ENTRY: readonly string[] = ['--import', 'tsx', 'src/server.ts'];
+const SOURCE_ENTRY: readonly string[] = [...TS_IMPORT, 'src/server.ts'];
 
 /**
  * Starts `src/server.ts` (or `entry`: node's arguments, e.g. a built file) as a child process on
@@ -109,7 +110,7 @@ export async function serverProcessOn(t: Pick<TestContext, 'after'>, env: Record
 /** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
 export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -389,7 +390,7 @@ export interface SpawnedServer {
 export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArgs = [] }: { wrapper?: string[]; nodeArgs?: string[] } = {}): SpawnedServer {
   let listened = (_: boolean): void => undefined;
   const listening = new Promise<boolean>((resolve) => (listened = resolve));
-  const { child, lines, stderr } = launch([...wrapper, process.execPath, '--import', 'tsx', ...nodeArgs, 'src/server.ts'], env, (line) => {
+  const { child, lines, stderr } = launch([...wrapper, process.execPath, ...TS_IMPORT, ...nodeArgs, 'src/server.ts'], env, (line) => {
     if (line['msg'] === 'listening') listened(true);
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -4,7 +4,7 @@
  * (only once its count is durable, as a redirect would be sent) and `done` once the limit answers.
  * The parent kills it with SIGKILL at a random moment.
  *
- *   node --import tsx test/support/limited-visits-child.ts <data dir> <code> <concurrency>
+ *   node --import ./scripts/ts-loader.mjs test/support/limited-visits-child.ts <data dir> <code> <concurrency>
  */
 import { writeSync } from 'node:fs';
 import { createLogger } from '../../src/log.ts';

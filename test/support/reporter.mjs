@@ -4,7 +4,7 @@
  * its reason (in the cluster target, those about one process's own state), the output of a file
  * that failed outside its tests (its own failure says only "test failed"; under CI a missing tool
  * fails a file so, as it loads), the 20 slowest files, then the run's totals on one line. Plain JavaScript: node loads
- * reporters before `--import tsx` applies.
+ * reporters before the TypeScript loader (`--import ./scripts/ts-loader.mjs`) applies.
  */
 import { relative } from 'node:path';
 import { dot } from 'node:test/reporters';

@@ -5,12 +5,13 @@
  * SIGKILL. Resolves with how it ended and what it printed.
  */
 import { spawn } from 'node:child_process';
+import { TS_IMPORT } from './ts-import.ts';
 
 const src = (p: string) => new URL(`../../src/${p}`, import.meta.url).href;
 
 export function runUntilStopped(script: string, args: string[]): Promise<{ how: string; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), ...args], {
+    const child = spawn(process.execPath, [...TS_IMPORT, '--input-type=module', '-e', script, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseTransferCommand } from '../../src/cli/transfer-commands.ts';
 import { request, ROOT, runCli, serverProcessOn, tempDir } from '../support/helpers.ts';
+import { TS_IMPORT } from '../support/ts-import.ts';
 
 const KEY = 'admin-key';
 
@@ -126,7 +127,7 @@ test('export into a pipe closed early (| head -1) stops, says so on stderr, exit
   const file = join(dir, 'many.csv');
   writeFileSync(file, 'url\n' + Array.from({ length: 5000 }, (_, i) => `https://example.com/many/${i}/${'x'.repeat(100)}\n`).join(''));
   assert.equal((await runCli(['import', file, '--data-dir', dir, '--fsync', 'off'])).code, 0);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   await once(child.stdout, 'data');

@@ -13,6 +13,7 @@ import { createLogger } from '../../../src/log.ts';
 import { LogStore } from '../../../src/store/log/log-store.ts';
 import { Store } from '../../../src/store/log/store.ts';
 import { ROOT, tempDir } from '../../support/helpers.ts';
+import { TS_IMPORT } from '../../support/ts-import.ts';
 
 const LIMIT = 5000;
 const CONCURRENCY = 16;
@@ -21,7 +22,7 @@ const quiet = createLogger('silent');
 
 /** Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the visits it was granted. */
 async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/limited-visits-child.ts', dir, CODE, String(CONCURRENCY)], {
+  const child = spawn(process.execPath, [...TS_IMPORT, 'test/support/limited-visits-child.ts', dir, CODE, String(CONCURRENCY)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
