@@ -23,9 +23,13 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'ts-loader');
 /** The folders whose `.ts` files `build` compiles. */
 const FOLDERS = ['src', 'test', 'test-container', 'scripts'];
 
-/** esbuild's options for one file: what the TypeScript of tsconfig.json needs, nothing more. */
+/**
+ * esbuild's options for one file: what the TypeScript of tsconfig.json needs, nothing more. The
+ * source map names the file beside it (its URL is the file's own) and leaves its text out: every
+ * process under coverage writes its maps into its report, and c8 reads the sources from disk.
+ */
 function options(path) {
-  return { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcefile: path.slice(path.lastIndexOf('/') + 1), tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } } };
+  return { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcesContent: false, sourcefile: path.slice(path.lastIndexOf('/') + 1), tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } } };
 }
 
 /**
