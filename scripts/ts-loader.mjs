@@ -7,12 +7,13 @@
  *
  * - `node scripts/ts-loader.mjs build` compiles every `.ts` under src/, test/, test-container/
  *   and scripts/ in one pass (`npm test` runs it first).
- * - A file missing from the cache, or changed since it was compiled, is compiled when loaded, so
- *   a stale cache is never run.
+ * - A file missing from the cache, or changed since it was compiled (its text's hash names its
+ *   entry), is compiled when loaded, so a stale cache is never run.
  * - Plain JavaScript, and only esbuild (a dev dependency): the loader must run before any
  *   TypeScript can.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,10 +34,11 @@ function options(path) {
 }
 
 /**
- * Where the compiled text of `path` is kept: by its absolute path, so that a copy of the project
- * (`npm run mutate` runs one, its node_modules linked to this one's) never shares an entry.
+ * Where the compiled text of `path` is kept: by its absolute path (a copy of the project, as
+ * `npm run mutate` makes, its node_modules linked to this one's, never shares an entry) and the
+ * hash of its text (an edit, a mutant and its undoing, however close in time, are each compiled).
  */
-const cached = (path) => join(CACHE, path + '.js');
+const cached = (path, source) => join(CACHE, `${path}.${createHash('sha1').update(source).digest('hex').slice(0, 16)}.js`);
 
 /** Writes `text` to `path` whole: another process may be reading the cache (a rename is atomic). */
 function writeWhole(path, text) {
@@ -47,16 +49,17 @@ function writeWhole(path, text) {
 }
 
 let esbuild;
-/** The compiled text of `path`: from the cache when it is as new as the source, else compiled now. */
+/** The compiled text of `path`: from the cache, else compiled now (and kept). */
 async function compiled(path) {
-  const out = cached(path);
+  const source = readFileSync(path, 'utf8');
+  const out = cached(path, source);
   try {
-    if (statSync(out).mtimeMs >= statSync(path).mtimeMs) return readFileSync(out, 'utf8');
+    return readFileSync(out, 'utf8');
   } catch {
     // Not compiled yet.
   }
   esbuild ??= await import('esbuild');
-  const { code } = esbuild.transformSync(readFileSync(path, 'utf8'), options(path));
+  const { code } = esbuild.transformSync(source, options(path));
   writeWhole(out, code);
   return code;
 }
@@ -82,10 +85,13 @@ async function build() {
   };
   for (const folder of FOLDERS) walk(join(ROOT, folder));
   const esbuild = await import('esbuild');
+  // Entries of older texts go: the cache holds what the files are now.
+  rmSync(CACHE, { recursive: true, force: true });
   await Promise.all(
     files.map(async (path) => {
-      const { code } = await esbuild.transform(readFileSync(path, 'utf8'), options(path));
-      writeWhole(cached(path), code);
+      const source = readFileSync(path, 'utf8');
+      const { code } = await esbuild.transform(source, options(path));
+      writeWhole(cached(path, source), code);
     }),
   );
   process.stdout.write(`compiled ${files.length} TypeScript files in ${Date.now() - started} ms\n`);
