@@ -1,8 +1,12 @@
 /**
  * `npm run test:local`: every test file (`test/<folder>/*.test.ts` and one level deeper), each in
- * a process of its own, two at a time, the longest first. A run of files ends when its last file does: were
- * the browser and crash tests (a minute each) last, as their folders' names put them, the run
- * would end on one file while the other slot stood idle.
+ * a process of its own, four at a time, the longest first.
+ *
+ * - Four: most files wait on child processes (servers, browsers, databases) more than they compute;
+ *   on two cores, two at a time left a core idle a fifth of the run, and five was slower again.
+ * - Longest first: a run ends when its last file does. Were the browser and crash tests (a minute
+ *   each) last, as their folders' names put them, the run would end on one file, the other slots
+ *   idle.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
