@@ -215,7 +215,7 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
 }
 
 /** Events per line of a rewritten log. */
-const EVENTS_PER_LINE = 4096;
+export const EVENTS_PER_LINE = 4096;
 
 /**
  * The lines of slot `s`'s events, appended to `chunks`: a `K` (the link's events are these, numbered

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { CHECKPOINT_VERSION, checkpointPath } from '../../../src/store/log/checkpoint.ts';
+import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
 import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
@@ -26,8 +27,8 @@ const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const USED = 'log replayed from its start-up checkpoint';
 const WRITTEN = 'start-up checkpoint written';
-/** Events one line of a compacted log holds (`compaction.ts`). */
-const LINE_EVENTS = 4096;
+/** Events one line of a compacted log holds. */
+const LINE_EVENTS = EVENTS_PER_LINE;
 const BIG_LIMIT = 3 * LINE_EVENTS;
 
 function open(dir: string, logs = new LogCapture(), options: Partial<StoreOptions> = {}): Store {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
+import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
 import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
@@ -20,6 +21,7 @@ const T = 1_790_000_000;
 const LIMIT = 5_000;
 /** More than one line of a compacted log holds. */
 const BEFORE = 4_500;
+assert.ok(BEFORE > EVENTS_PER_LINE, 'the link takes more than one line of a compacted log');
 const AFTER = 400;
 
 /** A store that writes no checkpoint of its own and compacts only when told. */
