@@ -10,7 +10,8 @@
  * the edit (`store.ts`, `write`). Both kinds read the count when they queue, and the log writes in
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
-import { encodeEntry, eventLineBound, writeEventLine, type Entry } from './format.ts';
+import { encodeEntry, type Entry } from './format.ts';
+import { eventEntries, eventLines, PENDING, referrerEntries } from './pending-events.ts';
 import type { EncodedLines } from './log-writer.ts';
 import type { InsertChain } from '../link-store.ts';
 import type { VisitEvent } from '../../visits/event.ts';
@@ -23,11 +24,6 @@ import type { RepeatLog } from '../../log-throttle.ts';
 const COUNTS_PER_ENTRY = 500;
 /** Events that make a flush's worth (`record`): a few milliseconds of encoding. */
 export const FLUSH_EVENTS = 4096;
-/** Events per event entry: a line of a few kilobytes. */
-const EVENTS_PER_ENTRY = 256;
-
-/** Numbers a pending event takes in `VisitCounts.pending`: slot, seq, time, visitor, referrer, attrs. */
-const PENDING = 6;
 
 export class VisitCounts {
   /** Slots visited since the last flush (renumbered by `renumber`). */
@@ -87,7 +83,7 @@ export class VisitCounts {
     const seq = records.addEvent(s, time, visitor, referrer, attrs);
     const code = records.code(s);
     const entries = this.pendingEntries(s);
-    entries.push(...this.referrerEntries([referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
+    entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
     return this.append(entries).then(
       () => records.events.referrers.markWritten(referrer),
       (err: unknown) => {
@@ -114,7 +110,7 @@ export class VisitCounts {
     events.setNextSeq(s, seq + 1);
     const code = records.code(s);
     const entries = this.pendingEntries(s);
-    entries.push(...this.referrerEntries([referrer]), { op: 'Y', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
+    entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'Y', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
     return this.append(entries, chain).then(() => {
       events.referrers.markWritten(referrer);
       const now = records.find(code);
@@ -125,64 +121,14 @@ export class VisitCounts {
     });
   }
 
-  /** `R` entries for the referrer numbers not yet known to be in the log (0, none, needs none). */
-  private referrerEntries(numbers: Iterable<number>): Entry[] {
-    const referrers = this.records.events.referrers;
-    const entries: Entry[] = [];
-    const seen = new Set<number>();
-    for (const n of numbers) {
-      if (referrers.isWritten(n) || seen.has(n)) continue;
-      seen.add(n);
-      entries.push({ op: 'R', n, host: referrers.host(n)! });
-    }
-    return entries;
-  }
-
   /** Copies of the pending events of slot `s` as entries, for a write of the slot at once. */
   private pendingEntries(s: number): Entry[] {
     const mine: number[] = [];
     const p = this.pending;
     for (let i = 0; i < p.length; i += PENDING) if (p[i] === s) mine.push(...p.slice(i, i + PENDING));
-    return this.eventEntries(mine);
+    return eventEntries(this.records, mine);
   }
 
-  /**
-   * The entries of pending events `p` (`PENDING` numbers each) of live slots: the `R` entries they
-   * need, then one `X` line per run of consecutive numbers of one link.
-   */
-  private eventEntries(p: number[]): Entry[] {
-    const records = this.records;
-    const bySlot = new Map<number, number[]>();
-    for (let i = 0; i < p.length; i += PENDING) {
-      const s = p[i]!;
-      // A slot deleted since its visit has no events worth writing.
-      if (!records.isLive(s)) continue;
-      let list = bySlot.get(s);
-      if (list === undefined) bySlot.set(s, (list = []));
-      list.push(i);
-    }
-    const lines: Entry[] = [];
-    const referrers: number[] = [];
-    for (const [s, at] of bySlot) {
-      const code = records.code(s);
-      for (let k = 0; k < at.length; ) {
-        let end = k + 1;
-        while (end < at.length && end - k < EVENTS_PER_ENTRY && p[at[end]! + 1] === p[at[end - 1]! + 1]! + 1) end++;
-        const events = new Uint32Array((end - k) * 4);
-        for (let j = k, w = 0; j < end; j++, w += 4) {
-          const i = at[j]!;
-          events[w] = p[i + 2]!;
-          events[w + 1] = p[i + 3]!;
-          events[w + 2] = p[i + 4]!;
-          events[w + 3] = p[i + 5]!;
-          if (p[i + 4] !== 0) referrers.push(p[i + 4]!);
-        }
-        lines.push({ op: 'X', code, seq: p[at[k]! + 1]!, events });
-        k = end;
-      }
-    }
-    return [...this.referrerEntries(referrers), ...lines];
-  }
 
   /**
    * Counts one visit of the live slot `s` now (the next decision sees it) and resolves once the new
@@ -291,7 +237,7 @@ export class VisitCounts {
     this.dirty = [];
     const pending = this.pending;
     this.pending = [];
-    const { lines, referrers } = this.eventLines(pending);
+    const { lines, referrers } = eventLines(this.records, pending);
     const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
     const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
@@ -307,67 +253,4 @@ export class VisitCounts {
     }
   }
 
-  /**
-   * The lines of pending events `p` (`PENDING` numbers each) of live slots, encoded at once (what
-   * `eventEntries` gives, without an object per line): one `X` line per run of consecutive numbers
-   * of one link, and the `R` lines of the referrers they need, to go first.
-   */
-  private eventLines(p: number[]): { lines: EncodedLines; referrers: (EncodedLines & { n: number })[] } {
-    const records = this.records;
-    const known = records.events.referrers;
-    const n = p.length / PENDING;
-    // Each slot's events, chained in the order recorded: `next[e]` is the next event of e's slot.
-    const next = new Int32Array(n).fill(-1);
-    const last = new Map<number, number>();
-    const heads: number[] = [];
-    const referrers: (EncodedLines & { n: number })[] = [];
-    const named = new Set<number>();
-    for (let e = 0; e < n; e++) {
-      const s = p[e * PENDING]!;
-      // A slot deleted since its visit has no events worth writing.
-      if (!records.isLive(s)) continue;
-      const before = last.get(s);
-      if (before === undefined) heads.push(e);
-      else next[before] = e;
-      last.set(s, e);
-      const r = p[e * PENDING + 4]!;
-      if (!known.isWritten(r) && !named.has(r)) {
-        named.add(r);
-        referrers.push({ n: r, bytes: encodeEntry({ op: 'R', n: r, host: known.host(r)! }), lines: 1 });
-      }
-    }
-    let out = Buffer.allocUnsafe(n * 40 + heads.length * 64);
-    let at = 0;
-    let count = 0;
-    const events = this.scratch;
-    for (const head of heads) {
-      const code = records.code(p[head * PENDING]!);
-      for (let e = head; e !== -1; ) {
-        // A run: consecutive numbers, at most EVENTS_PER_ENTRY of them.
-        const seq = p[e * PENDING + 1]!;
-        let k = 0;
-        do {
-          const i = e * PENDING;
-          events[k * 4] = p[i + 2]!;
-          events[k * 4 + 1] = p[i + 3]!;
-          events[k * 4 + 2] = p[i + 4]!;
-          events[k * 4 + 3] = p[i + 5]!;
-          k++;
-          e = next[e]!;
-        } while (e !== -1 && k < EVENTS_PER_ENTRY && p[e * PENDING + 1] === seq + k);
-        const room = eventLineBound(code, k);
-        if (at + room > out.length) {
-          const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, at + room));
-          out.copy(bigger, 0, 0, at);
-          out = bigger;
-        }
-        at = writeEventLine(out, at, 'X', code, seq, events, 0, k);
-        count++;
-      }
-    }
-    return { lines: { bytes: out.subarray(0, at), lines: count }, referrers };
-  }
-
-  /** The events of one line being written (`eventLines`). */
-  private readonly scratch = new Uint32Array(EVENTS_PER_ENTRY * 4);
 }
