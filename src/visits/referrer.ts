@@ -21,14 +21,13 @@
 /** The longest DNS name. */
 export const MAX_HOST_LENGTH = 253;
 
-/** The common case, read without the URL parser: a plain host, maybe a port, then the path. */
-const PLAIN = /^https?:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.?(?::\d{1,4})?(?:[/?#]|$)/i;
-
 /**
- * A host whose last label is a number (`1.2.3`, `0x7f.1`, `192.0.2.1`) is an IPv4 address to the
- * URL parser, which writes it its own way (`1.2.0.3`, `127.0.0.1`) or refuses it (`999.1.1.1`).
+ * The common case, read without the URL parser: a plain host whose last label starts with a letter,
+ * maybe a port, then the path. A last label that starts with a digit may be a number (`1.2.3`,
+ * `0x7f.1`), which makes the host an IPv4 address the URL parser writes its own way (`1.2.0.3`,
+ * `127.0.0.1`) or refuses (`999.1.1.1`): such a host takes the parser's way.
  */
-const NUMERIC_END = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
+const PLAIN = /^https?:\/\/((?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*)\.?(?::\d{1,4})?(?:[/?#]|$)/i;
 
 /** What a kept host may be, in the URL parser's lower-case form: dotted labels or `[IPv6]`. */
 const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:]+\])$/;
@@ -39,7 +38,7 @@ const KEPT_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:', 'android-a
 export function referrerHost(referer: string | undefined): string | null {
   if (referer === undefined || referer === '') return null;
   const plain = PLAIN.exec(referer);
-  if (plain !== null && !NUMERIC_END.test(plain[1]!)) return plain[1]!.length > MAX_HOST_LENGTH ? null : plain[1]!.toLowerCase();
+  if (plain !== null) return plain[1]!.length > MAX_HOST_LENGTH ? null : plain[1]!.toLowerCase();
   let url: URL;
   try {
     url = new URL(referer);
