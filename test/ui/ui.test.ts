@@ -34,7 +34,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await h?.close();
   });
 
-  test('shorten with Enter, see the record, copy the short link', { skip: missing }, async (t) => {
+  test('shorten with Enter, see the record, copy the short link', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     const w = await openPage(browser, origin);
     const { page } = w;
@@ -67,7 +67,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('invalid input shows the API reason next to its field, in words', { skip: missing }, async (t) => {
+  test('invalid input shows the API reason next to its field, in words', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     const w = await openPage(browser, origin);
     const { page } = w;
@@ -97,7 +97,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('look up by code, by short link and by original URL, with the visit count', { skip: missing }, async (t) => {
+  test('look up by code, by short link and by original URL, with the visit count', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     const code = await h.shorten('https://lookup.example/page');
     await h.req(`/${code}`);
@@ -127,7 +127,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('admin: a wrong key is refused, the right one lists newest first, pages, and deletes after a confirmation', { skip: missing }, async (t) => {
+  test('admin: a wrong key is refused, the right one lists newest first, pages, and deletes after a confirmation', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     const codes: string[] = [];
     for (let i = 0; i < 23; i++) codes.push(await h.shorten(`https://admin.example/${i}`));
@@ -172,7 +172,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await w.context.close();
   });
 
-  test('at 375 and 360 px wide nothing overflows sideways, with results and the list shown', { skip: missing }, async (t) => {
+  test('at 375 and 360 px wide nothing overflows sideways, with results and the list shown', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     for (const width of [375, 360]) {
       const w = await openPage(browser, origin, { width });
@@ -192,7 +192,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     }
   });
 
-  test('dark colour scheme, keyboard focus is visible, assets are cached by ETag', { skip: missing }, async (t) => {
+  test('dark colour scheme, keyboard focus is visible, assets are cached by ETag', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
     const light = await openPage(browser, origin, { colorScheme: 'light' });
     await light.page.goto(`${origin}/`);
@@ -336,7 +336,9 @@ describe('/docs in the browser', { timeout: 60_000 }, () => {
     assert.ok(paths.includes('/static/docs.css'), paths.join(' '));
     // Every in-page link points at an anchor that exists.
     const broken = await page.evaluate(() =>
-      [...document.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href')!.slice(1)).filter((id) => !document.getElementById(decodeURIComponent(id))),
+      [...document.querySelectorAll('a[href^="#"]')]
+        .map((a) => a.getAttribute('href')!.slice(1))
+        .filter((id) => !document.getElementById(decodeURIComponent(id))),
     );
     assert.deepEqual(broken, []);
     await screenshot(page, 'docs');

@@ -21,7 +21,7 @@ import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
 import { DIRTY, KeydirColumns, type PackedKeydir } from './keydir-columns.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
-import { labelsOf, type Labels, type LinkRecord } from '../link-store.ts';
+import { labelsOf, type LinkRecord } from '../link-store.ts';
 import { MAX_COUNT } from '../record-limits.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
@@ -157,7 +157,17 @@ export class Keydir extends KeydirColumns {
   }
 
   /** `add`, from a log line's bytes: the code at [codeStart, codeEnd), the URL at [urlStart, urlEnd). */
-  addBytes(buf: Buffer, codeStart: number, codeEnd: number, urlStart: number, urlEnd: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
+  addBytes(
+    buf: Buffer,
+    codeStart: number,
+    codeEnd: number,
+    urlStart: number,
+    urlEnd: number,
+    createdAt: number,
+    retentionDays: number,
+    visits: number,
+    maxVisits: number,
+  ): number {
     const h = hashBytes(buf, codeStart, codeEnd, this.seed);
     const old = this.findBytes(buf, codeStart, codeEnd, h);
     if (old !== NONE) this.remove(old);
@@ -348,7 +358,15 @@ export class Keydir extends KeydirColumns {
 
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
-    const rec: StoredRecord = { code, url: this.url(s), createdAt: this.created[s]!, retentionDays: this.retention[s]!, visits: this.visits(s), untracked: this.untrackedCount[s]!, maxVisits: this.limit[s]! || null };
+    const rec: StoredRecord = {
+      code,
+      url: this.url(s),
+      createdAt: this.created[s]!,
+      retentionDays: this.retention[s]!,
+      visits: this.visits(s),
+      untracked: this.untrackedCount[s]!,
+      maxVisits: this.limit[s]! || null,
+    };
     const labels = this.labelled.get(s);
     if (labels?.title !== undefined) rec.title = labels.title;
     if (labels?.tags !== undefined) rec.tags = labels.tags;
@@ -383,5 +401,4 @@ export class Keydir extends KeydirColumns {
   *keys(): Generator<string> {
     for (const s of this.slotsOldestFirst()) yield this.code(s);
   }
-
 }

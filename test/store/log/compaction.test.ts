@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger, type Logger } from '../../../src/log.ts';
-import { encodeEntry, HEADER, recordEntry, type Entry, type StoredRecord } from '../../../src/store/log/format.ts';
+import { encodeEntry, HEADER, recordEntry, type StoredRecord } from '../../../src/store/log/format.ts';
 import { replay, type ReplayResult } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
@@ -32,7 +32,8 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
   url: `https://example.com/${code}`,
   createdAt: T0 + i,
   retentionDays,
-  visits: 0, untracked: 0,
+  visits: 0,
+  untracked: 0,
   maxVisits: null,
 });
 
@@ -107,7 +108,14 @@ test('compact() leaves one create per live record, with current visit counts, in
   const expected = live(store);
   assert.deepEqual(
     expected.map((r) => [r.code, r.visits]),
-    [['k1', 5], ['k2', 1], ['k3', 4], ['k4', 0], ['k7', 0], ['k6', 0]],
+    [
+      ['k1', 5],
+      ['k2', 1],
+      ['k3', 4],
+      ['k4', 0],
+      ['k7', 0],
+      ['k6', 0],
+    ],
   );
   const before = logBytes(dir);
   // 9 creates, 2 visit batches, 3 deletes.
@@ -116,14 +124,16 @@ test('compact() leaves one create per live record, with current visit counts, in
   const report = await store.compact();
 
   const after = logBytes(dir);
-  assert.deepEqual(
-    logEntries(after),
-    expected.map(recordEntry),
-    'exactly one create per live record, in creation order, carrying the in-memory visit counts',
-  );
+  assert.deepEqual(logEntries(after), expected.map(recordEntry), 'exactly one create per live record, in creation order, carrying the in-memory visit counts');
   assert.ok(after.length < before.length, 'the file shrinks');
   assert.deepEqual(
-    { bytesBefore: report.bytesBefore, bytesAfter: report.bytesAfter, entriesBefore: report.entriesBefore, entriesAfter: report.entriesAfter, purged: report.purged },
+    {
+      bytesBefore: report.bytesBefore,
+      bytesAfter: report.bytesAfter,
+      entriesBefore: report.entriesBefore,
+      entriesAfter: report.entriesAfter,
+      purged: report.purged,
+    },
     { bytesBefore: before.length, bytesAfter: after.length, entriesBefore: 14, entriesAfter: 6, purged: 0 },
   );
   assert.equal(typeof report.ms, 'number');
@@ -139,7 +149,10 @@ test('compact() leaves one create per live record, with current visit counts, in
   await store.close();
   store = stores.open();
   assert.deepEqual(live(store), expected, 'reopened: same records, same order, same visit counts');
-  assert.deepEqual([...store.withUrl('https://example.com/k6-again')].map((r) => r.code), ['k6']);
+  assert.deepEqual(
+    [...store.withUrl('https://example.com/k6-again')].map((r) => r.code),
+    ['k6'],
+  );
   assert.deepEqual([...store.withUrl('https://example.com/k6')], []);
 });
 
@@ -246,7 +259,10 @@ test('creates, deletes and visits made while compaction runs are in memory and i
   assert.deepEqual(live(store), expected, 'memory after compaction');
   assert.equal(store.get('a2'), undefined);
   assert.equal(store.get('n3'), undefined);
-  assert.deepEqual([...store.withUrl('https://example.com/new/1')].map((r) => r.code), ['n1']);
+  assert.deepEqual(
+    [...store.withUrl('https://example.com/new/1')].map((r) => r.code),
+    ['n1'],
+  );
 
   const result = readLog(dir);
   assertWhole(result);
@@ -358,7 +374,15 @@ function crashBaseLog(): { bytes: Buffer; expected: Map<string, Row> } {
     lines.push(encodeEntry({ op: 'C', ...r }));
     expected.set(r.code, r);
   }
-  lines.push(encodeEntry({ op: 'V', counts: [['c1', 3], ['c5', 1]] }));
+  lines.push(
+    encodeEntry({
+      op: 'V',
+      counts: [
+        ['c1', 3],
+        ['c5', 1],
+      ],
+    }),
+  );
   lines.push(encodeEntry({ op: 'V', counts: [['c1', 7]] }));
   lines.push(encodeEntry({ op: 'D', code: 'c2' }));
   lines.push(encodeEntry({ op: 'D', code: 'c3' }));
@@ -393,11 +417,20 @@ async function crashRun(dir: string, base: Buffer, dieAt: number): Promise<Crash
     );
     await Promise.race([dying.entered, settledEarly]);
     // Writes made while the snapshot is being written: they must survive too, once acknowledged.
-    await store.create({ ...link('new1', 20_000), url: 'https://example.com/new/1' }).then(() => (acked.create = true), () => undefined);
-    await store.delete('c4').then((done) => (acked.delete = done), () => undefined);
+    await store.create({ ...link('new1', 20_000), url: 'https://example.com/new/1' }).then(
+      () => (acked.create = true),
+      () => undefined,
+    );
+    await store.delete('c4').then(
+      (done) => (acked.delete = done),
+      () => undefined,
+    );
     store.visit('c5');
     store.visit('c5');
-    await store.flushVisits().then(() => (acked.visits = true), () => undefined);
+    await store.flushVisits().then(
+      () => (acked.visits = true),
+      () => undefined,
+    );
     dying.release();
     [compaction] = await Promise.allSettled([running]);
     dying.ctl.counting = false;
@@ -486,7 +519,10 @@ test('a crash (kill -9) at every step of a compaction leaves a whole log with ev
 test('a leftover temp file with whole-looking entries is removed at start and never read', async (t) => {
   const stores = storeDir(t);
   const dir = stores.dir;
-  writeFileSync(join(dir, LOG_FILE), Buffer.concat([HEADER, encodeEntry({ op: 'C', ...link('old') }), encodeEntry({ op: 'D', code: 'old' }), encodeEntry({ op: 'C', ...link('kept') })]));
+  writeFileSync(
+    join(dir, LOG_FILE),
+    Buffer.concat([HEADER, encodeEntry({ op: 'C', ...link('old') }), encodeEntry({ op: 'D', code: 'old' }), encodeEntry({ op: 'C', ...link('kept') })]),
+  );
   // A compaction cut short before its rename: whole lines, but not the log.
   writeFileSync(join(dir, TEMP_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('ghost') }), encodeEntry({ op: 'C', ...link('old') })]));
   const store = stores.open();
@@ -633,7 +669,6 @@ test('automatic compaction waits for the size floor (default 1 MiB) even when de
   assert.equal(logs.find('log compacted'), undefined);
 });
 
-
 test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0', { timeout: 15_000 }, async (t) => {
   const dir = tempDir(t, 'compaction-test-');
   const store = open(dir);
@@ -653,7 +688,10 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
 
   const r = await runCli(['--compact', '--data-dir', dir]);
   assert.equal(r.code, 0, r.out + r.err);
-  const lines = r.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const report = lines.find((l) => l['msg'] === 'log compacted');
   assert.ok(report, r.out);
   assert.equal(report['level'], 'info');
@@ -761,5 +799,8 @@ test('regression: compact() called while close() runs neither replaces the log a
   assert.equal(existsSync(join(dir, 'urls.lock')), false);
   const disk = readLog(dir);
   assertWhole(disk);
-  assert.deepEqual(replayed(disk), ['z1', 'z2', 'z3', 'z4'].map((c, i) => link(c, i + 1)));
+  assert.deepEqual(
+    replayed(disk),
+    ['z1', 'z2', 'z3', 'z4'].map((c, i) => link(c, i + 1)),
+  );
 });
