@@ -35,7 +35,20 @@
 // names the functions with the most self time of each scenario; `node scripts/bench-analytics.mjs
 // --profiles <dir>` names them again.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -137,15 +150,20 @@ function startProcess(bin, argv, env, portOf) {
 function startServer(env, { pinned = false, workers = 1, profile } = {}) {
   const args = [...nodeFlags(profile), 'dist/server.js'];
   const [bin, argv] = pinned ? pin(SERVER_CPU, process.execPath, args) : [process.execPath, args];
-  return startProcess(bin, argv, { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '', FSYNC: 'off', WORKERS: String(workers), ...env }, (line) => {
-    try {
-      const entry = JSON.parse(line);
-      if (workers > 1) return entry.msg === 'workers listening' ? entry.port : undefined;
-      return entry.msg === 'listening' ? Number(new URL(entry.url).port) : undefined;
-    } catch {
-      return undefined;
-    }
-  });
+  return startProcess(
+    bin,
+    argv,
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '', FSYNC: 'off', WORKERS: String(workers), ...env },
+    (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (workers > 1) return entry.msg === 'workers listening' ? entry.port : undefined;
+        return entry.msg === 'listening' ? Number(new URL(entry.url).port) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
 }
 
 /** VmRSS and VmHWM of a process, MB (Linux). */
@@ -172,7 +190,10 @@ function processes() {
 }
 
 /** CPU seconds so far of `pid` and its children (the workers). */
-const treeCpu = (pid) => processes().filter(([p, ppid]) => p === pid || ppid === pid).reduce((n, p) => n + p[3], 0);
+const treeCpu = (pid) =>
+  processes()
+    .filter(([p, ppid]) => p === pid || ppid === pid)
+    .reduce((n, p) => n + p[3], 0);
 /**
  * CPU seconds so far of our PostgreSQL server's processes (its postmaster, named by BENCH_PG_PID,
  * and the backends it forked): other PostgreSQL servers on the machine are not ours to count.
@@ -192,7 +213,13 @@ const load = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 function runChild(mode, ...args) {
   const profile = CPU_PROF && join(CPU_PROF, `${mode}${args[1] === 'all' ? '-all' : ''}`);
   const env = { ...process.env, ...(profile && { BENCH_PROFILE_DIR: profile }) };
-  const r = spawnSync(process.execPath, ['--expose-gc', SELF, '--child', mode, ...args], { env, cwd: ROOT, encoding: 'utf8', maxBuffer: 16 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, ['--expose-gc', SELF, '--child', mode, ...args], {
+    env,
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (r.status !== 0) throw new Error(`child ${mode} failed (exit ${r.status})`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -226,7 +253,11 @@ function thirtyDays(now) {
 }
 
 /** Referrer hosts of the seeded events; event referrer n (1-based) is REFERRER_HOSTS[n - 1]. */
-const REFERRER_HOSTS = Array.from({ length: 200 }, (_, i) => (i < 8 ? ['google.com', 't.co', 'news.ycombinator.com', 'www.reddit.com', 'duckduckgo.com', 'www.bing.com', 'lnkd.in', 'www.facebook.com'][i] : `site-${i}.example`));
+const REFERRER_HOSTS = Array.from({ length: 200 }, (_, i) =>
+  i < 8
+    ? ['google.com', 't.co', 'news.ycombinator.com', 'www.reddit.com', 'duckduckgo.com', 'www.bing.com', 'lnkd.in', 'www.facebook.com'][i]
+    : `site-${i}.example`,
+);
 
 /**
  * `count` events of one link in time order over `[from, to)`, packed (visits/packed.ts): visitors
@@ -244,7 +275,13 @@ function packedEvents(packed, next, count, from, to, pool) {
     const r = next();
     // Country 1–676, browser 1–7, OS 1–7, device 1–4 (0 would be "none").
     data[at + 3] =
-      ((1 + (r % 676)) | ((1 + ((r >>> 10) % 7)) << 10) | ((1 + ((r >>> 13) % 7)) << 13) | ((1 + ((r >>> 16) % 4)) << 16) | (r % 10 === 0 ? BOT : 0) | (r % 17 === 0 ? 0 : HAS_VISITOR)) >>> 0;
+      ((1 + (r % 676)) |
+        ((1 + ((r >>> 10) % 7)) << 10) |
+        ((1 + ((r >>> 13) % 7)) << 13) |
+        ((1 + ((r >>> 16) % 4)) << 16) |
+        (r % 10 === 0 ? BOT : 0) |
+        (r % 17 === 0 ? 0 : HAS_VISITOR)) >>>
+      0;
   }
   return data;
 }
@@ -273,7 +310,16 @@ async function seedLog({ links, eventsPerLink = 0, codeLength = 7, now, dir = te
   };
   const createdAt = now - 40 * DAY;
   for (let i = 0; i < list.length; i++) {
-    put(encodeEntry({ op: 'C', code: list[i], url: `https://example.com/analytics/${i}/${'x'.repeat(40)}`, createdAt: createdAt + (i % 1000), retentionDays: 0, visits: 0 }));
+    put(
+      encodeEntry({
+        op: 'C',
+        code: list[i],
+        url: `https://example.com/analytics/${i}/${'x'.repeat(40)}`,
+        createdAt: createdAt + (i % 1000),
+        retentionDays: 0,
+        visits: 0,
+      }),
+    );
   }
   if (eventsPerLink > 0) {
     REFERRER_HOSTS.forEach((host, i) => put(encodeEntry({ op: 'R', n: i + 1, host })));
@@ -335,7 +381,10 @@ async function mixScript(linkCodes) {
   const addresses = clientAddresses();
   const referrers = REFERRER_HOSTS.map((h, i) => (i % 4 === 0 ? `https://${h}/` : `https://${h}/some/page?q=${i}`));
   const table = (name, xs) => `local ${name} = {\n${xs.map(lua).join(',\n')}\n}\n`;
-  const script = `${table('agents', agents)}${table('addresses', addresses)}${table('referrers', referrers)}${table('paths', linkCodes.map((c) => `/${c}`))}
+  const script = `${table('agents', agents)}${table('addresses', addresses)}${table('referrers', referrers)}${table(
+    'paths',
+    linkCodes.map((c) => `/${c}`),
+  )}
 local requests = {}
 init = function(args)
   math.randomseed(42)
@@ -426,9 +475,15 @@ async function eventsAgainstCounts(label, start, script, { pinned }) {
         console.error(`run failed: ${label}, ${tracking}: ${r.failures} errors or statuses other than 302`);
       }
       result[tracking] = r;
-      process.stderr.write(`${label} round ${round + 1}: ${tracking} ${fmt(r.rps)} req/s, node ${fmt(r.appUs, 1)} µs CPU a request, database ${fmt(r.dbUs, 1)} µs\n`);
+      process.stderr.write(
+        `${label} round ${round + 1}: ${tracking} ${fmt(r.rps)} req/s, node ${fmt(r.appUs, 1)} µs CPU a request, database ${fmt(r.dbUs, 1)} µs\n`,
+      );
     }
-    runs.push({ ...result, ratio: result.events.rps / result.counts.rps, cpuRatio: (result.counts.appUs + result.counts.dbUs) / (result.events.appUs + result.events.dbUs) });
+    runs.push({
+      ...result,
+      ratio: result.events.rps / result.counts.rps,
+      cpuRatio: (result.counts.appUs + result.counts.dbUs) / (result.events.appUs + result.events.dbUs),
+    });
   }
   return { runs, failed };
 }
@@ -487,7 +542,10 @@ async function reportRedirects(now) {
     const start = async (tracking) => {
       // A database of its own per start: the events of one run never grow the next's table.
       const url = await createDatabase(pg.url, `mix${++db}`);
-      const server = await startServer({ DATABASE_URL: url, VISIT_TRACKING: tracking, TRUST_PROXY: '1', GEOIP_DB }, { workers: 2, profile: `redirect-pg-${tracking}` });
+      const server = await startServer(
+        { DATABASE_URL: url, VISIT_TRACKING: tracking, TRUST_PROXY: '1', GEOIP_DB },
+        { workers: 2, profile: `redirect-pg-${tracking}` },
+      );
       await insertLinks(url, linkCodes, now);
       return server;
     };
@@ -515,7 +573,9 @@ function startPostgres() {
   cleanups.push(() => spawnSync(PG_SCRIPT, ['stop', dir]));
   postgresServer = { url: r.stdout.trim(), dir };
   // The postmaster's pid, for `databaseCpu` here and in the children.
-  process.env.BENCH_PG_PID = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+  process.env.BENCH_PG_PID = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8')
+    .split('\n')[0]
+    .trim();
   return postgresServer;
 }
 
@@ -538,7 +598,12 @@ async function createDatabase(serverUrl, name) {
 /** The links of `codes`, inserted into a database the service has migrated. */
 async function insertLinks(url, linkCodes, now) {
   await withSql(url, async (sql) => {
-    const rows = linkCodes.map((code, i) => ({ code, url: `https://example.com/analytics/${i}/${'x'.repeat(40)}`, created_at: now - 40 * DAY, retention_days: 0 }));
+    const rows = linkCodes.map((code, i) => ({
+      code,
+      url: `https://example.com/analytics/${i}/${'x'.repeat(40)}`,
+      created_at: now - 40 * DAY,
+      retention_days: 0,
+    }));
     await sql`INSERT INTO links ${sql(rows, 'code', 'url', 'created_at', 'retention_days')}`;
   });
 }
@@ -555,7 +620,9 @@ function savePlan(pgDir) {
     .map((l) => ({ l: l.trim().replace(/\s+/g, ' '), t: Number(/actual time=[\d.]+\.\.([\d.]+)/.exec(l)?.[1] ?? 0) }))
     .sort((a, b) => b.t - a.t)
     .slice(0, 12);
-  console.log(`plan of the stats statement (auto_explain, ${join(CPU_PROF, 'pg-stats-plan.txt')}): ${plan.split('\n')[0].trim()}; its slowest nodes (inclusive time):`);
+  console.log(
+    `plan of the stats statement (auto_explain, ${join(CPU_PROF, 'pg-stats-plan.txt')}): ${plan.split('\n')[0].trim()}; its slowest nodes (inclusive time):`,
+  );
   for (const { l } of slowest) console.log(`  ${l.slice(0, 220)}`);
 }
 
@@ -642,44 +709,61 @@ async function childLogStats(dir, what, now) {
   const stalls = [];
   const cpuStalls = [];
   await profiled(async () => {
-  for (let i = 0; i < 7; i++) {
-    globalThis.gc?.();
-    const histogram = monitorEventLoopDelay({ resolution: 1 });
-    histogram.enable();
-    // A timer that keeps asking for a turn: the longest gap between two of its calls is the longest
-    // the loop was held, by the wall clock and by the CPU this process used meanwhile (which a
-    // neighbour taking the core does not inflate).
-    let ticking = true;
-    let lastCpu = process.cpuUsage();
-    let cpuStall = 0;
-    const tick = () => {
-      if (!ticking) return;
-      const now = process.cpuUsage();
-      cpuStall = Math.max(cpuStall, (now.user - lastCpu.user + now.system - lastCpu.system) / 1000);
-      lastCpu = now;
-      setTimeout(tick, 1);
-    };
-    tick();
-    const used = process.cpuUsage();
-    const t = performance.now();
-    await ask();
-    ms.push(performance.now() - t);
-    cpu.push(cpuMs(used));
-    await pause(5);
-    ticking = false;
-    histogram.disable();
-    stalls.push(histogram.max / 1e6);
-    cpuStalls.push(cpuStall);
-  }
+    for (let i = 0; i < 7; i++) {
+      globalThis.gc?.();
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      histogram.enable();
+      // A timer that keeps asking for a turn: the longest gap between two of its calls is the longest
+      // the loop was held, by the wall clock and by the CPU this process used meanwhile (which a
+      // neighbour taking the core does not inflate).
+      let ticking = true;
+      let lastCpu = process.cpuUsage();
+      let cpuStall = 0;
+      const tick = () => {
+        if (!ticking) return;
+        const now = process.cpuUsage();
+        cpuStall = Math.max(cpuStall, (now.user - lastCpu.user + now.system - lastCpu.system) / 1000);
+        lastCpu = now;
+        setTimeout(tick, 1);
+      };
+      tick();
+      const used = process.cpuUsage();
+      const t = performance.now();
+      await ask();
+      ms.push(performance.now() - t);
+      cpu.push(cpuMs(used));
+      await pause(5);
+      ticking = false;
+      histogram.disable();
+      stalls.push(histogram.max / 1e6);
+      cpuStalls.push(cpuStall);
+    }
   });
-  return { ms: ms.sort((a, b) => a - b), cpu: cpu.sort((a, b) => a - b), stalls, cpuStalls, visits: result.visits, links: result.links.length, buckets: result.series.length };
+  return {
+    ms: ms.sort((a, b) => a - b),
+    cpu: cpu.sort((a, b) => a - b),
+    stalls,
+    cpuStalls,
+    visits: result.visits,
+    links: result.links.length,
+    buckets: result.series.length,
+  };
 }
 
 /** Child: one link's stats on PostgreSQL (`url`, seeded), warm. */
 async function childPgStats(url, code, now) {
   const { openPostgresStore } = await import(dist('store/postgres/connect.js'));
   const { createLogger } = await import(dist('log.js'));
-  const store = await openPostgresStore({ url, poolSize: 4, log: createLogger('silent'), readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0, timeoutMs: 60_000 });
+  const store = await openPostgresStore({
+    url,
+    poolSize: 4,
+    log: createLogger('silent'),
+    readyCheckMs: 0,
+    reapIntervalMs: 0,
+    countRefreshMs: 0,
+    visitJobsMs: 0,
+    timeoutMs: 60_000,
+  });
   try {
     const query = await statsQuery(now);
     let result;
@@ -710,7 +794,8 @@ async function childPgStats(url, code, now) {
       const shaped = parseStatsRange({ from: String(from), to: String(to), ...params }, now);
       const summarised = await store.visitStats(code, shaped, now);
       const [fast, slow] = [await timedRuns(() => store.visitStats(code, shaped, now), 3), await timedRuns(() => store.rawVisitStats(code, shaped, now), 3)];
-      if (JSON.stringify(summarised) !== JSON.stringify(await store.rawVisitStats(code, shaped, now))) throw new Error(`${name}: the summaries and the raw statement disagree`);
+      if (JSON.stringify(summarised) !== JSON.stringify(await store.rawVisitStats(code, shaped, now)))
+        throw new Error(`${name}: the summaries and the raw statement disagree`);
       shapes[name] = { summaries: median(fast.ms), raw: median(slow.ms) };
     }
     return { ms, cpu, dbMs, firstMs, summaries, raw, shapes, visits, buckets: result.series.length };
@@ -749,7 +834,10 @@ async function seedPgEvents(serverUrl, code, events, now) {
     await sql`UPDATE links SET visit_count = ${events} WHERE seq = ${seq}`;
     await sql`VACUUM ANALYZE visits`;
     // Under BENCH_CPU_PROF the database logs the plan of every slow statement, with its timings.
-    if (CPU_PROF) await sql.unsafe(`ALTER DATABASE stats1m SET session_preload_libraries = 'auto_explain'; ALTER DATABASE stats1m SET auto_explain.log_min_duration = '1s'; ALTER DATABASE stats1m SET auto_explain.log_analyze = on`);
+    if (CPU_PROF)
+      await sql.unsafe(
+        `ALTER DATABASE stats1m SET session_preload_libraries = 'auto_explain'; ALTER DATABASE stats1m SET auto_explain.log_min_duration = '1s'; ALTER DATABASE stats1m SET auto_explain.log_analyze = on`,
+      );
   });
   return url;
 }
@@ -774,7 +862,10 @@ async function reportStats(now) {
         `the first question, which built ${r.summaries} day summaries, ${fmt(r.firstMs)} ms): ` +
         `${spread(r, 0)}, the database's CPU ${fmt(r.dbMs)} ms a question (goal ≤ 200 ms: ${verdict(median(r.ms) <= 200)}); ` +
         `the raw statement alone (no summaries): ${spread(r.raw, 0)}; ` +
-        Object.entries(r.shapes).map(([name, m]) => `${name}: ${fmt(m.summaries)} ms, raw ${fmt(m.raw)} ms`).join('; ') + ' (medians of 3)',
+        Object.entries(r.shapes)
+          .map(([name, m]) => `${name}: ${fmt(m.summaries)} ms, raw ${fmt(m.raw)} ms`)
+          .join('; ') +
+        ' (medians of 3)',
     );
   }
 }
@@ -843,7 +934,9 @@ async function storage(now) {
       const mem = memory(server.pid);
       await server.stop();
       runs[which].push({ startMs, startCpuMs, ...mem });
-      process.stderr.write(`start-up round ${round + 1}: ${which === 'events' ? '10M events' : 'no events'}: ${fmt(startMs)} ms (CPU ${fmt(startCpuMs)} ms), RSS ${fmt(mem.rss)} MB\n`);
+      process.stderr.write(
+        `start-up round ${round + 1}: ${which === 'events' ? '10M events' : 'no events'}: ${fmt(startMs)} ms (CPU ${fmt(startCpuMs)} ms), RSS ${fmt(mem.rss)} MB\n`,
+      );
     }
   }
   const m = (which, key) => median(runs[which].map((r) => r[key]));
@@ -928,7 +1021,9 @@ function summarizeProfiles(root, top = 15) {
       const names = new Map(
         profile.nodes.map((n) => {
           const { functionName, url, lineNumber, columnNumber } = n.callFrame;
-          const where = url.endsWith('dist/server.js') ? bundle(lineNumber, columnNumber) : url && `${url.replace(/^.*\/(dist|node_modules)\//, '$1/').replace(/^file:\/\//, '')}:${lineNumber + 1}`;
+          const where = url.endsWith('dist/server.js')
+            ? bundle(lineNumber, columnNumber)
+            : url && `${url.replace(/^.*\/(dist|node_modules)\//, '$1/').replace(/^file:\/\//, '')}:${lineNumber + 1}`;
           return [n.id, `${functionName || '(anonymous)'}${where ? ` ${where}` : ''}`];
         }),
       );

@@ -31,7 +31,14 @@ async function child(mode, dir) {
   const checkpoint = join(dir, 'urls.log.checkpoint');
   if (mode === 'replay') rmSync(checkpoint, { force: true });
   const started = performance.now();
-  const store = new Store({ dir, fsync: 'off', log, visitFlushMs: 3_600_000, compactMinBytes: Number.MAX_SAFE_INTEGER, checkpointMinBytes: mode === 'checkpoint' || mode === 'compact' ? 1 : Number.MAX_SAFE_INTEGER });
+  const store = new Store({
+    dir,
+    fsync: 'off',
+    log,
+    visitFlushMs: 3_600_000,
+    compactMinBytes: Number.MAX_SAFE_INTEGER,
+    checkpointMinBytes: mode === 'checkpoint' || mode === 'compact' ? 1 : Number.MAX_SAFE_INTEGER,
+  });
   const openMs = performance.now() - started;
   const fromCheckpoint = lines.some((l) => l.msg === 'log replayed from its start-up checkpoint');
   let compactMs;
@@ -69,7 +76,19 @@ async function child(mode, dir) {
     written = lines.find((l) => l.msg === 'start-up checkpoint written');
     if (!written) throw new Error('no checkpoint written');
   }
-  process.stdout.write(JSON.stringify({ count: store.count, openMs, fromCheckpoint, compactMs, stallMs, rss, heapUsed, checkpointMs: written?.ms, checkpointBytes: written?.bytes }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      count: store.count,
+      openMs,
+      fromCheckpoint,
+      compactMs,
+      stallMs,
+      rss,
+      heapUsed,
+      checkpointMs: written?.ms,
+      checkpointBytes: written?.bytes,
+    }) + '\n',
+  );
   process.exit(0);
 }
 

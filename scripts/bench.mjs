@@ -206,7 +206,9 @@ async function seededDir(n) {
   const lines = [];
   for (let i = 0; i < n; i++) {
     const code = `b${i.toString(36).padStart(5, '0')}`;
-    lines.push(encodeEntry({ op: 'C', code, url: `https://example.com/bench/${i}/${'x'.repeat(40)}`, createdAt: 1_790_000_000 + i, retentionDays: 0, visits: i % 100 }));
+    lines.push(
+      encodeEntry({ op: 'C', code, url: `https://example.com/bench/${i}/${'x'.repeat(40)}`, createdAt: 1_790_000_000 + i, retentionDays: 0, visits: i % 100 }),
+    );
   }
   writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
   return dir;
@@ -231,8 +233,21 @@ function wrkCommand(port, scenario, seconds) {
   const headers = Object.entries(scenario.headers ?? {})
     .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
     .join('\n');
-  writeFileSync(lua, `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`);
-  return pinLoad(LOAD_CPU, 'wrk', ['-t1', `-c${scenario.connections ?? CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, `http://127.0.0.1:${port}${scenario.path}`]);
+  writeFileSync(
+    lua,
+    `wrk.method = ${JSON.stringify(scenario.method ?? 'GET')}\n${scenario.body ? `wrk.body = ${JSON.stringify(scenario.body)}\n` : ''}${headers}\n`,
+  );
+  return pinLoad(LOAD_CPU, 'wrk', [
+    '-t1',
+    `-c${scenario.connections ?? CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '10s',
+    '--latency',
+    '-s',
+    lua,
+    `http://127.0.0.1:${port}${scenario.path}`,
+  ]);
 }
 
 function runWrk(port, scenario, seconds = SECONDS) {
@@ -273,7 +288,18 @@ function wrkFigures(out) {
 }
 
 function runAutocannon(port, scenario, seconds = SECONDS) {
-  const args = [join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'), '-j', '-c', String(scenario.connections ?? CONNECTIONS), '-t', '10', '-d', String(seconds), '-m', scenario.method ?? 'GET'];
+  const args = [
+    join(ROOT, 'node_modules', 'autocannon', 'autocannon.js'),
+    '-j',
+    '-c',
+    String(scenario.connections ?? CONNECTIONS),
+    '-t',
+    '10',
+    '-d',
+    String(seconds),
+    '-m',
+    scenario.method ?? 'GET',
+  ];
   for (const [k, v] of Object.entries(scenario.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (scenario.body) args.push('-b', scenario.body);
   args.push(`http://127.0.0.1:${port}${scenario.path}`);
@@ -390,11 +416,14 @@ function resetPeak(pid) {
 /** POSTs `rows` JSON Lines rows to /api/import as a stream, a thousand rows per write. */
 function streamImport(port, rows) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/import', agent: false, headers: { 'content-type': 'application/x-ndjson', 'x-api-key': API_KEY } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/api/import', agent: false, headers: { 'content-type': 'application/x-ndjson', 'x-api-key': API_KEY } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
     req.on('error', reject);
     let i = 0;
     const more = () => {
@@ -588,9 +617,15 @@ function startPgServer(databaseUrl, workers) {
 }
 
 function startCeiling(databaseUrl, workers) {
-  return startProcess(process.execPath, ['scripts/pg-ceiling.mjs'], { DATABASE_URL: databaseUrl, WORKERS: String(workers) }, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined, {
-    pinned: false,
-  });
+  return startProcess(
+    process.execPath,
+    ['scripts/pg-ceiling.mjs'],
+    { DATABASE_URL: databaseUrl, WORKERS: String(workers) },
+    (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined,
+    {
+      pinned: false,
+    },
+  );
 }
 
 /**
@@ -604,7 +639,14 @@ async function reportPostgres(logStore) {
     console.log('PostgreSQL: not installed (apt-get install postgresql), section skipped');
     return;
   }
-  const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201, pinned: false };
+  const create = {
+    method: 'POST',
+    path: '/api/shorten',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/bench/created' }),
+    expect: 201,
+    pinned: false,
+  };
   if (!logStore) {
     const plain = await startServer({ fsync: 'off' });
     const durable = await startServer({ fsync: 'always' });
@@ -623,14 +665,20 @@ async function reportPostgres(logStore) {
   }
   const bin = spawnSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'], { encoding: 'utf8' }).stdout.trim();
   const version = spawnSync(join(process.env.PG_BIN ?? bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'PostgreSQL';
-  console.log(`${version} at ${pg.url.replace(/^postgres:\/\/[^@]*@/, '')}; pool ${process.env.DB_POOL_SIZE ?? 'default'} per process; ${PG_ROUNDS} rounds; nothing pinned`);
+  console.log(
+    `${version} at ${pg.url.replace(/^postgres:\/\/[^@]*@/, '')}; pool ${process.env.DB_POOL_SIZE ?? 'default'} per process; ${PG_ROUNDS} rounds; nothing pinned`,
+  );
 
   const rows = [];
   let failed = false;
   let db = 0;
   for (const workers of [1, 2]) {
     // A database of its own per worker count: the creates of one do not grow the other's table.
-    const admin = spawnSync(process.execPath, ['-e', `const p=require('postgres');const s=p(${JSON.stringify(pg.url)},{max:1});s.unsafe('CREATE DATABASE bench${++db}').then(()=>s.end())`], { cwd: ROOT, encoding: 'utf8' });
+    const admin = spawnSync(
+      process.execPath,
+      ['-e', `const p=require('postgres');const s=p(${JSON.stringify(pg.url)},{max:1});s.unsafe('CREATE DATABASE bench${++db}').then(()=>s.end())`],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     if (admin.status !== 0) throw new Error(`create database: ${admin.stderr}`);
     const url = pg.url.replace(/\/postgres$/, `/bench${db}`);
     const service = await startPgServer(url, workers);
@@ -685,7 +733,9 @@ async function reportPostgres(logStore) {
   }
   console.log('');
   console.log(`log store of this run: redirect ${fmt(logStore.redirect)} req/s, create (FSYNC=always) ${fmt(logStore.create)} req/s`);
-  console.log('| over PostgreSQL | workers | req/s | p99 ms | ceiling req/s | ceiling p99 ms | ratio to the ceiling | ratio to the log store | node CPU µs/req | database CPU µs/req | ceiling: node, database µs/req |');
+  console.log(
+    '| over PostgreSQL | workers | req/s | p99 ms | ceiling req/s | ceiling p99 ms | ratio to the ceiling | ratio to the log store | node CPU µs/req | database CPU µs/req | ceiling: node, database µs/req |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const name = r.kind === 'redirect' ? 'redirect GET /<code> (visit counted)' : 'create POST /api/shorten (durable)';
@@ -746,7 +796,13 @@ async function main() {
   // The baselines get the redirect's own path: parsing the request costs the same.
   // `start` launches the scenario's process anew (see `relaunch`).
   const bare = { name: 'bare node:http 302 (Location, Content-Length)', server: bareServer, start: () => startBaseline(false), path, expect: 302 };
-  const reference = { name: 'reference: node:http 302 with our headers, precomputed', server: referenceServer, start: () => startBaseline(true), path, expect: 302 };
+  const reference = {
+    name: 'reference: node:http 302 with our headers, precomputed',
+    server: referenceServer,
+    start: () => startBaseline(true),
+    path,
+    expect: 302,
+  };
   const redirect = { name: 'redirect GET /<code> (visit counted)', server: plain, start: startPlain, path, expect: 302 };
 
   /**
@@ -806,7 +862,13 @@ async function main() {
   if (OTHER_ROUNDS > 0) {
     const durable = await startServer({ fsync: 'always' });
     const listed = await startServer({ dir: await seededDir(10_000) });
-    const create = { method: 'POST', path: '/api/shorten', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/bench/created' }), expect: 201 };
+    const create = {
+      method: 'POST',
+      path: '/api/shorten',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/bench/created' }),
+      expect: 201,
+    };
     others = [
       { name: 'metadata GET /api/urls/<code>', server: plain, path: `/api/urls/${code}` },
       { name: 'create POST /api/shorten, FSYNC=always', server: durable, ...create },

@@ -56,7 +56,9 @@ async function main(): Promise<number> {
     } catch (err) {
       const message = (err as Error).message;
       const seed = /seed: (-?\d+)/.exec(message)?.[1];
-      process.stderr.write(`FAILED (${store}): ${message}\n${seed === undefined ? '' : `replay: npm run fuzz -- ${args.runs} --seed ${seed} --store ${store}\n`}`);
+      process.stderr.write(
+        `FAILED (${store}): ${message}\n${seed === undefined ? '' : `replay: npm run fuzz -- ${args.runs} --seed ${seed} --store ${store}\n`}`,
+      );
       return 1;
     }
   }

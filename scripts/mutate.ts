@@ -124,7 +124,10 @@ async function main(): Promise<number> {
     for (const mutant of chosen) {
       const path = join(dir, mutant.file);
       const original = readFileSync(path, 'utf8');
-      writeFileSync(path, original.replace(mutant.from, () => mutant.to));
+      writeFileSync(
+        path,
+        original.replace(mutant.from, () => mutant.to),
+      );
       try {
         const run = await runTests(dir, mutant.tests);
         const verdict = run.passed ? 'SURVIVED' : run.timedOut ? 'killed (its tests hung)' : 'killed';

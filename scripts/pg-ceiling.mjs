@@ -58,13 +58,15 @@ async function serve() {
         for await (const chunk of req) body += chunk;
         const { url } = JSON.parse(body);
         const c = code();
-        const rows = await writes`INSERT INTO links (code, url, created_at, retention_days) VALUES (${c}, ${url}, ${Math.floor(Date.now() / 1000)}, 0) ON CONFLICT DO NOTHING RETURNING code`;
+        const rows =
+          await writes`INSERT INTO links (code, url, created_at, retention_days) VALUES (${c}, ${url}, ${Math.floor(Date.now() / 1000)}, 0) ON CONFLICT DO NOTHING RETURNING code`;
         if (rows.length === 0) return void res.writeHead(409).end();
         res.writeHead(201, { 'Content-Type': 'text/plain' }).end(`http://localhost/${c}`);
         return;
       }
       const c = req.url.slice(1);
-      const rows = await visits`UPDATE links SET visit_count = visit_count + 1 WHERE code = ${c} AND (max_visits IS NULL OR visit_count < max_visits) RETURNING url`;
+      const rows =
+        await visits`UPDATE links SET visit_count = visit_count + 1 WHERE code = ${c} AND (max_visits IS NULL OR visit_count < max_visits) RETURNING url`;
       if (rows.length === 0) return void res.writeHead(404).end();
       res.writeHead(302, { Location: rows[0].url, 'Content-Length': '0' }).end();
     } catch (err) {

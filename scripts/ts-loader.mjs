@@ -31,7 +31,15 @@ const FOLDERS = ['src', 'test', 'test-container', 'scripts'];
  * process under coverage writes its maps into its report, and c8 reads the sources from disk.
  */
 function options(path) {
-  return { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcesContent: false, sourcefile: path.slice(path.lastIndexOf('/') + 1), tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } } };
+  return {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'inline',
+    sourcesContent: false,
+    sourcefile: path.slice(path.lastIndexOf('/') + 1),
+    tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } },
+  };
 }
 
 /**

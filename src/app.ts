@@ -173,7 +173,8 @@ function recorderFor(config: Config, links: LinkStore, geoip: Geoip | undefined,
   const visitorIds = createVisitorIds({
     now,
     sharedKey: links.dailyKey ? (day) => links.dailyKey!(day) : undefined,
-    onKeyError: (err) => log.warn('the daily visitor key could not be read; visits get no visitor id until it can', { error: err instanceof Error ? err.message : String(err) }),
+    onKeyError: (err) =>
+      log.warn('the daily visitor key could not be read; visits get no visitor id until it can', { error: err instanceof Error ? err.message : String(err) }),
   });
   return createRecorder({ trustProxy: config.trustProxy, geoipHeader: config.geoipHeader, countries: geoip, now, visitorIds, recorded: metrics.visitEvent });
 }
@@ -291,7 +292,11 @@ function warnShadowed(service: Service, surfaces: Surfaces, log: Logger): void {
     if (surfaces[surface] !== true) continue;
     void service.get(word).then(
       (found) => {
-        if (found.ok) log.warn(`the link "${word}" cannot be opened while ${envName(surface)} is on: /${word} is that surface's path; it stays listed and readable through the API`, { code: word, short_url: found.record.short_url });
+        if (found.ok)
+          log.warn(
+            `the link "${word}" cannot be opened while ${envName(surface)} is on: /${word} is that surface's path; it stays listed and readable through the API`,
+            { code: word, short_url: found.record.short_url },
+          );
       },
       () => undefined,
     );
@@ -340,7 +345,17 @@ function assemble(options: ShortenerOptions, { config, log, links, ready, compac
     now: now ?? Date.now,
     randomCode: createCodeSource(random),
   });
-  const routes = routeTable({ service, reply, files: loadStatic(staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer, now: now ?? Date.now });
+  const routes = routeTable({
+    service,
+    reply,
+    files: loadStatic(staticDir),
+    config: { ...config, baseUrl },
+    log,
+    metrics,
+    readiness,
+    transfer,
+    now: now ?? Date.now,
+  });
   const match = createRouter(routes);
   const gate = createGate(config.apiToken);
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.

@@ -117,7 +117,6 @@ export function createDispatch(deps: DispatchDeps): Handler {
     answerVisit(reply, res, hit, deps.uiServed);
   }
 
-
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
     const method = req.method ?? 'GET';
@@ -148,7 +147,11 @@ export function createDispatch(deps: DispatchDeps): Handler {
         }
         // A store that answers later (a database) has decided, and counted, by then: answered
         // here whatever the decision, since the general path would count a second time.
-        if (hit instanceof Promise) return void hit.then((later) => fastAnswer(res, method, later), (err: unknown) => fail(res, err, method, target));
+        if (hit instanceof Promise)
+          return void hit.then(
+            (later) => fastAnswer(res, method, later),
+            (err: unknown) => fail(res, err, method, target),
+          );
         // A link preview of a limited link: decided here, answered here (a page, no count).
         if (decided?.kind === 'preview') return fastAnswer(res, method, decided);
       } catch (err) {

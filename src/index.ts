@@ -1,5 +1,14 @@
 /** The package entry: the handler factory and its types. */
-export { createShortener, createShortenerAsync, openShortener, openShortenerAsync, type Shortener, type OpenedShortener, type ShortenerOptions, type Handler } from './app.ts';
+export {
+  createShortener,
+  createShortenerAsync,
+  openShortener,
+  openShortenerAsync,
+  type Shortener,
+  type OpenedShortener,
+  type ShortenerOptions,
+  type Handler,
+} from './app.ts';
 export { resolveConfig, configFromOptions, type Config } from './cli/config.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';

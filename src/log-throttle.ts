@@ -13,10 +13,7 @@ import type { Logger } from './log.ts';
 export const REPEAT_WINDOW_MS = 10_000;
 
 /** What to write for an occurrence: the full line, a summary line, or nothing (it was counted). */
-export type RepeatVerdict =
-  | { write: 'first' }
-  | { write: 'summary'; count: number; total: number }
-  | { write: 'none' };
+export type RepeatVerdict = { write: 'first' } | { write: 'summary'; count: number; total: number } | { write: 'none' };
 
 /** A summary line to write: `count` occurrences since the last line, `total` since the first. */
 export interface RepeatSummary {

@@ -63,16 +63,19 @@ const SECRET_NAME = /key|token|signature|password/i;
 export function redactTarget(target: string): string {
   const q = target.indexOf('?');
   if (q === -1) return target;
-  const parts = target.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const rawName = eq === -1 ? pair : pair.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // An undecodable name is compared as written.
-    }
-    return SECRET_NAME.test(name) ? `${rawName}=***` : pair;
-  });
+  const parts = target
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq === -1 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // An undecodable name is compared as written.
+      }
+      return SECRET_NAME.test(name) ? `${rawName}=***` : pair;
+    });
   return `${target.slice(0, q)}?${parts.join('&')}`;
 }

@@ -97,7 +97,8 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
         GET: {
           operationId: 'getHealthz',
           summary: 'Liveness probe; with ?ready, the readiness probe',
-          description: 'Without ready: 200 while the process answers. With ready: 200 when every link is loaded and reads work, else 503, also from the moment a shutdown begins (load balancers drain).',
+          description:
+            'Without ready: 200 while the process answers. With ready: 200 when every link is loaded and reads work, else 503, also from the moment a shutdown begins (load balancers drain).',
           tag: 'service',
           access: 'public',
           parameters: [{ name: 'ready', in: 'query', description: 'Ask for readiness instead of liveness; any value, or none.', schema: { type: 'string' } }],
@@ -163,14 +164,19 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
             200: json('The JSON-RPC response (a tool failure is a result with isError: true; -32601 and -32602 are errors).', 'JsonRpcResponse'),
             202: empty('A notification or response was accepted. No body.'),
             400: {
-              description: 'Unsupported MCP-Protocol-Version (`detail`), or a body that is not one JSON-RPC message (a JSON-RPC error: -32700 malformed JSON, -32600 invalid request).',
+              description:
+                'Unsupported MCP-Protocol-Version (`detail`), or a body that is not one JSON-RPC message (a JSON-RPC error: -32700 malformed JSON, -32600 invalid request).',
               content: { 'application/json': { schema: { oneOf: [ref('schemas', 'Error'), ref('schemas', 'JsonRpcResponse')] } } },
             },
             403: json('The Origin is not allowed (DNS rebinding protection).', 'Error'),
             406: json('Accept excludes application/json.', 'Error'),
             413: ref('responses', 'PayloadTooLarge'),
             415: ref('responses', 'UnsupportedMediaType'),
-            429: json('shorten_url past CREATE_RATE_LIMIT for this client address: the JSON-RPC error -32029, its data.retry_after the seconds Retry-After says. Nothing was created.', 'JsonRpcResponse', ['Retry-After']),
+            429: json(
+              'shorten_url past CREATE_RATE_LIMIT for this client address: the JSON-RPC error -32029, its data.retry_after the seconds Retry-After says. Nothing was created.',
+              'JsonRpcResponse',
+              ['Retry-After'],
+            ),
           },
           extensions: {
             'x-mcp-tools': TOOLS.map(({ name, title, description, annotations }) => ({ name, title, description, annotations })),
@@ -201,7 +207,13 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
       path: '/openapi.json',
       methods: { GET: (ctx) => reply.send(ctx.res, 200, JSON_TYPE, openapi) },
       doc: {
-        GET: { operationId: 'getOpenApi', summary: 'This OpenAPI 3.1 document', tag: 'contracts', access: 'gate', responses: { 200: body('The document.', JSON_TYPE, { type: 'object' }) } },
+        GET: {
+          operationId: 'getOpenApi',
+          summary: 'This OpenAPI 3.1 document',
+          tag: 'contracts',
+          access: 'gate',
+          responses: { 200: body('The document.', JSON_TYPE, { type: 'object' }) },
+        },
       },
     },
     {
@@ -254,7 +266,10 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     }),
   ];
 
-  const document = openApiDocument(table.filter((route) => !shlink.includes(route)), { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
+  const document = openApiDocument(
+    table.filter((route) => !shlink.includes(route)),
+    { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) },
+  );
   openapi = JSON.stringify(document);
   docs = renderDocs(document);
   return table;

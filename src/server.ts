@@ -96,7 +96,10 @@ async function main(): Promise<void> {
   const cannotListen = (err: NodeJS.ErrnoException): void => {
     log.error('cannot listen', { host: config.host, port: config.port, error: err.code ?? err.message });
     // Release the data dir for whoever starts next.
-    void opened.close().catch(() => undefined).then(() => process.exit(1));
+    void opened
+      .close()
+      .catch(() => undefined)
+      .then(() => process.exit(1));
   };
   server.once('error', cannotListen);
 
@@ -124,7 +127,9 @@ async function main(): Promise<void> {
       api_keys: config.apiKeys.length > 0,
     });
     if (config.apiKeys.length === 0) {
-      log.warn('API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured');
+      log.warn(
+        'API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured',
+      );
     }
     if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
       // An instance that must stay open is told of the one control it has (docs/security.md).

@@ -4,6 +4,4 @@ import { PACKAGE_ROOT } from './package-root.ts';
 
 export const NAME = 'url-shortener';
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version;

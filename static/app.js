@@ -384,7 +384,10 @@ const TARGET_CHARS = 48;
 
 /** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list. */
 function targetCell(record) {
-  const target = link(record.original_url, record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url);
+  const target = link(
+    record.original_url,
+    record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url,
+  );
   target.title = record.original_url;
   const box = el('div', { className: 'target' });
   if (record.title) box.append(el('span', { className: 'link-title', textContent: record.title }));
@@ -485,16 +488,47 @@ function field(id, labelText, input, hint) {
 
 function editForm(record, tr, opener) {
   const code = record.short_code;
-  const ids = { url: `edit-url-${code}`, days: `edit-days-${code}`, limit: `edit-limit-${code}`, title: `edit-title-${code}`, tags: `edit-tags-${code}`, error: `edit-error-${code}` };
+  const ids = {
+    url: `edit-url-${code}`,
+    days: `edit-days-${code}`,
+    limit: `edit-limit-${code}`,
+    title: `edit-title-${code}`,
+    tags: `edit-tags-${code}`,
+    error: `edit-error-${code}`,
+  };
   const url = el('input', { id: ids.url, type: 'url', spellcheck: 'false', 'aria-describedby': ids.error });
   url.value = record.original_url;
-  const days = el('input', { id: ids.days, type: 'number', min: '0', max: '36500', step: '1', inputmode: 'numeric', placeholder: 'forever', 'aria-describedby': `${ids.days}-help ${ids.error}` });
+  const days = el('input', {
+    id: ids.days,
+    type: 'number',
+    min: '0',
+    max: '36500',
+    step: '1',
+    inputmode: 'numeric',
+    placeholder: 'forever',
+    'aria-describedby': `${ids.days}-help ${ids.error}`,
+  });
   days.value = record.retention_days ? String(record.retention_days) : '';
-  const limit = el('input', { id: ids.limit, type: 'number', min: '1', step: '1', inputmode: 'numeric', placeholder: 'unlimited', 'aria-describedby': `${ids.limit}-help ${ids.error}` });
+  const limit = el('input', {
+    id: ids.limit,
+    type: 'number',
+    min: '1',
+    step: '1',
+    inputmode: 'numeric',
+    placeholder: 'unlimited',
+    'aria-describedby': `${ids.limit}-help ${ids.error}`,
+  });
   limit.value = record.max_visits == null ? '' : String(record.max_visits);
   const title = el('input', { id: ids.title, type: 'text', autocomplete: 'off', placeholder: 'none', 'aria-describedby': ids.error });
   title.value = record.title ?? '';
-  const tags = el('input', { id: ids.tags, type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'none', 'aria-describedby': `${ids.tags}-help ${ids.error}` });
+  const tags = el('input', {
+    id: ids.tags,
+    type: 'text',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'none',
+    'aria-describedby': `${ids.tags}-help ${ids.error}`,
+  });
   tags.value = (record.tags ?? []).join(', ');
   const error = el('p', { className: 'error', id: ids.error, role: 'alert', hidden: true });
   const save = el('button', { type: 'submit', textContent: 'Save' });
@@ -526,14 +560,27 @@ function editForm(record, tr, opener) {
     url.value = withScheme(typed);
     const retention = numberField(days);
     const maxVisits = numberField(limit);
-    const body = { url: url.value, retention_days: retention ?? 0, max_visits: maxVisits ?? null, title: title.value.trim() || null, tags: tagList(tags.value) };
+    const body = {
+      url: url.value,
+      retention_days: retention ?? 0,
+      max_visits: maxVisits ?? null,
+      title: title.value.trim() || null,
+      tags: tagList(tags.value),
+    };
     void pending(save, async () => {
       try {
-        const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'PATCH', admin: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await api(`api/urls/${encodeURIComponent(code)}`, {
+          method: 'PATCH',
+          admin: true,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         if (res.status === 404) throw new Error('This link no longer exists (deleted, or expired).');
         if (!res.ok) throw new Error((await problem(res)).message);
         await loadList(`Saved ${code}.`);
-        $('admin-rows').querySelector(`tr[data-code="${CSS.escape(code)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)?.focus();
+        $('admin-rows')
+          .querySelector(`tr[data-code="${CSS.escape(code)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)
+          ?.focus();
       } catch (err) {
         showError(error, err.message);
       }
@@ -608,7 +655,9 @@ $('import-form').addEventListener('submit', (event) => {
       if (res.status === 503) {
         const report = await res.json();
         resumable = { file, line: report.line };
-        throw new Error(`${report.detail ?? 'The service cannot store links right now.'} The rows before line ${report.line} are stored (${report.imported} imported). Import the same file again to go on from line ${report.line}.`);
+        throw new Error(
+          `${report.detail ?? 'The service cannot store links right now.'} The rows before line ${report.line} are stored (${report.imported} imported). Import the same file again to go on from line ${report.line}.`,
+        );
       }
       if (!res.ok) throw new Error((await problem(res)).message);
       resumable = null;

@@ -19,7 +19,10 @@ export function niceTicks(max, count = 4) {
   if (!(max > 0)) return [0, 1];
   const rough = max / count;
   const power = 10 ** Math.floor(Math.log10(rough));
-  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough));
+  const step = Math.max(
+    1,
+    [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough),
+  );
   const ticks = [];
   for (let v = 0; v < max + step; v += step) ticks.push(v);
   return ticks;
@@ -66,7 +69,12 @@ export function seriesLayout(series, { width, height, label }) {
 export function seriesChart(series, { width, height, label, name }) {
   const layout = seriesLayout(series, { width, height, label });
   const { plot, band, bars, labels, ticks } = layout;
-  const grid = ticks.map((t) => ['g', { class: 'tick' }, ['line', { x1: plot.x, x2: plot.x + plot.w, y1: round(t.y), y2: round(t.y) }], ['text', { x: plot.x - 6, y: round(t.y), dy: '0.32em', 'text-anchor': 'end' }, String(t.value)]]);
+  const grid = ticks.map((t) => [
+    'g',
+    { class: 'tick' },
+    ['line', { x1: plot.x, x2: plot.x + plot.w, y1: round(t.y), y2: round(t.y) }],
+    ['text', { x: plot.x - 6, y: round(t.y), dy: '0.32em', 'text-anchor': 'end' }, String(t.value)],
+  ]);
   const marks = bars.map((b, i) => ['rect', { class: 'bar', x: round(b.x), y: round(b.y), width: round(b.w), height: round(b.h), 'data-index': i }]);
   const names = labels.map((l) => ['text', { x: round(l.x), y: plot.y + plot.h + 18, 'text-anchor': l.anchor }, l.text]);
   return [
@@ -89,7 +97,12 @@ export function bucketAt(layout, x, count) {
 /** A bar of a top list: `fraction` (0–1) of the full width, drawn in the accent colour. Decoration only. */
 export function shareBar(fraction) {
   const width = Math.round(Math.max(0, Math.min(1, fraction)) * 1000) / 10;
-  return ['svg', { class: 'share', viewBox: '0 0 100 8', preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' }, ['rect', { class: 'track', width: 100, height: 8 }], ['rect', { class: 'bar', width, height: 8 }]];
+  return [
+    'svg',
+    { class: 'share', viewBox: '0 0 100 8', preserveAspectRatio: 'none', 'aria-hidden': 'true', focusable: 'false' },
+    ['rect', { class: 'track', width: 100, height: 8 }],
+    ['rect', { class: 'bar', width, height: 8 }],
+  ];
 }
 
 const round = (n) => Math.round(n * 10) / 10;

@@ -38,7 +38,11 @@ const TOPS = [
 
 /** A bucket's name on the x axis, and in the table and under the pointer, per interval (the page never asks for weeks). */
 const BUCKET_NAMES = {
-  hour: { unit: 'hour', axis: { hour: '2-digit', minute: '2-digit' }, full: { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' } },
+  hour: {
+    unit: 'hour',
+    axis: { hour: '2-digit', minute: '2-digit' },
+    full: { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+  },
   day: { unit: 'day', axis: { day: 'numeric', month: 'short' }, full: { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' } },
   month: { unit: 'month', axis: { month: 'short', year: '2-digit' }, full: { month: 'long', year: 'numeric' } },
 };
@@ -228,7 +232,10 @@ async function load(view) {
   const code = view.code && encodeURIComponent(view.code);
   busy(true);
   try {
-    const [res, record] = await Promise.all([api(code ? `api/urls/${code}/stats?${params}` : `api/stats?${params}`, { admin: true }), code ? api(`api/urls/${code}`) : undefined]);
+    const [res, record] = await Promise.all([
+      api(code ? `api/urls/${code}/stats?${params}` : `api/stats?${params}`, { admin: true }),
+      code ? api(`api/urls/${code}`) : undefined,
+    ]);
     if (asked !== state.asked) return;
     if (res.status === 403) return askKey('That API key was not accepted. Check it and try again.');
     if (res.status === 404) return gone('This link no longer exists (deleted, or expired).');
@@ -299,11 +306,14 @@ function renderTotals(view, stats) {
     term(view.code ? 'Visits since created' : 'Visits of every link', stats.visit_count, 'total-count'),
   );
   const notes = [];
-  if (view.bots === 'exclude' && stats.bots > 0) notes.push(`${plural(stats.bots, 'bot visit')} hidden: crawlers, link previews and scripts such as curl. Choose “Include” under Bots to count them.`);
+  if (view.bots === 'exclude' && stats.bots > 0)
+    notes.push(`${plural(stats.bots, 'bot visit')} hidden: crawlers, link previews and scripts such as curl. Choose “Include” under Bots to count them.`);
   if (view.bots === 'include' && stats.bots > 0) notes.push(`Including ${plural(stats.bots, 'bot visit')}.`);
   if (stats.untracked_visits > 0) {
     const all = view.code ? 'since created' : 'of every link';
-    notes.push(`${plural(stats.untracked_visits, 'visit was', 'visits were')} counted without details (imported counts, or visits from before visit tracking or while it was off): they are in the ${stats.visit_count.toLocaleString()} visits ${all}, not in these figures.`);
+    notes.push(
+      `${plural(stats.untracked_visits, 'visit was', 'visits were')} counted without details (imported counts, or visits from before visit tracking or while it was off): they are in the ${stats.visit_count.toLocaleString()} visits ${all}, not in these figures.`,
+    );
   }
   if (stats.tracking === 'counts') notes.push('Visit tracking is off on this service: new visits are counted, not recorded here.');
   $('stats-notes').replaceChildren(...notes.map((text) => el('span', { textContent: text })));
@@ -334,8 +344,28 @@ function renderChart(stats) {
     'table',
     { id: 'stats-series-table' },
     el('caption', { textContent: caption }),
-    el('thead', {}, el('tr', {}, ...[names.unit.charAt(0).toUpperCase() + names.unit.slice(1), 'Visits', 'Unique visitors'].map((h) => el('th', { scope: 'col', textContent: h })))),
-    el('tbody', {}, ...series.map((b) => el('tr', {}, el('th', { scope: 'row', textContent: fullName(b.start) }), el('td', { textContent: String(b.visits) }), el('td', { textContent: String(b.unique_visitors) })))),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ...[names.unit.charAt(0).toUpperCase() + names.unit.slice(1), 'Visits', 'Unique visitors'].map((h) => el('th', { scope: 'col', textContent: h })),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      ...series.map((b) =>
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'row', textContent: fullName(b.start) }),
+          el('td', { textContent: String(b.visits) }),
+          el('td', { textContent: String(b.unique_visitors) }),
+        ),
+      ),
+    ),
   );
   const tip = el('p', { className: 'chart-tip', hidden: true, 'aria-live': 'polite' });
   const frame = el('div', { className: 'chart-frame' });
@@ -456,9 +486,12 @@ async function loadVisits(view) {
     ['Device', deviceName(v.device)],
     ['Bot', v.bot ? 'Yes' : 'No'],
   ];
-  $('stats-visit-rows').replaceChildren(...visits.map((v) => el('tr', {}, ...cells(v).map(([label, text]) => el('td', { 'data-label': label, textContent: text })))));
+  $('stats-visit-rows').replaceChildren(
+    ...visits.map((v) => el('tr', {}, ...cells(v).map(([label, text]) => el('td', { 'data-label': label, textContent: text })))),
+  );
   const offset = state.visitsOffset;
-  $('stats-latest-summary').textContent = total === 0 ? 'No visits in this range.' : `Visits ${offset + 1}–${offset + visits.length} of ${total.toLocaleString()}, newest first.`;
+  $('stats-latest-summary').textContent =
+    total === 0 ? 'No visits in this range.' : `Visits ${offset + 1}–${offset + visits.length} of ${total.toLocaleString()}, newest first.`;
   $('stats-latest').hidden = false;
   state.visitsShown = { offset, count: visits.length, total };
   updateVisitsPager();

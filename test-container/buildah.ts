@@ -67,7 +67,11 @@ export async function imageSize(name: string): Promise<string> {
  * `buildah run` in `container` with the host's network, without waiting: the child is buildah,
  * whose exit code is the command's.
  */
-export function runIn(container: string, command: readonly string[], options: { env?: Record<string, string>; volumes?: readonly string[] } = {}): ChildProcess {
+export function runIn(
+  container: string,
+  command: readonly string[],
+  options: { env?: Record<string, string>; volumes?: readonly string[] } = {},
+): ChildProcess {
   const args = [...GLOBAL, 'run', '--isolation', 'chroot', '--network', 'host'];
   for (const [k, v] of Object.entries(options.env ?? {})) args.push('--env', `${k}=${v}`);
   for (const v of options.volumes ?? []) args.push('--volume', v);
@@ -75,7 +79,11 @@ export function runIn(container: string, command: readonly string[], options: { 
 }
 
 /** `buildah run` to the end: exit code and output. */
-export function runToEnd(container: string, command: readonly string[], options: Parameters<typeof runIn>[2] = {}): Promise<{ code: number | null; out: string; err: string }> {
+export function runToEnd(
+  container: string,
+  command: readonly string[],
+  options: Parameters<typeof runIn>[2] = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const child = runIn(container, command, options);
   let out = '';
   let err = '';

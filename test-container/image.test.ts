@@ -145,15 +145,31 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     assert.deepEqual(files.filter((f) => !f.slice(0, -1).includes('/')).sort(), ['dist/', 'node_modules/', 'package.json', 'schemas/', 'static/']);
     // The driver the server imports only with DATABASE_URL (an optional peer dependency, no
     // dependencies of its own), at the version of the lock file; no other package.
-    assert.deepEqual(files.filter((f) => /^node_modules\/[^/]+\/$/.test(f)), ['node_modules/postgres/']);
+    assert.deepEqual(
+      files.filter((f) => /^node_modules\/[^/]+\/$/.test(f)),
+      ['node_modules/postgres/'],
+    );
     const driver = await runToEnd(containers.at(-1)!, ['cat', 'node_modules/postgres/package.json']);
     assert.equal((JSON.parse(driver.out) as { version: string }).version, LOCK.packages['node_modules/postgres']!.version);
     for (const dev of Object.keys(PACKAGE.devDependencies).filter((d) => d !== 'postgres')) {
       assert.ok(!files.some((f) => f.startsWith(`node_modules/${dev}/`)), `dev dependency ${dev} in the image`);
     }
-    assert.deepEqual(files.filter((f) => /(^|\/)(test|tests|__tests__|src)\/|\.test\.|\.spec\.|\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('node_modules/')), []);
-    assert.deepEqual(files.filter((f) => f.startsWith('static/') && f !== 'static/').sort(), tree(join(ROOT, 'static')).map((f) => `static/${f}`).sort());
-    assert.deepEqual(files.filter((f) => f.startsWith('schemas/') && f !== 'schemas/').sort(), tree(join(ROOT, 'schemas')).map((f) => `schemas/${f}`).sort());
+    assert.deepEqual(
+      files.filter((f) => /(^|\/)(test|tests|__tests__|src)\/|\.test\.|\.spec\.|\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('node_modules/')),
+      [],
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('static/') && f !== 'static/').sort(),
+      tree(join(ROOT, 'static'))
+        .map((f) => `static/${f}`)
+        .sort(),
+    );
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('schemas/') && f !== 'schemas/').sort(),
+      tree(join(ROOT, 'schemas'))
+        .map((f) => `schemas/${f}`)
+        .sort(),
+    );
     assert.ok(files.includes('dist/server.js') && files.includes('dist/lib/index.js'), 'the server and the library');
     const pkg = await runToEnd(containers.at(-1)!, ['cat', 'package.json']);
     const shipped = JSON.parse(pkg.out) as Record<string, unknown>;
@@ -165,7 +181,7 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     process.stderr.write(`image test: /app holds ${(Number(du.out.split('\t')[0]) / 1e6).toFixed(1)} MB\n`);
   });
 
-  test("its own command serves as a non-root user, stops on SIGTERM within a second with 0, and keeps the data in the volume", async (t) => {
+  test('its own command serves as a non-root user, stops on SIGTERM within a second with 0, and keeps the data in the volume', async (t) => {
     const dataDir = tempDir(t, 'image-test-data-');
     // A host directory on the volume must be writable by the image's user (a named volume copies
     // the image's /data, owner included).
@@ -177,7 +193,11 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     assert.match(first.output(), new RegExp(`"msg":"listening","url":"http://0\\.0\\.0\\.0:${port}"`));
 
     const target = `https://example.com/from-the-image/${process.pid}`;
-    const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: target }) });
+    const created = await request(port, '/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: target }),
+    });
     assert.equal(created.status, 201, created.body);
     const code = created.body.trim().slice(created.body.trim().lastIndexOf('/') + 1);
     const followed = await request(port, `/${code}`);
@@ -209,7 +229,7 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     assert.equal(await second.exited, 0, second.output());
   });
 
-  test('serves over PostgreSQL with the driver it ships (the compose file\'s cluster profile)', async (t) => {
+  test("serves over PostgreSQL with the driver it ships (the compose file's cluster profile)", async (t) => {
     const pg = await pgServer(t);
     if (!pg) return;
     const databaseUrl = await pg.createDatabase();
@@ -217,14 +237,21 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     const run = await runImage({ PORT: String(port), DATABASE_URL: databaseUrl });
     assert.match(run.output(), /"database":"t\d+_\d+"/);
     const target = `https://example.com/over-postgres/${process.pid}`;
-    const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: target }) });
+    const created = await request(port, '/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: target }),
+    });
     assert.equal(created.status, 201, created.body);
     const code = created.body.trim().slice(created.body.trim().lastIndexOf('/') + 1);
     // The link is a row of the database, not a file in the container.
     const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
     t.after(() => sql.end({ timeout: 1 }));
     const rows = await sql<{ url: string }[]>`SELECT url FROM links WHERE code = ${code}`;
-    assert.deepEqual(rows.map((r) => r.url), [target]);
+    assert.deepEqual(
+      rows.map((r) => r.url),
+      [target],
+    );
     const followed = await request(port, `/${code}`);
     assert.equal(followed.headers.location, target);
     process.kill(run.node.pid, 'SIGTERM');

@@ -12,7 +12,10 @@ export async function readJsonObject(req: IncomingMessage, limit: number): Promi
   const body = await readBody(req, limit);
   const type = mediaType(req.headers['content-type']);
   if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new HttpError(415, type ? `unsupported content type ${type}; an edit is sent as application/json` : 'an edit needs a body with Content-Type: application/json');
+    throw new HttpError(
+      415,
+      type ? `unsupported content type ${type}; an edit is sent as application/json` : 'an edit needs a body with Content-Type: application/json',
+    );
   }
   let value: unknown;
   try {

@@ -56,7 +56,7 @@ const SHORTEN_DESCRIPTION =
   'Fields url (required), retention_days (0–36500, 0 or absent = forever), code (a custom code of A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; absent = generated) ' +
   'max_visits (1–2147483647 counted visits, absent or null = unlimited), title (at most 512 characters; empty, null or absent = none) ' +
   'and tags (at most 20 distinct tags of 1–50 characters without commas, trimmed and kept sorted: a JSON array, or in a query string or form the field repeated, each value holding comma-separated tags) ' +
-  'come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field (every tags parameter over the body\'s tags). ' +
+  "come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field (every tags parameter over the body's tags). " +
   'The same URL shortened twice gets two codes. A custom code held by a live link is 409; of concurrent requests for one code exactly one wins.';
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
@@ -277,7 +277,8 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           summary: 'Follow a short link',
           description: publicRedirects
             ? 'Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. ' + VISITS
-            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. ' + VISITS,
+            : 'Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. ' +
+              VISITS,
           tag: 'links',
           access: publicRedirects ? 'public' : 'gate',
           responses: {

@@ -56,7 +56,10 @@ export const IMPORT_FAILED = {
     detail: { type: 'string' },
     imported: { type: 'integer', minimum: 0, description: 'Rows stored (durable) before the failure.' },
     line: { type: 'integer', minimum: 1, description: 'The first row not stored: nothing from this line on was written.' },
-    resume: { type: 'string', description: 'The path (under the base URL\'s path) and query that import the same file from that line: /api/import?from_line=L.' },
+    resume: {
+      type: 'string',
+      description: "The path (under the base URL's path) and query that import the same file from that line: /api/import?from_line=L.",
+    },
   },
   required: ['detail', 'imported', 'line', 'resume'],
   additionalProperties: false,
@@ -90,7 +93,10 @@ export function importHandler(
     // An own key only: `__proto__` or `constructor` is no import type.
     const format = Object.hasOwn(IMPORT_TYPES, type) ? IMPORT_TYPES[type] : undefined;
     if (format === undefined) {
-      throw new HttpError(415, `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`);
+      throw new HttpError(
+        415,
+        `${type ? `unsupported content type ${type}` : 'an import needs a Content-Type'}; send application/x-ndjson (JSON Lines) or text/csv`,
+      );
     }
     const from = ctx.query().get('from_line');
     const fromLine = from === null ? 1 : parseFromLine(from);
@@ -157,9 +163,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
             '(max_visits and title empty when there is none; tags one cell, joined with commas). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
           tag: 'admin',
           access: 'admin',
-          parameters: [
-            { name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } },
-          ],
+          parameters: [{ name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } }],
           responses: {
             200: {
               description: 'The records. Deprecation and Link only when the key came from api_key.',
@@ -197,7 +201,8 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
             {
               name: 'from_line',
               in: 'query',
-              description: 'Import only the rows that start on this line or later (the line a 503 named): the rows before it are neither checked nor reported. A CSV header is read wherever it is.',
+              description:
+                'Import only the rows that start on this line or later (the line a 503 named): the rows before it are neither checked nor reported. A CSV header is read wherever it is.',
               schema: { type: 'integer', minimum: 1 },
             },
           ],

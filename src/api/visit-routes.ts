@@ -37,7 +37,10 @@ const TO = query('to', 'End of the range (excluded): Unix seconds or ISO 8601, l
 const TZ = query('tz', 'An IANA time zone (default UTC): the zone of the buckets and of ISO times without an offset.');
 const BOTS = query('bots', 'exclude (default): leave bot visits out; include: count them too; only: count only them.');
 const RANGE_PARAMS = [
-  query('from', 'Start of the range: Unix seconds or ISO 8601 (a time without an offset, or a date alone, is read in tz); default 30 days before to. Rounded down to a bucket edge.'),
+  query(
+    'from',
+    'Start of the range: Unix seconds or ISO 8601 (a time without an offset, or a date alone, is read in tz); default 30 days before to. Rounded down to a bucket edge.',
+  ),
   query('to', 'End of the range (excluded): Unix seconds or ISO 8601; default now. Rounded up to a bucket edge.'),
   query('interval', 'hour, day, week (from Monday) or month; default hour up to 2 days, day up to 92 days, else month. At most 1,000 buckets.'),
   TZ,
@@ -46,7 +49,7 @@ const RANGE_PARAMS = [
 
 const STATS_DESCRIPTION =
   'Buckets follow the wall clock of tz (a Berlin day has 23, 24 or 25 hours); from and to are echoed as the rounded edges, in Unix seconds. ' +
-  'visits counts the range\'s events that pass bots; bots counts the bot events whatever the filter; unique_visitors counts distinct (UTC day, visitor id) pairs, ' +
+  "visits counts the range's events that pass bots; bots counts the bot events whatever the filter; unique_visitors counts distinct (UTC day, visitor id) pairs, " +
   'so a total is not the sum of its series. The key is checked first (403), then the parameters (400), then the code (404).';
 
 export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): ApiRoute[] {
@@ -136,7 +139,11 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
             BOTS,
           ],
           responses: {
-            200: json('A page of visits. Deprecation and Link only when the key came from api_key.', VISIT_LIST_SCHEMA, ['X-Total-Count', 'Deprecation', 'Link']),
+            200: json('A page of visits. Deprecation and Link only when the key came from api_key.', VISIT_LIST_SCHEMA, [
+              'X-Total-Count',
+              'Deprecation',
+              'Link',
+            ]),
             400: ref('responses', 'BadRequest'),
             404: ref('responses', 'NotFound'),
           },

@@ -45,7 +45,11 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
       // As the links export: a store that cannot be read is a 503 before the head goes out, and the
       // pacer writes a piece only once the client took the previous ones (memory flat at 10M events).
       const first = await source.next();
-      await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source, first), ['Content-Disposition', `attachment; filename="${name}"`, ...notice]);
+      await reply.stream(ctx.res, 200, EXPORT_FORMATS[format].type, pacedPieces(source, first), [
+        'Content-Disposition',
+        `attachment; filename="${name}"`,
+        ...notice,
+      ]);
     } finally {
       await source.return(undefined);
     }
@@ -79,7 +83,12 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
             { name: 'code', in: 'query', description: 'Only the events of this link.', schema: { type: 'string' } },
             instant('from', 'at or after it'),
             instant('to', 'before it'),
-            { name: 'bots', in: 'query', description: 'include (the default), exclude or only.', schema: { type: 'string', enum: ['include', 'exclude', 'only'] } },
+            {
+              name: 'bots',
+              in: 'query',
+              description: 'include (the default), exclude or only.',
+              schema: { type: 'string', enum: ['include', 'exclude', 'only'] },
+            },
           ],
           responses: {
             200: {
@@ -91,7 +100,10 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
               },
               content: {
                 'application/x-ndjson': {
-                  schema: { type: 'string', description: `One event per line: a JSON object of ${VISIT_COLUMNS.join(', ')} (time in Unix seconds; referrer, country, browser, os, device null when unknown).` },
+                  schema: {
+                    type: 'string',
+                    description: `One event per line: a JSON object of ${VISIT_COLUMNS.join(', ')} (time in Unix seconds; referrer, country, browser, os, device null when unknown).`,
+                  },
                 },
                 'text/csv': { schema: { type: 'string' } },
               },
@@ -111,7 +123,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
           description:
             `Streamed, up to 256 MiB: JSON Lines, or CSV with a header naming at least short_code and time (columns ${VISIT_COLUMNS.join(', ')}, case-insensitive). ` +
             'time is Unix seconds or ISO 8601; referrer a host (lower-cased); country two letters; browser, os and device one of the recorded families; ' +
-            'empty or absent is null (bot: false). Each event first turns one of its link\'s untracked visits into an event, and past them adds a visit. ' +
+            "empty or absent is null (bot: false). Each event first turns one of its link's untracked visits into an event, and past them adds a visit. " +
             'Rows are recorded in file order; invalid rows and rows whose code has no live link are skipped and reported by line. Import the links first.',
           tag: 'admin',
           access: 'admin',

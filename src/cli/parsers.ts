@@ -77,9 +77,10 @@ export const optionalText = parser('any text, or empty', (raw) => text(raw).trim
  * An HTTP header name (an RFC 9110 token), or empty; lower case, as node:http keys
  * `req.headers`, so a request's header is one property read.
  */
-export const headerName = parser('an HTTP header name (letters, digits and !#$%&\'*+-.^_`|~), or empty', (raw) => {
+export const headerName = parser("an HTTP header name (letters, digits and !#$%&'*+-.^_`|~), or empty", (raw) => {
   const s = text(raw).trim();
-  if (s !== '' && !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(s)) throw new BadValue('must be an HTTP header name such as CF-IPCountry (letters, digits and !#$%&\'*+-.^_`|~), or empty');
+  if (s !== '' && !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(s))
+    throw new BadValue("must be an HTTP header name such as CF-IPCountry (letters, digits and !#$%&'*+-.^_`|~), or empty");
   return s.toLowerCase();
 });
 

@@ -67,7 +67,8 @@ export function parseTransferCommand(argv: readonly string[]): TransferCommand |
       else if (name === '--database-url') parsed.databaseUrl = value;
       else if (name === '--from-line') {
         const line = parseFromLine(value);
-        if (line === undefined) throw new ConfigError(`invalid --from-line ${JSON.stringify(value)}: must be an integer of 1 or more (the line to resume the import from)`);
+        if (line === undefined)
+          throw new ConfigError(`invalid --from-line ${JSON.stringify(value)}: must be an integer of 1 or more (the line to resume the import from)`);
         parsed.fromLine = line;
       } else if (value === 'jsonl' || value === 'csv') parsed.format = value;
       else throw new ConfigError(`invalid --format ${JSON.stringify(value)}: must be jsonl or csv`);
@@ -122,11 +123,19 @@ export async function runTransferCommand(cmd: TransferCommand, io: CommandIo): P
     // The visits commands open the store like a server does (its lock): its events are read from
     // memory as the server would read them, and a server holding the dir makes them refuse.
     if (cmd.command === 'export') return exportCommand(cmd, config, log, io);
-    return withLogStore(config, log, io, (links) => (cmd.command === 'export-visits' ? writeVisits(links, cmd, log, io, { data_dir: config.dataDir }) : importInto(links, cmd, config, log, io)));
+    return withLogStore(config, log, io, (links) =>
+      cmd.command === 'export-visits' ? writeVisits(links, cmd, log, io, { data_dir: config.dataDir }) : importInto(links, cmd, config, log, io),
+    );
   }
   let store: LinkStore;
   try {
-    store = await openPostgresStore({ url: config.databaseUrl, poolSize: 2, log, now: io.now, ...(io.driverModule !== undefined ? { driverModule: io.driverModule } : {}) });
+    store = await openPostgresStore({
+      url: config.databaseUrl,
+      poolSize: 2,
+      log,
+      now: io.now,
+      ...(io.driverModule !== undefined ? { driverModule: io.driverModule } : {}),
+    });
   } catch (err) {
     if (err instanceof DriverMissingError) {
       io.stderr.write(`url-shortener ${cmd.command}: ${err.message}\n`);
@@ -154,7 +163,14 @@ function exportCommand(cmd: TransferCommand, config: Config, log: Logger, io: Co
 }
 
 /** Writes `records` to stdout in the asked format; `source` names where they came from, in the log. */
-function writeExport(records: AsyncIterable<LinkRecord>, cmd: TransferCommand, config: Config, log: Logger, io: CommandIo, source: Record<string, string>): Promise<number> {
+function writeExport(
+  records: AsyncIterable<LinkRecord>,
+  cmd: TransferCommand,
+  config: Config,
+  log: Logger,
+  io: CommandIo,
+  source: Record<string, string>,
+): Promise<number> {
   const format = cmd.format ?? 'jsonl';
   return writePieces(records, (counted) => exportText(counted, format, baseUrlOf(config)), 'records', log, io, { ...source, format });
 }
@@ -165,14 +181,24 @@ function writeVisits(links: LinkStore, cmd: TransferCommand, log: Logger, io: Co
   // Checked by parseTransferCommand already.
   const filter = parseVisitExportFilter(cmd.visits ?? {});
   if (typeof filter === 'string') throw new ConfigError(filter);
-  return writePieces(links.exportVisits(filter, Math.floor(io.now() / 1000)), (counted) => visitExportText(counted, format), 'events', log, io, { ...source, format });
+  return writePieces(links.exportVisits(filter, Math.floor(io.now() / 1000)), (counted) => visitExportText(counted, format), 'events', log, io, {
+    ...source,
+    format,
+  });
 }
 
 /**
  * Writes the text `text` makes of `items` to stdout, counting the items as `noun` for the log line
  * (`fields` say what and from where).
  */
-async function writePieces<T>(items: AsyncIterable<T>, text: (counted: AsyncIterable<T>) => AsyncIterable<string>, noun: string, log: Logger, io: CommandIo, fields: Record<string, string>): Promise<number> {
+async function writePieces<T>(
+  items: AsyncIterable<T>,
+  text: (counted: AsyncIterable<T>) => AsyncIterable<string>,
+  noun: string,
+  log: Logger,
+  io: CommandIo,
+  fields: Record<string, string>,
+): Promise<number> {
   let count = 0;
   const counted = (async function* () {
     for await (const item of items) {
@@ -258,7 +284,12 @@ async function importInto(links: LinkStore, cmd: TransferCommand, config: Config
     for (const e of result.errors) log.warn('row skipped', { line: e.line, detail: e.detail });
     if (!result.ok) {
       // Every row before `line` is stored and none from it on: `--from-line` resumes there.
-      log.error('import stopped: the store failed', { detail: result.detail, imported: result.imported, line: result.line, resume: `--from-line ${result.line}` });
+      log.error('import stopped: the store failed', {
+        detail: result.detail,
+        imported: result.imported,
+        line: result.line,
+        resume: `--from-line ${result.line}`,
+      });
       return 1;
     }
     if (visits) log.info('imported', { file, format, imported: result.imported, skipped: result.skipped });
@@ -266,7 +297,8 @@ async function importInto(links: LinkStore, cmd: TransferCommand, config: Config
     return 0;
   } catch (err) {
     if (err instanceof ImportInputError) log.error(err.message, { file });
-    else if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined) log.error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+    else if ((err as NodeJS.ErrnoException).code !== undefined && (err as NodeJS.ErrnoException).syscall !== undefined)
+      log.error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
     else throw err;
     return 1;
   }

@@ -40,7 +40,6 @@ function tooLarge(limit: number): HttpError {
   return new HttpError(413, `request body is larger than ${limit % 1024 === 0 ? `${limit / 1024} KiB` : `${limit} bytes`}`);
 }
 
-
 /** The body limit of `POST /api/import` (docs/api.md): its own, far above the others. */
 export const IMPORT_BODY_LIMIT = 256 * 1024 * 1024;
 
@@ -209,6 +208,8 @@ export function parseFields(body: Buffer, contentType: string | undefined): Fiel
   }
   throw new HttpError(
     415,
-    type ? `unsupported content type ${type}; send application/json or application/x-www-form-urlencoded` : 'a request body needs a Content-Type: application/json or application/x-www-form-urlencoded',
+    type
+      ? `unsupported content type ${type}; send application/json or application/x-www-form-urlencoded`
+      : 'a request body needs a Content-Type: application/json or application/x-www-form-urlencoded',
   );
 }

@@ -20,10 +20,7 @@ export const SECURITY_HEADERS: readonly HeaderPair[] = [
   ['X-Frame-Options', 'DENY'],
   ['Referrer-Policy', 'no-referrer'],
   ['Cross-Origin-Opener-Policy', 'same-origin'],
-  [
-    'Content-Security-Policy',
-    "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
-  ],
+  ['Content-Security-Policy', "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"],
   ['X-DNS-Prefetch-Control', 'off'],
 ];
 

@@ -52,7 +52,9 @@ function dispositionName(head: string): string | undefined {
     if (/;\s*filename\*?\s*=/i.test(value)) return undefined;
     const match = /;\s*name\s*=\s*(?:"([^"]*)"|([^\s;]+))/i.exec(value);
     if (match === null) return undefined;
-    return Buffer.from(match[1] ?? match[2]!, 'latin1').toString('utf8').replaceAll('%22', '"');
+    return Buffer.from(match[1] ?? match[2]!, 'latin1')
+      .toString('utf8')
+      .replaceAll('%22', '"');
   }
   return undefined;
 }

@@ -8,9 +8,30 @@ import { candidateCodes, isCodeShaped, isReserved, RESERVED_SEGMENTS } from './c
 import { HttpError } from '../errors.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { Logger } from '../log.ts';
-import { labelsOf, mapMaybe, StoreUnavailableError, type Labels, type LinkChanges, type LinkRecord, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import {
+  labelsOf,
+  mapMaybe,
+  StoreUnavailableError,
+  type Labels,
+  type LinkChanges,
+  type LinkRecord,
+  type LinkStore,
+  type MaybePromise,
+  type VisitDecision,
+} from '../store/link-store.ts';
 import { recordView, type UrlListing, type UrlRecord } from './record.ts';
-import { normalTag, parseCustomCode, parseMaxVisits, parseRetention, parseRetentionChange, parseTags, parseTitle, unstorableText, validateUrl, type Paging } from './validate.ts';
+import {
+  normalTag,
+  parseCustomCode,
+  parseMaxVisits,
+  parseRetention,
+  parseRetentionChange,
+  parseTags,
+  parseTitle,
+  unstorableText,
+  validateUrl,
+  type Paging,
+} from './validate.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
@@ -168,7 +189,13 @@ export function createService(options: ServiceOptions) {
    * fetcher: its `User-Agent` is read first (next to a round trip it costs nothing), and only a
    * fetcher's GET pays a second round trip, to learn whether the link has a limit before counting.
    */
-  function redirect(ask: (count: boolean, source?: VisitEventSource) => MaybePromise<VisitDecision>, count: boolean, req: VisitRequest | undefined, go: boolean, inMemory: boolean): MaybePromise<Visit> {
+  function redirect(
+    ask: (count: boolean, source?: VisitEventSource) => MaybePromise<VisitDecision>,
+    count: boolean,
+    req: VisitRequest | undefined,
+    go: boolean,
+    inMemory: boolean,
+  ): MaybePromise<Visit> {
     if (!count) return go ? ask(false) : mapMaybe(ask(false), (decision) => previewOr(decision, req));
     if (go) return counted(ask, req);
     if (inMemory) {
@@ -370,10 +397,11 @@ export function createService(options: ServiceOptions) {
         }
       : (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
           const code = text.slice(start);
-          return isCodeShaped(code) && !isReserved(code, reserved) ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false) : undefined;
+          return isCodeShaped(code) && !isReserved(code, reserved)
+            ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false)
+            : undefined;
         },
   };
-
 }
 
 export type Service = ReturnType<typeof createService>;

@@ -231,7 +231,8 @@ export function checkTitle(raw: unknown): string | null | Refusal {
   if (typeof raw !== 'string') return new Refusal(`title must be a string of at most ${MAX_TITLE_LENGTH} characters, or null`);
   const unstorable = unstorableText(raw, 'title');
   if (unstorable !== undefined) return new Refusal(unstorable);
-  if (raw.length > MAX_TITLE_LENGTH && [...raw].length > MAX_TITLE_LENGTH) return new Refusal(`title must be at most ${MAX_TITLE_LENGTH} characters long, not ${[...raw].length}`);
+  if (raw.length > MAX_TITLE_LENGTH && [...raw].length > MAX_TITLE_LENGTH)
+    return new Refusal(`title must be at most ${MAX_TITLE_LENGTH} characters long, not ${[...raw].length}`);
   return raw;
 }
 
@@ -278,7 +279,8 @@ export function checkTags(raw: unknown, textual = false): string[] | Refusal {
     if (typeof piece !== 'string') return new Refusal('tags must be strings');
     const tag = normalTag(piece.trim());
     const length = [...tag].length;
-    if (length < 1 || length > MAX_TAG_LENGTH) return new Refusal(`a tag must be 1 to ${MAX_TAG_LENGTH} characters long (after trimming spaces), not ${length}`);
+    if (length < 1 || length > MAX_TAG_LENGTH)
+      return new Refusal(`a tag must be 1 to ${MAX_TAG_LENGTH} characters long (after trimming spaces), not ${length}`);
     if (tag.includes(',')) return new Refusal(`a tag must not contain a comma: ${JSON.stringify(tag)}`);
     const unstorable = unstorableText(tag, 'a tag');
     if (unstorable !== undefined) return new Refusal(unstorable);

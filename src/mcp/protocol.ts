@@ -8,17 +8,7 @@ import type { Logger } from '../log.ts';
 import type { Service, VisitRequest } from '../links/service.ts';
 import { StoreUnavailableError } from '../store/link-store.ts';
 import { NAME, VERSION } from '../version.ts';
-import {
-  INTERNAL_ERROR,
-  INVALID_PARAMS,
-  METHOD_NOT_FOUND,
-  RateLimitedCall,
-  RpcError,
-  failure,
-  parseMessage,
-  success,
-  type RpcResponse,
-} from './jsonrpc.ts';
+import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RateLimitedCall, RpcError, failure, parseMessage, success, type RpcResponse } from './jsonrpc.ts';
 import { TOOLS, type Tool, type ToolResult } from './tools.ts';
 
 /** Newest first: an unknown requested version is answered with the first. */
@@ -108,7 +98,8 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
       try {
         return { status: 200, message: success(id, await dispatch(method, params, from)) };
       } catch (err) {
-        if (err instanceof RateLimitedCall) return { status: 429, message: failure(id, err.code, err.message, { retry_after: err.retryAfter }), retryAfter: err.retryAfter };
+        if (err instanceof RateLimitedCall)
+          return { status: 429, message: failure(id, err.code, err.message, { retry_after: err.retryAfter }), retryAfter: err.retryAfter };
         if (err instanceof RpcError) return { status: 200, message: failure(id, err.code, err.message) };
         log.error('unexpected error', {
           path: '/mcp',

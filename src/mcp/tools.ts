@@ -10,7 +10,16 @@ import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } 
 import type { Service, VisitRequest } from '../links/service.ts';
 import { RateLimitedCall } from './jsonrpc.ts';
 import type { UrlRecord } from '../links/record.ts';
-import { MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS, parseTagFilter, unstorableText } from '../links/validate.ts';
+import {
+  MAX_RETENTION_DAYS,
+  MAX_SEARCH_LENGTH,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  MAX_TITLE_LENGTH,
+  MAX_VISITS,
+  parseTagFilter,
+  unstorableText,
+} from '../links/validate.ts';
 import { HttpError } from '../errors.ts';
 import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
 
@@ -116,7 +125,8 @@ export const TOOLS: readonly Tool[] = [
           type: 'string',
           minLength: 1,
           maxLength: 64,
-          description: "A custom code: letters A-Z a-z, digits, '-' and '_', within the service's code length limits, not a reserved word. Case-sensitive. Absent = a generated code.",
+          description:
+            "A custom code: letters A-Z a-z, digits, '-' and '_', within the service's code length limits, not a reserved word. Case-sensitive. Absent = a generated code.",
         },
         max_visits: { ...MAX_VISITS_ARG, description: 'Counted visits allowed before the link answers 410; null or absent = unlimited.' },
         title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
@@ -196,7 +206,11 @@ export const TOOLS: readonly Tool[] = [
           maxLength: MAX_SEARCH_LENGTH,
           description: 'Keep only the links whose code, original URL or title contains this text, case-insensitively.',
         },
-        tag: { type: 'array', items: { type: 'string' }, description: 'Keep only the links having every one of these tags (compared exactly, case-sensitively).' },
+        tag: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Keep only the links having every one of these tags (compared exactly, case-sensitively).',
+        },
       },
       required: ['api_key'],
       additionalProperties: false,

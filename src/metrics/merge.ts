@@ -36,7 +36,9 @@ export function mergeFamilies(lists: readonly (readonly Family[])[]): Family[] {
       merged.set(family.name, seen === undefined ? copy(family) : add(seen, family));
     }
   }
-  return [...merged.values()].map((f) => (f.type === 'histogram' ? { ...f, samples: [...f.samples].sort(byKey) } : { ...f, samples: [...f.samples].sort(byKey) }));
+  return [...merged.values()].map((f) =>
+    f.type === 'histogram' ? { ...f, samples: [...f.samples].sort(byKey) } : { ...f, samples: [...f.samples].sort(byKey) },
+  );
 }
 
 function copy(family: Family): Family {

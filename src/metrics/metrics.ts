@@ -135,7 +135,15 @@ export function createMetrics(source: MetricsSource): Metrics {
       const id = `${route} ${method} ${status}`;
       const seen = counts.get(id);
       if (seen) seen.value += n;
-      else counts.set(id, { labels: [['route', route], ['method', method], ['status', String(status)]], value: n });
+      else
+        counts.set(id, {
+          labels: [
+            ['route', route],
+            ['method', method],
+            ['status', String(status)],
+          ],
+          value: n,
+        });
     };
     for (const [route, stats] of routes) {
       for (const [k, n] of stats.answers) add(route, methodName(k % 64), Math.floor(k / 64), n);
@@ -193,7 +201,12 @@ export function createMetrics(source: MetricsSource): Metrics {
         bounds: STORE_WRITE_BUCKETS,
         samples: [storeWrites.sample([])],
       },
-      { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes.', type: 'gauge', samples: [{ labels: [], value: process.memoryUsage.rss() }] },
+      {
+        name: 'process_resident_memory_bytes',
+        help: 'Resident memory size in bytes.',
+        type: 'gauge',
+        samples: [{ labels: [], value: process.memoryUsage.rss() }],
+      },
       {
         name: 'process_cpu_seconds_total',
         help: 'Total user and system CPU time spent in seconds.',

@@ -75,7 +75,13 @@ export function createDeprecations(baseUrl: string, log: Logger): Deprecations {
   const link = `<${baseUrl}/docs#deprecations>; rel="deprecation"`;
   const byUsage = new Map(DEPRECATIONS.map((d) => [d.usage, d]));
   const headers = new Map(
-    DEPRECATIONS.map((d): [DeprecatedUsage, HeaderPair[]] => [d.usage, [['Deprecation', `@${d.since}`], ['Link', link]]]),
+    DEPRECATIONS.map((d): [DeprecatedUsage, HeaderPair[]] => [
+      d.usage,
+      [
+        ['Deprecation', `@${d.since}`],
+        ['Link', link],
+      ],
+    ]),
   );
   // Once per usage, not per request: a client stuck on the old way would otherwise flood the log.
   const warned = new Set<DeprecatedUsage>();

@@ -53,7 +53,13 @@ export function renderDocs(doc: OpenApiDocument): string {
     const limits: string[] = [];
     const enumeration = field(schema, 'enum');
     if (Array.isArray(enumeration)) limits.push(`one of ${enumeration.map((v) => JSON.stringify(v)).join(', ')}`);
-    for (const [key, label] of [['minimum', '≥'], ['maximum', '≤'], ['minLength', 'length ≥'], ['maxLength', 'length ≤'], ['pattern', 'matching']] as const) {
+    for (const [key, label] of [
+      ['minimum', '≥'],
+      ['maximum', '≤'],
+      ['minLength', 'length ≥'],
+      ['maxLength', 'length ≤'],
+      ['pattern', 'matching'],
+    ] as const) {
       const v = field(schema, key);
       if (v !== undefined) limits.push(`${label} ${String(v)}`);
     }
@@ -62,7 +68,8 @@ export function renderDocs(doc: OpenApiDocument): string {
 
   function access(op: Operation): string {
     if (op.security.length === 0) return 'Public.';
-    if (op.security.length > 1) return 'Gate (bearer token, when enabled) and an admin key: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
+    if (op.security.length > 1)
+      return 'Gate (bearer token, when enabled) and an admin key: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
     return 'Gate: <code>Authorization: Bearer &lt;API_TOKEN&gt;</code> when the server has a token.';
   }
 
@@ -91,7 +98,9 @@ export function renderDocs(doc: OpenApiDocument): string {
   function responses(op: Operation): string {
     const rows = Object.entries(op.responses).map(([status, r]) => {
       const response = resolve(r);
-      const headers = Object.keys(obj(field(response, 'headers')) ?? {}).map((h) => `<code>${escapeHtml(h)}</code>`).join(', ');
+      const headers = Object.keys(obj(field(response, 'headers')) ?? {})
+        .map((h) => `<code>${escapeHtml(h)}</code>`)
+        .join(', ');
       return `<tr><td>${escapeHtml(status)}</td><td>${inline(str(field(response, 'description')))}</td><td>${contents(response)}</td><td>${headers}</td></tr>`;
     });
     return `<h4>Responses</h4>\n<table>\n<tr><th>Status</th><th>Description</th><th>Body</th><th>Headers</th></tr>\n${rows.join('\n')}\n</table>`;
@@ -103,7 +112,9 @@ export function renderDocs(doc: OpenApiDocument): string {
     const rows = list.map((t) => {
       const tool = obj(t);
       const hints = obj(field(tool, 'annotations')) ?? {};
-      const flags = Object.entries(hints).filter(([, v]) => v === true).map(([k]) => k.replace(/Hint$/, ''));
+      const flags = Object.entries(hints)
+        .filter(([, v]) => v === true)
+        .map(([k]) => k.replace(/Hint$/, ''));
       return (
         `<tr><td><code>${escapeHtml(str(field(tool, 'name')))}</code></td><td>${escapeHtml(str(field(tool, 'title')))}</td>` +
         `<td>${inline(str(field(tool, 'description')))}</td><td>${escapeHtml(flags.join(', '))}</td></tr>`

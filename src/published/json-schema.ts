@@ -52,7 +52,9 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
   if (schema.type !== undefined) {
     const types: readonly JsonType[] = typeof schema.type === 'string' ? [schema.type] : schema.type;
     if (!types.some((t) => hasType(t, actual))) {
-      errors.push(`${at} must be ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' || t === 'array' ? `an ${t}` : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}`);
+      errors.push(
+        `${at} must be ${types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' || t === 'array' ? `an ${t}` : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}`,
+      );
       return;
     }
   }
@@ -64,7 +66,8 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
   if (typeof value === 'string') {
     // JSON Schema counts characters (code points), not UTF-16 units.
     const length = [...value].length;
-    if (schema.minLength !== undefined && length < schema.minLength) errors.push(`${at} must have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`);
+    if (schema.minLength !== undefined && length < schema.minLength)
+      errors.push(`${at} must have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`);
     if (schema.maxLength !== undefined && length > schema.maxLength) errors.push(`${at} must have at most ${schema.maxLength} characters`);
   }
   if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at} must have at most ${schema.maxItems} items`);

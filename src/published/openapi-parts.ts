@@ -62,10 +62,21 @@ const param = (name: string, where: 'query' | 'header' | 'path', schema: OpenApi
 export const PARAMETERS: Record<string, OpenApiObject> = {
   code: param('code', 'path', { ...CODE_SCHEMA, pattern: '^[A-Za-z0-9_-]+$' }, 'The short code. A path whose code has other characters is 404.'),
   file: param('file', 'path', { type: 'string' }, 'A file of the static/ folder, e.g. docs.css.'),
-  api_key: param('api_key', 'query', { type: 'string' }, 'Deprecated: the admin key as a query parameter. Send the X-API-Key header instead (query strings leak into logs and history); responses to requests that use it carry Deprecation and Link headers. The header wins when both are sent.', { deprecated: true }),
+  api_key: param(
+    'api_key',
+    'query',
+    { type: 'string' },
+    'Deprecated: the admin key as a query parameter. Send the X-API-Key header instead (query strings leak into logs and history); responses to requests that use it carry Deprecation and Link headers. The header wins when both are sent.',
+    { deprecated: true },
+  ),
   limit: param('limit', 'query', LIMIT_SCHEMA, 'Page size, 1–1000. Without it the whole list is returned.'),
   offset: param('offset', 'query', OFFSET_SCHEMA, 'Entries to skip (default 0).'),
-  q: param('q', 'query', { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH }, `Keep only the links whose code, original URL or title contains this text, case-insensitively; 1–${MAX_SEARCH_LENGTH} characters.`),
+  q: param(
+    'q',
+    'query',
+    { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+    `Keep only the links whose code, original URL or title contains this text, case-insensitively; 1–${MAX_SEARCH_LENGTH} characters.`,
+  ),
   tag: param(
     'tag',
     'query',
@@ -74,9 +85,24 @@ export const PARAMETERS: Record<string, OpenApiObject> = {
     { style: 'form', explode: true },
   ),
   shorten_url: param('url', 'query', { type: 'string' }, 'The URL to shorten; wins over the body field.'),
-  retention_days: param('retention_days', 'query', { type: 'string', pattern: '^[0-9]+$' }, 'Lifetime in days, 0–36500 as decimal digits; wins over the body field.'),
-  shorten_code: param('code', 'query', { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 64 }, 'A custom code (A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; case-sensitive); wins over the body field. Held by a live link: 409.'),
-  max_visits: param('max_visits', 'query', { type: 'string', pattern: '^([0-9]*|null)$' }, 'Counted visits allowed, 1–2147483647 as decimal digits (empty or null = unlimited); wins over the body field.'),
+  retention_days: param(
+    'retention_days',
+    'query',
+    { type: 'string', pattern: '^[0-9]+$' },
+    'Lifetime in days, 0–36500 as decimal digits; wins over the body field.',
+  ),
+  shorten_code: param(
+    'code',
+    'query',
+    { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 64 },
+    'A custom code (A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; case-sensitive); wins over the body field. Held by a live link: 409.',
+  ),
+  max_visits: param(
+    'max_visits',
+    'query',
+    { type: 'string', pattern: '^([0-9]*|null)$' },
+    'Counted visits allowed, 1–2147483647 as decimal digits (empty or null = unlimited); wins over the body field.',
+  ),
   title: param('title', 'query', { type: 'string' }, `A title, at most ${MAX_TITLE_LENGTH} characters (empty = none); wins over the body field.`),
   tags: param(
     'tags',
@@ -86,8 +112,18 @@ export const PARAMETERS: Record<string, OpenApiObject> = {
     { style: 'form', explode: true },
   ),
   lookup_url: param('url', 'query', { type: 'string' }, 'The original URL; normalized like stored URLs before matching.', { required: true }),
-  mcp_protocol_version: param('MCP-Protocol-Version', 'header', { type: 'string', enum: ['2025-11-25', '2025-06-18', '2025-03-26'] }, 'The negotiated MCP version, sent by clients after initialize. Another value is 400.'),
-  origin: param('Origin', 'header', { type: 'string' }, "Sent by browsers. Absent, base_url's origin or one of MCP_ALLOWED_ORIGINS; anything else is 403 (DNS rebinding protection)."),
+  mcp_protocol_version: param(
+    'MCP-Protocol-Version',
+    'header',
+    { type: 'string', enum: ['2025-11-25', '2025-06-18', '2025-03-26'] },
+    'The negotiated MCP version, sent by clients after initialize. Another value is 400.',
+  ),
+  origin: param(
+    'Origin',
+    'header',
+    { type: 'string' },
+    "Sent by browsers. Absent, base_url's origin or one of MCP_ALLOWED_ORIGINS; anything else is 403 (DNS rebinding protection).",
+  ),
 };
 
 const header = (description: string, schema: OpenApiObject = { type: 'string' }): OpenApiObject => ({ description, schema });
@@ -113,7 +149,11 @@ export const RESPONSES: Record<string, OpenApiObject> = {
   MethodNotAllowed: json('The path does not serve this method.', 'Error', ['Allow']),
   PayloadTooLarge: json('The body is over 64 KiB. The connection is closed.', 'Error'),
   UnsupportedMediaType: json('The body has a content type the operation does not read.', 'Error'),
-  TooManyRequests: json('CREATE_RATE_LIMIT is set and this client address has used up its creates of the window; nothing was created. Retry-After says in how many seconds it may create again.', 'Error', ['Retry-After']),
+  TooManyRequests: json(
+    'CREATE_RATE_LIMIT is set and this client address has used up its creates of the window; nothing was created. Retry-After says in how many seconds it may create again.',
+    'Error',
+    ['Retry-After'],
+  ),
   Unavailable: json('No free short code, or the storage is not writable right now; nothing was changed.', 'Error'),
   InternalError: json('Unexpected error (details go to the server log only).', 'Error'),
 };
@@ -155,7 +195,11 @@ const JSON_RPC_RESPONSE = {
     result: { type: 'object' },
     error: {
       type: 'object',
-      properties: { code: { type: 'integer' }, message: { type: 'string' }, data: { type: 'object', description: 'With -32029 (a create past CREATE_RATE_LIMIT): retry_after, whole seconds.' } },
+      properties: {
+        code: { type: 'integer' },
+        message: { type: 'string' },
+        data: { type: 'object', description: 'With -32029 (a create past CREATE_RATE_LIMIT): retry_after, whole seconds.' },
+      },
       required: ['code', 'message'],
     },
   },
@@ -197,7 +241,12 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The gate: only when the server runs with API_TOKEN set (GET /auth-check tells). Send `Authorization: Bearer <API_TOKEN>`.',
   },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An admin key (API_KEYS) for listing, editing, deleting, export and import, and the visit routes.' },
+  adminKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'An admin key (API_KEYS) for listing, editing, deleting, export and import, and the visit routes.',
+  },
   adminKeyQuery: {
     type: 'apiKey',
     in: 'query',
@@ -205,4 +254,3 @@ export const SECURITY_SCHEMES = {
     description: 'Deprecated: the admin key as a query parameter. Use X-API-Key.',
   },
 } as const;
-

@@ -26,8 +26,7 @@ const TITLE_SCHEMA = {
  * a comma, and duplicates are dropped before the limit of 20 is counted, so the items here carry
  * no length limits of their own: a tag of 51 characters with a space around it is a good tag.
  */
-const TAGS_INPUT_DESCRIPTION =
-  `Tags, each trimmed and then 1–${MAX_TAG_LENGTH} characters without a comma; duplicates are dropped, at most ${MAX_TAGS} may remain, and they are kept sorted.`;
+const TAGS_INPUT_DESCRIPTION = `Tags, each trimmed and then 1–${MAX_TAG_LENGTH} characters without a comma; duplicates are dropped, at most ${MAX_TAGS} may remain, and they are kept sorted.`;
 
 export const RECORD_SCHEMA = {
   type: 'object',
@@ -37,12 +36,18 @@ export const RECORD_SCHEMA = {
     short_url: { type: 'string', description: 'The short link: the base URL, a slash and the code.' },
     original_url: { type: 'string', description: 'Where the link redirects: the WHATWG serialization of the submitted URL.' },
     created_at: { type: 'integer', description: 'Creation time, Unix seconds.' },
-    visit_count: { type: 'integer', minimum: 0, maximum: MAX_COUNT, description: 'Redirects served (GET only; HEAD does not count); counting stops at 2^53 − 1.' },
+    visit_count: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_COUNT,
+      description: 'Redirects served (GET only; HEAD does not count); counting stops at 2^53 − 1.',
+    },
     untracked_visits: {
       type: 'integer',
       minimum: 0,
       maximum: MAX_COUNT,
-      description: 'Visits counted without an event (imported counts, counted with visit_tracking counts, removed by retention): the link\'s events + untracked_visits = visit_count.',
+      description:
+        "Visits counted without an event (imported counts, counted with visit_tracking counts, removed by retention): the link's events + untracked_visits = visit_count.",
     },
     retention_days: {
       type: 'integer',
@@ -63,7 +68,19 @@ export const RECORD_SCHEMA = {
       description: `The link's tags: distinct, sorted, each 1–${MAX_TAG_LENGTH} characters without a comma; [] = none.`,
     },
   },
-  required: ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at', 'title', 'tags'],
+  required: [
+    'short_code',
+    'short_url',
+    'original_url',
+    'created_at',
+    'visit_count',
+    'untracked_visits',
+    'retention_days',
+    'max_visits',
+    'expires_at',
+    'title',
+    'tags',
+  ],
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
@@ -126,7 +143,8 @@ export const SHORTEN_INPUT_SCHEMA = {
     code: {
       type: ['string', 'null'],
       maxLength: 64,
-      description: 'A custom code: A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; null, empty or absent = generated. Held by a live link: 409.',
+      description:
+        'A custom code: A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; null, empty or absent = generated. Held by a live link: 409.',
     },
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'Counted visits allowed (a one-time link is 1); null or absent = unlimited.' },
     title: { ...TITLE_SCHEMA, description: `A title, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
@@ -147,7 +165,11 @@ export const UPDATE_INPUT_SCHEMA = {
     },
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'The new limit of counted visits (at or below visit_count uses the link up); null clears it.' },
     title: { ...TITLE_SCHEMA, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty clears it.` },
-    tags: { type: 'array', items: { type: 'string' }, description: `The new tags, replacing the old ones; [] clears them (null is 400). ${TAGS_INPUT_DESCRIPTION}` },
+    tags: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `The new tags, replacing the old ones; [] clears them (null is 400). ${TAGS_INPUT_DESCRIPTION}`,
+    },
   },
   additionalProperties: false,
 } as const satisfies JsonSchema;

@@ -16,15 +16,24 @@ export const MASK_COUNT = 8;
  */
 export function maskCondition(mask: number, i: number, j: number): boolean {
   switch (mask) {
-    case 0: return (i + j) % 2 === 0;
-    case 1: return i % 2 === 0;
-    case 2: return j % 3 === 0;
-    case 3: return (i + j) % 3 === 0;
-    case 4: return (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0;
-    case 5: return ((i * j) % 2) + ((i * j) % 3) === 0;
-    case 6: return (((i * j) % 2) + ((i * j) % 3)) % 2 === 0;
-    case 7: return (((i + j) % 2) + ((i * j) % 3)) % 2 === 0;
-    default: throw new RangeError(`no QR mask ${mask}`);
+    case 0:
+      return (i + j) % 2 === 0;
+    case 1:
+      return i % 2 === 0;
+    case 2:
+      return j % 3 === 0;
+    case 3:
+      return (i + j) % 3 === 0;
+    case 4:
+      return (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0;
+    case 5:
+      return ((i * j) % 2) + ((i * j) % 3) === 0;
+    case 6:
+      return (((i * j) % 2) + ((i * j) % 3)) % 2 === 0;
+    case 7:
+      return (((i + j) % 2) + ((i * j) % 3)) % 2 === 0;
+    default:
+      throw new RangeError(`no QR mask ${mask}`);
   }
 }
 

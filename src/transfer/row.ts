@@ -4,7 +4,17 @@
  * title and tags; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
  */
 import { isExpired, labelsOf, type LinkRecord } from '../store/link-store.ts';
-import { checkCustomCode, checkMaxVisits, checkRetention, checkTags, checkTitle, checkUrl, checkVisitCount, Refusal, type UrlRules } from '../links/validate.ts';
+import {
+  checkCustomCode,
+  checkMaxVisits,
+  checkRetention,
+  checkTags,
+  checkTitle,
+  checkUrl,
+  checkVisitCount,
+  Refusal,
+  type UrlRules,
+} from '../links/validate.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 

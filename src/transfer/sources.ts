@@ -115,7 +115,11 @@ async function* jsonRows<F extends string>(body: AsyncIterable<Buffer | string>,
     let from = 0;
     for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, from)) {
       line++;
-      const row = overlong ? tooLong(line) : held.length === 0 ? jsonRow(shape, line, chunk, from, nl) : jsonRow(shape, line, Buffer.concat([...held, chunk.subarray(from, nl)]), 0, undefined);
+      const row = overlong
+        ? tooLong(line)
+        : held.length === 0
+          ? jsonRow(shape, line, chunk, from, nl)
+          : jsonRow(shape, line, Buffer.concat([...held, chunk.subarray(from, nl)]), 0, undefined);
       if (row !== undefined) out.push(row);
       held = [];
       heldBytes = 0;

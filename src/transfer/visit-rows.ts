@@ -48,11 +48,13 @@ export const VISIT_ROWS: RowShape<VisitField> = {
       const field = BY_NAME.get(header[i]!.trim().toLowerCase());
       if (field === undefined) continue;
       const earlier = columns[field];
-      if (earlier !== undefined) return `the header names the ${field === 'code' ? 'short_code' : field} column twice ("${header[earlier]}" and "${header[i]}")`;
+      if (earlier !== undefined)
+        return `the header names the ${field === 'code' ? 'short_code' : field} column twice ("${header[earlier]}" and "${header[i]}")`;
       columns[field] = i;
     }
     const missing = REQUIRED.filter((f) => columns[f] === undefined);
-    if (missing.length > 0) return `the header has no ${missing.map((f) => (f === 'code' ? 'short_code' : f)).join(' or ')} column (a visits import starts with ${VISIT_COLUMNS.join(',')})`;
+    if (missing.length > 0)
+      return `the header has no ${missing.map((f) => (f === 'code' ? 'short_code' : f)).join(' or ')} column (a visits import starts with ${VISIT_COLUMNS.join(',')})`;
     return columns;
   },
 };
@@ -100,7 +102,8 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
   const referrer = typeof raw === 'string' ? raw.toLowerCase() : raw;
   if (referrer !== null && (typeof referrer !== 'string' || !isReferrerHost(referrer))) return bad(REFERRER_RULE);
   const country = get('country');
-  if (country !== null && (typeof country !== 'string' || !/^[A-Za-z]{2}$/.test(country))) return bad('country must be two letters A-Z (ISO 3166-1 alpha-2), or empty');
+  if (country !== null && (typeof country !== 'string' || !/^[A-Za-z]{2}$/.test(country)))
+    return bad('country must be two letters A-Z (ISO 3166-1 alpha-2), or empty');
   const browser = oneOf<Browser>(get('browser'), BROWSERS);
   if (browser === undefined) return bad(`browser must be one of ${BROWSERS.join(', ')}, or empty`);
   const os = oneOf<Os>(get('os'), SYSTEMS);

@@ -154,7 +154,7 @@ function defaultEvery(ms: number, check: () => void): () => void {
   return () => clearInterval(timer);
 }
 
-const why = (err: unknown): string => ((err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err)));
+const why = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
 
 /** Opens `path` now (throws `GeoipError`), and keeps it current (above). */
 export function openGeoip(options: GeoipOptions): Geoip {

@@ -183,8 +183,12 @@ export class DataSection {
     if (max !== undefined && size > max) throw new MmdbError(`a field of type ${type} at data offset ${at - this.start} has ${size} bytes, more than ${max}`);
     if (type === T.Map || type === T.Array) return this.container(type, size, depth, build);
     if (type === T.Boolean) return size === 1;
-    if (type === T.Container || type === T.EndMarker) throw new MmdbError(`${type === T.Container ? 'a data cache container' : 'an end marker'} at data offset ${at - 1 - this.start} where a value was expected`);
-    if ((type === T.Double && size !== 8) || (type === T.Float && size !== 4)) throw new MmdbError(`a ${type === T.Double ? 'double' : 'float'} at data offset ${at - this.start} has ${size} bytes`);
+    if (type === T.Container || type === T.EndMarker)
+      throw new MmdbError(
+        `${type === T.Container ? 'a data cache container' : 'an end marker'} at data offset ${at - 1 - this.start} where a value was expected`,
+      );
+    if ((type === T.Double && size !== 8) || (type === T.Float && size !== 4))
+      throw new MmdbError(`a ${type === T.Double ? 'double' : 'float'} at data offset ${at - this.start} has ${size} bytes`);
     this.need(at, size);
     this.at = at + size;
     if (!build) return undefined;

@@ -130,9 +130,12 @@ export class MmdbReader {
     this.nodeCount = meta.nodeCount;
     const treeSize = (meta.recordSize / 4) * meta.nodeCount;
     if (treeSize + SEPARATOR > start) {
-      throw new MmdbError(`the search tree of ${meta.nodeCount} nodes (${treeSize} bytes) does not fit before the metadata at byte ${start}: the file is truncated or damaged`);
+      throw new MmdbError(
+        `the search tree of ${meta.nodeCount} nodes (${treeSize} bytes) does not fit before the metadata at byte ${start}: the file is truncated or damaged`,
+      );
     }
-    for (let i = treeSize; i < treeSize + SEPARATOR; i++) if (this.buf[i] !== 0) throw new MmdbError(`the 16 bytes after the search tree (at byte ${treeSize}) are not zeros`);
+    for (let i = treeSize; i < treeSize + SEPARATOR; i++)
+      if (this.buf[i] !== 0) throw new MmdbError(`the 16 bytes after the search tree (at byte ${treeSize}) are not zeros`);
     this.data = new DataSection(this.buf, treeSize + SEPARATOR, start);
     for (const offset of this.checkTree()) this.data.check(offset);
     let node = 0;

@@ -78,10 +78,7 @@ export function parseStatsRange(params: RangeParams, now: number): StatsRange | 
   }
   const edges = bucketEdges(zone, interval, from, to);
   if (edges === undefined) {
-    return new RangeRefusal(
-      'interval',
-      `the range has more than ${MAX_BUCKETS} ${interval} buckets; choose a longer interval or a shorter range (from, to)`,
-    );
+    return new RangeRefusal('interval', `the range has more than ${MAX_BUCKETS} ${interval} buckets; choose a longer interval or a shorter range (from, to)`);
   }
   // Rounded out to whole buckets, a range can pass the times an event can have (a Kathmandu day
   // that began before 1970, a month that ends after 2106): the outer buckets are cut there, so the
@@ -374,8 +371,7 @@ export function bucketEdges(zone: Zone, interval: Interval, from: number, to: nu
     const step = interval === 'hour' ? 3600 : interval === 'day' ? DAY : 0;
     const guess = last + step;
     const landed = step > 0 ? zone.wall(guess) : NaN;
-    last =
-      landed - zone.wall(last) === step && periodStart(interval, landed) === landed ? guess : edgeAfter(zone, interval, last);
+    last = landed - zone.wall(last) === step && periodStart(interval, landed) === landed ? guess : edgeAfter(zone, interval, last);
     edges.push(last);
   }
   return edges;

@@ -34,7 +34,10 @@ const BROWSERS: readonly (readonly [RegExp, Browser])[] = [
   [/\bOPR\/|\bOPT\/|\bOPiOS\/|^Opera\/|\bOpera /, 'Opera'],
   [/\bSamsungBrowser\//, 'Samsung Internet'],
   // Other browsers that carry an engine's token too: their users are not Chrome's or Safari's.
-  [/\bYaBrowser\/|\bUCBrowser\/|\bVivaldi\/|\bGSA\/|\bDdg\/|\bDuckDuckGo\/|\bElectron\/|\bSilk\/|\bMiuiBrowser\/|\bHuaweiBrowser\/|\bQQBrowser\/|\bWhale\/|\bPuffin\/|\bFocus\//, 'Other'],
+  [
+    /\bYaBrowser\/|\bUCBrowser\/|\bVivaldi\/|\bGSA\/|\bDdg\/|\bDuckDuckGo\/|\bElectron\/|\bSilk\/|\bMiuiBrowser\/|\bHuaweiBrowser\/|\bQQBrowser\/|\bWhale\/|\bPuffin\/|\bFocus\//,
+    'Other',
+  ],
   [/\bFirefox\/|\bFxiOS\//, 'Firefox'],
   [/Chrome\/|\bCriOS\/|\bChromium\//, 'Chrome'],
   [/\bSafari\/|\bAppleWebKit\/.*\bMobile\//, 'Safari'],
@@ -109,7 +112,10 @@ export const MAX_CACHED_LENGTH = 1024;
  * classified again on its next visit and stays — where clearing the whole cache would make every
  * client a miss at once.
  */
-export function createUserAgentClassifier(max = 4096, classify: (ua: string) => UserAgentClass = classifyUserAgent): (ua: string | undefined) => UserAgentClass {
+export function createUserAgentClassifier(
+  max = 4096,
+  classify: (ua: string) => UserAgentClass = classifyUserAgent,
+): (ua: string | undefined) => UserAgentClass {
   if (!Number.isInteger(max) || max < 1) throw new RangeError(`cache size must be a positive integer, got ${max}`);
   const cache = new Map<string, UserAgentClass>();
   return function classifyCached(ua) {

@@ -129,7 +129,8 @@ test('every door shares the one count, and each refuses in its own shape', PER_I
   assert.equal((JSON.parse(made.body) as { result: { isError?: boolean } }).result.isError, undefined);
   const yourls = (url: string) => h.req(`/yourls-api.php?${new URLSearchParams({ action: 'shorturl', url, signature: KEY, format: 'json' })}`);
   assert.equal((await yourls('https://example.com/yourls')).status, 200);
-  const shlink = (url: string) => h.req('/rest/v3/short-urls', { method: 'POST', headers: { ...JSON_HEADERS, 'x-api-key': KEY }, body: JSON.stringify({ longUrl: url }) });
+  const shlink = (url: string) =>
+    h.req('/rest/v3/short-urls', { method: 'POST', headers: { ...JSON_HEADERS, 'x-api-key': KEY }, body: JSON.stringify({ longUrl: url }) });
   assert.equal((await shlink('https://example.com/shlink')).status, 200);
 
   clock.t += 15_000;
@@ -150,9 +151,14 @@ test('every door shares the one count, and each refuses in its own shape', PER_I
   assert.equal(yourlsRefused.status, 429);
   assert.equal(yourlsRefused.headers['retry-after'], '45');
   assert.equal(yourlsRefused.headers['content-type'], 'application/json; charset=utf-8');
-  assert.equal(yourlsRefused.body, '{"status":"fail","code":"error:flood","message":"Too many URLs added too fast. Slow down please.","errorCode":"429","statusCode":"429"}');
+  assert.equal(
+    yourlsRefused.body,
+    '{"status":"fail","code":"error:flood","message":"Too many URLs added too fast. Slow down please.","errorCode":"429","statusCode":"429"}',
+  );
   // YOURLS' other formats carry the same status and header.
-  const yourlsXml = await h.req(`/yourls-api.php?${new URLSearchParams({ action: 'shorturl', url: 'https://example.com/yourls2', signature: KEY, format: 'xml' })}`);
+  const yourlsXml = await h.req(
+    `/yourls-api.php?${new URLSearchParams({ action: 'shorturl', url: 'https://example.com/yourls2', signature: KEY, format: 'xml' })}`,
+  );
   assert.equal(yourlsXml.status, 429);
   assert.equal(yourlsXml.headers['retry-after'], '45');
   assert.match(yourlsXml.body, /<code>error:flood<\/code>/);
@@ -174,15 +180,24 @@ test('every door shares the one count, and each refuses in its own shape', PER_I
   assert.match(known.body, /already exists in database/);
 
   // An import is an admin key's bulk operation: never limited.
-  const lines = ['https://example.com/i1', 'https://example.com/i2', 'https://example.com/i3'].map((u) => JSON.stringify({ original_url: u })).join('\n') + '\n';
+  const lines =
+    ['https://example.com/i1', 'https://example.com/i2', 'https://example.com/i3'].map((u) => JSON.stringify({ original_url: u })).join('\n') + '\n';
   const imported = await h.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: lines });
   assert.equal(imported.status, 200, imported.body);
   assert.deepEqual(JSON.parse(imported.body), { imported: 3, skipped: 0, errors: [] });
 
   // The refusals show in the metrics, by route (docs/security.md).
   const metrics = (await h.req('/metrics')).body;
-  for (const [route, method, count] of [['/api/shorten', 'POST', 1], ['/mcp', 'POST', 1], ['/yourls-api.php', 'GET', 2], ['/rest/v3/short-urls', 'POST', 1]] as const) {
-    assert.ok(metrics.includes(`shortener_http_requests_total{route="${route}",method="${method}",status="429"} ${count}\n`), `${route}: ${count} refusal(s) counted`);
+  for (const [route, method, count] of [
+    ['/api/shorten', 'POST', 1],
+    ['/mcp', 'POST', 1],
+    ['/yourls-api.php', 'GET', 2],
+    ['/rest/v3/short-urls', 'POST', 1],
+  ] as const) {
+    assert.ok(
+      metrics.includes(`shortener_http_requests_total{route="${route}",method="${method}",status="429"} ${count}\n`),
+      `${route}: ${count} refusal(s) counted`,
+    );
   }
 
   // The window over, every door creates again.

@@ -115,7 +115,11 @@ test('of 50 concurrent creates of one code exactly one wins; the others are 409'
   const h = await start(t, { apiKeys: [KEY], logLevel: 'silent' });
   const replies = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      request(h.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: `https://example.com/race/${i}`, code: 'race-code' }) }),
+      request(h.port, '/api/shorten', {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ url: `https://example.com/race/${i}`, code: 'race-code' }),
+      }),
     ),
   );
   const winners = replies.filter((r) => r.status === 201);

@@ -40,30 +40,40 @@ function heldFsync() {
   return { ctl, fs };
 }
 
-const link = (code: string) => ({ code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
-
-test('regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone', onOneProcess("it holds its log file's writes to force the race"), async (t) => {
-  let slow = false;
-  const fs: StoreFs = {
-    ...nodeFs,
-    async fsync(fd) {
-      // Long enough for all ten requests to arrive while the first tombstone is being written.
-      if (slow) await delay(100);
-      return nodeFs.fsync(fd);
-    },
-  };
-  const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
-  const code = await h.shorten('https://example.com/delete-me');
-  slow = true;
-  const replies = await Promise.all(
-    Array.from({ length: 10 }, () => h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': KEY } })),
-  );
-  slow = false;
-  assert.deepEqual(replies.map((r) => r.status).sort(), [204, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
-  for (const r of replies) assert.equal(r.body, '');
-  assert.deepEqual(tombstones(h.dir), [code]);
-  assert.equal((await h.req(`/api/urls/${code}`)).status, 404);
+const link = (code: string) => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: 1_700_000_000,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits: null,
 });
+
+test(
+  'regression: ten concurrent DELETEs of one code give exactly one 204 and nine 404s, and one tombstone',
+  onOneProcess("it holds its log file's writes to force the race"),
+  async (t) => {
+    let slow = false;
+    const fs: StoreFs = {
+      ...nodeFs,
+      async fsync(fd) {
+        // Long enough for all ten requests to arrive while the first tombstone is being written.
+        if (slow) await delay(100);
+        return nodeFs.fsync(fd);
+      },
+    };
+    const h = await start(t, { fsync: 'always', fs, apiKeys: [KEY] });
+    const code = await h.shorten('https://example.com/delete-me');
+    slow = true;
+    const replies = await Promise.all(Array.from({ length: 10 }, () => h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': KEY } })));
+    slow = false;
+    assert.deepEqual(replies.map((r) => r.status).sort(), [204, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    for (const r of replies) assert.equal(r.body, '');
+    assert.deepEqual(tombstones(h.dir), [code]);
+    assert.equal((await h.req(`/api/urls/${code}`)).status, 404);
+  },
+);
 
 test('Store: of concurrent deletes of one code exactly one resolves true, and the log has one tombstone', async (t) => {
   const dir = tempDir();

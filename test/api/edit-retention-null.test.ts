@@ -43,7 +43,11 @@ test('PATCH {"retention_days": null} is 400 naming the field, alone or with othe
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), record, `${body}: nothing changed`);
   }
   // 0 is how forever is said.
-  const forever = await h.req(`/api/urls/${code}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: '{"retention_days":0}' });
+  const forever = await h.req(`/api/urls/${code}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: '{"retention_days":0}',
+  });
   assert.equal(forever.status, 200, forever.body);
   assert.deepEqual(JSON.parse(forever.body), { ...record, retention_days: 0, expires_at: null });
 });
@@ -56,12 +60,14 @@ test('the same rule below every door: the service refuses null, and MCP update_u
   // MCP's input schema declares retention_days an integer (not null), so the call is refused
   // before the tool runs, as every argument of the wrong type is (docs/mcp.md).
   const mcp = createMcpServer(h.shortener.service, createLogger('silent'));
-  const outcome = await mcp.handle(JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'update_url', arguments: { code, api_key: KEY, retention_days: null } },
-  }));
+  const outcome = await mcp.handle(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'update_url', arguments: { code, api_key: KEY, retention_days: null } },
+    }),
+  );
   assert.ok('message' in outcome);
   assert.deepEqual(outcome.message, {
     jsonrpc: '2.0',

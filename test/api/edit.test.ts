@@ -74,7 +74,10 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
   const newer = await create(h, { url: 'https://example.com/newer' });
   await patch(h, code, '{"url":"https://example.com/edited-again"}');
   const list = JSON.parse((await h.req('/api/urls', { headers: { 'x-api-key': KEY } })).body) as { urls: UrlRecord[] };
-  assert.deepEqual(list.urls.map((u) => u.short_code), [newer, code]);
+  assert.deepEqual(
+    list.urls.map((u) => u.short_code),
+    [newer, code],
+  );
 });
 
 test('the key comes first: 403 with an empty body, for unknown codes too; api_key works and is deprecated', async (t) => {

@@ -91,13 +91,29 @@ test('past a limit a create is 400 naming the field, in every door, and nothing 
   const cases: [string, Reply, string][] = [
     ['JSON title 513', await postJson(h, { url, title: long }), 'title must be at most 512 characters long, not 513'],
     ['form title 513', await postForm(h, `url=${encodeURIComponent(url)}&title=${long}`), 'title must be at most 512 characters long, not 513'],
-    ['query title 513', await h.req(`/api/shorten?url=${encodeURIComponent(url)}&title=${long}`, { method: 'POST' }), 'title must be at most 512 characters long, not 513'],
+    [
+      'query title 513',
+      await h.req(`/api/shorten?url=${encodeURIComponent(url)}&title=${long}`, { method: 'POST' }),
+      'title must be at most 512 characters long, not 513',
+    ],
     ['JSON title number', await postJson(h, { url, title: 5 }), 'title must be a string of at most 512 characters, or null'],
     ['JSON 21 tags', await postJson(h, { url, tags: tags21 }), 'a link may have at most 20 distinct tags, not 21'],
-    ['form 21 tags, repeated', await postForm(h, `url=${encodeURIComponent(url)}&${tags21.map((tag) => `tags=${tag}`).join('&')}`), 'a link may have at most 20 distinct tags, not 21'],
-    ['query 21 tags, comma-separated', await h.req(`/api/shorten?url=${encodeURIComponent(url)}&tags=${tags21.join(',')}`, { method: 'POST' }), 'a link may have at most 20 distinct tags, not 21'],
+    [
+      'form 21 tags, repeated',
+      await postForm(h, `url=${encodeURIComponent(url)}&${tags21.map((tag) => `tags=${tag}`).join('&')}`),
+      'a link may have at most 20 distinct tags, not 21',
+    ],
+    [
+      'query 21 tags, comma-separated',
+      await h.req(`/api/shorten?url=${encodeURIComponent(url)}&tags=${tags21.join(',')}`, { method: 'POST' }),
+      'a link may have at most 20 distinct tags, not 21',
+    ],
     ['JSON 51-character tag', await postJson(h, { url, tags: [tag51] }), 'a tag must be 1 to 50 characters long (after trimming spaces), not 51'],
-    ['form 51-character tag', await postForm(h, `url=${encodeURIComponent(url)}&tags=ok,${tag51}`), 'a tag must be 1 to 50 characters long (after trimming spaces), not 51'],
+    [
+      'form 51-character tag',
+      await postForm(h, `url=${encodeURIComponent(url)}&tags=ok,${tag51}`),
+      'a tag must be 1 to 50 characters long (after trimming spaces), not 51',
+    ],
     ['JSON empty tag', await postJson(h, { url, tags: ['  '] }), 'a tag must be 1 to 50 characters long (after trimming spaces), not 0'],
     ['JSON comma in a tag', await postJson(h, { url, tags: ['a,b'] }), 'a tag must not contain a comma: "a,b"'],
     ['JSON tags as a string', await postJson(h, { url, tags: 'a,b' }), 'tags must be an array of at most 20 strings'],
@@ -115,7 +131,8 @@ test('past a limit a create is 400 naming the field, in every door, and nothing 
 test('PATCH sets and clears title and tags; null clears the title, [] the tags; null tags and bad values are 400', async (t) => {
   const h = await start(t, { apiKeys: [KEY] });
   const code = codeOf(await postJson(h, { url: 'https://example.com/edit', title: 'Old', tags: ['old'] }));
-  const patch = (body: unknown): Promise<Reply> => h.req(`/api/urls/${code}`, { method: 'PATCH', headers: { ...ADMIN, ...JSON_TYPE }, body: JSON.stringify(body) });
+  const patch = (body: unknown): Promise<Reply> =>
+    h.req(`/api/urls/${code}`, { method: 'PATCH', headers: { ...ADMIN, ...JSON_TYPE }, body: JSON.stringify(body) });
   const edited = async (body: unknown): Promise<UrlRecord> => {
     const r = await patch(body);
     assert.equal(r.status, 200, r.body);
@@ -173,7 +190,10 @@ test('the list: tag keeps the links having every tag named (exactly, case-sensit
   assert.equal(page.headers['x-total-count'], '2');
   // A filter tag past the limits is 400 naming it; the key still comes first.
   assert.equal(detail(await list(h, `?tag=${'x'.repeat(51)}`), 'tag 51'), 'a tag must be 1 to 50 characters long (after trimming spaces), not 51');
-  assert.equal(detail(await list(h, `?${Array.from({ length: 21 }, (_, i) => `tag=t${i}`).join('&')}`), '21 tags'), 'a link may have at most 20 distinct tags, not 21');
+  assert.equal(
+    detail(await list(h, `?${Array.from({ length: 21 }, (_, i) => `tag=t${i}`).join('&')}`), '21 tags'),
+    'a link may have at most 20 distinct tags, not 21',
+  );
   const noKey = await h.req(`/api/urls?tag=${'x'.repeat(51)}`);
   assert.equal(noKey.status, 403);
   assert.equal(noKey.body, '');
@@ -189,7 +209,10 @@ test('a list holding non-ASCII titles and tags: Content-Length counts UTF-8 byte
   assert.equal(r.headers['content-length'], String(Buffer.byteLength(r.body)));
   assert.notEqual(Buffer.byteLength(r.body), r.body.length, 'the body is not ASCII');
   const page = JSON.parse(r.body) as UrlList;
-  assert.deepEqual(page.urls.map((u) => [u.short_code, u.title, u.tags]), [[code, title, ['ключ', '標籤']]]);
+  assert.deepEqual(
+    page.urls.map((u) => [u.short_code, u.title, u.tags]),
+    [[code, title, ['ключ', '標籤']]],
+  );
 
   // Long enough to be streamed (over 64 Ki characters): chunked, every character intact.
   const long = '標'.repeat(500);
@@ -200,7 +223,10 @@ test('a list holding non-ASCII titles and tags: Content-Length counts UTF-8 byte
   assert.equal(streamed.headers['content-length'], undefined);
   const all = JSON.parse(streamed.body) as UrlList;
   assert.equal(all.count, 151);
-  assert.deepEqual(all.urls.slice(0, 2).map((u) => u.title), [`${long}149`, `${long}148`]);
+  assert.deepEqual(
+    all.urls.slice(0, 2).map((u) => u.title),
+    [`${long}149`, `${long}148`],
+  );
   assert.equal(all.urls.at(-1)!.title, title);
   assert.equal(streamed.body, JSON.stringify(all));
 });

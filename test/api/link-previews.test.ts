@@ -124,7 +124,7 @@ test('an expired limited link is 410 for a preview fetcher too; a missing one 40
   assert.equal((await h.req('/nosuch1', { headers: teams })).status, 404);
 });
 
-test('the router\'s path gives the same answers: a trailing slash, and a gated instance with public redirects', async (t) => {
+test("the router's path gives the same answers: a trailing slash, and a gated instance with public redirects", async (t) => {
   const h = await start(t, { apiToken: TOKEN, publicRedirects: true });
   const auth = { authorization: `Bearer ${TOKEN}` };
   const r = await h.req('/api/shorten', { method: 'POST', headers: { ...JSON_HEADERS, ...auth }, body: JSON.stringify({ url: TARGET, max_visits: 3 }) });

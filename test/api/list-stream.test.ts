@@ -52,13 +52,19 @@ test('a list longer than one slice is streamed, byte for byte what JSON.stringif
   const p = JSON.parse(page.body) as { count: number; urls: { short_code: string }[] };
   assert.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'one piece: sent whole');
   assert.equal(p.count, 100);
-  assert.deepEqual(p.urls.map((u) => u.short_code), Array.from({ length: 100 }, (_, i) => `k${1500 - i}`));
+  assert.deepEqual(
+    p.urls.map((u) => u.short_code),
+    Array.from({ length: 100 }, (_, i) => `k${1500 - i}`),
+  );
   const wide = await h.req('/api/urls?limit=1000&offset=999', { headers: { 'x-api-key': KEY } });
   const w = JSON.parse(wide.body) as { count: number; urls: { short_code: string }[] };
   assert.equal(wide.headers['transfer-encoding'], 'chunked');
   assert.equal(wide.body, JSON.stringify(w));
   assert.equal(w.count, 1000);
-  assert.deepEqual(w.urls.map((u) => u.short_code), Array.from({ length: 1000 }, (_, i) => `k${1500 - i}`));
+  assert.deepEqual(
+    w.urls.map((u) => u.short_code),
+    Array.from({ length: 1000 }, (_, i) => `k${1500 - i}`),
+  );
   const empty = await h.req('/api/urls?offset=5000', { headers: { 'x-api-key': KEY } });
   assert.equal(empty.body, '{"count":0,"urls":[]}');
   assert.equal(empty.headers['x-total-count'], '2500');
@@ -96,7 +102,11 @@ test('a snapshot keeps deleted records readable, and holds back the vacuum until
   assert.equal(store.count, 500);
   assert.equal(internals.records.end, 3_000, 'no vacuum while the snapshot is open');
   const tail = snapshot.slice(2_998, 3_000);
-  assert.deepEqual(tail.map((r) => r.code), ['k1', 'k0'], 'deleted records still read as they were');
+  assert.deepEqual(
+    tail.map((r) => r.code),
+    ['k1', 'k0'],
+    'deleted records still read as they were',
+  );
   assert.equal(tail[0]?.url, 'https://example.com/1');
   snapshot.release();
   snapshot.release(); // twice is harmless

@@ -63,7 +63,13 @@ test('a plain code that is unknown, expired or reserved falls through to the gen
     const healthz = await h.req('/healthz');
     assert.equal(healthz.status, 200);
     // Every reserved word made of alphabet characters reaches its own route, never a lookup.
-    for (const [path, status] of [['/docs', 200], ['/metrics', 200], ['/schemas', 404], ['/static', 404], ['/mcp', 405]] as const) {
+    for (const [path, status] of [
+      ['/docs', 200],
+      ['/metrics', 200],
+      ['/schemas', 404],
+      ['/static', 404],
+      ['/mcp', 405],
+    ] as const) {
       assert.equal((await h.req(path)).status, status, path);
     }
   } finally {
@@ -93,76 +99,93 @@ test('the fast path sends the bytes the general path sends, header order include
   }
 });
 
-test('many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk; the plain spellings take the fast path', onOneProcess('it reads its metrics and its log file'), async (t) => {
-  const h = await start(t, { logLevel: 'silent', visitFlushMs: 5 });
-  const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
-  const gets = [0, 0, 0];
-  let heads = 0;
-  try {
-    const jobs: Promise<void>[] = [];
-    for (let i = 0; i < 600; i++) {
-      const n = i % 3;
-      // Mostly the fast path; every 10th GET a spelling that takes the general path; every 7th a HEAD.
-      const head = i % 7 === 0;
-      const path = i % 10 === 0 ? `/${codes[n]}/` : `/${codes[n]}`;
-      if (head) heads++;
-      else gets[n]!++;
-      jobs.push(
-        request(h.port, path, head ? { method: 'HEAD' } : {}).then((r) => {
-          assert.equal(r.status, 302);
-        }),
-      );
-    }
-    await Promise.all(jobs);
-    for (const [n, code] of codes.entries()) {
-      const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { visit_count: number };
-      assert.equal(meta.visit_count, gets[n], code);
-    }
-    const metrics = (await h.req('/metrics')).body;
-    const sample = (series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
-    assert.equal(sample('shortener_redirects_total{result="found"}'), 600);
-    assert.equal(sample('shortener_http_requests_total{route="/:code",method="GET",status="302"}'), 600 - heads);
-    assert.equal(sample('shortener_http_requests_total{route="/:code",method="HEAD",status="302"}'), heads);
-    // What only the fast path does: it counts a redirect without timing it (docs/operations.md,
-    // "Metrics": what counting costs), so the route's duration histogram holds the general path's
-    // requests alone: the 60 with a trailing slash. Were every redirect to take the general path,
-    // all 600 would be timed.
-    assert.equal(sample('shortener_http_request_duration_seconds_count{route="/:code"}'), 60);
-  } finally {
-    await h.close(true);
-  }
-  // The counts survive a restart exactly: flushed at close, replayed from the log.
-  const again = await start(t, { logLevel: 'silent', dataDir: h.dir });
-  try {
-    for (const [n, code] of codes.entries()) {
-      const meta = JSON.parse((await again.req(`/api/urls/${code}`)).body) as { visit_count: number };
-      assert.equal(meta.visit_count, gets[n], code);
-    }
-  } finally {
-    await again.close();
-  }
-});
-
-test('a log holding links under reserved words (written by another tool) never shadows the routes', onOneProcess('it seeds its log file directly'), async (t) => {
-  const dir = tempDir(t);
-  const words = ['metrics', 'static', 'docs', 'api', 'healthz', 'mcp'];
-  const lines = [...words, 'plain1'].map((code) => encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }));
-  writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
-  for (const base of ['', '/s']) {
-    const h = await start(t, { dataDir: dir, ...(base ? { baseUrl: 'http://127.0.0.1/s' } : {}) });
-    const plain = await h.req(`${base}/plain1`);
-    assert.equal(plain.headers.location, 'https://example.com/plain1', `the log is read: ${plain.status} ${plain.body}`);
-    // Each path twice: the second time the store has seen it.
-    for (let round = 0; round < 2; round++) {
-      for (const [word, status] of [['metrics', 200], ['static', 404], ['docs', 200], ['api', 404], ['healthz', 200], ['mcp', 405]] as const) {
-        const r = await h.req(`${base}/${word}`);
-        assert.equal(r.status, status, `${base}/${word}`);
-        assert.equal(r.headers.location, undefined, `${base}/${word}`);
+test(
+  'many concurrent redirects of several links: every GET counted once, in memory, in the metrics and on disk; the plain spellings take the fast path',
+  onOneProcess('it reads its metrics and its log file'),
+  async (t) => {
+    const h = await start(t, { logLevel: 'silent', visitFlushMs: 5 });
+    const codes = [await h.shorten('https://example.com/one'), await h.shorten('https://example.com/two'), await h.shorten('https://example.com/three')];
+    const gets = [0, 0, 0];
+    let heads = 0;
+    try {
+      const jobs: Promise<void>[] = [];
+      for (let i = 0; i < 600; i++) {
+        const n = i % 3;
+        // Mostly the fast path; every 10th GET a spelling that takes the general path; every 7th a HEAD.
+        const head = i % 7 === 0;
+        const path = i % 10 === 0 ? `/${codes[n]}/` : `/${codes[n]}`;
+        if (head) heads++;
+        else gets[n]!++;
+        jobs.push(
+          request(h.port, path, head ? { method: 'HEAD' } : {}).then((r) => {
+            assert.equal(r.status, 302);
+          }),
+        );
       }
+      await Promise.all(jobs);
+      for (const [n, code] of codes.entries()) {
+        const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { visit_count: number };
+        assert.equal(meta.visit_count, gets[n], code);
+      }
+      const metrics = (await h.req('/metrics')).body;
+      const sample = (series: string): number => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
+      assert.equal(sample('shortener_redirects_total{result="found"}'), 600);
+      assert.equal(sample('shortener_http_requests_total{route="/:code",method="GET",status="302"}'), 600 - heads);
+      assert.equal(sample('shortener_http_requests_total{route="/:code",method="HEAD",status="302"}'), heads);
+      // What only the fast path does: it counts a redirect without timing it (docs/operations.md,
+      // "Metrics": what counting costs), so the route's duration histogram holds the general path's
+      // requests alone: the 60 with a trailing slash. Were every redirect to take the general path,
+      // all 600 would be timed.
+      assert.equal(sample('shortener_http_request_duration_seconds_count{route="/:code"}'), 60);
+    } finally {
+      await h.close(true);
     }
-    await h.close(true);
-  }
-  // No visit of theirs was counted.
-  const h = await start(t, { dataDir: dir });
-  for (const word of words) assert.equal(await visitsOf(h.shortener, word), 0, word);
-});
+    // The counts survive a restart exactly: flushed at close, replayed from the log.
+    const again = await start(t, { logLevel: 'silent', dataDir: h.dir });
+    try {
+      for (const [n, code] of codes.entries()) {
+        const meta = JSON.parse((await again.req(`/api/urls/${code}`)).body) as { visit_count: number };
+        assert.equal(meta.visit_count, gets[n], code);
+      }
+    } finally {
+      await again.close();
+    }
+  },
+);
+
+test(
+  'a log holding links under reserved words (written by another tool) never shadows the routes',
+  onOneProcess('it seeds its log file directly'),
+  async (t) => {
+    const dir = tempDir(t);
+    const words = ['metrics', 'static', 'docs', 'api', 'healthz', 'mcp'];
+    const lines = [...words, 'plain1'].map((code) =>
+      encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }),
+    );
+    writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
+    for (const base of ['', '/s']) {
+      const h = await start(t, { dataDir: dir, ...(base ? { baseUrl: 'http://127.0.0.1/s' } : {}) });
+      const plain = await h.req(`${base}/plain1`);
+      assert.equal(plain.headers.location, 'https://example.com/plain1', `the log is read: ${plain.status} ${plain.body}`);
+      // Each path twice: the second time the store has seen it.
+      for (let round = 0; round < 2; round++) {
+        for (const [word, status] of [
+          ['metrics', 200],
+          ['static', 404],
+          ['docs', 200],
+          ['api', 404],
+          ['healthz', 200],
+          ['mcp', 405],
+        ] as const) {
+          const r = await h.req(`${base}/${word}`);
+          assert.equal(r.status, status, `${base}/${word}`);
+          assert.equal(r.headers.location, undefined, `${base}/${word}`);
+        }
+      }
+      await h.close(true);
+    }
+    // No visit of theirs was counted.
+    const h = await start(t, { dataDir: dir });
+    for (const word of words) assert.equal(await visitsOf(h.shortener, word), 0, word);
+  },
+);

@@ -12,7 +12,19 @@ const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
-const RECORD_FIELDS = ['created_at', 'expires_at', 'max_visits', 'original_url', 'retention_days', 'short_code', 'short_url', 'tags', 'title', 'untracked_visits', 'visit_count'];
+const RECORD_FIELDS = [
+  'created_at',
+  'expires_at',
+  'max_visits',
+  'original_url',
+  'retention_days',
+  'short_code',
+  'short_url',
+  'tags',
+  'title',
+  'untracked_visits',
+  'visit_count',
+];
 const INDEX_HTML = readFileSync(new URL('../../static/index.html', import.meta.url), 'utf8');
 
 function jsonBody<T>(r: Reply): T {
@@ -122,9 +134,45 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
   const expected: UrlList = {
     count: 3,
     urls: [
-      { short_code: c, short_url: `http://127.0.0.1:${h.port}/${c}`, original_url: 'https://example.com/c', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
-      { short_code: b, short_url: `http://127.0.0.1:${h.port}/${b}`, original_url: 'https://example.com/b', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 30, max_visits: null, expires_at: NOW_S + 30 * 86400, title: null, tags: [] },
-      { short_code: a, short_url: `http://127.0.0.1:${h.port}/${a}`, original_url: 'https://example.com/a', created_at: NOW_S, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
+      {
+        short_code: c,
+        short_url: `http://127.0.0.1:${h.port}/${c}`,
+        original_url: 'https://example.com/c',
+        created_at: NOW_S,
+        visit_count: 0,
+        untracked_visits: 0,
+        retention_days: 0,
+        max_visits: null,
+        expires_at: null,
+        title: null,
+        tags: [],
+      },
+      {
+        short_code: b,
+        short_url: `http://127.0.0.1:${h.port}/${b}`,
+        original_url: 'https://example.com/b',
+        created_at: NOW_S,
+        visit_count: 0,
+        untracked_visits: 0,
+        retention_days: 30,
+        max_visits: null,
+        expires_at: NOW_S + 30 * 86400,
+        title: null,
+        tags: [],
+      },
+      {
+        short_code: a,
+        short_url: `http://127.0.0.1:${h.port}/${a}`,
+        original_url: 'https://example.com/a',
+        created_at: NOW_S,
+        visit_count: 0,
+        untracked_visits: 0,
+        retention_days: 0,
+        max_visits: null,
+        expires_at: null,
+        title: null,
+        tags: [],
+      },
     ],
   };
   for (const [name, path, headers] of [
@@ -153,7 +201,10 @@ test('GET /api/urls pages with limit and offset; count is the page size, X-Total
   assert.equal(r.status, 200);
   const list = jsonBody<UrlList>(r);
   assert.equal(list.count, 2);
-  assert.deepEqual(list.urls.map((u) => u.short_code), newestFirst.slice(1, 3));
+  assert.deepEqual(
+    list.urls.map((u) => u.short_code),
+    newestFirst.slice(1, 3),
+  );
   assert.equal(r.headers['x-total-count'], '5');
   const past = jsonBody<UrlList>(await h.req('/api/urls?offset=10', { headers: { 'x-api-key': 'k1' } }));
   assert.deepEqual(past, { count: 0, urls: [] });
@@ -231,7 +282,10 @@ test('DELETE /api/urls/<code> answers 204 with an empty body; the code is then g
   assert.equal(again.status, 404);
   assert.equal(again.body, '');
   const list = jsonBody<UrlList>(await h.req('/api/urls', { headers: { 'x-api-key': 'k1' } }));
-  assert.deepEqual(list.urls.map((u) => u.short_code), [keep]);
+  assert.deepEqual(
+    list.urls.map((u) => u.short_code),
+    [keep],
+  );
 
   // The api_key query parameter works for delete too.
   const viaQuery = await h.req(`/api/urls/${keep}?api_key=k1`, { method: 'DELETE' });

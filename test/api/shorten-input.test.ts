@@ -93,10 +93,7 @@ test('url and retention_days from a url-encoded form body, by POST and by GET', 
 
 test('a query parameter wins over the body field of the same name, field by field', (t) =>
   withHarness(t, async (h) => {
-    const bodies = [
-      json({ url: 'https://body.example/', retention_days: 9 }),
-      form({ url: 'https://body.example/', retention_days: '9' }),
-    ];
+    const bodies = [json({ url: 'https://body.example/', retention_days: 9 }), form({ url: 'https://body.example/', retention_days: '9' })];
     for (const body of bodies) {
       const both = await created(h, await shortenReq(h, { query: q({ url: 'https://query.example/', retention_days: '5' }), ...body }));
       assert.equal(both.original_url, 'https://query.example/', body.type);
@@ -158,7 +155,15 @@ test('a url that is not a string is 400 with a detail', (t) =>
 
 test('an empty body with any content type is fine when the query has the url', (t) =>
   withHarness(t, async (h) => {
-    const types = [undefined, 'text/plain', 'application/octet-stream', 'image/png', 'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'];
+    const types = [
+      undefined,
+      'text/plain',
+      'application/octet-stream',
+      'image/png',
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ];
     for (const [i, type] of types.entries()) {
       const url = `https://example.com/empty/${i}`;
       const record = await created(h, await shortenReq(h, { query: q({ url }), body: '', ...(type === undefined ? {} : { type }) }));
@@ -171,7 +176,8 @@ test('an empty body with any content type is fine when the query has the url', (
   }));
 
 test('every rejected URL class is 400 with a detail, from the body and from the query', (t) =>
-  withHarness(t,
+  withHarness(
+    t,
     async (h) => {
       const base = `http://127.0.0.1:${h.port}`;
       const cases: [string, string][] = [

@@ -42,15 +42,27 @@ async function record(h: Harness, code: string): Promise<UrlRecord> {
 
 test('REST: create, edit and import store NFC; a filter in NFD finds the NFC tag; a and A stay two tags', async (t) => {
   const h = await start(t, { apiKeys: [KEY] });
-  const made = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/1', code: 'json-1', tags: [NFD, 'a', 'A'] }) });
+  const made = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/1', code: 'json-1', tags: [NFD, 'a', 'A'] }),
+  });
   assert.equal(made.status, 201, made.body);
   assert.deepEqual((await record(h, 'json-1')).tags, ['A', 'a', NFC]);
 
-  const form = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ url: 'https://example.com/2', code: 'form-1', tags: `${NFD},b` }).toString() });
+  const form = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ url: 'https://example.com/2', code: 'form-1', tags: `${NFD},b` }).toString(),
+  });
   assert.equal(form.status, 201, form.body);
   assert.deepEqual((await record(h, 'form-1')).tags, ['b', NFC]);
 
-  const edited = await h.req('/api/urls/form-1', { method: 'PATCH', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ tags: [NFD] }) });
+  const edited = await h.req('/api/urls/form-1', {
+    method: 'PATCH',
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ tags: [NFD] }),
+  });
   assert.equal(edited.status, 200, edited.body);
   assert.deepEqual((JSON.parse(edited.body) as UrlRecord).tags, [NFC]);
 
@@ -76,34 +88,62 @@ test('MCP: shorten_url stores NFC, list_urls with an NFD tag finds it', async (t
   const client = new Client({ name: 'tag-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${h.port}/mcp`)));
   t.after(() => client.close());
-  const made = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/m', code: 'mcp-01', tags: [NFD] } })) as { structuredContent?: UrlRecord; isError?: boolean };
+  const made = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/m', code: 'mcp-01', tags: [NFD] } })) as {
+    structuredContent?: UrlRecord;
+    isError?: boolean;
+  };
   assert.equal(made.isError, undefined, JSON.stringify(made));
   assert.deepEqual(made.structuredContent?.tags, [NFC]);
   const listed = (await client.callTool({ name: 'list_urls', arguments: { api_key: KEY, tag: [NFD] } })) as { structuredContent?: { urls: UrlRecord[] } };
-  assert.deepEqual(listed.structuredContent?.urls.map((u) => u.short_code), ['mcp-01']);
+  assert.deepEqual(
+    listed.structuredContent?.urls.map((u) => u.short_code),
+    ['mcp-01'],
+  );
 });
 
 test("Shlink's door: a create stores NFC, and its tag filter in NFD finds the NFC tag", async (t) => {
   const h = await start(t, { apiKeys: [KEY], shlinkApi: true });
   const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
-  const made = await h.req('/rest/v3/short-urls', { method: 'POST', headers, body: JSON.stringify({ longUrl: 'https://example.com/s', customSlug: 'shlink-1', tags: [NFD, 'A'] }) });
+  const made = await h.req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ longUrl: 'https://example.com/s', customSlug: 'shlink-1', tags: [NFD, 'A'] }),
+  });
   assert.equal(made.status, 200, made.body);
   assert.deepEqual((JSON.parse(made.body) as { tags: string[] }).tags, ['A', NFC]);
   const listed = await h.req(`/rest/v3/short-urls?${new URLSearchParams({ 'tags[]': NFD })}`, { headers: { 'x-api-key': KEY } });
   assert.equal(listed.status, 200, listed.body);
-  assert.deepEqual((JSON.parse(listed.body) as { shortUrls: { data: { shortCode: string }[] } }).shortUrls.data.map((u) => u.shortCode), ['shlink-1']);
+  assert.deepEqual(
+    (JSON.parse(listed.body) as { shortUrls: { data: { shortCode: string }[] } }).shortUrls.data.map((u) => u.shortCode),
+    ['shlink-1'],
+  );
   // The filters Shlink's door applies itself: any of several tags, and tags to leave out.
-  const other = await h.req('/rest/v3/short-urls', { method: 'POST', headers, body: JSON.stringify({ longUrl: 'https://example.com/o', customSlug: 'shlink-2', tags: ['other'] }) });
+  const other = await h.req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ longUrl: 'https://example.com/o', customSlug: 'shlink-2', tags: ['other'] }),
+  });
   assert.equal(other.status, 200, other.body);
   const codes = async (query: string[][]): Promise<string[]> => {
     const r = await h.req(`/rest/v3/short-urls?${new URLSearchParams(query)}`, { headers: { 'x-api-key': KEY } });
     assert.equal(r.status, 200, r.body);
     return (JSON.parse(r.body) as { shortUrls: { data: { shortCode: string }[] } }).shortUrls.data.map((u) => u.shortCode).sort();
   };
-  assert.deepEqual(await codes([['tags[]', NFD], ['tags[]', 'nothing'], ['tagsMode', 'any']]), ['shlink-1']);
+  assert.deepEqual(
+    await codes([
+      ['tags[]', NFD],
+      ['tags[]', 'nothing'],
+      ['tagsMode', 'any'],
+    ]),
+    ['shlink-1'],
+  );
   assert.deepEqual(await codes([['excludeTags[]', NFD]]), ['shlink-2']);
   // findIfExists: the same tags, typed the other way, are the same link.
-  const again = await h.req('/rest/v3/short-urls', { method: 'POST', headers, body: JSON.stringify({ longUrl: 'https://example.com/s', customSlug: 'shlink-1', tags: [NFD, 'A'], findIfExists: true }) });
+  const again = await h.req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ longUrl: 'https://example.com/s', customSlug: 'shlink-1', tags: [NFD, 'A'], findIfExists: true }),
+  });
   assert.equal(again.status, 200, again.body);
   assert.equal((JSON.parse(again.body) as { shortCode: string }).shortCode, 'shlink-1');
 });

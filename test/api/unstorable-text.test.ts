@@ -30,7 +30,11 @@ interface ToolResult {
 }
 
 async function tool(h: Harness, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const r = await h.req('/mcp', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }) });
+  const r = await h.req('/mcp', {
+    method: 'POST',
+    headers: JSON_TYPE,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: args } }),
+  });
   assert.equal(r.status, 200, r.body);
   const message = JSON.parse(r.body) as { id: number; result?: ToolResult; error?: unknown };
   assert.equal(message.error, undefined, `${name}: a result, not a JSON-RPC error: ${r.body}`);
@@ -148,10 +152,16 @@ test('MCP: a code holding a NUL names no link, and text with one is refused, as 
   assert.equal(toolFailure(await tool(h, 'update_url', { code, api_key: KEY, url: 'https://example.com/\u0000' })), NUL_URL);
   assert.equal(toolFailure(await tool(h, 'shorten_url', { url: 'https://example.com/\u0000' })), NUL_URL);
   assert.equal(toolFailure(await tool(h, 'shorten_url', { url: 'https://example.com/\ud800' })), SURROGATE_URL);
-  assert.equal(toolFailure(await tool(h, 'shorten_url', { url: 'https://example.com/', code: nulCode })), 'code may only use the letters A-Z and a-z, digits, "-" and "_"');
+  assert.equal(
+    toolFailure(await tool(h, 'shorten_url', { url: 'https://example.com/', code: nulCode })),
+    'code may only use the letters A-Z and a-z, digits, "-" and "_"',
+  );
   assert.equal(toolFailure(await tool(h, 'lookup_url', { url: 'https://example.com/\u0000' })), NUL_URL);
   assert.equal(toolFailure(await tool(h, 'list_urls', { api_key: KEY, q: 'a\u0000' })), 'q must not contain a NUL character');
-  assert.equal(toolFailure(await tool(h, 'list_urls', { api_key: KEY, q: '\udfff', limit: 3 })), 'q must not contain a lone UTF-16 surrogate (it is not Unicode text)');
+  assert.equal(
+    toolFailure(await tool(h, 'list_urls', { api_key: KEY, q: '\udfff', limit: 3 })),
+    'q must not contain a lone UTF-16 surrogate (it is not Unicode text)',
+  );
 
   // The link the refused calls named is untouched, and the tools still work.
   const got = await tool(h, 'get_url', { code });

@@ -30,7 +30,11 @@ async function serve(t: TestContext, options: ShortenerOptions): Promise<Harness
 }
 
 async function create(h: Harness, fields: Record<string, unknown>): Promise<string> {
-  const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/', ...fields }) });
+  const r = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/', ...fields }),
+  });
   assert.equal(r.status, 201, r.body);
   return codeOf(r);
 }
@@ -77,7 +81,16 @@ test('a counted GET records its event; DNT keeps time and bot; HEAD, misses and 
   const time = Math.floor(NOW_MS / 1000);
   const [again, dnt, chrome] = events.get(free)!.events;
   assert.equal(events.get(free)!.events.length, 3);
-  assert.deepEqual(chrome, { time, referrer: 'mail.example.org', country: 'NL', browser: 'Chrome', os: 'Windows', device: 'desktop', bot: false, visitor: null });
+  assert.deepEqual(chrome, {
+    time,
+    referrer: 'mail.example.org',
+    country: 'NL',
+    browser: 'Chrome',
+    os: 'Windows',
+    device: 'desktop',
+    bot: false,
+    visitor: null,
+  });
   assert.deepEqual(again, { ...chrome, referrer: null });
   assert.deepEqual(dnt, { time, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null });
   // Chrome twice under one daily id, and the DNT event (no id) counts one: two visitors.

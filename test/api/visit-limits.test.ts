@@ -103,45 +103,53 @@ test('bad max_visits values are 400 with the range', async (t) => {
   assert.equal(h.shortener.count, 0);
 });
 
-test('500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and 450 410s, visit_count 50', onOneProcess('it reads its metrics (the race across instances: test/scale/contract.test.ts)'), async (t) => {
-  const h = await start(t, { logLevel: 'silent' });
-  const code = await limited(h, 50);
-  const replies = await Promise.all(Array.from({ length: 500 }, (_, i) => request(h.port, i % 5 === 0 ? `/${code}/` : `/${code}`)));
-  const statuses = new Map<number, number>();
-  for (const r of replies) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-  assert.deepEqual([...statuses.entries()].sort(), [
-    [302, 50],
-    [410, 450],
-  ]);
-  for (const r of replies) if (r.status === 410) assert.match(r.body, LIMIT_PAGE);
-  assert.equal((await meta(h, code)).visit_count, 50);
-  const metrics = (await h.req('/metrics')).body;
-  assert.match(metrics, /^shortener_redirects_total\{result="limit_reached"\} 450$/m);
-});
+test(
+  '500 concurrent GETs of a link with max_visits 50: exactly 50 redirects and 450 410s, visit_count 50',
+  onOneProcess('it reads its metrics (the race across instances: test/scale/contract.test.ts)'),
+  async (t) => {
+    const h = await start(t, { logLevel: 'silent' });
+    const code = await limited(h, 50);
+    const replies = await Promise.all(Array.from({ length: 500 }, (_, i) => request(h.port, i % 5 === 0 ? `/${code}/` : `/${code}`)));
+    const statuses = new Map<number, number>();
+    for (const r of replies) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    assert.deepEqual([...statuses.entries()].sort(), [
+      [302, 50],
+      [410, 450],
+    ]);
+    for (const r of replies) if (r.status === 410) assert.match(r.body, LIMIT_PAGE);
+    assert.equal((await meta(h, code)).visit_count, 50);
+    const metrics = (await h.req('/metrics')).body;
+    assert.match(metrics, /^shortener_redirects_total\{result="limit_reached"\} 450$/m);
+  },
+);
 
-test('a counted visit of a limited link that cannot be written is 503 with a detail, grants nothing, and is given back', onOneProcess('it fills its disk'), async (t) => {
-  const { fs, disk } = fillableDisk();
-  const h = await start(t, { fs, logLevel: 'silent' });
-  const code = await limited(h, 5);
-  const unlimited = await limited(h, null, 'https://example.com/free');
-  disk.full = true;
-  for (const path of [`/${code}`, `/${code}/`]) {
-    const r = await h.req(path);
-    assert.equal(r.status, 503, path);
-    assert.equal(r.headers['content-type'], 'application/json', path);
-    assert.equal(r.headers.location, undefined, path);
-    const detail = (JSON.parse(r.body) as { detail: string }).detail;
-    assert.match(detail, /ENOSPC/, path);
-  }
-  // HEAD writes nothing, and a link without a limit counts in memory: both still answer.
-  assert.equal((await h.req(`/${code}`, { method: 'HEAD' })).status, 302);
-  assert.equal((await h.req(`/${unlimited}`)).status, 302);
-  disk.full = false;
-  // The failed visits were not granted, and their writes never reached the disk: both were given
-  // back, so all five visits remain.
-  assert.equal((await meta(h, code)).visit_count, 0);
-  const replies = [];
-  for (let i = 0; i < 6; i++) replies.push((await h.req(`/${code}`)).status);
-  assert.deepEqual(replies, [302, 302, 302, 302, 302, 410]);
-  assert.equal((await meta(h, code)).visit_count, 5);
-});
+test(
+  'a counted visit of a limited link that cannot be written is 503 with a detail, grants nothing, and is given back',
+  onOneProcess('it fills its disk'),
+  async (t) => {
+    const { fs, disk } = fillableDisk();
+    const h = await start(t, { fs, logLevel: 'silent' });
+    const code = await limited(h, 5);
+    const unlimited = await limited(h, null, 'https://example.com/free');
+    disk.full = true;
+    for (const path of [`/${code}`, `/${code}/`]) {
+      const r = await h.req(path);
+      assert.equal(r.status, 503, path);
+      assert.equal(r.headers['content-type'], 'application/json', path);
+      assert.equal(r.headers.location, undefined, path);
+      const detail = (JSON.parse(r.body) as { detail: string }).detail;
+      assert.match(detail, /ENOSPC/, path);
+    }
+    // HEAD writes nothing, and a link without a limit counts in memory: both still answer.
+    assert.equal((await h.req(`/${code}`, { method: 'HEAD' })).status, 302);
+    assert.equal((await h.req(`/${unlimited}`)).status, 302);
+    disk.full = false;
+    // The failed visits were not granted, and their writes never reached the disk: both were given
+    // back, so all five visits remain.
+    assert.equal((await meta(h, code)).visit_count, 0);
+    const replies = [];
+    for (let i = 0; i < 6; i++) replies.push((await h.req(`/${code}`)).status);
+    assert.deepEqual(replies, [302, 302, 302, 302, 302, 410]);
+    assert.equal((await meta(h, code)).visit_count, 5);
+  },
+);

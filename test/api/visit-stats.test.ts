@@ -248,7 +248,11 @@ test('the visits of a link: newest first, never the visitor id, paged with X-Tot
 
 test('DELETE visits removes the events and sets both counts to 0; a used-up link can be visited again', async (t) => {
   const { h } = await setup(t);
-  const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/once', max_visits: 2 }) });
+  const r = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/once', max_visits: 2 }),
+  });
   const code = r.body.slice(r.body.lastIndexOf('/') + 1);
   await visit(h, code, { 'user-agent': CHROME });
   await visit(h, code, { 'user-agent': FIREFOX });

@@ -37,13 +37,19 @@ function assertVaried(summary: FuzzSummary, runs: number, statuses: readonly str
   assert.ok(summary.peerProtectedRuns > 0, 'some peer requests reached operations past their credential');
 }
 
-test(`${RUNS} random raw requests: no 5xx, no crash, nothing protected without the token`, { ...onOneProcess('it spies on its service'), timeout: 120_000 }, async (t) => {
+test(`${RUNS} random raw requests: no 5xx, no crash, nothing protected without the token`, {
+  ...onOneProcess('it spies on its service'),
+  timeout: 120_000,
+}, async (t) => {
   const summary = await runFuzz({ runs: RUNS });
   t.diagnostic(JSON.stringify(summary));
   assertVaried(summary, RUNS, ['200', '201', '204', '302', '400', '401', '404', '405']);
 });
 
-test(`${PG_RUNS} random raw requests on PostgreSQL: never a 500, the same properties`, { ...onOneProcess('it spies on its service'), timeout: 120_000 }, async (t) => {
+test(`${PG_RUNS} random raw requests on PostgreSQL: never a 500, the same properties`, {
+  ...onOneProcess('it spies on its service'),
+  timeout: 120_000,
+}, async (t) => {
   const pg = await pgServer(t);
   if (!pg) return;
   const summary = await runFuzz({ runs: PG_RUNS, databaseUrl: await pg.createDatabase() });

@@ -29,7 +29,11 @@ const IMPORTS = new Map(FILES.map((f) => [f, importsOf(f)]));
 
 /** The imports of files under `from` that land under `to`, as `file -> import` lines. */
 function crossing(from: string, to: string, except: (file: string) => boolean = () => false): string[] {
-  return FILES.filter((f) => f.startsWith(from) && !except(f)).flatMap((f) => IMPORTS.get(f)!.filter((i) => i.startsWith(to)).map((i) => `${f} -> ${i}`));
+  return FILES.filter((f) => f.startsWith(from) && !except(f)).flatMap((f) =>
+    IMPORTS.get(f)!
+      .filter((i) => i.startsWith(to))
+      .map((i) => `${f} -> ${i}`),
+  );
 }
 
 test('the layout is read: the sources and their imports are found', () => {
@@ -40,7 +44,10 @@ test('the layout is read: the sources and their imports are found', () => {
 test('each store in its own folder: the log store and PostgreSQL never import each other, and share only src/store/', () => {
   assert.deepEqual(crossing('src/store/log/', 'src/store/postgres/'), []);
   assert.deepEqual(crossing('src/store/postgres/', 'src/store/log/'), []);
-  assert.deepEqual(FILES.filter((f) => /^src\/store\/[^/]+$/.test(f)), ['src/store/link-store.ts', 'src/store/record-limits.ts']);
+  assert.deepEqual(
+    FILES.filter((f) => /^src\/store\/[^/]+$/.test(f)),
+    ['src/store/link-store.ts', 'src/store/record-limits.ts'],
+  );
 });
 
 test('the link rules sit below every door: src/store/ and src/links/ import no door', () => {
@@ -53,15 +60,24 @@ test('the link rules sit below every door: src/store/ and src/links/ import no d
 
 test('nothing imports the REST door from below it: only the assembly does', () => {
   const assembly = new Set(['src/route-table.ts', 'src/dispatch.ts', 'src/app.ts']);
-  assert.deepEqual(crossing('src/', 'src/api/', (f) => f.startsWith('src/api/') || assembly.has(f)), []);
+  assert.deepEqual(
+    crossing('src/', 'src/api/', (f) => f.startsWith('src/api/') || assembly.has(f)),
+    [],
+  );
 });
 
 test('no route file imports the route table back', () => {
   const table = 'src/api/routes.ts';
-  assert.deepEqual(FILES.filter((f) => f !== table && IMPORTS.get(table)!.includes(f) && IMPORTS.get(f)!.includes(table)), []);
+  assert.deepEqual(
+    FILES.filter((f) => f !== table && IMPORTS.get(table)!.includes(f) && IMPORTS.get(f)!.includes(table)),
+    [],
+  );
 });
 
 test('the visit classification imports nothing of the project: pure functions of request headers', () => {
   assert.ok(FILES.includes('src/visits/user-agent.ts'));
-  assert.deepEqual(crossing('src/visits/', 'src/').filter((line) => !line.split(' -> ')[1]!.startsWith('src/visits/')), []);
+  assert.deepEqual(
+    crossing('src/visits/', 'src/').filter((line) => !line.split(' -> ')[1]!.startsWith('src/visits/')),
+    [],
+  );
 });

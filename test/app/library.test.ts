@@ -25,16 +25,19 @@ function shorten(port: number, path: string, url: string): Promise<Reply> {
   return request(port, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
 }
 
-test('mounted in a plain node:http server beside the user\'s own route, on one port', async (t) => {
-  const app = await mount(t, '', (shortener) =>
-    function userApp(req, res) {
-      if (req.url === '/hello') {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('hello from the app');
-        return;
-      }
-      shortener.handler(req, res);
-    },
+test("mounted in a plain node:http server beside the user's own route, on one port", async (t) => {
+  const app = await mount(
+    t,
+    '',
+    (shortener) =>
+      function userApp(req, res) {
+        if (req.url === '/hello') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('hello from the app');
+          return;
+        }
+        shortener.handler(req, res);
+      },
   );
   const hello = await request(app.port, '/hello');
   assert.equal(hello.status, 200);
@@ -77,14 +80,17 @@ test('http.createServer(shortener.handler) from the package entry', async (t) =>
 
 test('Express-style: base path /s, next() for everything outside it', async (t) => {
   const nextCalls: { url: string | undefined; err: unknown }[] = [];
-  const app = await mount(t, '/s', (shortener) =>
-    function middleware(req, res) {
-      shortener.handler(req, res, (err?: unknown) => {
-        nextCalls.push({ url: req.url, err });
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end(`next: ${req.url}`);
-      });
-    },
+  const app = await mount(
+    t,
+    '/s',
+    (shortener) =>
+      function middleware(req, res) {
+        shortener.handler(req, res, (err?: unknown) => {
+          nextCalls.push({ url: req.url, err });
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(`next: ${req.url}`);
+        });
+      },
   );
   const other = await request(app.port, '/other');
   assert.equal(other.status, 200);
@@ -125,22 +131,25 @@ test('without next, a request outside the base path is 404 (docs/security.md, ba
 
 test('Express mounting: req.originalUrl is routed when req.url has the mount path stripped', async (t) => {
   let nextCalls = 0;
-  const app = await mount(t, '/s', (shortener) =>
-    function expressLike(req: ExpressRequest, res) {
-      const next = (): void => {
-        nextCalls++;
-        res.writeHead(418);
-        res.end('next');
-      };
-      const url = req.url ?? '/';
-      const mounted = url === '/s' || url.startsWith('/s/') || url.startsWith('/s?');
-      if (!mounted) return next();
-      // What `app.use('/s', shortener.handler)` does to the request.
-      req.originalUrl = url;
-      req.url = url.slice('/s'.length) || '/';
-      if (!req.url.startsWith('/')) req.url = '/' + req.url;
-      shortener.handler(req, res, next);
-    },
+  const app = await mount(
+    t,
+    '/s',
+    (shortener) =>
+      function expressLike(req: ExpressRequest, res) {
+        const next = (): void => {
+          nextCalls++;
+          res.writeHead(418);
+          res.end('next');
+        };
+        const url = req.url ?? '/';
+        const mounted = url === '/s' || url.startsWith('/s/') || url.startsWith('/s?');
+        if (!mounted) return next();
+        // What `app.use('/s', shortener.handler)` does to the request.
+        req.originalUrl = url;
+        req.url = url.slice('/s'.length) || '/';
+        if (!req.url.startsWith('/')) req.url = '/' + req.url;
+        shortener.handler(req, res, next);
+      },
   );
   const health = await request(app.port, '/s/api/health');
   assert.equal(health.status, 200);
@@ -167,15 +176,18 @@ test('Express mounting: req.originalUrl is routed when req.url has the mount pat
 
 test('control: the stripped req.url alone lies outside the base path (so originalUrl is what routes)', async (t) => {
   let nextCalls = 0;
-  const app = await mount(t, '/s', (shortener) =>
-    function strippedOnly(req, res) {
-      req.url = (req.url ?? '/').slice('/s'.length) || '/';
-      shortener.handler(req, res, () => {
-        nextCalls++;
-        res.writeHead(418);
-        res.end();
-      });
-    },
+  const app = await mount(
+    t,
+    '/s',
+    (shortener) =>
+      function strippedOnly(req, res) {
+        req.url = (req.url ?? '/').slice('/s'.length) || '/';
+        shortener.handler(req, res, () => {
+          nextCalls++;
+          res.writeHead(418);
+          res.end();
+        });
+      },
   );
   assert.equal((await request(app.port, '/s/api/health')).status, 418);
   assert.equal(nextCalls, 1);

@@ -54,13 +54,22 @@ test('repeatLog: 1,000 failures are one line, then one summary with the count; t
   const r = repeatLog(createLogger('debug', logs), () => now);
   for (let i = 0; i < 1_000; i++) r.report('error', 'storage:ENOSPC', 'storage write failed', { error: 'ENOSPC' });
   r.flush();
-  assert.deepEqual(logs.lines.map((l) => [l['level'], l['msg'], l['kind'], l['error']]), [['error', 'storage write failed', 'storage:ENOSPC', 'ENOSPC']]);
+  assert.deepEqual(
+    logs.lines.map((l) => [l['level'], l['msg'], l['kind'], l['error']]),
+    [['error', 'storage write failed', 'storage:ENOSPC', 'ENOSPC']],
+  );
   now += REPEAT_WINDOW_MS;
   r.flush();
   r.flush();
   assert.equal(logs.lines.length, 2);
   assert.deepEqual(
-    { level: logs.lines[1]!['level'], msg: logs.lines[1]!['msg'], kind: logs.lines[1]!['kind'], count: logs.lines[1]!['count'], total: logs.lines[1]!['total'] },
+    {
+      level: logs.lines[1]!['level'],
+      msg: logs.lines[1]!['msg'],
+      kind: logs.lines[1]!['kind'],
+      count: logs.lines[1]!['count'],
+      total: logs.lines[1]!['total'],
+    },
     { level: 'error', msg: 'storage write failed (repeated)', kind: 'storage:ENOSPC', count: 999, total: 1_000 },
   );
   r.resolved('storage:', 'storage writable again');
@@ -69,7 +78,10 @@ test('repeatLog: 1,000 failures are one line, then one summary with the count; t
   assert.deepEqual([logs.lines[2]!['level'], logs.lines[2]!['msg'], logs.lines[2]!['failures']], ['info', 'storage writable again', 1_000]);
 });
 
-test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', { ...onOneProcess('it fills its disk'), timeout: 60_000 }, async (t) => {
+test('regression: 1,000 creates on a full disk log one error line, then one summary with the count after 10 s', {
+  ...onOneProcess('it fills its disk'),
+  timeout: 60_000,
+}, async (t) => {
   let now = T0;
   let full = true;
   const fs: StoreFs = {

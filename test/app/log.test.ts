@@ -15,7 +15,11 @@ class Sink {
     return true;
   }
   get lines(): Record<string, unknown>[] {
-    return this.chunks.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    return this.chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 }
 
@@ -81,7 +85,7 @@ describe('createLogger', () => {
     error: ['error'],
     silent: [],
   };
-  test('the levels are exactly the README\'s list (LOG_LEVEL)', () => {
+  test("the levels are exactly the README's list (LOG_LEVEL)", () => {
     assert.deepEqual([...LOG_LEVELS], ['debug', 'info', 'warn', 'error', 'silent']);
   });
   for (const level of LOG_LEVELS) {
@@ -89,7 +93,10 @@ describe('createLogger', () => {
       const sink = new Sink();
       const log = createLogger(level, sink);
       for (const method of METHODS) log[method](`a ${method} line`, { n: 1 });
-      assert.deepEqual(sink.lines.map((l) => l['level']), EXPECTED[level]);
+      assert.deepEqual(
+        sink.lines.map((l) => l['level']),
+        EXPECTED[level],
+      );
       if (level === 'silent') assert.deepEqual(sink.chunks, []);
       for (const method of METHODS) assert.equal(log.enabled(method), EXPECTED[level].includes(method), `enabled(${method})`);
     });
@@ -127,8 +134,16 @@ describe('redactTarget', () => {
     ['an encoded letter in the name', '/api/urls?api_%6Bey=secret', '/api/urls?api_%6Bey=***'],
     ['a plus in the name', '/api/urls?api+key=secret', '/api/urls?api+key=***'],
     // docs/compat.md, YOURLS' API: its signature token and the password it never accepts.
-    ['YOURLS signature and password', '/yourls-api.php?signature=k&timestamp=1&password=p&username=u', '/yourls-api.php?signature=***&timestamp=1&password=***&username=u'],
-    ['signature and password in any case', '/yourls-api.php?Signature=k&PASSWORD=p&new_password=q', '/yourls-api.php?Signature=***&PASSWORD=***&new_password=***'],
+    [
+      'YOURLS signature and password',
+      '/yourls-api.php?signature=k&timestamp=1&password=p&username=u',
+      '/yourls-api.php?signature=***&timestamp=1&password=***&username=u',
+    ],
+    [
+      'signature and password in any case',
+      '/yourls-api.php?Signature=k&PASSWORD=p&new_password=q',
+      '/yourls-api.php?Signature=***&PASSWORD=***&new_password=***',
+    ],
     ['names without key or token are kept', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3', '/api/lookup?url=x&limit=5&k=1&tok=2&ke_y=3'],
     ['a secret-looking value under a harmless name is kept', '/api/lookup?url=api_key%3Dx', '/api/lookup?url=api_key%3Dx'],
   ];

@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { start } from '../support/helpers.ts';
 
-for (const [token, required] of [['', false], ['s3cret-token', true]] as const) {
+for (const [token, required] of [
+  ['', false],
+  ['s3cret-token', true],
+] as const) {
   test(`/healthz is {"status":"ok"} and /auth-check says auth_required ${required}`, async (t) => {
     const h = await start(t, { apiToken: token });
     const health = await h.req('/healthz');

@@ -30,23 +30,27 @@ async function withHarness(t: TestContext, options: Parameters<typeof start>[1],
 }
 
 for (const gate of [false, true]) {
-  test(`/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`, onOneProcess('its own shutdown'), async (t) => {
-    await withHarness(t, gate ? { apiToken: TOKEN } : {}, async (h) => {
-      for (const p of PROBES) assertJson(await h.req(p), 200, READY, p);
-      const head = await h.req('/healthz?ready', { method: 'HEAD' });
-      assert.equal(head.status, 200);
-      assert.equal(head.body, '');
+  test(
+    `/healthz?ready is 200 while serving and 503 once a shutdown began; /healthz stays 200 (gate ${gate ? 'on, no token sent' : 'off'})`,
+    onOneProcess('its own shutdown'),
+    async (t) => {
+      await withHarness(t, gate ? { apiToken: TOKEN } : {}, async (h) => {
+        for (const p of PROBES) assertJson(await h.req(p), 200, READY, p);
+        const head = await h.req('/healthz?ready', { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        assert.equal(head.body, '');
 
-      h.shortener.beginShutdown();
-      for (const p of PROBES) assertJson(await h.req(p), 503, NOT_READY, p);
-      assert.equal((await h.req('/healthz?ready', { method: 'HEAD' })).status, 503);
-      // Liveness and everything else go on: requests in flight and kept-alive clients are served.
-      assertJson(await h.req('/healthz'), 200, READY, '/healthz');
-      assertJson(await h.req('/healthz?probe=1'), 200, READY, '/healthz?probe=1');
-      const health = await h.req('/api/health', gate ? { headers: { authorization: `Bearer ${TOKEN}` } } : {});
-      assert.equal(health.status, 200);
-    });
-  });
+        h.shortener.beginShutdown();
+        for (const p of PROBES) assertJson(await h.req(p), 503, NOT_READY, p);
+        assert.equal((await h.req('/healthz?ready', { method: 'HEAD' })).status, 503);
+        // Liveness and everything else go on: requests in flight and kept-alive clients are served.
+        assertJson(await h.req('/healthz'), 200, READY, '/healthz');
+        assertJson(await h.req('/healthz?probe=1'), 200, READY, '/healthz?probe=1');
+        const health = await h.req('/api/health', gate ? { headers: { authorization: `Bearer ${TOKEN}` } } : {});
+        assert.equal(health.status, 200);
+      });
+    },
+  );
 }
 
 test('/healthz?ready under a base path', onOneProcess('its own shutdown'), async (t) => {

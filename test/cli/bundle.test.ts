@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { codeOf, request, ROOT, serverProcessOn } from '../support/helpers.ts';
 
-test('the bundled server: one file with only node: imports; it serves the UI, the schema and redirects, and knows its version', { timeout: 120_000 }, async (t) => {
+test('the bundled server: one file with only node: imports; it serves the UI, the schema and redirects, and knows its version', {
+  timeout: 120_000,
+}, async (t) => {
   // Beside dist/server.js: the bundle finds the package root one folder up (src/package-root.ts).
   const bundle = join(ROOT, 'dist', `server-bundle-test-${process.pid}.js`);
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
@@ -31,7 +33,11 @@ test('the bundled server: one file with only node: imports; it serves the UI, th
   assert.match(code, /^"use strict";$/m, 'strict, as the ES module sources are');
   const requires = [...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!);
   assert.ok(requires.includes('node:http'), 'the bundle starts a node:http server');
-  assert.deepEqual(requires.filter((specifier) => !specifier.startsWith('node:')), [], 'no module of ours is loaded beside the bundle');
+  assert.deepEqual(
+    requires.filter((specifier) => !specifier.startsWith('node:')),
+    [],
+    'no module of ours is loaded beside the bundle',
+  );
   // The PostgreSQL driver stays out of it: an optional peer dependency, imported when configured.
   assert.doesNotMatch(code, /postgres\.js|class Sql\b/);
 
@@ -49,7 +55,11 @@ test('the bundled server: one file with only node: imports; it serves the UI, th
   assert.equal(schema.status, 200);
   assert.equal(schema.body, readFileSync(join(ROOT, 'schemas', 'v2', 'DeprecationNoticeNotification.json'), 'utf8'));
 
-  const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/bundled"}' });
+  const created = await request(port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"url":"https://example.com/bundled"}',
+  });
   assert.equal(created.status, 201);
   const redirect = await request(port, `/${codeOf(created)}`);
   assert.equal(redirect.status, 302);

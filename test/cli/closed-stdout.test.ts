@@ -23,14 +23,18 @@ test('ignoreClosedPipe: EPIPE on the stream is dropped; any other error still th
   assert.throws(() => stream.emit('error', errno('EIO')), /write EIO/);
 });
 
-test('regression: with its stdout closed after the first line the server keeps answering requests that log and stops cleanly', { timeout: 60_000 }, async (t) => {
+test('regression: with its stdout closed after the first line the server keeps answering requests that log and stops cleanly', {
+  timeout: 60_000,
+}, async (t) => {
   const dir = tempDir();
   // LOG_LEVEL=debug: every request writes an access line to the closed pipe.
   const env = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, FSYNC: 'off', LOG_LEVEL: 'debug' };
   const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
@@ -58,7 +62,11 @@ test('regression: with its stdout closed after the first line the server keeps a
     // Time for the access line's failed write to come back as an error.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/after-epipe"}' });
+  const created = await request(port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"url":"https://example.com/after-epipe"}',
+  });
   assert.equal(created.status, 201);
   assert.equal(child.exitCode, null, `still running; stderr: ${stderr}`);
 

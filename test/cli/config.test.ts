@@ -122,7 +122,7 @@ const DOCUMENTED_ENV_NAMES = [
 ];
 
 describe('defaults', () => {
-  test('no flags, no env, no file: exactly the README\'s table', () => {
+  test("no flags, no env, no file: exactly the README's table", () => {
     const resolved = resolve([]);
     assert.equal(resolved.command, 'run');
     assert.deepEqual(resolved.config, DOCUMENTED_DEFAULTS);
@@ -234,28 +234,64 @@ describe('precedence: flag > env > file > default', () => {
   }
   const table: Layered[] = [
     {
-      fileKey: 'port', fileValue: 4001, env: 'PORT', envValue: '4002', flag: '--port', flagValue: '4003',
-      read: (c) => c.port, expected: { default: 3000, file: 4001, env: 4002, flag: 4003 },
+      fileKey: 'port',
+      fileValue: 4001,
+      env: 'PORT',
+      envValue: '4002',
+      flag: '--port',
+      flagValue: '4003',
+      read: (c) => c.port,
+      expected: { default: 3000, file: 4001, env: 4002, flag: 4003 },
     },
     {
-      fileKey: 'log_level', fileValue: 'warn', env: 'LOG_LEVEL', envValue: 'error', flag: '--log-level', flagValue: 'debug',
-      read: (c) => c.logLevel, expected: { default: 'info', file: 'warn', env: 'error', flag: 'debug' },
+      fileKey: 'log_level',
+      fileValue: 'warn',
+      env: 'LOG_LEVEL',
+      envValue: 'error',
+      flag: '--log-level',
+      flagValue: 'debug',
+      read: (c) => c.logLevel,
+      expected: { default: 'info', file: 'warn', env: 'error', flag: 'debug' },
     },
     {
-      fileKey: 'data_dir', fileValue: './from-file', env: 'DATA_DIR', envValue: './from-env', flag: '--data-dir', flagValue: './from-flag',
-      read: (c) => c.dataDir, expected: { default: './data', file: './from-file', env: './from-env', flag: './from-flag' },
+      fileKey: 'data_dir',
+      fileValue: './from-file',
+      env: 'DATA_DIR',
+      envValue: './from-env',
+      flag: '--data-dir',
+      flagValue: './from-flag',
+      read: (c) => c.dataDir,
+      expected: { default: './data', file: './from-file', env: './from-env', flag: './from-flag' },
     },
     {
-      fileKey: 'min_short_length', fileValue: 7, env: 'MIN_SHORT_LENGTH', envValue: '8', flag: '--min-short-length', flagValue: '9',
-      read: (c) => c.minShortLength, expected: { default: 6, file: 7, env: 8, flag: 9 },
+      fileKey: 'min_short_length',
+      fileValue: 7,
+      env: 'MIN_SHORT_LENGTH',
+      envValue: '8',
+      flag: '--min-short-length',
+      flagValue: '9',
+      read: (c) => c.minShortLength,
+      expected: { default: 6, file: 7, env: 8, flag: 9 },
     },
     {
-      fileKey: 'base_url', fileValue: 'https://file.example', env: 'BASE_URL', envValue: 'https://env.example', flag: '--base-url', flagValue: 'https://flag.example',
-      read: (c) => c.baseUrl, expected: { default: undefined, file: 'https://file.example', env: 'https://env.example', flag: 'https://flag.example' },
+      fileKey: 'base_url',
+      fileValue: 'https://file.example',
+      env: 'BASE_URL',
+      envValue: 'https://env.example',
+      flag: '--base-url',
+      flagValue: 'https://flag.example',
+      read: (c) => c.baseUrl,
+      expected: { default: undefined, file: 'https://file.example', env: 'https://env.example', flag: 'https://flag.example' },
     },
     {
-      fileKey: 'fsync', fileValue: 'off', env: 'FSYNC', envValue: 'always', flag: '--fsync', flagValue: 'off',
-      read: (c) => c.fsync, expected: { default: 'always', file: 'off', env: 'always', flag: 'off' },
+      fileKey: 'fsync',
+      fileValue: 'off',
+      env: 'FSYNC',
+      envValue: 'always',
+      flag: '--fsync',
+      flagValue: 'off',
+      read: (c) => c.fsync,
+      expected: { default: 'always', file: 'off', env: 'always', flag: 'off' },
     },
   ];
 
@@ -274,11 +310,11 @@ describe('precedence: flag > env > file > default', () => {
   }
 
   test('all four sources at once, each winning a different setting', () => {
-    const config = withFile(
-      { port: 4001, host: '0.0.0.0', data_dir: './file-dir', log_level: 'warn' },
-      ['--port', '4003'],
-      { PORT: '4002', HOST: '10.0.0.1', LOG_LEVEL: 'error' },
-    );
+    const config = withFile({ port: 4001, host: '0.0.0.0', data_dir: './file-dir', log_level: 'warn' }, ['--port', '4003'], {
+      PORT: '4002',
+      HOST: '10.0.0.1',
+      LOG_LEVEL: 'error',
+    });
     assert.equal(config.port, 4003); // flag
     assert.equal(config.host, '10.0.0.1'); // env
     assert.equal(config.logLevel, 'error'); // env over file
@@ -374,15 +410,15 @@ describe('flag forms', () => {
 
   test('list settings from env and flags are comma-separated and trimmed', () => {
     assert.deepEqual(resolve([], { API_KEYS: ' a , b,,c ' }).config.apiKeys, ['a', 'b', 'c']);
-    assert.deepEqual(
-      resolve(['--mcp-allowed-origins', 'https://app.example/path, http://localhost:5173']).config.mcpAllowedOrigins,
-      ['https://app.example', 'http://localhost:5173'],
-    );
+    assert.deepEqual(resolve(['--mcp-allowed-origins', 'https://app.example/path, http://localhost:5173']).config.mcpAllowedOrigins, [
+      'https://app.example',
+      'http://localhost:5173',
+    ]);
   });
 });
 
 describe('config file', () => {
-  test('every snake_case key of the README\'s table', () => {
+  test("every snake_case key of the README's table", () => {
     const config = withFile({
       base_url: 'https://s.example/x',
       host: '0.0.0.0',
@@ -527,7 +563,11 @@ describe('configuration errors', () => {
     { name: 'max connections 0', env: { MAX_CONNECTIONS: '0' }, names: ['MAX_CONNECTIONS'] },
     { name: 'shutdown timeout above 10 min', env: { SHUTDOWN_TIMEOUT_MS: '600001' }, names: ['SHUTDOWN_TIMEOUT_MS'] },
     { name: 'shutdown timeout negative', argv: ['--shutdown-timeout-ms=-1'], names: ['--shutdown-timeout-ms'] },
-    { name: 'headers timeout above the request timeout (env)', env: { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }, names: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'] },
+    {
+      name: 'headers timeout above the request timeout (env)',
+      env: { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' },
+      names: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
+    },
     { name: 'unknown visit_tracking (env)', env: { VISIT_TRACKING: 'all' }, names: ['VISIT_TRACKING'] },
     { name: 'unknown visit_tracking (file)', file: json({ visit_tracking: 'none' }), names: ['visit_tracking'] },
     { name: 'visit retention above 36500 days', argv: ['--visit-retention-days', '36501'], names: ['--visit-retention-days'] },
@@ -540,7 +580,11 @@ describe('configuration errors', () => {
     { name: 'create_rate_limit per day', env: { CREATE_RATE_LIMIT: '60/d' }, names: ['CREATE_RATE_LIMIT'] },
     { name: 'create_rate_limit of 0', env: { CREATE_RATE_LIMIT: '0/min' }, names: ['CREATE_RATE_LIMIT'] },
     { name: 'geoip_header with a colon (file)', file: json({ geoip_header: 'CF-IPCountry:' }), names: ['geoip_header'] },
-    { name: 'headers timeout above the default request timeout (flag)', argv: ['--headers-timeout-ms', '40000'], names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'] },
+    {
+      name: 'headers timeout above the default request timeout (flag)',
+      argv: ['--headers-timeout-ms', '40000'],
+      names: ['--headers-timeout-ms', 'REQUEST_TIMEOUT_MS'],
+    },
   ];
 
   for (const row of table) {
@@ -556,9 +600,7 @@ describe('configuration errors', () => {
   test('file missing: ConfigError naming --config and the path', (t) => {
     const dir = tempDir(t);
     const path = join(dir, 'missing.json');
-    const err = configError(() =>
-      resolveConfig({ argv: ['--config', path], env: {}, readFile: (p) => readFileSync(p, 'utf8') }),
-    );
+    const err = configError(() => resolveConfig({ argv: ['--config', path], env: {}, readFile: (p) => readFileSync(p, 'utf8') }));
     assert.ok(err.message.includes('--config'), err.message);
     assert.ok(err.message.includes(path), err.message);
     assert.match(err.message, /ENOENT/);
@@ -677,7 +719,10 @@ async function jsonLines(run: Cli, n: number, timeoutMs = 15_000): Promise<Recor
 }
 
 function parseLines(text: string): Record<string, unknown>[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe('CLI', { timeout: 60_000 }, () => {
@@ -817,7 +862,11 @@ describe('CLI', { timeout: 60_000 }, () => {
     second.child.kill('SIGTERM');
     assert.equal((await exited(second)).code, 0);
     const lines = parseLines(second.stdout());
-    assert.deepEqual(lines.filter((l) => l['level'] === 'warn'), [], 'no API_KEYS warning once keys are set');
+    assert.deepEqual(
+      lines.filter((l) => l['level'] === 'warn'),
+      [],
+      'no API_KEYS warning once keys are set',
+    );
     assert.doesNotMatch(second.stdout() + second.stderr(), /S3CRET/);
   });
 });

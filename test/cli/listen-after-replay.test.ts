@@ -33,11 +33,14 @@ function freePort(): Promise<number> {
   });
 }
 
-test('regression: a client trying to connect from the start gets no connection before replay is done, and its first answer sees the last link', { timeout: 120_000 }, async (t) => {
+test('regression: a client trying to connect from the start gets no connection before replay is done, and its first answer sees the last link', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = tempDir();
   const now = Math.floor(Date.now() / 1000);
   const lines: Buffer[] = [];
-  for (let i = 0; i < LINKS; i++) lines.push(encodeEntry({ op: 'C', code: codeOf(i), url: `https://example.com/${i}`, createdAt: now, retentionDays: 0, visits: 0 }));
+  for (let i = 0; i < LINKS; i++)
+    lines.push(encodeEntry({ op: 'C', code: codeOf(i), url: `https://example.com/${i}`, createdAt: now, retentionDays: 0, visits: 0 }));
   // A torn last line (a crash mid-append): the store warns about it the moment replay ends, which
   // marks that moment in the log.
   lines.push(encodeEntry({ op: 'C', code: 'torn11', url: 'https://example.com/torn', createdAt: now, retentionDays: 0, visits: 0 }).subarray(0, 20));

@@ -8,8 +8,35 @@ import { test, type TestContext } from 'node:test';
 import { isLoopbackListenAddress } from '../../src/cli/loopback.ts';
 import { serverProcessOn } from '../support/helpers.ts';
 
-const LOOPBACK = ['127.0.0.1', '127.0.0.2', '127.1.2.3', '127.255.255.255', '::1', '0:0:0:0:0:0:0:1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'LocalHost', 'localhost.', ' 127.0.0.1 '];
-const NOT_LOOPBACK = ['0.0.0.0', '::', '[::]', '192.168.1.10', '10.0.0.1', '126.255.255.255', '128.0.0.1', '::2', '::ffff:10.0.0.1', 'example.com', 'localhost.example.com', 'my-host', ''];
+const LOOPBACK = [
+  '127.0.0.1',
+  '127.0.0.2',
+  '127.1.2.3',
+  '127.255.255.255',
+  '::1',
+  '0:0:0:0:0:0:0:1',
+  '[::1]',
+  '::ffff:127.0.0.1',
+  'localhost',
+  'LocalHost',
+  'localhost.',
+  ' 127.0.0.1 ',
+];
+const NOT_LOOPBACK = [
+  '0.0.0.0',
+  '::',
+  '[::]',
+  '192.168.1.10',
+  '10.0.0.1',
+  '126.255.255.255',
+  '128.0.0.1',
+  '::2',
+  '::ffff:10.0.0.1',
+  'example.com',
+  'localhost.example.com',
+  'my-host',
+  '',
+];
 
 test('isLoopbackListenAddress: 127.0.0.0/8, ::1 and localhost in their spellings; nothing else', () => {
   for (const host of LOOPBACK) assert.equal(isLoopbackListenAddress(host), true, JSON.stringify(host));
@@ -54,7 +81,10 @@ for (const [name, env] of [
 ] as const) {
   test(`${name}: no warning`, { timeout: 60_000 }, async (t) => {
     const lines = await startUpLines(t, env);
-    assert.deepEqual(lines.filter((l) => l['level'] === 'warn'), []);
+    assert.deepEqual(
+      lines.filter((l) => l['level'] === 'warn'),
+      [],
+    );
     assert.ok(!JSON.stringify(lines).includes('secret-token'));
   });
 }

@@ -23,8 +23,20 @@ const KEY = 'shutdown-admin-key';
 
 /** Settings the parent's environment must not leak into the child (flags win anyway; this is belt and braces). */
 const CONFIG_ENV = [
-  'BASE_URL', 'HOST', 'PORT', 'PRODUCTION', 'MIN_SHORT_LENGTH', 'MAX_SHORT_LENGTH', 'API_KEYS', 'API_TOKEN',
-  'DATA_DIR', 'FSYNC', 'MAX_URL_LENGTH', 'LOG_LEVEL', 'MCP_ALLOWED_ORIGINS', 'SHUTDOWN_TIMEOUT_MS',
+  'BASE_URL',
+  'HOST',
+  'PORT',
+  'PRODUCTION',
+  'MIN_SHORT_LENGTH',
+  'MAX_SHORT_LENGTH',
+  'API_KEYS',
+  'API_TOKEN',
+  'DATA_DIR',
+  'FSYNC',
+  'MAX_URL_LENGTH',
+  'LOG_LEVEL',
+  'MCP_ALLOWED_ORIGINS',
+  'SHUTDOWN_TIMEOUT_MS',
 ];
 
 interface Exit {
@@ -125,7 +137,10 @@ test('SIGTERM right after visits flushes them: exit 0, and a second process sees
   first.proc.kill('SIGTERM');
   const exit = await first.exited;
   assert.deepEqual(exit, { code: 0, signal: null }, first.stderr());
-  assert.ok(first.lines.some((l) => l['msg'] === 'stopped'), 'the shutdown ran to its end');
+  assert.ok(
+    first.lines.some((l) => l['msg'] === 'stopped'),
+    'the shutdown ran to its end',
+  );
 
   const second = await servers.spawn();
   assert.equal(second.lines.find((l) => l['msg'] === 'listening')?.['records'], 1);
@@ -135,7 +150,11 @@ test('SIGTERM right after visits flushes them: exit 0, and a second process sees
   assert.equal(record.visit_count, 5);
   assert.equal(record.original_url, 'https://example.com/signal');
   assert.deepEqual(await listedCodes(second.port, KEY), [code]);
-  assert.equal(second.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false, 'the log was left whole');
+  assert.equal(
+    second.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))),
+    false,
+    'the log was left whole',
+  );
 
   second.proc.kill('SIGTERM');
   assert.deepEqual(await second.exited, { code: 0, signal: null }, second.stderr());
@@ -237,8 +256,7 @@ function raw(port: number): Raw {
 
 const SHORTEN_BODY = JSON.stringify({ url: 'https://example.com/in-flight' });
 /** The head of a shorten request; with `Expect: 100-continue` the server's 100 says the request is in flight. */
-const SHORTEN_HEAD =
-  `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SHORTEN_BODY.length}\r\nExpect: 100-continue\r\n\r\n`;
+const SHORTEN_HEAD = `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${SHORTEN_BODY.length}\r\nExpect: 100-continue\r\n\r\n`;
 
 const lockHeld = (dir: string): boolean => existsSync(join(dir, LOCK_FILE));
 
@@ -281,7 +299,11 @@ test('a request still in flight at shutdown_timeout_ms is cut: exit 0 about then
   assert.ok(ms >= timeoutMs - 50, `waited ${ms} ms for the request in flight, not less than the timeout`);
   assert.ok(ms < timeoutMs + 5000, `exited ${ms} ms after SIGTERM`);
   await upload.closed;
-  assert.deepEqual(parseResponses(upload.text()).map((r) => r.status), [100], 'cut off, never answered');
+  assert.deepEqual(
+    parseResponses(upload.text()).map((r) => r.status),
+    [100],
+    'cut off, never answered',
+  );
   assert.equal(lockHeld(dir), false, 'the lock is released');
   assert.ok(server.lines.some((l) => l['level'] === 'warn' && l['msg'] === 'shutdown timeout: closing connections with requests still in flight'));
   assert.equal(server.lines.filter((l) => l['level'] === 'error').length, 0);
@@ -305,7 +327,11 @@ test('from SIGTERM on /healthz?ready is 503 while a request in flight finishes o
   conn.socket.write(SHORTEN_BODY.slice(10) + READY);
   await conn.closed;
   const responses: RawResponse[] = parseResponses(conn.text());
-  assert.deepEqual(responses.map((r) => r.status), [200, 100, 201, 503], conn.text());
+  assert.deepEqual(
+    responses.map((r) => r.status),
+    [200, 100, 201, 503],
+    conn.text(),
+  );
   assert.equal(responses[0]!.body, '{"status":"ok"}');
   assert.match(responses[2]!.body, /^http:\/\/localhost:\d+\/[1-9A-HJ-NP-Za-km-z]+$/, 'the request in flight completed');
   assert.equal(responses[3]!.body, '{"status":"not ready","detail":"shutting down"}');

@@ -94,11 +94,24 @@ test('library: the same ConfigError, the header warning only without TRUST_PROXY
     (err: unknown) => err instanceof ConfigError && err.message.startsWith('invalid GEOIP_DB: '),
   );
   const logs = new LogCapture();
-  const behindProxy = createShortener({ dataDir: join(dir, 'b'), fsync: 'off', logger: createLogger('info', logs), geoipHeader: 'CF-IPCountry', trustProxy: 1 });
+  const behindProxy = createShortener({
+    dataDir: join(dir, 'b'),
+    fsync: 'off',
+    logger: createLogger('info', logs),
+    geoipHeader: 'CF-IPCountry',
+    trustProxy: 1,
+  });
   t.after(() => behindProxy.close());
   assert.equal(logs.lines.filter((l) => l['level'] === 'warn').length, 0);
   // With counts no event is made, so neither the file nor the header is looked at.
-  const counts = createShortener({ dataDir: join(dir, 'c'), fsync: 'off', logger: createLogger('info', logs), visitTracking: 'counts', geoipDb: damaged, geoipHeader: 'CF-IPCountry' });
+  const counts = createShortener({
+    dataDir: join(dir, 'c'),
+    fsync: 'off',
+    logger: createLogger('info', logs),
+    visitTracking: 'counts',
+    geoipDb: damaged,
+    geoipHeader: 'CF-IPCountry',
+  });
   t.after(() => counts.close());
   assert.equal(logs.lines.filter((l) => l['level'] === 'warn').length, 0);
 });

@@ -74,10 +74,23 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   let clock = NOW * 1000;
   const h = await dir.start({ apiKeys: [KEY], baseUrl: BASE, now: () => clock });
   // mover1 comes with 5 visits of its own (untracked), of which the history holds none.
-  const imported = await h.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: '{"short_code":"mover1","url":"https://example.com/1","created_at":1700000000,"visit_count":5}\n' });
+  const imported = await h.req('/api/import', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+    body: '{"short_code":"mover1","url":"https://example.com/1","created_at":1700000000,"visit_count":5}\n',
+  });
   assert.equal(imported.status, 200);
   for (const code of CODES.slice(1)) {
-    assert.equal((await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `https://example.com/${code}`, code }) })).status, 201);
+    assert.equal(
+      (
+        await h.req('/api/shorten', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `https://example.com/${code}`, code }),
+        })
+      ).status,
+      201,
+    );
   }
   // 60 visits over three days, some within one second, from four agents and three referrers.
   for (let i = 0; i < 60; i++) {
@@ -89,7 +102,10 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   clock = (NOW + 4 * 86400) * 1000;
 
   // A server holds the data dir: the visits commands refuse it, naming the holder.
-  for (const args of [['export-visits', '--data-dir', dir.dir], ['import-visits', '-', '--data-dir', dir.dir]]) {
+  for (const args of [
+    ['export-visits', '--data-dir', dir.dir],
+    ['import-visits', '-', '--data-dir', dir.dir],
+  ]) {
     const refused = await runCliWith(args, '');
     assert.equal(refused.code, 1, refused.err);
     assert.equal(refused.out, '');
@@ -103,7 +119,9 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   const visits = await ok(runCli(['export-visits', '--data-dir', dir.dir]));
   assert.equal(visits, httpExport, 'the command writes what the route answers');
   assert.equal(visits.split('\n').filter(Boolean).length, 60);
-  const csv = await ok(runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude']));
+  const csv = await ok(
+    runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude']),
+  );
   const expectedCsv = visits
     .split('\n')
     .filter(Boolean)
@@ -118,8 +136,14 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   // From stdin, as `export-visits … | import-visits - …` would.
   const loaded = await runCliWith(['import-visits', '-', '--database-url', url], readFileSync(join(files, 'visits.jsonl'), 'utf8'));
   assert.equal(loaded.code, 0, loaded.err);
-  const log = loaded.err.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(log.map((l) => [l['level'], l['msg'], l['imported'], l['skipped'], l['format']]), [['info', 'imported', 60, 0, 'jsonl']]);
+  const log = loaded.err
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    log.map((l) => [l['level'], l['msg'], l['imported'], l['skipped'], l['format']]),
+    [['info', 'imported', 60, 0, 'jsonl']],
+  );
   assert.equal(loaded.out, '');
 
   assert.equal(await ok(runCli(['export-visits', '--database-url', url])), visits, 'the same events, in the same order');
@@ -165,15 +189,18 @@ test('usage: bad filters and a missing file exit 2 with one line; parseTransferC
     assert.equal(r.out, '');
     assert.match(r.err, err, args.join(' '));
   }
-  assert.deepEqual(parseTransferCommand(['export-visits', '--code=abc', '--from', '2024-01-01', '--to', '1714564800', '--bots', 'only', '--data-dir', 'd', '--format', 'csv']), {
-    command: 'export-visits',
-    file: undefined,
-    format: 'csv',
-    databaseUrl: undefined,
-    fromLine: 1,
-    settings: ['--data-dir', 'd'],
-    visits: { code: 'abc', from: '2024-01-01', to: '1714564800', bots: 'only' },
-  });
+  assert.deepEqual(
+    parseTransferCommand(['export-visits', '--code=abc', '--from', '2024-01-01', '--to', '1714564800', '--bots', 'only', '--data-dir', 'd', '--format', 'csv']),
+    {
+      command: 'export-visits',
+      file: undefined,
+      format: 'csv',
+      databaseUrl: undefined,
+      fromLine: 1,
+      settings: ['--data-dir', 'd'],
+      visits: { code: 'abc', from: '2024-01-01', to: '1714564800', bots: 'only' },
+    },
+  );
   assert.deepEqual(parseTransferCommand(['import-visits', '-', '--from-line', '7', '--database-url', 'postgres://x']), {
     command: 'import-visits',
     file: '-',

@@ -47,9 +47,7 @@ const REQUIRED = 'Required1';
 
 /** A value with compose's interpolation resolved as when no optional variable is set: `${X:-d}` is d, `${X:?m}` is `REQUIRED`. */
 function unset(value: string): string {
-  return value
-    .replace(/\$\{[A-Z_]+:?\?[^}]*\}/g, REQUIRED)
-    .replace(/\$\{[A-Z_]+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? '');
+  return value.replace(/\$\{[A-Z_]+:?\?[^}]*\}/g, REQUIRED).replace(/\$\{[A-Z_]+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? '');
 }
 
 test('every environment name of the services running the image is a setting, with a value it accepts', () => {
@@ -70,14 +68,26 @@ test('every environment name of the services running the image is a setting, wit
 
 test('two profiles: the log store alone, and three instances over PostgreSQL behind Caddy', () => {
   assert.deepEqual([...new Set(services.flatMap(([, s]) => s.profiles ?? []))].sort(), ['cluster', 'single']);
-  assert.ok(services.every(([, s]) => (s.profiles ?? []).length === 1), 'each service in one profile');
+  assert.ok(
+    services.every(([, s]) => (s.profiles ?? []).length === 1),
+    'each service in one profile',
+  );
 
   const single = inProfile('single');
-  assert.deepEqual(single.map(([n]) => n), ['shortener']);
+  assert.deepEqual(
+    single.map(([n]) => n),
+    ['shortener'],
+  );
   const [, alone] = single[0]!;
   assert.equal(environment(alone).get('DATABASE_URL'), undefined);
-  assert.ok(alone.volumes?.some((v) => /^[a-z]+:\/data$/.test(v)), 'a named volume on the image\'s /data');
-  assert.ok(alone.ports?.some((p) => p.endsWith(':3000')), 'the image\'s port published');
+  assert.ok(
+    alone.volumes?.some((v) => /^[a-z]+:\/data$/.test(v)),
+    "a named volume on the image's /data",
+  );
+  assert.ok(
+    alone.ports?.some((p) => p.endsWith(':3000')),
+    "the image's port published",
+  );
 
   const cluster = inProfile('cluster');
   const instances = cluster.filter(([, s]) => s.build === '.');
@@ -106,7 +116,9 @@ test('two profiles: the log store alone, and three instances over PostgreSQL beh
 
 test("the Caddyfile balances over exactly the cluster's instances, checking their readiness", (t) => {
   const caddyfile = read('contrib/compose/Caddyfile');
-  const instances = inProfile('cluster').filter(([, s]) => s.build === '.').map(([n]) => `${n}:3000`);
+  const instances = inProfile('cluster')
+    .filter(([, s]) => s.build === '.')
+    .map(([n]) => `${n}:3000`);
   const upstreams = /reverse_proxy ([^{\n]+)\{/.exec(caddyfile)?.[1]!.trim().split(/\s+/);
   assert.deepEqual(upstreams, instances);
   let caddy: string;
@@ -117,7 +129,10 @@ test("the Caddyfile balances over exactly the cluster's instances, checking thei
     return;
   }
   // Caddy's own parser: a typo in a directive fails here, not on a server.
-  const adapted = execFileSync(caddy, ['adapt', '--adapter', 'caddyfile', '--config', join(ROOT, 'contrib/compose/Caddyfile')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const adapted = execFileSync(caddy, ['adapt', '--adapter', 'caddyfile', '--config', join(ROOT, 'contrib/compose/Caddyfile')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const json = JSON.stringify(JSON.parse(adapted));
   for (const upstream of instances) assert.ok(json.includes(`{"dial":"${upstream}"}`), upstream);
   assert.ok(json.includes('"uri":"/healthz?ready"'), 'active health checks on readiness');
@@ -150,7 +165,7 @@ test('the single instance is published on 127.0.0.1 unless PUBLISH_ADDRESS says 
 test('POSTGRES_PASSWORD is required wherever it is used, with a message saying what to set', () => {
   const text = read('compose.yaml');
   const uses = [...text.matchAll(/\$\{POSTGRES_PASSWORD([^}]*)\}/g)].map((m) => m[1]!);
-  assert.equal(uses.length, 2, 'the database and the instances\' DATABASE_URL');
+  assert.equal(uses.length, 2, "the database and the instances' DATABASE_URL");
   for (const use of uses) assert.match(use, /^:\?set POSTGRES_PASSWORD in the shell or \.env: /);
   assert.equal(unset(environment(compose.services['postgres']!).get('POSTGRES_PASSWORD') ?? ''), REQUIRED);
 });

@@ -44,7 +44,8 @@ const NGINX = tool('nginx');
 const CADDY = spawnSync('caddy', ['version'], { stdio: 'ignore' }).error ? undefined : 'caddy';
 const OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).error ? undefined : 'openssl';
 const missing = [NGINX ? '' : 'nginx', CADDY ? '' : 'caddy', OPENSSL ? '' : 'openssl'].filter(Boolean);
-const skip = missing.length > 0 ? missingTool('the reverse proxy tests', `${missing.join(', ')} not installed (Debian: apt-get install nginx caddy openssl)`) : false;
+const skip =
+  missing.length > 0 ? missingTool('the reverse proxy tests', `${missing.join(', ')} not installed (Debian: apt-get install nginx caddy openssl)`) : false;
 
 function run(command: string, args: readonly string[], input?: string): string {
   const r = spawnSync(command, args, { encoding: 'utf8', ...(input === undefined ? {} : { input }) });
@@ -105,9 +106,23 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
   const certDir = join(dir, 'tls') + '/';
   mkdirSync(certDir);
   run(OPENSSL!, [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', `/CN=${HOSTNAME}`, '-addext', `subjectAltName=DNS:${HOSTNAME}`,
-    '-keyout', `${certDir}privkey.pem`, '-out', `${certDir}fullchain.pem`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${HOSTNAME}`,
+    '-addext',
+    `subjectAltName=DNS:${HOSTNAME}`,
+    '-keyout',
+    `${certDir}privkey.pem`,
+    '-out',
+    `${certDir}fullchain.pem`,
   ]);
   const htpasswd = join(dir, 'htpasswd');
   writeFileSync(htpasswd, `${USER}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], PASSWORD).trim()}\n`);
@@ -117,14 +132,28 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
 
   // The client's address, the proxy's and one a client could write: three countries.
   const db = join(dir, 'country.mmdb');
-  writeFileSync(db, writeMmdb({ ipVersion: 6, recordSize: 24, networks: [[`${CLIENT}/32`, { country_code: 'NZ' }], ['127.0.0.1/32', { country_code: 'AQ' }], ['198.51.100.0/24', { country_code: 'NL' }]] }));
+  writeFileSync(
+    db,
+    writeMmdb({
+      ipVersion: 6,
+      recordSize: 24,
+      networks: [
+        [`${CLIENT}/32`, { country_code: 'NZ' }],
+        ['127.0.0.1/32', { country_code: 'AQ' }],
+        ['198.51.100.0/24', { country_code: 'NL' }],
+      ],
+    }),
+  );
   const docs = environmentFile(configBlock(PAGE, 'env'));
   const env = { ...docs, API_KEYS: KEY_FOR_TESTS, GEOIP_DB: db, FSYNC: 'off' };
   assert.equal(docs['BASE_URL'], `https://${HOSTNAME}/s`);
   assert.equal(docs['TRUST_PROXY'], '1');
   mkdirSync(join(dir, 'open'));
   mkdirSync(join(dir, 'gated'));
-  const [open, gated] = await Promise.all([serverProcess({ ...env, DATA_DIR: join(dir, 'open') }), serverProcess({ ...env, DATA_DIR: join(dir, 'gated'), API_TOKEN: TOKEN })]);
+  const [open, gated] = await Promise.all([
+    serverProcess({ ...env, DATA_DIR: join(dir, 'open') }),
+    serverProcess({ ...env, DATA_DIR: join(dir, 'gated'), API_TOKEN: TOKEN }),
+  ]);
   servers.push(open, gated);
   return { files: { ...files, caddyHash: await caddyHash }, open, gated };
 }
@@ -176,7 +205,17 @@ async function startCaddy(t: TestContext, name: string, backend: number, extra: 
   const ports = { http: await freePort(), https: await freePort() };
   const dir = tempDir(t, 'caddy-');
   const site = localized(name, backend, extra);
-  const global = ['{', '\tadmin off', `\thttp_port ${ports.http}`, `\thttps_port ${ports.https}`, '\tdefault_bind 127.0.0.1', `\tstorage file_system ${dir}/data`, '\tskip_install_trust', '}', ''].join('\n');
+  const global = [
+    '{',
+    '\tadmin off',
+    `\thttp_port ${ports.http}`,
+    `\thttps_port ${ports.https}`,
+    '\tdefault_bind 127.0.0.1',
+    `\tstorage file_system ${dir}/data`,
+    '\tskip_install_trust',
+    '}',
+    '',
+  ].join('\n');
   const file = join(dir, 'Caddyfile');
   writeFileSync(file, `${global}\n${site}`);
   const env = { PATH: process.env['PATH'] ?? '', HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, API_TOKEN: TOKEN };
@@ -218,7 +257,15 @@ interface Ask {
 /** A request to `port` on 127.0.0.1 from the client's address, for `short.example.com`. */
 function ask(port: number, path: string, { method = 'GET', headers = {}, body, plain = false }: Ask = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path, method, localAddress: CLIENT, agent: false as const, headers: { Host: HOSTNAME, 'User-Agent': BROWSER, ...headers } };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      path,
+      method,
+      localAddress: CLIENT,
+      agent: false as const,
+      headers: { Host: HOSTNAME, 'User-Agent': BROWSER, ...headers },
+    };
     const onResponse = (res: import('node:http').IncomingMessage): void => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -257,7 +304,11 @@ async function assertRedirectToHttps(proxy: Proxy, status: number): Promise<void
 }
 
 async function shorten(proxy: Proxy, target: string, headers: Record<string, string> = {}): Promise<string> {
-  const r = await ask(proxy.https, '/s/api/shorten', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ url: target }) });
+  const r = await ask(proxy.https, '/s/api/shorten', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ url: target }),
+  });
   assert.equal(r.status, 201, r.body);
   assert.match(r.body, /^https:\/\/short\.example\.com\/s\/[A-Za-z0-9]{6,12}$/);
   assert.equal(r.headers.location, r.body);
@@ -339,7 +390,11 @@ for (const kind of KINDS) {
     const user = { Authorization: basic(USER, PASSWORD) };
 
     for (const headers of [{}, { Authorization: basic(USER, 'wrong') }, { Authorization: `Bearer ${TOKEN}` }]) {
-      const refused = await ask(proxy.https, '/s/api/shorten', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"url":"https://example.org/"}' });
+      const refused = await ask(proxy.https, '/s/api/shorten', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: '{"url":"https://example.org/"}',
+      });
       assert.equal(refused.status, 401, `${JSON.stringify(headers)}: ${refused.body}`);
       assert.match(String(refused.headers['www-authenticate']), /^Basic /, 'the proxy refused, before the service');
     }

@@ -111,7 +111,7 @@ test('TimeoutStopSec outlasts the longest shutdown: SHUTDOWN_TIMEOUT_MS, then th
   assert.ok(Number(seconds[1]) * 1000 > worstMs, `${stop} > ${worstMs} ms`);
 });
 
-test('every setting the unit and the docs\' environment file name is one the server reads', () => {
+test("every setting the unit and the docs' environment file name is one the server reads", () => {
   const known = new Set(SETTINGS.map((s) => s.env));
   const fromUnit = values('Environment').map((line) => line.slice(0, line.indexOf('=')));
   const fromDocs = Object.keys(environmentFile(configBlock('docs/deploy.md', 'env')));

@@ -348,10 +348,23 @@ test('closeWhere: one look at every open connection with whether it is busy; the
   assert.deepEqual([t.served('a'), t.served('b'), t.served('d')], [false, true, true], 'served once it started a request');
   // Several picked, the last among them: each place is refilled and every connection seen once.
   const seen = t.closeWhere((name) => name === 'a' || name === 'c' || name === 'e');
-  assert.deepEqual(seen, [['a', false], ['b', true], ['c', false], ['d', false], ['e', false]]);
+  assert.deepEqual(seen, [
+    ['a', false],
+    ['b', true],
+    ['c', false],
+    ['d', false],
+    ['e', false],
+  ]);
   assert.deepEqual(closedByTable.sort(), ['a', 'c', 'e']);
   assert.equal(t.size, 2);
-  assert.deepEqual(t.closeWhere(() => false), [['b', true], ['d', false]], 'the rest stay, once each');
+  assert.deepEqual(
+    t.closeWhere(() => false),
+    [
+      ['b', true],
+      ['d', false],
+    ],
+    'the rest stay, once each',
+  );
   // A closed connection's late events change nothing.
   t.closed('a');
   assert.equal(t.size, 2);

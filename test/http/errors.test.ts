@@ -175,7 +175,20 @@ test('400 {"detail"} for a missing url on lookup', async (t) => {
 test('400 {"detail"} for a bad limit or offset; the bounds themselves are accepted', async (t) => {
   const h = await start(t, { apiKeys: ['k1'] });
   const key = { 'x-api-key': 'k1' };
-  for (const query of ['limit=0', 'limit=1001', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'limit=1e2', 'offset=-1', 'offset=x', 'offset=1.5', 'offset=', 'limit=10&offset=-5']) {
+  for (const query of [
+    'limit=0',
+    'limit=1001',
+    'limit=-1',
+    'limit=abc',
+    'limit=1.5',
+    'limit=',
+    'limit=1e2',
+    'offset=-1',
+    'offset=x',
+    'offset=1.5',
+    'offset=',
+    'limit=10&offset=-5',
+  ]) {
     assertDetail(await h.req(`/api/urls?${query}`, { headers: key }), 400, query);
   }
   for (const query of ['limit=1', 'limit=1000', 'offset=0', 'limit=1000&offset=999']) {
@@ -258,8 +271,21 @@ test('405 {"detail"} with an Allow header for a wrong method on a known path', a
     assertDetail(r, 405, label);
     const allow = r.headers.allow;
     assert.ok(allow !== undefined, `${label}: Allow`);
-    assert.deepEqual(allow.split(',').map((m) => m.trim()).sort(), c.allow, label);
-    assert.ok(!allow.split(',').map((m) => m.trim()).includes(c.method), `${label}: Allow lists the refused method`);
+    assert.deepEqual(
+      allow
+        .split(',')
+        .map((m) => m.trim())
+        .sort(),
+      c.allow,
+      label,
+    );
+    assert.ok(
+      !allow
+        .split(',')
+        .map((m) => m.trim())
+        .includes(c.method),
+      `${label}: Allow lists the refused method`,
+    );
   }
   // POST on a code did not count a visit or change the link.
   const meta = JSON.parse((await h.req(`/api/urls/${code}`)).body) as { visit_count: number };
@@ -289,7 +315,10 @@ test('413 {"detail"} for a body over 64 KiB; exactly 64 KiB is accepted', async 
 });
 
 test('413 at a configured max_body_bytes, named in the detail; exactly the limit is accepted', async (t) => {
-  for (const [limit, named] of [[2048, '2 KiB'], [1500, '1500 bytes']] as const) {
+  for (const [limit, named] of [
+    [2048, '2 KiB'],
+    [1500, '1500 bytes'],
+  ] as const) {
     const h = await start(t, { maxBodyBytes: limit });
     const prefix = '{"url":"https://example.com/limit","pad":"';
     const suffix = '"}';

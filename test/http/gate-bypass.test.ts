@@ -145,7 +145,14 @@ const ROWS: readonly Row[] = [
   { method: 'PUT', target: '/api/urls/{code}', without: 401, with: 405 },
   { method: 'PATCH', target: '/api/urls/{code}', without: 401, with: 415 },
   { method: 'PATCH', target: '/api/urls/{code}', headers: ['Content-Type: application/json'], body: '{"max_visits":3}', without: 401, with: 200 },
-  { method: 'PATCH', target: '/api/urls/{code}/', headers: ['Content-Type: application/json'], body: '{"url":"https://example.com/x"}', without: 401, with: 200 },
+  {
+    method: 'PATCH',
+    target: '/api/urls/{code}/',
+    headers: ['Content-Type: application/json'],
+    body: '{"url":"https://example.com/x"}',
+    without: 401,
+    with: 200,
+  },
   { method: 'PATCH', target: '/api/urls', without: 401, with: 405 },
   { method: 'TRACE', target: '/api/urls', without: 401, with: 405 },
   { method: 'PROPFIND', target: '/api/urls', without: 401, with: 405 },
@@ -171,10 +178,38 @@ const ROWS: readonly Row[] = [
   { method: 'GET', target: '/api/urls', headers: ['X-Forwarded-Prefix: /static'], without: 401, with: 200 },
   { method: 'GET', target: '/healthz', headers: ['X-Original-URL: /api/urls'], without: 200, with: 200 },
   // Body framing tricks on a write: Node refuses the ambiguous ones, the rest is gated.
-  { method: 'POST', target: '/api/shorten', headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked', `Content-Length: ${JSON_BODY.length}`], body: JSON_BODY, without: 400, with: 400 },
-  { method: 'POST', target: '/api/shorten', headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked, identity'], body: JSON_BODY, without: 400, with: 400 },
-  { method: 'POST', target: '/api/shorten', headers: ['Content-Type: application/json', `Content-Length: ${JSON_BODY.length}`, `Content-Length: ${JSON_BODY.length}`], body: JSON_BODY, without: 400, with: 400 },
-  { method: 'POST', target: '/api/shorten', headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked'], body: `${JSON_BODY.length.toString(16)}\r\n${JSON_BODY}\r\n0\r\n\r\n`, without: 401, with: 201 },
+  {
+    method: 'POST',
+    target: '/api/shorten',
+    headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked', `Content-Length: ${JSON_BODY.length}`],
+    body: JSON_BODY,
+    without: 400,
+    with: 400,
+  },
+  {
+    method: 'POST',
+    target: '/api/shorten',
+    headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked, identity'],
+    body: JSON_BODY,
+    without: 400,
+    with: 400,
+  },
+  {
+    method: 'POST',
+    target: '/api/shorten',
+    headers: ['Content-Type: application/json', `Content-Length: ${JSON_BODY.length}`, `Content-Length: ${JSON_BODY.length}`],
+    body: JSON_BODY,
+    without: 400,
+    with: 400,
+  },
+  {
+    method: 'POST',
+    target: '/api/shorten',
+    headers: ['Content-Type: application/json', 'Transfer-Encoding: chunked'],
+    body: `${JSON_BODY.length.toString(16)}\r\n${JSON_BODY}\r\n0\r\n\r\n`,
+    without: 401,
+    with: 201,
+  },
 ];
 
 function build(row: Row, code: string, auth: string | undefined): string {
@@ -244,11 +279,19 @@ test('a request pipelined behind a public one is gated on its own', async (t) =>
     `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${JSON_BODY.length}\r\n\r\n${JSON_BODY}` +
     'GET /api/urls HTTP/1.1\r\nHost: x\r\nX-API-Key: k1\r\nConnection: close\r\n\r\n';
   const r = await sendRaw(h.port, smuggled);
-  assert.deepEqual(r.responses.map((x) => x.status), [200, 401, 401], r.text);
+  assert.deepEqual(
+    r.responses.map((x) => x.status),
+    [200, 401, 401],
+    r.text,
+  );
   // A body that looks like a request is a body: with a Content-Length it is never parsed as one.
   const inBody = `GET /api/urls HTTP/1.1\r\nHost: x\r\n\r\n`;
   const r2 = await sendRaw(h.port, `POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: ${inBody.length}\r\nConnection: close\r\n\r\n${inBody}`);
-  assert.deepEqual(r2.responses.map((x) => x.status), [405], r2.text);
+  assert.deepEqual(
+    r2.responses.map((x) => x.status),
+    [405],
+    r2.text,
+  );
   assert.deepEqual(spy.calls, []);
   assert.equal(h.shortener.count, 0);
 });

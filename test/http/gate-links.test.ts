@@ -125,7 +125,12 @@ describe('with the gate off, public_redirects changes nothing', () => {
     test(`public_redirects ${publicRedirects}: every spelling redirects, no token asked`, async (t) => {
       const h = await start(t, { publicRedirects });
       const code = await h.shorten('https://example.com/open');
-      for (const [method, target] of [['GET', `/${code}`], ['HEAD', `/${code}`], ['GET', `/${code}/?x=1`], ['GET', `/${code}?x`]] as const) {
+      for (const [method, target] of [
+        ['GET', `/${code}`],
+        ['HEAD', `/${code}`],
+        ['GET', `/${code}/?x=1`],
+        ['GET', `/${code}?x`],
+      ] as const) {
         const r = await h.req(target, { method });
         assert.equal(r.status, 302, `${method} ${target}`);
         assert.equal(r.headers.location, 'https://example.com/open');

@@ -44,7 +44,10 @@ test('requests that pass the gate, public or with the token, log no warning', as
   await h.req('/api/health', { headers: { authorization: RIGHT } });
   await h.req('/nope/deeper', { headers: { authorization: RIGHT } });
   await h.req('/a/../b');
-  assert.deepEqual(h.logs.lines.filter((l) => l['level'] !== 'debug'), []);
+  assert.deepEqual(
+    h.logs.lines.filter((l) => l['level'] !== 'debug'),
+    [],
+  );
 });
 
 test('the token and wrong tokens never appear in a log line or a response body', async (t) => {

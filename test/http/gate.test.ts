@@ -21,7 +21,14 @@ function tableFor(publicRedirects?: boolean) {
     service: {} as Service,
     reply: createResponder([]),
     files: new Map(),
-    config: { production: false, apiToken: TOKEN, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost', ...(publicRedirects === undefined ? {} : { publicRedirects }) },
+    config: {
+      production: false,
+      apiToken: TOKEN,
+      mcpAllowedOrigins: [],
+      maxBodyBytes: 65536,
+      baseUrl: 'http://localhost',
+      ...(publicRedirects === undefined ? {} : { publicRedirects }),
+    },
     log: createLogger('silent'),
   });
 }
@@ -306,7 +313,12 @@ describe('over sockets: the public set stays public with the gate on', () => {
     }
 
     // Public paths are public for every method: a wrong one is the router's 405, not a 401.
-    for (const [path, method] of [['/healthz', 'POST'], ['/auth-check', 'DELETE'], ['/', 'POST'], ['/static/index.html', 'PUT']] as const) {
+    for (const [path, method] of [
+      ['/healthz', 'POST'],
+      ['/auth-check', 'DELETE'],
+      ['/', 'POST'],
+      ['/static/index.html', 'PUT'],
+    ] as const) {
       const r = await h.req(path, { method });
       assert.equal(r.status, 405, `${method} ${path}`);
       assert.equal(r.headers.allow, 'GET, HEAD, OPTIONS', `${method} ${path}`);
@@ -332,7 +344,14 @@ describe('over sockets: the public set stays public with the gate on', () => {
       assert.equal((await h.req(path, { headers: { authorization: RIGHT } })).status, 404, `${path} with the token`);
     }
     // The routes another part of the service serves: whatever they answer, not without the token.
-    const others: [string, string][] = [['POST', '/mcp'], ['GET', '/mcp'], ['GET', '/docs'], ['GET', '/openapi.json'], ['GET', '/schemas/v2/DeprecationNoticeNotification.json'], ['GET', '/robots.txt']];
+    const others: [string, string][] = [
+      ['POST', '/mcp'],
+      ['GET', '/mcp'],
+      ['GET', '/docs'],
+      ['GET', '/openapi.json'],
+      ['GET', '/schemas/v2/DeprecationNoticeNotification.json'],
+      ['GET', '/robots.txt'],
+    ];
     for (const [method, path] of others) {
       assert401(await h.req(path, { method }), 'missing', `${method} ${path}`);
       assert.notEqual((await h.req(path, { method, headers: { authorization: RIGHT } })).status, 401, `${method} ${path} with the token`);

@@ -21,7 +21,11 @@ async function withServer(t: TestContext, env: Record<string, string>, body: (s:
   await body(server);
   // Whatever the clients did, nothing went wrong inside, and the server still answers.
   assert.equal((await request(server.port, '/healthz')).status, 200);
-  assert.deepEqual(server.lines.filter((l) => l['level'] === 'error'), [], 'no error logged');
+  assert.deepEqual(
+    server.lines.filter((l) => l['level'] === 'error'),
+    [],
+    'no error logged',
+  );
   assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr());
 }
 
@@ -82,7 +86,10 @@ test('slowloris: clients dripping header bytes get 408 near headers_timeout_ms; 
     assert.equal(normal.status, 200);
     assert.equal(normal.headers['keep-alive'], 'timeout=5', 'the default keep-alive timeout, in seconds');
     client.socket.destroy();
-    assert.ok(slow.every((t) => !t.socket.destroyed), 'the slow clients were still connected');
+    assert.ok(
+      slow.every((t) => !t.socket.destroyed),
+      'the slow clients were still connected',
+    );
     for (const t of slow) {
       const { text, ms } = await t.closed;
       assert.equal(text, 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
@@ -119,7 +126,10 @@ test('a body that never ends is cut off near request_timeout_ms, read by a handl
     const running = cases.map((c) => ({ c, t: trickle(s.port, c.head, c.drip) }));
     await new Promise((r) => setTimeout(r, 300));
     assert.equal((await request(s.port, '/healthz')).status, 200, 'a normal client is served meanwhile');
-    assert.ok(running.every(({ t }) => !t.socket.destroyed), 'the slow uploads were still connected');
+    assert.ok(
+      running.every(({ t }) => !t.socket.destroyed),
+      'the slow uploads were still connected',
+    );
     for (const { c, t } of running) {
       const { text, ms } = await t.closed;
       const statuses = parseResponses(text).map((r) => r.status);
@@ -165,7 +175,9 @@ function upload(port: number): { continued: Promise<void>; finish(): Promise<Raw
     if (text.includes('100 Continue')) seen?.();
   });
   socket.on('error', () => {});
-  socket.write(`POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /api/shorten HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+  );
   return {
     continued,
     socket,
@@ -190,7 +202,9 @@ test('at max_connections the connection idle the longest is closed to admit a ne
   });
 });
 
-test('at max_connections with a request in flight on every connection, new connections are closed at once; the requests complete', { timeout: 60_000 }, async (t) => {
+test('at max_connections with a request in flight on every connection, new connections are closed at once; the requests complete', {
+  timeout: 60_000,
+}, async (t) => {
   await withServer(t, { MAX_CONNECTIONS: '4' }, async (s) => {
     const uploads = Array.from({ length: 4 }, () => upload(s.port));
     await Promise.all(uploads.map((u) => u.continued));
@@ -200,7 +214,12 @@ test('at max_connections with a request in flight on every connection, new conne
       assert.equal(refused.end, 'closed', 'closed by the server, not left hanging');
       assert.equal(refused.text, '', 'no answer past the cap');
     }
-    for (const u of uploads) assert.deepEqual((await u.finish()).map((r) => r.status), [100, 201], 'each request in flight completes');
+    for (const u of uploads)
+      assert.deepEqual(
+        (await u.finish()).map((r) => r.status),
+        [100, 201],
+        'each request in flight completes',
+      );
   });
 });
 

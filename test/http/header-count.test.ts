@@ -69,7 +69,11 @@ test('2,500 headers with a second Authorization past the 2,000th: 431, not 200',
   // refuses it in its parser (a bare 431, before any handler runs). Either way, never a 200.
   if (r.responses[0]?.body === '') {
     assert.equal(r.responses[0].status, 431, 'the parser refused it');
-    assert.deepEqual(h.logs.lines.filter((l) => l['level'] === 'warn' || l['level'] === 'error'), [], 'the handler never saw it');
+    assert.deepEqual(
+      h.logs.lines.filter((l) => l['level'] === 'warn' || l['level'] === 'error'),
+      [],
+      'the handler never saw it',
+    );
   } else {
     assert431(r.responses[0], '2,500 headers');
   }

@@ -68,7 +68,10 @@ test('a stream whose socket drains at once still lets the event loop run between
   const sink = new DrainsAtOnce(turn);
   const pieces = ['{"a":', '1', ',"b":', '2', '}'];
   await createResponder([]).stream(sink as unknown as ServerResponse, 200, 'application/json', pieces);
-  assert.deepEqual(sink.writes.map((w) => w.piece), pieces);
+  assert.deepEqual(
+    sink.writes.map((w) => w.piece),
+    pieces,
+  );
   assert.equal(sink.ended, true);
   for (let i = 1; i < sink.writes.length; i++) {
     assert.ok(sink.writes[i]!.turn > sink.writes[i - 1]!.turn, `piece ${i} was written in the same turn as piece ${i - 1}`);
@@ -109,7 +112,11 @@ test('answers written at the same time share one budget per turn, one piece each
   await Promise.all(sinks.map((sink, i) => pace(sink, costly(clock, 'abc'[i]!, 3, 4))));
   const all = sinks.flatMap((s) => s.writes).sort((x, y) => x.order - y.order);
   // 4 ms a piece, 10 ms a turn for all three together; within a turn, one piece of each in turn.
-  assert.deepEqual(byTurn(all), [['a0', 'b0', 'c0'], ['a1', 'b1', 'c1'], ['a2', 'b2', 'c2']]);
+  assert.deepEqual(byTurn(all), [
+    ['a0', 'b0', 'c0'],
+    ['a1', 'b1', 'c1'],
+    ['a2', 'b2', 'c2'],
+  ]);
 });
 
 test('a client that goes away ends the stream: nothing more is built or written', async (t) => {
@@ -146,7 +153,10 @@ test('a piece that fails to build rejects the stream', async (t) => {
     throw new Error('boom');
   }
   await assert.rejects(createPacer()(sink, broken()), /boom/);
-  assert.deepEqual(sink.writes.map((w) => w.piece), ['ok']);
+  assert.deepEqual(
+    sink.writes.map((w) => w.piece),
+    ['ok'],
+  );
 });
 
 /** A listing of `n` records whose URLs are `urlChars` long. */
@@ -183,22 +193,35 @@ test('list pieces are bounded by size, not by a number of records, and together 
   assert.deepEqual([...listJson(listing(2, 10), 1)].length, 3, 'a piece per record at the smallest size, then the end');
 });
 
-test('a page of a few hundred long URLs is streamed; a page that fits in one piece goes out whole', onOneProcess('it seeds its log file directly'), async (t) => {
-  const dir = tempDir();
-  const lines: Buffer[] = [];
-  for (let i = 0; i < 200; i++) {
-    lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${'x'.repeat(8_000)}/${i}`, createdAt: 1_790_000_000 + i, retentionDays: 0, visits: 0 }));
-  }
-  writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
-  const h = await start(t, { dataDir: dir, apiKeys: ['k'] });
-  const long = await h.req('/api/urls', { headers: { 'x-api-key': 'k' } });
-  assert.equal(long.status, 200);
-  assert.equal(long.headers['transfer-encoding'], 'chunked', '1.6 MB of JSON is not built in one turn');
-  assert.equal(long.headers['content-length'], undefined);
-  const parsed = JSON.parse(long.body) as { count: number };
-  assert.equal(parsed.count, 200);
-  assert.equal(long.body, JSON.stringify(parsed));
-  const short = await h.req('/api/urls?limit=5', { headers: { 'x-api-key': 'k' } });
-  assert.equal(short.headers['content-length'], String(Buffer.byteLength(short.body)));
-  assert.equal((JSON.parse(short.body) as { count: number }).count, 5);
-});
+test(
+  'a page of a few hundred long URLs is streamed; a page that fits in one piece goes out whole',
+  onOneProcess('it seeds its log file directly'),
+  async (t) => {
+    const dir = tempDir();
+    const lines: Buffer[] = [];
+    for (let i = 0; i < 200; i++) {
+      lines.push(
+        encodeEntry({
+          op: 'C',
+          code: `k${i}`,
+          url: `https://example.com/${'x'.repeat(8_000)}/${i}`,
+          createdAt: 1_790_000_000 + i,
+          retentionDays: 0,
+          visits: 0,
+        }),
+      );
+    }
+    writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
+    const h = await start(t, { dataDir: dir, apiKeys: ['k'] });
+    const long = await h.req('/api/urls', { headers: { 'x-api-key': 'k' } });
+    assert.equal(long.status, 200);
+    assert.equal(long.headers['transfer-encoding'], 'chunked', '1.6 MB of JSON is not built in one turn');
+    assert.equal(long.headers['content-length'], undefined);
+    const parsed = JSON.parse(long.body) as { count: number };
+    assert.equal(parsed.count, 200);
+    assert.equal(long.body, JSON.stringify(parsed));
+    const short = await h.req('/api/urls?limit=5', { headers: { 'x-api-key': 'k' } });
+    assert.equal(short.headers['content-length'], String(Buffer.byteLength(short.body)));
+    assert.equal((JSON.parse(short.body) as { count: number }).count, 5);
+  },
+);

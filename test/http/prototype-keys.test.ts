@@ -16,7 +16,18 @@ import { start } from '../support/helpers.ts';
 const KEY = 'k1';
 
 /** Every name `Object.prototype` gives a plain object, and the legacy ones. */
-const INHERITED = ['__proto__', 'constructor', 'valueOf', 'hasOwnProperty', 'toString', 'toLocaleString', 'isPrototypeOf', 'propertyIsEnumerable', '__defineGetter__', '__lookupSetter__'];
+const INHERITED = [
+  '__proto__',
+  'constructor',
+  'valueOf',
+  'hasOwnProperty',
+  'toString',
+  'toLocaleString',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  '__defineGetter__',
+  '__lookupSetter__',
+];
 
 const invalidOrder = (fields: string): string =>
   JSON.stringify({
@@ -29,7 +40,11 @@ const invalidOrder = (fields: string): string =>
 
 test('Shlink orderBy naming an inherited property is invalid-data (400), on the tags, their stats and the short URL list', async (t) => {
   const h = await start(t, { shlinkApi: true, apiKeys: [KEY], logLevel: 'warn' });
-  const created = await h.req('/rest/v3/short-urls', { method: 'POST', headers: { 'x-api-key': KEY }, body: JSON.stringify({ longUrl: 'https://example.com/a', tags: ['x', 'y'] }) });
+  const created = await h.req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers: { 'x-api-key': KEY },
+    body: JSON.stringify({ longUrl: 'https://example.com/a', tags: ['x', 'y'] }),
+  });
   assert.equal(created.status, 200, created.body);
   const expected: [path: string, fields: string][] = [
     ['/rest/v3/tags/stats', 'tag, shortUrlsCount, visits, nonBotVisits'],
@@ -50,7 +65,10 @@ test('Shlink orderBy naming an inherited property is invalid-data (400), on the 
   // The real fields still order.
   const stats = await h.req('/rest/v3/tags/stats?orderBy=tag-DESC', { headers: { 'x-api-key': KEY } });
   assert.equal(stats.status, 200, stats.body);
-  assert.deepEqual((JSON.parse(stats.body) as { tags: { data: { tag: string }[] } }).tags.data.map((d) => d.tag), ['y', 'x']);
+  assert.deepEqual(
+    (JSON.parse(stats.body) as { tags: { data: { tag: string }[] } }).tags.data.map((d) => d.tag),
+    ['y', 'x'],
+  );
 });
 
 test('an import whose Content-Type names an inherited property is 415, like any other unsupported type', async (t) => {
@@ -61,14 +79,18 @@ test('an import whose Content-Type names an inherited property is 415, like any 
       const r = await h.req(path, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': name }, body: '{"url":"https://example.com/a"}\n' });
       assert.equal(r.status, 415, `${path} ${name}: ${r.body}`);
       assert.equal(r.headers['content-type'], 'application/json');
-      assert.equal(r.body, JSON.stringify({ detail: `unsupported content type ${type}; send application/x-ndjson (JSON Lines) or text/csv` }), `${path} ${name}`);
+      assert.equal(
+        r.body,
+        JSON.stringify({ detail: `unsupported content type ${type}; send application/x-ndjson (JSON Lines) or text/csv` }),
+        `${path} ${name}`,
+      );
     }
   }
   const listed = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
   assert.equal(listed.headers['x-total-count'], '0', 'nothing was imported');
 });
 
-test('the router: a method naming an inherited property has no handler (405 with the route\'s Allow)', () => {
+test("the router: a method naming an inherited property has no handler (405 with the route's Allow)", () => {
   const match = createRouter<string>([{ path: '/x', methods: { GET: 'get' } }]);
   for (const name of INHERITED) {
     const found = match(name, ['x']);
@@ -81,6 +103,10 @@ test('the router: a method naming an inherited property has no handler (405 with
 
 test('export-visits: an argument naming an inherited property is no filter option, but a setting like any other', () => {
   for (const name of INHERITED) {
-    assert.deepEqual(parseTransferCommand(['export-visits', name, 'x']), { command: 'export-visits', file: undefined, format: undefined, databaseUrl: undefined, fromLine: 1, settings: [name, 'x'] }, name);
+    assert.deepEqual(
+      parseTransferCommand(['export-visits', name, 'x']),
+      { command: 'export-visits', file: undefined, format: undefined, databaseUrl: undefined, fromLine: 1, settings: [name, 'x'] },
+      name,
+    );
   }
 });

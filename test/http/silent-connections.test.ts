@@ -17,7 +17,9 @@ const HALF_SENT = 2000;
 /** Connections opened at once while filling up: well within the listen backlog. */
 const BATCH = 100;
 
-test('2,000 silent and 2,000 half-sent connections from one address never keep another client from an answer within a second', { timeout: 180_000 }, async (t) => {
+test('2,000 silent and 2,000 half-sent connections from one address never keep another client from an answer within a second', {
+  timeout: 180_000,
+}, async (t) => {
   const dir = tempDir();
   // Header and request timeouts far beyond the test, so that no slot is freed by a timeout: only
   // the cap's own rule can let the new clients in. max_connections stays at its default.

@@ -160,11 +160,23 @@ test('pickCode counts a reserved word as a collision', () => {
     asked.push(length);
     return length === 3 ? 'api' : 'abcd';
   };
-  assert.equal(pickCode(randomCode, () => false, 3, 4), 'abcd');
+  assert.equal(
+    pickCode(randomCode, () => false, 3, 4),
+    'abcd',
+  );
   assert.deepEqual(asked, [...Array<number>(10).fill(3), 4]);
 
   for (const word of RESERVED_SEGMENTS) {
-    assert.equal(pickCode(() => word, () => false, 1, 2), undefined, word);
+    assert.equal(
+      pickCode(
+        () => word,
+        () => false,
+        1,
+        2,
+      ),
+      undefined,
+      word,
+    );
   }
 });
 
@@ -172,19 +184,37 @@ test('pickCode counts a reserved word in any case as a collision (docs/api.md, s
   // `Metrics` and `API` are made of alphabet characters, so a generator can draw them.
   for (const word of ['Metrics', 'METRICS', 'API', 'Api', 'Docs', 'mCp']) {
     assert.equal(isReserved(word), true, word);
-    assert.equal(pickCode(() => word, () => false, 1, 8), undefined, word);
+    assert.equal(
+      pickCode(
+        () => word,
+        () => false,
+        1,
+        8,
+      ),
+      undefined,
+      word,
+    );
   }
   for (const word of ['apis', 'metric', 'Doc5']) assert.equal(isReserved(word), false, word);
 });
 
 test('the reserved first segments are exactly those of docs/api.md, short codes', () => {
-  assert.deepEqual(
-    [...RESERVED_SEGMENTS].sort(),
-    ['api', 'auth-check', 'docs', 'favicon.ico', 'healthz', 'mcp', 'metrics', 'openapi.json', 'robots.txt', 'schemas', 'static'],
-  );
+  assert.deepEqual([...RESERVED_SEGMENTS].sort(), [
+    'api',
+    'auth-check',
+    'docs',
+    'favicon.ico',
+    'healthz',
+    'mcp',
+    'metrics',
+    'openapi.json',
+    'robots.txt',
+    'schemas',
+    'static',
+  ]);
 });
 
-test('a surface switched on reserves its word (rest for Shlink\'s API), in any case, for generated codes too; off, rest is a code', () => {
+test("a surface switched on reserves its word (rest for Shlink's API), in any case, for generated codes too; off, rest is a code", () => {
   assert.equal(reservedWords({}), RESERVED_SEGMENTS);
   assert.equal(reservedWords({ shlinkApi: false }), RESERVED_SEGMENTS);
   const shlink = reservedWords({ shlinkApi: true });
@@ -204,7 +234,10 @@ test('pickCode returns undefined after ten tries at every length', () => {
     asked.push(length);
     return 'a'.repeat(length);
   };
-  assert.equal(pickCode(randomCode, () => true, 2, 4), undefined);
+  assert.equal(
+    pickCode(randomCode, () => true, 2, 4),
+    undefined,
+  );
   assert.deepEqual(asked, [...Array<number>(10).fill(2), ...Array<number>(10).fill(3), ...Array<number>(10).fill(4)]);
 });
 

@@ -13,7 +13,18 @@ import { HttpError } from '../../src/errors.ts';
 import { answerVisit } from '../../src/api/redirect.ts';
 import { createService } from '../../src/links/service.ts';
 import type { Responder } from '../../src/http/respond.ts';
-import { isExpired, isUsedUp, StoreUnavailableError, type Clock, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../../src/store/link-store.ts';
+import {
+  isExpired,
+  isUsedUp,
+  StoreUnavailableError,
+  type Clock,
+  type LinkChanges,
+  type LinkPage,
+  type LinkRecord,
+  type LinkStore,
+  type ListQuery,
+  type VisitDecision,
+} from '../../src/store/link-store.ts';
 
 const NOW_MS = 1_790_000_000_000;
 const NOW = NOW_MS / 1000;
@@ -42,7 +53,9 @@ class AsyncStore implements LinkStore {
     return this.live(now).find((r) => r.code === code);
   }
   async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
-    return this.live(now).reverse().find((r) => r.url === url);
+    return this.live(now)
+      .reverse()
+      .find((r) => r.url === url);
   }
   async list(query: ListQuery): Promise<LinkPage> {
     this.listed = query;
@@ -200,7 +213,11 @@ test('failures are outcomes: invalid input, code space exhausted, storage unavai
   store.taken = new Set();
   store.records.push({ code: 'kept01', url: 'https://example.com/k', createdAt: NOW, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
   store.failWrites = new StoreUnavailableError('database unavailable');
-  assert.deepEqual(await service(store).shorten({ url: 'https://example.com/', retentionDays: 0 }), { ok: false, error: 'unavailable', detail: 'database unavailable' });
+  assert.deepEqual(await service(store).shorten({ url: 'https://example.com/', retentionDays: 0 }), {
+    ok: false,
+    error: 'unavailable',
+    detail: 'database unavailable',
+  });
   assert.deepEqual(await service(store).remove('kept01'), { ok: false, error: 'unavailable', detail: 'database unavailable' });
   // Anything else a store throws is a bug: thrown on, to the generic 500.
   store.failWrites = new TypeError('a bug');
@@ -269,7 +286,10 @@ test('the list passes q to the store, and counts what it keeps', async () => {
   const { total, urls } = await s.list({ limit: undefined, offset: 0, q: 'ALPHA' });
   assert.equal(store.listed?.q, 'ALPHA');
   assert.equal(total, 1);
-  assert.deepEqual(urls.map((u) => u.short_code), ['code01']);
+  assert.deepEqual(
+    urls.map((u) => u.short_code),
+    ['code01'],
+  );
 });
 
 test('a counted visit the store cannot make durable is a 503 with its reason; other errors stay bugs', async () => {
@@ -303,10 +323,16 @@ test('one table maps each failure to its status: 404 with no body, the others wi
   assert.equal(unavailable.detail, 'disk full');
   assert.deepEqual(unavailable.headers, [['Deprecation', '@1']]);
   // A 429 says when to come back, before any other header it carries.
-  const limited = failureError({ ok: false, error: 'rate_limited', detail: 'too many links created from this address: try again in 7 seconds', retryAfter: 7 }, [['Deprecation', '@1']]);
+  const limited = failureError(
+    { ok: false, error: 'rate_limited', detail: 'too many links created from this address: try again in 7 seconds', retryAfter: 7 },
+    [['Deprecation', '@1']],
+  );
   assert.equal(limited.status, 429);
   assert.equal(limited.detail, 'too many links created from this address: try again in 7 seconds');
-  assert.deepEqual(limited.headers, [['Retry-After', '7'], ['Deprecation', '@1']]);
+  assert.deepEqual(limited.headers, [
+    ['Retry-After', '7'],
+    ['Deprecation', '@1'],
+  ]);
 });
 
 test('a used-up link answers 410 with its own page (the decision visit limits will return)', () => {

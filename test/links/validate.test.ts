@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpError } from '../../src/errors.ts';
-import { isLoopbackHost, isOwnShortLink, MAX_LIMIT, MAX_RETENTION_DAYS, parsePaging, parseRetention, validateUrl, type UrlRules } from '../../src/links/validate.ts';
+import {
+  isLoopbackHost,
+  isOwnShortLink,
+  MAX_LIMIT,
+  MAX_RETENTION_DAYS,
+  parsePaging,
+  parseRetention,
+  validateUrl,
+  type UrlRules,
+} from '../../src/links/validate.ts';
 import { BAD_PAGING } from '../support/paging-cases.ts';
 
 /** A predicate for assert.throws: a 400 whose detail is a sentence matching `reason`. */

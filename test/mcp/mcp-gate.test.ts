@@ -45,7 +45,10 @@ test('with Authorization: Bearer <API_TOKEN> the SDK client connects, lists and 
   await client.connect(transport);
   assert.equal(transport.protocolVersion, '2025-11-25');
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats']);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+  );
   const r = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/gated' } })) as {
     structuredContent?: { original_url?: string };
     isError?: boolean;

@@ -104,14 +104,23 @@ test('list_urls filters by every tag named and searches titles with q', async (t
 test("labels past the limits are isError results with the REST API's sentence; a wrong type breaks the inputSchema", async (t) => {
   const { call, client } = await connect(t);
   const url = 'https://example.com/x';
-  assert.equal(failed(await call('shorten_url', { url, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })), 'a link may have at most 20 distinct tags, not 21');
+  assert.equal(
+    failed(await call('shorten_url', { url, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })),
+    'a link may have at most 20 distinct tags, not 21',
+  );
   assert.equal(failed(await call('shorten_url', { url, tags: ['z'.repeat(51)] })), 'a tag must be 1 to 50 characters long (after trimming spaces), not 51');
   assert.equal(failed(await call('shorten_url', { url, tags: ['a,b'] })), 'a tag must not contain a comma: "a,b"');
   const code = record(await call('shorten_url', { url })).short_code;
   assert.equal(failed(await call('update_url', { code, api_key: KEY, tags: ['a,b'] })), 'a tag must not contain a comma: "a,b"');
-  assert.equal(failed(await call('list_urls', { api_key: KEY, tag: ['y'.repeat(51)] })), 'a tag must be 1 to 50 characters long (after trimming spaces), not 51');
+  assert.equal(
+    failed(await call('list_urls', { api_key: KEY, tag: ['y'.repeat(51)] })),
+    'a tag must be 1 to 50 characters long (after trimming spaces), not 51',
+  );
   const rejects = async (name: string, args: Record<string, unknown>, message: string): Promise<void> => {
-    await assert.rejects(client.callTool({ name, arguments: args }), (err: unknown) => err instanceof McpError && err.code === -32602 && err.message === `MCP error -32602: ${message}`);
+    await assert.rejects(
+      client.callTool({ name, arguments: args }),
+      (err: unknown) => err instanceof McpError && err.code === -32602 && err.message === `MCP error -32602: ${message}`,
+    );
   };
   await rejects('shorten_url', { url, title: 'x'.repeat(513) }, 'Invalid arguments for shorten_url: title must have at most 512 characters');
   await rejects('shorten_url', { url, tags: 'a,b' }, 'Invalid arguments for shorten_url: tags must be an array');

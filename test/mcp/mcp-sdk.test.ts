@@ -76,13 +76,21 @@ describe('MCP SDK client', () => {
   test('ping and tools/list', async () => {
     assert.deepEqual(await client.ping(), {});
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+    );
     for (const tool of tools) {
       assert.ok(tool.title && tool.description && tool.outputSchema, tool.name);
       assert.equal(tool.annotations?.openWorldHint, false, tool.name);
     }
     assert.equal(tools.find((t) => t.name === 'delete_url')?.annotations?.destructiveHint, true);
-    assert.deepEqual(tools.find((t) => t.name === 'update_url')?.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(tools.find((t) => t.name === 'update_url')?.annotations, {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     const record = tools.find((t) => t.name === 'get_url')?.outputSchema as { required: string[] };
     assert.ok(record.required.includes('max_visits') && record.required.includes('expires_at'));
   });
@@ -142,7 +150,10 @@ describe('MCP SDK client', () => {
     assert.equal(failed(await callTool('list_urls', { api_key: 'wrong' })), 'api_key is not one of the admin keys of this service (its API_KEYS setting).');
     assert.equal(failed(await callTool('delete_url', { code: 'zzzzzz', api_key: KEY })), 'No short link has the code "zzzzzz".');
     assert.equal(failed(await callTool('update_url', { code: 'zzzzzz', api_key: KEY, max_visits: 3 })), 'No short link has the code "zzzzzz".');
-    assert.equal(failed(await callTool('update_url', { code: 'zzzzzz', api_key: 'wrong' })), 'api_key is not one of the admin keys of this service (its API_KEYS setting).');
+    assert.equal(
+      failed(await callTool('update_url', { code: 'zzzzzz', api_key: 'wrong' })),
+      'api_key is not one of the admin keys of this service (its API_KEYS setting).',
+    );
     await callTool('shorten_url', { url: 'https://example.com/taken', code: 'taken-code' });
     assert.equal(failed(await callTool('shorten_url', { url: 'https://example.com/other', code: 'taken-code' })), 'code already in use');
   });
@@ -163,6 +174,9 @@ describe('MCP SDK client', () => {
   });
 
   test('the session saw no transport error (the GET probe got its 405)', () => {
-    assert.deepEqual(errors.map((e) => e.message), []);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      [],
+    );
   });
 });

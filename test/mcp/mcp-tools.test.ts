@@ -172,8 +172,14 @@ test('get_url and lookup_url answer records; unknown and expired links are tool 
 
     clock += 2 * 86_400_000;
     assert.equal(toolError(await call(server, 'get_url', { code: brief['short_code'] })), `The short link "${String(brief['short_code'])}" has expired.`);
-    assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/brief' })), 'No live short link points to "https://example.com/brief".');
-    assert.equal(toolError(await call(server, 'delete_url', { code: brief['short_code'], api_key: KEY })), `The short link "${String(brief['short_code'])}" has expired.`);
+    assert.equal(
+      toolError(await call(server, 'lookup_url', { url: 'https://example.com/brief' })),
+      'No live short link points to "https://example.com/brief".',
+    );
+    assert.equal(
+      toolError(await call(server, 'delete_url', { code: brief['short_code'], api_key: KEY })),
+      `The short link "${String(brief['short_code'])}" has expired.`,
+    );
   });
 });
 
@@ -184,10 +190,16 @@ test('list_urls pages newest first with count and total; a wrong key is a tool e
     const all = structured(await call(server, 'list_urls', { api_key: KEY }));
     assert.equal(all['count'], 5);
     assert.equal(all['total'], 5);
-    assert.deepEqual((all['urls'] as UrlRecord[]).map((u) => u.short_code), [...codes].reverse());
+    assert.deepEqual(
+      (all['urls'] as UrlRecord[]).map((u) => u.short_code),
+      [...codes].reverse(),
+    );
     const page = structured(await call(server, 'list_urls', { api_key: KEY, limit: 2, offset: 1 }));
     assert.deepEqual([page['count'], page['total']], [2, 5]);
-    assert.deepEqual((page['urls'] as UrlRecord[]).map((u) => u.short_code), [codes[3], codes[2]]);
+    assert.deepEqual(
+      (page['urls'] as UrlRecord[]).map((u) => u.short_code),
+      [codes[3], codes[2]],
+    );
     const wrong = 'api_key is not one of the admin keys of this service (its API_KEYS setting).';
     assert.equal(toolError(await call(server, 'list_urls', { api_key: 'guess' })), wrong);
     assert.equal(toolError(await call(server, 'list_urls', { api_key: '' })), wrong);
@@ -254,7 +266,11 @@ test('update_url checks the key, edits the record it returns, and reports unknow
     });
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), updated, 'the REST API sees the edit');
     assert.equal(structured(await call(server, 'update_url', { code, api_key: KEY, max_visits: null }))['max_visits'], null);
-    assert.deepEqual(structured(await call(server, 'update_url', { code, api_key: KEY })), { ...updated, max_visits: null }, 'nothing to change: the record as it is');
+    assert.deepEqual(
+      structured(await call(server, 'update_url', { code, api_key: KEY })),
+      { ...updated, max_visits: null },
+      'nothing to change: the record as it is',
+    );
     assert.match(toolError(await call(server, 'update_url', { code, api_key: KEY, url: 'javascript:alert(1)' })), /http or https/);
     assert.equal(toolError(await call(server, 'update_url', { code: 'zzzzzz', api_key: KEY, max_visits: 2 })), 'No short link has the code "zzzzzz".');
     now += 4 * 86_400_000;
@@ -269,7 +285,10 @@ test('a storage failure is a tool error carrying the 503 detail, and nothing is 
     const message = toolError(await call(server, 'shorten_url', { url: 'https://example.com/full-disk' }));
     assert.equal(message, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
     disk.full = false;
-    assert.equal(toolError(await call(server, 'lookup_url', { url: 'https://example.com/full-disk' })), 'No live short link points to "https://example.com/full-disk".');
+    assert.equal(
+      toolError(await call(server, 'lookup_url', { url: 'https://example.com/full-disk' })),
+      'No live short link points to "https://example.com/full-disk".',
+    );
   });
 });
 
@@ -281,11 +300,20 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
       [{ name: 5 }, 'Invalid params: name must be the name of a tool'],
       [{ name: 'shorten_url' }, 'Invalid arguments for shorten_url: url is required'],
       [{ name: 'shorten_url', arguments: [] }, 'Invalid arguments for shorten_url: arguments must be an object'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: 36501 } }, 'Invalid arguments for shorten_url: retention_days must be at most 36500'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: '3' } }, 'Invalid arguments for shorten_url: retention_days must be an integer'],
+      [
+        { name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: 36501 } },
+        'Invalid arguments for shorten_url: retention_days must be at most 36500',
+      ],
+      [
+        { name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: '3' } },
+        'Invalid arguments for shorten_url: retention_days must be an integer',
+      ],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', label: 'x' } }, 'Invalid arguments for shorten_url: label is not allowed'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 5 } }, 'Invalid arguments for shorten_url: title must be a string or null'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x'.repeat(513) } }, 'Invalid arguments for shorten_url: title must have at most 512 characters'],
+      [
+        { name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x'.repeat(513) } },
+        'Invalid arguments for shorten_url: title must have at most 512 characters',
+      ],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: 'a,b' } }, 'Invalid arguments for shorten_url: tags must be an array'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: ['a', 1] } }, 'Invalid arguments for shorten_url: tags[1] must be a string'],
       [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, tags: null } }, 'Invalid arguments for update_url: tags must be an array'],
@@ -296,9 +324,15 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
       [{ name: 'list_urls', arguments: { api_key: KEY, offset: -1 } }, 'Invalid arguments for list_urls: offset must be at least 0'],
       [{ name: 'delete_url', arguments: { code: 'abc' } }, 'Invalid arguments for delete_url: api_key is required'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: 0 } }, 'Invalid arguments for shorten_url: max_visits must be at least 1'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: '5' } }, 'Invalid arguments for shorten_url: max_visits must be an integer or null'],
+      [
+        { name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: '5' } },
+        'Invalid arguments for shorten_url: max_visits must be an integer or null',
+      ],
       [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, visit_count: 0 } }, 'Invalid arguments for update_url: visit_count is not allowed'],
-      [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, max_visits: 2147483648 } }, 'Invalid arguments for update_url: max_visits must be at most 2147483647'],
+      [
+        { name: 'update_url', arguments: { code: 'abc', api_key: KEY, max_visits: 2147483648 } },
+        'Invalid arguments for update_url: max_visits must be at most 2147483647',
+      ],
       [{ name: 'list_urls', arguments: { api_key: KEY, q: '' } }, 'Invalid arguments for list_urls: q must have at least 1 character'],
     ];
     for (const [params, message] of cases) {
@@ -338,7 +372,12 @@ test('ping is {}, unknown methods are -32601, initialize negotiates the version'
 
 test('a tool that fails unexpectedly is -32603 with nothing internal in the message, and the stack is logged', async (t) => {
   const h = await start(t);
-  const broken: Tool = { ...TOOLS[1]!, run: () => { throw new TypeError('secret internals'); } };
+  const broken: Tool = {
+    ...TOOLS[1]!,
+    run: () => {
+      throw new TypeError('secret internals');
+    },
+  };
   const logs = new LogCapture();
   const server = createMcpServer(h.shortener.service, createLogger('error', logs), [broken]);
   assert.deepEqual(await rpcError(server, 'tools/call', { name: 'get_url', arguments: { code: 'abc' } }), { code: -32603, message: 'Internal error' });

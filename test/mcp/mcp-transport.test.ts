@@ -92,7 +92,13 @@ describe('/mcp transport', () => {
       ['{"jsonrpc":"2.0","id":2,"method":"ping","params":[]}', 400, 2, -32600, 'Invalid Request: params must be an object'],
       ['{"jsonrpc":"2.0","id":0,"method":"resources/list"}', 200, 0, -32601, 'Method not found: resources/list'],
       ['{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"nope"}}', 200, 'u', -32602, 'Unknown tool: "nope"; tools/list names the tools'],
-      ['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_url","arguments":{"code":1}}}', 200, 3, -32602, 'Invalid arguments for get_url: code must be a string'],
+      [
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_url","arguments":{"code":1}}}',
+        200,
+        3,
+        -32602,
+        'Invalid arguments for get_url: code must be a string',
+      ],
     ];
     for (const [body, status, id, code, message] of cases) {
       assertJson(await post(h, body), status, { jsonrpc: '2.0', id, error: { code, message } });
@@ -138,13 +144,26 @@ describe('/mcp transport', () => {
 
   test('POST needs Content-Type application/json (415 otherwise)', async () => {
     assertJson(await post(h, PING, { 'content-type': 'application/json; charset=utf-8' }), 200, { jsonrpc: '2.0', id: 1, result: {} });
-    for (const headers of [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'application/json-seq' }]) {
+    for (const headers of [
+      {},
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'application/json-seq' },
+    ]) {
       assertJson(await post(h, PING, headers), 415, { detail: 'POST /mcp takes one JSON-RPC message with Content-Type: application/json' });
     }
   });
 
   test('Accept: missing, JSON or both media types pass; one that excludes JSON is 406', async () => {
-    for (const accept of [undefined, 'application/json', 'application/json, text/event-stream', 'text/event-stream, application/json', '*/*', 'application/*', 'text/event-stream, */*;q=0.1']) {
+    for (const accept of [
+      undefined,
+      'application/json',
+      'application/json, text/event-stream',
+      'text/event-stream, application/json',
+      '*/*',
+      'application/*',
+      'text/event-stream, */*;q=0.1',
+    ]) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(accept === undefined ? {} : { accept }) };
       assertJson(await post(h, PING, headers), 200, { jsonrpc: '2.0', id: 1, result: {} });
     }
@@ -163,7 +182,10 @@ describe('/mcp transport', () => {
   });
 
   test('tools work end to end over HTTP', async () => {
-    const created = await post(h, JSON.stringify({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'shorten_url', arguments: { url: 'https://example.com/http' } } }));
+    const created = await post(
+      h,
+      JSON.stringify({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'shorten_url', arguments: { url: 'https://example.com/http' } } }),
+    );
     assert.equal(created.status, 200);
     const result = (JSON.parse(created.body) as { result: { structuredContent: { short_code: string; short_url: string } } }).result;
     const redirect = await h.req(`/${result.structuredContent.short_code}`);

@@ -36,8 +36,20 @@ test('counters and gauges: HELP and TYPE lines, then one line per sample, labels
       help: 'Requests.\nBy path "p".',
       type: 'counter',
       samples: [
-        { labels: [['route', '/a'], ['method', 'GET']], value: 2 },
-        { labels: [['route', 'odd"\\\nvalue'], ['method', 'POST']], value: 0 },
+        {
+          labels: [
+            ['route', '/a'],
+            ['method', 'GET'],
+          ],
+          value: 2,
+        },
+        {
+          labels: [
+            ['route', 'odd"\\\nvalue'],
+            ['method', 'POST'],
+          ],
+          value: 0,
+        },
       ],
     },
     { name: 'x_up', help: 'Up.', type: 'gauge', samples: [{ labels: [], value: 1 }] },
@@ -93,7 +105,7 @@ test('histograms: cumulative buckets ending in +Inf, then _sum and _count, per l
   );
 });
 
-test('the registry: an observation on a bound falls in that bound\'s bucket; a scrape is plain data', async () => {
+test("the registry: an observation on a bound falls in that bound's bucket; a scrape is plain data", async () => {
   const metrics = createMetrics({ links: () => 7 });
   metrics.storeWrite(STORE_WRITE_BUCKETS[0]!);
   metrics.storeWrite(0.003);
@@ -113,8 +125,22 @@ test('the registry: an observation on a bound falls in that bound\'s bucket; a s
   assert.equal(writes.samples[0]!.sum, STORE_WRITE_BUCKETS[0]! + 0.003 + 60);
   const requests = families.find((f) => f.name === 'shortener_http_requests_total');
   assert.deepEqual(requests?.samples, [
-    { labels: [['route', '/api/health'], ['method', 'GET'], ['status', '200']], value: 2 },
-    { labels: [['route', '/api/health'], ['method', 'other'], ['status', '418']], value: 1 },
+    {
+      labels: [
+        ['route', '/api/health'],
+        ['method', 'GET'],
+        ['status', '200'],
+      ],
+      value: 2,
+    },
+    {
+      labels: [
+        ['route', '/api/health'],
+        ['method', 'other'],
+        ['status', '418'],
+      ],
+      value: 1,
+    },
   ]);
   const links = families.find((f) => f.name === 'shortener_links');
   assert.deepEqual(links?.samples, [{ labels: [], value: 7 }]);
@@ -220,7 +246,10 @@ test('behind the gate: 401 without the token, the metrics with it', onOneProcess
 test('metrics is a reserved segment: a stored link with that code never hides the route', async (t) => {
   assert.ok(RESERVED_SEGMENTS.has('metrics'));
   const dir = tempDir();
-  writeFileSync(join(dir, 'urls.log'), encodeEntry({ op: 'C', code: 'metrics', url: 'https://example.com/hijack', createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }));
+  writeFileSync(
+    join(dir, 'urls.log'),
+    encodeEntry({ op: 'C', code: 'metrics', url: 'https://example.com/hijack', createdAt: 1_790_000_000, retentionDays: 0, visits: 0 }),
+  );
   const h = await start(t, { dataDir: dir, logLevel: 'silent' });
   const r = await h.req('/metrics');
   assert.equal(r.status, 200);
@@ -271,7 +300,11 @@ test('counting adds no listener to a response, on the redirect fast path or else
     },
     { logLevel: 'info', logStream: { write: () => true } },
   );
-  const created = await request(app.port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/l"}' });
+  const created = await request(app.port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"url":"https://example.com/l"}',
+  });
   const code = codeOf(created);
   assert.equal((await request(app.port, `/${code}`)).status, 302);
   assert.equal((await request(app.port, '/api/health')).status, 200);
@@ -287,7 +320,12 @@ test('counting adds no listener to a response, on the redirect fast path or else
 function promtool(t: TestContext, text: string): { status: number | null; output: string } | undefined {
   const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if (r.error) {
-    t.skip(missingTool('PROMTOOL CHECK', `promtool not found (${(r.error as NodeJS.ErrnoException).code}; apt-get install prometheus): the /metrics output cannot be checked`));
+    t.skip(
+      missingTool(
+        'PROMTOOL CHECK',
+        `promtool not found (${(r.error as NodeJS.ErrnoException).code}; apt-get install prometheus): the /metrics output cannot be checked`,
+      ),
+    );
     return undefined;
   }
   return { status: r.status, output: r.stdout + r.stderr };

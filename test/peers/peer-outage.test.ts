@@ -42,21 +42,34 @@ const YOURLS_DOWN: Expected = { status: 503, fields: { errorCode: '503', message
 
 /** Every YOURLS action that reads or writes the links, and its answer. */
 const YOURLS_ACTIONS: readonly [params: Record<string, string>, expected: Expected][] = [
-  [{ action: 'shorturl', url: 'https://example.com/new' }, { status: 503, fields: { status: 'fail', code: 'error:db', message: DOWN, errorCode: '503', statusCode: '503' }, simple: '' }],
-  [{ action: 'shorturl', url: 'https://example.com/new', keyword: 'new002', title: 'T' }, { status: 503, fields: { status: 'fail', code: 'error:db', message: DOWN, errorCode: '503', statusCode: '503' }, simple: '' }],
+  [
+    { action: 'shorturl', url: 'https://example.com/new' },
+    { status: 503, fields: { status: 'fail', code: 'error:db', message: DOWN, errorCode: '503', statusCode: '503' }, simple: '' },
+  ],
+  [
+    { action: 'shorturl', url: 'https://example.com/new', keyword: 'new002', title: 'T' },
+    { status: 503, fields: { status: 'fail', code: 'error:db', message: DOWN, errorCode: '503', statusCode: '503' }, simple: '' },
+  ],
   [{ action: 'expand', shorturl: 'kept01' }, YOURLS_DOWN],
   [{ action: 'url-stats', shorturl: 'kept01' }, YOURLS_DOWN],
   [{ action: 'stats', filter: 'top', limit: '5' }, YOURLS_DOWN],
   [{ action: 'db-stats' }, YOURLS_DOWN],
 ];
 
-test('the database down: Shlink answers its 503 problem on every route that reaches the links, YOURLS its 503 in every format', { ...onOneProcess('it stops a database of its own'), timeout: 120_000 }, async (t) => {
+test('the database down: Shlink answers its 503 problem on every route that reaches the links, YOURLS its 503 in every format', {
+  ...onOneProcess('it stops a database of its own'),
+  timeout: 120_000,
+}, async (t) => {
   const pg = await pgServer(t);
   if (!pg) return;
   const logs = new LogCapture();
   const app = await openOnDatabase({ shlinkApi: true, yourlsApi: true, apiKeys: [KEY], logger: createLogger('warn', logs) }, await pg.createDatabase());
   t.after(() => app.close());
-  const created = await app.req('/rest/v3/short-urls', { method: 'POST', headers: { 'x-api-key': KEY }, body: JSON.stringify({ longUrl: 'https://example.com/kept', customSlug: 'kept01', tags: ['a'] }) });
+  const created = await app.req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers: { 'x-api-key': KEY },
+    body: JSON.stringify({ longUrl: 'https://example.com/kept', customSlug: 'kept01', tags: ['a'] }),
+  });
   assert.equal(created.status, 200, created.body);
 
   await pg.stop();
@@ -81,5 +94,9 @@ test('the database down: Shlink answers its 503 problem on every route that reac
   } finally {
     await pg.start();
   }
-  assert.deepEqual(logs.lines.filter((l) => l['level'] === 'error'), [], 'no 500, nothing unexpected logged');
+  assert.deepEqual(
+    logs.lines.filter((l) => l['level'] === 'error'),
+    [],
+    'no 500, nothing unexpected logged',
+  );
 });

@@ -30,7 +30,12 @@ const MISSING = {
   status: 401,
   expectedHeaders: ['X-Api-Key'],
 };
-const INVALID = { type: 'https://shlink.io/api/error/invalid-api-key', title: 'Invalid API key', detail: 'Provided API key does not exist or is invalid.', status: 401 };
+const INVALID = {
+  type: 'https://shlink.io/api/error/invalid-api-key',
+  title: 'Invalid API key',
+  detail: 'Provided API key does not exist or is invalid.',
+  status: 401,
+};
 
 /** Every route of the surface but health, as a request with `headers`. */
 const GUARDED: readonly [string, string][] = [
@@ -80,7 +85,10 @@ test('with the gate on, the key alone opens the surface; the gate still guards t
   assert.equal((await sdk.health()).status, 'pass');
   const created = await sdk.createShortUrl({ longUrl: 'https://example.com/gated', customSlug: 'gated1' });
   assert.equal(created.shortCode, 'gated1');
-  assert.deepEqual((await sdk.listShortUrls()).data.map((u) => u.shortCode), ['gated1']);
+  assert.deepEqual(
+    (await sdk.listShortUrls()).data.map((u) => u.shortCode),
+    ['gated1'],
+  );
   // Without the key: Shlink's problems, not the gate's {"detail"}; a bearer token is no key.
   await assertGuarded(h, {});
   await assertGuarded(h, { authorization: RIGHT });
@@ -98,7 +106,12 @@ test('with the gate on, the key alone opens the surface; the gate still guards t
 test('a browser preflight for the surface, asking for X-Api-Key, passes (gate on or off)', async (t) => {
   for (const apiToken of ['', TOKEN]) {
     const h = await start(t, { shlinkApi: true, apiKeys: [KEY], apiToken, logLevel: 'warn' });
-    for (const [method, path] of [['GET', '/rest/v3/short-urls'], ['PATCH', '/rest/v3/short-urls/abc123'], ['DELETE', '/rest/v3/short-urls/abc123/visits'], ['GET', '/rest/v3/health']]) {
+    for (const [method, path] of [
+      ['GET', '/rest/v3/short-urls'],
+      ['PATCH', '/rest/v3/short-urls/abc123'],
+      ['DELETE', '/rest/v3/short-urls/abc123/visits'],
+      ['GET', '/rest/v3/health'],
+    ]) {
       const r = await h.req(path!, {
         method: 'OPTIONS',
         headers: { origin: 'https://app.shlink.io', 'access-control-request-method': method!, 'access-control-request-headers': 'content-type,x-api-key' },
@@ -113,9 +126,15 @@ test('a browser preflight for the surface, asking for X-Api-Key, passes (gate on
   }
 });
 
-test('an unknown path under /rest is a problem-details 404 (Shlink\'s not-found), whatever the method', async (t) => {
+test("an unknown path under /rest is a problem-details 404 (Shlink's not-found), whatever the method", async (t) => {
   const h = await start(t, { shlinkApi: true, apiKeys: [KEY], logLevel: 'warn' });
-  const paths: [string, string][] = [['GET', '/rest/v3/nothing'], ['POST', '/rest/v2/short-urls'], ['DELETE', '/rest'], ['GET', '/rest/v3/short-urls/a/b/c'], ['PUT', '/rest/whatever']];
+  const paths: [string, string][] = [
+    ['GET', '/rest/v3/nothing'],
+    ['POST', '/rest/v2/short-urls'],
+    ['DELETE', '/rest'],
+    ['GET', '/rest/v3/short-urls/a/b/c'],
+    ['PUT', '/rest/whatever'],
+  ];
   for (const [method, path] of paths) {
     const r = await h.req(path, { method, headers: { 'x-api-key': KEY } });
     assert.equal(r.status, 404, `${method} ${path}`);
@@ -130,18 +149,34 @@ test('with the setting off, /rest/... is what it always was: a 404 with an empty
     assert.deepEqual([r.status, r.body, r.headers['content-type']], [404, '', undefined], path);
   }
   // `rest` is then no reserved word: a code like any other (here 4 characters long).
-  const made = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/r', code: 'rest' }) });
+  const made = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/r', code: 'rest' }),
+  });
   assert.equal(made.status, 201, made.body);
 });
 
 test('while on, rest is reserved: a custom code rest is refused in any case, through every door', async (t) => {
   const h = await start(t, { shlinkApi: true, apiKeys: [KEY], minShortLength: 4, logLevel: 'warn' });
   for (const code of ['rest', 'REST', 'Rest']) {
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/r', code }) });
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/r', code }),
+    });
     assert.deepEqual([r.status, JSON.parse(r.body)], [400, { detail: `code "${code}" is reserved for the service's own paths` }], code);
   }
-  const imported = await h.req('/api/import', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/x-ndjson' }, body: '{"short_code":"rest","original_url":"https://example.com/r"}\n' });
-  assert.deepEqual(JSON.parse(imported.body), { imported: 0, skipped: 1, errors: [{ line: 1, detail: 'code "rest" is reserved for the service\'s own paths' }] });
+  const imported = await h.req('/api/import', {
+    method: 'POST',
+    headers: { 'x-api-key': KEY, 'content-type': 'application/x-ndjson' },
+    body: '{"short_code":"rest","original_url":"https://example.com/r"}\n',
+  });
+  assert.deepEqual(JSON.parse(imported.body), {
+    imported: 0,
+    skipped: 1,
+    errors: [{ line: 1, detail: 'code "rest" is reserved for the service\'s own paths' }],
+  });
   const p = await problemOf(shlinkClient(h.shortener.config.baseUrl, KEY).createShortUrl({ longUrl: 'https://example.com/r', customSlug: 'rest' }));
   assert.deepEqual([p.type, p['invalidElements']], [ErrorType.INVALID_ARGUMENT, ['customSlug']]);
 });
@@ -149,7 +184,11 @@ test('while on, rest is reserved: a custom code rest is refused in any case, thr
 test('a link stored as rest before the surface was on: listed and readable, its redirect shadowed, and start-up says so', async (t) => {
   const dir = dataDir(t);
   const before = await dir.start({ apiKeys: [KEY], minShortLength: 4, logLevel: 'warn' });
-  const made = await before.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/old', code: 'rest' }) });
+  const made = await before.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/old', code: 'rest' }),
+  });
   assert.equal(made.status, 201, made.body);
   assert.equal((await before.req('/rest')).status, 302);
   await before.close(true);
@@ -160,15 +199,22 @@ test('a link stored as rest before the surface was on: listed and readable, its 
   assert.equal((JSON.parse(record.body) as { original_url: string }).original_url, 'https://example.com/old');
   const listed = await shlinkClient(h.shortener.config.baseUrl, KEY).getShortUrl({ shortCode: 'rest' });
   assert.equal(listed.longUrl, 'https://example.com/old');
-  assert.deepEqual((await shlinkClient(h.shortener.config.baseUrl, KEY).listShortUrls()).data.map((u) => u.shortCode), ['rest']);
+  assert.deepEqual(
+    (await shlinkClient(h.shortener.config.baseUrl, KEY).listShortUrls()).data.map((u) => u.shortCode),
+    ['rest'],
+  );
   // GET /rest is the surface's now: no redirect, on the fast path or the general one.
   for (const path of ['/rest', '/rest/']) {
     const r = await h.req(path, { headers: { 'x-api-key': KEY } });
     assert.equal(r.status, 404, path);
     assert.equal(problemBody(r)['type'], ErrorType.NOT_FOUND, path);
   }
-  await waitFor(() => h.logs.find('the link "rest" cannot be opened while SHLINK_API is on: /rest is that surface\'s path; it stays listed and readable through the API'));
-  const warning = h.logs.find('the link "rest" cannot be opened while SHLINK_API is on: /rest is that surface\'s path; it stays listed and readable through the API')!;
+  await waitFor(() =>
+    h.logs.find('the link "rest" cannot be opened while SHLINK_API is on: /rest is that surface\'s path; it stays listed and readable through the API'),
+  );
+  const warning = h.logs.find(
+    'the link "rest" cannot be opened while SHLINK_API is on: /rest is that surface\'s path; it stays listed and readable through the API',
+  )!;
   assert.deepEqual([warning['level'], warning['code'], warning['short_url']], ['warn', 'rest', `${h.shortener.config.baseUrl}/rest`]);
 });
 

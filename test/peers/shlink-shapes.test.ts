@@ -28,7 +28,14 @@ const BOWSER_BROWSER: Readonly<Record<Exclude<Browser, 'Other'>, string>> = {
   Opera: 'Opera',
   'Samsung Internet': 'Samsung Internet for Android',
 };
-const BOWSER_OS: Readonly<Record<Exclude<Os, 'Other'>, string>> = { Windows: 'Windows', macOS: 'macOS', iOS: 'iOS', Android: 'Android', Linux: 'Linux', ChromeOS: 'Chrome OS' };
+const BOWSER_OS: Readonly<Record<Exclude<Os, 'Other'>, string>> = {
+  Windows: 'Windows',
+  macOS: 'macOS',
+  iOS: 'iOS',
+  Android: 'Android',
+  Linux: 'Linux',
+  ChromeOS: 'Chrome OS',
+};
 
 /** Pairs no real client sends: bowser may name them otherwise (Safari on Android reads as Android's browser). */
 const UNREAL = new Set(['Safari|Android']);
@@ -42,7 +49,7 @@ test('the typical User-Agent of every browser and OS family classifies back to t
   }
 });
 
-test('bowser, the web client\'s parser, reads the same families from them; Other is no family it names', () => {
+test("bowser, the web client's parser, reads the same families from them; Other is no family it names", () => {
   for (const browser of BROWSERS) {
     for (const os of SYSTEMS) {
       if (UNREAL.has(`${browser}|${os}`)) continue;
@@ -59,14 +66,21 @@ test('bowser, the web client\'s parser, reads the same families from them; Other
 test('a visit without a User-Agent (or one that asked not to be tracked) shows an empty one', () => {
   assert.equal(typicalUserAgent(null, null), '');
   const v = visitJson({ time: 0, referrer: null, country: null, browser: null, os: null, device: null, bot: false }, 'https://s.example/abc');
-  assert.deepEqual(v, { referer: '', date: '1970-01-01T00:00:00+00:00', userAgent: '', visitLocation: null, potentialBot: false, visitedUrl: 'https://s.example/abc' });
+  assert.deepEqual(v, {
+    referer: '',
+    date: '1970-01-01T00:00:00+00:00',
+    userAgent: '',
+    visitLocation: null,
+    potentialBot: false,
+    visitedUrl: 'https://s.example/abc',
+  });
 });
 
 test('dates are ISO 8601 with an offset, as Shlink writes them', () => {
   assert.equal(isoDate(1_777_627_800), '2026-05-01T09:30:00+00:00');
 });
 
-test('pagination as Shlink\'s: pages of at least one, -1 is every item on one page', () => {
+test("pagination as Shlink's: pages of at least one, -1 is every item on one page", () => {
   const cases: [number, number, number, number, ReturnType<typeof pagination>, [number, number]][] = [
     [1, 10, 0, 0, { currentPage: 1, pagesCount: 1, itemsPerPage: 10, itemsInCurrentPage: 0, totalItems: 0 }, [0, 0]],
     [2, 3, 7, 3, { currentPage: 2, pagesCount: 3, itemsPerPage: 3, itemsInCurrentPage: 3, totalItems: 7 }, [3, 6]],
@@ -82,7 +96,7 @@ test('pagination as Shlink\'s: pages of at least one, -1 is every item on one pa
   }
 });
 
-test('orderBy: field-ASC or field-DESC of Shlink\'s fields; absent is newest first; anything else is invalid-data', () => {
+test("orderBy: field-ASC or field-DESC of Shlink's fields; absent is newest first; anything else is invalid-data", () => {
   assert.deepEqual(parseOrder(null), { field: 'dateCreated', dir: 'DESC' });
   assert.deepEqual(parseOrder('nonBotVisits-ASC'), { field: 'nonBotVisits', dir: 'ASC' });
   assert.deepEqual(parseOrder('title'), { field: 'title', dir: 'ASC' });
@@ -93,7 +107,7 @@ test('orderBy: field-ASC or field-DESC of Shlink\'s fields; absent is newest fir
   }
 });
 
-test('the list\'s parameters: defaults, PHP-style arrays, the default domain, and each bad value named', () => {
+test("the list's parameters: defaults, PHP-style arrays, the default domain, and each bad value named", () => {
   const params = parseListParams(new URLSearchParams('tags[]=a&tags[]=b&tags[]=a&domain=DEFAULT&excludeMaxVisitsReached=true'), 's.example');
   assert.ok(!isProblem(params));
   assert.deepEqual(params, {
@@ -112,7 +126,14 @@ test('the list\'s parameters: defaults, PHP-style arrays, the default domain, an
   });
   assert.equal((parseListParams(new URLSearchParams('domain=S.example'), 's.example') as { otherDomain: boolean }).otherDomain, false);
   assert.equal((parseListParams(new URLSearchParams('domain=other.example'), 's.example') as { otherDomain: boolean }).otherDomain, true);
-  for (const [query, element] of [['page=0', 'page'], ['itemsPerPage=0', 'itemsPerPage'], ['itemsPerPage=-2', 'itemsPerPage'], ['tagsMode=some', 'tagsMode'], ['endDate=2026-02-30', 'endDate'], [`searchTerm=${'x'.repeat(201)}`, 'searchTerm']]) {
+  for (const [query, element] of [
+    ['page=0', 'page'],
+    ['itemsPerPage=0', 'itemsPerPage'],
+    ['itemsPerPage=-2', 'itemsPerPage'],
+    ['tagsMode=some', 'tagsMode'],
+    ['endDate=2026-02-30', 'endDate'],
+    [`searchTerm=${'x'.repeat(201)}`, 'searchTerm'],
+  ]) {
     const p = parseListParams(new URLSearchParams(query), 's.example');
     assert.ok(isProblem(p), query);
     assert.deepEqual([p.status, p.body['type'], p.body['invalidElements']], [400, ErrorType.INVALID_ARGUMENT, [element]], query);
@@ -121,7 +142,13 @@ test('the list\'s parameters: defaults, PHP-style arrays, the default domain, an
 
 test('a visit list: every visit by default, excludeBots set by its presence (as Shlink reads it), endDate inclusive', () => {
   assert.deepEqual(parseVisitParams(new URLSearchParams('')), { page: 1, itemsPerPage: -1, from: undefined, to: undefined, excludeBots: false });
-  assert.deepEqual(parseVisitParams(new URLSearchParams('excludeBots=false&page=0&itemsPerPage=-5')), { page: 1, itemsPerPage: -1, from: undefined, to: undefined, excludeBots: true });
+  assert.deepEqual(parseVisitParams(new URLSearchParams('excludeBots=false&page=0&itemsPerPage=-5')), {
+    page: 1,
+    itemsPerPage: -1,
+    from: undefined,
+    to: undefined,
+    excludeBots: true,
+  });
   assert.deepEqual(parseVisitParams(new URLSearchParams('startDate=2026-05-01T00:00:00%2B02:00&endDate=2026-05-01')), {
     page: 1,
     itemsPerPage: -1,
@@ -148,18 +175,25 @@ test('validUntil is a retention of whole days from the creation, rounded up; nul
   }
 });
 
-test('a create: what the service checks passes through; what is Shlink\'s alone is decided here', () => {
+test("a create: what the service checks passes through; what is Shlink's alone is decided here", () => {
   const limits = { minShortLength: 6, maxShortLength: 12, host: 's.example' };
-  assert.deepEqual(parseCreateBody({ longUrl: 'https://e.example/', customSlug: 'x', crawlable: true, forwardQuery: false, shortCodeLength: 12, domain: 's.example' }, limits, 100), {
-    url: 'https://e.example/',
-    code: 'x',
-    title: undefined,
-    tags: undefined,
-    maxVisits: undefined,
-    retentionDays: 0,
-    validUntil: undefined,
-    findIfExists: false,
-  });
+  assert.deepEqual(
+    parseCreateBody(
+      { longUrl: 'https://e.example/', customSlug: 'x', crawlable: true, forwardQuery: false, shortCodeLength: 12, domain: 's.example' },
+      limits,
+      100,
+    ),
+    {
+      url: 'https://e.example/',
+      code: 'x',
+      title: undefined,
+      tags: undefined,
+      maxVisits: undefined,
+      retentionDays: 0,
+      validUntil: undefined,
+      findIfExists: false,
+    },
+  );
   for (const [body, element] of [
     [{ validSince: '2026-01-01' }, 'validSince'],
     [{ domain: 'other.example' }, 'domain'],
@@ -175,22 +209,50 @@ test('a create: what the service checks passes through; what is Shlink\'s alone 
   }
 });
 
-test('problems: Shlink\'s types (the SDK\'s ErrorType), titles, statuses and extra fields; our reasons name Shlink\'s fields', () => {
-  assert.deepEqual(shortUrlNotFound('abc').body, { type: ErrorType.INVALID_SHORTCODE, title: 'Short URL not found', detail: 'No URL found with short code "abc"', status: 404, shortCode: 'abc' });
-  assert.deepEqual(nonUniqueSlug('abc').body, { type: ErrorType.INVALID_SLUG, title: 'Invalid custom slug', detail: 'Provided slug "abc" is already in use.', status: 400, customSlug: 'abc' });
+test("problems: Shlink's types (the SDK's ErrorType), titles, statuses and extra fields; our reasons name Shlink's fields", () => {
+  assert.deepEqual(shortUrlNotFound('abc').body, {
+    type: ErrorType.INVALID_SHORTCODE,
+    title: 'Short URL not found',
+    detail: 'No URL found with short code "abc"',
+    status: 404,
+    shortCode: 'abc',
+  });
+  assert.deepEqual(nonUniqueSlug('abc').body, {
+    type: ErrorType.INVALID_SLUG,
+    title: 'Invalid custom slug',
+    detail: 'Provided slug "abc" is already in use.',
+    status: 400,
+    customSlug: 'abc',
+  });
   assert.equal(MISSING_KEY.body.type, ErrorType.INVALID_AUTHORIZATION);
   assert.equal(INVALID_KEY.body.type, ErrorType.INVALID_API_KEY);
   assert.equal(MERCURE_OFF.body.type, ErrorType.MERCURE_NOT_CONFIGURED);
   assert.equal(routeNotFound('GET', '/rest/x').body.type, ErrorType.NOT_FOUND);
   const cases: [string, string, string][] = [
     ['url must use http or https, not ftp', 'longUrl', 'longUrl must use http or https, not ftp'],
-    ['code must be 6 to 12 characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not 2', 'customSlug', 'customSlug must be 6 to 12 characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not 2'],
-    ['max_visits must be an integer from 1 to 2147483647, or null for no limit', 'maxVisits', 'maxVisits must be an integer from 1 to 2147483647, or null for no limit'],
-    ['retention_days must be an integer from 0 to 36500 (0 keeps the link forever)', 'validUntil', "validUntil must be at most 36500 days after the short URL's creation"],
+    [
+      'code must be 6 to 12 characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not 2',
+      'customSlug',
+      'customSlug must be 6 to 12 characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not 2',
+    ],
+    [
+      'max_visits must be an integer from 1 to 2147483647, or null for no limit',
+      'maxVisits',
+      'maxVisits must be an integer from 1 to 2147483647, or null for no limit',
+    ],
+    [
+      'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)',
+      'validUntil',
+      "validUntil must be at most 36500 days after the short URL's creation",
+    ],
     ['a tag must not contain a comma: "a,b"', 'tags', 'a tag must not contain a comma: "a,b"'],
     ['title must be at most 512 characters long, not 600', 'title', 'title must be at most 512 characters long, not 600'],
   ];
   for (const [reason, element, detail] of cases) {
-    assert.deepEqual(refusedInput(reason).body, { type: ErrorType.INVALID_ARGUMENT, title: 'Invalid data', detail, status: 400, invalidElements: [element] }, reason);
+    assert.deepEqual(
+      refusedInput(reason).body,
+      { type: ErrorType.INVALID_ARGUMENT, title: 'Invalid data', detail, status: 400, invalidElements: [element] },
+      reason,
+    );
   }
 });

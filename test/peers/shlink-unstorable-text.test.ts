@@ -16,7 +16,13 @@ const KEY = 'k1';
 const SETTINGS = { shlinkApi: true, apiKeys: [KEY] };
 
 const refusal = (name: string): string =>
-  JSON.stringify({ type: 'https://shlink.io/api/error/invalid-data', title: 'Invalid data', detail: `${name} must not contain a NUL character`, status: 400, invalidElements: [name] });
+  JSON.stringify({
+    type: 'https://shlink.io/api/error/invalid-data',
+    title: 'Invalid data',
+    detail: `${name} must not contain a NUL character`,
+    status: 400,
+    invalidElements: [name],
+  });
 
 /** Each request, and the parameter its refusal names. */
 const REFUSED: readonly [path: string, name: string][] = [
@@ -36,7 +42,11 @@ const REFUSED: readonly [path: string, name: string][] = [
 type Req = (path: string, options?: RequestOptions) => Promise<Reply>;
 
 async function assertRefusals(req: Req, logs: LogCapture, store: string): Promise<void> {
-  const created = await req('/rest/v3/short-urls', { method: 'POST', headers: { 'x-api-key': KEY }, body: JSON.stringify({ longUrl: 'https://example.com/news', tags: ['news'], title: 'news' }) });
+  const created = await req('/rest/v3/short-urls', {
+    method: 'POST',
+    headers: { 'x-api-key': KEY },
+    body: JSON.stringify({ longUrl: 'https://example.com/news', tags: ['news'], title: 'news' }),
+  });
   assert.equal(created.status, 200, created.body);
   for (const [path, name] of REFUSED) {
     const r = await req(path, { headers: { 'x-api-key': KEY } });
@@ -47,8 +57,14 @@ async function assertRefusals(req: Req, logs: LogCapture, store: string): Promis
   // A surrogate's UTF-8 is no UTF-8: the query decodes it as U+FFFD, which is text, and matches nothing.
   const replaced = await req('/rest/v3/short-urls?searchTerm=%ED%A0%80', { headers: { 'x-api-key': KEY } });
   assert.equal(replaced.status, 200, `${store}: ${replaced.body}`);
-  assert.deepEqual(JSON.parse(replaced.body), { shortUrls: { data: [], pagination: { currentPage: 1, pagesCount: 1, itemsPerPage: 10, itemsInCurrentPage: 0, totalItems: 0 } } });
-  assert.deepEqual(logs.lines.filter((l) => l['level'] === 'error'), [], `${store}: nothing unexpected logged`);
+  assert.deepEqual(JSON.parse(replaced.body), {
+    shortUrls: { data: [], pagination: { currentPage: 1, pagesCount: 1, itemsPerPage: 10, itemsInCurrentPage: 0, totalItems: 0 } },
+  });
+  assert.deepEqual(
+    logs.lines.filter((l) => l['level'] === 'error'),
+    [],
+    `${store}: nothing unexpected logged`,
+  );
 }
 
 test('a NUL in searchTerm, tags[] or excludeTags[] is invalid-data naming it (the log store; PostgreSQL in the cluster pass)', async (t) => {
@@ -57,7 +73,7 @@ test('a NUL in searchTerm, tags[] or excludeTags[] is invalid-data naming it (th
 });
 
 // The cluster pass runs the test above on PostgreSQL already.
-const ON_ITS_OWN_DATABASE = TARGET === 'cluster' ? { skip: 'the test above runs on the cluster\'s PostgreSQL in this pass' } : {};
+const ON_ITS_OWN_DATABASE = TARGET === 'cluster' ? { skip: "the test above runs on the cluster's PostgreSQL in this pass" } : {};
 
 test('PostgreSQL: the same refusals, never a 500', { ...ON_ITS_OWN_DATABASE, timeout: 60_000 }, async (t) => {
   const pg = await pgServer(t);

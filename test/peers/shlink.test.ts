@@ -45,17 +45,29 @@ describe('health, domains, mercure-info', () => {
   after(() => s.h.close());
 
   test('health: pass, and the Shlink version this surface implements', async () => {
-    assert.deepEqual(await s.sdk.health(), { status: 'pass', version: '4.2.0', links: { about: 'https://shlink.io', project: 'https://github.com/shlinkio/shlink' } });
+    assert.deepEqual(await s.sdk.health(), {
+      status: 'pass',
+      version: '4.2.0',
+      links: { about: 'https://shlink.io', project: 'https://github.com/shlinkio/shlink' },
+    });
   });
 
   test('listDomains: the one default domain, without redirects', async () => {
     const none = { baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null };
-    assert.deepEqual(await s.sdk.listDomains(), { data: [{ domain: new URL(s.h.shortener.config.baseUrl).host, isDefault: true, redirects: none }], defaultRedirects: none });
+    assert.deepEqual(await s.sdk.listDomains(), {
+      data: [{ domain: new URL(s.h.shortener.config.baseUrl).host, isDefault: true, redirects: none }],
+      defaultRedirects: none,
+    });
   });
 
   test('mercureInfo: mercure-not-configured (501), as Shlink answers without Mercure', async () => {
     const p = await problemOf(s.sdk.mercureInfo());
-    assert.deepEqual(p, { type: ErrorType.MERCURE_NOT_CONFIGURED, title: 'Mercure integration not configured', detail: 'This Shlink instance is not integrated with a mercure hub.', status: 501 });
+    assert.deepEqual(p, {
+      type: ErrorType.MERCURE_NOT_CONFIGURED,
+      title: 'Mercure integration not configured',
+      detail: 'This Shlink instance is not integrated with a mercure hub.',
+      status: 501,
+    });
   });
 });
 
@@ -150,19 +162,33 @@ describe('short URLs: create, get, update, delete', () => {
 
   test('a create body is JSON whatever its Content-Type; unknown fields (status and body too) are ignored; bad JSON is malformed-request-body', async () => {
     const post = (body: string, type: string) => s.h.req('/rest/v3/short-urls', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': type }, body });
-    const made = await post(JSON.stringify({ longUrl: 'https://example.com/page', customSlug: 'odd-body', status: 500, body: 'x', apiKey: 'ignored' }), 'text/plain');
+    const made = await post(
+      JSON.stringify({ longUrl: 'https://example.com/page', customSlug: 'odd-body', status: 500, body: 'x', apiKey: 'ignored' }),
+      'text/plain',
+    );
     assert.deepEqual([made.status, made.headers['content-type'], JSON.parse(made.body)], [200, 'application/json', expected({ shortCode: 'odd-body' })]);
     const bad = await post('{"longUrl":', 'application/json');
-    assert.deepEqual([bad.status, bad.headers['content-type'], JSON.parse(bad.body)], [
-      400,
-      'application/problem+json',
-      { type: 'https://shlink.io/api/error/malformed-request-body', title: 'Malformed request body', detail: 'Provided request does not contain a valid JSON body.', status: 400 },
-    ]);
+    assert.deepEqual(
+      [bad.status, bad.headers['content-type'], JSON.parse(bad.body)],
+      [
+        400,
+        'application/problem+json',
+        {
+          type: 'https://shlink.io/api/error/malformed-request-body',
+          title: 'Malformed request body',
+          detail: 'Provided request does not contain a valid JSON body.',
+          status: 400,
+        },
+      ],
+    );
   });
 
   test('getShortUrl: the link; an unknown code is short-url-not-found naming it', async () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'get-me', maxVisits: 2 });
-    assert.deepEqual(await s.sdk.getShortUrl({ shortCode: 'get-me' }), expected({ shortCode: 'get-me', meta: { validSince: null, validUntil: null, maxVisits: 2 } }));
+    assert.deepEqual(
+      await s.sdk.getShortUrl({ shortCode: 'get-me' }),
+      expected({ shortCode: 'get-me', meta: { validSince: null, validUntil: null, maxVisits: 2 } }),
+    );
     assert.deepEqual(await problemOf(s.sdk.getShortUrl({ shortCode: 'nothing-here' })), {
       type: ErrorType.INVALID_SHORTCODE,
       title: 'Short URL not found',
@@ -175,8 +201,20 @@ describe('short URLs: create, get, update, delete', () => {
   test('updateShortUrl: longUrl, title, tags, maxVisits and validUntil (from the creation, rounded up; null keeps it forever)', async () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'edit-me' });
     s.clock.s = T0 + 100;
-    const updated = await s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { longUrl: 'https://example.com/new', title: 'New', tags: ['x'], maxVisits: 9, validUntil: s.iso(T0 + 3 * DAY + 1) });
-    assert.deepEqual(updated, expected({ shortCode: 'edit-me', longUrl: 'https://example.com/new', title: 'New', tags: ['x'], meta: { validSince: null, validUntil: s.iso(T0 + 4 * DAY), maxVisits: 9 } }));
+    const updated = await s.sdk.updateShortUrl(
+      { shortCode: 'edit-me' },
+      { longUrl: 'https://example.com/new', title: 'New', tags: ['x'], maxVisits: 9, validUntil: s.iso(T0 + 3 * DAY + 1) },
+    );
+    assert.deepEqual(
+      updated,
+      expected({
+        shortCode: 'edit-me',
+        longUrl: 'https://example.com/new',
+        title: 'New',
+        tags: ['x'],
+        meta: { validSince: null, validUntil: s.iso(T0 + 4 * DAY), maxVisits: 9 },
+      }),
+    );
     const cleared = await s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { title: null, maxVisits: null, validUntil: null, tags: [] });
     assert.deepEqual(cleared, expected({ shortCode: 'edit-me', longUrl: 'https://example.com/new' }));
     assert.deepEqual(await s.sdk.getShortUrl({ shortCode: 'edit-me' }), cleared);
@@ -208,7 +246,12 @@ describe('visits', () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'visited' });
     // Oldest first: a Chrome visit from Germany with a referrer, a Firefox visit, then a bot.
     s.clock.s = T0 + 10;
-    await visit(s.h, 'visited', { 'user-agent': CHROME_WINDOWS, referer: 'https://News.Example/story?id=1', 'x-forwarded-for': '203.0.113.7', 'cf-ipcountry': 'DE' });
+    await visit(s.h, 'visited', {
+      'user-agent': CHROME_WINDOWS,
+      referer: 'https://News.Example/story?id=1',
+      'x-forwarded-for': '203.0.113.7',
+      'cf-ipcountry': 'DE',
+    });
     s.clock.s = T0 + 20;
     await visit(s.h, 'visited', { 'user-agent': FIREFOX_MAC });
     s.clock.s = T0 + 30;
@@ -222,7 +265,16 @@ describe('visits', () => {
     referer: 'https://news.example/',
     date: s.iso(T0 + 10),
     userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
-    visitLocation: { countryCode: 'DE', countryName: 'Germany', regionName: null, cityName: null, latitude: null, longitude: null, timezone: null, isEmpty: false },
+    visitLocation: {
+      countryCode: 'DE',
+      countryName: 'Germany',
+      regionName: null,
+      cityName: null,
+      latitude: null,
+      longitude: null,
+      timezone: null,
+      isEmpty: false,
+    },
     potentialBot: false,
     visitedUrl: shortUrl(),
   });
@@ -235,7 +287,7 @@ describe('visits', () => {
     visitedUrl: shortUrl(),
   });
 
-  test('getShortUrlVisits: every visit newest first, in Shlink\'s shape', async () => {
+  test("getShortUrlVisits: every visit newest first, in Shlink's shape", async () => {
     const list = await s.sdk.getShortUrlVisits({ shortCode: 'visited' });
     assert.equal(list.data.length, 3);
     const bot = list.data[0]!;
@@ -263,7 +315,10 @@ describe('visits', () => {
     const between = await s.sdk.getShortUrlVisits({ shortCode: 'visited' }, { startDate: s.iso(T0 + 10), endDate: s.iso(T0 + 20) });
     assert.deepEqual(between.data, [firefox(), chrome()]);
     const after20 = await s.sdk.getShortUrlVisits({ shortCode: 'visited' }, { startDate: s.iso(T0 + 21) });
-    assert.deepEqual(after20.data.map((v) => v.date), [s.iso(T0 + 30)]);
+    assert.deepEqual(
+      after20.data.map((v) => v.date),
+      [s.iso(T0 + 30)],
+    );
     const before10 = await s.sdk.getShortUrlVisits({ shortCode: 'visited' }, { endDate: s.iso(T0 + 9) });
     assert.deepEqual(before10.data, []);
   });
@@ -272,7 +327,7 @@ describe('visits', () => {
     assert.equal((await problemOf(s.sdk.getShortUrlVisits({ shortCode: 'nothing-here' }))).type, ErrorType.INVALID_SHORTCODE);
   });
 
-  test('the short URL\'s visitsSummary and the visits overview count the bot apart', async () => {
+  test("the short URL's visitsSummary and the visits overview count the bot apart", async () => {
     assert.deepEqual((await s.sdk.getShortUrl({ shortCode: 'visited' })).visitsSummary, { total: 3, nonBots: 2, bots: 1 });
     assert.deepEqual(await s.sdk.getVisitsOverview(), { nonOrphanVisits: { total: 3, nonBots: 2, bots: 1 }, orphanVisits: { total: 0, nonBots: 0, bots: 0 } });
   });
@@ -304,22 +359,29 @@ describe('listShortUrls', () => {
   });
   after(() => s.h.close());
 
-  const codes = async (params: Parameters<ShlinkClient['listShortUrls']>[0]): Promise<string[]> => (await s.sdk.listShortUrls(params)).data.map((u) => u.shortCode);
+  const codes = async (params: Parameters<ShlinkClient['listShortUrls']>[0]): Promise<string[]> =>
+    (await s.sdk.listShortUrls(params)).data.map((u) => u.shortCode);
 
   test('newest first by default, ten to a page, with visits summaries', async () => {
     const list = await s.sdk.listShortUrls();
-    assert.deepEqual(list.data.map((u) => [u.shortCode, u.dateCreated, u.visitsSummary]), [
-      ['beta04', s.iso(DATES[3]!), { total: 2, nonBots: 2, bots: 0 }],
-      ['moon03', s.iso(DATES[2]!), { total: 4, nonBots: 1, bots: 3 }],
-      ['alfa02', s.iso(DATES[1]!), { total: 4, nonBots: 4, bots: 0 }],
-      ['zeta01', s.iso(DATES[0]!), { total: 0, nonBots: 0, bots: 0 }],
-    ]);
+    assert.deepEqual(
+      list.data.map((u) => [u.shortCode, u.dateCreated, u.visitsSummary]),
+      [
+        ['beta04', s.iso(DATES[3]!), { total: 2, nonBots: 2, bots: 0 }],
+        ['moon03', s.iso(DATES[2]!), { total: 4, nonBots: 1, bots: 3 }],
+        ['alfa02', s.iso(DATES[1]!), { total: 4, nonBots: 4, bots: 0 }],
+        ['zeta01', s.iso(DATES[0]!), { total: 0, nonBots: 0, bots: 0 }],
+      ],
+    );
     assert.deepEqual(list.pagination, { currentPage: 1, pagesCount: 1, itemsPerPage: 10, itemsInCurrentPage: 4, totalItems: 4 });
   });
 
   test('paging: page 2 of 3, and -1 for all on one page', async () => {
     const second = await s.sdk.listShortUrls({ page: '2', itemsPerPage: 3 });
-    assert.deepEqual(second.data.map((u) => u.shortCode), ['zeta01']);
+    assert.deepEqual(
+      second.data.map((u) => u.shortCode),
+      ['zeta01'],
+    );
     assert.deepEqual(second.pagination, { currentPage: 2, pagesCount: 2, itemsPerPage: 3, itemsInCurrentPage: 1, totalItems: 4 });
     const all = await s.sdk.listShortUrls({ itemsPerPage: -1 });
     assert.deepEqual(all.pagination, { currentPage: 1, pagesCount: 1, itemsPerPage: 4, itemsInCurrentPage: 4, totalItems: 4 });
@@ -357,7 +419,10 @@ describe('listShortUrls', () => {
   test('startDate and endDate: the creation date, inclusive both', async () => {
     assert.deepEqual(await codes({ startDate: s.iso(DATES[1]!) }), ['beta04', 'moon03', 'alfa02']);
     assert.deepEqual(await codes({ endDate: s.iso(DATES[2]!) }), ['moon03', 'alfa02', 'zeta01']);
-    assert.deepEqual(await codes({ startDate: s.iso(DATES[1]!), endDate: s.iso(DATES[2]!), orderBy: { field: 'shortCode', dir: 'ASC' } }), ['alfa02', 'moon03']);
+    assert.deepEqual(await codes({ startDate: s.iso(DATES[1]!), endDate: s.iso(DATES[2]!), orderBy: { field: 'shortCode', dir: 'ASC' } }), [
+      'alfa02',
+      'moon03',
+    ]);
     const bad = await problemOf(s.sdk.listShortUrls({ startDate: 'yesterday' }));
     assert.deepEqual([bad.type, bad['invalidElements']], [ErrorType.INVALID_ARGUMENT, ['startDate']]);
   });
@@ -376,7 +441,8 @@ describe('tags and titles', () => {
   });
   after(() => s.h.close());
 
-  const codes = async (params: Parameters<ShlinkClient['listShortUrls']>[0]): Promise<string[]> => (await s.sdk.listShortUrls(params)).data.map((u) => u.shortCode);
+  const codes = async (params: Parameters<ShlinkClient['listShortUrls']>[0]): Promise<string[]> =>
+    (await s.sdk.listShortUrls(params)).data.map((u) => u.shortCode);
 
   test('listTags: every tag of a live link, sorted', async () => {
     assert.deepEqual((await s.sdk.listTags()).data, ['news', 'promo']);

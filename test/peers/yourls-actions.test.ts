@@ -71,31 +71,47 @@ test('expand and url-stats in every format, by code or by short URL; an unknown 
   await h.req(`/${code}`);
   await h.req(`/${code}`);
   for (const shorturl of [code, `${base}/${code}`]) {
-    await assertEveryFormat(h, { ...SIGNED, action: 'expand', shorturl }, {
-      status: 200,
-      fields: { keyword: code, shorturl: `${base}/${code}`, longurl: url, title: url, message: 'success', statusCode: '200' },
-      simple: url,
-    });
-    await assertEveryFormat(h, { ...SIGNED, action: 'url-stats', shorturl }, {
-      status: 200,
-      fields: {
-        statusCode: '200',
-        message: 'success',
-        link: { shorturl: `${base}/${code}`, url, title: url, timestamp: DATE, ip: '', clicks: 2 },
+    await assertEveryFormat(
+      h,
+      { ...SIGNED, action: 'expand', shorturl },
+      {
+        status: 200,
+        fields: { keyword: code, shorturl: `${base}/${code}`, longurl: url, title: url, message: 'success', statusCode: '200' },
+        simple: url,
       },
-      simple: 'Need either XML or JSON format for stats',
-    });
+    );
+    await assertEveryFormat(
+      h,
+      { ...SIGNED, action: 'url-stats', shorturl },
+      {
+        status: 200,
+        fields: {
+          statusCode: '200',
+          message: 'success',
+          link: { shorturl: `${base}/${code}`, url, title: url, timestamp: DATE, ip: '', clicks: 2 },
+        },
+        simple: 'Need either XML or JSON format for stats',
+      },
+    );
   }
-  await assertEveryFormat(h, { ...SIGNED, action: 'expand', shorturl: 'nope42' }, {
-    status: 404,
-    fields: { keyword: 'nope42', message: 'Error: short URL not found', errorCode: '404' },
-    simple: 'not found',
-  });
-  await assertEveryFormat(h, { ...SIGNED, action: 'url-stats', shorturl: `${base}/nope42` }, {
-    status: 404,
-    fields: { statusCode: '404', message: 'Error: short URL not found' },
-    simple: 'Need either XML or JSON format for stats',
-  });
+  await assertEveryFormat(
+    h,
+    { ...SIGNED, action: 'expand', shorturl: 'nope42' },
+    {
+      status: 404,
+      fields: { keyword: 'nope42', message: 'Error: short URL not found', errorCode: '404' },
+      simple: 'not found',
+    },
+  );
+  await assertEveryFormat(
+    h,
+    { ...SIGNED, action: 'url-stats', shorturl: `${base}/nope42` },
+    {
+      status: 404,
+      fields: { statusCode: '404', message: 'Error: short URL not found' },
+      simple: 'Need either XML or JSON format for stats',
+    },
+  );
 });
 
 test('stats, db-stats and version in every format', async (t) => {
@@ -104,26 +120,34 @@ test('stats, db-stats and version in every format', async (t) => {
   const second = await h.shorten('https://example.com/two');
   for (let i = 0; i < 3; i++) await h.req(`/${first}`);
   const link = (code: string, url: string, clicks: number) => ({ shorturl: `${base}/${code}`, url, title: url, timestamp: DATE, ip: '', clicks });
-  await assertEveryFormat(h, { ...SIGNED, action: 'stats', filter: 'top', limit: '5' }, {
-    status: 200,
-    fields: {
-      links: { link_1: link(first, 'https://example.com/one', 3), link_2: link(second, 'https://example.com/two', 0) },
-      stats: { total_links: 2, total_clicks: 3 },
-      statusCode: '200',
-      message: 'success',
+  await assertEveryFormat(
+    h,
+    { ...SIGNED, action: 'stats', filter: 'top', limit: '5' },
+    {
+      status: 200,
+      fields: {
+        links: { link_1: link(first, 'https://example.com/one', 3), link_2: link(second, 'https://example.com/two', 0) },
+        stats: { total_links: 2, total_clicks: 3 },
+        statusCode: '200',
+        message: 'success',
+      },
+      simple: 'Need either XML or JSON format for stats',
     },
-    simple: 'Need either XML or JSON format for stats',
-  });
-  await assertEveryFormat(h, { ...SIGNED, action: 'db-stats' }, {
-    status: 200,
-    fields: { 'db-stats': { total_links: 2, total_clicks: 3 }, statusCode: '200', message: 'success' },
-    simple: 'Need either XML or JSON format for stats',
-  });
+  );
+  await assertEveryFormat(
+    h,
+    { ...SIGNED, action: 'db-stats' },
+    {
+      status: 200,
+      fields: { 'db-stats': { total_links: 2, total_clicks: 3 }, statusCode: '200', message: 'success' },
+      simple: 'Need either XML or JSON format for stats',
+    },
+  );
   await assertEveryFormat(h, { ...SIGNED, action: 'version' }, { status: 200, fields: { version: '1.10.4' }, simple: '1.10.4' });
   await assertEveryFormat(h, { ...SIGNED, action: 'version', db: '1' }, { status: 200, fields: { version: '1.10.4', db_version: '507' }, simple: '1.10.4' });
 });
 
-test('without a format the answer is XML, YOURLS\' default', async (t) => {
+test("without a format the answer is XML, YOURLS' default", async (t) => {
   const { h } = await setup(t);
   const reply = await api(h, { ...SIGNED, action: 'version' });
   assert.equal(reply.status, 200);
@@ -134,9 +158,13 @@ test('without a format the answer is XML, YOURLS\' default', async (t) => {
   assert.deepEqual([other.status, other.headers['content-type'], other.body], [200, TYPES.simple, '1.10.4']);
 });
 
-test('a missing or unknown action is 400 in YOURLS\' shape', async (t) => {
+test("a missing or unknown action is 400 in YOURLS' shape", async (t) => {
   const { h } = await setup(t);
-  const expected = { status: 400, fields: { errorCode: '400', message: 'Unknown or missing "action" parameter' }, simple: 'Unknown or missing "action" parameter' };
+  const expected = {
+    status: 400,
+    fields: { errorCode: '400', message: 'Unknown or missing "action" parameter' },
+    simple: 'Unknown or missing "action" parameter',
+  };
   await assertEveryFormat(h, { ...SIGNED }, expected);
   await assertEveryFormat(h, { ...SIGNED, action: 'delete' }, expected);
   // Only the action's own name: no property of an object is an action.
@@ -182,7 +210,13 @@ test('a keyword already taken is 400 error:keyword; the link keeps its URL', asy
     const reply = await api(h, inFormat({ ...SIGNED, action: 'shorturl', url: `https://example.com/other-${format}`, keyword: 'taken1' }, format));
     assertAnswer(reply, format, {
       status: 400,
-      fields: { status: 'fail', code: 'error:keyword', message: 'Short URL taken1 already exists in database or is reserved', errorCode: '400', statusCode: '400' },
+      fields: {
+        status: 'fail',
+        code: 'error:keyword',
+        message: 'Short URL taken1 already exists in database or is reserved',
+        errorCode: '400',
+        statusCode: '400',
+      },
       simple: '',
     });
   }
@@ -220,7 +254,14 @@ test('a missing or malformed URL is error:nourl, a link to this service error:no
 
 test('a title is tidied as YOURLS tidies it and shown by every action', async (t) => {
   const { h } = await setup(t);
-  const created = await api(h, { ...SIGNED, action: 'shorturl', url: 'https://example.com/t', keyword: 'titled', title: '  A <b>bold</b>\n\t title  ', format: 'json' });
+  const created = await api(h, {
+    ...SIGNED,
+    action: 'shorturl',
+    url: 'https://example.com/t',
+    keyword: 'titled',
+    title: '  A <b>bold</b>\n\t title  ',
+    format: 'json',
+  });
   assert.equal(created.status, 200, created.body);
   const title = 'A <b>bold</b> title';
   assert.equal((JSON.parse(created.body) as { title: string }).title, title);
@@ -243,7 +284,11 @@ test('JSONP: a good callback wraps the answer, which names it too; a bad or miss
   assert.deepEqual([alias.status, alias.body], [200, 'cb({"version":"1.10.4","callback":"cb"})']);
   for (const callback of ['alert(1);x', '1abc', 'a-b', '', 'a'.repeat(65), 'x\u2028y', '</script>']) {
     const bad = await api(h, { ...SIGNED, action: 'version', format: 'jsonp', callback });
-    assert.deepEqual([bad.status, bad.headers['content-type'], bad.body], [400, TYPES.jsonp, '{"errorCode":"400","error":"Invalid callback parameter"}'], callback);
+    assert.deepEqual(
+      [bad.status, bad.headers['content-type'], bad.body],
+      [400, TYPES.jsonp, '{"errorCode":"400","error":"Invalid callback parameter"}'],
+      callback,
+    );
   }
   const none = await api(h, { ...SIGNED, action: 'version', format: 'jsonp' });
   assert.deepEqual([none.status, none.body], [400, '{"errorCode":"400","error":"Invalid callback parameter"}']);
@@ -251,5 +296,11 @@ test('JSONP: a good callback wraps the answer, which names it too; a bad or miss
   // The callback of any request is part of the answer, as YOURLS adds it, whatever the format.
   const json = await api(h, { ...SIGNED, action: 'version', format: 'json', callback: 'cb' });
   assert.equal(json.body, phpJson({ version: '1.10.4', callback: 'cb' }));
-  assert.deepEqual(readXml((await api(h, { ...SIGNED, action: 'version', callback: 'cb' })).body), ['root', [['version', '1.10.4'], ['callback', 'cb']]]);
+  assert.deepEqual(readXml((await api(h, { ...SIGNED, action: 'version', callback: 'cb' })).body), [
+    'root',
+    [
+      ['version', '1.10.4'],
+      ['callback', 'cb'],
+    ],
+  ]);
 });

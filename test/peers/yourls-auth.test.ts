@@ -40,7 +40,10 @@ test('no signature, or a wrong one: 403 "Please log in" in every format, the cal
   }
   // YOURLS names the callback of a refusal even when none was sent: JSONP then refuses the empty name.
   const noCallback = await api(h, { action: 'version', format: 'jsonp' });
-  assert.deepEqual([noCallback.status, noCallback.headers['content-type'], noCallback.body], [400, TYPES.jsonp, '{"errorCode":"400","error":"Invalid callback parameter"}']);
+  assert.deepEqual(
+    [noCallback.status, noCallback.headers['content-type'], noCallback.body],
+    [400, TYPES.jsonp, '{"errorCode":"400","error":"Invalid callback parameter"}'],
+  );
   // The XML of a refusal, whole.
   const xml = await api(h, { action: 'shorturl', url: 'https://example.com/' });
   assert.equal(xml.body, '<?xml version="1.0" encoding="UTF-8"?>\n<root><message>Please log in</message><errorCode>403</errorCode><callback/></root>\n');
@@ -55,7 +58,8 @@ test('either key of API_KEYS is a signature', async (t) => {
 test('username and password are never a credential: 403 "Invalid username or password"', async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: KEYS });
   for (const params of [{ username: 'admin', password: KEYS[0]! }, { username: 'admin' }, { password: '' }]) {
-    for (const format of FORMATS) assertAnswer(await api(h, inFormat({ action: 'version', ...params }, format)), format, refused('Invalid username or password'));
+    for (const format of FORMATS)
+      assertAnswer(await api(h, inFormat({ action: 'version', ...params }, format)), format, refused('Invalid username or password'));
   }
 });
 
@@ -90,10 +94,11 @@ test('a timestamped signature: md5 (the default), sha1 or sha256 of timestamp an
   }
 });
 
-test('a signed timestamp is accepted within 12 hours of the server\'s clock, either side, and not at 12 hours', async (t) => {
+test("a signed timestamp is accepted within 12 hours of the server's clock, either side, and not at 12 hours", async (t) => {
   let clock = NOW;
   const h = await start(t, { yourlsApi: true, apiKeys: KEYS, now: () => clock });
-  const status = async (timestamp: number) => (await version(h, { timestamp: String(timestamp), signature: hash('sha256', timestamp + KEYS[1]!), hash: 'sha256' })).status;
+  const status = async (timestamp: number) =>
+    (await version(h, { timestamp: String(timestamp), signature: hash('sha256', timestamp + KEYS[1]!), hash: 'sha256' })).status;
   assert.equal(await status(SECONDS), 200);
   assert.equal(await status(SECONDS - HALF_DAY + 1), 200);
   assert.equal(await status(SECONDS + HALF_DAY - 1), 200);
@@ -117,13 +122,16 @@ test('with API_KEYS empty nothing authenticates', async (t) => {
   }
 });
 
-test('behind the gate the signature alone passes; without it the refusal is YOURLS\', never the gate\'s', async (t) => {
+test("behind the gate the signature alone passes; without it the refusal is YOURLS', never the gate's", async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: KEYS, apiToken: 'gate-token-1' });
   const ok = await version(h, { signature: KEYS[0]! });
   assert.deepEqual([ok.status, ok.body], [200, '{"version":"1.10.4"}']);
   assert.equal(ok.headers['www-authenticate'], undefined);
   const missing = await version(h, {});
-  assert.deepEqual([missing.status, missing.headers['content-type'], missing.body], [403, TYPES.json, '{"message":"Please log in","errorCode":"403","callback":""}']);
+  assert.deepEqual(
+    [missing.status, missing.headers['content-type'], missing.body],
+    [403, TYPES.json, '{"message":"Please log in","errorCode":"403","callback":""}'],
+  );
   assert.equal(missing.headers['www-authenticate'], undefined);
   // The bearer token is not this surface's credential.
   const bearer = await h.req('/yourls-api.php?action=version&format=simple', { headers: { authorization: 'Bearer gate-token-1' } });
@@ -155,16 +163,20 @@ test('HEAD, PUT and DELETE are 405 with Allow: GET, POST (shorturl creates a lin
   assert.equal(h.shortener.count, 0);
 });
 
-test('signature and password never reach the log: their values are redacted in logged paths', onOneProcess('its log lines, which the cluster target relays from three processes as they come'), async (t) => {
-  const h = await start(t, { yourlsApi: true, apiKeys: KEYS, logLevel: 'debug' });
-  await api(h, { action: 'version', signature: KEYS[0]! });
-  await api(h, { action: 'version', username: 'admin', password: 'PASSWORD-MARKER' });
-  await api(h, { action: 'nope', signature: KEYS[1]! });
-  const paths = h.logs.lines.filter((l) => l['msg'] === 'request').map((l) => l['path']);
-  assert.deepEqual(paths, [
-    '/yourls-api.php?action=version&signature=***',
-    '/yourls-api.php?action=version&username=admin&password=***',
-    '/yourls-api.php?action=nope&signature=***',
-  ]);
-  for (const secret of [...KEYS, 'PASSWORD-MARKER']) assert.ok(!h.logs.raw.includes(secret), secret);
-});
+test(
+  'signature and password never reach the log: their values are redacted in logged paths',
+  onOneProcess('its log lines, which the cluster target relays from three processes as they come'),
+  async (t) => {
+    const h = await start(t, { yourlsApi: true, apiKeys: KEYS, logLevel: 'debug' });
+    await api(h, { action: 'version', signature: KEYS[0]! });
+    await api(h, { action: 'version', username: 'admin', password: 'PASSWORD-MARKER' });
+    await api(h, { action: 'nope', signature: KEYS[1]! });
+    const paths = h.logs.lines.filter((l) => l['msg'] === 'request').map((l) => l['path']);
+    assert.deepEqual(paths, [
+      '/yourls-api.php?action=version&signature=***',
+      '/yourls-api.php?action=version&username=admin&password=***',
+      '/yourls-api.php?action=nope&signature=***',
+    ]);
+    for (const secret of [...KEYS, 'PASSWORD-MARKER']) assert.ok(!h.logs.raw.includes(secret), secret);
+  },
+);

@@ -16,7 +16,7 @@ function sharexBody(boundary: string, fields: readonly (readonly [string, string
   return fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
 }
 
-test('ShareX\'s request: a multipart POST of signature, action=shorturl, format=simple and url; 200 and the short URL alone', async (t) => {
+test("ShareX's request: a multipart POST of signature, action=shorturl, format=simple and url; 200 and the short URL alone", async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: [KEY] });
   const base = h.shortener.config.baseUrl;
   // ShareX's boundary: twenty dashes and the clock's ticks in hex.
@@ -43,17 +43,39 @@ test('ShareX\'s request: a multipart POST of signature, action=shorturl, format=
 
 test('a url-encoded POST form, as the WordPress plugins send it; a body field wins over the query parameter', async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: [KEY] });
-  const form = new URLSearchParams({ signature: KEY, action: 'shorturl', url: 'https://example.com/post?x=1&y=2', keyword: 'wp-post', title: 'My post', format: 'json' });
-  const reply = await h.req('/yourls-api.php?format=xml&action=version', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' }, body: form.toString() });
+  const form = new URLSearchParams({
+    signature: KEY,
+    action: 'shorturl',
+    url: 'https://example.com/post?x=1&y=2',
+    keyword: 'wp-post',
+    title: 'My post',
+    format: 'json',
+  });
+  const reply = await h.req('/yourls-api.php?format=xml&action=version', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+    body: form.toString(),
+  });
   assert.equal(reply.status, 200, reply.body);
   assert.equal(reply.headers['content-type'], TYPES.json);
   const body = JSON.parse(reply.body) as { status: string; shorturl: string; url: { url: string; title: string } };
-  assert.deepEqual([body.status, body.shorturl, body.url.url, body.url.title], ['success', `${h.shortener.config.baseUrl}/wp-post`, 'https://example.com/post?x=1&y=2', 'My post']);
+  assert.deepEqual(
+    [body.status, body.shorturl, body.url.url, body.url.title],
+    ['success', `${h.shortener.config.baseUrl}/wp-post`, 'https://example.com/post?x=1&y=2', 'My post'],
+  );
   // The signature may come in the query and the rest in the body.
-  const mixed = await h.req(`/yourls-api.php?signature=${KEY}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'action=version&format=simple' });
+  const mixed = await h.req(`/yourls-api.php?signature=${KEY}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'action=version&format=simple',
+  });
   assert.deepEqual([mixed.status, mixed.body], [200, '1.10.4']);
   // Of a name repeated, the last value counts, as PHP reads a form.
-  const repeated = await h.req('/yourls-api.php', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `signature=${KEY}&action=expand&action=version&format=simple` });
+  const repeated = await h.req('/yourls-api.php', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `signature=${KEY}&action=expand&action=version&format=simple`,
+  });
   assert.deepEqual([repeated.status, repeated.body], [200, '1.10.4']);
 });
 
@@ -78,9 +100,17 @@ test('multipart: file parts are no parameters; quoted boundaries and UTF-8 value
 
 test('a JSON body is not read as parameters, as PHP does not; a body past MAX_BODY_BYTES is 413', async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: [KEY], maxBodyBytes: 1024 });
-  const json = await h.req(`/yourls-api.php?signature=${KEY}&format=simple`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'version' }) });
+  const json = await h.req(`/yourls-api.php?signature=${KEY}&format=simple`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ action: 'version' }),
+  });
   assert.deepEqual([json.status, json.body], [400, 'Unknown or missing "action" parameter']);
-  const big = await h.req('/yourls-api.php', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `signature=${KEY}&action=version&pad=${'x'.repeat(2000)}` });
+  const big = await h.req('/yourls-api.php', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `signature=${KEY}&action=version&pad=${'x'.repeat(2000)}`,
+  });
   assert.equal(big.status, 413);
   assert.deepEqual(JSON.parse(big.body), { detail: 'request body is larger than 1 KiB' });
 });

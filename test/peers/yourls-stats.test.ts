@@ -27,7 +27,10 @@ async function stats(h: Harness, params: Record<string, string>): Promise<StatsB
 /** The codes a stats answer lists, in order; its keys must be link_1, link_2, … */
 function codes(body: StatsBody): string[] {
   const links = Object.entries(body.links ?? {});
-  assert.deepEqual(links.map(([key]) => key), links.map((_, i) => `link_${i + 1}`));
+  assert.deepEqual(
+    links.map(([key]) => key),
+    links.map((_, i) => `link_${i + 1}`),
+  );
   return links.map(([, link]) => link.shorturl.slice(link.shorturl.lastIndexOf('/') + 1));
 }
 
@@ -64,7 +67,7 @@ test('each filter returns its links in its order; ties newest first', async (t) 
   assert.deepEqual(codes(await stats(h, { filter: 'best', limit: '2' })), [d, b]);
 });
 
-test('limit and start: a slice of the filter\'s order; no limit (or 0, or less) lists no links, as in YOURLS', async (t) => {
+test("limit and start: a slice of the filter's order; no limit (or 0, or less) lists no links, as in YOURLS", async (t) => {
   const { h, a, b, d, e } = await fiveLinks(t);
   assert.deepEqual(codes(await stats(h, { filter: 'top', limit: '2', start: '1' })), [b, a]);
   assert.deepEqual(codes(await stats(h, { filter: 'bottom', limit: '2', start: '3' })), [d, b]);
@@ -86,7 +89,14 @@ test('a listed link: its short URL, URL, title, date, no address, clicks', async
   const body = await stats(h, { filter: 'top', limit: '1' });
   assert.deepEqual(body, {
     links: {
-      link_1: { shorturl: `${h.shortener.config.baseUrl}/${d}`, url: 'https://example.com/d', title: 'https://example.com/d', timestamp: '2030-04-04 05:03:00', ip: '', clicks: 5 },
+      link_1: {
+        shorturl: `${h.shortener.config.baseUrl}/${d}`,
+        url: 'https://example.com/d',
+        title: 'https://example.com/d',
+        timestamp: '2030-04-04 05:03:00',
+        ip: '',
+        clicks: 5,
+      },
     },
     stats: { total_links: 5, total_clicks: 13 },
     statusCode: '200',

@@ -17,15 +17,35 @@ import { selector, statsFilter } from '../../src/peers/yourls/stats.ts';
 import { readXml } from '../support/xml.ts';
 
 test('json as PHP writes it: slashes and every non-ASCII character escaped, control characters as JSON escapes them', () => {
-  assert.equal(phpJson({ u: 'é/😀', c: '\u0001\n\t"\\', d: '\u007f<>&\'', n: 3, z: null }), '{"u":"\\u00e9\\/\\ud83d\\ude00","c":"\\u0001\\n\\t\\"\\\\","d":"\u007f<>&\'","n":3,"z":null}');
+  assert.equal(
+    phpJson({ u: 'é/😀', c: '\u0001\n\t"\\', d: "\u007f<>&'", n: 3, z: null }),
+    '{"u":"\\u00e9\\/\\ud83d\\ude00","c":"\\u0001\\n\\t\\"\\\\","d":"\u007f<>&\'","n":3,"z":null}',
+  );
   assert.deepEqual(JSON.parse(phpJson({ u: 'é/😀 \u2028' })), { u: 'é/😀 \u2028' });
 });
 
 test('xml text: &, <, > and CR escaped, the control characters YOURLS drops dropped (tab too), quotes and line feeds kept', () => {
   assert.equal(xmlText('a & b < c > d "e" \'f\'\r\n\tg\u0001h\u007fi é'), 'a &amp; b &lt; c &gt; d "e" \'f\'&#13;\nghi é');
   const doc = phpXml({ title: 'x < y & z\r\n', empty: '', none: null, nested: { a: 1, inner: {} } });
-  assert.equal(doc, '<?xml version="1.0" encoding="UTF-8"?>\n<root><title>x &lt; y &amp; z&#13;\n</title><empty/><none/><nested><a>1</a><inner/></nested></root>\n');
-  assert.deepEqual(readXml(doc), ['root', [['title', 'x < y & z\r\n'], ['empty', ''], ['none', ''], ['nested', [['a', '1'], ['inner', '']]]]]);
+  assert.equal(
+    doc,
+    '<?xml version="1.0" encoding="UTF-8"?>\n<root><title>x &lt; y &amp; z&#13;\n</title><empty/><none/><nested><a>1</a><inner/></nested></root>\n',
+  );
+  assert.deepEqual(readXml(doc), [
+    'root',
+    [
+      ['title', 'x < y & z\r\n'],
+      ['empty', ''],
+      ['none', ''],
+      [
+        'nested',
+        [
+          ['a', '1'],
+          ['inner', ''],
+        ],
+      ],
+    ],
+  ]);
 });
 
 test('the status of a result: statusCode, else errorCode, else 200; any unknown format is the simple line', () => {
@@ -44,15 +64,37 @@ test('trimLong counts characters, not UTF-16 units; keywordOf takes a code or a 
   assert.equal(keywordOf('https://other.example/abc123', 'https://s.example/x'), 'https://other.example/abc123');
 });
 
-test('phpInt reads as PHP\'s intval', () => {
+test("phpInt reads as PHP's intval", () => {
   const rows: [string | undefined, number][] = [
-    [undefined, 0], ['', 0], ['12', 12], [' 12abc', 12], ['+3', 3], ['-4', -4], ['abc', 0], ['1.9', 1], ['\t\n7', 7], ['0x1A', 0], ['99999999999999999999', Number.MAX_SAFE_INTEGER],
+    [undefined, 0],
+    ['', 0],
+    ['12', 12],
+    [' 12abc', 12],
+    ['+3', 3],
+    ['-4', -4],
+    ['abc', 0],
+    ['1.9', 1],
+    ['\t\n7', 7],
+    ['0x1A', 0],
+    ['99999999999999999999', Number.MAX_SAFE_INTEGER],
   ];
   for (const [raw, expected] of rows) assert.equal(phpInt(raw), expected, String(raw));
 });
 
 function record(code: string, visits: number): UrlRecord {
-  return { short_code: code, short_url: `https://s.example/${code}`, original_url: `https://example.com/${code}`, created_at: 0, visit_count: visits, untracked_visits: 0, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] };
+  return {
+    short_code: code,
+    short_url: `https://s.example/${code}`,
+    original_url: `https://example.com/${code}`,
+    created_at: 0,
+    visit_count: visits,
+    untracked_visits: 0,
+    retention_days: 0,
+    max_visits: null,
+    expires_at: null,
+    title: null,
+    tags: [],
+  };
 }
 
 test('the top and bottom selectors pick what a stable sort of the whole list would, for any start and limit', () => {
@@ -61,14 +103,35 @@ test('the top and bottom selectors pick what a stable sort of the whole list wou
   const list = Array.from({ length: 300 }, (_, i) => record(`c${i}`, Math.floor(next() * 12)));
   for (const filter of ['top', 'bottom'] as const) {
     const sorted = [...list].sort((a, b) => (filter === 'top' ? b.visit_count - a.visit_count : a.visit_count - b.visit_count));
-    for (const [start, limit] of [[0, 10], [5, 20], [0, 300], [290, 50], [400, 5], [0, 0], [3, -1]] as const) {
+    for (const [start, limit] of [
+      [0, 10],
+      [5, 20],
+      [0, 300],
+      [290, 50],
+      [400, 5],
+      [0, 0],
+      [3, -1],
+    ] as const) {
       const pick = selector(filter, start, limit);
       for (const r of list) pick.add(r);
       const expected = limit > 0 ? sorted.slice(start, start + limit) : [];
-      assert.deepEqual(pick.picked().map((r) => r.short_code), expected.map((r) => r.short_code), `${filter} ${start} ${limit}`);
+      assert.deepEqual(
+        pick.picked().map((r) => r.short_code),
+        expected.map((r) => r.short_code),
+        `${filter} ${start} ${limit}`,
+      );
     }
   }
-  assert.deepEqual(['top', 'bottom', 'last', 'rand', 'random', 'Top', undefined, 'toString'].map(statsFilter), ['top', 'bottom', 'last', 'rand', 'rand', 'top', 'top', 'top']);
+  assert.deepEqual(['top', 'bottom', 'last', 'rand', 'random', 'Top', undefined, 'toString'].map(statsFilter), [
+    'top',
+    'bottom',
+    'last',
+    'rand',
+    'rand',
+    'top',
+    'top',
+    'top',
+  ]);
 });
 
 test('the rand selector returns distinct links, each with the same chance', () => {
@@ -90,7 +153,13 @@ test('multipart: fields in order, the last of a name winning; files skipped; a b
   const b = 'XyZ';
   const part = (name: string, value: string, extra = '') => `--${b}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
   const whole = part('a', '1') + part('b', 'two\r\nlines') + part('a', '3') + part('f', 'file', '; filename="f.txt"') + `--${b}--\r\n`;
-  assert.deepEqual([...multipartFields(Buffer.from(whole), b)], [['a', '3'], ['b', 'two\r\nlines']]);
+  assert.deepEqual(
+    [...multipartFields(Buffer.from(whole), b)],
+    [
+      ['a', '3'],
+      ['b', 'two\r\nlines'],
+    ],
+  );
   // Cut in the middle of the second part: the first is kept.
   assert.deepEqual([...multipartFields(Buffer.from(whole.slice(0, whole.indexOf('two') + 2)), b)], [['a', '1']]);
   assert.deepEqual([...multipartFields(Buffer.from('no delimiter here'), b)], []);

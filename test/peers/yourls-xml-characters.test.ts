@@ -21,7 +21,10 @@ const DATE = '2030-04-04 05:06:07';
 const FORBIDDEN = ['\u0000', '\u0001', '\u0008', '\u000b', '\u000c', '\u000e', '\u001f', '\udfff', '\ud800', '\ufffe', '\uffff'];
 
 test('the test reader is strict: a forbidden character, written or referenced, makes a document unreadable', () => {
-  assert.deepEqual(readXml(`${DECLARATION}<root><t>a&#13;\t\n\u{1f600}\ufffd\ue000&#x1F600;</t></root>\n`), ['root', [['t', 'a\r\t\n\u{1f600}\ufffd\ue000\u{1f600}']]]);
+  assert.deepEqual(readXml(`${DECLARATION}<root><t>a&#13;\t\n\u{1f600}\ufffd\ue000&#x1F600;</t></root>\n`), [
+    'root',
+    [['t', 'a\r\t\n\u{1f600}\ufffd\ue000\u{1f600}']],
+  ]);
   for (const c of FORBIDDEN) {
     const hex = c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
     assert.throws(() => readXml(`${DECLARATION}<root><t>a${c}b</t></root>\n`), new RegExp(`U\\+${hex} is no XML character`), `written U+${hex}`);
@@ -34,7 +37,13 @@ test('xml text drops every character XML 1.0 forbids (and tab and DEL, as YOURLS
   assert.equal(xmlText('\ufffea\uffff\ud83d\ude00\ufffd\u{10fffd}\ud800\u0000b'), 'a\ud83d\ude00\ufffd\u{10fffd}b');
   const doc = phpXml({ title: `x${FORBIDDEN.join('')}y`, nested: { t: '\ufffe\uffff' } });
   assert.equal(doc, `${DECLARATION}<root><title>xy</title><nested><t/></nested></root>\n`);
-  assert.deepEqual(readXml(doc), ['root', [['title', 'xy'], ['nested', [['t', '']]]]]);
+  assert.deepEqual(readXml(doc), [
+    'root',
+    [
+      ['title', 'xy'],
+      ['nested', [['t', '']]],
+    ],
+  ]);
 });
 
 test('a title holding U+FFFE, U+FFFF or a control character: stats, expand, url-stats and shorturl answer well-formed XML', async (t) => {
@@ -45,7 +54,11 @@ test('a title holding U+FFFE, U+FFFF or a control character: stats, expand, url-
     ['nonch2', '\uffffPrices\u0001', 'Prices'],
   ];
   for (const [code, title] of titles) {
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `https://example.com/${code}`, code, title }) });
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `https://example.com/${code}`, code, title }),
+    });
     assert.equal(r.status, 201, r.body);
   }
   // Through YOURLS itself too: its `title` parameter keeps U+FFFF.
@@ -60,7 +73,16 @@ test('a title holding U+FFFE, U+FFFF or a control character: stats, expand, url-
       ['message', 'https://example.com/nonch3 added to database'],
       ['errorCode', ''],
       ['statusCode', '200'],
-      ['url', [['keyword', 'nonch3'], ['url', 'https://example.com/nonch3'], ['title', 'Deal!'], ['date', DATE], ['ip', '']]],
+      [
+        'url',
+        [
+          ['keyword', 'nonch3'],
+          ['url', 'https://example.com/nonch3'],
+          ['title', 'Deal!'],
+          ['date', DATE],
+          ['ip', ''],
+        ],
+      ],
       ['title', 'Deal!'],
       ['shorturl', `${base}/nonch3`],
     ],
@@ -72,16 +94,40 @@ test('a title holding U+FFFE, U+FFFF or a control character: stats, expand, url-
   assert.equal(stats.headers['content-type'], 'application/xml; charset=utf-8');
   const link = (code: string, shown: string): [string, [string, string][]] => [
     'link',
-    [['shorturl', `${base}/${code}`], ['url', `https://example.com/${code}`], ['title', shown], ['timestamp', DATE], ['ip', ''], ['clicks', '0']],
+    [
+      ['shorturl', `${base}/${code}`],
+      ['url', `https://example.com/${code}`],
+      ['title', shown],
+      ['timestamp', DATE],
+      ['ip', ''],
+      ['clicks', '0'],
+    ],
   ];
   // Newest first; the three were made in the same second, so the last made comes first.
   const listed = [...titles].reverse().map(([code, , shown], i): [string, [string, string][]] => [`link_${i + 1}`, link(code, shown)[1]]);
-  assert.deepEqual(readXml(stats.body), ['root', [['links', listed], ['stats', [['total_links', '3'], ['total_clicks', '0']]], ['statusCode', '200'], ['message', 'success']]]);
+  assert.deepEqual(readXml(stats.body), [
+    'root',
+    [
+      ['links', listed],
+      [
+        'stats',
+        [
+          ['total_links', '3'],
+          ['total_clicks', '0'],
+        ],
+      ],
+      ['statusCode', '200'],
+      ['message', 'success'],
+    ],
+  ]);
 
   for (const [code, , shown] of titles) {
     const expand = await api(h, { signature: KEY, action: 'expand', shorturl: code });
     assert.equal(expand.status, 200, expand.body);
-    assert.equal(expand.body, `${DECLARATION}<root><keyword>${code}</keyword><shorturl>${base}/${code}</shorturl><longurl>https://example.com/${code}</longurl><title>${shown}</title><message>success</message><statusCode>200</statusCode></root>\n`);
+    assert.equal(
+      expand.body,
+      `${DECLARATION}<root><keyword>${code}</keyword><shorturl>${base}/${code}</shorturl><longurl>https://example.com/${code}</longurl><title>${shown}</title><message>success</message><statusCode>200</statusCode></root>\n`,
+    );
     assert.deepEqual(readXml(expand.body)[1].at(3), ['title', shown]);
     const urlStats = await api(h, { signature: KEY, action: 'url-stats', shorturl: code });
     assert.equal(urlStats.status, 200, urlStats.body);

@@ -61,7 +61,10 @@ for (const [name, payload, valid] of PAYLOADS) {
 test('the deprecation dates are fixed constants: 2026-11-21T00:00:00Z', () => {
   assert.equal(SHORTEN_WITH_GET_SINCE, Date.parse('2026-11-21T00:00:00Z') / 1000);
   assert.equal(API_KEY_QUERY_SINCE, Date.parse('2026-11-21T00:00:00Z') / 1000);
-  assert.deepEqual(DEPRECATIONS.map((d) => d.usage), ['shorten-with-get', 'api-key-query']);
+  assert.deepEqual(
+    DEPRECATIONS.map((d) => d.usage),
+    ['shorten-with-get', 'api-key-query'],
+  );
 });
 
 test('GET /api/deprecations serves every notice, each valid against the schema', async (t) => {
@@ -71,7 +74,10 @@ test('GET /api/deprecations serves every notice, each valid against the schema',
   assert.equal(r.headers['content-type'], 'application/json');
   const body = JSON.parse(r.body) as { notices: unknown[] };
   assert.deepEqual(Object.keys(body), ['notices']);
-  assert.deepEqual(body.notices, DEPRECATIONS.map((d) => d.notice));
+  assert.deepEqual(
+    body.notices,
+    DEPRECATIONS.map((d) => d.notice),
+  );
   assert.equal(body.notices.length, 2);
   const { validate } = compile();
   for (const notice of body.notices) assert.equal(validate(notice), true, JSON.stringify(validate.errors));
@@ -122,7 +128,14 @@ const ROWS: readonly Row[] = [
   { name: 'list with X-API-Key', path: () => '/api/urls', options: { headers: { 'x-api-key': KEY } }, status: 200 },
   { name: 'list with both (the header is used)', path: () => `/api/urls?api_key=${KEY}`, options: { headers: { 'x-api-key': KEY } }, status: 200 },
   { name: 'list without any key', path: () => '/api/urls', status: 403 },
-  { name: 'delete with ?api_key', path: (c) => `/api/urls/${c}?api_key=${KEY}`, options: { method: 'DELETE' }, status: 204, usage: 'api-key-query', doomed: true },
+  {
+    name: 'delete with ?api_key',
+    path: (c) => `/api/urls/${c}?api_key=${KEY}`,
+    options: { method: 'DELETE' },
+    status: 204,
+    usage: 'api-key-query',
+    doomed: true,
+  },
   { name: 'delete unknown with ?api_key', path: () => `/api/urls/zzzzzz?api_key=${KEY}`, options: { method: 'DELETE' }, status: 404, usage: 'api-key-query' },
   { name: 'delete with X-API-Key', path: () => '/api/urls/zzzzzz', options: { method: 'DELETE', headers: { 'x-api-key': KEY } }, status: 404 },
   { name: 'metadata', path: (c) => `/api/urls/${c}`, status: 200 },

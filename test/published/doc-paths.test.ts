@@ -12,7 +12,13 @@ import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../support/helpers.ts';
 
-const PAGES = ['README.md', 'CHANGELOG.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const PAGES = [
+  'README.md',
+  'CHANGELOG.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 /** The files of the repository, as git knows them (committed or added), plus the untracked ones not ignored. */
 const FILES: readonly string[] = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
@@ -52,7 +58,7 @@ test('every file a page names in a code span exists', () => {
   assert.deepEqual(problems, []);
 });
 
-test('every file of a row of the layout table is in that row\'s folder', () => {
+test("every file of a row of the layout table is in that row's folder", () => {
   const text = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
   let rows = 0;
   for (const line of text.split('\n')) {

@@ -31,7 +31,12 @@ import { COMPACT_MIN_BYTES } from '../../src/store/log/store.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOCS = join(ROOT, 'docs');
-const PAGES = ['README.md', ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const PAGES = [
+  'README.md',
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 function read(page: string): string {
   return readFileSync(join(ROOT, page), 'utf8');
@@ -51,7 +56,12 @@ function table(page: string, header: string, nth = 0): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split('|').map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -63,7 +73,9 @@ function spans(cell: string): string[] {
 
 /** The only match of `re` in `text` across the pages: a fact stated in one place. */
 function statedOnce(re: RegExp): { page: string; match: RegExpMatchArray } {
-  const found = PAGES.flatMap((page) => [...prose(page).matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))].map((match) => ({ page, match })));
+  const found = PAGES.flatMap((page) =>
+    [...prose(page).matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))].map((match) => ({ page, match })),
+  );
   assert.equal(found.length, 1, `${re} is stated once in README.md and docs/, found ${found.map((f) => f.page).join(', ') || 'nowhere'}`);
   return found[0]!;
 }
@@ -116,7 +128,15 @@ function routes(publicRedirects: boolean): ApiRoute[] {
     reply: createResponder([]),
     files: new Map(),
     // Every surface on: the README's table lists the routes of the peers' APIs too.
-    config: { production: false, apiToken: 't', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl: 'http://localhost:3000', publicRedirects, yourlsApi: true },
+    config: {
+      production: false,
+      apiToken: 't',
+      mcpAllowedOrigins: [],
+      maxBodyBytes: 65536,
+      baseUrl: 'http://localhost:3000',
+      publicRedirects,
+      yourlsApi: true,
+    },
     log: createLogger('silent'),
   });
 }
@@ -162,7 +182,7 @@ test('the routes table has every route of the route table, each method with its 
 
 // ---- numbers and lists of docs/api.md ----
 
-test('the code alphabet is stated once, and is the generator\'s', () => {
+test("the code alphabet is stated once, and is the generator's", () => {
   const { page, match } = statedOnce(/Codes use the (\d+) characters `([^`]+)`/);
   assert.equal(page, join('docs', 'api.md'));
   assert.equal(match[2], ALPHABET);
@@ -175,14 +195,14 @@ test('the reserved first segments are stated once, and are the ones codes avoid'
   assert.deepEqual(spans(match[1]!).sort(), [...RESERVED_SEGMENTS].sort());
 });
 
-test('the ranges of retention_days, limit, max_visits and q are the validator\'s', () => {
+test("the ranges of retention_days, limit, max_visits and q are the validator's", () => {
   assert.equal(Number(statedOnce(/`retention_days` \(optional integer 0–(\d+);/).match[1]), MAX_RETENTION_DAYS);
   assert.equal(Number(statedOnce(/`limit` \(1–(\d+)\)/).match[1]), MAX_LIMIT);
   assert.equal(Number(statedOnce(/`max_visits` \(an integer 1–(\d+);/).match[1]), MAX_VISITS);
   assert.equal(Number(statedOnce(/`q` \(1–(\d+) characters\)/).match[1]), MAX_SEARCH_LENGTH);
 });
 
-test('the custom-code alphabet is stated once, and is the validator\'s', () => {
+test("the custom-code alphabet is stated once, and is the validator's", () => {
   const { match } = statedOnce(/`code` asks for a code of your choosing instead of a generated one: the letters `A-Z` and `a-z`,\s+digits and `-` `_`/);
   assert.ok(match);
   for (const ch of 'AZaz09-_') assert.ok(CUSTOM_CODE.test(ch), ch);
@@ -208,7 +228,10 @@ test('the MCP protocol versions are stated once, newest first, and every example
 
 test('the MCP tools table lists every tool with its arguments and hints', () => {
   const rows = table(join('docs', 'mcp.md'), 'tool');
-  assert.deepEqual(rows.map((r) => spans(r[0]!)[0]), TOOLS.map((t) => t.name));
+  assert.deepEqual(
+    rows.map((r) => spans(r[0]!)[0]),
+    TOOLS.map((t) => t.name),
+  );
   for (const tool of TOOLS) {
     const [, args, , hints] = rows.find((r) => spans(r[0]!)[0] === tool.name)!;
     const required = new Set(tool.inputSchema.required ?? []);
@@ -251,7 +274,7 @@ test('the response headers tables are the headers every response carries', () =>
 
 // ---- docs/storage.md ----
 
-test('the lock lease and the compaction threshold are the store\'s', () => {
+test("the lock lease and the compaction threshold are the store's", () => {
   assert.equal(Number(statedOnce(/has not been refreshed for (\d+) s/).match[1]) * 1000, LEASE_MS);
   assert.equal(Number(statedOnce(/the log is over\s+(\d+) MiB/).match[1]) * 1024 * 1024, COMPACT_MIN_BYTES);
 });

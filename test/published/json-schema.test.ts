@@ -8,7 +8,16 @@ import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { validateValue, type JsonSchema } from '../../src/published/json-schema.ts';
 import { TOOLS } from '../../src/mcp/tools.ts';
-import { AUTH_CHECK_SCHEMA, ERROR_SCHEMA, HEALTHZ_SCHEMA, HEALTH_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA, SHORTEN_INPUT_SCHEMA, UPDATE_INPUT_SCHEMA } from '../../src/published/schemas.ts';
+import {
+  AUTH_CHECK_SCHEMA,
+  ERROR_SCHEMA,
+  HEALTHZ_SCHEMA,
+  HEALTH_SCHEMA,
+  LIST_SCHEMA,
+  RECORD_SCHEMA,
+  SHORTEN_INPUT_SCHEMA,
+  UPDATE_INPUT_SCHEMA,
+} from '../../src/published/schemas.ts';
 
 const RECORD = {
   short_code: 'abc123',
@@ -165,5 +174,8 @@ test('validateValue names each problem so a caller can fix it', () => {
   assert.deepEqual(validateValue({ type: 'array', maxItems: 2 }, [1, 2, 3], 'tags'), ['tags must have at most 2 items']);
   assert.deepEqual(validateValue({ type: 'array', maxItems: 2 }, [1, 2]), []);
   assert.deepEqual(validateValue(RECORD_SCHEMA, { ...RECORD, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), ['tags must have at most 20 items']);
-  assert.deepEqual(validateValue(RECORD_SCHEMA, { ...RECORD, title: 'x'.repeat(513), tags: [''] }), ['title must have at most 512 characters', 'tags[0] must have at least 1 character']);
+  assert.deepEqual(validateValue(RECORD_SCHEMA, { ...RECORD, title: 'x'.repeat(513), tags: [''] }), [
+    'title must have at most 512 characters',
+    'tags[0] must have at least 1 character',
+  ]);
 });

@@ -84,7 +84,11 @@ test('every route of the table and each method it serves is documented, and noth
       if (served) assert.ok(op, `${method} ${route.path} is served but not documented`);
       else if (op) {
         // Without a handler only as a 405: GET/DELETE /mcp (docs/mcp.md, transport rules).
-        assert.deepEqual(Object.keys(op.responses).filter((s) => s !== '401' && s !== '500'), ['405'], `${method} ${route.path}`);
+        assert.deepEqual(
+          Object.keys(op.responses).filter((s) => s !== '401' && s !== '500'),
+          ['405'],
+          `${method} ${route.path}`,
+        );
         assert.ok(route.allow && !route.allow.includes(method), `${method} ${route.path}`);
       }
     }
@@ -94,7 +98,7 @@ test('every route of the table and each method it serves is documented, and noth
   assert.equal(openApiPath('/static/*'), '/static/{file}');
 });
 
-test('the operations document every route of the README\'s route table, with their statuses and headers', () => {
+test("the operations document every route of the README's route table, with their statuses and headers", () => {
   const doc = buildDoc();
   const ops = Object.fromEntries(operations(doc).map(({ path, method, op }) => [`${method} ${path}`, op]));
   const statuses = (key: string): string[] => Object.keys(ops[key]?.responses ?? {});
@@ -150,7 +154,14 @@ test('the operations document every route of the README\'s route table, with the
       'GET /api/visits/export',
       'POST /api/visits/import',
     ].includes(key);
-    const expectedSecurity = isPublic ? [] : isAdmin ? [{ bearerAuth: [], adminKey: [] }, { bearerAuth: [], adminKeyQuery: [] }] : [{ bearerAuth: [] }];
+    const expectedSecurity = isPublic
+      ? []
+      : isAdmin
+        ? [
+            { bearerAuth: [], adminKey: [] },
+            { bearerAuth: [], adminKeyQuery: [] },
+          ]
+        : [{ bearerAuth: [] }];
     assert.deepEqual(op.security, expectedSecurity, key);
   }
   assert.deepEqual(doc.components.securitySchemes['bearerAuth'], {
@@ -166,12 +177,19 @@ test('the operations document every route of the README\'s route table, with the
   assert.equal(ops['POST /api/shorten']?.deprecated, undefined);
   assert.equal(doc.components.parameters['api_key']?.['deprecated'], true);
   assert.deepEqual(ops['GET /api/urls']?.parameters?.at(-1), { $ref: '#/components/parameters/api_key' });
-  assert.deepEqual(ops['GET /api/urls']?.parameters?.map((p) => p['$ref']), ['limit', 'offset', 'q', 'tag', 'api_key'].map((n) => `#/components/parameters/${n}`));
+  assert.deepEqual(
+    ops['GET /api/urls']?.parameters?.map((p) => p['$ref']),
+    ['limit', 'offset', 'q', 'tag', 'api_key'].map((n) => `#/components/parameters/${n}`),
+  );
   assert.deepEqual(doc.components.parameters['q']?.['schema'], { type: 'string', minLength: 1, maxLength: 200 });
   // tag repeats in the query string (tag=a&tag=b): an exploded form array, like the create's tags.
   for (const name of ['tag', 'tags']) {
     const { schema, style, explode, in: where } = doc.components.parameters[name] as Record<string, unknown>;
-    assert.deepEqual({ schema, style, explode, where }, { schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true, where: 'query' }, name);
+    assert.deepEqual(
+      { schema, style, explode, where },
+      { schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true, where: 'query' },
+      name,
+    );
   }
   assert.deepEqual(
     ops['POST /api/shorten']?.parameters?.map((p) => resolve(doc, p)['name']),
@@ -184,7 +202,9 @@ test('the operations document every route of the README\'s route table, with the
   const update = doc.components.schemas['UpdateInput'] as { properties: object; additionalProperties: boolean };
   assert.deepEqual(Object.keys(update.properties), ['url', 'retention_days', 'max_visits', 'title', 'tags']);
   assert.equal(update.additionalProperties, false);
-  assert.deepEqual((resolve(doc, patch.responses['200']!)['content'] as Record<string, { schema: unknown }>)['application/json']?.schema, { $ref: '#/components/schemas/Record' });
+  assert.deepEqual((resolve(doc, patch.responses['200']!)['content'] as Record<string, { schema: unknown }>)['application/json']?.schema, {
+    $ref: '#/components/schemas/Record',
+  });
   // The record: max_visits and expires_at, each an integer or null, always present.
   const record = doc.components.schemas['Record'] as { properties: Record<string, { type: unknown }>; required: string[] };
   assert.deepEqual(record.properties['max_visits']?.type, ['integer', 'null']);
@@ -196,20 +216,42 @@ test('the operations document every route of the README\'s route table, with the
   const { description: _d, ...tags } = record.properties['tags'] as Record<string, unknown>;
   assert.deepEqual(tags, { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 50 } });
   const input = doc.components.schemas['ShortenInput'] as { properties: Record<string, { type: unknown }> };
-  assert.deepEqual([input.properties['title']?.type, input.properties['tags']?.type], [['string', 'null'], ['array', 'null']]);
+  assert.deepEqual(
+    [input.properties['title']?.type, input.properties['tags']?.type],
+    [
+      ['string', 'null'],
+      ['array', 'null'],
+    ],
+  );
   const form = doc.components.schemas['ShortenForm'] as { properties: Record<string, { type: unknown }> };
   assert.deepEqual([form.properties['title']?.type, form.properties['tags']?.type], ['string', 'array']);
   // The redirect's 410 names both reasons.
   const gone = String(resolve(doc, ops['GET /{code}']!.responses['410']!)['description']);
   assert.match(gone, /This link has expired/);
   assert.match(gone, /This link has reached its visit limit/);
-  assert.deepEqual(Object.keys(doc.components.headers).sort(), ['Allow', 'Cache-Control', 'Deprecation', 'ETag', 'Link', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Total-Count']);
-  assert.deepEqual(doc['x-deprecations'].map((d) => d.usage), ['shorten-with-get', 'api-key-query']);
+  assert.deepEqual(Object.keys(doc.components.headers).sort(), [
+    'Allow',
+    'Cache-Control',
+    'Deprecation',
+    'ETag',
+    'Link',
+    'Location',
+    'Retry-After',
+    'WWW-Authenticate',
+    'X-Total-Count',
+  ]);
+  assert.deepEqual(
+    doc['x-deprecations'].map((d) => d.usage),
+    ['shorten-with-get', 'api-key-query'],
+  );
   // The schema component is the shipped file without its draft-07 identity.
   const { $schema: _s, $id: _i, ...notice } = NOTICE_SCHEMA as Record<string, unknown>;
   assert.deepEqual(doc.components.schemas['DeprecationNoticeNotification'], notice);
   // MCP tools are described on the operation.
-  assert.deepEqual((ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name), ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats']);
+  assert.deepEqual(
+    (ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name),
+    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+  );
 });
 
 test('the redirect is documented behind the gate, or public where the server runs with PUBLIC_REDIRECTS', async () => {
@@ -276,13 +318,26 @@ const BIG = JSON.stringify({ url: `https://example.com/${'x'.repeat(70 * 1024)}`
  * here, or the test fails.
  */
 function plan(f: Fixture): Record<string, OperationPlan> {
-  const post = (body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ path: '/api/shorten', options: { method: 'POST', headers: JSON_HEADERS, body }, status, ...extra });
+  const post = (body: string, status: number, extra: Partial<Probe> = {}): Probe => ({
+    path: '/api/shorten',
+    options: { method: 'POST', headers: JSON_HEADERS, body },
+    status,
+    ...extra,
+  });
   const patch = (code: string, body: string, status: number, extra: Partial<Probe> & { headers?: Record<string, string> } = {}): Probe => {
     const { headers = { ...ADMIN, ...JSON_HEADERS }, ...rest } = extra;
     return { path: `/api/urls/${code}`, options: { method: 'PATCH', headers, body }, status, ...rest };
   };
-  const importing = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ path: '/api/import', options: { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body }, status, ...extra });
-  const importingVisits = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({ ...importing(type, body, status, extra), path: '/api/visits/import' });
+  const importing = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({
+    path: '/api/import',
+    options: { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body },
+    status,
+    ...extra,
+  });
+  const importingVisits = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({
+    ...importing(type, body, status, extra),
+    path: '/api/visits/import',
+  });
   const rpc = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
   const mcp = (status: number, headers: Record<string, string>, body = rpc): Probe => ({ path: '/mcp', options: { method: 'POST', headers, body }, status });
   return {
@@ -333,9 +388,18 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: '/api/urls', status: 403 },
       ],
     },
-    getUrl: { probes: [{ path: `/api/urls/${f.keep}`, status: 200 }, { path: `/api/urls/${f.usedUp}`, status: 200 }, { path: '/api/urls/zzzzzz', status: 404 }] },
+    getUrl: {
+      probes: [
+        { path: `/api/urls/${f.keep}`, status: 200 },
+        { path: `/api/urls/${f.usedUp}`, status: 200 },
+        { path: '/api/urls/zzzzzz', status: 404 },
+      ],
+    },
     getUrlQr: {
-      probes: [{ path: `/api/urls/${f.keep}/qr`, status: 200 }, { path: '/api/urls/zzzzzz/qr', status: 404 }],
+      probes: [
+        { path: `/api/urls/${f.keep}/qr`, status: 200 },
+        { path: '/api/urls/zzzzzz/qr', status: 404 },
+      ],
       unexercised: { 422: 'a short URL over 2953 bytes, which needs a base path that long (test/qr covers it)' },
     },
     updateUrl: {
@@ -447,7 +511,13 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: `/${f.limited}`, status: 503, diskFull: true },
       ],
     },
-    getHealthz: { probes: [{ path: '/healthz', status: 200 }, { path: '/healthz?ready', status: 200 }], unexercised: { 503: 'only while loading or shutting down (test/app/readiness.test.ts)' } },
+    getHealthz: {
+      probes: [
+        { path: '/healthz', status: 200 },
+        { path: '/healthz?ready', status: 200 },
+      ],
+      unexercised: { 503: 'only while loading or shutting down (test/app/readiness.test.ts)' },
+    },
     getAuthCheck: { probes: [{ path: '/auth-check', status: 200 }] },
     listDeprecations: { probes: [{ path: '/api/deprecations', status: 200 }] },
     mcp: {
@@ -496,7 +566,11 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
   test('every operation is exercised, with each documented status it can be made to answer, and every answer matches its documentation', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     // Component schemas under one id, so documented $refs resolve inside ajv.
-    ajv.addSchema(JSON.parse(JSON.stringify({ $id: 'https://openapi.invalid/doc', $defs: doc.components.schemas }).replaceAll('#/components/schemas/', '#/$defs/')) as object);
+    ajv.addSchema(
+      JSON.parse(
+        JSON.stringify({ $id: 'https://openapi.invalid/doc', $defs: doc.components.schemas }).replaceAll('#/components/schemas/', '#/$defs/'),
+      ) as object,
+    );
     const shorten = async (body: Record<string, unknown>): Promise<string> => {
       const r = await h.req('/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) });
       assert.equal(r.status, 201, r.body);
@@ -550,7 +624,9 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
         }
         const media = Object.keys(content).find((t) => t === type || t === type.split(';')[0] || t === '*/*');
         assert.ok(media, `${label}: content type ${type} not documented (${Object.keys(content).join(', ')})`);
-        const schema = JSON.parse(JSON.stringify(content[media]!.schema ?? {}).replaceAll('#/components/schemas/', 'https://openapi.invalid/doc#/$defs/')) as object;
+        const schema = JSON.parse(
+          JSON.stringify(content[media]!.schema ?? {}).replaceAll('#/components/schemas/', 'https://openapi.invalid/doc#/$defs/'),
+        ) as object;
         const validate = ajv.compile(schema);
         // JSON is checked as the value it encodes; any other body as the string it is.
         const value: unknown = media === 'application/json' || media.endsWith('+json') ? JSON.parse(r.body) : r.body;
@@ -569,7 +645,9 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
         const op = item[m.toLowerCase() as LowerMethod];
         return op && !op.responses['405'];
       });
-      const allow = String(r.headers.allow).split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+      const allow = String(r.headers.allow)
+        .split(', ')
+        .filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
       assert.deepEqual(allow, served, path);
     }
   });

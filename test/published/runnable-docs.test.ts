@@ -16,7 +16,12 @@ import { missingTool } from '../support/missing-tool.ts';
 import { DOC_ORIGIN, matchOutput, runnableBlocks, substitute, type Block } from '../support/runnable-blocks.ts';
 import { TS_LOADER } from '../support/ts-import.ts';
 
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 const BLOCKS = PAGES.flatMap((page) => runnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')));
 
 /** The server of `npm start`, from the sources, its log kept out of the block's output. */
@@ -24,7 +29,9 @@ const SERVER = `node --import ${JSON.stringify(TS_LOADER)} ${JSON.stringify(join
 
 /** A command as the test runs it: the test's server address and command for the docs' ones. */
 function runnable(command: string, origin: string, bound: ReadonlyMap<string, string>): string {
-  return substitute(command, bound).replaceAll(DOC_ORIGIN, origin).replace(/\bnpm start(?=\s*&)/, SERVER);
+  return substitute(command, bound)
+    .replaceAll(DOC_ORIGIN, origin)
+    .replace(/\bnpm start(?=\s*&)/, SERVER);
 }
 
 function freePort(): Promise<number> {
@@ -72,18 +79,35 @@ function session(t: TestContext, cwd: string, env: Record<string, string>): (com
       });
     }
     const [printed, after] = out.split(`\n${marker} `) as [string, string];
-    return { lines: printed === '' ? [] : printed.replace(/\n+$/, '').split('\n').map((l) => l.replace(/\r$/, '')), status: Number(after.trim()), stderr: err };
+    return {
+      lines:
+        printed === ''
+          ? []
+          : printed
+              .replace(/\n+$/, '')
+              .split('\n')
+              .map((l) => l.replace(/\r$/, '')),
+      status: Number(after.trim()),
+      stderr: err,
+    };
   };
 }
 
 const tools = ['curl', 'openssl'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-const missing = tools.length > 0 ? missingTool('the runnable blocks of the docs', `${tools.join(' and ')} not installed (Debian: apt-get install ${tools.join(' ')})`) : undefined;
+const missing =
+  tools.length > 0
+    ? missingTool('the runnable blocks of the docs', `${tools.join(' and ')} not installed (Debian: apt-get install ${tools.join(' ')})`)
+    : undefined;
 
-test('the docs have runnable blocks: the README\'s first requests and the gated instance of docs/security.md', () => {
+test("the docs have runnable blocks: the README's first requests and the gated instance of docs/security.md", () => {
   const pages = BLOCKS.map((b) => b.page);
   assert.ok(pages.includes('README.md'));
   assert.ok(pages.includes(join('docs', 'security.md')));
-  for (const block of BLOCKS) assert.ok(block.commands.some((c) => c.shown.length > 0), `${block.page}:${block.line} shows some output`);
+  for (const block of BLOCKS)
+    assert.ok(
+      block.commands.some((c) => c.shown.length > 0),
+      `${block.page}:${block.line} shows some output`,
+    );
 });
 
 for (const block of BLOCKS) {

@@ -29,7 +29,7 @@ test('from version 10 the count has 16 bits', () => {
   assert.equal(words[215], 0xec);
 });
 
-test('a text of exactly a version\'s capacity leaves no room for terminator or pads', () => {
+test("a text of exactly a version's capacity leaves no room for terminator or pads", () => {
   const words = dataCodewords(new TextEncoder().encode('z'.repeat(14)), 1);
   // 12 header bits + 112 data bits = 124 of 128: the terminator takes the last 4 bits.
   assert.equal(words[15], ('z'.charCodeAt(0) & 0x0f) << 4);
@@ -59,7 +59,7 @@ test('the text is counted in UTF-8 bytes', () => {
   assert.deepEqual([...words.subarray(0, 4)], [0x40, 0x2c, 0x3a, 0x90]);
 });
 
-test('past version 40-M\'s 2331 bytes, level L in the smallest version that holds the text', () => {
+test("past version 40-M's 2331 bytes, level L in the smallest version that holds the text", () => {
   assert.deepEqual([encodeQr(textOf(2331)).version, encodeQr(textOf(2331)).level], [40, 'M']);
   // 36-L holds 2431 bytes, 35-L 2303.
   assert.deepEqual([encodeQr(textOf(2332)).version, encodeQr(textOf(2332)).level], [36, 'L']);
@@ -67,10 +67,16 @@ test('past version 40-M\'s 2331 bytes, level L in the smallest version that hold
   assert.deepEqual([encodeQr('é'.repeat(1166)).version, encodeQr('é'.repeat(1166)).level], [36, 'L']);
 });
 
-test('past version 40-L\'s 2953 bytes (MAX_QR_BYTES): a RangeError', () => {
+test("past version 40-L's 2953 bytes (MAX_QR_BYTES): a RangeError", () => {
   assert.equal(MAX_QR_BYTES, 2953);
-  assert.throws(() => encodeQr(textOf(2954)), (e: unknown) => e instanceof RangeError && e.message === '2954 bytes do not fit in a QR code (version 40-L holds at most 2953 bytes)');
-  assert.throws(() => encodeQr(textOf(2332), { level: 'M' }), (e: unknown) => e instanceof RangeError && e.message === '2332 bytes do not fit in a QR code (version 40-M holds at most 2331 bytes)');
+  assert.throws(
+    () => encodeQr(textOf(2954)),
+    (e: unknown) => e instanceof RangeError && e.message === '2954 bytes do not fit in a QR code (version 40-L holds at most 2953 bytes)',
+  );
+  assert.throws(
+    () => encodeQr(textOf(2332), { level: 'M' }),
+    (e: unknown) => e instanceof RangeError && e.message === '2332 bytes do not fit in a QR code (version 40-M holds at most 2331 bytes)',
+  );
   assert.throws(() => encodeQr('é'.repeat(1477)), RangeError);
   assert.throws(() => encodeQr('x', { mask: 8 }), RangeError);
 });

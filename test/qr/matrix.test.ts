@@ -59,7 +59,15 @@ test('alignment patterns: one in version 2 at (18, 18), six in version 7, none o
   assert.deepEqual(square(functionPatterns(2), 16, 16, 5), pattern);
   assert.ok(!functionPatterns(1).reserved.some((r, i) => r && Math.floor(i / 21) > 8 && i % 21 > 8), 'version 1 has none');
   const m = functionPatterns(7);
-  for (const [r, c] of [[6, 22], [22, 6], [22, 22], [22, 38], [38, 22], [38, 38]] as const) assert.deepEqual(square(m, r - 2, c - 2, 5), pattern, `(${r}, ${c})`);
+  for (const [r, c] of [
+    [6, 22],
+    [22, 6],
+    [22, 22],
+    [22, 38],
+    [38, 22],
+    [38, 38],
+  ] as const)
+    assert.deepEqual(square(m, r - 2, c - 2, 5), pattern, `(${r}, ${c})`);
   // (6, 6), (6, 38) and (38, 6) fall on the finders, which stay whole.
   assert.deepEqual(square(m, 0, 0, 7), FINDER);
   assert.deepEqual(square(m, 0, m.size - 7, 7), FINDER);
@@ -80,9 +88,28 @@ test('format information in both copies, most significant bit first', () => {
     const m = functionPatterns(v);
     const n = m.size;
     // Copy 1: along row 8 (skipping the timing column), then up column 8.
-    const first: [number, number][] = [[8, 0], [8, 1], [8, 2], [8, 3], [8, 4], [8, 5], [8, 7], [8, 8], [7, 8], [5, 8], [4, 8], [3, 8], [2, 8], [1, 8], [0, 8]];
+    const first: [number, number][] = [
+      [8, 0],
+      [8, 1],
+      [8, 2],
+      [8, 3],
+      [8, 4],
+      [8, 5],
+      [8, 7],
+      [8, 8],
+      [7, 8],
+      [5, 8],
+      [4, 8],
+      [3, 8],
+      [2, 8],
+      [1, 8],
+      [0, 8],
+    ];
     // Copy 2: up column 8 from the bottom edge, then along row 8 to the right edge.
-    const second: [number, number][] = [...Array.from({ length: 7 }, (_, k): [number, number] => [n - 1 - k, 8]), ...Array.from({ length: 8 }, (_, k): [number, number] => [8, n - 8 + k])];
+    const second: [number, number][] = [
+      ...Array.from({ length: 7 }, (_, k): [number, number] => [n - 1 - k, 8]),
+      ...Array.from({ length: 8 }, (_, k): [number, number] => [8, n - 8 + k]),
+    ];
     for (let mask = 0; mask < 8; mask++) {
       drawFormat(m, 'M', mask);
       const expected = formatBits('M', mask).toString(2).padStart(15, '0');
@@ -134,7 +161,10 @@ test('codeword bits go up from the bottom-right corner in two-module columns, th
   // Exactly 26 × 8 data modules: filling every codeword darkens every one of them.
   const m = functionPatterns(1);
   placeCodewords(m, new Uint8Array(26).fill(0xff));
-  assert.equal(m.modules.reduce((a, b, i) => a + (m.reserved[i] ? 0 : b), 0), 26 * 8);
+  assert.equal(
+    m.modules.reduce((a, b, i) => a + (m.reserved[i] ? 0 : b), 0),
+    26 * 8,
+  );
   // Columns 0–1 are the tenth pair, walked downwards between the format row and the bottom-left
   // separator: version 1 has no remainder bits, so the very last bit is at the end of that walk.
   assert.deepEqual(bitAt(26 * 8 - 1), [12, 0]);

@@ -86,7 +86,10 @@ test('a short URL too long for level M is drawn at level L and reads back exactl
   assert.equal(levelOf(m.body), 'M');
 
   // One byte more, and up to the most level L holds: level L, version 36 and version 40.
-  for (const [server, bytes] of [[nearM, MAX_M + 1], [nearL, MAX_L]] as const) {
+  for (const [server, bytes] of [
+    [nearM, MAX_M + 1],
+    [nearL, MAX_L],
+  ] as const) {
     const link = await linkOf(server, bytes);
     const r = await server.h.req(`${server.basePath}/api/urls/${link.code}/qr`);
     assert.equal(r.status, 200, `${bytes} bytes: ${r.body.slice(0, 200)}`);

@@ -60,7 +60,11 @@ test('the QR code of an unknown, deleted or expired link is 404 with an empty bo
 
 test('behind the gate, the QR code needs the token', async (t) => {
   const h = await start(t, { fsync: 'off', apiToken: 'secret-token' });
-  const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token' }, body: '{"url":"https://example.com/"}' });
+  const r = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer secret-token' },
+    body: '{"url":"https://example.com/"}',
+  });
   const code = r.body.slice(r.body.lastIndexOf('/') + 1);
   assert.equal((await h.req(`/api/urls/${code}/qr`)).status, 401);
   assert.equal((await h.req(`/api/urls/${code}/qr`, { headers: { authorization: 'Bearer secret-token' } })).status, 200);

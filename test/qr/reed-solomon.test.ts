@@ -35,7 +35,10 @@ test('generator polynomials as Annex A lists them (exponents of α)', () => {
 
 test('every generator level M uses vanishes exactly at α^0 … α^(n−1)', () => {
   const degrees = new Set(BLOCKS_M.map(([ec]) => ec));
-  assert.deepEqual([...degrees].sort((a, b) => a - b), [10, 16, 18, 22, 24, 26, 28, 30]);
+  assert.deepEqual(
+    [...degrees].sort((a, b) => a - b),
+    [10, 16, 18, 22, 24, 26, 28, 30],
+  );
   for (const degree of degrees) {
     const g = generatorPolynomial(degree);
     assert.equal(g.length, degree + 1);

@@ -10,7 +10,9 @@ import { codeOf, request } from '../support/helpers.ts';
 import { missingTool } from '../support/missing-tool.ts';
 import { findPgBin } from '../support/pg.ts';
 
-const skip = findPgBin() ? false : missingTool('THE CLUSTER TARGET TESTS', 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the cluster target cannot run');
+const skip = findPgBin()
+  ? false
+  : missingTool('THE CLUSTER TARGET TESTS', 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the cluster target cannot run');
 const KEY = 'cluster-key';
 const DAY_MS = 86_400_000;
 
@@ -22,7 +24,11 @@ test('three instances behind the proxy: a link made on one is read, redirected a
   assert.equal(app.proxy.backends.length, 3);
   assert.equal(new Set(app.proxy.backends).size, 3, 'three instances, three ports');
 
-  const created = await request(app.port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/spread","retention_days":1}' });
+  const created = await request(app.port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"url":"https://example.com/spread","retention_days":1}',
+  });
   assert.equal(created.status, 201);
   const code = codeOf(created);
   assert.equal(app.shortener.count, 1, 'the count read after the answer includes the create');
@@ -35,7 +41,10 @@ test('three instances behind the proxy: a link made on one is read, redirected a
   const got = await app.shortener.service.get(code);
   assert.ok(got.ok);
   assert.equal(got.record.visit_count, 3, 'the in-process shortener reads what the instances counted');
-  assert.ok(lines.some((l) => (JSON.parse(l) as { msg: string }).msg === 'request'), 'the instances log lines reach the harness');
+  assert.ok(
+    lines.some((l) => (JSON.parse(l) as { msg: string }).msg === 'request'),
+    'the instances log lines reach the harness',
+  );
 
   // The test's clock moves every instance's: two days later the link is gone everywhere.
   clock += 2 * DAY_MS;
@@ -54,5 +63,8 @@ test('a random source that captures nothing reaches the instances; one that does
   assert.equal(second.body, `{"detail":"no free short code up to 1 characters; raise MAX_SHORT_LENGTH"}`);
 
   const taken = new Uint8Array(1);
-  await assert.rejects(openCluster('', { random: (b) => b.set(taken) }, {}, () => undefined), /cannot give the instances this random source/);
+  await assert.rejects(
+    openCluster('', { random: (b) => b.set(taken) }, {}, () => undefined),
+    /cannot give the instances this random source/,
+  );
 });

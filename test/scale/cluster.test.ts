@@ -28,7 +28,10 @@ async function logged(proc: ServerProcess, msg: string, count = 1): Promise<Reco
 /** The PIDs of the children of `pid` (the workers of a primary). */
 function childrenOf(pid: number): number[] {
   const r = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
-  return r.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  return r.stdout
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
 }
 
 async function cluster(env: Record<string, string> = {}): Promise<ServerProcess> {
@@ -65,7 +68,9 @@ test('/metrics answers the sum over both workers, whichever worker takes the scr
   assert.equal(childrenOf(proc.child.pid!).length, 2);
   const N = 40;
   // A new connection each time: the primary hands connections to the workers in turn.
-  const answers = await Promise.all(Array.from({ length: N }, (_, i) => request(proc.port, `/api/shorten?url=${encodeURIComponent(`https://example.com/w/${i}`)}`, { method: 'POST' })));
+  const answers = await Promise.all(
+    Array.from({ length: N }, (_, i) => request(proc.port, `/api/shorten?url=${encodeURIComponent(`https://example.com/w/${i}`)}`, { method: 'POST' })),
+  );
   assert.deepEqual(new Set(answers.map((r) => r.status)), new Set([201]));
   const code = codeOf(answers[0]!);
   for (let i = 0; i < 10; i++) assert.equal((await request(proc.port, `/${code}`)).status, 302);
@@ -89,7 +94,8 @@ test('/metrics answers the sum over both workers, whichever worker takes the scr
   // A test of its own, so that without promtool the run lists it as not run.
   await t.test('promtool finds the summed scrape clean', (st) => {
     const check = spawnSync('promtool', ['check', 'metrics'], { input: scrapes[5], encoding: 'utf8' });
-    if (check.error) return void st.skip(missingTool('PROMTOOL CHECK', 'promtool not found (apt-get install prometheus): the summed /metrics cannot be checked'));
+    if (check.error)
+      return void st.skip(missingTool('PROMTOOL CHECK', 'promtool not found (apt-get install prometheus): the summed /metrics cannot be checked'));
     assert.deepEqual({ status: check.status, output: check.stdout + check.stderr }, { status: 0, output: '' });
   });
 });

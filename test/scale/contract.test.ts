@@ -28,14 +28,19 @@ const JSON_TYPE = 'application/json';
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 
-
 const server = await pgServer();
 /** The three instances, started once for the file (each test uses its own URLs and codes). */
-const deployment = server === undefined ? undefined : await startInstances({ after }, {
-    databaseUrl: await server.createDatabase(),
-    count: 3,
-    env: { API_TOKEN: TOKEN, API_KEYS: KEY, PUBLIC_REDIRECTS: 'true', LOG_LEVEL: 'info' },
-  });
+const deployment =
+  server === undefined
+    ? undefined
+    : await startInstances(
+        { after },
+        {
+          databaseUrl: await server.createDatabase(),
+          count: 3,
+          env: { API_TOKEN: TOKEN, API_KEYS: KEY, PUBLIC_REDIRECTS: 'true', LOG_LEVEL: 'info' },
+        },
+      );
 
 const skip = server === undefined ? 'PostgreSQL is not installed' : false;
 
@@ -103,7 +108,19 @@ test('create on one instance, read on the next, redirect on the third', { skip }
   assert.match(code, /^[1-9A-HJ-NP-Za-km-z]{6}$/);
 
   const record = await recordOf(d, code);
-  assert.deepEqual(Object.keys(record), ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'untracked_visits', 'retention_days', 'max_visits', 'expires_at', 'title', 'tags']);
+  assert.deepEqual(Object.keys(record), [
+    'short_code',
+    'short_url',
+    'original_url',
+    'created_at',
+    'visit_count',
+    'untracked_visits',
+    'retention_days',
+    'max_visits',
+    'expires_at',
+    'title',
+    'tags',
+  ]);
   assert.equal(record.short_code, code);
   assert.equal(record.short_url, r.body);
   assert.equal(record.original_url, 'https://example.com/scale/a');
@@ -157,7 +174,7 @@ test('invalid input, the gate, unknown paths and wrong methods answer alike on e
     assert.ok(typeof (JSON.parse(bad.body) as { detail: unknown }).detail === 'string');
 
     const loop = await create(d, { url: `${d.url}/abc` });
-    assert.equal(loop.status, 400, 'a link to the load balancer\'s own short links loops');
+    assert.equal(loop.status, 400, "a link to the load balancer's own short links loops");
 
     const noToken = await via(d, '/api/health');
     assert.equal(noToken.status, 401);
@@ -237,7 +254,10 @@ test('the list: newest first across instances, paging, the total and the search'
   assert.equal(all.headers['x-total-count'], '7');
   const list = JSON.parse(all.body) as { count: number; urls: LinkRecord[] };
   assert.equal(list.count, 7);
-  assert.deepEqual(list.urls.map((u) => u.short_code), newestFirst);
+  assert.deepEqual(
+    list.urls.map((u) => u.short_code),
+    newestFirst,
+  );
 
   // Pages asked of different instances fit together.
   const pages: string[] = [];
@@ -251,7 +271,10 @@ test('the list: newest first across instances, paging, the total and the search'
 
   // Case-insensitive search on the code or the URL.
   const one = await via(d, `/api/urls?q=${marker.toUpperCase()}/3`, { headers: ADMIN });
-  assert.deepEqual((JSON.parse(one.body) as { urls: LinkRecord[] }).urls.map((u) => u.short_code), [codes[3]]);
+  assert.deepEqual(
+    (JSON.parse(one.body) as { urls: LinkRecord[] }).urls.map((u) => u.short_code),
+    [codes[3]],
+  );
   assert.equal(one.headers['x-total-count'], '1');
 
   const noKey = await via(d, '/api/urls', { headers: AUTH });
@@ -391,7 +414,11 @@ test('import through one instance, export through another: the same records, old
   assert.deepEqual([report.imported, report.skipped, report.errors.map((e) => e.line)], [2, 1, [3]]);
 
   // Taken codes are reported by whichever instance gets the second import.
-  const again = await via(d, '/api/import', { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: JSON.stringify(rows[0]) + '\n' });
+  const again = await via(d, '/api/import', {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'application/x-ndjson' },
+    body: JSON.stringify(rows[0]) + '\n',
+  });
   assert.equal(again.body, '{"imported":0,"skipped":1,"errors":[{"line":1,"detail":"code already in use"}]}');
 
   for (let i = 0; i < 3; i++) {
@@ -399,10 +426,37 @@ test('import through one instance, export through another: the same records, old
     assert.equal(exported.status, 200);
     assert.equal(exported.headers['content-type'], 'application/x-ndjson');
     assert.match(String(exported.headers['content-disposition']), /^attachment; filename="urls-\d{4}-\d{2}-\d{2}\.jsonl"$/);
-    const mine = exported.body.split('\n').filter((l) => l.includes(marker)).map((l) => JSON.parse(l) as LinkRecord);
+    const mine = exported.body
+      .split('\n')
+      .filter((l) => l.includes(marker))
+      .map((l) => JSON.parse(l) as LinkRecord);
     assert.deepEqual(mine, [
-      { short_code: `${marker}a`, short_url: `${d.url}/${marker}a`, original_url: `https://example.com/${marker}/a`, created_at: 1_700_000_000, visit_count: 3, untracked_visits: 3, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
-      { short_code: `${marker}b`, short_url: `${d.url}/${marker}b`, original_url: `https://example.com/${marker}/b`, created_at: 1_700_000_100, visit_count: 0, untracked_visits: 0, retention_days: 0, max_visits: 9, expires_at: null, title: null, tags: [] },
+      {
+        short_code: `${marker}a`,
+        short_url: `${d.url}/${marker}a`,
+        original_url: `https://example.com/${marker}/a`,
+        created_at: 1_700_000_000,
+        visit_count: 3,
+        untracked_visits: 3,
+        retention_days: 0,
+        max_visits: null,
+        expires_at: null,
+        title: null,
+        tags: [],
+      },
+      {
+        short_code: `${marker}b`,
+        short_url: `${d.url}/${marker}b`,
+        original_url: `https://example.com/${marker}/b`,
+        created_at: 1_700_000_100,
+        visit_count: 0,
+        untracked_visits: 0,
+        retention_days: 0,
+        max_visits: 9,
+        expires_at: null,
+        title: null,
+        tags: [],
+      },
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');

@@ -42,7 +42,9 @@ interface LinkRow {
 }
 
 /** Every link with its counts and its events, in one snapshot; and what no link may have. */
-async function readDatabase(sql: postgres.Sql): Promise<Map<string, { url: string; maxVisits: number | null; visits: number; untracked: number; events: number; botEvents: number }>> {
+async function readDatabase(
+  sql: postgres.Sql,
+): Promise<Map<string, { url: string; maxVisits: number | null; visits: number; untracked: number; events: number; botEvents: number }>> {
   const [rows, orphans, referrers, countries] = await sql.begin('ISOLATION LEVEL REPEATABLE READ', async (tx) => [
     await tx<LinkRow[]>`
       SELECT l.code, l.url, l.max_visits, l.visit_count::int AS visit_count, l.untracked_visits::int AS untracked_visits,
@@ -56,7 +58,12 @@ async function readDatabase(sql: postgres.Sql): Promise<Map<string, { url: strin
   const hosts = new Set<string | null>([null, ...REFERRER_HOSTS]);
   for (const { referrer } of referrers) assert.ok(hosts.has(referrer), `an event with referrer ${referrer}`);
   assert.equal(countries[0]!.n, 0, 'no country without a country database');
-  return new Map(rows.map((r) => [r.code, { url: r.url, maxVisits: r.max_visits, visits: r.visit_count, untracked: r.untracked_visits, events: r.events, botEvents: r.bot_events }]));
+  return new Map(
+    rows.map((r) => [
+      r.code,
+      { url: r.url, maxVisits: r.max_visits, visits: r.visit_count, untracked: r.untracked_visits, events: r.events, botEvents: r.bot_events },
+    ]),
+  );
 }
 
 /**
@@ -90,8 +97,13 @@ const gone = (pid: string): boolean => !existsSync(`/proc/${pid}`);
 
 /** SIGKILL to every process of the test server's cluster, postmaster first; resolves once they are all gone. */
 async function crashDatabase(clusterDir: string): Promise<void> {
-  const postmaster = readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster], { encoding: 'utf8' }).split('\n').map((p) => p.trim()).filter(Boolean);
+  const postmaster = readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8')
+    .split('\n')[0]!
+    .trim();
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster], { encoding: 'utf8' })
+    .split('\n')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const pids = [postmaster, ...children];
   execFileSync('kill', ['-9', ...pids]);
   // Until reaped, a dead postmaster still answers kill(pid, 0), and the new one would take its lock files for a live server's.
@@ -110,7 +122,10 @@ async function serviceBack(d: Instances): Promise<void> {
   }
 }
 
-test('three instances on PostgreSQL: kill -9 of each in turn, then of the database, under load: events + untracked = visit_count for every link', { skip, timeout: 150_000 }, async (t) => {
+test('three instances on PostgreSQL: kill -9 of each in turn, then of the database, under load: events + untracked = visit_count for every link', {
+  skip,
+  timeout: 150_000,
+}, async (t) => {
   const seed = seedOf();
   const databaseUrl = await server!.createDatabase();
   const d = await startInstances({ after }, { databaseUrl, count: 3, env: { API_KEYS: LOAD_KEY, TRUST_PROXY: '1' } });

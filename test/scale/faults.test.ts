@@ -86,7 +86,9 @@ test('kill -9 of an instance during a create load: every acknowledged link is re
   d.proxy.backends = [d.servers[0]!.port, d.servers[2]!.port];
   const { acknowledged, lost } = await missing(d, results);
   const failed = results.length - acknowledged;
-  t.diagnostic(`kill -9: ${results.length} creates sent, ${acknowledged} acknowledged, ${acknowledged - lost.length} found afterwards, ${failed} not acknowledged (502 or cut)`);
+  t.diagnostic(
+    `kill -9: ${results.length} creates sent, ${acknowledged} acknowledged, ${acknowledged - lost.length} found afterwards, ${failed} not acknowledged (502 or cut)`,
+  );
   assert.ok(acknowledged > 50, `a real load: ${acknowledged} acknowledged`);
   assert.ok(failed > 0, 'the kill happened during the load');
   assert.deepEqual(lost, []);
@@ -148,7 +150,12 @@ test('PostgreSQL stopped and started under load: only 503s meanwhile, no 500, no
   );
 
   // No instance died of the outage (a dead one would show as the proxy's 502s).
-  for (const s of d.servers) assert.equal(s.child.exitCode ?? s.child.signalCode, null, `an instance exited: ${s.stderr()} ${JSON.stringify(s.lines.filter((l) => l['level'] === 'error'))}`);
+  for (const s of d.servers)
+    assert.equal(
+      s.child.exitCode ?? s.child.signalCode,
+      null,
+      `an instance exited: ${s.stderr()} ${JSON.stringify(s.lines.filter((l) => l['level'] === 'error'))}`,
+    );
   assert.deepEqual(errors, [], 'every request is answered');
   assert.ok(slowest <= ANSWER_WITHIN_MS, `an answer took ${slowest} ms`);
   assert.ok(backAfterMs >= 0, 'service came back by itself');
@@ -158,8 +165,15 @@ test('PostgreSQL stopped and started under load: only 503s meanwhile, no 500, no
     assert.equal(o.reply!.headers['content-type'], 'application/json');
   }
   for (const o of probes.filter((p) => p.reply?.status === 503)) assert.match(o.reply!.body, /^\{"status":"not ready","detail":"[^"]+"\}$/);
-  assert.deepEqual([...statuses.keys()].filter((s) => ![200, 201, 302, 503].includes(s)), [], 'no other status, no 500');
-  assert.ok(probes.some((o) => o.reply?.status === 503), 'readiness was 503 while the database was away');
+  assert.deepEqual(
+    [...statuses.keys()].filter((s) => ![200, 201, 302, 503].includes(s)),
+    [],
+    'no other status, no 500',
+  );
+  assert.ok(
+    probes.some((o) => o.reply?.status === 503),
+    'readiness was 503 while the database was away',
+  );
   assert.equal(probes.at(-1)!.reply!.status, 200);
   assert.deepEqual(lost, []);
 });

@@ -14,19 +14,48 @@ const requests = (samples: [string, string, string, number][]): Family => ({
   name: 'x_requests_total',
   help: 'Requests.',
   type: 'counter',
-  samples: samples.map(([route, method, status, value]) => ({ labels: [['route', route], ['method', method], ['status', status]], value })),
+  samples: samples.map(([route, method, status, value]) => ({
+    labels: [
+      ['route', route],
+      ['method', method],
+      ['status', status],
+    ],
+    value,
+  })),
 });
 
 test('counters add up sample by sample; a sample only one worker has is kept as it is', () => {
   const merged = mergeFamilies([
-    [requests([['/a', 'GET', '200', 3], ['/b', 'POST', '201', 1]])],
-    [requests([['/a', 'GET', '200', 4], ['/a', 'GET', '404', 2]])],
+    [
+      requests([
+        ['/a', 'GET', '200', 3],
+        ['/b', 'POST', '201', 1],
+      ]),
+    ],
+    [
+      requests([
+        ['/a', 'GET', '200', 4],
+        ['/a', 'GET', '404', 2],
+      ]),
+    ],
   ]);
-  assert.deepEqual(merged, [requests([['/a', 'GET', '200', 7], ['/a', 'GET', '404', 2], ['/b', 'POST', '201', 1]])]);
+  assert.deepEqual(merged, [
+    requests([
+      ['/a', 'GET', '200', 7],
+      ['/a', 'GET', '404', 2],
+      ['/b', 'POST', '201', 1],
+    ]),
+  ]);
 });
 
 test('histograms add up bucket by bucket, with their sums', () => {
-  const h = (counts: number[], sum: number, route = '/a'): Family => ({ name: 'x_seconds', help: 'D.', type: 'histogram', bounds: [0.1, 1], samples: [{ labels: [['route', route]], counts, sum }] });
+  const h = (counts: number[], sum: number, route = '/a'): Family => ({
+    name: 'x_seconds',
+    help: 'D.',
+    type: 'histogram',
+    bounds: [0.1, 1],
+    samples: [{ labels: [['route', route]], counts, sum }],
+  });
   const [merged] = mergeFamilies([[h([1, 2, 0], 1.5)], [h([0, 1, 1], 3.25)], [h([5, 0, 0], 0.1, '/b')]]);
   assert.deepEqual(merged, {
     name: 'x_seconds',
@@ -46,7 +75,12 @@ test('gauges: memory adds up, the links of the one database and the event-loop l
   const merged = mergeFamilies([names.map((n) => gauge(n, 10)), names.map((n) => gauge(n, 30))]);
   assert.deepEqual(
     merged.map((f) => [f.name, (f.samples[0] as { value: number }).value]),
-    [['process_resident_memory_bytes', 40], ['shortener_links', 30], ['nodejs_eventloop_lag_seconds', 30], ['x_other', 40]],
+    [
+      ['process_resident_memory_bytes', 40],
+      ['shortener_links', 30],
+      ['nodejs_eventloop_lag_seconds', 30],
+      ['x_other', 40],
+    ],
   );
   assert.deepEqual(GAUGES, { process_resident_memory_bytes: 'sum', shortener_links: 'max', nodejs_eventloop_lag_seconds: 'max' });
 });

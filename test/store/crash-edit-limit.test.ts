@@ -45,7 +45,11 @@ async function editThenCrash(t: TestContext, launch: () => Promise<ServerProcess
     return started;
   };
   let s = await start();
-  const created = await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/edited-limit', code: 'edit08' }) });
+  const created = await request(s.port, '/api/shorten', {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ url: 'https://example.com/edited-limit', code: 'edit08' }),
+  });
   assert.equal(created.status, 201, created.body);
   for (let i = 0; i < 8; i++) assert.equal((await request(s.port, '/edit08')).status, 302);
   const edited = await request(s.port, '/api/urls/edit08', { method: 'PATCH', headers: { ...JSON_HEADERS, 'x-api-key': KEY }, body: '{"max_visits":10}' });
@@ -77,8 +81,13 @@ const gone = (pid: string): boolean => !existsSync(`/proc/${pid}`);
  * database's machine would end them; resolves once they are all gone.
  */
 async function crashDatabase(clusterDir: string): Promise<void> {
-  const postmaster = readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster], { encoding: 'utf8' }).split('\n').map((p) => p.trim()).filter(Boolean);
+  const postmaster = readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8')
+    .split('\n')[0]!
+    .trim();
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', postmaster], { encoding: 'utf8' })
+    .split('\n')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const pids = [postmaster, ...children];
   execFileSync('kill', ['-9', ...pids]);
   // Until reaped, a dead postmaster still answers kill(pid, 0), and the new one would take its
@@ -102,7 +111,11 @@ test('PostgreSQL: kill -9 of the server and of the database right after an edit 
     () => serverProcess({ DATABASE_URL: url, DATA_DIR: '/nonexistent/never-used', ...quietEnv }),
     async (s) => {
       // Visits committed asynchronously after the edit: what the crash takes when nothing flushes them.
-      await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/after', code: 'after1' }) });
+      await request(s.port, '/api/shorten', {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ url: 'https://example.com/after', code: 'after1' }),
+      });
       for (let i = 0; i < 3; i++) assert.equal((await request(s.port, '/after1')).status, 302);
       await crashDatabase(server.dir);
       await kill9(s);

@@ -65,7 +65,14 @@ async function readOffline(dir: string, began: number): Promise<Map<string, Stor
         assert.equal(e.country, null, `${record.code}: a country without a country database`);
         assert.ok(e.time >= began - 1 && e.time <= now + 1, `${record.code}: an event at ${e.time}, outside the run`);
       }
-      links.set(record.code, { url: record.url, maxVisits: record.maxVisits, visits: record.visits, untracked: record.untracked, events: all.total, botEvents: bots.total });
+      links.set(record.code, {
+        url: record.url,
+        maxVisits: record.maxVisits,
+        visits: record.visits,
+        untracked: record.untracked,
+        events: all.total,
+        botEvents: bots.total,
+      });
     }
   } finally {
     await store.close();
@@ -97,7 +104,11 @@ async function crashRounds(t: TestContext, { rounds, launch, killWithin }: Round
       for (const [code, visits] of counted) {
         const r = await request(server.port, `/api/urls/${code}`);
         assert.equal(r.status, 200, `round ${round}: ${code}: ${r.body}`);
-        assert.equal((JSON.parse(r.body) as { visit_count: number }).visit_count, visits, `round ${round}: ${code}: the server counts what the offline read counted`);
+        assert.equal(
+          (JSON.parse(r.body) as { visit_count: number }).visit_count,
+          visits,
+          `round ${round}: ${code}: the server counts what the offline read counted`,
+        );
       }
       const live = server;
       const rand = prng((seed ^ Math.imul(round, 0x27d4eb2d)) >>> 0);

@@ -46,7 +46,15 @@ export function launchFound(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -64,7 +72,11 @@ export interface Watched {
  * locale is `en-US` (the page's dates and country names are the browser's) and the time zone the
  * machine's unless `timezoneId` names one.
  */
-export async function openPage(browser: Browser, origin: string, options: { width?: number; colorScheme?: 'light' | 'dark'; timezoneId?: string } = {}): Promise<Watched> {
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  options: { width?: number; colorScheme?: 'light' | 'dark'; timezoneId?: string } = {},
+): Promise<Watched> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1024, height: 800 },
     colorScheme: options.colorScheme ?? 'light',

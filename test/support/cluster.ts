@@ -183,7 +183,12 @@ export async function openCluster(
   let local: Shortener | undefined;
   try {
     // The in-process one first: it migrates the fresh database, under the advisory lock either way.
-    local = await createShortenerAsync({ ...shared, logger: createLogger(options.logLevel ?? 'debug', { write: (line: string) => (write(line), true) }), ...(now ? { now } : {}), ...(random ? { random } : {}) });
+    local = await createShortenerAsync({
+      ...shared,
+      logger: createLogger(options.logLevel ?? 'debug', { write: (line: string) => (write(line), true) }),
+      ...(now ? { now } : {}),
+      ...(random ? { random } : {}),
+    });
     const open: InstanceRequest = {
       op: 'open',
       id,

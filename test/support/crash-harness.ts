@@ -23,8 +23,19 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'k';
 /** Settings the parent's environment must not leak into the child. */
 const CONFIG_ENV = [
-  'BASE_URL', 'HOST', 'PORT', 'PRODUCTION', 'MIN_SHORT_LENGTH', 'MAX_SHORT_LENGTH', 'API_KEYS', 'API_TOKEN',
-  'DATA_DIR', 'FSYNC', 'MAX_URL_LENGTH', 'LOG_LEVEL', 'MCP_ALLOWED_ORIGINS',
+  'BASE_URL',
+  'HOST',
+  'PORT',
+  'PRODUCTION',
+  'MIN_SHORT_LENGTH',
+  'MAX_SHORT_LENGTH',
+  'API_KEYS',
+  'API_TOKEN',
+  'DATA_DIR',
+  'FSYNC',
+  'MAX_URL_LENGTH',
+  'LOG_LEVEL',
+  'MCP_ALLOWED_ORIGINS',
 ];
 const START_TIMEOUT_MS = 30_000;
 /**
@@ -93,8 +104,7 @@ export function prng(seed: number): () => number {
   };
 }
 
-const mix = (seed: number, a: number, b: number): number =>
-  (seed ^ Math.imul(a + 1, 0x9e3779b1) ^ Math.imul(b + 1, 0x85ebca6b)) >>> 0;
+const mix = (seed: number, a: number, b: number): number => (seed ^ Math.imul(a + 1, 0x9e3779b1) ^ Math.imul(b + 1, 0x85ebca6b)) >>> 0;
 
 /**
  * What the clients know of one code. `maybe`: a delete was sent but not answered; the next restart
@@ -216,8 +226,19 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
   /** URLs of creates not answered in this cycle: such a link may or may not be there after the restart. */
   const pending = new Set<string>();
   const summary: CrashSummary = {
-    cycles: 0, seed, creates: 0, deletes: 0, visits: 0, unacknowledged: 0, killedInFlight: 0, tornTails: 0, compactions: 0,
-    links: 0, visitCounts: 0, visitsChecked: 0, ms: 0,
+    cycles: 0,
+    seed,
+    creates: 0,
+    deletes: 0,
+    visits: 0,
+    unacknowledged: 0,
+    killedInFlight: 0,
+    tornTails: 0,
+    compactions: 0,
+    links: 0,
+    visitCounts: 0,
+    visitsChecked: 0,
+    ms: 0,
   };
   const dir = tempDir('shortener-crash-');
   let server: ServerProcess | undefined;
@@ -331,7 +352,12 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
 
     async function visit(code: string): Promise<void> {
       const link = links.get(code)!;
-      const r = await exchange('GET', `/${code}`, undefined, once(() => link.sent++));
+      const r = await exchange(
+        'GET',
+        `/${code}`,
+        undefined,
+        once(() => link.sent++),
+      );
       if (!r) return;
       if (r.status === 302) {
         visitAcks.push({ code, at: performance.now() });

@@ -108,7 +108,11 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
     return page?.events.map(shown);
   }
 
-  async function exported(store: LinkStore, filter: Partial<typeof ALL> & { code?: string } = {}, now = T): Promise<{ code: string; event: Omit<VisitEvent, 'visitor'> }[]> {
+  async function exported(
+    store: LinkStore,
+    filter: Partial<typeof ALL> & { code?: string } = {},
+    now = T,
+  ): Promise<{ code: string; event: Omit<VisitEvent, 'visitor'> }[]> {
     const out: { code: string; event: Omit<VisitEvent, 'visitor'> }[] = [];
     for await (const e of store.exportVisits({ ...ALL, ...filter }, now) as AsyncIterable<CodedEvent>) out.push({ code: e.code, event: shown(e.event) });
     return out;
@@ -140,20 +144,38 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       await found(store, 'plain1', e1);
       await found(store, 'plain1');
       // HEAD: answered, never counted, its event never made.
-      assert.equal((await settle(store.countVisit('plain1', () => T, false, () => assert.fail('a HEAD made an event')))).kind, 'found');
+      assert.equal(
+        (
+          await settle(
+            store.countVisit(
+              'plain1',
+              () => T,
+              false,
+              () => assert.fail('a HEAD made an event'),
+            ),
+          )
+        ).kind,
+        'found',
+      );
       assert.equal((await visit(store, 'nosuch', ev(T))).kind, 'missing');
       assert.equal((await visit(store, 'expir1', ev(T))).kind, 'expired');
       await found(store, 'limit1', ev(T - 4, { bot: true }));
       assert.equal((await visit(store, 'limit1', ev(T - 3))).kind, 'limit_reached');
       assert.deepEqual(await events(store, 'plain1'), [shown(e1)]);
       assert.deepEqual(await events(store, 'limit1'), [shown(ev(T - 4, { bot: true }))]);
-      assert.deepEqual(await invariant(store, ['plain1', 'limit1'], 'before reopen'), [[2, 1, 1], [1, 0, 1]]);
+      assert.deepEqual(await invariant(store, ['plain1', 'limit1'], 'before reopen'), [
+        [2, 1, 1],
+        [1, 0, 1],
+      ]);
       assert.equal(await settle(store.listVisits('expir1', ALL, 10, 0, T)), undefined, 'an expired link has no events to show');
       assert.equal(await settle(store.listVisits('nosuch', ALL, 10, 0, T)), undefined);
       // Durable with their counts.
       const again = await reopen();
       assert.deepEqual(await events(again, 'plain1'), [shown(e1)]);
-      assert.deepEqual(await invariant(again, ['plain1', 'limit1'], 'after reopen'), [[2, 1, 1], [1, 0, 1]]);
+      assert.deepEqual(await invariant(again, ['plain1', 'limit1'], 'after reopen'), [
+        [2, 1, 1],
+        [1, 0, 1],
+      ]);
     });
 
     test('every field of an event reads back as it was recorded, nulls included', async (t) => {
@@ -170,7 +192,10 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       ];
       for (const e of all) await found(store, 'fields', e);
       assert.deepEqual(await events(store, 'fields'), all.map(shown).reverse());
-      assert.deepEqual((await exported(store)).map((e) => e.event), all.map(shown));
+      assert.deepEqual(
+        (await exported(store)).map((e) => e.event),
+        all.map(shown),
+      );
     });
 
     test('of 200 concurrent visits on maxVisits 30, exactly 30 are found and recorded, each with its event', async (t) => {
@@ -181,7 +206,10 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       assert.equal(limited.filter((r) => r.kind === 'found').length, 30);
       assert.equal(limited.filter((r) => r.kind === 'limit_reached').length, 70);
       for (const r of results) if (r.kind === 'found') assert.equal(r.made, 1, 'a counted visit makes its event once');
-      assert.deepEqual(await invariant(store, ['burst1', 'burst2'], 'after the burst'), [[30, 0, 30], [100, 0, 100]]);
+      assert.deepEqual(await invariant(store, ['burst1', 'burst2'], 'after the burst'), [
+        [30, 0, 30],
+        [100, 0, 100],
+      ]);
     });
 
     test('stats: buckets with zeros, the bots filter, unique visitors by UTC day, and the link counts', async (t) => {
@@ -224,13 +252,35 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual([only?.visits, only?.uniqueVisitors, only?.bots, only?.series.map((b) => b.uniqueVisitors)], [2, 2, 2, [1, 1, 0]]);
       // A total is not the sum of its series: visitor 1 in two hours of one day is one visitor.
       const hours = await stats(store, 'stats1', query(D0, D0 + 3 * HOUR, HOUR));
-      assert.deepEqual([hours?.visits, hours?.uniqueVisitors, hours?.series], [2, 1, [{ visits: 0, uniqueVisitors: 0 }, { visits: 1, uniqueVisitors: 1 }, { visits: 1, uniqueVisitors: 1 }]]);
+      assert.deepEqual(
+        [hours?.visits, hours?.uniqueVisitors, hours?.series],
+        [
+          2,
+          1,
+          [
+            { visits: 0, uniqueVisitors: 0 },
+            { visits: 1, uniqueVisitors: 1 },
+            { visits: 1, uniqueVisitors: 1 },
+          ],
+        ],
+      );
       // Buckets of any widths (a DST day is 23 or 25 hours).
-      const uneven = await stats(store, 'stats1', { from: D0, to: D0 + DAY + 3 * HOUR, bots: 'exclude', edges: [D0, D0 + 2 * HOUR + 1, D0 + 23 * HOUR, D0 + DAY + 3 * HOUR] });
-      assert.deepEqual(uneven?.series.map((b) => b.visits), [2, 2, 2]);
+      const uneven = await stats(store, 'stats1', {
+        from: D0,
+        to: D0 + DAY + 3 * HOUR,
+        bots: 'exclude',
+        edges: [D0, D0 + 2 * HOUR + 1, D0 + 23 * HOUR, D0 + DAY + 3 * HOUR],
+      });
+      assert.deepEqual(
+        uneven?.series.map((b) => b.visits),
+        [2, 2, 2],
+      );
       assert.equal(s.links, undefined, 'one link has no links list');
       const empty = await stats(store, 'other1', query(D0 + DAY, D0 + 2 * DAY, HOUR));
-      assert.deepEqual([empty?.visits, empty?.uniqueVisitors, empty?.series.length, empty?.series.every((b) => b.visits === 0), empty?.referrers], [0, 0, 24, true, { top: [], others: 0 }]);
+      assert.deepEqual(
+        [empty?.visits, empty?.uniqueVisitors, empty?.series.length, empty?.series.every((b) => b.visits === 0), empty?.referrers],
+        [0, 0, 24, true, { top: [], others: 0 }],
+      );
       assert.equal(await stats(store, 'nosuch', q), undefined);
     });
 
@@ -239,10 +289,12 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       await add(store, rec('tops01'));
       const at = (i: number): number => D0 + i;
       let i = 0;
-      for (let n = 0; n < 3; n++) await found(store, 'tops01', ev(at(i++), { referrer: 'z.example', country: 'US', browser: 'Safari', os: 'iOS', device: 'mobile' }));
+      for (let n = 0; n < 3; n++)
+        await found(store, 'tops01', ev(at(i++), { referrer: 'z.example', country: 'US', browser: 'Safari', os: 'iOS', device: 'mobile' }));
       await found(store, 'tops01', ev(at(i++)));
       // Twelve referrers seen once each, inserted out of order.
-      for (const r of ['b2', 'a3', 'a1', 'b0', 'a9', 'a2', 'a5', 'b1', 'a4', 'a8', 'a7', 'a6']) await found(store, 'tops01', ev(at(i++), { referrer: `${r}.example` }));
+      for (const r of ['b2', 'a3', 'a1', 'b0', 'a9', 'a2', 'a5', 'b1', 'a4', 'a8', 'a7', 'a6'])
+        await found(store, 'tops01', ev(at(i++), { referrer: `${r}.example` }));
       // Ties by value as strings compare: 'Linux' before 'iOS', 'CH' before 'DE'.
       await found(store, 'tops01', ev(at(i++), { country: 'DE', browser: 'Chrome', os: 'Linux', device: 'desktop' }));
       await found(store, 'tops01', ev(at(i++), { country: 'CH', browser: 'Firefox', os: 'Linux', device: 'tablet' }));
@@ -259,21 +311,68 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
         ],
         others: 4,
       });
-      assert.deepEqual(s.countries, { top: [{ value: null, visits: 13 }, { value: 'US', visits: 3 }, { value: 'CH', visits: 1 }, { value: 'DE', visits: 1 }], others: 0 });
-      assert.deepEqual(s.browsers, { top: [{ value: null, visits: 13 }, { value: 'Safari', visits: 3 }, { value: 'Chrome', visits: 1 }, { value: 'Firefox', visits: 1 }], others: 0 });
-      assert.deepEqual(s.os, { top: [{ value: null, visits: 13 }, { value: 'iOS', visits: 3 }, { value: 'Linux', visits: 2 }], others: 0 });
-      assert.deepEqual(s.devices, { top: [{ value: null, visits: 13 }, { value: 'mobile', visits: 3 }, { value: 'desktop', visits: 1 }, { value: 'tablet', visits: 1 }], others: 0 });
+      assert.deepEqual(s.countries, {
+        top: [
+          { value: null, visits: 13 },
+          { value: 'US', visits: 3 },
+          { value: 'CH', visits: 1 },
+          { value: 'DE', visits: 1 },
+        ],
+        others: 0,
+      });
+      assert.deepEqual(s.browsers, {
+        top: [
+          { value: null, visits: 13 },
+          { value: 'Safari', visits: 3 },
+          { value: 'Chrome', visits: 1 },
+          { value: 'Firefox', visits: 1 },
+        ],
+        others: 0,
+      });
+      assert.deepEqual(s.os, {
+        top: [
+          { value: null, visits: 13 },
+          { value: 'iOS', visits: 3 },
+          { value: 'Linux', visits: 2 },
+        ],
+        others: 0,
+      });
+      assert.deepEqual(s.devices, {
+        top: [
+          { value: null, visits: 13 },
+          { value: 'mobile', visits: 3 },
+          { value: 'desktop', visits: 1 },
+          { value: 'tablet', visits: 1 },
+        ],
+        others: 0,
+      });
       const bots = await stats(store, 'tops01', query(D0, D0 + DAY, DAY, 'only'));
-      assert.deepEqual([bots?.referrers, bots?.countries.top, bots?.browsers.top], [{ top: [{ value: 'bot.example', visits: 1 }], others: 0 }, [{ value: 'ZZ', visits: 1 }], [{ value: 'Other', visits: 1 }]]);
+      assert.deepEqual(
+        [bots?.referrers, bots?.countries.top, bots?.browsers.top],
+        [{ top: [{ value: 'bot.example', visits: 1 }], others: 0 }, [{ value: 'ZZ', visits: 1 }], [{ value: 'Other', visits: 1 }]],
+      );
       // Events 2 to 16: one iOS, one Linux.
       const ties = await stats(store, 'tops01', { from: at(2), to: at(17), bots: 'exclude', edges: [at(2), at(17)] });
-      assert.deepEqual(ties?.os, { top: [{ value: null, visits: 13 }, { value: 'Linux', visits: 1 }, { value: 'iOS', visits: 1 }], others: 0 });
+      assert.deepEqual(ties?.os, {
+        top: [
+          { value: null, visits: 13 },
+          { value: 'Linux', visits: 1 },
+          { value: 'iOS', visits: 1 },
+        ],
+        others: 0,
+      });
     });
 
     test('stats over every live link: sums, the links top 10 with ties by code; expired and deleted links left out', async (t) => {
       const { store } = await fresh(t);
       const codes = ['lnk-k', 'lnk-b', 'lnk-a', 'lnk-c', 'lnk-d', 'lnk-e', 'lnk-f', 'lnk-g', 'lnk-h', 'lnk-i', 'lnk-j', 'lnk-l'];
-      await add(store, ...codes.map((code) => rec(code)), rec('lnk-old', { createdAt: T - 2 * DAY, retentionDays: 1, visits: 7, untracked: 7 }), rec('lnk-del', { visits: 2, untracked: 2 }), rec('lnk-u', { visits: 4, untracked: 4 }));
+      await add(
+        store,
+        ...codes.map((code) => rec(code)),
+        rec('lnk-old', { createdAt: T - 2 * DAY, retentionDays: 1, visits: 7, untracked: 7 }),
+        rec('lnk-del', { visits: 2, untracked: 2 }),
+        rec('lnk-u', { visits: 4, untracked: 4 }),
+      );
       // lnk-k: 5 visits; lnk-b and lnk-a: 3 each (a tie, by code); the others 1 each.
       const visitsOf = (code: string): number => (code === 'lnk-k' ? 5 : code === 'lnk-b' || code === 'lnk-a' ? 3 : 1);
       for (const [i, code] of codes.entries()) for (let n = 0; n < visitsOf(code); n++) await found(store, code, ev(D0 + n, { visitor: i * 10 + n }));
@@ -300,9 +399,19 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
     test('listVisits: newest first by time then arrival, paged, filtered, with the total', async (t) => {
       const { store } = await fresh(t);
       await add(store, rec('list01'));
-      const e = [ev(T - 40, { referrer: 'a' }), ev(T - 20, { referrer: 'b' }), ev(T - 20, { referrer: 'c', bot: true }), ev(T - 30, { referrer: 'd' }), ev(T - 20, { referrer: 'e' })];
+      const e = [
+        ev(T - 40, { referrer: 'a' }),
+        ev(T - 20, { referrer: 'b' }),
+        ev(T - 20, { referrer: 'c', bot: true }),
+        ev(T - 30, { referrer: 'd' }),
+        ev(T - 20, { referrer: 'e' }),
+      ];
       for (const x of e) await found(store, 'list01', x);
-      const page = async (filter: { from?: number; to?: number; bots?: BotFilter }, limit: number, offset: number): Promise<[number, (string | null)[]] | undefined> => {
+      const page = async (
+        filter: { from?: number; to?: number; bots?: BotFilter },
+        limit: number,
+        offset: number,
+      ): Promise<[number, (string | null)[]] | undefined> => {
         const p = await settle(store.listVisits('list01', { ...ALL, ...filter }, limit, offset, T));
         return p && [p.total, p.events.map((x) => x.referrer)];
       };
@@ -326,13 +435,21 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       await found(store, 'keep01', ev(T - 3));
       assert.equal(await store.deleteVisits('used01', T), 2);
       assert.equal(await store.deleteVisits('mixed1', T), 1);
-      assert.deepEqual(await invariant(store, ['used01', 'mixed1', 'keep01'], 'after deleteVisits'), [[0, 0, 0], [0, 0, 0], [1, 0, 1]]);
+      assert.deepEqual(await invariant(store, ['used01', 'mixed1', 'keep01'], 'after deleteVisits'), [
+        [0, 0, 0],
+        [0, 0, 0],
+        [1, 0, 1],
+      ]);
       await found(store, 'used01', ev(T + 1));
       assert.deepEqual(await events(store, 'used01'), [shown(ev(T + 1))]);
       assert.equal(await store.deleteVisits('nosuch', T), undefined);
       assert.equal(await store.deleteVisits('keep01', T + 1), 1);
       const again = await reopen();
-      assert.deepEqual(await invariant(again, ['used01', 'mixed1', 'keep01'], 'after a reopen'), [[1, 0, 1], [0, 0, 0], [0, 0, 0]]);
+      assert.deepEqual(await invariant(again, ['used01', 'mixed1', 'keep01'], 'after a reopen'), [
+        [1, 0, 1],
+        [0, 0, 0],
+        [0, 0, 0],
+      ]);
     });
 
     test('exportVisits: every event of live links oldest first (time, then arrival), filtered by code, range and bots', async (t) => {
@@ -343,7 +460,8 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       await found(store, 'exp-a', ev(T - 20, { referrer: '3', bot: true }));
       await found(store, 'exp-b', ev(T - 20, { referrer: '4' }));
       await found(store, 'exp-old', ev(T - 25, { referrer: '5' }));
-      const refs = async (filter: Partial<typeof ALL> & { code?: string }, now = T): Promise<string[]> => (await exported(store, filter, now)).map((e) => `${e.code}:${e.event.referrer}`);
+      const refs = async (filter: Partial<typeof ALL> & { code?: string }, now = T): Promise<string[]> =>
+        (await exported(store, filter, now)).map((e) => `${e.code}:${e.event.referrer}`);
       assert.deepEqual(await refs({}), ['exp-b:2', 'exp-old:5', 'exp-a:3', 'exp-b:4', 'exp-a:1']);
       assert.deepEqual(await refs({}, T + 2 * DAY), ['exp-b:2', 'exp-a:3', 'exp-b:4', 'exp-a:1'], 'an expired link exports nothing');
       assert.deepEqual(await refs({ code: 'exp-a' }), ['exp-a:3', 'exp-a:1']);
@@ -355,13 +473,20 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       for (let i = 0; i < 2500; i++) await found(store, 'exp-b', ev(T + (i % 7)));
       const many = await exported(store, { code: 'exp-b', from: T });
       assert.equal(many.length, 2500);
-      assert.ok(many.every((e, i) => i === 0 || e.event.time >= many[i - 1]!.event.time), 'oldest first');
+      assert.ok(
+        many.every((e, i) => i === 0 || e.event.time >= many[i - 1]!.event.time),
+        'oldest first',
+      );
     });
 
     test('importVisit turns untracked visits into events first, then adds visits; unknown and expired codes are refused', async (t) => {
       const { store } = await fresh(t);
       await add(store, rec('imp001', { visits: 2, untracked: 2 }), rec('imp002', { createdAt: T - 2 * DAY, retentionDays: 1 }));
-      const rows = [ev(T - 300, { referrer: 'x.example', country: 'NL' }), ev(T - 200, { bot: true }), ev(T - 100, { browser: 'Edge', os: 'Windows', device: 'desktop' })];
+      const rows = [
+        ev(T - 300, { referrer: 'x.example', country: 'NL' }),
+        ev(T - 200, { bot: true }),
+        ev(T - 100, { browser: 'Edge', os: 'Windows', device: 'desktop' }),
+      ];
       assert.equal(await settle(store.importVisit('imp001', rows[0]!, T)), 'imported');
       assert.deepEqual(await invariant(store, ['imp001'], 'one imported'), [[2, 1, 1]]);
       assert.equal(await settle(store.importVisit('imp001', rows[1]!, T)), 'imported');
@@ -379,7 +504,8 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
         await place.destroy();
       });
       await add(other, rec('imp001', { visits: 3, untracked: 3 }));
-      for await (const e of store.exportVisits(ALL, T) as AsyncIterable<CodedEvent>) assert.equal(await settle(other.importVisit(e.code, e.event, T)), 'imported');
+      for await (const e of store.exportVisits(ALL, T) as AsyncIterable<CodedEvent>)
+        assert.equal(await settle(other.importVisit(e.code, e.event, T)), 'imported');
       assert.deepEqual(await events(other, 'imp001'), rows.map(shown).reverse());
       assert.deepEqual(await invariant(other, ['imp001'], 'moved'), [[3, 0, 3]]);
     });
@@ -407,7 +533,10 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       const all = await stats(store, null, query(D0, D0 + DAY, DAY), later);
       assert.deepEqual([all?.visits, all?.links], [0, []]);
       await found(store, 'again1', ev(D0 + 5));
-      assert.deepEqual(await invariant(store, ['again1', 'again2'], 'the new links', later), [[1, 0, 1], [0, 0, 0]]);
+      assert.deepEqual(await invariant(store, ['again1', 'again2'], 'the new links', later), [
+        [1, 0, 1],
+        [0, 0, 0],
+      ]);
     });
 
     test('edits keep the events and the invariant', async (t) => {

@@ -121,7 +121,14 @@ export class EventLoad {
     let violation: LoadViolation | undefined;
     const fail = (property: string, detail: string): LoadViolation => this.fail(round, property, detail);
 
-    const exchange = async (method: string, path: string, headers: Record<string, string>, body: string | undefined, link: TrackedLink | undefined, written?: () => void): Promise<Answer | undefined> => {
+    const exchange = async (
+      method: string,
+      path: string,
+      headers: Record<string, string>,
+      body: string | undefined,
+      link: TrackedLink | undefined,
+      written?: () => void,
+    ): Promise<Answer | undefined> => {
       if (link) link.inFlight++;
       try {
         const answer = await send(agent, port, method, path, headers, body, written);
@@ -189,7 +196,13 @@ export class EventLoad {
       const limit = link.sent + (rand() < 0.8 ? 3 + Math.floor(rand() * 20) : -1);
       if (limit < 1) return;
       link.editing = true;
-      const r = await exchange('PATCH', `/api/urls/${code}`, { 'x-api-key': LOAD_KEY, 'content-type': 'application/json' }, JSON.stringify({ max_visits: limit }), link).finally(() => (link.editing = false));
+      const r = await exchange(
+        'PATCH',
+        `/api/urls/${code}`,
+        { 'x-api-key': LOAD_KEY, 'content-type': 'application/json' },
+        JSON.stringify({ max_visits: limit }),
+        link,
+      ).finally(() => (link.editing = false));
       if (!r) return;
       if (r.status === 404 && link.state !== 'present') return;
       if (r.status !== 200) throw fail('an edit of a present link is answered 200', `${code}: ${r.status} ${r.body}`);
@@ -214,10 +227,17 @@ export class EventLoad {
       // A limit known before the request was sent: its 302 is durable before the answer.
       const limited = link.limit !== null;
       const edits = link.edits;
-      const r = await exchange('GET', `/${code}`, headers, undefined, link, once(() => {
-        link.sent++;
-        if (bot) link.botSent++;
-      }));
+      const r = await exchange(
+        'GET',
+        `/${code}`,
+        headers,
+        undefined,
+        link,
+        once(() => {
+          link.sent++;
+          if (bot) link.botSent++;
+        }),
+      );
       if (!r) return;
       if (r.status === 302) {
         link.granted++;
@@ -234,7 +254,10 @@ export class EventLoad {
       } else if (r.status === 404 && link.state !== 'present') {
         // A delete raced the visit.
       } else {
-        throw fail('a present link answers its visit', `GET /${code} (${link.limit === null ? 'no limit' : `limit ${link.limit}`}, ${link.granted} granted): ${r.status} ${r.body.slice(0, 200)}`);
+        throw fail(
+          'a present link answers its visit',
+          `GET /${code} (${link.limit === null ? 'no limit' : `limit ${link.limit}`}, ${link.granted} granted): ${r.status} ${r.body.slice(0, 200)}`,
+        );
       }
     };
 
@@ -310,7 +333,12 @@ export class EventLoad {
    * this long before the kill (`killedAt`, performance.now()) must be counted; 0: all of them
    * (nothing but the instance died). Returns the broken property, or undefined.
    */
-  check(link: TrackedLink, got: { visits: number; untracked: number; events: number; botEvents: number }, killedAt: number, windowMs: number): string | undefined {
+  check(
+    link: TrackedLink,
+    got: { visits: number; untracked: number; events: number; botEvents: number },
+    killedAt: number,
+    windowMs: number,
+  ): string | undefined {
     const { visits, untracked, events, botEvents } = got;
     const name = `${link.code} (${link.url})`;
     if (events + untracked !== visits) return `events + untracked_visits = visit_count: ${name}: ${events} + ${untracked} ≠ ${visits}`;
@@ -344,7 +372,21 @@ export class EventLoad {
 }
 
 function fresh(code: string, url: string, limit: number | null): TrackedLink {
-  return { code, url, state: 'present', limit, createdLimit: limit, sent: 0, botSent: 0, floor: 0, unlimitedAcks: [], granted: 0, inFlight: 0, editing: false, edits: 0 };
+  return {
+    code,
+    url,
+    state: 'present',
+    limit,
+    createdLimit: limit,
+    sent: 0,
+    botSent: 0,
+    floor: 0,
+    unlimitedAcks: [],
+    granted: 0,
+    inFlight: 0,
+    editing: false,
+    edits: 0,
+  };
 }
 
 const once = (f: () => void): (() => void) => {
@@ -358,7 +400,15 @@ const once = (f: () => void): (() => void) => {
 };
 
 /** One request on the keep-alive `agent`; `written` runs once its bytes are on the socket (or an answer came). */
-function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body: string | undefined, written?: () => void): Promise<Answer> {
+function send(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  written?: () => void,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, method, headers, agent }, (res) => {
       written?.();

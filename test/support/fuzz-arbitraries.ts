@@ -52,21 +52,107 @@ const API_ROUTES = ['/api/health', '/api/shorten', '/api/urls', `/api/urls/${COD
 
 /** The real routes (and the ones another part of the service adds) as templates; the API twice as often. */
 const ROUTES = [
-  '/', '/healthz', '/auth-check', '/static/index.html', '/static/x.js', `/${CODE}`, ...API_ROUTES, ...API_ROUTES,
-  '/mcp', '/docs', '/openapi.json', '/schemas/v2/DeprecationNoticeNotification.json', '/metrics',
-  '/rest/v3/short-urls', `/rest/v3/short-urls/${CODE}`, '/rest/v3/tags/stats', '/rest/health', '/yourls-api.php',
+  '/',
+  '/healthz',
+  '/auth-check',
+  '/static/index.html',
+  '/static/x.js',
+  `/${CODE}`,
+  ...API_ROUTES,
+  ...API_ROUTES,
+  '/mcp',
+  '/docs',
+  '/openapi.json',
+  '/schemas/v2/DeprecationNoticeNotification.json',
+  '/metrics',
+  '/rest/v3/short-urls',
+  `/rest/v3/short-urls/${CODE}`,
+  '/rest/v3/tags/stats',
+  '/rest/health',
+  '/yourls-api.php',
 ];
 
 const KNOWN_SEGMENTS = [
-  'api', 'urls', 'shorten', 'health', 'lookup', 'healthz', 'auth-check', 'static', 'index.html', 'mcp', 'docs', 'openapi.json', 'schemas', 'v2', 'favicon.ico', 'metrics', CODE,
-  'rest', 'v3', 'short-urls', 'tags', 'yourls-api.php',
+  'api',
+  'urls',
+  'shorten',
+  'health',
+  'lookup',
+  'healthz',
+  'auth-check',
+  'static',
+  'index.html',
+  'mcp',
+  'docs',
+  'openapi.json',
+  'schemas',
+  'v2',
+  'favicon.ico',
+  'metrics',
+  CODE,
+  'rest',
+  'v3',
+  'short-urls',
+  'tags',
+  'yourls-api.php',
 ];
 
 const TRICKY_SEGMENTS = [
-  '', '.', '..', '...', '%2e', '%2E', '%2e%2e', '%2E%2e', '%2E%2E', '.%2e', '%2e.', '..;', ';', 'api;x=1', 'urls;jsessionid=1',
-  '%2f', '%2F', 'api%2Furls', '%5c', '%5C', '\\', '..\\', '%00', '\0', '%', '%z', '%zz', '%%', '%C0%AE', '%C0%AE%C0%AE', '%u002e',
-  '%252e%252e', '%252F', '%61pi', '%41PI', 'API', 'Api', 'URLS', '%20', ' ', '\t', '%09', '%0d%0a', '\r\n', '%EF%BC%8F',
-  utf8Bytes('é'), utf8Bytes('\u0430pi'), utf8Bytes('😀'), '\u00ff', '\u0080', '*', '~', '@', ':', 'a'.repeat(300),
+  '',
+  '.',
+  '..',
+  '...',
+  '%2e',
+  '%2E',
+  '%2e%2e',
+  '%2E%2e',
+  '%2E%2E',
+  '.%2e',
+  '%2e.',
+  '..;',
+  ';',
+  'api;x=1',
+  'urls;jsessionid=1',
+  '%2f',
+  '%2F',
+  'api%2Furls',
+  '%5c',
+  '%5C',
+  '\\',
+  '..\\',
+  '%00',
+  '\0',
+  '%',
+  '%z',
+  '%zz',
+  '%%',
+  '%C0%AE',
+  '%C0%AE%C0%AE',
+  '%u002e',
+  '%252e%252e',
+  '%252F',
+  '%61pi',
+  '%41PI',
+  'API',
+  'Api',
+  'URLS',
+  '%20',
+  ' ',
+  '\t',
+  '%09',
+  '%0d%0a',
+  '\r\n',
+  '%EF%BC%8F',
+  utf8Bytes('é'),
+  utf8Bytes('\u0430pi'),
+  utf8Bytes('😀'),
+  '\u00ff',
+  '\u0080',
+  '*',
+  '~',
+  '@',
+  ':',
+  'a'.repeat(300),
 ];
 
 /** Percent-encodes every byte of `s` (valid encodings of arbitrary text). */
@@ -94,16 +180,49 @@ const segment: fc.Arbitrary<string> = fc.oneof(
 
 const separator = fc.oneof({ weight: 10, arbitrary: fc.constant('/') }, { weight: 1, arbitrary: fc.constantFrom('//', '///', '/./', '/../', '\\', '%2F') });
 
-const authority = fc.constantFrom('http://127.0.0.1', 'http://evil.example', 'HTTP://EVIL.EXAMPLE:80', 'https://u:p@evil.example', 'http://[::1]:1', 'http://', 'http:', '//evil.example');
+const authority = fc.constantFrom(
+  'http://127.0.0.1',
+  'http://evil.example',
+  'HTTP://EVIL.EXAMPLE:80',
+  'https://u:p@evil.example',
+  'http://[::1]:1',
+  'http://',
+  'http:',
+  '//evil.example',
+);
 
 const queryPart = fc.oneof(
-  { weight: 20, arbitrary: fc.constantFrom(
-    'api_key=k1', 'api_key=wrong', `url=${encodeURIComponent('https://example.com/fuzz')}`, 'url=https://example.com/raw',
-    'url=', 'url=%zz', 'limit=2&offset=1', 'limit=-1', 'limit=100000', 'offset=x', 'retention_days=7', 'retention_days=-1',
-    'retention_days=1e3', 'access_token=x', 'x=/../api/urls', '%', '&&', '=', '?',
-    // Text no store can hold (a NUL; a surrogate's UTF-8 is invalid and decodes to U+FFFD).
-    'q=%00', 'q=a%00b', 'q=fuzz', 'q=%ED%A0%80', 'url=https://example.com/%00', 'q=',
-  ) },
+  {
+    weight: 20,
+    arbitrary: fc.constantFrom(
+      'api_key=k1',
+      'api_key=wrong',
+      `url=${encodeURIComponent('https://example.com/fuzz')}`,
+      'url=https://example.com/raw',
+      'url=',
+      'url=%zz',
+      'limit=2&offset=1',
+      'limit=-1',
+      'limit=100000',
+      'offset=x',
+      'retention_days=7',
+      'retention_days=-1',
+      'retention_days=1e3',
+      'access_token=x',
+      'x=/../api/urls',
+      '%',
+      '&&',
+      '=',
+      '?',
+      // Text no store can hold (a NUL; a surrogate's UTF-8 is invalid and decodes to U+FFFD).
+      'q=%00',
+      'q=a%00b',
+      'q=fuzz',
+      'q=%ED%A0%80',
+      'url=https://example.com/%00',
+      'q=',
+    ),
+  },
   { weight: 3, arbitrary: visible(20) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 20 }) },
 );
@@ -113,7 +232,11 @@ function sometimes<T>(arb: fc.Arbitrary<T>, none: T, oneIn: number): fc.Arbitrar
   return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(none) }, { weight: 1, arbitrary: arb });
 }
 
-const query = sometimes(fc.array(queryPart, { minLength: 1, maxLength: 3 }).map((parts) => `?${parts.join('&')}`), '', 3);
+const query = sometimes(
+  fc.array(queryPart, { minLength: 1, maxLength: 3 }).map((parts) => `?${parts.join('&')}`),
+  '',
+  3,
+);
 const fragment = sometimes(fc.constantFrom('#', '#x', '#/../api/urls'), '', 20);
 const absolute = sometimes(authority, '', 10);
 
@@ -178,8 +301,19 @@ export const auth: fc.Arbitrary<AuthMode> = fc.oneof(
 );
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'application/x-www-form-urlencoded',
-  'text/plain', 'multipart/form-data; boundary=x', '', ';', 'application/json;;;', 'json', '*/*', utf8Bytes('application/jsön'),
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/merge-patch+json',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
+  ';',
+  'application/json;;;',
+  'json',
+  '*/*',
+  utf8Bytes('application/jsön'),
 ];
 
 /** A header name that is never `Authorization` (that one is chosen by `auth`, so the tests know it). */
@@ -190,37 +324,97 @@ export const header: fc.Arbitrary<readonly [string, string]> = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constant('X-API-Key'), fc.constantFrom('k1', 'wrong', '', 'k1, k1')) },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.constant('Transfer-Encoding'), fc.constantFrom('chunked', 'chunked, identity', 'identity', 'gzip, chunked', 'Chunked', 'chunked, chunked', 'x')),
+    arbitrary: fc.tuple(
+      fc.constant('Transfer-Encoding'),
+      fc.constantFrom('chunked', 'chunked, identity', 'identity', 'gzip, chunked', 'Chunked', 'chunked, chunked', 'x'),
+    ),
   },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('Content-Length'), fc.constantFrom('0', '-1', '1e3', 'abc', '99999999999999999999', '5', ' 5', '5,5', '70000')) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constant('Content-Length'), fc.constantFrom('0', '-1', '1e3', 'abc', '99999999999999999999', '5', ' 5', '5,5', '70000')),
+  },
   {
     weight: 6,
     arbitrary: fc.tuple(
-      fc.constantFrom('Expect', 'Connection', 'Upgrade', 'If-None-Match', 'Origin', 'Cookie', 'X-HTTP-Method-Override', 'X-Original-URL', 'Host', 'Mcp-Session-Id', 'MCP-Protocol-Version'),
-      fc.constantFrom('100-continue', 'keep-alive', 'Upgrade', 'websocket', 'h2c', '*', 'W/"x"', 'https://evil.example', 'token=x', 'DELETE', '/api/urls', '', 'evil.example', '2025-11-25'),
+      fc.constantFrom(
+        'Expect',
+        'Connection',
+        'Upgrade',
+        'If-None-Match',
+        'Origin',
+        'Cookie',
+        'X-HTTP-Method-Override',
+        'X-Original-URL',
+        'Host',
+        'Mcp-Session-Id',
+        'MCP-Protocol-Version',
+      ),
+      fc.constantFrom(
+        '100-continue',
+        'keep-alive',
+        'Upgrade',
+        'websocket',
+        'h2c',
+        '*',
+        'W/"x"',
+        'https://evil.example',
+        'token=x',
+        'DELETE',
+        '/api/urls',
+        '',
+        'evil.example',
+        '2025-11-25',
+      ),
     ),
   },
   { weight: 6, arbitrary: fc.tuple(headerName, visible(40)) },
   { weight: 1, arbitrary: fc.tuple(headerName, fc.string({ unit: 'grapheme', maxLength: 10 }).map(utf8Bytes)) },
   { weight: 1, arbitrary: fc.tuple(headerName, fc.string({ unit: 'binary-ascii', maxLength: 40 })) },
-  { weight: 1, arbitrary: fc.tuple(headerName, fc.integer({ min: 100, max: 20_000 }).map((n) => 'v'.repeat(n))) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(
+      headerName,
+      fc.integer({ min: 100, max: 20_000 }).map((n) => 'v'.repeat(n)),
+    ),
+  },
 );
 
 const deep = fc.integer({ min: 10, max: 5000 });
 
 export const body: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constant('') },
-  { weight: 6, arbitrary: fc.constantFrom('{"url":"https://example.com/fuzz"}', '{"url":"https://example.com/a","retention_days":3}', 'url=https%3A%2F%2Fexample.com%2Fform') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      '{"url":"https://example.com/fuzz"}',
+      '{"url":"https://example.com/a","retention_days":3}',
+      'url=https%3A%2F%2Fexample.com%2Fform',
+    ),
+  },
   { weight: 2, arbitrary: fc.constantFrom('{"url":', '{"url":"https://exa', '{', '[', '"', '{"url":"https://example.com/"', 'url=%zz&') },
   { weight: 2, arbitrary: fc.jsonValue().map((v) => JSON.stringify({ url: v, retention_days: v })) },
   { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null') },
   { weight: 1, arbitrary: deep.map((n) => '['.repeat(n) + ']'.repeat(n)) },
   { weight: 1, arbitrary: deep.map((n) => '{"url":'.repeat(n)) },
-  { weight: 1, arbitrary: fc.constantFrom('{"__proto__":{"url":"https://example.com/p"}}', '{"constructor":{"prototype":{"x":1}}}', '{"url":"https://example.com/","url":"javascript:alert(1)"}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"__proto__":{"url":"https://example.com/p"}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"url":"https://example.com/","url":"javascript:alert(1)"}',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
   { weight: 1, arbitrary: fc.integer({ min: 65_000, max: 70_000 }).map((n) => `{"url":"https://example.com/${'a'.repeat(n)}"}`) },
   { weight: 1, arbitrary: fc.constant('GET /api/urls HTTP/1.1\r\nHost: x\r\n\r\n') },
-  { weight: 1, arbitrary: fc.constantFrom('{"url":"https://example.com/\\u0000"}', '{"url":"https://example.com/\\ud800"}', '{"url":"https://example.com/","code":"ab\\u0000cdef"}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"url":"https://example.com/\\u0000"}',
+      '{"url":"https://example.com/\\ud800"}',
+      '{"url":"https://example.com/","code":"ab\\u0000cdef"}',
+    ),
+  },
 );
 
 export const framing: fc.Arbitrary<Framing> = fc.oneof(
@@ -283,17 +477,19 @@ const mcpCall: fc.Arbitrary<FuzzCase> = fc.record({
 const peerAuth = fc.constantFrom<AuthMode>('none', 'none', 'none', 'right', 'wrong');
 
 /** A call of Shlink's REST API, with `X-Api-Key` mostly right, a JSON body whatever the method. */
-const shlinkRequest: fc.Arbitrary<FuzzCase> = fc.record({ call: shlinkCall, auth: peerAuth, json: fc.boolean() }).map(({ call, auth, json }): FuzzCase => ({
-  method: call.method,
-  target: call.target,
-  version: 'HTTP/1.1',
-  host: true,
-  auth,
-  contentType: json ? 'application/json' : undefined,
-  headers: [...call.key],
-  body: call.method === 'GET' || call.method === 'DELETE' ? '' : call.body,
-  framing: 'length',
-}));
+const shlinkRequest: fc.Arbitrary<FuzzCase> = fc.record({ call: shlinkCall, auth: peerAuth, json: fc.boolean() }).map(
+  ({ call, auth, json }): FuzzCase => ({
+    method: call.method,
+    target: call.target,
+    version: 'HTTP/1.1',
+    host: true,
+    auth,
+    contentType: json ? 'application/json' : undefined,
+    headers: [...call.key],
+    body: call.method === 'GET' || call.method === 'DELETE' ? '' : call.body,
+    framing: 'length',
+  }),
+);
 
 /** A call of YOURLS' API: its parameters in the query string, or in a POST's url-encoded form. */
 const yourlsRequest: fc.Arbitrary<FuzzCase> = fc.record({ call: yourlsCall, auth: peerAuth }).map(({ call, auth }): FuzzCase => {
@@ -330,17 +526,28 @@ export interface Rendered {
 function authLines(mode: AuthMode, token: string): string[] {
   const right = `Authorization: Bearer ${token}`;
   switch (mode) {
-    case 'none': return [];
-    case 'right': return [right];
-    case 'wrong': return ['Authorization: Bearer not-the-token'];
-    case 'lower-scheme': return [`Authorization: bearer ${token}`];
-    case 'empty': return ['Authorization:'];
-    case 'basic': return [`Authorization: Basic ${Buffer.from(`x:${token}`).toString('base64')}`];
-    case 'token-only': return [`Authorization: ${token}`];
-    case 'padded': return [`Authorization: \t Bearer ${token} \t`];
-    case 'twice-right': return [right, right];
-    case 'right-then-wrong': return [right, 'authorization: Bearer x'];
-    case 'huge': return [`Authorization: Bearer ${token}${'x'.repeat(20_000)}`];
+    case 'none':
+      return [];
+    case 'right':
+      return [right];
+    case 'wrong':
+      return ['Authorization: Bearer not-the-token'];
+    case 'lower-scheme':
+      return [`Authorization: bearer ${token}`];
+    case 'empty':
+      return ['Authorization:'];
+    case 'basic':
+      return [`Authorization: Basic ${Buffer.from(`x:${token}`).toString('base64')}`];
+    case 'token-only':
+      return [`Authorization: ${token}`];
+    case 'padded':
+      return [`Authorization: \t Bearer ${token} \t`];
+    case 'twice-right':
+      return [right, right];
+    case 'right-then-wrong':
+      return [right, 'authorization: Bearer x'];
+    case 'huge':
+      return [`Authorization: Bearer ${token}${'x'.repeat(20_000)}`];
   }
 }
 

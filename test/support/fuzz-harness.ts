@@ -202,7 +202,11 @@ function isPeerRefusal(peer: PeerRequest): boolean {
 
 export async function runFuzz({ runs, seed, databaseUrl }: FuzzOptions): Promise<FuzzSummary> {
   const logs = new LogWatch();
-  const h = await openTarget({ apiToken: TOKEN, apiKeys: ['k1'], shlinkApi: true, yourlsApi: true, logger: createLogger('warn', logs) }, serverOptions(defaults()).options, databaseUrl);
+  const h = await openTarget(
+    { apiToken: TOKEN, apiKeys: ['k1'], shlinkApi: true, yourlsApi: true, logger: createLogger('warn', logs) },
+    serverOptions(defaults()).options,
+    databaseUrl,
+  );
   const statuses: Record<string, number> = {};
   const peerStatuses: Record<string, number> = {};
   let protectedRuns = 0;
@@ -257,7 +261,8 @@ export async function runFuzz({ runs, seed, databaseUrl }: FuzzOptions): Promise
         const peerCalls = peers.taken.flatMap((peer) => peer.calls).length;
         if (spy.calls.length > peerCalls) fail(`4: protected operations ran without the token: ${spy.calls.join(', ')}`);
         for (const peer of peers.taken) {
-          if (!peer.admitted && peer.calls.some((call) => call !== 'isAdminKey:false')) fail(`4: ${peer.surface} ran ${peer.calls.join(', ')} for ${peer.path} without its credential`);
+          if (!peer.admitted && peer.calls.some((call) => call !== 'isAdminKey:false'))
+            fail(`4: ${peer.surface} ran ${peer.calls.join(', ')} for ${peer.path} without its credential`);
           if (!peer.admitted && !isPeerRefusal(peer)) fail(`4: ${peer.surface} answered ${peer.status} ${peer.type} to ${peer.path} without its credential`);
         }
         for (const [i, r] of final.entries()) {

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +42,11 @@ export interface ServerProcess {
  * Spawns `command` in the project root with only `env` for settings (and PATH, HOST 127.0.0.1,
  * PORT 0, and the coverage directory when running under c8); its stdout is read as JSON log lines.
  */
-function launch(command: readonly string[], env: Record<string, string>, onLine: (line: Record<string, unknown>) => void): { child: ChildProcess; lines: Record<string, unknown>[]; stderr(): string } {
+function launch(
+  command: readonly string[],
+  env: Record<string, string>,
+  onLine: (line: Record<string, unknown>) => void,
+): { child: ChildProcess; lines: Record<string, unknown>[]; stderr(): string } {
   const childEnv: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', ...env };
   const coverage = process.env['NODE_V8_COVERAGE'];
   if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
@@ -86,15 +98,17 @@ export function serverProcess(env: Record<string, string>, entry: readonly strin
         },
       });
     });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-      child.once('exit', (code, signal) => done({ code, signal })),
-    );
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
     void exited.then((e) => reject(new Error(`server exited before listening (${e.code ?? e.signal}): ${stderr()}`)));
   });
 }
 
 /** `serverProcess` on a fresh data dir (`DATA_DIR`); after the test `t` it is stopped and the dir removed. */
-export async function serverProcessOn(t: Pick<TestContext, 'after'>, env: Record<string, string>, entry?: readonly string[]): Promise<ServerProcess & { dir: string }> {
+export async function serverProcessOn(
+  t: Pick<TestContext, 'after'>,
+  env: Record<string, string>,
+  entry?: readonly string[],
+): Promise<ServerProcess & { dir: string }> {
   const dir = tempDir();
   const server = await serverProcess({ DATA_DIR: dir, ...env }, entry).catch((err: unknown) => {
     rmSync(dir, { recursive: true, force: true });
@@ -170,15 +184,12 @@ export async function listedCodes(port: number, key: string): Promise<string[]> 
 /** A raw HTTP request: the path is sent exactly as given (no normalization by a client library). */
 export function request(port: number, path: string, options: RequestOptions = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(options.body);
   });
@@ -287,7 +298,11 @@ export async function mountInHostApp(
  * into a capture. `serverOptions` go to `http.createServer` (the server limits of `server.ts`, for
  * instance).
  */
-export async function start(t: Pick<TestContext, 'after'>, options: ShortenerOptions & { basePath?: string } = {}, serverOptions: ServerOptions = {}): Promise<Harness> {
+export async function start(
+  t: Pick<TestContext, 'after'>,
+  options: ShortenerOptions & { basePath?: string } = {},
+  serverOptions: ServerOptions = {},
+): Promise<Harness> {
   const h = await open(options, serverOptions);
   t.after(() => h.close());
   return h;
@@ -303,7 +318,11 @@ export async function open(options: ShortenerOptions & { basePath?: string } = {
  * instances over one database behind a proxy. `databaseUrl` is the database a cluster harness
  * reopens (`dataDir`).
  */
-async function harness(options: ShortenerOptions & { basePath?: string }, serverOptions: ServerOptions, databaseUrl?: string): Promise<Harness & { databaseUrl?: string }> {
+async function harness(
+  options: ShortenerOptions & { basePath?: string },
+  serverOptions: ServerOptions,
+  databaseUrl?: string,
+): Promise<Harness & { databaseUrl?: string }> {
   const { basePath = '', ...settings } = options;
   const logs = new LogCapture();
   const app: App & { databaseUrl?: string } =
@@ -327,7 +346,13 @@ async function harness(options: ShortenerOptions & { basePath?: string }, server
 }
 
 /** `listen` in the cluster target: the log store's data dir is a database there. */
-async function clusterApp(basePath: string, settings: ShortenerOptions, serverOptions: ServerOptions, logs: LogCapture, databaseUrl?: string): Promise<App & { databaseUrl: string }> {
+async function clusterApp(
+  basePath: string,
+  settings: ShortenerOptions,
+  serverOptions: ServerOptions,
+  logs: LogCapture,
+  databaseUrl?: string,
+): Promise<App & { databaseUrl: string }> {
   const dir = tempDir();
   const app = await openCluster(basePath, settings, serverOptions, (line) => logs.write(line), databaseUrl);
   return {

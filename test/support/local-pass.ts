@@ -33,5 +33,9 @@ const files = testFiles('test', 2)
   .filter((file) => file.split('/').length > 2)
   .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
 
-const run = spawnSync(process.execPath, ['--import', './scripts/ts-loader.mjs', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...files], { stdio: 'inherit' });
+const run = spawnSync(
+  process.execPath,
+  ['--import', './scripts/ts-loader.mjs', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...files],
+  { stdio: 'inherit' },
+);
 process.exit(run.status ?? 1);

@@ -127,10 +127,14 @@ export async function freezableProxy(url: string): Promise<FrozenLink> {
     from.on('close', () => to.destroy());
     from.on('error', () => to.destroy());
   };
-  const proxied = await tcpProxy(url, (client, upstream) => {
-    forward(client, upstream);
-    forward(upstream, client);
-  }, () => refusing);
+  const proxied = await tcpProxy(
+    url,
+    (client, upstream) => {
+      forward(client, upstream);
+      forward(upstream, client);
+    },
+    () => refusing,
+  );
   return {
     url: proxied,
     freeze: () => void (frozen = true),

@@ -63,7 +63,10 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
     const before = hooks.before?.();
     if (before) {
       req.pause();
-      before.then(() => forward(req, res, port), () => fail(res, req));
+      before.then(
+        () => forward(req, res, port),
+        () => fail(res, req),
+      );
     } else forward(req, res, port);
   });
 

@@ -109,7 +109,12 @@ function linePattern(shown: string, origin: string, bound: ReadonlyMap<string, s
  * Whether `printed` (the command's output lines) is what `shown` shows; on success the codes it
  * bound are added to `bound`. On failure, the first shown line that found no match.
  */
-export function matchOutput(shown: readonly string[], printed: readonly string[], origin: string, bound: Map<string, string>): { ok: true } | { ok: false; expected: string } {
+export function matchOutput(
+  shown: readonly string[],
+  printed: readonly string[],
+  origin: string,
+  bound: Map<string, string>,
+): { ok: true } | { ok: false; expected: string } {
   const attempt = (s: number, p: number, binds: Map<string, string>): Map<string, string> | undefined => {
     if (s === shown.length) return p === printed.length ? binds : undefined;
     if (shown[s] === ELLIPSIS) {

@@ -11,9 +11,13 @@ const src = (p: string) => new URL(`../../src/${p}`, import.meta.url).href;
 
 export function runUntilStopped(script: string, args: string[]): Promise<{ how: string; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TS_IMPORT, '--input-type=module', '-e', script, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...TS_IMPORT, '--input-type=module', '-e', script, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), ...args],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();

@@ -36,8 +36,17 @@ async function decide(store: LinkStore, code: string, now: number, count: boolea
   return d.kind === 'found' ? { kind: d.kind, url: d.url } : { kind: d.kind };
 }
 
-async function pageCodes(store: LinkStore, query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[] } = {}): Promise<{ total: number; count: number; codes: string[] }> {
-  const page = await store.list({ limit: query.limit, offset: query.offset ?? 0, now: query.now ?? T, ...(query.q !== undefined && { q: query.q }), ...(query.tags !== undefined && { tags: query.tags }) });
+async function pageCodes(
+  store: LinkStore,
+  query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[] } = {},
+): Promise<{ total: number; count: number; codes: string[] }> {
+  const page = await store.list({
+    limit: query.limit,
+    offset: query.offset ?? 0,
+    now: query.now ?? T,
+    ...(query.q !== undefined && { q: query.q }),
+    ...(query.tags !== undefined && { tags: query.tags }),
+  });
   try {
     const records = await page.slice(0, page.count);
     return { total: page.total, count: page.count, codes: records.map((r) => r.code) };
@@ -107,7 +116,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
     test('every count up to 2^53 − 1 is held exactly, through a reopen, and counting stops there', async (t) => {
       const { store, reopen } = await fresh(t);
       const max = Number.MAX_SAFE_INTEGER;
-      const counts: [string, number][] = [['cnt16d', 1234567890123456], ['cntmax', max - 1], ['cntlim', max]];
+      const counts: [string, number][] = [
+        ['cnt16d', 1234567890123456],
+        ['cntmax', max - 1],
+        ['cntlim', max],
+      ];
       for (const [code, visits] of counts) assert.equal(await inserted(store, rec(code, undefined, T, 0, visits, code === 'cntlim' ? 5 : null), T), true);
       assert.deepEqual(await decide(store, 'cntmax', T, true), { kind: 'found', url: 'https://example.com/cntmax' });
       assert.deepEqual(await decide(store, 'cntmax', T, true), { kind: 'found', url: 'https://example.com/cntmax' });
@@ -115,7 +128,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       const again = await reopen();
       assert.deepEqual(
         (await exported(again)).map((r) => [r.code, r.visits]),
-        [['cnt16d', 1234567890123456], ['cntmax', max], ['cntlim', max]],
+        [
+          ['cnt16d', 1234567890123456],
+          ['cntmax', max],
+          ['cntlim', max],
+        ],
       );
     });
 
@@ -154,7 +171,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       const page = await store.list({ limit: 4, offset: 1, now: T });
       try {
         const parts = [...(await page.slice(0, 2)), ...(await page.slice(2, 3)), ...(await page.slice(3, 100))];
-        assert.deepEqual(parts.map((r) => r.code), newest.slice(1, 5), 'slices read the page in parts, clamped to its count');
+        assert.deepEqual(
+          parts.map((r) => r.code),
+          newest.slice(1, 5),
+          'slices read the page in parts, clamped to its count',
+        );
       } finally {
         page.release();
       }
@@ -173,12 +194,15 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
         const rest = await page.slice(1, page.count);
         assert.equal(page.total, 4);
         assert.equal(page.count, 4);
-        assert.deepEqual([...head, ...rest].map((r) => [r.code, r.url]), [
-          ['snap04', 'https://example.com/snap04'],
-          ['snap03', 'https://example.com/snap03'],
-          ['snap02', 'https://example.com/snap02'],
-          ['snap01', 'https://example.com/snap01'],
-        ]);
+        assert.deepEqual(
+          [...head, ...rest].map((r) => [r.code, r.url]),
+          [
+            ['snap04', 'https://example.com/snap04'],
+            ['snap03', 'https://example.com/snap03'],
+            ['snap02', 'https://example.com/snap02'],
+            ['snap01', 'https://example.com/snap01'],
+          ],
+        );
       } finally {
         page.release();
         page.release();
@@ -194,7 +218,10 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.equal(await settle(store.get('gone01', T)), undefined);
       assert.equal(await settle(store.newestByUrl('https://example.com/gone01', T)), undefined);
       assert.deepEqual((await pageCodes(store)).codes, ['kept01']);
-      assert.deepEqual((await exported(store)).map((r) => r.code), ['kept01']);
+      assert.deepEqual(
+        (await exported(store)).map((r) => r.code),
+        ['kept01'],
+      );
       assert.deepEqual(await decide(store, 'gone01', T, true), { kind: 'missing' });
       assert.equal(await store.delete('gone01', T), false, 'a second delete finds nothing');
       assert.equal(await store.delete('never1', T), false);
@@ -217,7 +244,10 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.equal(await settle(store.get('short1', end)), undefined);
       assert.equal((await settle(store.newestByUrl('https://example.com/short', end)))?.code, 'ever01', 'the newest live one');
       assert.deepEqual(await pageCodes(store, { now: end }), { total: 2, count: 2, codes: ['ever01', 'long01'] });
-      assert.deepEqual((await exported(store, end)).map((r) => r.code), ['long01', 'ever01']);
+      assert.deepEqual(
+        (await exported(store, end)).map((r) => r.code),
+        ['long01', 'ever01'],
+      );
       assert.deepEqual(await decide(store, 'short1', end, true), { kind: 'expired' });
       assert.deepEqual(await decide(store, 'long01', T + 2 * DAY, true), { kind: 'expired' });
       assert.equal(await store.delete('short1', end), false, 'an expired link is gone for delete too');
@@ -373,7 +403,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual(await store.update('edit01', { retentionDays: 30 }, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4));
       assert.deepEqual(await store.update('edit01', { maxVisits: 10 }, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4, 10));
       assert.deepEqual(await store.update('edit01', {}, T), rec('edit01', 'https://example.com/new', T - 10, 30, 4, 10), 'no change is still an answer');
-      assert.deepEqual(await store.update('edit01', { maxVisits: null, retentionDays: 0, url: 'https://example.com/newer' }, T), rec('edit01', 'https://example.com/newer', T - 10, 0, 4), 'null clears the limit');
+      assert.deepEqual(
+        await store.update('edit01', { maxVisits: null, retentionDays: 0, url: 'https://example.com/newer' }, T),
+        rec('edit01', 'https://example.com/newer', T - 10, 0, 4),
+        'null clears the limit',
+      );
       const edited = rec('edit01', 'https://example.com/newer', T - 10, 0, 4);
       const check = async (label: string): Promise<void> => {
         assert.deepEqual(await settle(store.get('edit01', T)), edited, label);
@@ -381,7 +415,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
         assert.equal((await settle(store.newestByUrl('https://example.com/old', T)))?.code, 'edit02', `${label}: the old URL no longer finds it`);
         assert.equal((await settle(store.newestByUrl('https://example.com/newer', T)))?.code, 'edit01', `${label}: the new URL does`);
         assert.deepEqual(await decide(store, 'edit01', T, false), { kind: 'found', url: 'https://example.com/newer' }, label);
-        assert.deepEqual((await exported(store)).map((r) => r.code), ['edit01', 'edit02', 'edit03'], label);
+        assert.deepEqual(
+          (await exported(store)).map((r) => r.code),
+          ['edit01', 'edit02', 'edit03'],
+          label,
+        );
       };
       await check('before reopen');
       // Onto the URL of a newer link: lookup still gives the newest link of that URL.
@@ -416,7 +454,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'limit_reached' });
       assert.deepEqual(await decide(store, 'used01', T, false), { kind: 'limit_reached' });
       assert.equal((await settle(store.get('used01', T)))?.visits, 3);
-      assert.deepEqual(await store.update('used01', { maxVisits: 4 }, T), rec('used01', 'https://example.com/u', T, 0, 3, 4), 'a higher limit gives visits back');
+      assert.deepEqual(
+        await store.update('used01', { maxVisits: 4 }, T),
+        rec('used01', 'https://example.com/u', T, 0, 3, 4),
+        'a higher limit gives visits back',
+      );
       assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'found', url: 'https://example.com/u' });
       assert.deepEqual(await decide(store, 'used01', T, true), { kind: 'limit_reached' });
       await store.update('used01', { maxVisits: null }, T);
@@ -441,9 +483,10 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
         const code = `racd0${i}`;
         await inserted(store, rec(code));
         // The delete asked first, then the update, then both in the other order.
-        const [deleted, updated] = i % 2 === 0
-          ? await Promise.all([store.delete(code, T), store.update(code, { url: 'https://example.com/late' }, T)])
-          : await Promise.all([store.update(code, { url: 'https://example.com/early' }, T), store.delete(code, T)]).then(([u, d]) => [d, u] as const);
+        const [deleted, updated] =
+          i % 2 === 0
+            ? await Promise.all([store.delete(code, T), store.update(code, { url: 'https://example.com/late' }, T)])
+            : await Promise.all([store.update(code, { url: 'https://example.com/early' }, T), store.delete(code, T)]).then(([u, d]) => [d, u] as const);
         assert.equal(deleted, true, 'the delete wins');
         // Undefined, or the record if the update went first: never the link brought back.
         if (updated !== undefined) assert.equal(updated.code, code);
@@ -463,7 +506,11 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await inserted(store, rec('abc004', 'https://example.com/SaLe/promos?x=1'));
       assert.deepEqual(await pageCodes(store, { q: 'promo' }), { total: 4, count: 4, codes: ['abc004', 'promo3', 'abc001', 'Promo1'] });
       assert.deepEqual(await pageCodes(store, { q: 'PrOmO' }), { total: 4, count: 4, codes: ['abc004', 'promo3', 'abc001', 'Promo1'] });
-      assert.deepEqual(await pageCodes(store, { q: 'promo', now: T + DAY }), { total: 3, count: 3, codes: ['abc004', 'abc001', 'Promo1'] }, 'expired links are left out');
+      assert.deepEqual(
+        await pageCodes(store, { q: 'promo', now: T + DAY }),
+        { total: 3, count: 3, codes: ['abc004', 'abc001', 'Promo1'] },
+        'expired links are left out',
+      );
       assert.deepEqual(await pageCodes(store, { q: 'promo', limit: 2, offset: 1 }), { total: 4, count: 2, codes: ['promo3', 'abc001'] });
       assert.deepEqual(await pageCodes(store, { q: 'promo', limit: 2, offset: 4 }), { total: 4, count: 0, codes: [] });
       assert.deepEqual(await pageCodes(store, { q: 'sale' }), { total: 2, count: 2, codes: ['abc004', 'Promo1'] });
@@ -526,15 +573,31 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await inserted(store, { ...rec('tag006'), title: 'ÜBER die Straße' });
       assert.deepEqual(await pageCodes(store, { tags: ['news'] }), { total: 3, count: 3, codes: ['tag003', 'tag002', 'tag001'] });
       assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'] }), { total: 2, count: 2, codes: ['tag003', 'tag001'] }, 'every tag asked');
-      assert.deepEqual(await pageCodes(store, { tags: ['news', 'promo'], now: T + DAY }), { total: 1, count: 1, codes: ['tag001'] }, 'expired links are left out');
+      assert.deepEqual(
+        await pageCodes(store, { tags: ['news', 'promo'], now: T + DAY }),
+        { total: 1, count: 1, codes: ['tag001'] },
+        'expired links are left out',
+      );
       assert.deepEqual(await pageCodes(store, { tags: ['promo'], limit: 1, offset: 1 }), { total: 3, count: 1, codes: ['tag003'] });
       assert.deepEqual(await pageCodes(store, { tags: ['NEWS'] }), { total: 0, count: 0, codes: [] }, 'tags compare exactly');
-      assert.deepEqual(await pageCodes(store, { tags: [] }), { total: 6, count: 6, codes: ['tag006', 'tag005', 'tag004', 'tag003', 'tag002', 'tag001'] }, 'no tag asked: no filter');
-      assert.deepEqual(await pageCodes(store, { q: 'über die straße' }), { total: 1, count: 1, codes: ['tag006'] }, 'a title is folded as toLowerCase folds it, beyond ASCII too');
+      assert.deepEqual(
+        await pageCodes(store, { tags: [] }),
+        { total: 6, count: 6, codes: ['tag006', 'tag005', 'tag004', 'tag003', 'tag002', 'tag001'] },
+        'no tag asked: no filter',
+      );
+      assert.deepEqual(
+        await pageCodes(store, { q: 'über die straße' }),
+        { total: 1, count: 1, codes: ['tag006'] },
+        'a title is folded as toLowerCase folds it, beyond ASCII too',
+      );
       assert.deepEqual(await pageCodes(store, { q: 'ÜBER' }), { total: 1, count: 1, codes: ['tag006'] });
       assert.deepEqual(await pageCodes(store, { q: 'promo' }), { total: 1, count: 1, codes: ['tag002'] }, 'q matches a title, case-insensitively');
       assert.deepEqual(await pageCodes(store, { q: 'somm' }), { total: 1, count: 1, codes: ['tag005'] });
-      assert.deepEqual(await pageCodes(store, { q: 'tag00', tags: ['promo'] }), { total: 3, count: 3, codes: ['tag004', 'tag003', 'tag001'] }, 'q and tags together');
+      assert.deepEqual(
+        await pageCodes(store, { q: 'tag00', tags: ['promo'] }),
+        { total: 3, count: 3, codes: ['tag004', 'tag003', 'tag001'] },
+        'q and tags together',
+      );
       assert.deepEqual(await pageCodes(store, { q: 'winter', tags: ['promo'] }), { total: 0, count: 0, codes: [] }, 'both must match');
       await store.update('tag001', { tags: ['old'] }, T);
       await store.update('tag005', { title: 'Herbst' }, T);
@@ -554,7 +617,10 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
         assert.equal(await store.delete('find02', T), true);
         await inserted(store, rec('find04'));
         assert.deepEqual({ total: page.total, count: page.count }, { total: 3, count: 3 });
-        assert.deepEqual((await page.slice(0, page.count)).map((r) => r.code), ['find03', 'find02', 'find01']);
+        assert.deepEqual(
+          (await page.slice(0, page.count)).map((r) => r.code),
+          ['find03', 'find02', 'find01'],
+        );
       } finally {
         page.release();
       }

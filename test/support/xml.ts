@@ -19,7 +19,8 @@ const NOT_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 function assertChars(text: string, where: string): void {
   const found = NOT_CHAR.exec(text);
-  if (found !== null) throw new Error(`U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is no XML character, ${where} at ${found.index}`);
+  if (found !== null)
+    throw new Error(`U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is no XML character, ${where} at ${found.index}`);
 }
 
 /** The document's root element, as [name, content]. */

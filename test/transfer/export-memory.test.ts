@@ -28,7 +28,14 @@ function heapAfterGc(): number {
 test('exporting 200k links keeps the heap flat', { timeout: 120_000 }, async (t) => {
   const h = await start(t, { apiKeys: [KEY], fsync: 'off', logLevel: 'warn' });
   // Sent in pieces: the test holds no copy of the file that could blur the measure.
-  const upload = httpRequest({ host: '127.0.0.1', port: h.port, path: '/api/import', method: 'POST', agent: false, headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY } });
+  const upload = httpRequest({
+    host: '127.0.0.1',
+    port: h.port,
+    path: '/api/import',
+    method: 'POST',
+    agent: false,
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+  });
   const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
     upload.on('response', (res) => {
       let text = '';
@@ -39,7 +46,8 @@ test('exporting 200k links keeps the heap flat', { timeout: 120_000 }, async (t)
   });
   for (let i = 0; i < LINKS; i += 1000) {
     let piece = '';
-    for (let j = i; j < i + 1000; j++) piece += `{"code":"m${String(j).padStart(7, '0')}","url":"https://example.com/memory/test/${j}?padding=${'x'.repeat(60)}","created_at":1700000000}\n`;
+    for (let j = i; j < i + 1000; j++)
+      piece += `{"code":"m${String(j).padStart(7, '0')}","url":"https://example.com/memory/test/${j}?padding=${'x'.repeat(60)}","created_at":1700000000}\n`;
     if (!upload.write(piece)) await once(upload, 'drain');
   }
   upload.end();

@@ -60,7 +60,12 @@ test('the links CSV export: a title, tags and a code that start a formula are wr
 test('the visits CSV export: a Referer whose host is a formula is no referrer; a code or a host starting with - is escaped; all import back unchanged', async (t) => {
   const a = await open(t);
   for (const code of ['-cmd01', 'plain1']) await shorten(a, { url: `https://example.com/${code}`, code });
-  const visits = [['-cmd01', REFERER], ['plain1', 'https://%3D1%2B1.example/'], ['plain1', 'https://-x.example/page'], ['-cmd01', 'https://news.example/']];
+  const visits = [
+    ['-cmd01', REFERER],
+    ['plain1', 'https://%3D1%2B1.example/'],
+    ['plain1', 'https://-x.example/page'],
+    ['-cmd01', 'https://news.example/'],
+  ];
   for (const [i, [code, referer]] of visits.entries()) {
     clock = NOW + i;
     assert.equal((await a.req(`/${code}`, { headers: { 'user-agent': FIREFOX, referer: referer! } })).status, 302);
@@ -103,5 +108,8 @@ test('the visits import refuses a referrer no visit records, escaped or not, eac
       { line: 4, detail },
     ],
   });
-  assert.equal(await get(h, '/api/visits/export'), `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false}\n`);
+  assert.equal(
+    await get(h, '/api/visits/export'),
+    `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false}\n`,
+  );
 });

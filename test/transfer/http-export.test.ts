@@ -20,18 +20,26 @@ const KEY = 'admin-key';
 const NOW = 1714564800_000;
 
 async function load(h: Harness, lines: object[], base = ''): Promise<void> {
-  const r = await h.req(`${base}/api/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: lines.map((l) => JSON.stringify(l)).join('\n') });
+  const r = await h.req(`${base}/api/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+    body: lines.map((l) => JSON.stringify(l)).join('\n'),
+  });
   assert.equal(r.status, 200, r.body);
   assert.equal((JSON.parse(r.body) as { skipped: number }).skipped, 0, r.body);
 }
 
 test('JSON Lines: every live record oldest first, one per line, as a download', async (t) => {
   const h = await start(t, { apiKeys: [KEY], now: () => NOW, baseUrl: 'https://s.example/x' });
-  await load(h, [
-    { code: 'oldest', url: 'https://example.com/1', created_at: 1714000000, visit_count: 3 },
-    { code: 'expire', url: 'https://example.com/2', created_at: 1600000000, retention_days: 36500 },
-    { code: 'newest', url: 'https://example.com/3?q="x",y', created_at: 1714500000, retention_days: 10 },
-  ], '/x');
+  await load(
+    h,
+    [
+      { code: 'oldest', url: 'https://example.com/1', created_at: 1714000000, visit_count: 3 },
+      { code: 'expire', url: 'https://example.com/2', created_at: 1600000000, retention_days: 36500 },
+      { code: 'newest', url: 'https://example.com/3?q="x",y', created_at: 1714500000, retention_days: 10 },
+    ],
+    '/x',
+  );
   const r = await h.req('/x/api/export', { headers: { 'x-api-key': KEY } });
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], 'application/x-ndjson');
@@ -60,7 +68,8 @@ test('CSV: the header, fields quoted only when needed, CRLF rows; an expired lin
   assert.equal(r.headers['content-disposition'], 'attachment; filename="urls-2024-05-02.csv"');
   assert.equal(
     r.body,
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags\r\n' + 'plain1,https://s.example/plain1,"https://example.com/a,b",1714000000,2,0,,,\r\n',
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags\r\n' +
+      'plain1,https://s.example/plain1,"https://example.com/a,b",1714000000,2,0,,,\r\n',
   );
 });
 
@@ -109,7 +118,13 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
     now: () => NOW,
   };
   const reply = createResponder([]);
-  const [route] = transferRoutes({ service: { isAdminKey: (k) => k === KEY }, reply, deprecations: createDeprecations('http://x', createLogger('silent')), transfer, baseUrl: 'http://x' });
+  const [route] = transferRoutes({
+    service: { isAdminKey: (k) => k === KEY },
+    reply,
+    deprecations: createDeprecations('http://x', createLogger('silent')),
+    transfer,
+    baseUrl: 'http://x',
+  });
   let answer: ServerResponse | undefined;
   const server = createServer((req, res) => {
     answer = res;

@@ -17,7 +17,10 @@ async function post(h: Harness, type: string, body: string | Buffer, key = KEY) 
 async function records(h: Harness): Promise<Record<string, unknown>[]> {
   const r = await h.req('/api/export', { headers: { 'x-api-key': KEY } });
   assert.equal(r.status, 200);
-  return r.body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return r.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 test('JSON Lines: records are stored as given, in file order, and reported', async (t) => {
@@ -33,8 +36,32 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
   assert.deepEqual(JSON.parse(r.body), { imported: 3, skipped: 0, errors: [] });
   const got = await records(h);
   assert.deepEqual(got.slice(0, 2), [
-    { short_code: 'first1', short_url: 'https://s.example/first1', original_url: 'https://example.com/a', created_at: 1700000000, visit_count: 7, untracked_visits: 7, retention_days: 0, max_visits: null, expires_at: null, title: null, tags: [] },
-    { short_code: 'second', short_url: 'https://s.example/second', original_url: 'https://example.com/b', created_at: 1700000100, visit_count: 0, untracked_visits: 0, retention_days: 3650, max_visits: null, expires_at: 1700000100 + 3650 * 86400, title: null, tags: [] },
+    {
+      short_code: 'first1',
+      short_url: 'https://s.example/first1',
+      original_url: 'https://example.com/a',
+      created_at: 1700000000,
+      visit_count: 7,
+      untracked_visits: 7,
+      retention_days: 0,
+      max_visits: null,
+      expires_at: null,
+      title: null,
+      tags: [],
+    },
+    {
+      short_code: 'second',
+      short_url: 'https://s.example/second',
+      original_url: 'https://example.com/b',
+      created_at: 1700000100,
+      visit_count: 0,
+      untracked_visits: 0,
+      retention_days: 3650,
+      max_visits: null,
+      expires_at: 1700000100 + 3650 * 86400,
+      title: null,
+      tags: [],
+    },
   ]);
   const third = got[2]!;
   assert.match(String(third['short_code']), /^[1-9A-HJ-NP-Za-km-z]{6}$/, 'a generated code');
@@ -102,7 +129,10 @@ test('malformed rows are skipped and reported by their line; every other row is 
   const r = await post(h, 'text/csv', csv);
   assert.equal(r.status, 200);
   const report = JSON.parse(r.body) as { imported: number; skipped: number; errors: { line: number; detail: string }[] };
-  assert.deepEqual(report.errors.map((e) => e.line), [3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15]);
+  assert.deepEqual(
+    report.errors.map((e) => e.line),
+    [3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15],
+  );
   assert.equal(report.imported, 3);
   assert.equal(report.skipped, 11);
   const byLine = new Map(report.errors.map((e) => [e.line, e.detail]));
@@ -124,7 +154,14 @@ test('malformed rows are skipped and reported by their line; every other row is 
 
 test('JSON Lines: a bad line is reported by its line number, blank lines count', async (t) => {
   const h = await start(t, { apiKeys: [KEY], now: () => NOW });
-  const body = ['{"code":"aaaaaa","url":"https://example.com/1"}', '', '{not json', '[1]', '{"url":"https://example.com/2","retention_days":"3"}', '{"url":"https://example.com/3","shortCode":"bbbbbb","clicks":2}'].join('\r\n');
+  const body = [
+    '{"code":"aaaaaa","url":"https://example.com/1"}',
+    '',
+    '{not json',
+    '[1]',
+    '{"url":"https://example.com/2","retention_days":"3"}',
+    '{"url":"https://example.com/3","shortCode":"bbbbbb","clicks":2}',
+  ].join('\r\n');
   const r = await post(h, 'application/x-ndjson', body);
   assert.deepEqual(JSON.parse(r.body), {
     imported: 2,
@@ -135,7 +172,13 @@ test('JSON Lines: a bad line is reported by its line number, blank lines count',
       { line: 5, detail: 'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)' },
     ],
   });
-  assert.deepEqual((await records(h)).map((g) => [g['short_code'], g['visit_count']]), [['aaaaaa', 0], ['bbbbbb', 2]]);
+  assert.deepEqual(
+    (await records(h)).map((g) => [g['short_code'], g['visit_count']]),
+    [
+      ['aaaaaa', 0],
+      ['bbbbbb', 2],
+    ],
+  );
 });
 
 test('only the first 100 errors are listed; skipped counts them all', async (t) => {
@@ -143,7 +186,10 @@ test('only the first 100 errors are listed; skipped counts them all', async (t) 
   const body = Array.from({ length: 250 }, (_, i) => `{"url":"nope-${i}"}`).join('\n');
   const report = JSON.parse((await post(h, 'application/x-ndjson', body)).body) as { skipped: number; errors: { line: number }[] };
   assert.equal(report.skipped, 250);
-  assert.deepEqual(report.errors.map((e) => e.line), Array.from({ length: 100 }, (_, i) => i + 1));
+  assert.deepEqual(
+    report.errors.map((e) => e.line),
+    Array.from({ length: 100 }, (_, i) => i + 1),
+  );
 });
 
 test('refusals: 403 empty before anything, 415 for another type, 413 over 256 MiB, 400 for a CSV without a url column', async (t) => {
@@ -162,11 +208,13 @@ test('refusals: 403 empty before anything, 415 for another type, 413 over 256 Mi
     assert.equal(r.headers['content-type'], 'application/json');
     assert.match((JSON.parse(r.body) as { detail: string }).detail, /send application\/x-ndjson \(JSON Lines\) or text\/csv$/);
   }
-  const big = await h.req('/api/import', {
-    method: 'POST',
-    headers: { 'content-type': 'text/csv', 'x-api-key': KEY, 'content-length': String(256 * 1024 * 1024 + 1) },
-    body: 'url\n',
-  }).catch((err: unknown) => err as Error);
+  const big = await h
+    .req('/api/import', {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', 'x-api-key': KEY, 'content-length': String(256 * 1024 * 1024 + 1) },
+      body: 'url\n',
+    })
+    .catch((err: unknown) => err as Error);
   assert.ok(!(big instanceof Error), 'answered');
   assert.equal(big.status, 413);
   assert.deepEqual(JSON.parse(big.body), { detail: 'request body is larger than 256 MiB' });

@@ -20,7 +20,11 @@ async function withEvents(t: Parameters<typeof start>[0], options: Parameters<ty
   const h = await start(t, { apiKeys: [KEY], now: () => clock, ...options });
   const auth: Record<string, string> = options.apiToken ? { authorization: `Bearer ${options.apiToken}` } : {};
   for (const code of ['alpha1', 'beta22']) {
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ url: `https://example.com/${code}`, code }) });
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `https://example.com/${code}`, code }),
+    });
     assert.equal(r.status, 201, r.body);
   }
   const visit = async (code: string, at: number, headers: Record<string, string>): Promise<void> => {
@@ -94,7 +98,7 @@ test('filters: code, from (inclusive), to (exclusive) as Unix seconds or ISO 860
     [`?to=${NOW + 3600}`, ALL.slice(0, 3)],
     [`?from=${NOW + 60}&to=${NOW + 3601}`, ALL.slice(1, 4)],
     ['?from=2024-05-01T13:00:00Z', ALL.slice(3)],
-    ['?from=2024-05-01T15:00:00%2B02:00', ALL.slice(3), /* 13:00Z */],
+    ['?from=2024-05-01T15:00:00%2B02:00', ALL.slice(3) /* 13:00Z */],
     ['?to=2024-05-01T12:02:00', ALL.slice(0, 2)], // no offset: UTC
     ['?bots=include', ALL],
     ['?bots=exclude', ALL.filter((e) => !e.bot)],
@@ -145,7 +149,7 @@ test('400 naming the bad parameter; 403 empty without the key; 401 at the gate; 
   assert.equal((await h.req('/api/visits/export', { method: 'POST', headers: { ...bearer, 'x-api-key': KEY } })).status, 405);
 });
 
-test('a deleted link\'s events go with it: not exported', async (t) => {
+test("a deleted link's events go with it: not exported", async (t) => {
   const h = await withEvents(t);
   assert.equal((await h.req('/api/urls/beta22', { method: 'DELETE', headers: { 'x-api-key': KEY } })).status, 204);
   assert.equal((await exported(h, '')).body, jsonl(ALL.filter((e) => e.short_code === 'alpha1')));

@@ -32,9 +32,27 @@ test('export, then links and visits imported into a fresh instance: identical ex
   const { clock, open } = clocked(t);
   const a = await open();
   // A link imported with 3 visits of its own (untracked), then visited; links created here.
-  assert.equal((await a.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: '{"short_code":"old111","url":"https://example.com/old","created_at":1700000000,"visit_count":3}\n' })).status, 200);
+  assert.equal(
+    (
+      await a.req('/api/import', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+        body: '{"short_code":"old111","url":"https://example.com/old","created_at":1700000000,"visit_count":3}\n',
+      })
+    ).status,
+    200,
+  );
   for (const code of ['first1', 'second']) {
-    assert.equal((await a.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `https://example.com/${code}`, code }) })).status, 201);
+    assert.equal(
+      (
+        await a.req('/api/shorten', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `https://example.com/${code}`, code }),
+        })
+      ).status,
+      201,
+    );
   }
   // Several events in one second, across links and within one: their order must survive.
   const visits: [string, number, Record<string, string>][] = [
@@ -56,9 +74,15 @@ test('export, then links and visits imported into a fresh instance: identical ex
   const csv = await get(a, '/api/visits/export?format=csv');
   assert.equal(jsonl.split('\n').filter(Boolean).length, visits.length);
 
-  for (const [format, type, file] of [['jsonl', 'application/x-ndjson', jsonl], ['csv', 'text/csv', csv]] as const) {
+  for (const [format, type, file] of [
+    ['jsonl', 'application/x-ndjson', jsonl],
+    ['csv', 'text/csv', csv],
+  ] as const) {
     const b = await open();
-    assert.equal((await b.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: links })).status, 200);
+    assert.equal(
+      (await b.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: links })).status,
+      200,
+    );
     const r = await post(b, type, file);
     assert.equal(r.status, 200, r.body);
     assert.equal(r.headers['content-type'], 'application/json');
@@ -70,7 +94,13 @@ test('export, then links and visits imported into a fresh instance: identical ex
     // Imported again: old111 still has untracked visits (its 3 imported ones) for its event to
     // take; the others have none left, so each of their events adds a visit.
     assert.deepEqual(JSON.parse((await post(b, type, file)).body), { imported: visits.length, skipped: 0, errors: [] });
-    const counts = Object.fromEntries((await get(b, '/api/export')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { short_code: string; visit_count: number }).map((r) => [r.short_code, r.visit_count]));
+    const counts = Object.fromEntries(
+      (await get(b, '/api/export'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { short_code: string; visit_count: number })
+        .map((r) => [r.short_code, r.visit_count]),
+    );
     assert.deepEqual(counts, { old111: 4, first1: 3 + 3, second: 3 + 3 });
   }
 });
@@ -78,7 +108,11 @@ test('export, then links and visits imported into a fresh instance: identical ex
 test('unknown codes and invalid rows are skipped and reported by line; the others are recorded, in order', async (t) => {
   const { open } = clocked(t);
   const h = await open();
-  assert.equal((await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/","code":"known1"}' })).status, 201);
+  assert.equal(
+    (await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/","code":"known1"}' }))
+      .status,
+    201,
+  );
   const csv = [
     'time,short_code,bot,referrer,extra', // 1: any order, unknown columns ignored, absent ones null
     `${NOW - 10},known1,false,Example.COM,x`, // 2
@@ -113,7 +147,13 @@ test('unknown codes and invalid rows are skipped and reported by line; the other
       `{"short_code":"known1","time":${NOW - 5},"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true}\n`,
   );
 
-  const lines = ['{"short_code":"known1","time":1}', '{nope', '[]', '{"short_code":"known1","time":2,"short_code ":"x"}', '{"short_code":"gone99","time":3}'].join('\r\n');
+  const lines = [
+    '{"short_code":"known1","time":1}',
+    '{nope',
+    '[]',
+    '{"short_code":"known1","time":2,"short_code ":"x"}',
+    '{"short_code":"gone99","time":3}',
+  ].join('\r\n');
   assert.deepEqual(JSON.parse((await post(h, 'application/x-ndjson', lines)).body), {
     imported: 1,
     skipped: 4,
@@ -153,7 +193,9 @@ test('refusals: 403 empty before anything, 401 at the gate, 415 for another type
   }
   const header = await post(h, 'text/csv', 'short_code,bot\nx,true\n', '', bearer);
   assert.equal(header.status, 400);
-  assert.deepEqual(JSON.parse(header.body), { detail: 'line 1: the header has no time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)' });
+  assert.deepEqual(JSON.parse(header.body), {
+    detail: 'line 1: the header has no time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)',
+  });
   const from = await post(h, 'text/csv', 'short_code,time\n', '?from_line=0', bearer);
   assert.equal(from.status, 400);
   assert.deepEqual(JSON.parse(from.body), { detail: 'from_line must be an integer of 1 or more (the line to resume the import from)' });

@@ -38,19 +38,37 @@ async function* chunks(text: string, size: number): AsyncGenerator<string> {
 
 test('writes are pipelined within the window, kept in order, and all settled before the answer', async () => {
   const s = slowStore(new Set(['taken1']));
-  const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ code: i === 10 ? 'taken1' : `c${String(i).padStart(5, '0')}`, url: `https://example.com/${i}` }));
-  const result = await importLinks(chunks(lines.join('\n'), 1000), 'jsonl', { store: s.store, rules: RULES, now: () => 1714564800_000, randomCode: () => 'unused' });
+  const lines = Array.from({ length: 2000 }, (_, i) =>
+    JSON.stringify({ code: i === 10 ? 'taken1' : `c${String(i).padStart(5, '0')}`, url: `https://example.com/${i}` }),
+  );
+  const result = await importLinks(chunks(lines.join('\n'), 1000), 'jsonl', {
+    store: s.store,
+    rules: RULES,
+    now: () => 1714564800_000,
+    randomCode: () => 'unused',
+  });
   assert.deepEqual(result, { ok: true, imported: 1999, skipped: 1, errors: [{ line: 11, detail: 'code already in use' }] });
   assert.equal(s.inFlight(), 0, 'answered only once every write settled');
   assert.ok(s.maxInFlight() > 100, `pipelined: ${s.maxInFlight()} writes at once`);
   assert.ok(s.maxInFlight() <= 512, `bounded: ${s.maxInFlight()} writes at once`);
-  assert.deepEqual(s.stored.map((r) => r.url), lines.filter((_, i) => i !== 10).map((l) => (JSON.parse(l) as { url: string }).url));
+  assert.deepEqual(
+    s.stored.map((r) => r.url),
+    lines.filter((_, i) => i !== 10).map((l) => (JSON.parse(l) as { url: string }).url),
+  );
 });
 
 test('a generated code the store refuses late is replaced by another', async () => {
   const s = slowStore(new Set(['AAAAAA']));
   const codes = ['AAAAAA', 'BBBBBB'];
-  const result = await importLinks(chunks('url\nhttps://example.com/x\n', 4), 'csv', { store: s.store, rules: RULES, now: () => 1714564800_000, randomCode: () => codes.shift()! });
+  const result = await importLinks(chunks('url\nhttps://example.com/x\n', 4), 'csv', {
+    store: s.store,
+    rules: RULES,
+    now: () => 1714564800_000,
+    randomCode: () => codes.shift()!,
+  });
   assert.deepEqual(result, { ok: true, imported: 1, skipped: 0, errors: [] });
-  assert.deepEqual(s.stored.map((r) => [r.code, r.url, r.createdAt, r.visits, r.maxVisits]), [['BBBBBB', 'https://example.com/x', 1714564800, 0, null]]);
+  assert.deepEqual(
+    s.stored.map((r) => [r.code, r.url, r.createdAt, r.visits, r.maxVisits]),
+    [['BBBBBB', 'https://example.com/x', 1714564800, 0, null]],
+  );
 });

@@ -98,9 +98,15 @@ test('an import skips the rows with impossible dates, by line, and stores the ot
     errors: [3, 4, 5, 6].map((line) => ({ line, detail: DETAIL })),
   });
   const exported = await h.req('/api/export', { headers: { 'x-api-key': KEY } });
-  const got = exported.body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const got = exported.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.deepEqual(
     got.map((g) => [g['short_code'], g['created_at']]),
-    [['leap24', s(2024, 1, 29)], ['frac01', s(2024, 4, 1, 0, 59, 59)]],
+    [
+      ['leap24', s(2024, 1, 29)],
+      ['frac01', s(2024, 4, 1, 0, 59, 59)],
+    ],
   );
 });

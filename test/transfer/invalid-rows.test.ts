@@ -38,7 +38,10 @@ test('an import of invalid rows gives the event loop turns while it runs', async
   assert.equal(result.ok, true);
   assert.equal(result.imported, 0);
   assert.equal(result.skipped, rows);
-  assert.deepEqual(result.errors, Array.from({ length: 100 }, (_, i) => ({ line: i + 1, detail: 'url is required' })));
+  assert.deepEqual(
+    result.errors,
+    Array.from({ length: 100 }, (_, i) => ({ line: i + 1, detail: 'url is required' })),
+  );
 });
 
 test('a row error is a plain value: the rules an import shares with a create return a Refusal, without a stack', () => {
@@ -67,8 +70,17 @@ test('a row error is a plain value: the rules an import shares with a create ret
     ],
   );
   assert.deepEqual(checkRow({}, RULES, NOW, false), { ok: false, detail: 'url is required' });
-  assert.deepEqual(checkRow({ url: 'https://example.com/', created: 'yesterday' }, RULES, NOW, true), { ok: false, detail: 'created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)' });
+  assert.deepEqual(checkRow({ url: 'https://example.com/', created: 'yesterday' }, RULES, NOW, true), {
+    ok: false,
+    detail: 'created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)',
+  });
   // One set of rules: a create gets the same refusal as its 400.
-  assert.throws(() => validateUrl('not a url', RULES), (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === 'url must be an absolute URL such as https://example.com/page');
-  assert.throws(() => parseRetention(-1), (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === (refusals[4] as Refusal).detail);
+  assert.throws(
+    () => validateUrl('not a url', RULES),
+    (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === 'url must be an absolute URL such as https://example.com/page',
+  );
+  assert.throws(
+    () => parseRetention(-1),
+    (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === (refusals[4] as Refusal).detail,
+  );
 });

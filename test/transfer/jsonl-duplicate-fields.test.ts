@@ -33,5 +33,11 @@ test('two keys for one field: the row is skipped and reported by line with both 
     ],
   });
   const exported = await h.req('/api/export', { headers: { 'x-api-key': KEY } });
-  assert.deepEqual(exported.body.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { original_url: string }).original_url), ['https://example.com/ok']);
+  assert.deepEqual(
+    exported.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { original_url: string }).original_url),
+    ['https://example.com/ok'],
+  );
 });

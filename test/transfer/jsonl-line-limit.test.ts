@@ -45,10 +45,19 @@ test('a line of exactly 1,048,576 bytes is a row, with LF or CRLF; one byte more
   for (const size of [65536, 1000, 786_433]) {
     const stored: LinkRecord[] = [];
     const store = { insert: (rec: LinkRecord) => (stored.push(rec), true) } as unknown as LinkStore;
-    const result = await importLinks(chunks(body, size), 'jsonl', { store, rules: RULES, now: () => 1714564800_000, randomCode: () => `c${stored.length}xxxxx` });
+    const result = await importLinks(chunks(body, size), 'jsonl', {
+      store,
+      rules: RULES,
+      now: () => 1714564800_000,
+      randomCode: () => `c${stored.length}xxxxx`,
+    });
     const over = 'the line is longer than 1048576 bytes';
     assert.deepEqual(result, { ok: true, imported: 3, skipped: 3, errors: [2, 4, 6].map((line) => ({ line, detail: over })) }, `chunks of ${size}`);
-    assert.deepEqual(stored.map((r) => r.url), ['https://example.com/exact', 'https://example.com/exact-crlf', 'https://example.com/after'], `chunks of ${size}`);
+    assert.deepEqual(
+      stored.map((r) => r.url),
+      ['https://example.com/exact', 'https://example.com/exact-crlf', 'https://example.com/after'],
+      `chunks of ${size}`,
+    );
   }
 });
 
@@ -64,5 +73,8 @@ test('a byte order mark before the first line is not part of it', async () => {
   }
   const result = await importLinks(pieces(), 'jsonl', { store, rules: RULES, now: () => 1714564800_000, randomCode: () => `c${stored.length}xxxxx` });
   assert.deepEqual(result, { ok: true, imported: 2, skipped: 0, errors: [] });
-  assert.deepEqual(stored.map((r) => r.url), ['https://example.com/bom', 'https://example.com/2']);
+  assert.deepEqual(
+    stored.map((r) => r.url),
+    ['https://example.com/bom', 'https://example.com/2'],
+  );
 });

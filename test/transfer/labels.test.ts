@@ -18,7 +18,17 @@ const NOW = 1714564800;
 const TITLE = 'Ünïcödé, "quoted"\r\nline 2 😀 标题';
 
 const RECORDS: LinkRecord[] = [
-  { code: 'titled', url: 'https://example.com/1', createdAt: 1714000000, retentionDays: 0, visits: 2, untracked: 2, maxVisits: null, title: TITLE, tags: ['a', 'with space', 'Ä'] },
+  {
+    code: 'titled',
+    url: 'https://example.com/1',
+    createdAt: 1714000000,
+    retentionDays: 0,
+    visits: 2,
+    untracked: 2,
+    maxVisits: null,
+    title: TITLE,
+    tags: ['a', 'with space', 'Ä'],
+  },
   { code: 'onetag', url: 'https://example.com/2', createdAt: 1714000001, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3, tags: ['solo'] },
   { code: 'bare01', url: 'https://example.com/3', createdAt: 1714000002, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null },
 ];
@@ -56,7 +66,9 @@ test('JSON Lines export: each record carries title and tags, null and [] when it
   const lines = (await exported(RECORDS, 'jsonl')).split('\n');
   assert.equal(lines.pop(), '');
   assert.deepEqual(
-    lines.map((l) => JSON.parse(l) as { short_code: string; title: unknown; tags: unknown }).map(({ short_code, title, tags }) => ({ short_code, title, tags })),
+    lines
+      .map((l) => JSON.parse(l) as { short_code: string; title: unknown; tags: unknown })
+      .map(({ short_code, title, tags }) => ({ short_code, title, tags })),
     [
       { short_code: 'titled', title: TITLE, tags: ['a', 'with space', 'Ä'] },
       { short_code: 'onetag', title: null, tags: ['solo'] },
@@ -80,12 +92,18 @@ for (const format of ['csv', 'jsonl'] as const) {
 
 test("YOURLS' and Shlink's exports: their title and tags columns are read", async () => {
   // A YOURLS export (its plugins write keyword,url,title,timestamp,ip,clicks).
-  const yourls = await imported('keyword,url,title,timestamp,ip,clicks\r\nyour01,https://example.com/y,YOURLS title,2024-04-01 10:00:00,127.0.0.1,5\r\n', 'csv');
+  const yourls = await imported(
+    'keyword,url,title,timestamp,ip,clicks\r\nyour01,https://example.com/y,YOURLS title,2024-04-01 10:00:00,127.0.0.1,5\r\n',
+    'csv',
+  );
   assert.deepEqual(yourls.result, { ok: true, imported: 1, skipped: 0, errors: [] });
   assert.deepEqual([yourls.stored[0]!.title, yourls.stored[0]!.tags], ['YOURLS title', undefined]);
   // Shlink's web client up to 2.x: createdAt,shortUrl,longUrl,title,tags,visits, the tags joined
   // with commas (no code column: a code is generated).
-  const shlink2 = await imported('createdAt,shortUrl,longUrl,title,tags,visits\n2024-04-01T10:00:00+00:00,https://s.test/abc,https://example.com/s,Shlink title,"news, tech ,news",4\n', 'csv');
+  const shlink2 = await imported(
+    'createdAt,shortUrl,longUrl,title,tags,visits\n2024-04-01T10:00:00+00:00,https://s.test/abc,https://example.com/s,Shlink title,"news, tech ,news",4\n',
+    'csv',
+  );
   assert.deepEqual(shlink2.result, { ok: true, imported: 1, skipped: 0, errors: [] });
   assert.deepEqual([shlink2.stored[0]!.title, shlink2.stored[0]!.tags, shlink2.stored[0]!.visits], ['Shlink title', ['news', 'tech'], 4]);
   // Its later versions add domain and shortCode and join the tags with "|", which is a character a
@@ -121,7 +139,10 @@ test('an imported row is checked like a create: labels past the limits are skipp
       { line: 4, detail: 'a tag must be 1 to 50 characters long (after trimming spaces), not 51' },
     ],
   });
-  assert.deepEqual(stored.map((r) => [r.url, r.tags?.length]), [['https://example.com/4', 20]]);
+  assert.deepEqual(
+    stored.map((r) => [r.url, r.tags?.length]),
+    [['https://example.com/4', 20]],
+  );
 
   // JSON Lines are typed: tags is an array, and a comma inside one of its tags is refused.
   const jsonl = await imported(
@@ -146,5 +167,7 @@ test('an imported row is checked like a create: labels past the limits are skipp
     ],
   });
   // An empty title is no title, null tags none.
-  assert.deepEqual(jsonl.stored, [{ code: 'gen0xxx', url: 'https://example.com/d', createdAt: NOW, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null }]);
+  assert.deepEqual(jsonl.stored, [
+    { code: 'gen0xxx', url: 'https://example.com/d', createdAt: NOW, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null },
+  ]);
 });

@@ -31,7 +31,11 @@ test('export and MCP tools with the database stopped: 503 / isError database una
     await shortener.close();
   });
 
-  const created = await request(port, '/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://example.com/exported","code":"export1"}' });
+  const created = await request(port, '/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"url":"https://example.com/exported","code":"export1"}',
+  });
   assert.equal(created.status, 201, created.body);
 
   await pg.stop();
@@ -73,10 +77,17 @@ test('export and MCP tools with the database stopped: 503 / isError database una
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.equal(exported.headers['content-type'], 'application/x-ndjson');
-  const records = exported.body.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const records = exported.body
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   assert.deepEqual(
     records.map((r) => [r['short_code'], r['original_url']]),
     [['export1', 'https://example.com/exported']],
   );
-  assert.deepEqual(logs.lines.filter((l) => l['level'] === 'error'), [], 'no error logged');
+  assert.deepEqual(
+    logs.lines.filter((l) => l['level'] === 'error'),
+    [],
+    'no error logged',
+  );
 });

@@ -48,7 +48,15 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
   for (let i = 0; i < 3; i++) assert.equal((await h.req(`/go/${a}`)).status, 302);
   await h.req(`/go/${b}`);
   const lines = [
-    { short_code: 'Custom-Code_', original_url: 'https://example.com/unicode/\u00e9\u00e8?q=a b&x="y"', created_at: 1600000000, visit_count: 99, retention_days: 0, title: 'Imported', tags: ['Zeta', 'alpha'] },
+    {
+      short_code: 'Custom-Code_',
+      original_url: 'https://example.com/unicode/\u00e9\u00e8?q=a b&x="y"',
+      created_at: 1600000000,
+      visit_count: 99,
+      retention_days: 0,
+      title: 'Imported',
+      tags: ['Zeta', 'alpha'],
+    },
     { short_code: 'limited', original_url: 'https://example.com/limited', created_at: 1714000000, visit_count: 1, retention_days: 10, max_visits: 5 },
     { original_url: 'https://example.com/comma,in,path', created_at: 1714500000 },
   ];
@@ -82,7 +90,10 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
   return h;
 }
 
-for (const [format, type] of [['jsonl', 'application/x-ndjson'], ['csv', 'text/csv']] as const) {
+for (const [format, type] of [
+  ['jsonl', 'application/x-ndjson'],
+  ['csv', 'text/csv'],
+] as const) {
   test(`${format}: export → import into an empty instance → the identical export`, async (t) => {
     const from = await source(t);
     const file = await exported(from, format);

@@ -12,7 +12,10 @@ const row = (i: number): string => `cut${String(i).padStart(4, '0')},https://exa
 
 async function exportedCodes(port: number): Promise<string[]> {
   const r = await request(port, '/api/export', { headers: { 'x-api-key': KEY } });
-  return r.body.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { short_code: string }).short_code);
+  return r.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { short_code: string }).short_code);
 }
 
 test('a shutdown cuts a long import; what it stored is durable, and a re-import finishes the job', { timeout: 60_000 }, async (t) => {
@@ -26,14 +29,24 @@ test('a shutdown cuts a long import; what it stored is durable, and a re-import 
   while ((await exportedCodes(s.port)).length < 40) await new Promise((r) => setTimeout(r, 20));
   const stopped = await s.stop();
   assert.deepEqual(stopped, { code: 0, signal: null });
-  assert.ok(s.lines.some((l) => l['msg'] === 'shutdown timeout: closing connections with requests still in flight'), 'the import was in flight and cut');
+  assert.ok(
+    s.lines.some((l) => l['msg'] === 'shutdown timeout: closing connections with requests still in flight'),
+    'the import was in flight and cut',
+  );
   socket.destroy();
-  assert.deepEqual(s.lines.filter((l) => l['level'] === 'error'), [], 'the cut is no error');
+  assert.deepEqual(
+    s.lines.filter((l) => l['level'] === 'error'),
+    [],
+    'the cut is no error',
+  );
 
   const again = await serverProcess({ DATA_DIR: s.dir, API_KEYS: KEY });
   t.after(() => again.stop());
   const stored = await exportedCodes(again.port);
-  assert.deepEqual(stored, Array.from({ length: 40 }, (_, i) => row(i).split(',')[0]));
+  assert.deepEqual(
+    stored,
+    Array.from({ length: 40 }, (_, i) => row(i).split(',')[0]),
+  );
   const file = 'code,url\n' + Array.from({ length: 100 }, (_, i) => row(i)).join('');
   const r = await request(again.port, '/api/import', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'text/csv' }, body: file });
   const report = JSON.parse(r.body) as { imported: number; skipped: number; errors: { line: number; detail: string }[] };

@@ -12,11 +12,13 @@ import { onOneProcess } from '../support/cluster.ts';
 const KEY = 'admin-key';
 const ROWS = 3000;
 
-
 async function codes(h: Harness): Promise<string[]> {
   const r = await h.req('/api/export', { headers: { 'x-api-key': KEY } });
   assert.equal(r.status, 200);
-  return r.body.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { short_code: string }).short_code);
+  return r.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { short_code: string }).short_code);
 }
 
 test('503 part-way: rows before the reported line are durable, none after it; a re-import finishes the job', onOneProcess('it fills its disk'), async (t) => {
@@ -40,7 +42,11 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
   assert.equal(failed.line, failed.imported + 3, 'the first row not stored comes right after the stored ones');
   const stored = await codes(h);
   assert.equal(stored.length, failed.imported);
-  assert.deepEqual(stored.map(lineOf), Array.from({ length: failed.imported }, (_, i) => i + 3), 'every row before the line, none after it');
+  assert.deepEqual(
+    stored.map(lineOf),
+    Array.from({ length: failed.imported }, (_, i) => i + 3),
+    'every row before the line, none after it',
+  );
 
   // Durable: a restart on the same data dir reads them all back.
   await h.close(true);
@@ -54,7 +60,13 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
   const report = JSON.parse(again.body) as { imported: number; skipped: number; errors: { line: number; detail: string }[] };
   assert.equal(report.imported, ROWS - failed.imported);
   assert.equal(report.skipped, failed.imported);
-  assert.deepEqual(report.errors.slice(0, 3), [3, 4, 5].map((line) => ({ line, detail: 'code already in use' })));
+  assert.deepEqual(
+    report.errors.slice(0, 3),
+    [3, 4, 5].map((line) => ({ line, detail: 'code already in use' })),
+  );
   const all = await codes(h);
-  assert.deepEqual(all.map(lineOf), Array.from({ length: ROWS }, (_, i) => i + 3));
+  assert.deepEqual(
+    all.map(lineOf),
+    Array.from({ length: ROWS }, (_, i) => i + 3),
+  );
 });

@@ -63,5 +63,9 @@ test('an import whose body keeps arriving is not cut at request_timeout_ms; one 
   const short = await other.closed;
   assert.equal(short.text, timeout);
   assert.ok(short.ms < 2 * REQUEST_MS, `a shorten cut after ${short.ms} ms`);
-  assert.deepEqual(s.lines.filter((l) => l['level'] === 'error'), [], 'nothing logged as an error');
+  assert.deepEqual(
+    s.lines.filter((l) => l['level'] === 'error'),
+    [],
+    'nothing logged as an error',
+  );
 });

@@ -13,7 +13,16 @@ import { BROWSERS, DEVICES, SYSTEMS } from '../../src/visits/packed.ts';
 /** 2024-05-01T12:00:00Z. */
 const NOW = 1714564800;
 
-const EVENT: VisitEvent = { time: 1700000000, referrer: 'news.example', country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, visitor: 12345 };
+const EVENT: VisitEvent = {
+  time: 1700000000,
+  referrer: 'news.example',
+  country: 'DE',
+  browser: 'Firefox',
+  os: 'Linux',
+  device: 'desktop',
+  bot: false,
+  visitor: 12345,
+};
 
 /** The values of a CSV line, by field, as the import's reader hands them over. */
 function csvValues(header: string, line: string): Partial<Record<VisitField, unknown>> {
@@ -42,7 +51,17 @@ function everyValue(): VisitEvent[] {
   const out: VisitEvent[] = [];
   const n = Math.max(BROWSERS.length, SYSTEMS.length, DEVICES.length) + 1;
   // `-x.example` starts a formula, so its CSV cell is escaped, and read back.
-  const referrers = [null, 'news.example', 'xn--bcher-kva.example', '[2001:db8::1]', 'com.google.android.gm', 'a'.repeat(253), '-x.example', 'sub_domain.example', '192.0.2.1'];
+  const referrers = [
+    null,
+    'news.example',
+    'xn--bcher-kva.example',
+    '[2001:db8::1]',
+    'com.google.android.gm',
+    'a'.repeat(253),
+    '-x.example',
+    'sub_domain.example',
+    '192.0.2.1',
+  ];
   const countries = [null, 'AA', 'DE', 'ZZ'];
   const times = [0, 1, 1700000000, NOW, NOW + 86400];
   for (let i = 0; i < Math.max(n, referrers.length, countries.length, times.length); i++) {
@@ -62,7 +81,10 @@ function everyValue(): VisitEvent[] {
 
 test('the writer: JSON Lines and CSV of one event, exactly; the visitor id is never written', () => {
   const coded: CodedEvent = { code: 'abc-_9', event: EVENT };
-  assert.equal(visitJsonLine(coded), '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false}\n');
+  assert.equal(
+    visitJsonLine(coded),
+    '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false}\n',
+  );
   assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false\r\n');
   const empty: CodedEvent = { code: 'x', event: { time: 5, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null } };
   assert.equal(visitJsonLine(empty), '{"short_code":"x","time":5,"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true}\n');
@@ -86,12 +108,31 @@ test('what the writer writes the reader reads back, every value of every field, 
 });
 
 test('the reader normalizes: a referrer is lower-cased, a country upper-cased, an ISO 8601 time is Unix seconds, empty is null', () => {
-  const got = checkVisitRow({ code: 'abc', time: '2023-11-14T22:13:20Z', referrer: 'News.EXAMPLE', country: 'de', browser: '', os: '', device: '', bot: '' }, NOW, true);
-  assert.deepEqual(got, { ok: true, code: 'abc', event: { time: 1700000000, referrer: 'news.example', country: 'DE', browser: null, os: null, device: null, bot: false, visitor: null } });
-  assert.deepEqual(checkVisitRow({ code: 'abc', time: '2023-11-14 22:13:20' }, NOW, true), checkVisitRow({ code: 'abc', time: 1700000000, bot: false }, NOW, false), 'a time without a zone is UTC; absent fields are null, bot false');
-  assert.deepEqual(checkVisitRow({ code: 'abc', time: '2023-11-14T23:13:20+01:00', referrer: '', bot: false }, NOW, false), checkVisitRow({ code: 'abc', time: 1700000000 }, NOW, false));
+  const got = checkVisitRow(
+    { code: 'abc', time: '2023-11-14T22:13:20Z', referrer: 'News.EXAMPLE', country: 'de', browser: '', os: '', device: '', bot: '' },
+    NOW,
+    true,
+  );
+  assert.deepEqual(got, {
+    ok: true,
+    code: 'abc',
+    event: { time: 1700000000, referrer: 'news.example', country: 'DE', browser: null, os: null, device: null, bot: false, visitor: null },
+  });
+  assert.deepEqual(
+    checkVisitRow({ code: 'abc', time: '2023-11-14 22:13:20' }, NOW, true),
+    checkVisitRow({ code: 'abc', time: 1700000000, bot: false }, NOW, false),
+    'a time without a zone is UTC; absent fields are null, bot false',
+  );
+  assert.deepEqual(
+    checkVisitRow({ code: 'abc', time: '2023-11-14T23:13:20+01:00', referrer: '', bot: false }, NOW, false),
+    checkVisitRow({ code: 'abc', time: 1700000000 }, NOW, false),
+  );
   const visitorIgnored = jsonValues('{"short_code":"abc","time":1,"visitor":99,"bot":true}');
-  assert.deepEqual(checkVisitRow(visitorIgnored, NOW, false), { ok: true, code: 'abc', event: { time: 1, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null } });
+  assert.deepEqual(checkVisitRow(visitorIgnored, NOW, false), {
+    ok: true,
+    code: 'abc',
+    event: { time: 1, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null },
+  });
 });
 
 test('every bad value of every field is refused with the sentence of its field', () => {
@@ -112,7 +153,28 @@ test('every bad value of every field is refused with the sentence of its field',
     ['time', [null, -1, 1.5, 4294967296, '1700000000.5', 'yesterday', true, '2023-02-29T00:00:00Z'], ['', '-1', '1e9', 'yesterday', '2023-13-01']],
     [
       'referrer',
-      [7, true, 'a\tb', 'a\nb', 'a b', 'https://news.example', 'news.example/path', 'news.example?q', 'user@news.example', 'bücher.example', 'a'.repeat(254), 'a\\b', '=importxml(concat("http",char(58)))', 'a(b).example', 'a"b', 'a,b', '+1', '@SUM(1)', 'a..b', '[::ffff:1.2.3.4]'],
+      [
+        7,
+        true,
+        'a\tb',
+        'a\nb',
+        'a b',
+        'https://news.example',
+        'news.example/path',
+        'news.example?q',
+        'user@news.example',
+        'bücher.example',
+        'a'.repeat(254),
+        'a\\b',
+        '=importxml(concat("http",char(58)))',
+        'a(b).example',
+        'a"b',
+        'a,b',
+        '+1',
+        '@SUM(1)',
+        'a..b',
+        '[::ffff:1.2.3.4]',
+      ],
       // A spreadsheet formula, escaped or not: no visit records one.
       ['a b', 'a\tb', 'news.example/x', 'ex#ample', '=1+1', "'=1+1", '=HYPERLINK("https://evil.example")', 'exa$mple.com'],
     ],
@@ -146,8 +208,14 @@ test('every bad value of every field is refused with the sentence of its field',
 test('the header: found by name, case-insensitively, in any order; short_code and time are required; a column named twice is refused', () => {
   assert.deepEqual(VISIT_ROWS.columnsOf(['Bot', ' TIME ', 'extra', 'short_code']), { bot: 0, time: 1, code: 3 });
   assert.deepEqual(VISIT_ROWS.columnsOf([...VISIT_COLUMNS]), { code: 0, time: 1, referrer: 2, country: 3, browser: 4, os: 5, device: 6, bot: 7 });
-  assert.equal(VISIT_ROWS.columnsOf(['time', 'bot']), 'the header has no short_code column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)');
-  assert.equal(VISIT_ROWS.columnsOf(['referrer']), 'the header has no short_code or time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)');
+  assert.equal(
+    VISIT_ROWS.columnsOf(['time', 'bot']),
+    'the header has no short_code column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)',
+  );
+  assert.equal(
+    VISIT_ROWS.columnsOf(['referrer']),
+    'the header has no short_code or time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot)',
+  );
   assert.equal(VISIT_ROWS.columnsOf(['short_code', 'time', 'Time']), 'the header names the time column twice ("time" and "Time")');
   assert.equal(VISIT_ROWS.fieldOf('visitor'), undefined, 'a visitor column is ignored');
 });

@@ -116,7 +116,10 @@ test('the chart tree: an SVG at the given size with its name, a bar per bucket, 
   const options = { width: 500, height: 240, label: (s: number) => `d${s % 1000}`, name: 'Visits per day' };
   const tree = charts.seriesChart(data, options);
   assert.equal(tree[0], 'svg');
-  assert.deepEqual([tree[1]['width'], tree[1]['height'], tree[1]['viewBox'], tree[1]['role'], tree[1]['aria-label']], [500, 240, '0 0 500 240', 'img', 'Visits per day']);
+  assert.deepEqual(
+    [tree[1]['width'], tree[1]['height'], tree[1]['viewBox'], tree[1]['role'], tree[1]['aria-label']],
+    [500, 240, '0 0 500 240', 'img', 'Visits per day'],
+  );
   assert.equal(JSON.stringify(tree).includes('"style"'), false, 'no style attribute: the CSP refuses them');
   assert.equal(find(tree, 'bar').length, 5);
   assert.equal(find(tree, 'cursor')[0]![1]['visibility'], 'hidden');

@@ -82,7 +82,10 @@ test('gated, links private: QR code and export carry the token, the page says li
   assert.equal(await page.locator('#gate-error').textContent(), 'That token was not accepted. Enter it again.');
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'token');
   await enterToken(page);
-  await page.locator('#short-link', { hasText: /\/[1-9A-Za-z]{6}$/ }).filter({ hasNotText: code }).waitFor();
+  await page
+    .locator('#short-link', { hasText: /\/[1-9A-Za-z]{6}$/ })
+    .filter({ hasNotText: code })
+    .waitFor();
   const lookup = await h.req(`/api/lookup?url=${encodeURIComponent('https://gated.example/after-401')}`, { headers: auth });
   assert.equal(lookup.status, 200, 'the retried create went through');
   assert.deepEqual(unexpected(w, [401]), []);

@@ -111,7 +111,9 @@ test('create with a title and tags, see them in the list, filter by a tag (field
   await form.getByLabel('Tags').fill('final, reports, 2026');
   assert.deepEqual(await seriousViolations(page), [], 'the edit form open');
   await form.getByRole('button', { name: 'Save' }).click();
-  await summary(page).filter({ hasText: `Saved ${code}.` }).waitFor();
+  await summary(page)
+    .filter({ hasText: `Saved ${code}.` })
+    .waitFor();
   assert.deepEqual(await labels(h, code), { title: 'Q3 report, final', tags: ['2026', 'final', 'reports'] });
   assert.equal(await row.locator('.link-title').textContent(), 'Q3 report, final');
   assert.deepEqual(await row.locator('.tags li').allTextContents(), ['2026', 'final', 'reports']);
@@ -145,7 +147,11 @@ test('at 375 px: a long title and many tags fit the card, the filters stack, and
   const made = await h.req('/api/shorten', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ url: 'https://narrow.example/', title: 'A title without any break '.repeat(8) + 'x'.repeat(120), tags: Array.from({ length: 20 }, (_, i) => `${'tag'.repeat(12)}-${i}`) }),
+    body: JSON.stringify({
+      url: 'https://narrow.example/',
+      title: 'A title without any break '.repeat(8) + 'x'.repeat(120),
+      tags: Array.from({ length: 20 }, (_, i) => `${'tag'.repeat(12)}-${i}`),
+    }),
   });
   assert.equal(made.status, 201, made.body);
   for (const colorScheme of ['light', 'dark'] as const) {

@@ -71,8 +71,14 @@ test('at 375 and 1280 px, light and dark, with everything open: no overflow, lab
       for (const f of fields) assert.notEqual(f.label, '', `a visible label for #${f.id} at ${where}`);
       // Narrow: each link is a card (no header row, each value under its name); wide: a table.
       const header = await page.locator('#links thead').isVisible();
-      const cell = await page.locator('#admin-rows td[data-label="Created"]').first().evaluate((td) => getComputedStyle(td).display);
-      const labelShown = await page.locator('#admin-rows td[data-label="Created"]').first().evaluate((td) => getComputedStyle(td, '::before').content);
+      const cell = await page
+        .locator('#admin-rows td[data-label="Created"]')
+        .first()
+        .evaluate((td) => getComputedStyle(td).display);
+      const labelShown = await page
+        .locator('#admin-rows td[data-label="Created"]')
+        .first()
+        .evaluate((td) => getComputedStyle(td, '::before').content);
       if (width === 375) {
         assert.equal(header, false);
         assert.equal(cell, 'grid');
@@ -99,7 +105,10 @@ test('just under 860 px the list is already cards and nothing scrolls sideways',
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   await h.shorten(`https://wide.example/${'x'.repeat(300)}`);
-  for (const [width, cards] of [[820, true], [1000, false]] as const) {
+  for (const [width, cards] of [
+    [820, true],
+    [1000, false],
+  ] as const) {
     const w = await openPage(browser, origin, { width });
     const { page } = w;
     await page.goto(`${origin}/`);
@@ -108,7 +117,11 @@ test('just under 860 px the list is already cards and nothing scrolls sideways',
     await page.locator('#admin-rows tr').first().waitFor();
     assert.equal(await overflow(page), 0, `at ${width}`);
     assert.equal(await page.locator('#links thead').isVisible(), !cards, `at ${width}`);
-    assert.equal(await page.evaluate(() => document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth), 0, `the table fits at ${width}`);
+    assert.equal(
+      await page.evaluate(() => document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth),
+      0,
+      `the table fits at ${width}`,
+    );
     if (width === 820) {
       // The checker catches what it should: a field without a label is a critical violation.
       await page.evaluate(() => document.querySelector('main')!.append(document.createElement('input')));

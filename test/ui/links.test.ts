@@ -60,7 +60,9 @@ test('search narrows the list by code or URL, pages through matches, and says wh
   // A code matches too.
   await page.getByLabel('Search').fill(needles[3]!);
   await page.getByRole('button', { name: 'Search' }).click();
-  await summary(page).filter({ hasText: `of 1 matching “${needles[3]}”` }).waitFor();
+  await summary(page)
+    .filter({ hasText: `of 1 matching “${needles[3]}”` })
+    .waitFor();
 
   await page.getByLabel('Search').fill('nothing-like-this');
   await page.getByLabel('Search').press('Enter');
@@ -100,7 +102,10 @@ test('each row: copy, QR code, a long target shortened with the full URL on hove
   assert.ok(text.endsWith('…') && text.length < long.length && long.startsWith(text.slice(0, -1)), text);
 
   await page.getByRole('button', { name: `Copy ${code}` }).click();
-  await row.getByRole('button', { name: `Copy ${code}` }).filter({ hasText: 'Copied' }).waitFor();
+  await row
+    .getByRole('button', { name: `Copy ${code}` })
+    .filter({ hasText: 'Copied' })
+    .waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${origin}/${code}`);
 
   const qrButton = page.getByRole('button', { name: `QR code of ${code}` });
@@ -117,7 +122,9 @@ test('each row: copy, QR code, a long target shortened with the full URL on hove
   await page.getByRole('button', { name: `Delete ${other}` }).click();
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel');
   await page.getByRole('button', { name: 'Yes, delete' }).click();
-  await summary(page).filter({ hasText: `Deleted ${other}.` }).waitFor();
+  await summary(page)
+    .filter({ hasText: `Deleted ${other}.` })
+    .waitFor();
   assert.equal((await h.req(`/api/urls/${other}`)).status, 404);
   assert.equal(await page.locator(`#admin-rows tr[data-code="${other}"]`).count(), 0);
   assert.deepEqual(unexpected(w), []);
@@ -152,7 +159,9 @@ test('edit a row: target (bare host completed), days and visit limit; a bad valu
 
   await form.getByLabel('Visit limit').fill('5');
   await form.getByRole('button', { name: 'Save' }).click();
-  await summary(page).filter({ hasText: `Saved ${code}.` }).waitFor();
+  await summary(page)
+    .filter({ hasText: `Saved ${code}.` })
+    .waitFor();
   const saved = await record(h, code);
   assert.equal(saved.original_url, 'https://after.example/page');
   assert.equal(saved.retention_days, 10);

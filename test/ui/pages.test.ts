@@ -20,8 +20,14 @@ async function withDeadLinks(t: Parameters<typeof start>[0], options: Parameters
   const clock = { ms: Date.now() };
   const h = await start(t, { now: () => clock.ms, ...options });
   const base = new URL(h.shortener.config.baseUrl).pathname.replace(/\/$/, '');
-  for (const body of [{ url: 'https://once.example/', code: 'once11', max_visits: 1 }, { url: 'https://gone.example/', code: 'gone22', retention_days: 1 }]) {
-    assert.equal((await h.req(`${base}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status, 201);
+  for (const body of [
+    { url: 'https://once.example/', code: 'once11', max_visits: 1 },
+    { url: 'https://gone.example/', code: 'gone22', retention_days: 1 },
+  ]) {
+    assert.equal(
+      (await h.req(`${base}/api/shorten`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
+      201,
+    );
   }
   assert.equal((await h.req(`${base}/once11`)).status, 302);
   clock.ms += 2 * DAY;
@@ -81,7 +87,10 @@ test('dark mode, a base path and a trailing slash: the page still finds its styl
   }
   await shot(page, 'page-410-dark');
   const paths = w.requests.map((u) => new URL(u).pathname);
-  assert.ok(paths.every((p) => p.startsWith('/s/')), paths.join(' '));
+  assert.ok(
+    paths.every((p) => p.startsWith('/s/')),
+    paths.join(' '),
+  );
   assert.ok(paths.includes('/s/static/style.css'));
   assert.deepEqual(unexpected(w, [404, 410]), []);
   await w.context.close();

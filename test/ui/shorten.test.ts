@@ -72,7 +72,11 @@ test('errors go next to their field in words, and a new error replaces the old r
   if (!browser) return;
   t.after(() => browser.close());
   const h = await start(t);
-  await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://first.example/', code: 'taken1' }) });
+  await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://first.example/', code: 'taken1' }),
+  });
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin);
   const { page } = w;

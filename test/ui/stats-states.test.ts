@@ -35,7 +35,11 @@ describe('stats in the web UI: loading, prompts and errors', { timeout: 120_000 
   });
 
   async function seeded(code: string, visits: number): Promise<void> {
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://states.example/', code }) });
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://states.example/', code }),
+    });
     assert.equal(r.status, 201, r.body);
     for (let i = 0; i < visits; i++) assert.equal((await h.req(`/${code}`, { headers: { 'user-agent': CHROME } })).status, 302);
   }
@@ -120,7 +124,9 @@ describe('stats in the web UI: loading, prompts and errors', { timeout: 120_000 
     await p.goto(`${origin}/#stats/flaky01?range=30d&bots=exclude`);
     await p.locator('#total-visits', { hasText: '4' }).waitFor();
     await idle(p);
-    await p.route('**/api/urls/flaky01/stats?*', (route: Route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":"database unavailable"}' }));
+    await p.route('**/api/urls/flaky01/stats?*', (route: Route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"detail":"database unavailable"}' }),
+    );
     await pick(p, 'Range', '90 d');
     await error.filter({ hasText: 'The stats could not be loaded. Database unavailable.' }).waitFor();
     assert.equal(await p.locator('#stats-body').isHidden(), true);
@@ -139,7 +145,16 @@ describe('stats in the web UI: loading, prompts and errors', { timeout: 120_000 
     const g = await open({ apiKeys: ['k'], apiToken: TOKEN });
     t.after(() => g.close());
     const auth = { authorization: `Bearer ${TOKEN}` };
-    assert.equal((await g.req('/api/shorten', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"url":"https://gated.example/","code":"gated1"}' })).status, 201);
+    assert.equal(
+      (
+        await g.req('/api/shorten', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: '{"url":"https://gated.example/","code":"gated1"}',
+        })
+      ).status,
+      201,
+    );
     for (let i = 0; i < 2; i++) assert.equal((await g.req('/gated1', { headers: { ...auth, 'user-agent': CHROME } })).status, 302);
     const gOrigin = `http://127.0.0.1:${g.port}`;
     const w = await openPage(browser!, gOrigin, { width: 1280 });

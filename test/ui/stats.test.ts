@@ -40,10 +40,13 @@ const IP = { DE: '81.169.145.1', US: '8.8.8.8', JP: '133.242.0.3', NL: '193.0.6.
 /** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
 function contrast(a: string, b: string): number {
   const luminance = (rgb: string) => {
-    const [r, g, bl] = rgb.match(/\d+/g)!.slice(0, 3).map((c) => {
-      const s = Number(c) / 255;
-      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, bl] = rgb
+      .match(/\d+/g)!
+      .slice(0, 3)
+      .map((c) => {
+        const s = Number(c) / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
   };
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
@@ -69,7 +72,11 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
   }
 
   async function create(body: Record<string, unknown>): Promise<void> {
-    const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://target.example/', ...body }) });
+    const r = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://target.example/', ...body }),
+    });
     assert.equal(r.status, 201, r.body);
   }
 
@@ -95,7 +102,11 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     // stats-b: 23 visits today, enough for two pages of latest visits.
     for (let i = 0; i < 23; i++) await visit('stats-b', 2 * HOUR + i * 1000, CHROME, `81.169.145.${i + 10}`);
     // An imported link: its count has no events (untracked visits).
-    const imported = await h.req('/api/import', { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/x-ndjson' }, body: '{"short_code":"old-one","original_url":"https://old.example/","visit_count":5}\n' });
+    const imported = await h.req('/api/import', {
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'content-type': 'application/x-ndjson' },
+      body: '{"short_code":"old-one","original_url":"https://old.example/","visit_count":5}\n',
+    });
     assert.equal(imported.status, 200, imported.body);
     clock = NOW;
   });
@@ -124,13 +135,18 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
   const bars = (p: Page) => p.locator('#stats-chart svg rect.bar').count();
   /** The rows of the top list `caption`: [value, visits]. */
   const top = (p: Page, caption: string) =>
-    p.locator('table.toplist', { has: p.locator('caption', { hasText: new RegExp(`^${caption}$`) }) }).locator('tbody tr').evaluateAll((rows) => rows.map((r) => [r.querySelector('.value')?.textContent ?? '', r.querySelector('td')?.textContent ?? '']));
+    p
+      .locator('table.toplist', { has: p.locator('caption', { hasText: new RegExp(`^${caption}$`) }) })
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.querySelector('.value')?.textContent ?? '', r.querySelector('td')?.textContent ?? '']));
   async function pick(p: Page, group: string, label: string): Promise<void> {
     await p.getByRole('group', { name: group }).getByText(label, { exact: true }).click();
     await idle(p);
   }
 
-  test("a link's stats from its row: totals, bots hidden, every range's buckets, top lists, bots toggle, custom dates, latest visits", { skip: missing }, async () => {
+  test("a link's stats from its row: totals, bots hidden, every range's buckets, top lists, bots toggle, custom dates, latest visits", {
+    skip: missing,
+  }, async () => {
     const w = await page();
     const { page: p } = w;
     await p.getByLabel('Admin API key').fill('k');
@@ -142,13 +158,16 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     assert.equal(await p.locator('#home').isHidden(), true);
     assert.equal(await p.evaluate(() => document.activeElement?.id), 'stats-title');
     assert.equal(await p.locator('#stats-title').textContent(), 'Stats of stats-a');
-    assert.match(await p.locator('#stats-link').innerText(), /Title\s+Spring campaign\s+Short link\s+http:\/\/127\.0\.0\.1:\d+\/stats-a\s+Target\s+https:\/\/target\.example\//);
+    assert.match(
+      await p.locator('#stats-link').innerText(),
+      /Title\s+Spring campaign\s+Short link\s+http:\/\/127\.0\.0\.1:\d+\/stats-a\s+Target\s+https:\/\/target\.example\//,
+    );
     // The default range: today and the 29 days before, in Berlin (sent as tz).
     assert.equal(await p.locator('input[name="range"]:checked').getAttribute('value'), '30d');
     assert.deepEqual(await totals(p), { visits: '6', unique: '4', count: '10' });
     assert.equal(await buckets(p), 30);
     assert.equal(await bars(p), 30);
-    assert.match(await p.locator('#stats-range').textContent() ?? '', /^Apr 16, 2024, 12:00\s?AM – May 16, 2024, 12:00\s?AM, per day \(Europe\/Berlin\)\.$/);
+    assert.match((await p.locator('#stats-range').textContent()) ?? '', /^Apr 16, 2024, 12:00\s?AM – May 16, 2024, 12:00\s?AM, per day \(Europe\/Berlin\)\.$/);
     // curl and Googlebot are bots: hidden, and said so.
     assert.match(await p.locator('#stats-notes').innerText(), /^2 bot visits hidden: crawlers, link previews and scripts such as curl\./);
     // The top lists: hosts only ("Direct" for none), country names from the browser, families.
@@ -234,10 +253,15 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     await pick(p, 'Range', '7 d');
     const rows = p.locator('#stats-visit-rows tr');
     assert.equal(await p.locator('#stats-latest-summary').textContent(), 'Visits 1–5 of 5, newest first.');
-    assert.deepEqual(
-      await rows.first().locator('td').allTextContents(),
-      ['May 15, 2024, 12:30:00 PM', 'news.example', 'Germany', 'Chrome', 'Windows', 'Desktop', 'No'],
-    );
+    assert.deepEqual(await rows.first().locator('td').allTextContents(), [
+      'May 15, 2024, 12:30:00 PM',
+      'news.example',
+      'Germany',
+      'Chrome',
+      'Windows',
+      'Desktop',
+      'No',
+    ]);
     assert.deepEqual(await rows.last().locator('td').nth(1).textContent(), 't.co');
     assert.equal(await p.locator('#visits-next').isDisabled(), true);
     assert.deepEqual(unexpected(w), []);
@@ -286,7 +310,10 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
       ['stats-b', '23'],
       ['stats-a', '6'],
     ]);
-    assert.match(await p.locator('#stats-notes').innerText(), /5 visits were counted without details .* they are in the 38 visits of every link, not in these figures\./);
+    assert.match(
+      await p.locator('#stats-notes').innerText(),
+      /5 visits were counted without details .* they are in the 38 visits of every link, not in these figures\./,
+    );
     assert.equal(await p.locator('#stats-latest').isHidden(), true, 'no latest visits over every link');
     await p.getByRole('link', { name: 'Stats of stats-a' }).click();
     await p.locator('#stats-title', { hasText: 'Stats of stats-a' }).waitFor();
@@ -319,7 +346,7 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     await w.context.close();
   });
 
-  test('the download holds the range\'s visits under the bots filter, fetched with the key', { skip: missing }, async () => {
+  test("the download holds the range's visits under the bots filter, fetched with the key", { skip: missing }, async () => {
     const dir = tempDir();
     const w = await page();
     const { page: p } = w;
@@ -346,14 +373,17 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     );
     const [jsonl] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Download JSONL' }).click()]);
     await jsonl.saveAs(join(dir, 'v.jsonl'));
-    const events = readFileSync(join(dir, 'v.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { short_code: string; bot: boolean });
+    const events = readFileSync(join(dir, 'v.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { short_code: string; bot: boolean });
     assert.equal(events.length, 7);
     assert.ok(events.every((e) => e.short_code === 'stats-a'));
     assert.deepEqual(unexpected(w), []);
     await w.context.close();
   });
 
-  test('the chart: the pointer and the arrow keys show a bucket\'s date and figures; its table is in the accessibility tree', { skip: missing }, async () => {
+  test("the chart: the pointer and the arrow keys show a bucket's date and figures; its table is in the accessibility tree", { skip: missing }, async () => {
     const w = await page({ width: 1280 });
     const { page: p } = w;
     await p.goto(`${origin}/#stats/stats-a?range=7d&bots=exclude`);
@@ -405,18 +435,29 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
           const where = `${name} at ${width} px ${colorScheme}`;
           assert.equal(await overflow(p), 0, where);
           // The x labels never overlap, and none leaves the chart.
-          const labels = await p.locator('#stats-chart .labels text').evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect()).map((r) => [r.left, r.right]));
+          const labels = await p
+            .locator('#stats-chart .labels text')
+            .evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect()).map((r) => [r.left, r.right]));
           assert.ok(labels.length >= 3, `${labels.length} labels, ${where}`);
           for (let i = 1; i < labels.length; i++) assert.ok(labels[i]![0]! > labels[i - 1]![1]!, `labels ${i - 1} and ${i} apart, ${where}`);
           const frame = (await p.locator('#stats-chart .chart-frame').boundingBox())!;
           assert.ok(labels[0]![0]! >= frame.x - 0.5 && labels[labels.length - 1]![1]! <= frame.x + frame.width + 0.5, where);
           // Bars in the accent colour of the scheme; against the card, bars and bar-list bars reach
           // 3:1 (WCAG's non-text contrast) and the axis labels 4.5:1 (axe-core leaves SVG text alone).
-          const fill = await p.locator('#stats-chart rect.bar').first().evaluate((r) => getComputedStyle(r).fill);
+          const fill = await p
+            .locator('#stats-chart rect.bar')
+            .first()
+            .evaluate((r) => getComputedStyle(r).fill);
           assert.equal(fill, colorScheme === 'dark' ? 'rgb(122, 162, 255)' : 'rgb(43, 89, 195)', where);
           const card = await p.locator('#stats').evaluate((s) => getComputedStyle(s).backgroundColor);
-          const share = await p.locator('table.toplist rect.bar').first().evaluate((r) => getComputedStyle(r).fill);
-          const label = await p.locator('#stats-chart .labels text').first().evaluate((t) => getComputedStyle(t).fill);
+          const share = await p
+            .locator('table.toplist rect.bar')
+            .first()
+            .evaluate((r) => getComputedStyle(r).fill);
+          const label = await p
+            .locator('#stats-chart .labels text')
+            .first()
+            .evaluate((t) => getComputedStyle(t).fill);
           assert.ok(contrast(fill, card) >= 3, `bars ${fill} on ${card}: ${contrast(fill, card)}, ${where}`);
           assert.ok(contrast(share, card) >= 3, `list bars ${share} on ${card}, ${where}`);
           assert.ok(contrast(label, card) >= 4.5, `labels ${label} on ${card}: ${contrast(label, card)}, ${where}`);

@@ -37,7 +37,11 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
   const dir = tempDir(t);
   const a = await start(t, { apiKeys: ['k'] });
   const aOrigin = `http://127.0.0.1:${a.port}`;
-  for (const body of [{ url: 'https://one.example/' }, { url: 'https://two.example/', max_visits: 4, code: 'two-22' }, { url: 'https://three.example/?a=1,2', retention_days: 30 }]) {
+  for (const body of [
+    { url: 'https://one.example/' },
+    { url: 'https://two.example/', max_visits: 4, code: 'two-22' },
+    { url: 'https://three.example/?a=1,2', retention_days: 30 },
+  ]) {
     const r = await a.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(r.status, 201);
   }
@@ -46,7 +50,10 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
   await showLinks(w.page, aOrigin);
   const jsonl = await download(w.page, 'Export JSONL', dir);
   assert.match(jsonl.name, /^urls-\d{4}-\d{2}-\d{2}\.jsonl$/);
-  const exported = jsonl.text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const exported = jsonl.text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   assert.equal(jsonl.text, (await a.req('/api/export', { headers: { 'x-api-key': 'k' } })).body, 'the file is the export');
   assert.deepEqual(
     exported.map((r) => r['original_url']),
@@ -71,7 +78,10 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
   await report.waitFor({ state: 'visible' });
   assert.equal(await report.innerText(), 'Imported 3 links, skipped 0 rows.');
   await page.locator('#admin-summary', { hasText: 'Links 1–3 of 3' }).waitFor();
-  const imported = (await b.req('/api/export', { headers: { 'x-api-key': 'k' } })).body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const imported = (await b.req('/api/export', { headers: { 'x-api-key': 'k' } })).body
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   // The same links; their visits come as untracked visits (the events are the visits import's).
   const sameBut = (r: Record<string, unknown>) => ({ ...r, short_url: String(r['short_url']).replace(/^http:\/\/[^/]+/, ''), untracked_visits: undefined });
   assert.deepEqual(imported.map(sameBut), exported.map(sameBut));
@@ -122,7 +132,9 @@ test('an import cut short by a full disk says where it stopped, and the same fil
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   const error = page.locator('#import-error');
   await error.filter({ hasText: 'Import the same file again' }).waitFor();
-  const said = /The rows before line (\d+) are stored \((\d+) imported\)\. Import the same file again to go on from line (\d+)\.$/.exec((await error.textContent())!);
+  const said = /The rows before line (\d+) are stored \((\d+) imported\)\. Import the same file again to go on from line (\d+)\.$/.exec(
+    (await error.textContent())!,
+  );
   assert.ok(said, (await error.textContent())!);
   const line = Number(said[1]);
   assert.equal(Number(said[2]), line - 1, 'one row a line, every row before the line stored');
@@ -133,7 +145,10 @@ test('an import cut short by a full disk says where it stopped, and the same fil
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await page.locator('#import-report', { hasText: `Imported ${300 - (line - 1)} links, skipped 0 rows.` }).waitFor();
   assert.equal(await error.textContent(), '');
-  const stored = (await h.req('/api/export', { headers: { 'x-api-key': 'k' } })).body.trim().split('\n').map((l) => (JSON.parse(l) as { original_url: string }).original_url);
+  const stored = (await h.req('/api/export', { headers: { 'x-api-key': 'k' } })).body
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { original_url: string }).original_url);
   assert.deepEqual(stored, urls, 'each row exactly once, in file order');
   assert.deepEqual(unexpected(v, [503]), []);
   await v.context.close();

@@ -14,7 +14,21 @@ import { TOP_SIZE } from '../../src/visits/event.ts';
 import { BROWSERS, DEVICES, packAttrs, STRIDE, SYSTEMS } from '../../src/visits/packed.ts';
 import { parseStatsRange, RangeRefusal } from '../../src/visits/range.ts';
 
-const REFERRERS: readonly (string | null)[] = [null, 'a.example', 'b.example', 'c.example', 'news.ycombinator.com', 't.co', 'x.example', 'y.example', 'z.example', 'www.google.com', 'duckduckgo.com', 'bing.com', 'lobste.rs'];
+const REFERRERS: readonly (string | null)[] = [
+  null,
+  'a.example',
+  'b.example',
+  'c.example',
+  'news.ycombinator.com',
+  't.co',
+  'x.example',
+  'y.example',
+  'z.example',
+  'www.google.com',
+  'duckduckgo.com',
+  'bing.com',
+  'lobste.rs',
+];
 const referrerName = (i: number): string | null => REFERRERS[i] ?? null;
 const referrerIndex = (host: string | null): number => REFERRERS.indexOf(host);
 
@@ -169,7 +183,10 @@ test('unique visitors: (UTC day, id) pairs; no id counts one each; the total is 
   assert.deepEqual(s.series[0], { visits: 2, uniqueVisitors: 1 });
   assert.deepEqual(s.series[1], { visits: 2, uniqueVisitors: 2 });
   assert.deepEqual(s.series[24], { visits: 5, uniqueVisitors: 5 });
-  assert.equal(s.series.reduce((sum, b) => sum + b.uniqueVisitors, 0), 8);
+  assert.equal(
+    s.series.reduce((sum, b) => sum + b.uniqueVisitors, 0),
+    8,
+  );
   assert.deepEqual(s, reference(q, [run]));
 });
 
@@ -177,7 +194,12 @@ test('a Berlin day bucket holds parts of two UTC days: one id on both sides of U
   const r = parseStatsRange({ from: '2026-03-28', to: '2026-03-30', interval: 'day', tz: 'Europe/Berlin' }, T0 + 10 * DAY);
   assert.ok(!(r instanceof RangeRefusal));
   // 2026-03-28 in Berlin is 23:00Z on the 27th to 23:00Z on the 28th.
-  const run = [event(T0 - 1800, { visitor: 1 }), event(T0 + 1800, { visitor: 1 }), event(T0 + DAY - 3600 - 1, { visitor: 1 }), event(T0 + DAY - 1800, { visitor: 1 })];
+  const run = [
+    event(T0 - 1800, { visitor: 1 }),
+    event(T0 + 1800, { visitor: 1 }),
+    event(T0 + DAY - 3600 - 1, { visitor: 1 }),
+    event(T0 + DAY - 1800, { visitor: 1 }),
+  ];
   const s = stats(r, [run]);
   assert.deepEqual(s.series, [
     { visits: 3, uniqueVisitors: 2 },
@@ -188,7 +210,11 @@ test('a Berlin day bucket holds parts of two UTC days: one id on both sides of U
 
 test('the same visitor on two links of the same day is one visitor', () => {
   const q = query(days(2));
-  const s = stats(q, [[event(T0 + 5, { visitor: 3 })], [event(T0 + 6, { visitor: 3 }), event(T0 + DAY, { visitor: 3 })], [event(T0 + 7, { visitor: 4 })]], ['a', 'b', 'c']);
+  const s = stats(
+    q,
+    [[event(T0 + 5, { visitor: 3 })], [event(T0 + 6, { visitor: 3 }), event(T0 + DAY, { visitor: 3 })], [event(T0 + 7, { visitor: 4 })]],
+    ['a', 'b', 'c'],
+  );
   assert.equal(s.uniqueVisitors, 3);
   assert.deepEqual(s.series, [
     { visits: 3, uniqueVisitors: 2 },
@@ -202,13 +228,7 @@ test('the same visitor on two links of the same day is one visitor', () => {
 });
 
 test('top lists: the 10 largest, ties by value with null first, others the rest', () => {
-  const counts = new Map<string | null, number>([
-    ['m', 5],
-    [null, 5],
-    ['b', 5],
-    ['z', 9],
-    ...Array.from({ length: 10 }, (_, i) => [`v${i}`, 1] as const),
-  ]);
+  const counts = new Map<string | null, number>([['m', 5], [null, 5], ['b', 5], ['z', 9], ...Array.from({ length: 10 }, (_, i) => [`v${i}`, 1] as const)]);
   assert.deepEqual(topList(counts), {
     top: [
       { value: 'z', visits: 9 },
@@ -229,11 +249,33 @@ test('every field of an event lands in its list: referrer, country, browser, os,
     event(T0 + 3),
   ];
   const s = stats(query(days(1)), [run]);
-  assert.deepEqual(s.referrers, { top: [{ value: 't.co', visits: 2 }, { value: null, visits: 1 }], others: 0 });
-  assert.deepEqual(s.countries.top, [{ value: null, visits: 1 }, { value: 'DE', visits: 1 }, { value: 'NP', visits: 1 }]);
-  assert.deepEqual(s.browsers.top, [{ value: null, visits: 1 }, { value: 'Firefox', visits: 1 }, { value: 'Samsung Internet', visits: 1 }]);
-  assert.deepEqual(s.os.top, [{ value: null, visits: 1 }, { value: 'Android', visits: 1 }, { value: 'Linux', visits: 1 }]);
-  assert.deepEqual(s.devices.top, [{ value: null, visits: 1 }, { value: 'desktop', visits: 1 }, { value: 'mobile', visits: 1 }]);
+  assert.deepEqual(s.referrers, {
+    top: [
+      { value: 't.co', visits: 2 },
+      { value: null, visits: 1 },
+    ],
+    others: 0,
+  });
+  assert.deepEqual(s.countries.top, [
+    { value: null, visits: 1 },
+    { value: 'DE', visits: 1 },
+    { value: 'NP', visits: 1 },
+  ]);
+  assert.deepEqual(s.browsers.top, [
+    { value: null, visits: 1 },
+    { value: 'Firefox', visits: 1 },
+    { value: 'Samsung Internet', visits: 1 },
+  ]);
+  assert.deepEqual(s.os.top, [
+    { value: null, visits: 1 },
+    { value: 'Android', visits: 1 },
+    { value: 'Linux', visits: 1 },
+  ]);
+  assert.deepEqual(s.devices.top, [
+    { value: null, visits: 1 },
+    { value: 'desktop', visits: 1 },
+    { value: 'mobile', visits: 1 },
+  ]);
 });
 
 test('links: the 10 with the most visits in the range, ties by code; a link in several runs is summed; none without codes', () => {
@@ -420,14 +462,17 @@ test('a cell of more ids than its largest chunk holds: every chunk is counted', 
 
 test('property: the links top 10 taken one link at a time is the sorted list cut at 10', () => {
   fc.assert(
-    fc.property(fc.uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), fc.integer({ min: 1, max: 6 })), { selector: ([code]) => code, maxLength: 40 }), (links) => {
-      const top = new TopLinks();
-      for (const [code, visits] of links) if (top.admits(visits)) top.add(code, visits);
-      const expected = [...links]
-        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
-        .slice(0, TOP_SIZE)
-        .map(([code, visits]) => ({ code, visits }));
-      assert.deepEqual(top.list(), expected);
-    }),
+    fc.property(
+      fc.uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), fc.integer({ min: 1, max: 6 })), { selector: ([code]) => code, maxLength: 40 }),
+      (links) => {
+        const top = new TopLinks();
+        for (const [code, visits] of links) if (top.admits(visits)) top.add(code, visits);
+        const expected = [...links]
+          .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+          .slice(0, TOP_SIZE)
+          .map(([code, visits]) => ({ code, visits }));
+        assert.deepEqual(top.list(), expected);
+      },
+    ),
   );
 });

@@ -98,7 +98,15 @@ test('an IPv6 spelling asked again, remembered or pushed out of the bounded memo
   const first = spellings.map((s) => canonicalAddress(s));
   assert.equal(first[0], '2001:db8::');
   assert.equal(first[4999], '2001:db8::13:87');
-  assert.deepEqual(spellings.map((s) => canonicalAddress(s)), first, 'the oldest were pushed out and computed again');
-  assert.deepEqual(spellings.slice(-100).map((s) => canonicalAddress(s)), first.slice(-100), 'the latest are remembered');
+  assert.deepEqual(
+    spellings.map((s) => canonicalAddress(s)),
+    first,
+    'the oldest were pushed out and computed again',
+  );
+  assert.deepEqual(
+    spellings.slice(-100).map((s) => canonicalAddress(s)),
+    first.slice(-100),
+    'the latest are remembered',
+  );
   assert.equal(canonicalAddress('::ffff:0:0:1'), canonicalAddress('::ffff:0:0:1'));
 });

@@ -52,7 +52,9 @@ for (const kind of KINDS) {
     );
   });
 
-  test(`${kind.name} renamed in at run time keeps the old database with a warning; a good file after it is taken`, { timeout: 10_000 }, async (t: TestContext) => {
+  test(`${kind.name} renamed in at run time keeps the old database with a warning; a good file after it is taken`, {
+    timeout: 10_000,
+  }, async (t: TestContext) => {
     const dir = tempDir(t);
     const path = join(dir, 'country.mmdb');
     writeFileSync(path, JAPAN);

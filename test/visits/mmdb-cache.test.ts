@@ -21,7 +21,15 @@ test('BoundedCache holds at most twice its half, keeps what is used, forgets wha
 
 test('more distinct addresses than the cache holds: every answer still right, twice over', () => {
   const db = openMmdb(
-    writeMmdb({ ipVersion: 6, recordSize: 24, networks: [['10.0.0.0/8', { country_code: 'JP' }], ['1.2.3.0/25', { country_code: 'DE' }], ['2001:db8::/32', { country: { iso_code: 'NL' } }]] }),
+    writeMmdb({
+      ipVersion: 6,
+      recordSize: 24,
+      networks: [
+        ['10.0.0.0/8', { country_code: 'JP' }],
+        ['1.2.3.0/25', { country_code: 'DE' }],
+        ['2001:db8::/32', { country: { iso_code: 'NL' } }],
+      ],
+    }),
   );
   const distinct = 3 * ADDRESS_CACHE;
   for (let round = 0; round < 2; round++) {

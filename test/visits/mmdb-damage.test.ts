@@ -32,11 +32,14 @@ const SMALL: DbSpec = {
 const PROBES = ['1.2.3.4', '1.2.3.200', '10.9.8.7', '11.0.0.1', '::ffff:1.2.3.4', '2001:db8::1', '2001:db9::', '::', 'ffff::1', '0.0.0.0', '255.255.255.255'];
 
 function refused(bytes: Uint8Array, message: RegExp | undefined, context: string): void {
-  assert.throws(() => openMmdb(bytes), (e: unknown) => {
-    assert.ok(e instanceof MmdbError, `${context}: ${String(e)}`);
-    if (message) assert.match(e.message, message, context);
-    return true;
-  });
+  assert.throws(
+    () => openMmdb(bytes),
+    (e: unknown) => {
+      assert.ok(e instanceof MmdbError, `${context}: ${String(e)}`);
+      if (message) assert.match(e.message, message, context);
+      return true;
+    },
+  );
 }
 
 /** A file with one record, `bytes` at data offset 0, for 128.0.0.0/1. */
@@ -44,7 +47,10 @@ const oneRecord = (bytes: Uint8Array): Buffer => writeMmdb({ ipVersion: 4, recor
 
 test('the small database opens and answers (the cases below damage this one)', () => {
   const db = openMmdb(writeMmdb(SMALL));
-  assert.deepEqual(PROBES.map((a) => db.countryOf(a)), ['DE', 'FR', 'JP', null, 'DE', 'NL', null, null, null, null, null]);
+  assert.deepEqual(
+    PROBES.map((a) => db.countryOf(a)),
+    ['DE', 'FR', 'JP', null, 'DE', 'NL', null, null, null, null, null],
+  );
 });
 
 test('truncated at every byte: refused at open', () => {
@@ -59,7 +65,11 @@ test('the public-domain database cut short, or with a piece taken out: refused a
   const cuts = [0, 1, 100, 3_000_000, file.length - 200_000, file.length - 100, file.length - 1];
   for (let i = 0; i < 20; i++) cuts.push(Math.floor(random() * file.length));
   for (const cut of cuts) refused(file.subarray(0, cut), undefined, `cut at ${cut}`);
-  refused(Buffer.concat([file.subarray(0, 1000), file.subarray(2000)]), /^the 16 bytes after the search tree \(at byte 3036900\) are not zeros$/, 'a piece of the tree taken out');
+  refused(
+    Buffer.concat([file.subarray(0, 1000), file.subarray(2000)]),
+    /^the 16 bytes after the search tree \(at byte 3036900\) are not zeros$/,
+    'a piece of the tree taken out',
+  );
 });
 
 test('bad metadata: each refused with a message that names what is wrong', () => {
@@ -96,7 +106,14 @@ test('garbage after the marker: refused at open, 500 seeded tries', () => {
 });
 
 test('a damaged search tree: refused at open', () => {
-  const spec: DbSpec = { ipVersion: 4, recordSize: 24, networks: [['0.0.0.0/2', { country_code: 'AA' }], ['128.0.0.0/1', { country_code: 'BB' }]] };
+  const spec: DbSpec = {
+    ipVersion: 4,
+    recordSize: 24,
+    networks: [
+      ['0.0.0.0/2', { country_code: 'AA' }],
+      ['128.0.0.0/1', { country_code: 'BB' }],
+    ],
+  };
   const good = writeMmdb(spec);
   assert.equal(openMmdb(good).countryOf('200.1.1.1'), 'BB');
   const nodeCount = openMmdb(good).metadata.nodeCount;
@@ -110,7 +127,14 @@ test('a damaged search tree: refused at open', () => {
   refused(withRecord(3, nodeCount + 5), /^node 0 points outside the data section/, 'into the separator');
   // Two /32 chains; the last node of the first gets the last node of the second as its right
   // child: a walk through it would need a 33rd bit.
-  const chains = writeMmdb({ ipVersion: 4, recordSize: 24, networks: [['1.2.3.4/32', { country_code: 'AA' }], ['128.0.0.1/32', { country_code: 'BB' }]] });
+  const chains = writeMmdb({
+    ipVersion: 4,
+    recordSize: 24,
+    networks: [
+      ['1.2.3.4/32', { country_code: 'AA' }],
+      ['128.0.0.1/32', { country_code: 'BB' }],
+    ],
+  });
   const n = openMmdb(chains).metadata.nodeCount;
   assert.equal(openMmdb(chains).countryOf('1.2.3.5'), null);
   const deep = Buffer.from(chains);
@@ -142,7 +166,11 @@ const BAD_VALUES: [string, Buffer, RegExp][] = [
   ['an end marker as a value', field(13, 0), /an end marker .* where a value was expected/],
   ['a map key that is a number', Buffer.concat([field(7, 1), encode(u16(1)), encode('v')]), /a map key .* is of type 5, not a string/],
   ['a string longer than the section', field(2, 1000, Buffer.from('short')), /runs past the end of its section/],
-  ['a map of more pairs than the section holds', Buffer.concat([field(7, 1000), encode('a'), encode('b')]), /starts past the end of its section|is of type 13, not a string/], // the file's end marker is next
+  [
+    'a map of more pairs than the section holds',
+    Buffer.concat([field(7, 1000), encode('a'), encode('b')]),
+    /starts past the end of its section|is of type 13, not a string/,
+  ], // the file's end marker is next
   ['a size byte cut off', Buffer.from([0x5d]), /runs past the end of its section/],
 ];
 
@@ -168,11 +196,14 @@ test('damaged values: refused at open with what is wrong', () => {
 
 test('damaged values: the decoder alone throws MmdbError, never another exception', () => {
   for (const [name, bytes, message] of BAD_VALUES) {
-    assert.throws(() => new DataSection(Buffer.from(bytes), 0, bytes.length).decode(0), (e: unknown) => {
-      assert.ok(e instanceof MmdbError, `${name}: ${String(e)}`);
-      assert.match(e.message, message, name);
-      return true;
-    });
+    assert.throws(
+      () => new DataSection(Buffer.from(bytes), 0, bytes.length).decode(0),
+      (e: unknown) => {
+        assert.ok(e instanceof MmdbError, `${name}: ${String(e)}`);
+        assert.match(e.message, message, name);
+        return true;
+      },
+    );
   }
 });
 
@@ -220,7 +251,8 @@ test('random damage to the public-domain database: an MmdbError at open, or answ
     const b = Buffer.from(file);
     // Half the tries in the search tree, half in the data section and metadata.
     const tree = i % 2 === 0;
-    for (let f = 0; f < 8; f++) b[tree ? Math.floor(random() * 3_036_900) : 3_036_916 + Math.floor(random() * (b.length - 3_036_916))] = Math.floor(random() * 256);
+    for (let f = 0; f < 8; f++)
+      b[tree ? Math.floor(random() * 3_036_900) : 3_036_916 + Math.floor(random() * (b.length - 3_036_916))] = Math.floor(random() * 256);
     let db;
     try {
       db = openMmdb(b);

@@ -44,7 +44,13 @@ function v6Text(n: bigint): string {
 }
 
 /** The registries' big blocks (2001::/16 and four /12s), where most allocations lie. */
-const BLOCKS: readonly [bigint, number][] = [[0x2001n, 16], [0x240n, 12], [0x260n, 12], [0x2a0n, 12], [0x2c0n, 12]];
+const BLOCKS: readonly [bigint, number][] = [
+  [0x2001n, 16],
+  [0x240n, 12],
+  [0x260n, 12],
+  [0x2a0n, 12],
+  [0x2c0n, 12],
+];
 
 /** A random address: in 2000::/3 (global unicast), in one of `BLOCKS`, or (`anywhere`) anywhere. */
 function v6Random(anywhere = false): bigint {
@@ -117,8 +123,18 @@ test('the IPv4+IPv6 database: the same record as maxmind for 140,000+ addresses 
   // IPv4-mapped (what a dual-stack socket reports) is the IPv4 address; this database does not map
   // ::ffff:0:0/96, so maxmind is asked the IPv4 spelling.
   const mapped = v4.slice(0, 10_000);
-  agree(ours, oracle, mapped.map((a) => `::ffff:${a}`), (a) => a.slice(7));
-  agree(ours, oracle, mapped.slice(0, 1000).map((a) => `::FFFF:${a}`), (a) => a.slice(7));
+  agree(
+    ours,
+    oracle,
+    mapped.map((a) => `::ffff:${a}`),
+    (a) => a.slice(7),
+  );
+  agree(
+    ours,
+    oracle,
+    mapped.slice(0, 1000).map((a) => `::FFFF:${a}`),
+    (a) => a.slice(7),
+  );
 });
 
 test('the IPv4-only database: the same record as maxmind for IPv4; IPv6 is no record there, except IPv4-mapped', () => {
@@ -128,7 +144,12 @@ test('the IPv4-only database: the same record as maxmind for IPv4; IPv6 is no re
   assert.equal(ours.metadata.ipVersion, 4);
   const v4 = v4Addresses(oracle, 20_000, 5000);
   assert.ok(agree(ours, oracle, v4) > v4.length / 2);
-  agree(ours, oracle, v4.slice(0, 5000).map((a) => `::ffff:${a}`), (a) => a.slice(7));
+  agree(
+    ours,
+    oracle,
+    v4.slice(0, 5000).map((a) => `::ffff:${a}`),
+    (a) => a.slice(7),
+  );
   // maxmind walks an IPv6 address's first 32 bits through an IPv4 tree (2001:4860:: as 32.1.72.96);
   // an IPv6 client is not in an IPv4 database, so ours answers null.
   for (let i = 0; i < 2000; i++) {

@@ -83,14 +83,44 @@ function networks(ipVersion: 4 | 6): DbSpec['networks'] {
 
 /** First, last, middle and both neighbours of every network, and the corners of the space. */
 const V4_PROBES = [
-  '0.0.0.0', '1.2.2.255', '1.2.3.0', '1.2.3.77', '1.2.3.127', '1.2.3.128', '1.2.3.255', '1.2.4.0',
-  '9.255.255.255', '10.0.0.0', '10.128.7.1', '10.255.255.255', '11.0.0.0', '199.255.255.255',
-  '200.0.0.0', '203.0.113.9', '207.255.255.255', '208.0.0.0', '255.255.255.254', '255.255.255.255',
+  '0.0.0.0',
+  '1.2.2.255',
+  '1.2.3.0',
+  '1.2.3.77',
+  '1.2.3.127',
+  '1.2.3.128',
+  '1.2.3.255',
+  '1.2.4.0',
+  '9.255.255.255',
+  '10.0.0.0',
+  '10.128.7.1',
+  '10.255.255.255',
+  '11.0.0.0',
+  '199.255.255.255',
+  '200.0.0.0',
+  '203.0.113.9',
+  '207.255.255.255',
+  '208.0.0.0',
+  '255.255.255.254',
+  '255.255.255.255',
 ];
 const V6_PROBES = [
-  '::', '::1', '2001:db7:ffff:ffff:ffff:ffff:ffff:ffff', '2001:db8::', '2001:db8::1', '2001:DB8:FFFF:FFFF:FFFF:FFFF:FFFF:FFFF',
-  '2001:db9::', '29ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '2a00::', '2a0f:ffff::1', '2a10::', 'ffff::', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
-  '::1.2.3.4', '64:ff9b::1.2.3.4', '2002:102:304::',
+  '::',
+  '::1',
+  '2001:db7:ffff:ffff:ffff:ffff:ffff:ffff',
+  '2001:db8::',
+  '2001:db8::1',
+  '2001:DB8:FFFF:FFFF:FFFF:FFFF:FFFF:FFFF',
+  '2001:db9::',
+  '29ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  '2a00::',
+  '2a0f:ffff::1',
+  '2a10::',
+  'ffff::',
+  'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+  '::1.2.3.4',
+  '64:ff9b::1.2.3.4',
+  '2002:102:304::',
 ];
 
 /** The `maxmind` package's answer in our shapes: bytes as a plain `Uint8Array`. */
@@ -193,7 +223,9 @@ test('countryOf: country.iso_code, else country_code; two letters, upper case; n
 });
 
 test('a map key __proto__ is data, not the prototype of the record', () => {
-  const ours = openMmdb(writeMmdb({ ipVersion: 4, recordSize: 24, networks: [['1.0.0.0/8', JSON.parse('{"__proto__": "x", "country_code": "IT"}') as Value]] }));
+  const ours = openMmdb(
+    writeMmdb({ ipVersion: 4, recordSize: 24, networks: [['1.0.0.0/8', JSON.parse('{"__proto__": "x", "country_code": "IT"}') as Value]] }),
+  );
   const r = ours.lookup('1.1.1.1') as Record<string, MmdbValue>;
   assert.equal(Object.getPrototypeOf(r), Object.prototype);
   assert.equal(Object.getOwnPropertyDescriptor(r, '__proto__')?.value, 'x');

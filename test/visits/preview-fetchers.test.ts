@@ -43,8 +43,10 @@ const FETCHERS: readonly string[] = [
 ];
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148';
-const ANDROID_WEBVIEW = 'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP1A.240405.002; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.82 Mobile Safari/537.36';
-const ELECTRON = (app: string): string => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${app} Chrome/120.0.6099.291 Electron/28.2.10 Safari/537.36`;
+const ANDROID_WEBVIEW =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP1A.240405.002; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.82 Mobile Safari/537.36';
+const ELECTRON = (app: string): string =>
+  `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${app} Chrome/120.0.6099.291 Electron/28.2.10 Safari/537.36`;
 
 /** People: the same apps' in-app browsers and desktop clients, and plain browsers and programs. */
 const NOT_FETCHERS: readonly (string | undefined)[] = [
@@ -83,7 +85,11 @@ test('every preview fetcher is recognized, and is a bot', () => {
 });
 
 test('every token of the table is in one of the fetchers above', () => {
-  for (const { token } of PREVIEW_FETCHERS) assert.ok(FETCHERS.some((ua) => ua.includes(token)), token);
+  for (const { token } of PREVIEW_FETCHERS)
+    assert.ok(
+      FETCHERS.some((ua) => ua.includes(token)),
+      token,
+    );
 });
 
 test('in-app browsers, desktop clients, browsers and other programs are not preview fetchers', () => {

@@ -69,7 +69,10 @@ test('the echoed range is cut to 0 .. MAX_TIME + 1: never a time before 1970 nor
   // A month that ends after the last time: its bucket ends at the end of the last second.
   const months = parseStatsRange({ from: '2106-01-01', to: '2106-02-07', interval: 'month' }, NOW);
   assert.ok(!(months instanceof RangeRefusal));
-  assert.deepEqual([months.from, months.to, months.edges], [at('2106-01-01T00:00:00Z'), MAX_TIME + 1, [at('2106-01-01T00:00:00Z'), at('2106-02-01T00:00:00Z'), MAX_TIME + 1]]);
+  assert.deepEqual(
+    [months.from, months.to, months.edges],
+    [at('2106-01-01T00:00:00Z'), MAX_TIME + 1, [at('2106-01-01T00:00:00Z'), at('2106-02-01T00:00:00Z'), MAX_TIME + 1]],
+  );
   const hours = parseStatsRange({ from: MAX_TIME - 3600, to: MAX_TIME, interval: 'hour' }, NOW);
   assert.ok(!(hours instanceof RangeRefusal));
   assert.equal(hours.to, MAX_TIME + 1);
@@ -95,5 +98,8 @@ test('over HTTP the 400 carries the refusal whole', async (t) => {
   const r = await h.req(`/api/urls/${code}/stats?from=2106-01-01&to=2106-02-07&interval=month`, { headers: { 'x-api-key': 'k' } });
   assert.equal(r.status, 200, r.body);
   const body = JSON.parse(r.body) as { from: number; to: number; series: { start: number }[] };
-  assert.deepEqual([body.from, body.to, body.series.map((s) => s.start)], [at('2106-01-01T00:00:00Z'), MAX_TIME + 1, [at('2106-01-01T00:00:00Z'), at('2106-02-01T00:00:00Z')]]);
+  assert.deepEqual(
+    [body.from, body.to, body.series.map((s) => s.start)],
+    [at('2106-01-01T00:00:00Z'), MAX_TIME + 1, [at('2106-01-01T00:00:00Z'), at('2106-02-01T00:00:00Z')]],
+  );
 });

@@ -363,7 +363,10 @@ test('Chatham’s autumn change at 03:45 (back to 02:45) starts an hour bucket w
   // 2027-04-04: 03:45 +13:45 is followed by 02:45 +12:45 (14:00 UTC).
   const change = at('2027-04-03T14:00:00Z');
   const r = range({ from: change - 2 * 3600, to: change + 2 * 3600, interval: 'hour', tz: 'Pacific/Chatham' });
-  const walls = r.edges.map((e) => { const w = wallOf('Pacific/Chatham', e); return `${w.hour}:${String(w.minute).padStart(2, '0')}`; });
+  const walls = r.edges.map((e) => {
+    const w = wallOf('Pacific/Chatham', e);
+    return `${w.hour}:${String(w.minute).padStart(2, '0')}`;
+  });
   assert.ok(r.edges.includes(change), 'an edge at the change itself');
   assert.deepEqual(walls.slice(walls.indexOf('3:00'), walls.indexOf('3:00') + 4), ['3:00', '2:45', '3:00', '4:00']);
 });

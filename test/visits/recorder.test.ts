@@ -73,7 +73,11 @@ test('Sec-GPC: 1 or DNT: 1 keeps the time and the bot flag only, and nobody is a
   for (const headers of [{ 'sec-gpc': '1' }, { dnt: '1' }]) {
     const { record, asked } = recorder();
     const event = record.event(request({ ...headers, 'user-agent': SLACK, referer: 'https://chat.example/' }));
-    assert.deepEqual(event, { time: Math.floor(NOW_MS / 1000), referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null }, JSON.stringify(headers));
+    assert.deepEqual(
+      event,
+      { time: Math.floor(NOW_MS / 1000), referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null },
+      JSON.stringify(headers),
+    );
     assert.deepEqual(asked, []);
   }
   // DNT: 0 is no such request.
@@ -158,7 +162,7 @@ test('the source costs nothing until the store calls it, and then makes the even
   assert.deepEqual(bots, [true, false]);
 });
 
-test('ready is the visitor ids\': undefined without a shared key, the wait for one with it', async () => {
+test("ready is the visitor ids': undefined without a shared key, the wait for one with it", async () => {
   assert.equal(recorder().record.ready(), undefined);
   let answer: (key: Uint8Array) => void = () => undefined;
   const ids = createVisitorIds({ now: () => NOW_MS, sharedKey: () => new Promise((resolve) => (answer = resolve)) });

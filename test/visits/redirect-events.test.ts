@@ -41,8 +41,11 @@ function fakeStore(inMemory: boolean): { store: LinkStore; calls: Call[] } {
     return link === undefined ? { kind: 'missing' } : { kind: 'found', url: link.url, limited: link.limited };
   };
   const store = {
-    countVisit: (code: string, _now: Clock, count: boolean, source?: VisitEventSource) => (inMemory ? decide(code, count, source) : Promise.resolve(decide(code, count, source))),
-    ...(inMemory ? { countVisitIn: (text: string, start: number, _now: Clock, count: boolean, source?: VisitEventSource) => decide(text.slice(start), count, source) } : {}),
+    countVisit: (code: string, _now: Clock, count: boolean, source?: VisitEventSource) =>
+      inMemory ? decide(code, count, source) : Promise.resolve(decide(code, count, source)),
+    ...(inMemory
+      ? { countVisitIn: (text: string, start: number, _now: Clock, count: boolean, source?: VisitEventSource) => decide(text.slice(start), count, source) }
+      : {}),
   } as unknown as LinkStore;
   return { store, calls };
 }
@@ -84,7 +87,10 @@ for (const inMemory of [true, false]) {
     assert.deepEqual(await service.visit('free01', true, req(CURL)), { kind: 'found', url: 'https://example.com/free', limited: false });
     const events = calls.filter((c) => c.event !== undefined).map((c) => c.event!);
     assert.equal(events.length, 2);
-    assert.deepEqual({ ...events[0]!, visitor: null }, { time: NOW_MS / 1000, referrer: null, country: null, browser: 'Chrome', os: 'Windows', device: 'desktop', bot: false, visitor: null });
+    assert.deepEqual(
+      { ...events[0]!, visitor: null },
+      { time: NOW_MS / 1000, referrer: null, country: null, browser: 'Chrome', os: 'Windows', device: 'desktop', bot: false, visitor: null },
+    );
     assert.equal(typeof events[0]!.visitor, 'number');
     assert.equal(events[1]!.bot, true);
     assert.deepEqual(await eventCounts(metrics), { humans: 1, bots: 1 });
@@ -122,11 +128,17 @@ for (const inMemory of [true, false]) {
   });
 }
 
-test('a store of promises is asked once per ordinary GET; only a preview fetcher\'s GET asks first without counting', async () => {
+test("a store of promises is asked once per ordinary GET; only a preview fetcher's GET asks first without counting", async () => {
   const { service, calls } = setup(false, true);
   await service.visit('lim001', true, req(CHROME));
-  assert.deepEqual(calls.map((c) => c.count), [true]);
+  assert.deepEqual(
+    calls.map((c) => c.count),
+    [true],
+  );
   calls.length = 0;
   await service.visit('free01', true, req(SLACK));
-  assert.deepEqual(calls.map((c) => c.count), [false, true]);
+  assert.deepEqual(
+    calls.map((c) => c.count),
+    [false, true],
+  );
 });

@@ -80,7 +80,40 @@ test('a host of the longest DNS length is kept, one character more is not', () =
 const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:]+\])$/;
 
 test('whatever the Referer, a kept host holds only letters, digits, - _ . or is [IPv6]; the import takes it back', () => {
-  const unit = fc.constantFrom('a', 'Z', '0', '9', '.', '-', '_', '=', '(', ')', '"', "'", ',', '+', '@', '%', '3', 'D', ':', '[', ']', '!', '$', '&', '*', ';', '~', '{', 'é', 'ß', '。', '\t');
+  const unit = fc.constantFrom(
+    'a',
+    'Z',
+    '0',
+    '9',
+    '.',
+    '-',
+    '_',
+    '=',
+    '(',
+    ')',
+    '"',
+    "'",
+    ',',
+    '+',
+    '@',
+    '%',
+    '3',
+    'D',
+    ':',
+    '[',
+    ']',
+    '!',
+    '$',
+    '&',
+    '*',
+    ';',
+    '~',
+    '{',
+    'é',
+    'ß',
+    '。',
+    '\t',
+  );
   const host = fc.string({ unit, minLength: 1, maxLength: 16 });
   const scheme = fc.constantFrom('http://', 'https://', 'HTTP://', 'android-app://');
   fc.assert(
@@ -95,7 +128,18 @@ test('whatever the Referer, a kept host holds only letters, digits, - _ . or is 
 });
 
 test('the import takes a referrer only in the form a visit records', () => {
-  const taken = ['news.example', 'sub_domain.example.com', 'xn--bcher-kva.de', '192.0.2.1', '[2001:db8::1]', '[::ffff:102:304]', 'com.google.android.gm', '-x.example', 'localhost', 'a'.repeat(MAX_HOST_LENGTH)];
+  const taken = [
+    'news.example',
+    'sub_domain.example.com',
+    'xn--bcher-kva.de',
+    '192.0.2.1',
+    '[2001:db8::1]',
+    '[::ffff:102:304]',
+    'com.google.android.gm',
+    '-x.example',
+    'localhost',
+    'a'.repeat(MAX_HOST_LENGTH),
+  ];
   for (const host of taken) assert.equal(isReferrerHost(host), true, host);
   const refused = [
     '=importxml(concat("http",char(58)))',

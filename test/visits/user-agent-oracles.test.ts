@@ -90,7 +90,8 @@ const KNOWN: readonly Known[] = [
     ua,
     ours: { bot: false },
     oracle: { bot: true },
-    reason: "a browser's string with a product's name added and no word bots use: isbot lists such names one by one, we list the kinds of program and the services most seen",
+    reason:
+      "a browser's string with a product's name added and no word bots use: isbot lists such names one by one, we list the kinds of program and the services most seen",
   })),
 ];
 
@@ -108,7 +109,13 @@ test('the lists are read whole', () => {
 
 for (const [name, agents] of Object.entries(LISTS)) {
   test(`the bot flag agrees with isbot on at least 99 % of ${name}`, (t) => {
-    const share = agreement(t, `bot (${name})`, agents, (ua) => classifyUserAgent(ua).bot === isbot(ua), (ua) => `isbot ${isbot(ua)}, ours ${classifyUserAgent(ua).bot}`);
+    const share = agreement(
+      t,
+      `bot (${name})`,
+      agents,
+      (ua) => classifyUserAgent(ua).bot === isbot(ua),
+      (ua) => `isbot ${isbot(ua)}, ours ${classifyUserAgent(ua).bot}`,
+    );
     assert.ok(share >= 0.99, `${(share * 100).toFixed(2)} % agree`);
   });
 }
@@ -118,7 +125,13 @@ const humans = [...new Set(Object.values(LISTS).flat())].filter((ua) => !isbot(u
 for (const family of ['browser', 'os', 'device'] as const) {
   test(`the ${family} family agrees with bowser on at least 98 % of the human agents`, (t) => {
     assert.ok(humans.length > 900, `${humans.length} human agents`);
-    const share = agreement(t, family, humans, (ua) => classifyUserAgent(ua)[family] === bowserFamilies(ua)[family], (ua) => `bowser ${bowserFamilies(ua)[family]}, ours ${classifyUserAgent(ua)[family]}`);
+    const share = agreement(
+      t,
+      family,
+      humans,
+      (ua) => classifyUserAgent(ua)[family] === bowserFamilies(ua)[family],
+      (ua) => `bowser ${bowserFamilies(ua)[family]}, ours ${classifyUserAgent(ua)[family]}`,
+    );
     assert.ok(share >= 0.98, `${(share * 100).toFixed(2)} % agree`);
   });
 }

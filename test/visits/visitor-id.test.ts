@@ -42,7 +42,7 @@ function expectedId(key: Uint8Array, address: string, userAgent: string): number
   return h | 0;
 }
 
-test('the id: HMAC-SHA-256 of the address and of the User-Agent under the day\'s key, mixed into a signed 32-bit number', () => {
+test("the id: HMAC-SHA-256 of the address and of the User-Agent under the day's key, mixed into a signed 32-bit number", () => {
   const key = new Uint8Array(KEY_BYTES).fill(7);
   assert.equal(visitorId(key, '198.51.100.1', CHROME), expectedId(key, '198.51.100.1', CHROME));
   assert.equal(visitorId(key, '198.51.100.1', undefined), expectedId(key, '198.51.100.1', ''));
@@ -59,7 +59,7 @@ test('the id: HMAC-SHA-256 of the address and of the User-Agent under the day\'s
   assert.equal(new Set(Array.from({ length: 10_000 }, (_, i) => visitorId(key, `10.${i >> 8}.${i & 255}.1`, CHROME))).size, 10_000);
 });
 
-test('the ids of createVisitorIds are the HMAC under the day\'s key', () => {
+test("the ids of createVisitorIds are the HMAC under the day's key", () => {
   const { options } = fakes();
   assert.equal(createVisitorIds(options)('198.51.100.1', CHROME), visitorId(new Uint8Array(KEY_BYTES).fill(1), '198.51.100.1', CHROME));
   assert.equal(createVisitorIds(options).ready(), undefined);
@@ -129,7 +129,12 @@ test('Sec-GPC: 1 or DNT: 1 asks not to be tracked; anything else does not', () =
 });
 
 /** A shared key source (a store's `dailyKey`) that answers when told, counting the days asked. */
-function sharedKeys(): { asked: number[]; answer: (day: number, fill: number) => void; fail: (day: number) => void; source: (day: number) => Promise<Uint8Array> } {
+function sharedKeys(): {
+  asked: number[];
+  answer: (day: number, fill: number) => void;
+  fail: (day: number) => void;
+  source: (day: number) => Promise<Uint8Array>;
+} {
   const asked: number[] = [];
   const pending = new Map<number, { resolve: (key: Uint8Array) => void; reject: (err: Error) => void }>();
   return {

@@ -175,7 +175,13 @@ export function parseVisitParams(query: URLSearchParams): Parsed<VisitParams> {
   const to = endDate === undefined ? undefined : Math.min(endDate + 1, MAX_TIME);
   if (startDate !== undefined && to !== undefined && startDate >= to) return invalidData(['startDate', 'endDate'], 'startDate must not be after endDate');
   const from = startDate;
-  return { page: page === undefined || page < 1 ? 1 : page, itemsPerPage: perPage === undefined || perPage < 1 ? -1 : perPage, from, to, excludeBots: query.has('excludeBots') };
+  return {
+    page: page === undefined || page < 1 ? 1 : page,
+    itemsPerPage: perPage === undefined || perPage < 1 ? -1 : perPage,
+    from,
+    to,
+    excludeBots: query.has('excludeBots'),
+  };
 }
 
 /** What the create and the edit bodies share: the deadline and the refused options. */
@@ -197,7 +203,7 @@ export function retentionUntil(raw: unknown, createdAt: number): Parsed<number |
   if (raw === null) return 0;
   const until = typeof raw === 'string' ? isoSeconds(raw) : undefined;
   if (until === undefined) return invalidData(['validUntil'], 'validUntil must be an ISO 8601 date, or null');
-  if (until <= createdAt) return invalidData(['validUntil'], 'validUntil must be later than the short URL\'s creation');
+  if (until <= createdAt) return invalidData(['validUntil'], "validUntil must be later than the short URL's creation");
   return Math.ceil((until - createdAt) / DAY);
 }
 
@@ -205,7 +211,8 @@ export function retentionUntil(raw: unknown, createdAt: number): Parsed<number |
 function refusedOptions(body: Readonly<Record<string, unknown>>, limits: Limits): Problem | undefined {
   const given = (name: string): boolean => body[name] !== undefined && body[name] !== null && body[name] !== '';
   if (given('validSince')) return invalidData(['validSince'], 'validSince is not supported: a link is valid from its creation');
-  if (given('domain') && String(body['domain']).toLowerCase() !== limits.host) return invalidData(['domain'], `domain must be ${limits.host}, the only domain of this service`);
+  if (given('domain') && String(body['domain']).toLowerCase() !== limits.host)
+    return invalidData(['domain'], `domain must be ${limits.host}, the only domain of this service`);
   if (given('pathPrefix')) return invalidData(['pathPrefix'], 'pathPrefix is not supported');
   if (Array.isArray(body['redirectRules']) && body['redirectRules'].length > 0) return invalidData(['redirectRules'], 'redirect rules are not supported');
   for (const name of ['crawlable', 'forwardQuery', 'findIfExists']) {
@@ -232,7 +239,11 @@ export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits:
   const refused = refusedOptions(body, limits);
   if (refused !== undefined) return refused;
   const length = body['shortCodeLength'];
-  if (length !== undefined && length !== null && (typeof length !== 'number' || !Number.isInteger(length) || length < limits.minShortLength || length > limits.maxShortLength)) {
+  if (
+    length !== undefined &&
+    length !== null &&
+    (typeof length !== 'number' || !Number.isInteger(length) || length < limits.minShortLength || length > limits.maxShortLength)
+  ) {
     return invalidData(['shortCodeLength'], `shortCodeLength must be an integer from ${limits.minShortLength} to ${limits.maxShortLength}`);
   }
   const retention = retentionUntil(body['validUntil'], now);

@@ -49,17 +49,20 @@ export function plainProblem(status: number, title: string, detail: string, head
   return new Problem(status, { type: 'about:blank', title, detail, status }, headers);
 }
 
-export const shortUrlNotFound = (shortCode: string): Problem =>
-  problem('short-url-not-found', `No URL found with short code "${shortCode}"`, { shortCode });
+export const shortUrlNotFound = (shortCode: string): Problem => problem('short-url-not-found', `No URL found with short code "${shortCode}"`, { shortCode });
 
 export const invalidData = (elements: readonly string[], detail = 'Provided data is not valid'): Problem =>
   problem('invalid-data', detail, { invalidElements: elements });
 
 export const nonUniqueSlug = (slug: string): Problem => problem('non-unique-slug', `Provided slug "${slug}" is already in use.`, { customSlug: slug });
 
-export const MISSING_KEY: Problem = problem('missing-authentication', 'Expected one of the following authentication headers, ["X-Api-Key"], but none were provided', {
-  expectedHeaders: ['X-Api-Key'],
-});
+export const MISSING_KEY: Problem = problem(
+  'missing-authentication',
+  'Expected one of the following authentication headers, ["X-Api-Key"], but none were provided',
+  {
+    expectedHeaders: ['X-Api-Key'],
+  },
+);
 
 export const INVALID_KEY: Problem = problem('invalid-api-key', 'Provided API key does not exist or is invalid.');
 

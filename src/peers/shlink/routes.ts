@@ -147,7 +147,8 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
         answer = await work(ctx);
       } catch (err) {
         if (err instanceof StoreUnavailableError) answer = unavailable(err.message);
-        else if (err instanceof HttpError && err.detail !== undefined) answer = plainProblem(err.status, err.status === 413 ? 'Payload Too Large' : 'Bad Request', err.detail);
+        else if (err instanceof HttpError && err.detail !== undefined)
+          answer = plainProblem(err.status, err.status === 413 ? 'Payload Too Large' : 'Bad Request', err.detail);
         else throw err;
       }
       send(ctx, answer);
@@ -156,7 +157,15 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
 
   const health = handler(() => {
     const down = deps.readiness();
-    return { status: down === undefined ? 200 : 503, type: HEALTH_TYPE, body: { status: down === undefined ? 'pass' : 'fail', version: SHLINK_VERSION, links: { about: 'https://shlink.io', project: 'https://github.com/shlinkio/shlink' } } };
+    return {
+      status: down === undefined ? 200 : 503,
+      type: HEALTH_TYPE,
+      body: {
+        status: down === undefined ? 'pass' : 'fail',
+        version: SHLINK_VERSION,
+        links: { about: 'https://shlink.io', project: 'https://github.com/shlinkio/shlink' },
+      },
+    };
   }, true);
 
   /** A record in Shlink's shape, with its visits summary. */
@@ -189,7 +198,8 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
     if (typeof request.url !== 'string' || normalized(request.url) !== r.original_url) return undefined;
     if (request.maxVisits !== undefined && request.maxVisits !== null && r.max_visits !== request.maxVisits) return undefined;
     if (request.validUntil !== undefined && r.expires_at !== r.created_at + Math.ceil((request.validUntil - r.created_at) / DAY) * DAY) return undefined;
-    if (Array.isArray(request.tags) && [...new Set(request.tags.map((t) => normalTag(String(t).trim())))].sort().join('\n') !== r.tags.join('\n')) return undefined;
+    if (Array.isArray(request.tags) && [...new Set(request.tags.map((t) => normalTag(String(t).trim())))].sort().join('\n') !== r.tags.join('\n'))
+      return undefined;
     return r;
   }
 
@@ -301,7 +311,9 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
     rows.sort((a, b) => (dir === 'ASC' ? 1 : -1) * compare(a, b));
     const [from, to] = pageBounds(params.page, params.itemsPerPage, rows.length);
     const page = rows.slice(from, to);
-    return ok({ tags: { data: withStats ? page : page.map((t) => t.tag), pagination: pagination(params.page, params.itemsPerPage, rows.length, page.length) } });
+    return ok({
+      tags: { data: withStats ? page : page.map((t) => t.tag), pagination: pagination(params.page, params.itemsPerPage, rows.length, page.length) },
+    });
   }
 
   const noRedirects = { baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null };

@@ -102,7 +102,16 @@ export function visitJson(event: EventJson, shortUrl: string): VisitJson {
     visitLocation:
       event.country === null
         ? null
-        : { countryCode: event.country, countryName: countryName(event.country), regionName: null, cityName: null, latitude: null, longitude: null, timezone: null, isEmpty: false },
+        : {
+            countryCode: event.country,
+            countryName: countryName(event.country),
+            regionName: null,
+            cityName: null,
+            latitude: null,
+            longitude: null,
+            timezone: null,
+            isEmpty: false,
+          },
     potentialBot: event.bot,
     visitedUrl: shortUrl,
   };

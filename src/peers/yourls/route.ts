@@ -32,11 +32,11 @@ const PARAMETERS = [
   ['action', 'shorturl, expand, url-stats, stats, db-stats or version.'],
   ['format', 'xml (the default), json, jsonp (with callback) or simple (plain text).'],
   ['signature', 'An API_KEYS key; with timestamp, the hash of the timestamp and the key.'],
-  ['timestamp', 'Unix seconds, within 12 hours of the server\'s clock, for a hashed signature.'],
+  ['timestamp', "Unix seconds, within 12 hours of the server's clock, for a hashed signature."],
   ['hash', 'md5 (the default), sha1 or sha256: how a timestamped signature is hashed.'],
   ['url', 'shorturl: the URL to shorten.'],
   ['keyword', 'shorturl: a custom code.'],
-  ['title', 'shorturl: the link\'s title.'],
+  ['title', "shorturl: the link's title."],
   ['shorturl', 'expand, url-stats: a code, or the whole short URL.'],
   ['filter', 'stats: top (the default), bottom, last or rand.'],
   ['limit', 'stats: how many links to list (none without it).'],
@@ -48,7 +48,9 @@ const PARAMETERS = [
 /** YOURLS answers in the format asked for, whatever the status. */
 const answer = (description: string) => ({
   description,
-  content: Object.fromEntries(['application/xml', 'application/json', 'application/javascript', 'text/plain'].map((type) => [type, { schema: { type: 'string' } }])),
+  content: Object.fromEntries(
+    ['application/xml', 'application/json', 'application/javascript', 'text/plain'].map((type) => [type, { schema: { type: 'string' } }]),
+  ),
 });
 
 const DESCRIPTION =
@@ -111,7 +113,13 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
     allow: 'GET, POST',
     doc: {
       GET: operation('yourlsApi', "YOURLS' API (when YOURLS_API is on)"),
-      POST: { ...operation('yourlsApiForm', "YOURLS' API with a form body (when YOURLS_API is on)"), requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'multipart/form-data': { schema: { type: 'object' } } } } },
+      POST: {
+        ...operation('yourlsApiForm', "YOURLS' API with a form body (when YOURLS_API is on)"),
+        requestBody: {
+          required: false,
+          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'multipart/form-data': { schema: { type: 'object' } } },
+        },
+      },
     },
   };
 }

@@ -106,7 +106,8 @@ export function flooded(seconds: number): YourlsResult {
 
 export const NO_URL = (): YourlsResult => shortenFailed('error:nourl', 'Missing or malformed URL');
 export const NO_LOOP = (): YourlsResult => shortenFailed('error:noloop', 'URL is a short URL');
-export const KEYWORD_TAKEN = (keyword: string): YourlsResult => shortenFailed('error:keyword', `Short URL ${keyword} already exists in database or is reserved`);
+export const KEYWORD_TAKEN = (keyword: string): YourlsResult =>
+  shortenFailed('error:keyword', `Short URL ${keyword} already exists in database or is reserved`);
 
 /**
  * A refusal of the service (its `detail`, which names the field first) in YOURLS' words. A reserved
@@ -123,7 +124,14 @@ export function refusal(detail: string, keyword: string): YourlsResult {
 
 export function expanded(record: UrlRecord): YourlsResult {
   return {
-    fields: { keyword: record.short_code, shorturl: record.short_url, longurl: record.original_url, title: yourlsTitle(record), message: 'success', statusCode: '200' },
+    fields: {
+      keyword: record.short_code,
+      shorturl: record.short_url,
+      longurl: record.original_url,
+      title: yourlsTitle(record),
+      message: 'success',
+      statusCode: '200',
+    },
     simple: record.original_url,
   };
 }

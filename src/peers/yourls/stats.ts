@@ -34,7 +34,8 @@ export function selector(filter: StatsFilter, start: number, limit: number, rand
   let seen = 0;
   if (filter === 'top' || filter === 'bottom') {
     // Sorted, best first; a link enters after the last one at least as good, so ties stay newest first.
-    const before = filter === 'top' ? (a: UrlRecord, b: UrlRecord) => a.visit_count > b.visit_count : (a: UrlRecord, b: UrlRecord) => a.visit_count < b.visit_count;
+    const before =
+      filter === 'top' ? (a: UrlRecord, b: UrlRecord) => a.visit_count > b.visit_count : (a: UrlRecord, b: UrlRecord) => a.visit_count < b.visit_count;
     return {
       add(record) {
         if (keep === 0 || (kept.length === keep && !before(record, kept[keep - 1]!))) return;

@@ -26,7 +26,20 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 /** A block's bytes, and where each of its sections starts in them (file order, as `Block.take` lists them). */
 export function blockBytes(info: BlockInfo): { bytes: number; at: number[] } {
   const [slots, arena, eventSlots, eventWords, wide] = info;
-  const sizes = [arena, slots * 4, slots * 4, slots * (wide ? 8 : 4), slots * 4, slots * 8, slots * 4, slots * 4, eventSlots * 4, eventSlots * 4, eventSlots * 8, eventWords * 4];
+  const sizes = [
+    arena,
+    slots * 4,
+    slots * 4,
+    slots * (wide ? 8 : 4),
+    slots * 4,
+    slots * 8,
+    slots * 4,
+    slots * 4,
+    eventSlots * 4,
+    eventSlots * 4,
+    eventSlots * 8,
+    eventWords * 4,
+  ];
   const at: number[] = [];
   let bytes = 0;
   for (const size of sizes) {
@@ -41,7 +54,8 @@ function room<T extends Uint32Array | Float64Array>(a: T, need: number): T {
   return need <= a.length ? a : grown(a, Math.max(need, a.length * 2));
 }
 
-const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) => new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
+const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) =>
+  new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
 
 /** The slots copied since the last block was taken (`SlotSink` of `KeydirColumns.copySlot`). */
 export class Block implements SlotSink {
@@ -71,7 +85,17 @@ export class Block implements SlotSink {
   readonly labelled: [number, Labels][] = [];
   base = 0;
 
-  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void {
+  slot(
+    arena: Buffer,
+    at: number,
+    codeLen: number,
+    urlLen: number,
+    created: number,
+    retention: number,
+    untracked: number,
+    limit: number,
+    urlHash: number,
+  ): void {
     const n = this.slots++;
     if (n === this.codeLen.length) {
       this.codeLen = room(this.codeLen, n + 1);
@@ -186,7 +210,6 @@ export function readFully(fs: StoreFs, fd: number, into: Uint8Array, position: n
   return true;
 }
 
-
 /** The keydir's numbers a checkpoint's footer gives: what the blocks add up to. */
 export interface BlockTotals {
   seed: number;
@@ -225,7 +248,12 @@ export class BlockReader {
       untracked: new Float64Array(capacity),
       limit: new Uint32Array(capacity),
       urlHash: new Uint32Array(capacity),
-      events: { slots: new Int32Array(eventSlots), lengths: new Uint32Array(eventSlots), seqs: new Float64Array(eventSlots), data: new Uint32Array(eventWords) },
+      events: {
+        slots: new Int32Array(eventSlots),
+        lengths: new Uint32Array(eventSlots),
+        seqs: new Float64Array(eventSlots),
+        data: new Uint32Array(eventWords),
+      },
       labels,
       referrers,
     };

@@ -287,8 +287,10 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   const preamble = Buffer.alloc(PREAMBLE);
   if (!readFully(fs, fd, preamble, 0) || !preamble.subarray(0, MAGIC.length).equals(MAGIC)) return damaged('not a checkpoint');
   const version = preamble.readUInt32LE(MAGIC.length);
-  if (version > CHECKPOINT_VERSION) return { reason: `it was written by a newer version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
-  if (version < CHECKPOINT_VERSION) return { reason: `it was written by an older version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
+  if (version > CHECKPOINT_VERSION)
+    return { reason: `it was written by a newer version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
+  if (version < CHECKPOINT_VERSION)
+    return { reason: `it was written by an older version of url-shortener (checkpoint layout ${version}, this build reads ${CHECKPOINT_VERSION})` };
   const json = Buffer.alloc(preamble.readUInt32LE(MAGIC.length + 4));
   if (!readFully(fs, fd, json, preamble.readDoubleLE(MAGIC.length + 16))) return damaged('cut short');
   if (crc32(json) !== preamble.readUInt32LE(MAGIC.length + 8)) return damaged('bad checksum of its footer');
@@ -299,8 +301,10 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   const { offset } = footer.log;
   const log = identity(fs, logFd, offset);
   if (log.id !== footer.log.id) return { reason: 'the log is not the file it was taken of (replaced, or restored from a copy)' };
-  if (log.size < offset) return { reason: `the log is shorter (${log.size} bytes) than the ${offset} bytes it covers (truncated, or restored from an older copy)` };
-  if (log.head !== footer.log.head || log.tail !== footer.log.tail) return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
+  if (log.size < offset)
+    return { reason: `the log is shorter (${log.size} bytes) than the ${offset} bytes it covers (truncated, or restored from an older copy)` };
+  if (log.head !== footer.log.head || log.tail !== footer.log.tail)
+    return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
   const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers);
   let at = PREAMBLE;

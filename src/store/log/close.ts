@@ -38,8 +38,17 @@ export async function closeLog(parts: StoreParts, quiet: () => boolean): Promise
     }
     await parts.fs.fsync(writer.fd);
     const { checkpoint } = parts;
-    if (quiet() && !writer.detached && !writer.legacy && !writer.tailSuspect && parts.lock !== undefined && !parts.lock.lost() && checkpointDue(writer.size, checkpoint.covered, checkpoint.minBytes)) {
-      checkpoint.covered = saveCheckpoint(parts.fs, parts.path, writer.fd, parts.records, { offset: writer.size, entries: writer.entries }, parts.log) ?? checkpoint.covered;
+    if (
+      quiet() &&
+      !writer.detached &&
+      !writer.legacy &&
+      !writer.tailSuspect &&
+      parts.lock !== undefined &&
+      !parts.lock.lost() &&
+      checkpointDue(writer.size, checkpoint.covered, checkpoint.minBytes)
+    ) {
+      checkpoint.covered =
+        saveCheckpoint(parts.fs, parts.path, writer.fd, parts.records, { offset: writer.size, entries: writer.entries }, parts.log) ?? checkpoint.covered;
     }
   } finally {
     await parts.fs.close(writer.fd);

@@ -143,7 +143,13 @@ export async function upgradeLog(parts: StoreParts): Promise<CompactReport> {
     await discard(fs, temp, fd);
     throw err;
   }
-  const report = { ...before, bytesAfter: written.size, entriesAfter: written.lines, purged: written.expired.length, ms: Math.round(performance.now() - started) };
+  const report = {
+    ...before,
+    bytesAfter: written.size,
+    entriesAfter: written.lines,
+    purged: written.expired.length,
+    ms: Math.round(performance.now() - started),
+  };
   parts.log.info('log rewritten with its format version line (a log of format 1 gets entries of a newer format only once it says so)', {
     file: parts.path,
     format: FORMAT_VERSION,
@@ -249,7 +255,14 @@ export async function discard(fs: StoreFs, temp: string, fd: number | undefined)
  * checkpoint into place beside it), fsync of the directory. Runs with the write queue held. Throws
  * only before the rename, while the old log is still the log.
  */
-export async function install(parts: StoreParts, temp: string, fd: number, written: Written, what: string, fresh?: { checkpoint: CompactionCheckpoint; covered: Covered }): Promise<void> {
+export async function install(
+  parts: StoreParts,
+  temp: string,
+  fd: number,
+  written: Written,
+  what: string,
+  fresh?: { checkpoint: CompactionCheckpoint; covered: Covered },
+): Promise<void> {
   const { fs } = parts;
   await fs.fsync(fd);
   const lost = parts.lock?.lost();
@@ -280,7 +293,9 @@ export async function install(parts: StoreParts, temp: string, fd: number, writt
   await fs.close(old).catch(() => undefined);
   if (retired !== undefined) {
     const gone = retired;
-    parts.checkpoint.retiring = fs.removeLater(gone).catch((err: Error) => parts.log.warn('a retired start-up checkpoint could not be removed', { file: gone, error: err.message }));
+    parts.checkpoint.retiring = fs
+      .removeLater(gone)
+      .catch((err: Error) => parts.log.warn('a retired start-up checkpoint could not be removed', { file: gone, error: err.message }));
   }
   // Until the directory is fsynced, power loss could bring the old log back; so no write is
   // acknowledged before this returns (the write queue is held).

@@ -23,7 +23,12 @@ export class Compactor {
       this.running = upgradeAtStart(parts, opened).finally(() => (this.running = undefined));
       // A failure is retried before the first write (which is refused meanwhile).
       this.running.catch((err: Error) =>
-        parts.problems.report('warn', `compaction:${errorKind(err)}`, 'could not rewrite the log with its format version line; will retry before the next write', { error: err.message }),
+        parts.problems.report(
+          'warn',
+          `compaction:${errorKind(err)}`,
+          'could not rewrite the log with its format version line; will retry before the next write',
+          { error: err.message },
+        ),
       );
     }
   }

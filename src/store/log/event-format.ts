@@ -74,7 +74,16 @@ function writeBase36(buf: Buffer, at: number, n: number): number {
  * of these lines per link per flush, and making the text first was a third of what an event cost
  * a redirect. `seq` is not written for `J`.
  */
-export function writeEventsPayload(buf: Buffer, at: number, op: EventsEntry['op'], code: string, seq: number, events: Uint32Array, first: number, count: number): number {
+export function writeEventsPayload(
+  buf: Buffer,
+  at: number,
+  op: EventsEntry['op'],
+  code: string,
+  seq: number,
+  events: Uint32Array,
+  first: number,
+  count: number,
+): number {
   buf[at++] = op.charCodeAt(0);
   buf[at++] = 0x09;
   at += buf.write(code, at, 'utf8');

@@ -44,4 +44,3 @@ export function beside(logPath: string, suffix: string, nowMs: number, put: (pat
     }
   }
 }
-

@@ -36,7 +36,17 @@
  * edit changes a link in place: it keeps its place in the newest-first order.
  */
 import { crc32 } from './crc32.ts';
-import { decodeEventFields, EVENT_OPS, eventPayload, eventsPayloadBound, eventWritable, hasEvents, writeEventsPayload, type EventEntry, type EventsEntry } from './event-format.ts';
+import {
+  decodeEventFields,
+  EVENT_OPS,
+  eventPayload,
+  eventsPayloadBound,
+  eventWritable,
+  hasEvents,
+  writeEventsPayload,
+  type EventEntry,
+  type EventsEntry,
+} from './event-format.ts';
 import { STRIDE } from '../../visits/packed.ts';
 import type { LabelSource, StoredRecord } from './keydir.ts';
 import { labelsOf } from '../link-store.ts';
@@ -66,7 +76,8 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
   switch (entry.op) {
     case 'C': {
       const labels = encodeLabels(entry);
-      if (labels !== undefined) return `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits ?? 0}\t${entry.url}\t${labels}`;
+      if (labels !== undefined)
+        return `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits ?? 0}\t${entry.url}\t${labels}`;
       return entry.maxVisits
         ? `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits}\t${entry.url}`
         : `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.url}`;
@@ -176,7 +187,16 @@ export function eventLineBound(code: string, count: number): number {
  * straight as bytes (`writeEventsPayload`): the flush of a busy second writes thousands. The
  * caller vouches for `code` (a live link's) and `seq`: `checkWritable`'s rules hold for them.
  */
-export function writeEventLine(buf: Buffer, at: number, op: EventsEntry['op'], code: string, seq: number, events: Uint32Array, first: number, count: number): number {
+export function writeEventLine(
+  buf: Buffer,
+  at: number,
+  op: EventsEntry['op'],
+  code: string,
+  seq: number,
+  events: Uint32Array,
+  first: number,
+  count: number,
+): number {
   const end = writeEventsPayload(buf, at + 9, op, code, seq, events, first, count);
   frame(buf, at, end);
   return end + 1;
@@ -198,7 +218,16 @@ export const HEADER: Buffer = encodeEntry({ op: 'F', name: FORMAT_NAME, version:
 /** The create entry that carries a record whole (compaction writes one per live record, an edited one too). */
 export function recordEntry(rec: StoredRecord): Entry {
   // The count a create carries is the untracked visits: the link's events follow it (`K`, `J`).
-  return { op: 'C', code: rec.code, url: rec.url, createdAt: rec.createdAt, retentionDays: rec.retentionDays, visits: rec.untracked, maxVisits: rec.maxVisits, ...labelsOf(rec.title, rec.tags) };
+  return {
+    op: 'C',
+    code: rec.code,
+    url: rec.url,
+    createdAt: rec.createdAt,
+    retentionDays: rec.retentionDays,
+    visits: rec.untracked,
+    maxVisits: rec.maxVisits,
+    ...labelsOf(rec.title, rec.tags),
+  };
 }
 
 /** What start-up and `--repair` say of a log of a newer format: not damage, an older build. */

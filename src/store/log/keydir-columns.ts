@@ -25,7 +25,6 @@ export function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8A
   return b;
 }
 
-
 /**
  * A keydir as the start-up checkpoint loads it (`checkpoint.ts`): the live slots only, numbered
  * from 0 in creation order, their columns in arrays of one length (the slot capacity, a power of
@@ -138,7 +137,17 @@ export abstract class KeydirColumns {
    * which a compaction does not write (`compaction.ts`), so a checkpoint of a compaction leaves it out.
    */
   copySlot(s: number, sink: SlotSink, nextSeqs: boolean): void {
-    sink.slot(this.arena, this.offset[s]!, this.codeLen[s]!, this.urlLen[s]!, this.created[s]!, this.retention[s]!, this.untrackedCount[s]!, this.limit[s]!, this.urlHash[s]!);
+    sink.slot(
+      this.arena,
+      this.offset[s]!,
+      this.codeLen[s]!,
+      this.urlLen[s]!,
+      this.created[s]!,
+      this.retention[s]!,
+      this.untrackedCount[s]!,
+      this.limit[s]!,
+      this.urlHash[s]!,
+    );
     const events = this.events;
     const n = events.length(s);
     const next = events.nextSeq(s);
@@ -230,7 +239,17 @@ export abstract class KeydirColumns {
     }
   }
 
-  protected fill(s: number, at: number, codeBytes: number, urlBytes: number, codeHash: number, createdAt: number, retentionDays: number, visits: number, maxVisits: number): number {
+  protected fill(
+    s: number,
+    at: number,
+    codeBytes: number,
+    urlBytes: number,
+    codeHash: number,
+    createdAt: number,
+    retentionDays: number,
+    visits: number,
+    maxVisits: number,
+  ): number {
     this.used = at + codeBytes + urlBytes;
     // A slot number is reused only after `vacuum`, which empties the cache; this keeps it exact anyway.
     this.hot.forget(s);
@@ -344,5 +363,4 @@ export abstract class KeydirColumns {
     this.codeChains = HashChains.build(capacity, slots, codeHashes);
     this.urlChains = HashChains.build(capacity, slots, urlHashes);
   }
-
 }

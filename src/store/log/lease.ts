@@ -146,8 +146,5 @@ export function describeHolder(content: LockContent, here: Place): string {
 export function heldMessage(dir: string, path: string, content: LockContent, verdict: Verdict, here: Place, leaseMs: number): string {
   const head = `${dir} is in use by another server (${describeHolder(content, here)}; ${verdict.why}): only one server may write a data directory.`;
   if (content.kind === 'legacy') return `${head} Stop that process first; if no server uses ${dir}, remove ${path}.`;
-  return (
-    `${head} Stop that server first. If it is gone, its lock is stale ${seconds(leaseMs)} after its last refresh ` +
-    `and the next start takes it over.`
-  );
+  return `${head} Stop that server first. If it is gone, its lock is stale ${seconds(leaseMs)} after its last refresh ` + `and the next start takes it over.`;
 }

@@ -6,7 +6,21 @@
  * across event-loop turns.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { IN_CODE_ALPHABET, isExpired, isExpiredAt, MAX_CODE_LENGTH, StoreUnavailableError, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
+import {
+  IN_CODE_ALPHABET,
+  isExpired,
+  isExpiredAt,
+  MAX_CODE_LENGTH,
+  StoreUnavailableError,
+  type Clock,
+  type InsertChain,
+  type LinkChanges,
+  type LinkPage,
+  type LinkRecord,
+  type LinkStore,
+  type ListQuery,
+  type VisitDecision,
+} from '../link-store.ts';
 import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
 import { allStats, exportEvents, linkStats, linkVisits } from './visit-reads.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';

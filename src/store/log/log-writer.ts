@@ -123,7 +123,9 @@ export class LogWriter {
    * With `chain`, refused without being written once a write of the chain failed.
    */
   append(entries: Entry[] | EncodedLines, durable?: () => void, chain?: InsertChain): Promise<void> {
-    const { bytes, lines } = Array.isArray(entries) ? { bytes: entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry)), lines: entries.length } : entries;
+    const { bytes, lines } = Array.isArray(entries)
+      ? { bytes: entries.length === 1 ? encodeEntry(entries[0]!) : Buffer.concat(entries.map(encodeEntry)), lines: entries.length }
+      : entries;
     return new Promise((resolve, reject) => {
       this.queue.push({ bytes, lines, durable, chain, resolve, reject });
       this.writing ??= this.drain();

@@ -146,7 +146,14 @@ function usableCheckpoint(fs: StoreFs, path: string, fd: number, log: Logger, mi
  * Writes the start-up checkpoint of `records` (`writeCheckpoint`); returns the offset it covers, or
  * undefined when it could not be written (a warning: the next start replays more, nothing is lost).
  */
-export function saveCheckpoint(fs: StoreFs, path: string, fd: number, records: Keydir, covered: { offset: number; entries: number }, log: Logger): number | undefined {
+export function saveCheckpoint(
+  fs: StoreFs,
+  path: string,
+  fd: number,
+  records: Keydir,
+  covered: { offset: number; entries: number },
+  log: Logger,
+): number | undefined {
   try {
     const { bytes, ms } = writeCheckpoint(fs, path, fd, records, covered);
     log.info('start-up checkpoint written', { file: checkpointPath(path), bytes, covered_bytes: covered.offset, links: records.size, ms });

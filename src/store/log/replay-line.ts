@@ -83,7 +83,8 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   // A count past MAX_COUNT (an older build counted on) reads as MAX_COUNT, where counting stops.
   const visits = Math.min(int(buf, t4 + 1, t5), MAX_COUNT);
   const maxVisits = t6 === -1 ? 0 : int(buf, t5 + 1, t6);
-  if (createdAt < 0 || createdAt > MAX_COUNT || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return UNKNOWN;
+  if (createdAt < 0 || createdAt > MAX_COUNT || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT)
+    return UNKNOWN;
   // The last entry for a code wins and a (re-)created code is the newest: it moves to the end.
   records.addBytes(buf, t1 + 1, t2, (t6 === -1 ? t5 : t6) + 1, end, createdAt, retentionDays, visits, maxVisits);
   return undefined;

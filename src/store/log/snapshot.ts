@@ -34,7 +34,13 @@ export function takeSnapshot(records: Keydir, keep: Keep, released: () => void):
  * The slots are taken at once; they are then tested a slice of time per event-loop turn, so that
  * searching a million links never holds the loop for long.
  */
-export async function searchSnapshot(records: Keydir, keep: Keep, q: string | undefined, tags: readonly string[] | undefined, released: () => void): Promise<Snapshot> {
+export async function searchSnapshot(
+  records: Keydir,
+  keep: Keep,
+  q: string | undefined,
+  tags: readonly string[] | undefined,
+  released: () => void,
+): Promise<Snapshot> {
   const needle = q?.toLowerCase();
   // An ASCII needle is compared on the stored bytes, with no string per record (see
   // `Keydir.containsFolded`); any other, and a record with other bytes, on the strings.

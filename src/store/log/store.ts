@@ -217,7 +217,9 @@ export class Store {
     const before = records.find(rec.code);
     const counted = before === -1 ? 0 : records.visits(before);
     const gainsLimit = rec.maxVisits !== null && before !== -1 && records.maxVisits(before) === 0;
-    const entries: Entry[] = [{ op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits, title: rec.title, tags: rec.tags }];
+    const entries: Entry[] = [
+      { op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits, title: rec.title, tags: rec.tags },
+    ];
     if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
     let edited: StoredRecord | undefined;
     await this.append(entries, () => {
@@ -288,7 +290,14 @@ export class Store {
    * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`,
    * whose answer carries the URL of a link that needs no other check).
    */
-  resolve(text: string, now: Clock, count: boolean, start?: number, allowed?: Uint8Array, event?: VisitEventSource): string | null | undefined | false | Promise<string> {
+  resolve(
+    text: string,
+    now: Clock,
+    count: boolean,
+    start?: number,
+    allowed?: Uint8Array,
+    event?: VisitEventSource,
+  ): string | null | undefined | false | Promise<string> {
     const records = this.records;
     // A remembered answer is only ever one of a link without a limit (`Keydir.findIn`).
     this.resolvedLimited = false;

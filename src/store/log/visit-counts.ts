@@ -129,7 +129,6 @@ export class VisitCounts {
     return eventEntries(this.records, mine);
   }
 
-
   /**
    * Counts one visit of the live slot `s` now (the next decision sees it) and resolves once the new
    * count is durable. A failed write rejects (the visit is refused: a 503). If its bytes never
@@ -252,5 +251,4 @@ export class VisitCounts {
       throw err;
     }
   }
-
 }

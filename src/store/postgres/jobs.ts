@@ -57,7 +57,14 @@ export class LinkCount {
  * Deletes links expired by `now`, in batches, each its own short transaction; one instance at a
  * time (the others skip the round). Resolves with the number deleted.
  */
-export async function reapExpired(calls: PostgresCalls, statements: PostgresStatements, count: LinkCount, log: Logger, now: number, batch: number): Promise<number> {
+export async function reapExpired(
+  calls: PostgresCalls,
+  statements: PostgresStatements,
+  count: LinkCount,
+  log: Logger,
+  now: number,
+  batch: number,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const deleted = await calls.transaction(async (tx) => {
@@ -65,7 +72,11 @@ export async function reapExpired(calls: PostgresCalls, statements: PostgresStat
       if (!lock?.got) return -1;
       const rows = await statements.reapBatch(tx, now, batch);
       // Their events with them: an expired link cannot be visited, so none is being added.
-      if (rows.length > 0) await statements.deleteEvents(tx, rows.map((r) => r.seq));
+      if (rows.length > 0)
+        await statements.deleteEvents(
+          tx,
+          rows.map((r) => r.seq),
+        );
       return rows.length;
     });
     if (deleted < 0) return total;

@@ -111,7 +111,8 @@ export class PostgresStatements {
     const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[]` : this.sql``;
     if (q === undefined) return tagged;
     const needle = q.toLowerCase();
-    return this.sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0 OR position(${needle} in title_folded) > 0) ${tagged}`;
+    return this
+      .sql`AND (position(${needle} in lower(code COLLATE "C")) > 0 OR position(${needle} in lower(url COLLATE "C")) > 0 OR position(${needle} in title_folded) > 0) ${tagged}`;
   }
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
@@ -179,7 +180,18 @@ export class PostgresStatements {
       title_folded: folded(r.title),
       tags: (r.tags ?? []) as string[],
     }));
-    const columns: (keyof (typeof rows)[number])[] = ['code', 'url', 'created_at', 'retention_days', 'visit_count', 'untracked_visits', 'max_visits', 'title', 'title_folded', 'tags'];
+    const columns: (keyof (typeof rows)[number])[] = [
+      'code',
+      'url',
+      'created_at',
+      'retention_days',
+      'visit_count',
+      'untracked_visits',
+      'max_visits',
+      'title',
+      'title_folded',
+      'tags',
+    ];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
       ON CONFLICT (code) DO NOTHING RETURNING code`;
@@ -242,7 +254,8 @@ export class PostgresStatements {
 
   /** An event's values after its `link_seq`, in the column order of `countVisit`'s insert. */
   eventValues(e: EventColumns): postgres.PendingQuery<postgres.Row[]> {
-    return this.sql`${e.time}::bigint, ${e.referrer}::text, ${e.country}::text, ${e.browser}::smallint, ${e.os}::smallint, ${e.device}::smallint, ${e.bot}::boolean, ${e.visitor}::integer`;
+    return this
+      .sql`${e.time}::bigint, ${e.referrer}::text, ${e.country}::text, ${e.browser}::smallint, ${e.os}::smallint, ${e.device}::smallint, ${e.bot}::boolean, ${e.visitor}::integer`;
   }
 
   /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */

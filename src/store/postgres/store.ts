@@ -21,7 +21,18 @@
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
-import { isExpiredAt, isUsedUp, type Clock, type InsertChain, type LinkChanges, type LinkPage, type LinkRecord, type LinkStore, type ListQuery, type VisitDecision } from '../link-store.ts';
+import {
+  isExpiredAt,
+  isUsedUp,
+  type Clock,
+  type InsertChain,
+  type LinkChanges,
+  type LinkPage,
+  type LinkRecord,
+  type LinkStore,
+  type ListQuery,
+  type VisitDecision,
+} from '../link-store.ts';
 import { PostgresCalls } from './calls.ts';
 import { DailyKeys } from './daily-keys.ts';
 import { DaySummaries } from './day-summaries.ts';
@@ -90,7 +101,13 @@ export class PostgresStore implements LinkStore {
     this.statements = new PostgresStatements(this.sql);
     this.visits = new VisitStatements(this.sql, this.statements);
     this.keys = new DailyKeys(this.calls, this.visits);
-    this.summaries = new DaySummaries(this.calls, this.visits, new VisitDayStatements(this.sql, this.statements), this.log, Math.floor((options.timeoutMs ?? 4000) * 0.75));
+    this.summaries = new DaySummaries(
+      this.calls,
+      this.visits,
+      new VisitDayStatements(this.sql, this.statements),
+      this.log,
+      Math.floor((options.timeoutMs ?? 4000) * 0.75),
+    );
     this.chunk = options.chunk ?? 1000;
     this.retentionDays = options.visitRetentionDays ?? 0;
     this.snapshots = new SnapshotReads(this.calls, this.statements, this.chunk);
@@ -217,7 +234,10 @@ export class PostgresStore implements LinkStore {
     const run = (): Promise<ImportedVisit> => this.importOne(code, event, now, chain);
     const before = this.importTails.get(chain);
     const done = before === undefined ? run() : before.then(run, run);
-    this.importTails.set(chain, done.catch(() => undefined));
+    this.importTails.set(
+      chain,
+      done.catch(() => undefined),
+    );
     return done;
   }
 
@@ -280,7 +300,10 @@ export class PostgresStore implements LinkStore {
     const replaced = await this.calls.transaction(async (tx) => {
       const gone = await this.statements.deleteExpired(tx, record.code, now);
       if (gone.length === 0) return false;
-      await this.statements.deleteEvents(tx, gone.map((r) => r.seq));
+      await this.statements.deleteEvents(
+        tx,
+        gone.map((r) => r.seq),
+      );
       const added = await this.statements.insertOne(tx, record);
       return added.length > 0;
     });
@@ -294,7 +317,10 @@ export class PostgresStore implements LinkStore {
     const deleted = await this.calls.transaction(async (tx) => {
       const rows = await this.statements.delete(tx, code, now);
       if (rows.length === 0) return false;
-      await this.statements.deleteEvents(tx, rows.map((r) => r.seq));
+      await this.statements.deleteEvents(
+        tx,
+        rows.map((r) => r.seq),
+      );
       return true;
     });
     if (!deleted) return false;

@@ -109,7 +109,13 @@ export class VisitStatements {
    * value of every top list with its count (summaries hold them all, so no list is cut here), and
    * the buckets; over `pieces` (of summarised days) the buckets only. Intervals are disjoint.
    */
-  rawPart(tx: postgres.TransactionSql, seq: string, q: { bots: BotFilter; edges: readonly number[] }, whole: readonly Interval[], pieces: readonly Interval[]): postgres.PendingQuery<StatsRow[]> {
+  rawPart(
+    tx: postgres.TransactionSql,
+    seq: string,
+    q: { bots: BotFilter; edges: readonly number[] },
+    whole: readonly Interval[],
+    pieces: readonly Interval[],
+  ): postgres.PendingQuery<StatsRow[]> {
     const sql = this.sql;
     const all = [...whole.map((i) => ({ ...i, whole: true })), ...pieces.map((i) => ({ ...i, whole: false }))];
     const pass = this.pass(q.bots);
@@ -172,7 +178,14 @@ export class VisitStatements {
   }
 
   /** A chunk of the export: events of live links (of one, with `seq`), oldest first, after `place`. */
-  exportChunk(tx: postgres.TransactionSql, filter: EventFilter, seq: string | undefined, place: EventPlace | undefined, n: number, now: number): postgres.PendingQuery<ExportRow[]> {
+  exportChunk(
+    tx: postgres.TransactionSql,
+    filter: EventFilter,
+    seq: string | undefined,
+    place: EventPlace | undefined,
+    n: number,
+    now: number,
+  ): postgres.PendingQuery<ExportRow[]> {
     const sql = this.sql;
     const ofLink = seq === undefined ? sql`` : sql`AND e.link_seq = ${seq}::bigint`;
     const after = place === undefined ? sql`` : sql`AND (e.time, e.id) > (${place.time}::bigint, ${place.id}::bigint)`;

@@ -18,7 +18,15 @@ import { runUntilStopped } from '../../support/stopped-child.ts';
 
 const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const link = (i: number) => ({ code: `k${i}`, url: `https://example.com/${i}/${'x'.repeat(i % 40)}`, createdAt: T + i, retentionDays: 0, visits: i % 3, untracked: i % 3, maxVisits: null });
+const link = (i: number) => ({
+  code: `k${i}`,
+  url: `https://example.com/${i}/${'x'.repeat(i % 40)}`,
+  createdAt: T + i,
+  retentionDays: 0,
+  visits: i % 3,
+  untracked: i % 3,
+  maxVisits: null,
+});
 
 function records(dir: string) {
   const k = replay(readFileSync(join(dir, LOG_FILE))).records;
@@ -134,9 +142,17 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
     const logs = new LogCapture();
     const store = new Store({ dir: run.dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
     try {
-      assert.deepEqual([...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)), expected, `${label}: every record`);
+      assert.deepEqual(
+        [...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)),
+        expected,
+        `${label}: every record`,
+      );
       assert.ok(logs.find('log replayed from its start-up checkpoint'), `${label}: a checkpoint was used (the old one, or the new)`);
-      assert.deepEqual(logs.lines.filter((l) => l['level'] === 'warn'), [], label);
+      assert.deepEqual(
+        logs.lines.filter((l) => l['level'] === 'warn'),
+        [],
+        label,
+      );
     } finally {
       await store.close();
     }
@@ -195,8 +211,16 @@ test('kill -9 while a start-up writes its checkpoint: the next start has every r
     const logs = new LogCapture();
     const store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
     try {
-      assert.deepEqual([...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)), expected, `killed at ${stopAt}: every record`);
-      assert.equal(logs.find('log replayed from its start-up checkpoint') !== undefined, stopAt === 'syncDir', `killed at ${stopAt}: the renamed checkpoint is whole and used`);
+      assert.deepEqual(
+        [...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)),
+        expected,
+        `killed at ${stopAt}: every record`,
+      );
+      assert.equal(
+        logs.find('log replayed from its start-up checkpoint') !== undefined,
+        stopAt === 'syncDir',
+        `killed at ${stopAt}: the renamed checkpoint is whole and used`,
+      );
     } finally {
       await store.close();
     }

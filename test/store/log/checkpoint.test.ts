@@ -35,7 +35,16 @@ function open(dir: string, logs = new LogCapture(), options: Partial<StoreOption
   return new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
 }
 
-const event = (time: number, referrer: string | null): VisitEvent => ({ time, referrer, country: 'FR', browser: 'Chrome', os: 'Android', device: 'mobile', bot: false, visitor: time % 7 });
+const event = (time: number, referrer: string | null): VisitEvent => ({
+  time,
+  referrer,
+  country: 'FR',
+  browser: 'Chrome',
+  os: 'Android',
+  device: 'mobile',
+  bot: false,
+  visitor: time % 7,
+});
 
 const link = (code: string, url: string, maxVisits: number | null, title?: string, tags?: readonly string[]): LinkRecord => ({
   code,
@@ -52,9 +61,16 @@ const link = (code: string, url: string, maxVisits: number | null, title?: strin
 const CODES = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6'];
 const code = fc.constantFrom(...CODES);
 const referrer = fc.constantFrom(null, 'a.example', 'b.example', 'c.example');
-const labels = fc.record({ title: fc.option(fc.constantFrom('Sale', 'Été\ttab', 'x'), { nil: undefined }), tags: fc.option(fc.constantFrom(['a'], ['news', 'promo']), { nil: undefined }) });
+const labels = fc.record({
+  title: fc.option(fc.constantFrom('Sale', 'Été\ttab', 'x'), { nil: undefined }),
+  tags: fc.option(fc.constantFrom(['a'], ['news', 'promo']), { nil: undefined }),
+});
 /** No limit, a small one that fills, or one above a burst (a link with more events than a compacted line holds). */
-const limit = fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: fc.integer({ min: 1, max: 20 }), weight: 1 }, { arbitrary: fc.constant(BIG_LIMIT), weight: 2 });
+const limit = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 2 },
+  { arbitrary: fc.integer({ min: 1, max: 20 }), weight: 1 },
+  { arbitrary: fc.constant(BIG_LIMIT), weight: 2 },
+);
 // More events than one line of a compacted log (`K` and `J` lines): all at once, as concurrent redirects.
 const burst = fc.record({ op: fc.constant('burst' as const), code, n: fc.integer({ min: LINE_EVENTS + 1, max: LINE_EVENTS + 300 }), referrer });
 const step = fc.oneof(
@@ -77,7 +93,9 @@ const step = fc.oneof(
  */
 const history = fc
   .tuple(fc.option(burst, { freq: 5 }), fc.array(step, { minLength: 4, maxLength: 40 }))
-  .map(([first, steps]) => (first === null ? steps : [{ op: 'create' as const, code: first.code, url: 0, limit: null, labels: { title: undefined, tags: undefined } }, first, ...steps]));
+  .map(([first, steps]) =>
+    first === null ? steps : [{ op: 'create' as const, code: first.code, url: 0, limit: null, labels: { title: undefined, tags: undefined } }, first, ...steps],
+  );
 
 /** What the store must hold, kept apart from it: each live link's count, limit and events (time and referrer, in time order). */
 type Model = Map<string, { limit: number | null; visits: number; events: [time: number, referrer: string | null][] }>;
@@ -119,7 +137,9 @@ async function exported(bytes: Buffer): Promise<LinkRecord[]> {
   }
 }
 
-test('every reader of the log gives what the running store holds, and that is what a model of the history says (random histories)', { timeout: 600_000 }, async (t) => {
+test('every reader of the log gives what the running store holds, and that is what a model of the history says (random histories)', {
+  timeout: 600_000,
+}, async (t) => {
   let runs = 0;
   let usedRuns = 0;
   let compacted = 0;
@@ -155,7 +175,13 @@ test('every reader of the log gives what the running store holds, and that is wh
             case 'edit': {
               const before = store.get(s.code);
               if (before) {
-                await store.edit({ ...before, url: `https://example.org/${s.url}`, maxVisits: s.limit, title: s.labels.title ?? null, tags: s.labels.tags ?? [] });
+                await store.edit({
+                  ...before,
+                  url: `https://example.org/${s.url}`,
+                  maxVisits: s.limit,
+                  title: s.labels.title ?? null,
+                  tags: s.labels.tags ?? [],
+                });
                 model.get(s.code)!.limit = s.limit;
               }
               break;
@@ -230,7 +256,11 @@ test('every reader of the log gives what the running store holds, and that is wh
           const whole = fullReplay(dir, bytes);
           const now = fromCheckpoint(dir, bytes);
           if (now !== undefined) assert.deepEqual(now.state, whole, `after ${s.op}`);
-          assert.deepEqual(await exported(bytes), whole.links.map((l) => l.record), `the offline export after ${s.op}`);
+          assert.deepEqual(
+            await exported(bytes),
+            whole.links.map((l) => l.record),
+            `the offline export after ${s.op}`,
+          );
           // …and once the visits are written, the log holds what memory holds.
           if (flushed) assert.deepEqual(whole, state(store.keydir), `the log after ${s.op}`);
         }
@@ -259,11 +289,17 @@ test('every reader of the log gives what the running store holds, and that is wh
       }
       const used = logs.lines.filter((l) => l['msg'] === USED);
       if (used.length > 0) usedRuns++;
-      assert.equal(logs.lines.filter((l) => l['level'] === 'warn' && String(l['msg']).includes('checkpoint is not used')).length, 0, 'every checkpoint was usable');
+      assert.equal(
+        logs.lines.filter((l) => l['level'] === 'warn' && String(l['msg']).includes('checkpoint is not used')).length,
+        0,
+        'every checkpoint was usable',
+      );
     }),
     { numRuns: 40, seed: Number(process.env['FC_SEED'] ?? Date.now() % 1e9) },
   );
-  t.diagnostic(`${usedRuns} of ${runs} histories started from a checkpoint at least once; ${compacted} compactions wrote one; ${split} links compacted over several lines`);
+  t.diagnostic(
+    `${usedRuns} of ${runs} histories started from a checkpoint at least once; ${compacted} compactions wrote one; ${split} links compacted over several lines`,
+  );
   assert.ok(compacted > 0, 'some histories compacted');
   assert.ok(split > 0, 'some compactions wrote a link over several lines');
   assert.ok(usedRuns > runs / 2, 'most histories did start from a checkpoint');
@@ -275,7 +311,14 @@ test('a referrer host a compaction named is known as written, though the visit t
   const dir = tempDir(t);
   const store = open(dir);
   await store.create(link('d4', 'https://example.com/d4', null));
-  store.resolve('d4', () => (T + 1) * 1000, true, undefined, undefined, () => event(T + 1, 'c.example'));
+  store.resolve(
+    'd4',
+    () => (T + 1) * 1000,
+    true,
+    undefined,
+    undefined,
+    () => event(T + 1, 'c.example'),
+  );
   await store.compact();
   await store.resetVisits('d4');
   await store.flushVisits();
@@ -294,8 +337,17 @@ test('a referrer host a compaction named is known as written, though the visit t
 async function closedStore(t: Parameters<typeof tempDir>[0]) {
   const dir = tempDir(t);
   const store = open(dir);
-  for (let i = 0; i < 20; i++) await store.create(link(`k${i}`, `https://example.com/${i}`, i % 5 === 0 ? 9 : null, i === 3 ? 'Three' : undefined, i === 4 ? ['four'] : undefined));
-  for (let i = 0; i < 30; i++) store.resolve(`k${i % 7}`, () => T * 1000, true, undefined, undefined, () => event(T + i, i % 2 ? 'r.example' : null));
+  for (let i = 0; i < 20; i++)
+    await store.create(link(`k${i}`, `https://example.com/${i}`, i % 5 === 0 ? 9 : null, i === 3 ? 'Three' : undefined, i === 4 ? ['four'] : undefined));
+  for (let i = 0; i < 30; i++)
+    store.resolve(
+      `k${i % 7}`,
+      () => T * 1000,
+      true,
+      undefined,
+      undefined,
+      () => event(T + i, i % 2 ? 'r.example' : null),
+    );
   await store.close();
   assert.ok(existsSync(checkpointPath(join(dir, LOG_FILE))), 'the clean shutdown wrote a checkpoint');
   return { dir, log: join(dir, LOG_FILE), expected: fullReplay(dir) };

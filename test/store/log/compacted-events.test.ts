@@ -26,17 +26,42 @@ const AFTER = 400;
 
 /** A store that writes no checkpoint of its own and compacts only when told. */
 function open(dir: string): Store {
-  return new Store({ dir, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: Number.MAX_SAFE_INTEGER, compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 });
+  return new Store({
+    dir,
+    fsync: 'off',
+    log: createLogger('silent'),
+    checkpointMinBytes: Number.MAX_SAFE_INTEGER,
+    compactMinBytes: Number.MAX_SAFE_INTEGER,
+    visitFlushMs: 60_000,
+  });
 }
 
-const event = (time: number): VisitEvent => ({ time, referrer: null, country: 'FR', browser: 'Chrome', os: 'Android', device: 'mobile', bot: false, visitor: time % 11 });
+const event = (time: number): VisitEvent => ({
+  time,
+  referrer: null,
+  country: 'FR',
+  browser: 'Chrome',
+  os: 'Android',
+  device: 'mobile',
+  bot: false,
+  visitor: time % 11,
+});
 
 /** `n` counted visits of `code` at once (as concurrent redirects); how many were let through. */
 async function visit(store: Store, code: string, n: number, from: number): Promise<number> {
   const answers = [];
   for (let i = 0; i < n; i++) {
     const at = from + i;
-    answers.push(store.resolve(code, () => at * 1000, true, undefined, undefined, () => event(at)));
+    answers.push(
+      store.resolve(
+        code,
+        () => at * 1000,
+        true,
+        undefined,
+        undefined,
+        () => event(at),
+      ),
+    );
   }
   return (await Promise.all(answers)).filter((a) => typeof a === 'string').length;
 }

@@ -25,13 +25,33 @@ const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 
 /** More links than a compaction writes in one turn (10,000), so that writes land between its slices. */
 const LINKS = 25_000;
 
-const event = (time: number, referrer: string | null): VisitEvent => ({ time, referrer, country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, visitor: time % 11 });
+const event = (time: number, referrer: string | null): VisitEvent => ({
+  time,
+  referrer,
+  country: 'DE',
+  browser: 'Firefox',
+  os: 'Linux',
+  device: 'desktop',
+  bot: false,
+  visitor: time % 11,
+});
 
 /** A log of `LINKS` links, every tenth with a title, written straight to `dir`; deletes and edits make it worth compacting. */
 function writeLog(dir: string): void {
   const lines = [HEADER];
   for (let i = 0; i < LINKS; i++) {
-    lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${i}/${'p'.repeat(i % 50)}`, createdAt: T + i, retentionDays: 0, visits: i % 4, maxVisits: i % 7 === 0 ? 1000 : null, ...(i % 10 === 0 && { title: `Link ${i}`, tags: ['t'] }) }));
+    lines.push(
+      encodeEntry({
+        op: 'C',
+        code: `k${i}`,
+        url: `https://example.com/${i}/${'p'.repeat(i % 50)}`,
+        createdAt: T + i,
+        retentionDays: 0,
+        visits: i % 4,
+        maxVisits: i % 7 === 0 ? 1000 : null,
+        ...(i % 10 === 0 && { title: `Link ${i}`, tags: ['t'] }),
+      }),
+    );
   }
   for (let i = 0; i < LINKS; i += 3) lines.push(encodeEntry({ op: 'D', code: `k${i}` }));
   for (let i = 1; i < LINKS; i += 3) lines.push(encodeEntry({ op: 'E', code: `k${i}`, url: `https://example.org/${i}`, retentionDays: 3650, maxVisits: null }));
@@ -48,9 +68,25 @@ test('writes during a compaction are replayed after its checkpoint: the two give
   const logs = new LogCapture();
   const store = open(dir, logs);
   // Events before the compaction, some not yet written when it starts.
-  for (let i = 2; i < 3000; i += 3) store.resolve(`k${i}`, () => T * 1000, true, undefined, undefined, () => event(T + i, i % 2 ? 'a.example' : null));
+  for (let i = 2; i < 3000; i += 3)
+    store.resolve(
+      `k${i}`,
+      () => T * 1000,
+      true,
+      undefined,
+      undefined,
+      () => event(T + i, i % 2 ? 'a.example' : null),
+    );
   await store.flushVisits();
-  for (let i = 2; i < 600; i += 3) store.resolve(`k${i}`, () => T * 1000, true, undefined, undefined, () => event(T + 5000 + i, 'b.example'));
+  for (let i = 2; i < 600; i += 3)
+    store.resolve(
+      `k${i}`,
+      () => T * 1000,
+      true,
+      undefined,
+      undefined,
+      () => event(T + 5000 + i, 'b.example'),
+    );
 
   const compaction = store.compact();
   let turns = 0;
@@ -63,8 +99,29 @@ test('writes during a compaction are replayed after its checkpoint: the two give
     // writes it again (its new slot) in a later one; a replay keeps the later only.
     const again = `k${(n * 3 + 1) % LINKS}`;
     const writes: Promise<unknown>[] = [
-      store.create({ code: `new${n}`, url: `https://example.net/${n}`, createdAt: T + 90_000 + n, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null, title: `During ${n}` }),
-      store.delete(again).then(() => store.create({ code: again, url: `https://example.net/again/${n}`, createdAt: T + 95_000 + n, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null })),
+      store.create({
+        code: `new${n}`,
+        url: `https://example.net/${n}`,
+        createdAt: T + 90_000 + n,
+        retentionDays: 0,
+        visits: 0,
+        untracked: 0,
+        maxVisits: null,
+        title: `During ${n}`,
+      }),
+      store
+        .delete(again)
+        .then(() =>
+          store.create({
+            code: again,
+            url: `https://example.net/again/${n}`,
+            createdAt: T + 95_000 + n,
+            retentionDays: 0,
+            visits: 0,
+            untracked: 0,
+            maxVisits: null,
+          }),
+        ),
       store.resetVisits(`k${(n * 3 + 2) % 3000}`),
     ];
     const edited = store.get(`k${(n * 3 + 4) % LINKS}`);
@@ -90,7 +147,10 @@ test('writes during a compaction are replayed after its checkpoint: the two give
   const expected = fullReplay(dir);
   assert.deepEqual(now.state, expected, 'checkpoint + the log after it = the whole log');
   assert.deepEqual(state(store.keydir), expected, '= memory');
-  assert.ok(expected.links.some((l) => l.record.code === 'new0'), 'a link created meanwhile is there');
+  assert.ok(
+    expected.links.some((l) => l.record.code === 'new0'),
+    'a link created meanwhile is there',
+  );
   assert.equal(expected.links.filter((l) => l.record.code === 'k1').length, 1, 'a code created anew meanwhile is there once');
   assert.equal(expected.links.find((l) => l.record.code === 'k1')?.record.url, 'https://example.net/again/0');
   await store.close();
@@ -149,7 +209,8 @@ test('a link that expires while a compaction runs, its code then taken anew: the
   // The link to expire first, so that the compaction's first slice copies it; then enough links
   // for the compaction to take several turns.
   const lines = [HEADER, encodeEntry({ op: 'C', code: 'soon', url: 'https://example.com/soon', createdAt: T, retentionDays: 1, visits: 3 })];
-  for (let i = 0; i < LINKS; i++) lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${i}/${'p'.repeat(i % 50)}`, createdAt: T + i, retentionDays: 0, visits: 0 }));
+  for (let i = 0; i < LINKS; i++)
+    lines.push(encodeEntry({ op: 'C', code: `k${i}`, url: `https://example.com/${i}/${'p'.repeat(i % 50)}`, createdAt: T + i, retentionDays: 0, visits: 0 }));
   writeFileSync(join(dir, LOG_FILE), Buffer.concat(lines));
   let clock = T + 100;
   const store = open(dir, new LogCapture(), { now: () => clock * 1000 });

@@ -30,7 +30,15 @@ test('the redirect reads the clock only for a link that can expire', async (t) =
     await rm(dir, { recursive: true, force: true });
   });
   const T = 1_790_000_000;
-  const link = (code: string, retentionDays: number) => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays, visits: 0, untracked: 0, maxVisits: null });
+  const link = (code: string, retentionDays: number) => ({
+    code,
+    url: `https://example.com/${code}`,
+    createdAt: T,
+    retentionDays,
+    visits: 0,
+    untracked: 0,
+    maxVisits: null,
+  });
   await store.insert(link('never1', 0), T);
   await store.insert(link('month1', 30), T);
   let reads = 0;
@@ -42,7 +50,10 @@ test('the redirect reads the clock only for a link that can expire', async (t) =
   assert.equal(reads, 0);
   assert.deepEqual(store.countVisit('month1', clock, true), { kind: 'found', url: 'https://example.com/month1', limited: false });
   assert.equal(reads, 1);
-  assert.deepEqual(store.countVisit('month1', () => T + 30 * 86_400, true), { kind: 'expired' });
+  assert.deepEqual(
+    store.countVisit('month1', () => T + 30 * 86_400, true),
+    { kind: 'expired' },
+  );
 });
 
 test('countVisitIn finds a code in a request path, and only one of the code alphabet, 1 to 64 long', async (t) => {
@@ -50,7 +61,12 @@ test('countVisitIn finds a code in a request path, and only one of the code alph
   const T = 1_790_000_000;
   // Codes the service would refuse, as a log written by another tool may hold them.
   const odd = ['a/b', 'a~b', '%41', 'L'.repeat(65)];
-  writeFileSync(join(dir, 'urls.log'), Buffer.concat(['abc123', ...odd].map((code) => encodeEntry({ op: 'C', code, url: `https://example.com/${code.length}`, createdAt: T, retentionDays: 0, visits: 0 }))));
+  writeFileSync(
+    join(dir, 'urls.log'),
+    Buffer.concat(
+      ['abc123', ...odd].map((code) => encodeEntry({ op: 'C', code, url: `https://example.com/${code.length}`, createdAt: T, retentionDays: 0, visits: 0 })),
+    ),
+  );
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
   // Closed before the directory goes (hooks run in the order they are added): the store rewrites
   // this log, written without a format line, as it opens.
@@ -64,7 +80,11 @@ test('countVisitIn finds a code in a request path, and only one of the code alph
   assert.equal(store.get('abc123', T)?.visits, 1, 'a GET counted, a HEAD not');
   for (const code of odd) {
     assert.deepEqual(store.countVisitIn(`/${code}`, 1, clock, true), { kind: 'missing' }, code);
-    assert.deepEqual(store.countVisit(code, clock, false), { kind: 'found', url: `https://example.com/${code.length}`, limited: false }, `${code}: still there for the general path`);
+    assert.deepEqual(
+      store.countVisit(code, clock, false),
+      { kind: 'found', url: `https://example.com/${code.length}`, limited: false },
+      `${code}: still there for the general path`,
+    );
   }
   assert.deepEqual(store.countVisitIn('/', 1, clock, true), { kind: 'missing' }, 'no empty code');
 });

@@ -49,7 +49,10 @@ function visitsOnDisk(dir: string): number {
 test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
   const dir = tempDir(t);
   const setup = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
-  await setup.insert({ code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, untracked: 0, maxVisits: LIMIT }, Math.floor(Date.now() / 1000));
+  await setup.insert(
+    { code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, untracked: 0, maxVisits: LIMIT },
+    Math.floor(Date.now() / 1000),
+  );
   await setup.close();
 
   let granted = 0;
@@ -57,7 +60,7 @@ test('kill -9 during limited visits: every granted visit stays counted, and neve
   for (let i = 0; i < 8 && granted < LIMIT; i++) {
     const run = await cycle(dir, randomInt(10, 200));
     if (!run.done) kills++;
-    t.diagnostic(`cycle ${i}: granted ${run.granted}${run.done ? ", reached the limit" : ", killed"}`);
+    t.diagnostic(`cycle ${i}: granted ${run.granted}${run.done ? ', reached the limit' : ', killed'}`);
     granted += run.granted;
     const visits = visitsOnDisk(dir);
     assert.ok(visits >= granted, `cycle ${i}: ${granted} visits granted, but the restarted count is ${visits}`);

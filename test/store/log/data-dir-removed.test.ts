@@ -44,7 +44,9 @@ async function until(condition: () => boolean, what: string, ms = 5_000): Promis
   }
 }
 
-test('regression: rm -rf of the data dir under a running server: 503s and one error line, writes resume once the dir is back, and every acknowledged link survives a restart', { timeout: 60_000 }, async (t) => {
+test('regression: rm -rf of the data dir under a running server: 503s and one error line, writes resume once the dir is back, and every acknowledged link survives a restart', {
+  timeout: 60_000,
+}, async (t) => {
   const root = tempDir();
   const dir = join(root, 'data');
   const env = { DATA_DIR: dir, FSYNC: 'always', API_KEYS: KEY };

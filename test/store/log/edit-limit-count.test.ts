@@ -18,8 +18,15 @@ import { heldWrites } from '../../support/held-writes.ts';
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
-
+const rec = (code: string, maxVisits: number | null): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits,
+});
 
 function visits(store: LogStore, code: string, n: number): void {
   for (let i = 0; i < n; i++) assert.equal((store.countVisit(code, () => T, true) as { kind: string }).kind, 'found');
@@ -69,5 +76,8 @@ test('an edit that leaves no limit writes the edit entry alone: counting stays b
   visits(store, 'free01', 4);
   await store.update('free01', { url: 'https://example.com/moved' }, T);
   await store.update('lift01', { maxVisits: null }, T);
-  assert.deepEqual(logEntries(dir).map((e) => e.op), ['C', 'C', 'E', 'E']);
+  assert.deepEqual(
+    logEntries(dir).map((e) => e.op),
+    ['C', 'C', 'E', 'E'],
+  );
 });

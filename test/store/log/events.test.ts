@@ -22,18 +22,48 @@ const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const ALL = { from: 0, to: 2 ** 32, bots: 'include' as const };
 
-const rec = (code: string, maxVisits: number | null = null, visits = 0): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits, untracked: visits, maxVisits });
+const rec = (code: string, maxVisits: number | null = null, visits = 0): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: T,
+  retentionDays: 0,
+  visits,
+  untracked: visits,
+  maxVisits,
+});
 
-const ev = (time: number, referrer: string | null = 'news.example', visitor: number | null = 7): VisitEvent => ({ time, referrer, country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, visitor });
+const ev = (time: number, referrer: string | null = 'news.example', visitor: number | null = 7): VisitEvent => ({
+  time,
+  referrer,
+  country: 'DE',
+  browser: 'Firefox',
+  os: 'Linux',
+  device: 'desktop',
+  bot: false,
+  visitor,
+});
 
 function open(dir: string, options: { fsync?: 'always' | 'off'; now?: () => number; visitRetentionDays?: number } = {}): { store: LogStore; raw: Store } {
-  const raw = new Store({ dir, fsync: options.fsync ?? 'off', log: quiet, ...MANUAL, ...(options.now && { now: options.now }), ...(options.visitRetentionDays && { visitRetentionDays: options.visitRetentionDays }) });
+  const raw = new Store({
+    dir,
+    fsync: options.fsync ?? 'off',
+    log: quiet,
+    ...MANUAL,
+    ...(options.now && { now: options.now }),
+    ...(options.visitRetentionDays && { visitRetentionDays: options.visitRetentionDays }),
+  });
   return { store: new LogStore(raw), raw };
 }
 
 /** Counts `n` visits of `code` with events at times T+1, T+2, … */
 async function visit(store: LogStore, code: string, n: number, from = 1): Promise<void> {
-  for (let i = from; i < from + n; i++) await store.countVisit(code, () => T + i, true, () => ev(T + i));
+  for (let i = from; i < from + n; i++)
+    await store.countVisit(
+      code,
+      () => T + i,
+      true,
+      () => ev(T + i),
+    );
 }
 
 function check(store: LogStore, code: string, visits: number, untracked: number, events: number): void {
@@ -56,10 +86,18 @@ test('visits with events survive a restart as events; visits without as untracke
   t.after(() => store.close());
   check(store, 'evt001', 8, 5, 3);
   const page = store.listVisits('evt001', ALL, 2, 0, T)!;
-  assert.deepEqual(page.events.map((e) => e.time), [T + 3, T + 2], 'newest first');
+  assert.deepEqual(
+    page.events.map((e) => e.time),
+    [T + 3, T + 2],
+    'newest first',
+  );
   assert.deepEqual(page.events[0], { ...ev(T + 3), visitor: null }, 'every field back, the visitor id never shown');
   const lines = logEntries(dir).map((e) => e.op);
-  assert.deepEqual(lines.filter((op) => op === 'R'), ['R'], 'a referrer host is written once');
+  assert.deepEqual(
+    lines.filter((op) => op === 'R'),
+    ['R'],
+    'a referrer host is written once',
+  );
 });
 
 test('a torn last line cuts a visit and its event together', async (t) => {
@@ -127,7 +165,18 @@ test('deleting a link’s visits is durable, and lines of its old events written
   assert.equal((await store.countVisit('del001', () => T, true)).kind, 'limit_reached');
   assert.equal(await store.deleteVisits('del001', T), 2);
   check(store, 'del001', 0, 0, 0);
-  assert.equal((await store.countVisit('del001', () => T + 9, true, () => ev(T + 9))).kind, 'found', 'a used-up link can be visited again');
+  assert.equal(
+    (
+      await store.countVisit(
+        'del001',
+        () => T + 9,
+        true,
+        () => ev(T + 9),
+      )
+    ).kind,
+    'found',
+    'a used-up link can be visited again',
+  );
   await store.close();
   ({ store } = open(dir));
   t.after(() => store.close());
@@ -146,7 +195,11 @@ test('an imported event takes an untracked visit’s place, then adds a visit', 
   ({ store } = open(dir));
   t.after(() => store.close());
   check(store, 'imp001', 3, 0, 3);
-  assert.deepEqual(store.listVisits('imp001', ALL, 10, 0, T)!.events.map((e) => e.time), [T - 10, T - 20, T - 30], 'in time order wherever they came');
+  assert.deepEqual(
+    store.listVisits('imp001', ALL, 10, 0, T)!.events.map((e) => e.time),
+    [T - 10, T - 20, T - 30],
+    'in time order wherever they came',
+  );
 });
 
 test('retention turns old events into untracked visits, in memory and in the log', async (t) => {
@@ -156,7 +209,13 @@ test('retention turns old events into untracked visits, in memory and in the log
   let { store, raw } = open(dir, { now: () => clock });
   await store.insert(rec('ret001'), T);
   await visit(store, 'ret001', 3);
-  for (let i = 0; i < 2; i++) await store.countVisit('ret001', () => T + 10 * DAY, true, () => ev(T + 10 * DAY + i));
+  for (let i = 0; i < 2; i++)
+    await store.countVisit(
+      'ret001',
+      () => T + 10 * DAY,
+      true,
+      () => ev(T + 10 * DAY + i),
+    );
   clock = (T + 12 * DAY) * 1000;
   assert.equal(await raw.expireEvents(T + 5 * DAY), 3);
   check(store, 'ret001', 5, 3, 2);
@@ -185,7 +244,9 @@ test('a log of format 2 starts: its counts are untracked visits, and it is rewri
   const v2 = [
     '00000000 F\turl-shortener-log\t2',
     encodeEntry({ op: 'C', code: 'old001', url: 'https://example.com/old', createdAt: T, retentionDays: 0, visits: 6 }).toString().trimEnd(),
-    encodeEntry({ op: 'V', counts: [['old001', 9]] }).toString().trimEnd(),
+    encodeEntry({ op: 'V', counts: [['old001', 9]] })
+      .toString()
+      .trimEnd(),
   ];
   // The version line of format 2, checksummed as that build wrote it.
   v2[0] = encodeEntry({ op: 'F', name: 'url-shortener-log', version: 2 }).toString().trimEnd();
@@ -224,7 +285,10 @@ test('event lines read on bytes give what the entry decoder gives, a time going 
   t.after(() => store.close());
   check(store, 'byt001', 2, 0, 2);
   const page = store.listVisits('byt001', ALL, 10, 0, T)!;
-  assert.deepEqual(page.events.map((e) => e.time), [T + 5, T + 2]);
+  assert.deepEqual(
+    page.events.map((e) => e.time),
+    [T + 5, T + 2],
+  );
   assert.deepEqual(logEntries(dir).pop(), { op: 'X', code: 'byt001', seq: 0, events });
 });
 
@@ -234,12 +298,20 @@ test('a flush’s worth of events is written as it fills, not a second later', a
   t.after(() => store.close());
   await store.insert(rec('busy01'), T);
   // The flush interval is a minute here: only the fill can write them.
-  for (let i = 0; i < FLUSH_EVENTS; i++) store.countVisit('busy01', () => T, true, () => ev(T + 1));
+  for (let i = 0; i < FLUSH_EVENTS; i++)
+    store.countVisit(
+      'busy01',
+      () => T,
+      true,
+      () => ev(T + 1),
+    );
   // Events in the log; -1 while a write is under way (the file then ends inside a line).
   const written = (): number => {
     const log = readFileSync(join(dir, LOG_FILE));
     if (log.length > 0 && log[log.length - 1] !== 0x0a) return -1;
-    return logEntries(log).filter((e) => e.op === 'X').reduce((n, e) => n + (e as { events: Uint32Array }).events.length / 4, 0);
+    return logEntries(log)
+      .filter((e) => e.op === 'X')
+      .reduce((n, e) => n + (e as { events: Uint32Array }).events.length / 4, 0);
   };
   // Waits for the write the fill started (a few event-loop turns), never for the minute.
   const deadline = Date.now() + 5000;
@@ -257,7 +329,12 @@ test('visitRetentionDays: the store moves events past their days to untracked vi
   t.after(() => store.close());
   await store.insert(rec('auto01'), T);
   await visit(store, 'auto01', 3);
-  await store.countVisit('auto01', () => T + 11 * DAY, true, () => ev(T + 11 * DAY));
+  await store.countVisit(
+    'auto01',
+    () => T + 11 * DAY,
+    true,
+    () => ev(T + 11 * DAY),
+  );
   clock = (T + 12 * DAY) * 1000;
   // The wait is for the timer's next tick (5 ms), never for the clock.
   const deadline = Date.now() + 5000;
@@ -277,7 +354,10 @@ test('a flush waits for the flush already under way: the visits counted before i
   const first = raw.flushVisits();
   await raw.flushVisits();
   const lines = logEntries(dir).filter((e) => e.op === 'X');
-  assert.equal(lines.reduce((n, e) => n + ('events' in e ? e.events.length / 4 : 0), 0), 5);
+  assert.equal(
+    lines.reduce((n, e) => n + ('events' in e ? e.events.length / 4 : 0), 0),
+    5,
+  );
   assert.deepEqual([...raw.keydir.events.referrers.inLog()], [[1, 'news.example']]);
   await first;
 });

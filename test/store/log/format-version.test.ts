@@ -84,9 +84,15 @@ test('a version 1 log whose rewrite fails gets nothing appended: writes are refu
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original, 'the old log is as it was');
   assert.equal(store.get('new1', T), undefined);
   full = false;
-  assert.equal(await store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3 }, T), true);
+  assert.equal(
+    await store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3 }, T),
+    true,
+  );
   assert.equal(logVersion(dir), FORMAT_VERSION);
-  assert.deepEqual(logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)), ['bbb', 'ccc', 'new1']);
+  assert.deepEqual(
+    logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)),
+    ['bbb', 'ccc', 'new1'],
+  );
 });
 
 test('a new log starts with the version line; an empty one gets it with its first entry', async (t) => {
@@ -113,7 +119,11 @@ test('start-up refuses a log of a newer format with a message saying so (not dam
       !/is damaged at line/.test(err.message),
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original);
-  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE), [], 'nothing copied or cut');
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE),
+    [],
+    'nothing copied or cut',
+  );
 });
 
 test('--repair refuses a log of a newer format with the same message and changes nothing', async (t) => {
@@ -123,7 +133,8 @@ test('--repair refuses a log of a newer format with the same message and changes
   writeFileSync(join(dir, LOG_FILE), original);
   assert.throws(
     () => repairLog(dir),
-    (err: unknown) => err instanceof RepairRefusedError && err.message.includes(`(format ${FORMAT_VERSION + 1}, this build reads up to ${FORMAT_VERSION}); upgrade`),
+    (err: unknown) =>
+      err instanceof RepairRefusedError && err.message.includes(`(format ${FORMAT_VERSION + 1}, this build reads up to ${FORMAT_VERSION}); upgrade`),
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original);
   const cli = await runCli(['--repair', '--data-dir', dir]);
@@ -133,7 +144,10 @@ test('--repair refuses a log of a newer format with the same message and changes
   assert.equal(started.code, 1);
   assert.match(started.out, /written by a newer version of url-shortener \(format \d+, this build reads up to \d+\); upgrade/);
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original);
-  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE),
+    [],
+  );
 });
 
 test('an intact line of an unknown shape stops start-up as such, and --repair will not drop it', (t) => {
@@ -151,7 +165,10 @@ test('an intact line of an unknown shape stops start-up as such, and --repair wi
     (err: unknown) => err instanceof RepairRefusedError && /at line 3:/.test(err.message) && /changed nothing/.test(err.message),
   );
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), original, 'the unknown line and the damaged one are both still there');
-  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith(LOG_FILE) && f !== LOG_FILE),
+    [],
+  );
 });
 
 test('--repair keeps the version line of a damaged log', (t) => {
@@ -160,7 +177,13 @@ test('--repair keeps the version line of a damaged log', (t) => {
   bad[20] = bad[20]! ^ 0x01;
   writeFileSync(join(dir, LOG_FILE), Buffer.concat([HEADER, create('aaa'), bad, create('ccc')]));
   const report = repairLog(dir, new Date('2026-01-02T03:04:05Z'));
-  assert.deepEqual(report.lost.map((l) => [l.line, l.reason]), [[3, 'bad checksum']]);
+  assert.deepEqual(
+    report.lost.map((l) => [l.line, l.reason]),
+    [[3, 'bad checksum']],
+  );
   assert.equal(logVersion(dir), FORMAT_VERSION);
-  assert.deepEqual(logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)), ['aaa', 'ccc']);
+  assert.deepEqual(
+    logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)),
+    ['aaa', 'ccc'],
+  );
 });

@@ -29,7 +29,10 @@ for (const capacity of [1024, 1 << 18]) {
     slots.forEach((s, i) => one.link(s, hashes[i]!));
     const built = HashChains.build(capacity, Int32Array.from(slots), hashes);
     const expected = chains(one, capacity);
-    assert.ok(expected.some((chain) => chain.length >= 3), 'some chains hold several slots');
+    assert.ok(
+      expected.some((chain) => chain.length >= 3),
+      'some chains hold several slots',
+    );
     assert.deepEqual(chains(built, capacity), expected);
   });
 }

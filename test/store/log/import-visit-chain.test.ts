@@ -56,7 +56,11 @@ test('events of a chain queued behind a failed write are refused, unwritten; a v
   disk.fail();
   for (const p of [first, ...later]) await assert.rejects(p, StoreUnavailableError);
   assert.ok(chain.failed !== undefined);
-  await assert.rejects(Promise.resolve().then(() => store.importVisit('chain1', event(T + 4), T, chain)), StoreUnavailableError, 'refused at once from then on');
+  await assert.rejects(
+    Promise.resolve().then(() => store.importVisit('chain1', event(T + 4), T, chain)),
+    StoreUnavailableError,
+    'refused at once from then on',
+  );
   // Another import (another chain) writes as usual.
   assert.equal(await store.importVisit('chain1', event(T + 5), T, { failed: undefined }), 'imported');
 

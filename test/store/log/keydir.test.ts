@@ -12,7 +12,15 @@ const urlCodes = (k: Keydir, url: string): string[] => [...k.slotsWithUrl(url)].
 test('add, find, get, delete: a record round-trips through the columns', () => {
   const k = new Keydir();
   k.add('abc123', 'https://example.com/a', 1_700_000_000, 30, 4);
-  assert.deepEqual(k.get('abc123'), { code: 'abc123', url: 'https://example.com/a', createdAt: 1_700_000_000, retentionDays: 30, visits: 4, untracked: 4, maxVisits: null });
+  assert.deepEqual(k.get('abc123'), {
+    code: 'abc123',
+    url: 'https://example.com/a',
+    createdAt: 1_700_000_000,
+    retentionDays: 30,
+    visits: 4,
+    untracked: 4,
+    maxVisits: null,
+  });
   assert.equal(k.has('abc123'), true);
   assert.equal(k.has('abc12'), false, 'a prefix is another code');
   assert.equal(k.has('abc1234'), false, 'so is an extension');
@@ -32,7 +40,14 @@ test('find reads a code from where it starts in a longer text, such as a request
   assert.notEqual(s, -1);
   assert.equal(k.find('/abc123', 1), s);
   assert.equal(k.find('/s/abc123', 3), s);
-  for (const [text, start] of [['/abc1234', 1], ['/abc12', 1], ['/abc123/', 1], ['/xabc123', 1], ['/', 1], ['abc123', 6]] as const) {
+  for (const [text, start] of [
+    ['/abc1234', 1],
+    ['/abc12', 1],
+    ['/abc123/', 1],
+    ['/xabc123', 1],
+    ['/', 1],
+    ['abc123', 6],
+  ] as const) {
     assert.equal(k.find(text, start), -1, `${text} from ${start}`);
   }
   // U+0133's low byte is 0x33, "3": kept as a byte, it would match.
@@ -128,7 +143,15 @@ test('addBytes from a log line equals add from strings', () => {
   const k = new Keydir();
   k.add('xyz789', 'https://old.example/', 1, 0, 0);
   k.addBytes(line, codeStart, codeEnd, urlStart, line.length - 1, 5, 2, 9, 7);
-  assert.deepEqual(k.get('xyz789'), { code: 'xyz789', url: 'https://example.com/q?a=1', createdAt: 5, retentionDays: 2, visits: 9, untracked: 9, maxVisits: 7 });
+  assert.deepEqual(k.get('xyz789'), {
+    code: 'xyz789',
+    url: 'https://example.com/q?a=1',
+    createdAt: 5,
+    retentionDays: 2,
+    visits: 9,
+    untracked: 9,
+    maxVisits: 7,
+  });
   assert.equal(k.size, 1, 'the bytes replaced the record of the same code');
   assert.deepEqual(urlCodes(k, 'https://example.com/q?a=1'), ['xyz789']);
 });
@@ -157,7 +180,15 @@ test('vacuum squeezes out dead slots, keeps order, and maps old slots to new one
   assert.equal(k.code(map[slots.get('c1')!]!), 'c1');
   assert.equal(k.code(map[slots.get('c1999')!]!), 'c1999');
   assert.deepEqual(codesOf(k).slice(0, 3), ['c1', 'c3', 'c5']);
-  assert.deepEqual(k.get('c1001'), { code: 'c1001', url: 'https://example.com/1', createdAt: 1001, retentionDays: 2, visits: 1001, untracked: 1001, maxVisits: null });
+  assert.deepEqual(k.get('c1001'), {
+    code: 'c1001',
+    url: 'https://example.com/1',
+    createdAt: 1001,
+    retentionDays: 2,
+    visits: 1001,
+    untracked: 1001,
+    maxVisits: null,
+  });
   assert.deepEqual(urlCodes(k, 'https://example.com/1').slice(0, 2), ['c1991', 'c1981']);
   // Adding after a vacuum appends after the survivors.
   k.add('later', 'https://example.com/1', 9, 0, 0);
@@ -223,7 +254,15 @@ test('property: after any sequence of operations the keydir agrees with a Map of
         if (o.op === 'add') {
           k.add(o.code, o.url, o.n, o.n % 5, o.n % 7, o.n % 3 === 0 ? null : o.n);
           model.delete(o.code);
-          model.set(o.code, { code: o.code, url: o.url, createdAt: o.n, retentionDays: o.n % 5, visits: o.n % 7, untracked: o.n % 7, maxVisits: o.n % 3 === 0 ? null : o.n });
+          model.set(o.code, {
+            code: o.code,
+            url: o.url,
+            createdAt: o.n,
+            retentionDays: o.n % 5,
+            visits: o.n % 7,
+            untracked: o.n % 7,
+            maxVisits: o.n % 3 === 0 ? null : o.n,
+          });
         } else if (o.op === 'edit') {
           // In place: the Map keeps the record where it is.
           const s = k.find(o.code);
@@ -263,7 +302,10 @@ test('property: after any sequence of operations the keydir agrees with a Map of
         assertAnswers(found!, rec);
       }
       for (const u of ['https://a.example/', 'https://b.example/', 'https://a.example/x', 'https://c.example/ü', 'http://a.example/']) {
-        const expected = [...model.values()].filter((r) => r.url === u).map((r) => r.code).reverse();
+        const expected = [...model.values()]
+          .filter((r) => r.url === u)
+          .map((r) => r.code)
+          .reverse();
         assert.deepEqual(urlCodes(k, u), expected, `codes of ${u}`);
       }
     }),
@@ -286,8 +328,18 @@ test('property: a search keeps exactly the records whose code or URL contains q 
         if (code.toLowerCase().includes(q.toLowerCase()) || `https://e.example/${u}`.toLowerCase().includes(q.toLowerCase())) kept.unshift(code);
       });
       let released = 0;
-      const snapshot = await searchSnapshot(k, () => true, q, undefined, () => released++);
-      assert.deepEqual(snapshot.slice(0, snapshot.length).map((r) => r.code), kept, JSON.stringify(q));
+      const snapshot = await searchSnapshot(
+        k,
+        () => true,
+        q,
+        undefined,
+        () => released++,
+      );
+      assert.deepEqual(
+        snapshot.slice(0, snapshot.length).map((r) => r.code),
+        kept,
+        JSON.stringify(q),
+      );
       snapshot.release();
       snapshot.release();
       assert.equal(released, 1);
@@ -315,7 +367,13 @@ test('a search of 500,000 records lets other work run before it answers', async 
   };
   setImmediate(tick);
   let released = 0;
-  const snapshot = await searchSnapshot(k, () => true, 'REF=999', undefined, () => released++);
+  const snapshot = await searchSnapshot(
+    k,
+    () => true,
+    'REF=999',
+    undefined,
+    () => released++,
+  );
   counting = false;
   assert.ok(turns > 1, `other work ran while searching (${turns} turns)`);
   assert.equal(snapshot.length, 500);

@@ -21,7 +21,16 @@ const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const TITLE = 'Tab\there, line\nbreak, "quotes", \\ and \u{1F600}';
 
-const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null, ...extra });
+const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits: null,
+  ...extra,
+});
 
 function openStore(dir: string): Store {
   return new Store({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
@@ -33,24 +42,67 @@ function line(text: string): Buffer {
 }
 
 test('a labelled create and edit are one line each, the labels a JSON field last; both readers read them back', () => {
-  const create = encodeEntry({ op: 'C', code: 'lab1', url: 'https://example.com/a', createdAt: T, retentionDays: 3, visits: 2, title: TITLE, tags: ['a b', 'z'] });
+  const create = encodeEntry({
+    op: 'C',
+    code: 'lab1',
+    url: 'https://example.com/a',
+    createdAt: T,
+    retentionDays: 3,
+    visits: 2,
+    title: TITLE,
+    tags: ['a b', 'z'],
+  });
   const payload = create.toString('utf8', 9, create.length - 1);
   assert.equal(payload, `C\tlab1\t${T}\t3\t2\t0\thttps://example.com/a\t${JSON.stringify([TITLE, ['a b', 'z']])}`);
-  assert.equal(create.indexOf('\n'), create.length - 1, 'the title\'s line break is escaped');
+  assert.equal(create.indexOf('\n'), create.length - 1, "the title's line break is escaped");
   const edit = encodeEntry({ op: 'E', code: 'lab1', url: 'https://example.com/b', retentionDays: 0, maxVisits: 5, tags: ['only'] });
   assert.equal(edit.toString('utf8', 9, edit.length - 1), 'E\tlab1\t0\t5\thttps://example.com/b\t[null,["only"]]');
-  assert.deepEqual(decodePayload(payload), { op: 'C', code: 'lab1', url: 'https://example.com/a', createdAt: T, retentionDays: 3, visits: 2, maxVisits: null, title: TITLE, tags: ['a b', 'z'] });
+  assert.deepEqual(decodePayload(payload), {
+    op: 'C',
+    code: 'lab1',
+    url: 'https://example.com/a',
+    createdAt: T,
+    retentionDays: 3,
+    visits: 2,
+    maxVisits: null,
+    title: TITLE,
+    tags: ['a b', 'z'],
+  });
   // Without labels nothing changes: the lines an older format wrote.
-  assert.equal(encodeEntry({ op: 'E', code: 'lab1', url: 'https://example.com/b', retentionDays: 0, maxVisits: null, title: null, tags: [] }).toString('utf8', 9).trimEnd(), 'E\tlab1\t0\t0\thttps://example.com/b');
+  assert.equal(
+    encodeEntry({ op: 'E', code: 'lab1', url: 'https://example.com/b', retentionDays: 0, maxVisits: null, title: null, tags: [] })
+      .toString('utf8', 9)
+      .trimEnd(),
+    'E\tlab1\t0\t0\thttps://example.com/b',
+  );
 
-  const r = replay(Buffer.concat([HEADER, create, encodeEntry({ op: 'C', code: 'lab2', url: 'https://example.com/c', createdAt: T, retentionDays: 0, visits: 0, title: 'x' })]));
+  const r = replay(
+    Buffer.concat([
+      HEADER,
+      create,
+      encodeEntry({ op: 'C', code: 'lab2', url: 'https://example.com/c', createdAt: T, retentionDays: 0, visits: 0, title: 'x' }),
+    ]),
+  );
   assert.equal(r.damage, undefined);
-  assert.deepEqual(r.records.get('lab1'), rec('lab1', { url: 'https://example.com/a', retentionDays: 3, visits: 2, untracked: 2, title: TITLE, tags: ['a b', 'z'] }));
+  assert.deepEqual(
+    r.records.get('lab1'),
+    rec('lab1', { url: 'https://example.com/a', retentionDays: 3, visits: 2, untracked: 2, title: TITLE, tags: ['a b', 'z'] }),
+  );
   assert.deepEqual(r.records.get('lab2'), rec('lab2', { url: 'https://example.com/c', title: 'x' }));
   const edited = replay(Buffer.concat([HEADER, create, edit]));
-  assert.deepEqual(edited.records.get('lab1'), rec('lab1', { url: 'https://example.com/b', visits: 2, untracked: 2, maxVisits: 5, tags: ['only'] }), 'an edit carries the labels whole');
-  const cleared = replay(Buffer.concat([HEADER, create, encodeEntry({ op: 'E', code: 'lab1', url: 'https://example.com/a', retentionDays: 3, maxVisits: null })]));
-  assert.deepEqual(cleared.records.get('lab1'), rec('lab1', { url: 'https://example.com/a', retentionDays: 3, visits: 2, untracked: 2 }), 'an edit without labels clears them');
+  assert.deepEqual(
+    edited.records.get('lab1'),
+    rec('lab1', { url: 'https://example.com/b', visits: 2, untracked: 2, maxVisits: 5, tags: ['only'] }),
+    'an edit carries the labels whole',
+  );
+  const cleared = replay(
+    Buffer.concat([HEADER, create, encodeEntry({ op: 'E', code: 'lab1', url: 'https://example.com/a', retentionDays: 3, maxVisits: null })]),
+  );
+  assert.deepEqual(
+    cleared.records.get('lab1'),
+    rec('lab1', { url: 'https://example.com/a', retentionDays: 3, visits: 2, untracked: 2 }),
+    'an edit without labels clears them',
+  );
 });
 
 test('a labels field that is not [title, tags] is no entry: replay reports it, it is never half applied', () => {
@@ -79,7 +131,17 @@ test('titles and tags survive edits, compaction and restarts', async (t) => {
   await store.compact();
   assert.deepEqual(read(store), [...expected, undefined], 'after compaction, in memory');
   assert.deepEqual(logEntries(dir), [
-    { op: 'C', code: 'keep01', url: 'https://example.com/keep01', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null, title: 'renamed', tags: ['a', 'b'] },
+    {
+      op: 'C',
+      code: 'keep01',
+      url: 'https://example.com/keep01',
+      createdAt: T,
+      retentionDays: 0,
+      visits: 0,
+      maxVisits: null,
+      title: 'renamed',
+      tags: ['a', 'b'],
+    },
     { op: 'C', code: 'keep02', url: 'https://example.com/keep02', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null, tags: ['new'] },
   ]);
   await store.close();
@@ -90,7 +152,10 @@ test('titles and tags survive edits, compaction and restarts', async (t) => {
 test('a format 3 log is rewritten as format 4 before a labelled line is appended to it', async (t) => {
   const dir = tempDir(t);
   const v3 = encodeEntry({ op: 'F', name: 'url-shortener-log', version: 3 });
-  writeFileSync(join(dir, LOG_FILE), Buffer.concat([v3, encodeEntry({ op: 'C', code: 'old001', url: 'https://example.com/old', createdAt: T, retentionDays: 0, visits: 4 })]));
+  writeFileSync(
+    join(dir, LOG_FILE),
+    Buffer.concat([v3, encodeEntry({ op: 'C', code: 'old001', url: 'https://example.com/old', createdAt: T, retentionDays: 0, visits: 4 })]),
+  );
   let store = openStore(dir);
   t.after(() => store.close());
   await store.create(rec('new001', { title: 'Neu' }));
@@ -99,5 +164,8 @@ test('a format 3 log is rewritten as format 4 before a labelled line is appended
   assert.match(readFileSync(join(dir, LOG_FILE), 'utf8'), /\tnew001\t.*\t\["Neu",\[\]\]\n$/);
   await store.close();
   store = openStore(dir);
-  assert.deepEqual([store.get('old001'), store.get('new001')], [rec('old001', { url: 'https://example.com/old', visits: 4, untracked: 4 }), rec('new001', { title: 'Neu' })]);
+  assert.deepEqual(
+    [store.get('old001'), store.get('new001')],
+    [rec('old001', { url: 'https://example.com/old', visits: 4, untracked: 4 }), rec('new001', { title: 'Neu' })],
+  );
 });

@@ -17,7 +17,15 @@ import { logEntries } from '../../support/log-entries.ts';
 const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
+const rec = (code: string, maxVisits: number | null): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits,
+});
 const errno = (code: string): Error => Object.assign(new Error(`${code}: simulated`), { code });
 
 /** The disk of `fillableDisk`, whose writes can also fail with another errno, and whose fsyncs can fail. */
@@ -44,7 +52,10 @@ function faultyDisk() {
 const visit = (store: LogStore, code: string): Promise<VisitDecision> => Promise.resolve(store.countVisit(code, () => T, true));
 
 /** A one-time link, one visit refused by `fail`, the disk healed; what the store then holds, before and after a restart. */
-async function oneTimeVisitRefused(t: TestContext, fail: (d: ReturnType<typeof faultyDisk>) => void): Promise<{ after: number; decision: string; reopened: number }> {
+async function oneTimeVisitRefused(
+  t: TestContext,
+  fail: (d: ReturnType<typeof faultyDisk>) => void,
+): Promise<{ after: number; decision: string; reopened: number }> {
   const dir = tempDir(t);
   const d = faultyDisk();
   const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs: d.fs, ...MANUAL }));

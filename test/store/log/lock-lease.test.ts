@@ -72,7 +72,7 @@ test('a holder that stops refreshing (SIGSTOP) loses its lease after the lease t
   assert.equal(lock.lost(), undefined);
 });
 
-test('a lock replaced or removed under its holder: one error line, every later lost() says so, release leaves the other\'s lock', (t) => {
+test("a lock replaced or removed under its holder: one error line, every later lost() says so, release leaves the other's lock", (t) => {
   for (const how of ['replaced', 'removed'] as const) {
     const dir = tempDir(t);
     const logs = new LogCapture();
@@ -108,7 +108,11 @@ test('a store whose lock was taken away refuses writes with 503 and keeps answer
   renameSync(join(h.dir, 'other'), join(h.dir, LOCK_FILE));
   // The next refresh (a third of the 10 s lease) finds out.
   await until(() => h.logs.find('lost the lock of the data directory; refusing writes') !== undefined, 'the lost lock to be noticed', 5000);
-  const r = await h.req('/api/shorten', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/after' }) });
+  const r = await h.req('/api/shorten', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/after' }),
+  });
   assert.equal(r.status, 503);
   assert.match(r.body, /ELOCKLOST/);
   const del = await h.req(`/api/urls/${code}`, { method: 'DELETE', headers: { 'x-api-key': 'k' } });

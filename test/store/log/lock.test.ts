@@ -130,10 +130,13 @@ function runUntil(s: Sim, at: Step): void {
   assert.equal(s.at, at, `pid ${s.pid} reached ${at}`);
 }
 
-
 function winnerOf(sims: Sim[]): Sim {
   const winners = sims.filter((s) => s.result !== undefined && !(s.result instanceof Error));
-  assert.equal(winners.length, 1, `${winners.length} processes took the lock: ${sims.map((s) => `${s.pid}: ${s.result instanceof Error ? s.result.message : 'took it'}`).join('; ')}`);
+  assert.equal(
+    winners.length,
+    1,
+    `${winners.length} processes took the lock: ${sims.map((s) => `${s.pid}: ${s.result instanceof Error ? s.result.message : 'took it'}`).join('; ')}`,
+  );
   return winners[0]!;
 }
 
@@ -145,7 +148,10 @@ const DEAD = 999_999;
 const STARTS: { name: string; prepare(dir: string): void }[] = [
   { name: 'no lock', prepare: () => undefined },
   { name: 'a lease of a dead PID on this host', prepare: (dir) => writeLock(dir, encodeHolder(holderOf(DEAD))) },
-  { name: 'a lease of another host not refreshed for a minute', prepare: (dir) => writeLock(dir, encodeHolder(holderOf(1, { ...here, host: 'elsewhere' })), 60_000) },
+  {
+    name: 'a lease of another host not refreshed for a minute',
+    prepare: (dir) => writeLock(dir, encodeHolder(holderOf(1, { ...here, host: 'elsewhere' })), 60_000),
+  },
   { name: 'a bare dead PID of an older version', prepare: (dir) => writeLock(dir, `${DEAD}\n`) },
   { name: 'an unreadable lock written a minute ago', prepare: (dir) => writeLock(dir, 'garbage', 60_000) },
 ];
@@ -215,7 +221,7 @@ test('on a file system without hard links (link fails with EPERM) an exclusive c
   assert.ok(links > 400, `link was tried (${links} times) and failed each time`);
 });
 
-test('X judged a lock stale, then Y took it over: X never replaces Y\'s fresh lock', (t) => {
+test("X judged a lock stale, then Y took it over: X never replaces Y's fresh lock", (t) => {
   for (const xStopsAt of ['judged', 'marked'] as const) {
     const dir = tempDir(t);
     writeLock(dir, encodeHolder(holderOf(DEAD)));
@@ -246,7 +252,7 @@ test('X judged a lock stale, then Y took it over: X never replaces Y\'s fresh lo
   }
 });
 
-test('X judged lock K stale; Y took K over and died; Z is replacing Y\'s lock: X does not replace it as well', (t) => {
+test("X judged lock K stale; Y took K over and died; Z is replacing Y's lock: X does not replace it as well", (t) => {
   const dir = tempDir(t);
   writeLock(dir, encodeHolder(holderOf(DEAD)));
   const live = new Set([1, 2, 3]);

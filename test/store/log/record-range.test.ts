@@ -28,15 +28,13 @@ const DAY = 86400;
 const RULES = { minShortLength: 1, maxShortLength: 64, maxLength: 65536, baseUrl: 'https://s.example/' };
 
 const CODE_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const code = fc
-  .string({ unit: fc.constantFrom(...CODE_CHARS), minLength: RULES.minShortLength, maxLength: RULES.maxShortLength })
-  .filter((c) => {
-    try {
-      return parseCustomCode(c, RULES.minShortLength, RULES.maxShortLength) === c;
-    } catch {
-      return false;
-    }
-  });
+const code = fc.string({ unit: fc.constantFrom(...CODE_CHARS), minLength: RULES.minShortLength, maxLength: RULES.maxShortLength }).filter((c) => {
+  try {
+    return parseCustomCode(c, RULES.minShortLength, RULES.maxShortLength) === c;
+  } catch {
+    return false;
+  }
+});
 
 /**
  * An accepted URL of any characters (every Unicode code point, controls and the URL's own
@@ -79,7 +77,10 @@ type Op =
   | { op: 'visit'; at: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('edit' as const), at: fc.nat(), url: url, retentionDays: fc.constantFrom(0, MAX_RETENTION_DAYS), maxVisits: limit }, { requiredKeys: ['op', 'at'] }),
+  fc.record(
+    { op: fc.constant('edit' as const), at: fc.nat(), url: url, retentionDays: fc.constantFrom(0, MAX_RETENTION_DAYS), maxVisits: limit },
+    { requiredKeys: ['op', 'at'] },
+  ),
   fc.record({ op: fc.constant('delete' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('visit' as const), at: fc.nat() }),
 );
@@ -117,7 +118,11 @@ async function apply(links: LogStore, model: Map<string, LinkRecord>, o: Op): Pr
     assert.equal(await links.delete(c, NOW), true);
     model.delete(c);
   } else if (o.op === 'edit') {
-    const changes = { ...(o.url !== undefined && { url: o.url }), ...(o.retentionDays !== undefined && { retentionDays: o.retentionDays }), ...(o.maxVisits !== undefined && { maxVisits: o.maxVisits }) };
+    const changes = {
+      ...(o.url !== undefined && { url: o.url }),
+      ...(o.retentionDays !== undefined && { retentionDays: o.retentionDays }),
+      ...(o.maxVisits !== undefined && { maxVisits: o.maxVisits }),
+    };
     assert.deepEqual(await links.update(c, changes, NOW), { ...rec, ...changes });
     model.set(c, { ...rec, ...changes });
   } else {

@@ -12,7 +12,6 @@ import { StoreOpenError } from '../../../src/store/log/store.ts';
 import { ROOT, runCli, tempDir } from '../../support/helpers.ts';
 import { TS_IMPORT } from '../../support/ts-import.ts';
 
-
 const create = (code: string): Buffer =>
   encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
 
@@ -23,15 +22,17 @@ function damagedLog(): Buffer {
   return Buffer.concat([create('aaa'), create('bbb'), bad, create('ddd'), encodeEntry({ op: 'D', code: 'aaa' })]);
 }
 
-
 test('salvage keeps intact lines verbatim and lists damaged ones', () => {
   const log = Buffer.concat([damagedLog(), Buffer.from('torn tail without newline')]);
   const { intact, lost } = salvage(log);
   assert.equal(intact.length, 4);
-  assert.deepEqual(lost.map((l) => [l.line, l.reason]), [
-    [3, 'bad checksum'],
-    [6, 'incomplete line (no newline)'],
-  ]);
+  assert.deepEqual(
+    lost.map((l) => [l.line, l.reason]),
+    [
+      [3, 'bad checksum'],
+      [6, 'incomplete line (no newline)'],
+    ],
+  );
   assert.equal(lost[1]!.bytes, 'torn tail without newline'.length);
   const replayed = replay(Buffer.concat(intact));
   assert.equal(replayed.damage, undefined);
@@ -44,7 +45,10 @@ test('repairLog keeps every intact entry, moves the damaged file aside unchanged
   writeFileSync(join(dir, 'urls.log'), original);
   const report = repairLog(dir, new Date('2026-01-02T03:04:05Z'));
   assert.equal(report.kept, 4);
-  assert.deepEqual(report.lost.map((l) => l.line), [3]);
+  assert.deepEqual(
+    report.lost.map((l) => l.line),
+    [3],
+  );
   assert.equal(report.movedTo, join(dir, 'urls.log.damaged-2026-01-02T03-04-05-000Z'));
   assert.deepEqual(readFileSync(report.movedTo), original, 'the damaged copy is byte-for-byte the original');
   const repaired = replay(readFileSync(join(dir, 'urls.log')));
@@ -68,8 +72,14 @@ test('CLI: a damaged log stops start-up naming the line and --repair; --repair f
 
   const repaired = await runCli(['--repair', '--data-dir', dir]);
   assert.equal(repaired.code, 0, repaired.out + repaired.err);
-  const lines = repaired.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(lines.map((l) => l['msg']), ['dropped a damaged line', 'log repaired']);
+  const lines = repaired.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    lines.map((l) => l['msg']),
+    ['dropped a damaged line', 'log repaired'],
+  );
   assert.equal(lines[0]!['line'], 3);
   assert.equal(lines[1]!['kept'], 4);
   assert.equal(lines[1]!['lost'], 1);
@@ -104,10 +114,17 @@ test('a complete last line with a bad checksum: start-up refuses naming the line
     (err: unknown) => err instanceof StoreOpenError && /line 3 \(bad checksum\)/.test(err.message) && /--repair/.test(err.message),
   );
   assert.deepEqual(readFileSync(join(dir, 'urls.log')), original, 'the refused start cut nothing');
-  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('.torn-')), [], 'nor treated it as a torn tail');
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.includes('.torn-')),
+    [],
+    'nor treated it as a torn tail',
+  );
 
   const report = repairLog(dir, new Date('2026-01-02T03:04:05Z'));
-  assert.deepEqual(report.lost.map((l) => [l.line, l.reason]), [[3, 'bad checksum']]);
+  assert.deepEqual(
+    report.lost.map((l) => [l.line, l.reason]),
+    [[3, 'bad checksum']],
+  );
   assert.equal(report.kept, 2);
   assert.deepEqual(readFileSync(report.movedTo!), original);
 

@@ -10,7 +10,14 @@ import { crc32, crc32Fallback } from '../../../src/store/log/crc32.ts';
 import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER, type Entry } from '../../../src/store/log/format.ts';
 import { replay, Replayer, salvage, type ReplayResult } from '../../../src/store/log/replay.ts';
 
-const create = (code: string, url = `https://example.com/${code}`, visits = 0, createdAt = 1_700_000_000, retentionDays = 0, maxVisits: number | null = null): Entry => ({
+const create = (
+  code: string,
+  url = `https://example.com/${code}`,
+  visits = 0,
+  createdAt = 1_700_000_000,
+  retentionDays = 0,
+  maxVisits: number | null = null,
+): Entry => ({
   op: 'C',
   code,
   url,
@@ -107,9 +114,7 @@ test('a second create of a live code replaces it (the last entry wins) and moves
 });
 
 test('visit batches set absolute counts and the last one wins', () => {
-  const r = replay(
-    log(create('aaa111'), create('bbb222', undefined, 2), visits(['aaa111', 3], ['bbb222', 5]), visits(['aaa111', 7]), visits(['bbb222', 6])),
-  );
+  const r = replay(log(create('aaa111'), create('bbb222', undefined, 2), visits(['aaa111', 3], ['bbb222', 5]), visits(['aaa111', 7]), visits(['bbb222', 6])));
   assert.equal(r.records.get('aaa111')?.visits, 7);
   assert.equal(r.records.get('bbb222')?.visits, 6);
 });
@@ -390,7 +395,15 @@ test('a create with a visit limit carries it as a seventh field; one without kee
   assert.match(plain, /^[0-9a-f]{8} C\tpln111\t1700000000\t0\t0\thttps:\/\/example\.com\/p\n$/);
   const r = replay(log(HEADER, create('lim111', 'https://example.com/l', 2, 1_700_000_000, 3, 50), create('pln111')));
   assert.equal(r.damage, undefined);
-  assert.deepEqual(r.records.get('lim111'), { code: 'lim111', url: 'https://example.com/l', createdAt: 1_700_000_000, retentionDays: 3, visits: 2, untracked: 2, maxVisits: 50 });
+  assert.deepEqual(r.records.get('lim111'), {
+    code: 'lim111',
+    url: 'https://example.com/l',
+    createdAt: 1_700_000_000,
+    retentionDays: 3,
+    visits: 2,
+    untracked: 2,
+    maxVisits: 50,
+  });
   assert.equal(r.records.get('pln111')?.maxVisits, null);
 });
 
@@ -411,8 +424,24 @@ test('an edit changes a record in place: its order stays, the URL index follows 
   assert.equal(r.damage, undefined);
   assert.equal(r.entries, 8, 'the version line is not an entry');
   assert.deepEqual([...r.records.keys()], ['aaa111', 'bbb222', 'ccc333'], 'edits move nothing; an edit of an unknown code is ignored');
-  assert.deepEqual(r.records.get('aaa111'), { code: 'aaa111', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 2, visits: 4, untracked: 4, maxVisits: null });
-  assert.deepEqual(r.records.get('bbb222'), { code: 'bbb222', url: 'https://example.com/moved', createdAt: 1_700_000_000, retentionDays: 30, visits: 0, untracked: 0, maxVisits: 9 });
+  assert.deepEqual(r.records.get('aaa111'), {
+    code: 'aaa111',
+    url: 'https://example.com/moved',
+    createdAt: 1_700_000_000,
+    retentionDays: 2,
+    visits: 4,
+    untracked: 4,
+    maxVisits: null,
+  });
+  assert.deepEqual(r.records.get('bbb222'), {
+    code: 'bbb222',
+    url: 'https://example.com/moved',
+    createdAt: 1_700_000_000,
+    retentionDays: 30,
+    visits: 0,
+    untracked: 0,
+    maxVisits: 9,
+  });
   const byUrl = (url: string): string[] => [...r.records.slotsWithUrl(url)].map((s) => r.records.code(s));
   assert.deepEqual(byUrl('https://example.com/same'), [], 'the old URL no longer finds them');
   assert.deepEqual(byUrl('https://example.com/moved'), ['bbb222', 'aaa111'], 'newest first, whatever the order of the edits');
@@ -420,7 +449,10 @@ test('an edit changes a record in place: its order stays, the URL index follows 
 
 test('the version line: read first, not an entry; a log without one is version 1; an empty log is the current version', () => {
   const withHeader = replay(log(HEADER, create('aaa111')));
-  assert.deepEqual({ version: withHeader.version, header: withHeader.header, entries: withHeader.entries, damage: withHeader.damage }, { version: FORMAT_VERSION, header: true, entries: 1, damage: undefined });
+  assert.deepEqual(
+    { version: withHeader.version, header: withHeader.header, entries: withHeader.entries, damage: withHeader.damage },
+    { version: FORMAT_VERSION, header: true, entries: 1, damage: undefined },
+  );
   const v1 = replay(log(create('aaa111'), visits(['aaa111', 3]), del('aaa111'), create('bbb222')));
   assert.deepEqual({ version: v1.version, header: v1.header, damage: v1.damage }, { version: 1, header: false, damage: undefined });
   assert.deepEqual([...v1.records.keys()], ['bbb222']);
@@ -455,7 +487,10 @@ test('salvage tells intact lines of an unknown shape from damaged ones, and keep
   const future = Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
   const s = salvage(log(HEADER, create('aaa111'), future, badChecksum(create('bbb222')), create('ccc333')));
   assert.equal(s.version, FORMAT_VERSION);
-  assert.deepEqual(s.intact.map((b) => b.toString('utf8')), [HEADER, encodeEntry(create('aaa111')), encodeEntry(create('ccc333'))].map((b) => b.toString('utf8')));
+  assert.deepEqual(
+    s.intact.map((b) => b.toString('utf8')),
+    [HEADER, encodeEntry(create('aaa111')), encodeEntry(create('ccc333'))].map((b) => b.toString('utf8')),
+  );
   assert.deepEqual(s.lost, [
     { line: 3, reason: 'unknown entry', bytes: future.length, unknown: true },
     { line: 4, reason: 'bad checksum', bytes: encodeEntry(create('bbb222')).length },

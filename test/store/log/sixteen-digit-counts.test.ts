@@ -46,7 +46,8 @@ test('a log written with 16-digit counts, and a count past 2^53 − 1, starts wi
     ]),
   );
   const server = await started(t, dir);
-  const record = async (code: string): Promise<unknown> => ((await (await get(server.port, `/api/urls/${code}`)).json()) as { visit_count: unknown }).visit_count;
+  const record = async (code: string): Promise<unknown> =>
+    ((await (await get(server.port, `/api/urls/${code}`)).json()) as { visit_count: unknown }).visit_count;
   assert.equal(await record('sixteen'), 1234567890123456);
   assert.equal(await record('atmax1'), MAX);
   assert.equal((await get(server.port, '/atmax1')).status, 302);
@@ -57,8 +58,15 @@ test('a log written with 16-digit counts, and a count past 2^53 − 1, starts wi
   const exported = await runCli(['export', '--data-dir', dir]);
   assert.equal(exported.code, 0, exported.err);
   assert.deepEqual(
-    exported.out.trim().split('\n').map((l) => (JSON.parse(l) as { short_code: string; visit_count: number })).map((r) => [r.short_code, r.visit_count]),
-    [['sixteen', 1234567890123456], ['atmax1', MAX]],
+    exported.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { short_code: string; visit_count: number })
+      .map((r) => [r.short_code, r.visit_count]),
+    [
+      ['sixteen', 1234567890123456],
+      ['atmax1', MAX],
+    ],
   );
 });
 

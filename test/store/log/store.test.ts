@@ -230,7 +230,10 @@ for (const { name, fault } of failures) {
     assertUnwritable(await post(h, FAILED_URL));
     // A second failure takes the path that first cuts the suspect tail (and fails again).
     assertUnwritable(await post(h, FAILED_URL));
-    assert.ok(h.logs.lines.some((l) => l['level'] === 'error'), 'the failure is logged');
+    assert.ok(
+      h.logs.lines.some((l) => l['level'] === 'error'),
+      'the failure is logged',
+    );
 
     assert.deepEqual(await listCodes(h), [a]);
     assert.equal(h.shortener.count, 1);
@@ -252,7 +255,10 @@ for (const { name, fault } of failures) {
     await h.close(true);
     h = await data.start({ fsync: 'always', apiKeys: [KEY] });
     assert.deepEqual(await listCodes(h), [c, a]);
-    assert.equal(h.logs.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false);
+    assert.equal(
+      h.logs.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))),
+      false,
+    );
   });
 
   test(`delete: ${name} answers 503 and the link still exists, also after a restart`, async (t) => {
@@ -334,7 +340,10 @@ test('visit counts that could not be written are written once the disk recovers'
   ctl.disk = true;
   for (let i = 0; i < 3; i++) assert.equal((await h.req(`/${a}`)).status, 302);
   await delay(150);
-  assert.ok(h.logs.lines.some((l) => l['level'] === 'warn' && /visit/.test(String(l['msg']))), 'the failed flush is logged');
+  assert.ok(
+    h.logs.lines.some((l) => l['level'] === 'warn' && /visit/.test(String(l['msg']))),
+    'the failed flush is logged',
+  );
   ctl.disk = false;
   await delay(150);
   const { result } = readLog(dir);
@@ -352,7 +361,14 @@ const tails = [
   { name: 'garbage without a newline', tail: `deadbeef C\tgarbage-tail${'-'.repeat(300)}` },
   {
     name: 'a whole entry missing only its newline',
-    tail: encodeEntry({ op: 'C', code: 'garbage1', url: `https://example.com/garbage-tail/${'y'.repeat(300)}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 })
+    tail: encodeEntry({
+      op: 'C',
+      code: 'garbage1',
+      url: `https://example.com/garbage-tail/${'y'.repeat(300)}`,
+      createdAt: 1_700_000_000,
+      retentionDays: 0,
+      visits: 0,
+    })
       .toString('utf8')
       .slice(0, -1),
   },
@@ -387,7 +403,10 @@ for (const { name, tail } of tails) {
 
     await h.close(true);
     h = await data.start({ apiKeys: [KEY] });
-    assert.equal(h.logs.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))), false);
+    assert.equal(
+      h.logs.lines.some((l) => l['level'] === 'warn' && /torn/.test(String(l['msg']))),
+      false,
+    );
     assert.deepEqual(await listCodes(h), [b, a]);
 
     // A second cut within the same second gets a copy of its own; the first is left as it was.

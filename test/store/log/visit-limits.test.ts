@@ -21,8 +21,15 @@ const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 
-const rec = (code: string, maxVisits: number | null, url = `https://example.com/${code}`): LinkRecord => ({ code, url, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
-
+const rec = (code: string, maxVisits: number | null, url = `https://example.com/${code}`): LinkRecord => ({
+  code,
+  url,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits,
+});
 
 test('a counted visit of a limited link resolves only once its count entry is in the log', async (t) => {
   const dir = tempDir(t);
@@ -110,5 +117,8 @@ test('an update asked while the code is being deleted answers undefined at once,
   const deleting = store.delete('gone01', T);
   assert.equal(await store.update('gone01', { url: 'https://example.com/late' }, T), undefined);
   assert.equal(await deleting, true);
-  assert.deepEqual(logEntries(dir).map((e) => e.op), ['C', 'D']);
+  assert.deepEqual(
+    logEntries(dir).map((e) => e.op),
+    ['C', 'D'],
+  );
 });

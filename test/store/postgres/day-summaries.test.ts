@@ -29,12 +29,41 @@ const DAY = 86400;
 const START = Date.UTC(2026, 9, 20) / 1000;
 const ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'America/St_Johns', 'Asia/Kathmandu'];
 
-const rec = (code: string): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: START - 400 * DAY, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
-const ev = (time: number, over: Partial<VisitEvent> = {}): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null, ...over });
+const rec = (code: string): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: START - 400 * DAY,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits: null,
+});
+const ev = (time: number, over: Partial<VisitEvent> = {}): VisitEvent => ({
+  time,
+  referrer: null,
+  country: null,
+  browser: null,
+  os: null,
+  device: null,
+  bot: false,
+  visitor: null,
+  ...over,
+});
 
 async function setup(t: TestContext, options: Partial<PostgresOpenOptions> = {}): Promise<{ store: PostgresStore; db: postgres.Sql; url: string }> {
   const url = await server!.createDatabase();
-  const store = await openPostgresStore({ url, poolSize: 4, log: quiet, now: () => NOW * 1000, readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0, timeoutMs: 20_000, ...options });
+  const store = await openPostgresStore({
+    url,
+    poolSize: 4,
+    log: quiet,
+    now: () => NOW * 1000,
+    readyCheckMs: 0,
+    reapIntervalMs: 0,
+    countRefreshMs: 0,
+    visitJobsMs: 0,
+    timeoutMs: 20_000,
+    ...options,
+  });
   const db = postgres(url, { max: 2, onnotice: () => undefined });
   t.after(async () => {
     await store.close();
@@ -77,7 +106,11 @@ async function agrees(store: PostgresStore, code: string, q: StatsRange, now = N
 }
 
 const summaryDays = async (db: postgres.Sql, code: string): Promise<number[]> =>
-  (await db<{ day: number }[]>`SELECT v.day FROM visit_days v JOIN links l ON l.seq = v.link_seq AND v.epoch = l.events_epoch WHERE l.code = ${code} ORDER BY v.day`).map((r) => r.day);
+  (
+    await db<
+      { day: number }[]
+    >`SELECT v.day FROM visit_days v JOIN links l ON l.seq = v.link_seq AND v.epoch = l.events_epoch WHERE l.code = ${code} ORDER BY v.day`
+  ).map((r) => r.day);
 
 const anEvent = fc.record({
   time: fc.integer({ min: START, max: NOW - 1 }),
@@ -144,7 +177,9 @@ test('an import, a late redirect, deleting the events, deleting the link: the st
   const { store, db } = await setup(t);
   await store.insert(rec('inval1'), NOW);
   await insertEvents(db, 'inval1', [ev(START + 100, { visitor: 5 }), ev(START + 2 * DAY + 7200, { bot: true, referrer: 'x.example' })]);
-  const questions = ['exclude', 'include', 'only'].flatMap((bots) => ZONES.map((tz) => question({ from: START, to: START + 5 * DAY, interval: 'day', tz, bots })));
+  const questions = ['exclude', 'include', 'only'].flatMap((bots) =>
+    ZONES.map((tz) => question({ from: START, to: START + 5 * DAY, interval: 'day', tz, bots })),
+  );
   for (const q of questions) await agrees(store, 'inval1', q, NOW, 'built');
   assert.ok((await summaryDays(db, 'inval1')).length >= 5);
 
@@ -155,7 +190,17 @@ test('an import, a late redirect, deleting the events, deleting the link: the st
 
   // A redirect whose clock is a day behind: its event lands in a summarised day.
   const late = START + 2 * DAY + 30;
-  assert.equal((await store.countVisit('inval1', () => late, true, () => ev(late, { visitor: 7, referrer: 'late.example' }))).kind, 'found');
+  assert.equal(
+    (
+      await store.countVisit(
+        'inval1',
+        () => late,
+        true,
+        () => ev(late, { visitor: 7, referrer: 'late.example' }),
+      )
+    ).kind,
+    'found',
+  );
   for (const q of questions) await agrees(store, 'inval1', q, NOW, 'after a late redirect');
   assert.equal((await store.visitStats('inval1', questions[0]!, NOW))?.visits, 3);
 
@@ -181,7 +226,9 @@ test('retention removes the summaries of the days it empties or cuts: the stats 
   const august = Date.UTC(2026, 7, 1) / 1000;
   await store.insert(rec('keep01'), NOW);
   const today = NOW - (NOW % DAY);
-  const events = Array.from({ length: (today - august) / (3 * 3600) }, (_, i) => ev(august + i * 3 * 3600 + 17, { visitor: i % 5, bot: i % 7 === 0, referrer: i % 3 ? null : 'r.example' }));
+  const events = Array.from({ length: (today - august) / (3 * 3600) }, (_, i) =>
+    ev(august + i * 3 * 3600 + 17, { visitor: i % 5, bot: i % 7 === 0, referrer: i % 3 ? null : 'r.example' }),
+  );
   await insertEvents(db, 'keep01', events);
   const questions = ['exclude', 'include'].flatMap((bots) => ZONES.map((tz) => question({ from: august, to: today, interval: 'day', tz, bots })));
   for (const q of questions) await agrees(store, 'keep01', q, NOW, 'built');

@@ -13,7 +13,15 @@ import { pgServer } from '../../support/pg.ts';
 
 const server = await pgServer();
 const T = 1_790_000_000;
-const rec = (code: string, maxVisits: number | null): LinkRecord => ({ code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits });
+const rec = (code: string, maxVisits: number | null): LinkRecord => ({
+  code,
+  url: `https://example.com/${code}`,
+  createdAt: T,
+  retentionDays: 0,
+  visits: 0,
+  untracked: 0,
+  maxVisits,
+});
 
 test('creates and limited visits are flushed before the answer; unlimited visits commit asynchronously', { skip: !server, timeout: 60_000 }, async (t) => {
   const admin = server!.admin;

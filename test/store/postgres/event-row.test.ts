@@ -5,7 +5,17 @@ import { eventColumns, eventOf } from '../../../src/store/postgres/event-row.ts'
 import type { Browser, Device, Os, VisitEvent } from '../../../src/visits/event.ts';
 import { BROWSERS, DEVICES, SYSTEMS } from '../../../src/visits/packed.ts';
 
-const event = (over: Partial<VisitEvent>): VisitEvent => ({ time: 1_790_000_000, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null, ...over });
+const event = (over: Partial<VisitEvent>): VisitEvent => ({
+  time: 1_790_000_000,
+  referrer: null,
+  country: null,
+  browser: null,
+  os: null,
+  device: null,
+  bot: false,
+  visitor: null,
+  ...over,
+});
 
 /** The row the driver would give back for these columns (bigint as text). */
 const readBack = (e: VisitEvent): VisitEvent => {
@@ -31,5 +41,8 @@ test('every family of every column, and null, reads back as written; the visitor
 test('a family this version does not know is stored as Other; a number past the lists reads as Other', () => {
   const e = event({ browser: 'Netscape' as Browser, os: 'BeOS' as Os, device: 'watch' as Device });
   assert.deepEqual([readBack(e).browser, readBack(e).os, readBack(e).device], ['Other', 'Other', 'other']);
-  assert.deepEqual(eventOf({ time: '1', referrer: null, country: null, browser: 99, os: 99, device: 99, bot: false }), event({ time: 1, browser: 'Other', os: 'Other', device: 'other' }));
+  assert.deepEqual(
+    eventOf({ time: '1', referrer: null, country: null, browser: 99, os: 99, device: 99, bot: false }),
+    event({ time: 1, browser: 'Other', os: 'Other', device: 'other' }),
+  );
 });

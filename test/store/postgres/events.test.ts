@@ -47,12 +47,32 @@ const rec = (code: string, over: Partial<LinkRecord> = {}): LinkRecord => ({
   ...over,
 });
 
-const ev = (time: number, over: Partial<VisitEvent> = {}): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null, ...over });
+const ev = (time: number, over: Partial<VisitEvent> = {}): VisitEvent => ({
+  time,
+  referrer: null,
+  country: null,
+  browser: null,
+  os: null,
+  device: null,
+  bot: false,
+  visitor: null,
+  ...over,
+});
 
 /** A store on a fresh database whose clock reads `T` (no background rounds), and a direct connection to it. */
 async function setup(t: TestContext, options: Partial<PostgresOpenOptions> = {}): Promise<{ store: PostgresStore; db: postgres.Sql; url: string }> {
   const url = await server!.createDatabase();
-  const store = await openPostgresStore({ url, poolSize: 4, log: quiet, now: () => T * 1000, readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0, ...options });
+  const store = await openPostgresStore({
+    url,
+    poolSize: 4,
+    log: quiet,
+    now: () => T * 1000,
+    readyCheckMs: 0,
+    reapIntervalMs: 0,
+    countRefreshMs: 0,
+    visitJobsMs: 0,
+    ...options,
+  });
   const db = postgres(url, { max: 1, onnotice: () => undefined });
   t.after(async () => {
     await store.close();
@@ -70,7 +90,17 @@ async function partitionsOf(db: postgres.Sql): Promise<[string, string][]> {
 }
 
 async function counted(store: PostgresStore, code: string, event: VisitEvent): Promise<void> {
-  assert.equal((await store.countVisit(code, () => T, true, () => event)).kind, 'found');
+  assert.equal(
+    (
+      await store.countVisit(
+        code,
+        () => T,
+        true,
+        () => event,
+      )
+    ).kind,
+    'found',
+  );
 }
 
 async function eventsIn(db: postgres.Sql): Promise<number> {
@@ -78,7 +108,9 @@ async function eventsIn(db: postgres.Sql): Promise<number> {
   return row!.n;
 }
 
-test('the months of visits: this one and three ahead at start-up, the DEFAULT partition, more as time goes, every index on each', { skip: !server }, async (t) => {
+test('the months of visits: this one and three ahead at start-up, the DEFAULT partition, more as time goes, every index on each', {
+  skip: !server,
+}, async (t) => {
   const { store, db } = await setup(t);
   const month = (m: string, from: number, to: number): [string, string] => [`visits_y${m}`, `FOR VALUES FROM ('${from}') TO ('${to}')`];
   const utc = (y: number, m: number): number => Date.UTC(y, m - 1, 1) / 1000;
@@ -99,16 +131,26 @@ test('the months of visits: this one and three ahead at start-up, the DEFAULT pa
   await counted(store, 'part01', ev(utc(2027, 2) + 5));
   await counted(store, 'part01', ev(utc(2020, 1)));
   const placed = await db<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM visits ORDER BY time`;
-  assert.deepEqual(placed.map((r) => r.part), ['visits_default', 'visits_y2026m09', 'visits_y2027m02']);
-  const indexes = await db<{ t: string; def: string }[]>`SELECT tablename AS t, indexdef AS def FROM pg_indexes WHERE tablename = 'visits_y2027m02' ORDER BY indexname`;
-  assert.deepEqual(indexes.map((i) => i.def.replace(/^.* USING /, '')), ['btree (link_seq, "time")', 'btree ("time")']);
+  assert.deepEqual(
+    placed.map((r) => r.part),
+    ['visits_default', 'visits_y2026m09', 'visits_y2027m02'],
+  );
+  const indexes = await db<
+    { t: string; def: string }[]
+  >`SELECT tablename AS t, indexdef AS def FROM pg_indexes WHERE tablename = 'visits_y2027m02' ORDER BY indexname`;
+  assert.deepEqual(
+    indexes.map((i) => i.def.replace(/^.* USING /, '')),
+    ['btree (link_seq, "time")', 'btree ("time")'],
+  );
   // A month whose events already sit in the DEFAULT partition cannot be made: they stay there, found by every read.
   await counted(store, 'part01', ev(utc(2027, 3) + 1));
   assert.deepEqual(await store.ensurePartitions(T + 92 * DAY), []);
   assert.equal((await store.listVisits('part01', { from: 0, to: 2 ** 32, bots: 'include' }, 10, 0, T))?.total, 4);
 });
 
-test('the count and its event are one statement: an insert that fails leaves no count, and a visit without an event is untracked', { skip: !server }, async (t) => {
+test('the count and its event are one statement: an insert that fails leaves no count, and a visit without an event is untracked', {
+  skip: !server,
+}, async (t) => {
   const { store, db } = await setup(t);
   await store.insert(rec('atom01'), T);
   await store.insert(rec('atom02', { maxVisits: 1 }), T);
@@ -116,8 +158,24 @@ test('the count and its event are one statement: an insert that fails leaves no 
     CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
       $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$;
     CREATE TRIGGER disk_full BEFORE INSERT ON visits FOR EACH ROW EXECUTE FUNCTION refuse();`);
-  await assert.rejects(store.countVisit('atom01', () => T, true, () => ev(T)), StoreUnavailableError);
-  await assert.rejects(store.countVisit('atom02', () => T, true, () => ev(T)), StoreUnavailableError);
+  await assert.rejects(
+    store.countVisit(
+      'atom01',
+      () => T,
+      true,
+      () => ev(T),
+    ),
+    StoreUnavailableError,
+  );
+  await assert.rejects(
+    store.countVisit(
+      'atom02',
+      () => T,
+      true,
+      () => ev(T),
+    ),
+    StoreUnavailableError,
+  );
   const row = async (code: string): Promise<[number, number]> => {
     const [r] = await db<{ v: string; u: string }[]>`SELECT visit_count AS v, untracked_visits AS u FROM links WHERE code = ${code}`;
     return [Number(r!.v), Number(r!.u)];
@@ -151,7 +209,9 @@ test('a deleted, reaped or replaced link takes its events with it', { skip: !ser
   assert.equal((await store.listVisits('kept01', { from: 0, to: 2 ** 32, bots: 'include' }, 10, 0, T))?.total, 3);
 });
 
-test('retention drops the months past it and deletes the rest of the boundary, adding what it removed to each link’s untracked visits', { skip: !server }, async (t) => {
+test('retention drops the months past it and deletes the rest of the boundary, adding what it removed to each link’s untracked visits', {
+  skip: !server,
+}, async (t) => {
   const { store, db } = await setup(t, { visitRetentionDays: 30 });
   // Months from June on, as if the store had run since then.
   await store.ensurePartitions(T - 100 * DAY);
@@ -165,8 +225,12 @@ test('retention drops the months past it and deletes the rest of the boundary, a
   assert.ok(before.includes('visits_y2026m06') && before.includes('visits_y2026m07'));
   // The cutoff is T − 30 days, 2026-08-22: June and July go whole, August in part, the DEFAULT partition's old event too.
   assert.equal(await store.applyRetention(T), 6);
-  assert.deepEqual((await partitionsOf(db)).map(([name]) => name), before.filter((name) => name !== 'visits_y2026m06' && name !== 'visits_y2026m07'));
-  const kept = async (code: string): Promise<number[]> => ((await store.listVisits(code, { from: 0, to: 2 ** 32, bots: 'include' }, 10, 0, T))?.events ?? []).map((e) => e.time);
+  assert.deepEqual(
+    (await partitionsOf(db)).map(([name]) => name),
+    before.filter((name) => name !== 'visits_y2026m06' && name !== 'visits_y2026m07'),
+  );
+  const kept = async (code: string): Promise<number[]> =>
+    ((await store.listVisits(code, { from: 0, to: 2 ** 32, bots: 'include' }, 10, 0, T))?.events ?? []).map((e) => e.time);
   assert.deepEqual(await kept('keep01'), [utc(2026, 9, 20), utc(2026, 8, 28)]);
   assert.deepEqual(await kept('keep02'), [utc(2026, 9, 1)]);
   assert.deepEqual([(await store.get('keep01', T))?.visits, (await store.get('keep01', T))?.untracked], [9, 7], 'events + untracked = visits');
@@ -193,7 +257,10 @@ test('a database from before events: its visits become untracked, and new visits
   t.after(() => store.close());
   assert.deepEqual(
     [await store.get('oldv01', T), await store.get('oldv02', T)].map((r) => [r?.visits, r?.untracked]),
-    [[42, 42], [0, 0]],
+    [
+      [42, 42],
+      [0, 0],
+    ],
   );
   await counted(store, 'oldv01', ev(T));
   const s = await store.visitStats('oldv01', { from: T - DAY, to: T + DAY, bots: 'exclude', edges: [T - DAY, T + DAY] }, T);
@@ -201,7 +268,9 @@ test('a database from before events: its visits become untracked, and new visits
   assert.deepEqual(await migrate(db), [], 'the migrations are done once');
 });
 
-test('the daily key: one per day for every instance on the database, kept by each process, earlier days deleted; the table is unlogged', { skip: !server }, async (t) => {
+test('the daily key: one per day for every instance on the database, kept by each process, earlier days deleted; the table is unlogged', {
+  skip: !server,
+}, async (t) => {
   const { store, db, url } = await setup(t);
   const other = await openPostgresStore({ url, poolSize: 4, log: quiet, readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0 });
   t.after(() => other.close());
@@ -217,7 +286,10 @@ test('the daily key: one per day for every instance on the database, kept by eac
   assert.deepEqual(await store.dailyKey(day + 1), next, 'the next day: one key for both');
   await db`INSERT INTO visit_keys (day, key) VALUES (${day - 5}, '\\x00')`;
   await store.dailyKey(day + 2);
-  assert.deepEqual((await db<{ day: number }[]>`SELECT day FROM visit_keys ORDER BY day`).map((r) => r.day), [day + 2]);
+  assert.deepEqual(
+    (await db<{ day: number }[]>`SELECT day FROM visit_keys ORDER BY day`).map((r) => r.day),
+    [day + 2],
+  );
   const [table] = await db<{ p: string }[]>`SELECT relpersistence AS p FROM pg_class WHERE relname = 'visit_keys'`;
   assert.equal(table?.p, 'u');
 });

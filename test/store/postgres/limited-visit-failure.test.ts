@@ -65,7 +65,10 @@ test('the connection drops before the statement reaches the database: 503, and t
   assert.deepEqual(await visit(store), { kind: 'limit_reached' });
 });
 
-test('the commit acknowledgement is lost (the connection drops after the commit): 503, and the visit stays used', { skip: !server, timeout: 30_000 }, async (t) => {
+test('the commit acknowledgement is lost (the connection drops after the commit): 503, and the visit stays used', {
+  skip: !server,
+  timeout: 30_000,
+}, async (t) => {
   const { store, proxy, db } = await setup(t);
   proxy.cutReply();
   await assert.rejects(visit(store), StoreUnavailableError);

@@ -15,7 +15,11 @@ test('a month is [its first second, the next month’s first second) in UTC, at 
 });
 
 test('partition names sort by month and read back; other tables are no month', () => {
-  const months = [{ year: 2026, month: 9 }, { year: 2026, month: 10 }, { year: 999, month: 1 }];
+  const months = [
+    { year: 2026, month: 9 },
+    { year: 2026, month: 10 },
+    { year: 999, month: 1 },
+  ];
   for (const m of months) assert.deepEqual(monthOfPartition(partitionName(m)), m);
   assert.equal(partitionName({ year: 2026, month: 9 }), 'visits_y2026m09');
   assert.ok(partitionName({ year: 2026, month: 9 }) < partitionName({ year: 2026, month: 10 }));

@@ -30,7 +30,10 @@ async function instance(t: { after: (fn: () => Promise<unknown>) => void }, url:
   return s;
 }
 
-test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, export and import into another instance', { skip: !server, timeout: 120_000 }, async (t) => {
+test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, export and import into another instance', {
+  skip: !server,
+  timeout: 120_000,
+}, async (t) => {
   const url = await server!.createDatabase();
   const s = await instance(t, url);
   const line = s.lines.find((l) => l['msg'] === 'listening')!;
@@ -53,7 +56,11 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   assert.equal(meta['short_url'], `${BASE}/${code}`);
 
   // 200 concurrent GETs on max_visits 20: exactly 20 redirects.
-  const limited = await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/limited', max_visits: 20, code: 'limit20' }) });
+  const limited = await request(s.port, '/api/shorten', {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ url: 'https://example.com/limited', max_visits: 20, code: 'limit20' }),
+  });
   assert.equal(limited.status, 201);
   const statuses = await Promise.all(Array.from({ length: 200 }, () => request(s.port, '/limit20').then((r) => r.status)));
   assert.equal(statuses.filter((x) => x === 302).length, 20);
@@ -62,11 +69,19 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   assert.equal(used['visit_count'], 20);
   assert.equal(used['max_visits'], 20);
 
-  const taken = await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/again', code: 'limit20' }) });
+  const taken = await request(s.port, '/api/shorten', {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ url: 'https://example.com/again', code: 'limit20' }),
+  });
   assert.equal(taken.status, 409);
   assert.equal(taken.body, '{"detail":"code already in use"}');
 
-  const edited = await request(s.port, `/api/urls/${code}`, { method: 'PATCH', headers: { ...JSON_HEADERS, 'x-api-key': KEY }, body: JSON.stringify({ url: 'https://example.com/edited', retention_days: 30 }) });
+  const edited = await request(s.port, `/api/urls/${code}`, {
+    method: 'PATCH',
+    headers: { ...JSON_HEADERS, 'x-api-key': KEY },
+    body: JSON.stringify({ url: 'https://example.com/edited', retention_days: 30 }),
+  });
   assert.equal(edited.status, 200);
   const after = JSON.parse(edited.body) as Record<string, unknown>;
   assert.equal(after['original_url'], 'https://example.com/edited');
@@ -75,27 +90,40 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
   assert.equal((await request(s.port, `/${code}`)).headers.location, 'https://example.com/edited');
 
   await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/gone', code: 'gone01' }) });
-  const deletes = await Promise.all(Array.from({ length: 5 }, () => request(s.port, '/api/urls/gone01', { method: 'DELETE', headers: { 'x-api-key': KEY } }).then((r) => r.status)));
+  const deletes = await Promise.all(
+    Array.from({ length: 5 }, () => request(s.port, '/api/urls/gone01', { method: 'DELETE', headers: { 'x-api-key': KEY } }).then((r) => r.status)),
+  );
   assert.deepEqual(deletes.sort(), [204, 404, 404, 404, 404]);
   assert.equal((await request(s.port, '/gone01')).status, 404);
 
   const list = await request(s.port, '/api/urls', { headers: { 'x-api-key': KEY } });
   assert.equal(list.status, 200);
   assert.equal(list.headers['x-total-count'], '2');
-  assert.deepEqual((JSON.parse(list.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code), ['limit20', code]);
+  assert.deepEqual(
+    (JSON.parse(list.body) as { urls: { short_code: string }[] }).urls.map((u) => u.short_code),
+    ['limit20', code],
+  );
 
   // Export, then import into a second instance on another database: the same records.
   const exported = await request(s.port, '/api/export', { headers: { 'x-api-key': KEY } });
   assert.equal(exported.status, 200);
   assert.equal(exported.body.trim().split('\n').length, 2);
   const other = await instance(t, await server!.createDatabase());
-  const imported = await request(other.port, '/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: exported.body });
+  const imported = await request(other.port, '/api/import', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+    body: exported.body,
+  });
   assert.equal(imported.status, 200);
   assert.deepEqual(JSON.parse(imported.body), { imported: 2, skipped: 0, errors: [] });
   // Then the visits, which turn the imported counts back into events (docs/analytics.md).
   const visits = await request(s.port, '/api/visits/export', { headers: { 'x-api-key': KEY } });
   assert.equal(visits.status, 200);
-  const moved = await request(other.port, '/api/visits/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: visits.body });
+  const moved = await request(other.port, '/api/visits/import', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY },
+    body: visits.body,
+  });
   assert.equal(moved.status, 200, moved.body);
   assert.equal((await request(other.port, '/api/export', { headers: { 'x-api-key': KEY } })).body, exported.body);
   const usedUp = await request(other.port, '/limit20');
@@ -113,7 +141,10 @@ test('a server on PostgreSQL: create, redirect, exact limit, edit, delete, expor
 
 test('the library: createShortenerAsync on a database; the synchronous entry points refuse one', { skip: !server, timeout: 60_000 }, async (t) => {
   const url = await server!.createDatabase();
-  assert.throws(() => createShortener({ databaseUrl: url, logLevel: 'silent' }), { name: 'TypeError', message: /use openShortenerAsync\(\) or createShortenerAsync\(\)/ });
+  assert.throws(() => createShortener({ databaseUrl: url, logLevel: 'silent' }), {
+    name: 'TypeError',
+    message: /use openShortenerAsync\(\) or createShortenerAsync\(\)/,
+  });
   assert.throws(() => openShortener({ databaseUrl: url, logLevel: 'silent' }), TypeError);
   await assert.rejects(openShortenerAsync({ databaseUrl: url, logLevel: 'silent', driverModule: 'postgres-not-installed-here' }), DriverMissingError);
   const shortener = await createShortenerAsync({ databaseUrl: url, logLevel: 'silent', baseUrl: BASE, apiKeys: [KEY] });
@@ -125,7 +156,11 @@ test('the library: createShortenerAsync on a database; the synchronous entry poi
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => http.close(() => resolve())));
   const port = (http.address() as AddressInfo).port;
-  const created = await request(port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/lib', code: 'libr01' }) });
+  const created = await request(port, '/api/shorten', {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ url: 'https://example.com/lib', code: 'libr01' }),
+  });
   assert.equal(created.status, 201);
   assert.equal(created.body, `${BASE}/libr01`);
   assert.equal((await request(port, '/libr01')).headers.location, 'https://example.com/lib');
@@ -140,9 +175,13 @@ test('the library: createShortenerAsync on a database; the synchronous entry poi
 
 test('without the driver the server exits 2 and says how to install it', { skip: !server, timeout: 60_000 }, async () => {
   // A resolve hook that makes `postgres` missing, registered after the TypeScript loader so it runs first.
-  const hook = 'export async function resolve(s, c, next) { if (s === "postgres") { const e = new Error("Cannot find package \'postgres\'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
+  const hook =
+    'export async function resolve(s, c, next) { if (s === "postgres") { const e = new Error("Cannot find package \'postgres\'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
   const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-  const s = spawnServer({ DATABASE_URL: 'postgres://u:s3cret@127.0.0.1:1/x' }, { nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] });
+  const s = spawnServer(
+    { DATABASE_URL: 'postgres://u:s3cret@127.0.0.1:1/x' },
+    { nodeArgs: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] },
+  );
   const exit = await s.exited;
   assert.equal(exit.code, 2);
   assert.equal(s.stderr(), 'url-shortener: DATABASE_URL is set but the PostgreSQL driver is not installed: run `npm install postgres`\n');
@@ -171,9 +210,16 @@ test('an unreachable database at start-up: exit 1, naming host and database, nev
 });
 
 // Last: it stops the file's server.
-test('the database goes away: 503 database unavailable within 5 s, readiness 503, then service resumes by itself', { skip: !server, timeout: 120_000 }, async (t) => {
+test('the database goes away: 503 database unavailable within 5 s, readiness 503, then service resumes by itself', {
+  skip: !server,
+  timeout: 120_000,
+}, async (t) => {
   const s = await instance(t, await server!.createDatabase());
-  const created = await request(s.port, '/api/shorten', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ url: 'https://example.com/survives', code: 'surviv' }) });
+  const created = await request(s.port, '/api/shorten', {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ url: 'https://example.com/survives', code: 'surviv' }),
+  });
   assert.equal(created.status, 201);
   assert.equal((await request(s.port, '/healthz?ready')).body, '{"status":"ok"}');
   await server!.stop();

@@ -11,7 +11,14 @@ import { test } from 'node:test';
 import postgres from 'postgres';
 import { createLogger } from '../../../src/log.ts';
 import { StoreUnavailableError, type LinkRecord, type LinkStore } from '../../../src/store/link-store.ts';
-import { DatabaseOpenError, describeDatabase, DriverMissingError, loadDriver, openPostgresStore, type PostgresOpenOptions } from '../../../src/store/postgres/connect.ts';
+import {
+  DatabaseOpenError,
+  describeDatabase,
+  DriverMissingError,
+  loadDriver,
+  openPostgresStore,
+  type PostgresOpenOptions,
+} from '../../../src/store/postgres/connect.ts';
 import { MIGRATIONS, migrate } from '../../../src/store/postgres/schema.ts';
 import type { PostgresStore } from '../../../src/store/postgres/store.ts';
 import { freezableProxy, pgServer } from '../../support/pg.ts';
@@ -26,12 +33,16 @@ const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, r
   url,
   createdAt,
   retentionDays,
-  visits: 0, untracked: 0,
+  visits: 0,
+  untracked: 0,
   maxVisits,
 });
 
 /** A store on a fresh database, closed after the test. */
-async function freshStore(t: { after: (fn: () => Promise<void>) => void }, options: Partial<PostgresOpenOptions> = {}): Promise<{ store: PostgresStore; url: string }> {
+async function freshStore(
+  t: { after: (fn: () => Promise<void>) => void },
+  options: Partial<PostgresOpenOptions> = {},
+): Promise<{ store: PostgresStore; url: string }> {
   const url = await server!.createDatabase();
   const store = await openPostgresStore({ url, poolSize: 10, log: quiet, ...options });
   t.after(async () => {
@@ -88,7 +99,10 @@ test('migrations are recorded and run once; five pools migrating one database at
   assert.equal(applied.filter((a) => a.length > 0).length, 1);
   assert.deepEqual(await migrate(pools[0]!), [], 'a second run finds nothing to do');
   const recorded = await pools[0]!`SELECT version, name FROM schema_migrations ORDER BY version`;
-  assert.deepEqual(recorded.map((r) => [r['version'], r['name']]), MIGRATIONS.map((m) => [m.version, m.name]));
+  assert.deepEqual(
+    recorded.map((r) => [r['version'], r['name']]),
+    MIGRATIONS.map((m) => [m.version, m.name]),
+  );
   // A store opens on the migrated database and works.
   const store = await openPostgresStore({ url, poolSize: 2, log: quiet });
   t.after(() => store.close());
@@ -138,8 +152,14 @@ test('a long page is one snapshot read in chunks: in order, out of order, and wh
     for (let from = 0; from < page.count; from += 3) read.push(...(await page.slice(from, from + 3)).map((r) => r.code));
     assert.deepEqual(read, newest.slice(2));
     // Backwards, and a slice past a chunk's end.
-    assert.deepEqual((await page.slice(1, 4)).map((r) => r.code), newest.slice(3, 6));
-    assert.deepEqual((await page.slice(12, 20)).map((r) => r.code), newest.slice(14, 22));
+    assert.deepEqual(
+      (await page.slice(1, 4)).map((r) => r.code),
+      newest.slice(3, 6),
+    );
+    assert.deepEqual(
+      (await page.slice(12, 20)).map((r) => r.code),
+      newest.slice(14, 22),
+    );
     assert.equal((await page.slice(0, 21)).find((r) => r.code === 'chunk05')?.url, 'https://example.com/chunk05');
     assert.deepEqual(await page.slice(21, 30), []);
   } finally {
@@ -224,7 +244,9 @@ test('opening: a missing driver names the fix; an unreachable database is a Data
   assert.deepEqual(describeDatabase('postgresql:///links?host=/run/postgresql'), { host: '/run/postgresql', database: 'links' });
 });
 
-test('a database that stops answering: every call fails as unavailable within 5 s, readiness says so, and it recovers by itself', { skip: !server }, async (t) => {
+test('a database that stops answering: every call fails as unavailable within 5 s, readiness says so, and it recovers by itself', {
+  skip: !server,
+}, async (t) => {
   const url = await server!.createDatabase();
   t.after(() => server!.dropDatabase(url));
   const proxy = await freezableProxy(url);
@@ -267,7 +289,9 @@ test('a statement past its timeout while new connections fail: unavailable, and 
 });
 
 // Last: it stops the file's server.
-test('a stopped database: every operation is StoreUnavailableError within 5 s, ready() says why, and the pool reconnects once it is back', { skip: !server }, async (t) => {
+test('a stopped database: every operation is StoreUnavailableError within 5 s, ready() says why, and the pool reconnects once it is back', {
+  skip: !server,
+}, async (t) => {
   const { store } = await freshStore(t, { readyCheckMs: 100, timeoutMs: FAULT_TIMEOUT_MS });
   await store.insert(rec('before'), T);
   assert.equal(store.ready(), undefined);
