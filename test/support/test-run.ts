@@ -1,5 +1,5 @@
 /**
- * `npm test` after the build: the type check, the local pass (`local-pass.ts`) and the cluster pass
+ * `npm test` after the build: the type check, the lint, the local pass (`local-pass.ts`) and the cluster pass
  * (`cluster-pass.ts`) at once, since none needs another's outcome and each leaves a core idle at
  * times (waiting on browsers, servers, databases). The local pass prints as it goes; the others'
  * output is kept and printed once it has, each whole, then whether each part passed. Fails when
@@ -20,6 +20,9 @@ const PARTS: readonly Part[] = [
   { name: 'test:local', command: ['npm', 'run', '-s', 'test:local'], live: true },
   { name: 'test:cluster', command: ['npm', 'run', '-s', 'test:cluster'] },
   { name: 'typecheck', command: ['npm', 'run', '-s', 'typecheck'], uncovered: true },
+  // A second or so: Biome's formatter and linter, so a change that is not formatted or breaks a
+  // lint rule fails here as it would in review.
+  { name: 'lint', command: ['npm', 'run', '-s', 'lint'], uncovered: true },
 ];
 
 interface Outcome {
