@@ -689,11 +689,11 @@ async function statsQuery(now) {
 
 /** Child: the log store on `dir`, one link's stats (`code`) or every link's (`all`). */
 async function childLogStats(dir, what, now) {
-  const { Store } = await import(dist('store/log/store.js'));
-  const { LogStore } = await import(dist('store/log/log-store.js'));
+  const { LogEngine } = await import(dist('store/log/log-engine.js'));
+  const { LogLinkStore } = await import(dist('store/log/log-link-store.js'));
   const { createLogger } = await import(dist('log.js'));
-  const store = new Store({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 3_600_000 });
-  const links = new LogStore(store);
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 3_600_000 });
+  const links = new LogLinkStore(store);
   const query = await statsQuery(now);
   const code = what === 'all' ? null : what;
   let result;

@@ -24,14 +24,14 @@ const dist = (p) => new URL(`../dist/lib/${p}`, import.meta.url).href;
  * `compact` (a compaction, which writes a checkpoint, with the loop's longest stall meanwhile).
  */
 async function child(mode, dir) {
-  const { Store } = await import(dist('store/log/store.js'));
+  const { LogEngine } = await import(dist('store/log/log-engine.js'));
   const { createLogger } = await import(dist('log.js'));
   const lines = [];
   const log = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
   const checkpoint = join(dir, 'urls.log.checkpoint');
   if (mode === 'replay') rmSync(checkpoint, { force: true });
   const started = performance.now();
-  const store = new Store({
+  const store = new LogEngine({
     dir,
     fsync: 'off',
     log,

@@ -42,7 +42,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'visit-limit-exact',
-    file: 'src/store/log/store.ts',
+    file: 'src/store/log/log-engine.ts',
     from: 'if (records.visits(s) >= records.maxVisits(s)) return false;',
     to: 'if (records.visits(s) > records.maxVisits(s)) return false;',
     tests: ['test/api/visit-limits.test.ts'],
@@ -77,7 +77,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'one-delete-wins',
-    file: 'src/store/log/store.ts',
+    file: 'src/store/log/log-engine.ts',
     from: 'if (!this.records.has(code) || this.deleting.has(code)) return false;',
     to: 'if (!this.records.has(code)) return false;',
     tests: ['test/api/delete-race.test.ts'],

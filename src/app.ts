@@ -22,10 +22,10 @@ import { createService, type Service } from './links/service.ts';
 import { createLimiter, parseRate, type CreateLimiter } from './links/create-limit.ts';
 import { loadStatic } from './http/static.ts';
 import type { LinkStore } from './store/link-store.ts';
-import { LogStore } from './store/log/log-store.ts';
+import { LogLinkStore } from './store/log/log-link-store.ts';
 import { describeDatabase, openPostgresStore } from './store/postgres/connect.ts';
 import type { StoreFs } from './store/log/fs.ts';
-import { Store, type CompactReport } from './store/log/store.ts';
+import { LogEngine, type CompactReport } from './store/log/log-engine.ts';
 import { createTransfer } from './transfer/transfer.ts';
 import { ConfigError } from './errors.ts';
 import { GeoipError, openGeoip, type Geoip } from './visits/geoip.ts';
@@ -230,9 +230,9 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
     throw new TypeError('databaseUrl is set: a database opens asynchronously, use openShortenerAsync() or createShortenerAsync()');
   }
   const geoip = openCountries(config, log);
-  let store: Store;
+  let store: LogEngine;
   try {
-    store = new Store({
+    store = new LogEngine({
       dir: config.dataDir,
       fsync: config.fsync,
       log,
@@ -248,7 +248,7 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
   }
   count.links = () => store.count;
   // The service sees the storage contract only.
-  const links = new LogStore(store);
+  const links = new LogLinkStore(store);
   return opened(options, {
     config,
     log,

@@ -15,7 +15,7 @@ export { createLogger, type Logger, type LogLevel } from './log.ts';
 export type { UrlRecord, UrlList } from './links/record.ts';
 export type { Failure, ShortenOutcome, GetOutcome, LookupOutcome, RemoveOutcome, Visit } from './links/service.ts';
 export type { StoreFs } from './store/log/fs.ts';
-export type { CompactReport } from './store/log/store.ts';
+export type { CompactReport } from './store/log/log-engine.ts';
 export { DriverMissingError, DatabaseOpenError } from './store/postgres/connect.ts';
 export { ALPHABET, RESERVED_SEGMENTS } from './links/codes.ts';
 export type { DeprecationNoticeNotification } from './published/deprecations.ts';

@@ -20,7 +20,7 @@ import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/log/lock.ts';
 import { DatabaseOpenError, DriverMissingError } from './store/postgres/connect.ts';
 import { repairLog } from './store/log/repair.ts';
-import { Store, StoreOpenError } from './store/log/store.ts';
+import { LogEngine, StoreOpenError } from './store/log/log-engine.ts';
 import { NAME, VERSION } from './version.ts';
 
 /** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */
@@ -195,9 +195,9 @@ function transferCommand(): boolean {
 
 /** `--compact`: rewrite the log of a stopped server's data dir, report, exit. */
 async function compactOffline(dataDir: string, log: ReturnType<typeof createLogger>): Promise<void> {
-  let store: Store;
+  let store: LogEngine;
   try {
-    store = new Store({ dir: dataDir, fsync: 'always', log });
+    store = new LogEngine({ dir: dataDir, fsync: 'always', log });
   } catch (err) {
     if (!(err instanceof StoreOpenError)) throw err;
     log.error(err.message);

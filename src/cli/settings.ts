@@ -4,7 +4,7 @@
  * (`help.ts`) are computed from this table.
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
-import type { FsyncMode } from '../store/log/store.ts';
+import type { FsyncMode } from '../store/log/log-engine.ts';
 import {
   bearerToken,
   boolean,
@@ -21,7 +21,7 @@ import {
   type Parser,
 } from './parsers.ts';
 
-export type { FsyncMode } from '../store/log/store.ts';
+export type { FsyncMode } from '../store/log/log-engine.ts';
 
 /** `events`: one private event per counted visit (docs/analytics.md); `counts`: the count alone. */
 export type VisitTracking = 'events' | 'counts';

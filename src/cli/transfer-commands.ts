@@ -15,9 +15,9 @@ import { createCodeSource } from '../links/codes.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { StoreUnavailableError, type LinkRecord, type LinkStore } from '../store/link-store.ts';
-import { LogStore } from '../store/log/log-store.ts';
+import { LogLinkStore } from '../store/log/log-link-store.ts';
 import { DatabaseOpenError, describeDatabase, DriverMissingError, openPostgresStore } from '../store/postgres/connect.ts';
-import { Store, StoreOpenError } from '../store/log/store.ts';
+import { LogEngine, StoreOpenError } from '../store/log/log-engine.ts';
 import { exportText, type ExportFormat } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
 import { parseFromLine } from '../transfer/import.ts';
@@ -248,16 +248,16 @@ function writable(out: NodeJS.WritableStream): Promise<void> {
 
 /** Runs `run` on the log store of the data dir, opened like a server opens it (with its lock). */
 async function withLogStore(config: Config, log: Logger, io: CommandIo, run: (links: LinkStore) => Promise<number>): Promise<number> {
-  let store: Store;
+  let store: LogEngine;
   try {
-    store = new Store({ dir: config.dataDir, fsync: config.fsync, log, now: io.now });
+    store = new LogEngine({ dir: config.dataDir, fsync: config.fsync, log, now: io.now });
   } catch (err) {
     // Another process holds the data dir: the message names it (host and PID).
     if (!(err instanceof StoreOpenError)) throw err;
     log.error(err.message);
     return 1;
   }
-  const links = new LogStore(store);
+  const links = new LogLinkStore(store);
   try {
     return await run(links);
   } finally {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/log.ts';
 import { nodeFs, type StoreFs } from '../../src/store/log/fs.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { logEntries } from '../support/log-entries.ts';
 import { onOneProcess } from '../support/cluster.ts';
@@ -75,9 +75,9 @@ test(
   },
 );
 
-test('Store: of concurrent deletes of one code exactly one resolves true, and the log has one tombstone', async (t) => {
+test('LogEngine: of concurrent deletes of one code exactly one resolves true, and the log has one tombstone', async (t) => {
   const dir = tempDir();
-  const store = new Store({ dir, fsync: 'always', log: createLogger('silent') });
+  const store = new LogEngine({ dir, fsync: 'always', log: createLogger('silent') });
   t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -89,10 +89,10 @@ test('Store: of concurrent deletes of one code exactly one resolves true, and th
   assert.deepEqual(tombstones(dir), ['race01']);
 });
 
-test('Store: a delete in flight makes later deletes false at once; if it fails, the code is deletable again', async (t) => {
+test('LogEngine: a delete in flight makes later deletes false at once; if it fails, the code is deletable again', async (t) => {
   const dir = tempDir();
   const { ctl, fs } = heldFsync();
-  const store = new Store({ dir, fsync: 'always', log: createLogger('silent'), fs });
+  const store = new LogEngine({ dir, fsync: 'always', log: createLogger('silent'), fs });
   t.after(async () => {
     ctl.hold = false;
     ctl.fail = false;

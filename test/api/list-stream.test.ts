@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { encodeEntry } from '../../src/store/log/format.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { onOneProcess } from '../support/cluster.ts';
 
@@ -93,7 +93,7 @@ test('while a client is slow to read a long list, the server answers others', on
 
 test('a snapshot keeps deleted records readable, and holds back the vacuum until released', async (t) => {
   const dir = seeded(3_000);
-  const store = new Store({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
   const internals = store as unknown as { records: { end: number; size: number } };
   t.after(() => store.close());
   const snapshot = store.snapshot(() => true);

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
-import { LogStore } from '../../src/store/log/log-store.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogLinkStore } from '../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../src/visits/event.ts';
 import { codeOf, start, tempDir, type Harness } from '../support/helpers.ts';
 import { writeMmdb } from '../support/mmdb-writer.ts';
@@ -45,7 +45,7 @@ async function create(h: Harness, fields: Record<string, unknown>): Promise<stri
  */
 async function eventsOf(h: Harness, codes: readonly string[]): Promise<Map<string, { events: VisitEvent[]; unique: number }>> {
   await h.close(true);
-  const links = new LogStore(new Store({ dir: h.dir, fsync: 'off', log: createLogger('silent') }));
+  const links = new LogLinkStore(new LogEngine({ dir: h.dir, fsync: 'off', log: createLogger('silent') }));
   try {
     const all = { from: 0, to: 2 ** 32, bots: 'include' } as const;
     const now = NOW_MS / 1000;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ALPHABET } from '../../src/links/codes.ts';
 import { encodeEntry } from '../../src/store/log/format.ts';
-import { LOG_FILE } from '../../src/store/log/store.ts';
+import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 import { serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
 import { parseResponses } from '../support/raw-http.ts';
 

@@ -13,8 +13,8 @@ import { test } from 'node:test';
 import { parseTransferCommand } from '../../src/cli/transfer-commands.ts';
 import { createLogger } from '../../src/log.ts';
 import type { LinkStore } from '../../src/store/link-store.ts';
-import { LogStore } from '../../src/store/log/log-store.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogLinkStore } from '../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { openPostgresStore } from '../../src/store/postgres/connect.ts';
 import type { VisitStats } from '../../src/visits/event.ts';
 import { parseStatsRange } from '../../src/visits/range.ts';
@@ -151,7 +151,7 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
 
   // The stats: equal in everything but unique visitors, which the move cannot keep.
   const now = NOW + 4 * 86400;
-  const from = new LogStore(new Store({ dir: dir.dir, fsync: 'always', log: createLogger('silent') }));
+  const from = new LogLinkStore(new LogEngine({ dir: dir.dir, fsync: 'always', log: createLogger('silent') }));
   t.after(() => from.close());
   const to = await openPostgresStore({ url, poolSize: 2, log: createLogger('silent'), now: () => now * 1000 });
   t.after(() => to.close());

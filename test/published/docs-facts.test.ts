@@ -27,7 +27,7 @@ import { createMetrics, REDIRECT_RESULTS, REQUEST_BUCKETS, STORE_WRITE_BUCKETS }
 import { DEPRECATIONS } from '../../src/published/deprecations.ts';
 import { routeTable } from '../../src/route-table.ts';
 import { LEASE_MS } from '../../src/store/log/lease.ts';
-import { COMPACT_MIN_BYTES } from '../../src/store/log/store.ts';
+import { COMPACT_MIN_BYTES } from '../../src/store/log/log-engine.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOCS = join(ROOT, 'docs');

@@ -19,8 +19,8 @@ import { randomInt } from 'node:crypto';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/log.ts';
-import { LogStore } from '../../src/store/log/log-store.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogLinkStore } from '../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { prng } from '../support/crash-harness.ts';
 import { EventLoad, LOAD_KEY, REFERRER_HOSTS } from '../support/event-load.ts';
 import { request, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
@@ -51,7 +51,7 @@ interface StoredLink {
  * bots included. Every event is also checked against what the load sends.
  */
 async function readOffline(dir: string, began: number): Promise<Map<string, StoredLink>> {
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   const now = Math.floor(Date.now() / 1000);
   const allTime = { from: 0, to: now + 86_400 };
   const hosts = new Set<string | null>([null, ...REFERRER_HOSTS]);

@@ -8,11 +8,11 @@
  */
 import { writeSync } from 'node:fs';
 import { createLogger } from '../../src/log.ts';
-import { LogStore } from '../../src/store/log/log-store.ts';
-import { Store } from '../../src/store/log/store.ts';
+import { LogLinkStore } from '../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../src/store/log/log-engine.ts';
 
 const [dir, code, concurrency] = process.argv.slice(2) as [string, string, string];
-const store = new LogStore(new Store({ dir, fsync: 'always', log: createLogger('silent') }));
+const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: createLogger('silent') }));
 const now = Math.floor(Date.now() / 1000);
 let reached = false;
 // Straight into the pipe: `process.stdout` may hold lines in memory while a write is pending,

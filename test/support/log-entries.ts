@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodePayload, type Entry } from '../../src/store/log/format.ts';
-import { LOG_FILE } from '../../src/store/log/store.ts';
+import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 
 function lines(log: Buffer | string): string[] {
   const text = (typeof log === 'string' ? readFileSync(join(log, LOG_FILE)) : log).toString('utf8');

@@ -9,7 +9,7 @@ import { loadCheckpoint } from '../../src/store/log/checkpoint.ts';
 import { nodeFs } from '../../src/store/log/fs.ts';
 import type { Keydir } from '../../src/store/log/keydir.ts';
 import { replay, Replayer } from '../../src/store/log/replay.ts';
-import { LOG_FILE } from '../../src/store/log/store.ts';
+import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 import { STRIDE } from '../../src/visits/packed.ts';
 
 /**

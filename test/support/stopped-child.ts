@@ -13,7 +13,7 @@ export function runUntilStopped(script: string, args: string[]): Promise<{ how: 
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...TS_IMPORT, '--input-type=module', '-e', script, src('store/log/store.ts'), src('store/log/fs.ts'), src('log.ts'), ...args],
+      [...TS_IMPORT, '--input-type=module', '-e', script, src('store/log/log-engine.ts'), src('store/log/fs.ts'), src('log.ts'), ...args],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

@@ -1,5 +1,5 @@
 /**
- * Closing the log, the last step of `Store.close` once nothing more is written: wait for the queued
+ * Closing the log, the last step of `LogEngine.close` once nothing more is written: wait for the queued
  * writes, say what could not be saved, cut what was refused, fsync, close the file, free the lock.
  *
  * Its own file as the counterpart of `open.ts`: what start-up takes (the lock, the file descriptor,

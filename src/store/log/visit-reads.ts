@@ -10,7 +10,7 @@ import type { CodedEvent, EventFilter, StatsQuery, VisitEvent, VisitPage, VisitS
 import { ATTRS, BOT, STRIDE, TIME, unpack } from '../../visits/packed.ts';
 import { firstAtOrAfter } from './link-events.ts';
 import { isExpiredAt } from '../link-store.ts';
-import type { Store } from './store.ts';
+import type { LogEngine } from './log-engine.ts';
 
 /** Events counted per event-loop turn by the stats of every link: well under 50 ms of work. */
 const STATS_SLICE = 1_000_000;
@@ -18,7 +18,7 @@ const STATS_SLICE = 1_000_000;
 const EXPORT_SLICE = 10_000;
 
 /** The stats of the live slot `s`. */
-export function linkStats(store: Store, s: number, query: StatsQuery): VisitStats {
+export function linkStats(store: LogEngine, s: number, query: StatsQuery): VisitStats {
   const keydir = store.keydir;
   const events = keydir.events;
   const stats = new StatsAccumulator(query, (n) => events.referrers.host(n));
@@ -28,7 +28,7 @@ export function linkStats(store: Store, s: number, query: StatsQuery): VisitStat
 }
 
 /** The stats of every link live at `now` (Unix seconds), counted in slices. */
-export async function allStats(store: Store, query: StatsQuery, now: number): Promise<VisitStats> {
+export async function allStats(store: LogEngine, query: StatsQuery, now: number): Promise<VisitStats> {
   const keydir = store.keydir;
   const events = keydir.events;
   const stats = new StatsAccumulator(query, (n) => events.referrers.host(n));
@@ -72,7 +72,7 @@ function passes(attrs: number, bots: EventFilter['bots']): boolean {
 }
 
 /** A page of the events of the live slot `s` that pass `filter`, newest first (by time, then arrival). */
-export function linkVisits(store: Store, s: number, filter: EventFilter, limit: number, offset: number): VisitPage {
+export function linkVisits(store: LogEngine, s: number, filter: EventFilter, limit: number, offset: number): VisitPage {
   const events = store.keydir.events;
   const data = events.data(s);
   const page: VisitEvent[] = [];
@@ -100,7 +100,7 @@ function withoutVisitor(event: VisitEvent): VisitEvent {
  * first: the runs of the links merged by time, a heap of one cursor per link, so memory holds one
  * number per link and none per event. Events recorded meanwhile may or may not be included.
  */
-export async function* exportEvents(store: Store, filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncGenerator<CodedEvent> {
+export async function* exportEvents(store: LogEngine, filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncGenerator<CodedEvent> {
   const keydir = store.keydir;
   const events = keydir.events;
   const host = (i: number): string | null => events.referrers.host(i);

@@ -12,7 +12,7 @@ import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
 import { encodeEntry, HEADER } from '../../../src/store/log/format.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { replay } from '../../../src/store/log/replay.ts';
-import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
 import { runUntilStopped } from '../../support/stopped-child.ts';
 
@@ -33,8 +33,8 @@ function records(dir: string) {
   return [...k.slotsOldestFirst()].map((s) => k.record(s));
 }
 
-function open(dir: string, options: Partial<StoreOptions> = {}): Store {
-  return new Store({ dir, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, ...MANUAL, ...options });
+function open(dir: string, options: Partial<LogEngineOptions> = {}): LogEngine {
+  return new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, ...MANUAL, ...options });
 }
 
 /**
@@ -109,7 +109,7 @@ async function closeDying(t: Parameters<typeof tempDir>[0], baseDir: string, die
   for (const name of readdirSync(baseDir)) copyFileSync(join(baseDir, name), join(dir, name));
   const dying = dyingFs(dieAt);
   const logs = new LogCapture();
-  const store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, fs: dying.fs });
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, fs: dying.fs });
   for (let i = 300; i < 400; i++) await store.create(link(i));
   // (A copied log is another file: start-up took a checkpoint of its own, which is the old one now.)
   const before = readFileSync(checkpointPath(join(dir, LOG_FILE)));
@@ -140,7 +140,7 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
     assert.equal(now.equals(run.before), dieAt <= renameStep, `${label}: the old checkpoint until the rename, the new one after`);
 
     const logs = new LogCapture();
-    const store = new Store({ dir: run.dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
+    const store = new LogEngine({ dir: run.dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
     try {
       assert.deepEqual(
         [...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)),
@@ -166,7 +166,7 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
  * rename) says "stopped" and waits, for the parent's kill -9.
  */
 const CHILD = `
-const { Store, } = await import(process.argv[1]);
+const { LogEngine, } = await import(process.argv[1]);
 const { nodeFs } = await import(process.argv[2]);
 const { createLogger } = await import(process.argv[3]);
 const [dir, stopAt] = process.argv.slice(4);
@@ -184,7 +184,7 @@ const fs = {
     nodeFs.syncDir(d);
   },
 };
-new Store({ dir, fs, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, compactMinBytes: Number.MAX_SAFE_INTEGER });
+new LogEngine({ dir, fs, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, compactMinBytes: Number.MAX_SAFE_INTEGER });
 process.stdout.write('opened\\n');
 process.exit(0);
 `;
@@ -209,7 +209,7 @@ test('kill -9 while a start-up writes its checkpoint: the next start has every r
     assert.equal(existsSync(cp + '.tmp'), stopAt !== 'syncDir', `killed at ${stopAt}: an unfinished temp file, or none after the rename`);
     assert.equal(existsSync(cp), stopAt === 'syncDir', `killed at ${stopAt}: the checkpoint only once renamed`);
     const logs = new LogCapture();
-    const store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
+    const store = new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
     try {
       assert.deepEqual(
         [...store.keydir.slotsOldestFirst()].map((s) => store.keydir.record(s)),

@@ -14,7 +14,7 @@ import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { CHECKPOINT_VERSION, checkpointPath } from '../../../src/store/log/checkpoint.ts';
 import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
-import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { STRIDE } from '../../../src/visits/packed.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
@@ -31,8 +31,8 @@ const WRITTEN = 'start-up checkpoint written';
 const LINE_EVENTS = EVENTS_PER_LINE;
 const BIG_LIMIT = 3 * LINE_EVENTS;
 
-function open(dir: string, logs = new LogCapture(), options: Partial<StoreOptions> = {}): Store {
-  return new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
+function open(dir: string, logs = new LogCapture(), options: Partial<LogEngineOptions> = {}): LogEngine {
+  return new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
 }
 
 const event = (time: number, referrer: string | null): VisitEvent => ({
@@ -108,7 +108,7 @@ function insertEvent(events: [number, string | null][], time: number, host: stri
 }
 
 /** The model's view of the store: each live link's count and events, by code. */
-function observed(store: Store): Record<string, { visits: number; events: [number, string | null][] }> {
+function observed(store: LogEngine): Record<string, { visits: number; events: [number, string | null][] }> {
   const k = store.keydir;
   const out: Record<string, { visits: number; events: [number, string | null][] }> = {};
   for (const s of k.slotsOldestFirst()) {
@@ -522,7 +522,7 @@ test('a compaction retires the checkpoint by a rename and frees its blocks off t
 
 test('start-up writes a checkpoint after a long replay, and only then; small logs get none', async (t) => {
   const dir = tempDir(t);
-  const small = new Store({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
+  const small = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
   await small.create(link('s1', 'https://example.com/s1', null));
   await small.close();
   assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE))), false, 'a log under 1 MiB gets none by default');

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
 import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
-import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { runCli, tempDir } from '../../support/helpers.ts';
@@ -25,8 +25,8 @@ assert.ok(BEFORE > EVENTS_PER_LINE, 'the link takes more than one line of a comp
 const AFTER = 400;
 
 /** A store that writes no checkpoint of its own and compacts only when told. */
-function open(dir: string): Store {
-  return new Store({
+function open(dir: string): LogEngine {
+  return new LogEngine({
     dir,
     fsync: 'off',
     log: createLogger('silent'),
@@ -48,7 +48,7 @@ const event = (time: number): VisitEvent => ({
 });
 
 /** `n` counted visits of `code` at once (as concurrent redirects); how many were let through. */
-async function visit(store: Store, code: string, n: number, from: number): Promise<number> {
+async function visit(store: LogEngine, code: string, n: number, from: number): Promise<number> {
   const answers = [];
   for (let i = 0; i < n; i++) {
     const at = from + i;

@@ -14,7 +14,7 @@ import { createLogger } from '../../../src/log.ts';
 import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
 import { encodeEntry, HEADER } from '../../../src/store/log/format.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import { LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
 import { fromCheckpoint, fullReplay, state } from '../../support/log-state.ts';
@@ -58,8 +58,8 @@ function writeLog(dir: string): void {
   writeFileSync(join(dir, LOG_FILE), Buffer.concat(lines));
 }
 
-function open(dir: string, logs = new LogCapture(), options: Partial<StoreOptions> = {}): Store {
-  return new Store({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
+function open(dir: string, logs = new LogCapture(), options: Partial<LogEngineOptions> = {}): LogEngine {
+  return new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: 0, ...MANUAL, ...options });
 }
 
 test('writes during a compaction are replayed after its checkpoint: the two give exactly the new log', { timeout: 60_000 }, async (t) => {
@@ -109,19 +109,17 @@ test('writes during a compaction are replayed after its checkpoint: the two give
         maxVisits: null,
         title: `During ${n}`,
       }),
-      store
-        .delete(again)
-        .then(() =>
-          store.create({
-            code: again,
-            url: `https://example.net/again/${n}`,
-            createdAt: T + 95_000 + n,
-            retentionDays: 0,
-            visits: 0,
-            untracked: 0,
-            maxVisits: null,
-          }),
-        ),
+      store.delete(again).then(() =>
+        store.create({
+          code: again,
+          url: `https://example.net/again/${n}`,
+          createdAt: T + 95_000 + n,
+          retentionDays: 0,
+          visits: 0,
+          untracked: 0,
+          maxVisits: null,
+        }),
+      ),
       store.resetVisits(`k${(n * 3 + 2) % 3000}`),
     ];
     const edited = store.get(`k${(n * 3 + 4) % LINKS}`);
@@ -216,7 +214,7 @@ test('a link that expires while a compaction runs, its code then taken anew: the
   const store = open(dir, new LogCapture(), { now: () => clock * 1000 });
   let done = false;
   const compaction = store.compact().finally(() => (done = true));
-  // Expired now, after the compaction copied it: its code is free again (`LogStore.insert`), and
+  // Expired now, after the compaction copied it: its code is free again (`LogLinkStore.insert`), and
   // a create replaces it, with no delete before it in the log.
   clock = T + 86_400 + 1;
   await store.create({ code: 'soon', url: 'https://example.net/new', createdAt: clock, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
@@ -240,7 +238,7 @@ test('a link that expires while a compaction runs, its code then taken anew: the
  * the end, it prints the steps.
  */
 const CHILD = `
-const { Store } = await import(process.argv[1]);
+const { LogEngine } = await import(process.argv[1]);
 const { nodeFs } = await import(process.argv[2]);
 const { createLogger } = await import(process.argv[3]);
 const { basename } = await import('node:path');
@@ -278,7 +276,7 @@ const fs = {
     nodeFs.syncDir(d);
   },
 };
-const store = new Store({ dir, fs, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 });
+const store = new LogEngine({ dir, fs, fsync: 'off', log: createLogger('silent'), checkpointMinBytes: 0, compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 });
 counting = true;
 await store.compact();
 counting = false;

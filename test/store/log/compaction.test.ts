@@ -13,7 +13,7 @@ import { createLogger, type Logger } from '../../../src/log.ts';
 import { encodeEntry, HEADER, recordEntry, type StoredRecord } from '../../../src/store/log/format.ts';
 import { replay, type ReplayResult } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import { COMPACT_SUFFIX, LOG_FILE, Store, type StoreOptions } from '../../../src/store/log/store.ts';
+import { COMPACT_SUFFIX, LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import { LogCapture, runCli, tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
 
@@ -38,7 +38,7 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
 });
 
 /** Records in creation order, as the store holds them. */
-const live = (store: Store): Row[] => {
+const live = (store: LogEngine): Row[] => {
   const all = store.snapshot(() => true);
   const rows = all.slice(0, all.length).reverse();
   all.release();
@@ -48,8 +48,8 @@ const live = (store: Store): Row[] => {
 /** Records in creation order, as a replay of the log gives them. */
 const replayed = (result: ReplayResult): Row[] => [...result.records.keys()].map((code) => result.records.get(code)!);
 
-function open(dir: string, options: Partial<StoreOptions> = {}): Store {
-  return new Store({ dir, fsync: 'off', log: silent, ...MANUAL, ...options });
+function open(dir: string, options: Partial<LogEngineOptions> = {}): LogEngine {
+  return new LogEngine({ dir, fsync: 'off', log: silent, ...MANUAL, ...options });
 }
 
 function logBytes(dir: string): Buffer {
@@ -65,15 +65,15 @@ function assertWhole(result: ReplayResult): void {
   assert.equal(result.tornTail, undefined, 'no torn tail');
 }
 
-function visit(store: Store, code: string, times: number): void {
+function visit(store: LogEngine, code: string, times: number): void {
   assert.ok(store.get(code), `${code} exists`);
   for (let i = 0; i < times; i++) store.visit(code);
 }
 
 /** A fresh dir for stores; after the test `t` the store opened last is closed, then the dir removed (also when closing fails). */
-function storeDir(t: TestContext): { dir: string; open(options?: Partial<StoreOptions>): Store } {
+function storeDir(t: TestContext): { dir: string; open(options?: Partial<LogEngineOptions>): LogEngine } {
   const dir = tempDir('compaction-test-');
-  let last: Store | undefined;
+  let last: LogEngine | undefined;
   t.after(() => Promise.resolve(last?.close()).finally(() => rmSync(dir, { recursive: true, force: true })));
   return { dir, open: (options) => (last = open(dir, options)) };
 }
@@ -658,7 +658,7 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
 test('automatic compaction waits for the size floor (default 1 MiB) even when dead entries outweigh live ones', async (t) => {
   const dir = tempDir('compaction-test-');
   const logs = new LogCapture();
-  const store = new Store({ dir, fsync: 'off', log: createLogger('info', logs), visitFlushMs: 20 });
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), visitFlushMs: 20 });
   t.after(() => store.close().finally(() => rmSync(dir, { recursive: true, force: true })));
   for (let i = 0; i < 4; i++) await store.create(link(`m${i}`, i));
   for (const c of ['m0', 'm1', 'm2']) await store.delete(c);
@@ -776,7 +776,7 @@ test('regression: compact() called while close() runs neither replaces the log a
       nodeFs.rename(from, to);
     },
   };
-  const store = new Store({ dir, fsync: 'off', log: silent, fs, ...MANUAL });
+  const store = new LogEngine({ dir, fsync: 'off', log: silent, fs, ...MANUAL });
   t.after(async () => {
     await store.close().catch(() => undefined);
     for (const fd of openFds) {

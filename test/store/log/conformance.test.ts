@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { encodeEntry } from '../../../src/store/log/format.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { runStoreConformance } from '../../support/store-conformance.ts';
 
@@ -16,14 +16,14 @@ const quiet = createLogger('silent');
 runStoreConformance('log store', async () => {
   const dir = tempDir();
   return {
-    open: async () => new LogStore(new Store({ dir, fsync: 'always', log: quiet })),
+    open: async () => new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet })),
     destroy: () => rm(dir, { recursive: true, force: true }),
   };
 });
 
 test('the redirect reads the clock only for a link that can expire', async (t) => {
   const dir = tempDir();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   // Closed before the directory goes: hooks run in the order they are added.
   t.after(async () => {
     await store.close();
@@ -67,7 +67,7 @@ test('countVisitIn finds a code in a request path, and only one of the code alph
       ['abc123', ...odd].map((code) => encodeEntry({ op: 'C', code, url: `https://example.com/${code.length}`, createdAt: T, retentionDays: 0, visits: 0 })),
     ),
   );
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   // Closed before the directory goes (hooks run in the order they are added): the store rewrites
   // this log, written without a format line, as it opens.
   t.after(async () => {

@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../../src/log.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { ROOT, tempDir } from '../../support/helpers.ts';
 import { TS_IMPORT } from '../../support/ts-import.ts';
 
@@ -40,7 +40,7 @@ async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ gr
 }
 
 function visitsOnDisk(dir: string): number {
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   const visits = store.get(CODE, Math.floor(Date.now() / 1000))?.visits ?? -1;
   void store.close();
   return visits;
@@ -48,7 +48,7 @@ function visitsOnDisk(dir: string): number {
 
 test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
   const dir = tempDir(t);
-  const setup = new LogStore(new Store({ dir, fsync: 'always', log: quiet }));
+  const setup = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   await setup.insert(
     { code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, untracked: 0, maxVisits: LIMIT },
     Math.floor(Date.now() / 1000),

@@ -12,7 +12,7 @@ import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { encodeEntry } from '../../../src/store/log/format.ts';
 import { replay } from '../../../src/store/log/replay.ts';
-import { LOG_FILE } from '../../../src/store/log/store.ts';
+import { LOG_FILE } from '../../../src/store/log/log-engine.ts';
 import { codeOf, listedCodes, dataDir, request, runCli, serverProcess, tempDir, type DataDir, type Harness, type Reply } from '../../support/helpers.ts';
 
 const KEY = 'test-admin-key';

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
 import { heldWrites } from '../../support/held-writes.ts';
@@ -28,13 +28,13 @@ const rec = (code: string, maxVisits: number | null): LinkRecord => ({
   maxVisits,
 });
 
-function visits(store: LogStore, code: string, n: number): void {
+function visits(store: LogLinkStore, code: string, n: number): void {
   for (let i = 0; i < n; i++) assert.equal((store.countVisit(code, () => T, true) as { kind: string }).kind, 'found');
 }
 
 test('an edit that gives a link a limit writes its count so far in the same write, before the edit entry', async (t) => {
   const dir = tempDir(t);
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('edit08', null), T);
   visits(store, 'edit08', 8);
@@ -49,7 +49,7 @@ test('an edit that gives a link a limit writes its count so far in the same writ
 test('visits counted while that write runs are written too, before the edit is answered', async (t) => {
   const dir = tempDir(t);
   const { fs, ctl, held, release } = heldWrites();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('race01', null), T);
   visits(store, 'race01', 3);
@@ -69,7 +69,7 @@ test('visits counted while that write runs are written too, before the edit is a
 
 test('an edit that leaves no limit writes the edit entry alone: counting stays batched', async (t) => {
   const dir = tempDir(t);
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('free01', null), T);
   await store.insert(rec('lift01', 20), T);

@@ -10,9 +10,9 @@ import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { encodeEntry, FORMAT_VERSION } from '../../../src/store/log/format.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { FLUSH_EVENTS } from '../../../src/store/log/visit-counts.ts';
-import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
@@ -43,8 +43,11 @@ const ev = (time: number, referrer: string | null = 'news.example', visitor: num
   visitor,
 });
 
-function open(dir: string, options: { fsync?: 'always' | 'off'; now?: () => number; visitRetentionDays?: number } = {}): { store: LogStore; raw: Store } {
-  const raw = new Store({
+function open(
+  dir: string,
+  options: { fsync?: 'always' | 'off'; now?: () => number; visitRetentionDays?: number } = {},
+): { store: LogLinkStore; raw: LogEngine } {
+  const raw = new LogEngine({
     dir,
     fsync: options.fsync ?? 'off',
     log: quiet,
@@ -52,11 +55,11 @@ function open(dir: string, options: { fsync?: 'always' | 'off'; now?: () => numb
     ...(options.now && { now: options.now }),
     ...(options.visitRetentionDays && { visitRetentionDays: options.visitRetentionDays }),
   });
-  return { store: new LogStore(raw), raw };
+  return { store: new LogLinkStore(raw), raw };
 }
 
 /** Counts `n` visits of `code` with events at times T+1, T+2, … */
-async function visit(store: LogStore, code: string, n: number, from = 1): Promise<void> {
+async function visit(store: LogLinkStore, code: string, n: number, from = 1): Promise<void> {
   for (let i = from; i < from + n; i++)
     await store.countVisit(
       code,
@@ -66,7 +69,7 @@ async function visit(store: LogStore, code: string, n: number, from = 1): Promis
     );
 }
 
-function check(store: LogStore, code: string, visits: number, untracked: number, events: number): void {
+function check(store: LogLinkStore, code: string, visits: number, untracked: number, events: number): void {
   const rec = store.get(code, T);
   assert.ok(rec, `${code} is live`);
   assert.equal(rec.visits, visits, 'visits');
@@ -324,8 +327,16 @@ test('visitRetentionDays: the store moves events past their days to untracked vi
   const DAY = 86_400;
   // Start-up's check finds nothing old; the clock then moves on 12 days, past the next check.
   let clock = (T + DAY) * 1000;
-  const raw = new Store({ dir, fsync: 'off', log: quiet, compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 5, now: () => clock, visitRetentionDays: 5 });
-  const store = new LogStore(raw);
+  const raw = new LogEngine({
+    dir,
+    fsync: 'off',
+    log: quiet,
+    compactMinBytes: Number.MAX_SAFE_INTEGER,
+    visitFlushMs: 5,
+    now: () => clock,
+    visitRetentionDays: 5,
+  });
+  const store = new LogLinkStore(raw);
   t.after(() => store.close());
   await store.insert(rec('auto01'), T);
   await visit(store, 'auto01', 3);

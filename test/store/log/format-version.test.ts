@@ -13,10 +13,10 @@ import { createLogger, type Logger } from '../../../src/log.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER } from '../../../src/store/log/format.ts';
 import { replay } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { StoreUnavailableError } from '../../../src/store/link-store.ts';
 import { RepairRefusedError, repairLog } from '../../../src/store/log/repair.ts';
-import { LOG_FILE, Store, StoreOpenError } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine, StoreOpenError } from '../../../src/store/log/log-engine.ts';
 import { LogCapture, runCli, tempDir } from '../../support/helpers.ts';
 import { logEntries, logVersion } from '../../support/log-entries.ts';
 
@@ -41,7 +41,7 @@ test('a version 1 log (no version line) replays, and is rewritten with the versi
   const dir = tempDir(t);
   writeFileSync(join(dir, LOG_FILE), v1Log());
   const logs = new LogCapture();
-  const store = new Store({ dir, fsync: 'always', log: createLogger('info', logs), ...MANUAL });
+  const store = new LogEngine({ dir, fsync: 'always', log: createLogger('info', logs), ...MANUAL });
   t.after(() => store.close());
   assert.deepEqual(store.get('bbb'), { code: 'bbb', url: 'https://example.com/bbb', createdAt: T, retentionDays: 0, visits: 4, untracked: 4, maxVisits: null });
   assert.equal(store.get('aaa'), undefined);
@@ -58,7 +58,7 @@ test('a version 1 log (no version line) replays, and is rewritten with the versi
   assert.equal(said.length, 1, 'logged once');
   assert.equal(said[0]!['format'], FORMAT_VERSION);
   await store.close();
-  const again = new Store({ dir, fsync: 'always', log: createLogger('info', logs), ...MANUAL });
+  const again = new LogEngine({ dir, fsync: 'always', log: createLogger('info', logs), ...MANUAL });
   await again.close();
   assert.equal(logs.lines.filter((l) => /format version line/.test(String(l['msg']))).length, 1, 'not again once it has one');
 });
@@ -75,7 +75,7 @@ test('a version 1 log whose rewrite fails gets nothing appended: writes are refu
       return nodeFs.create(path);
     },
   };
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await assert.rejects(
     Promise.resolve(store.insert({ code: 'new1', url: 'https://example.com/new1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: 3 }, T)),
@@ -97,7 +97,7 @@ test('a version 1 log whose rewrite fails gets nothing appended: writes are refu
 
 test('a new log starts with the version line; an empty one gets it with its first entry', async (t) => {
   const dir = tempDir(t);
-  const store = new Store({ dir, fsync: 'always', log: quiet, ...MANUAL });
+  const store = new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL });
   assert.deepEqual(readFileSync(join(dir, LOG_FILE)), Buffer.alloc(0), 'nothing written before the first change');
   await store.create({ code: 'one', url: 'https://example.com/1', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
   await store.close();
@@ -112,7 +112,7 @@ test('start-up refuses a log of a newer format with a message saying so (not dam
   const original = Buffer.concat([newerHeader, create('aaa'), futureLine()]);
   writeFileSync(join(dir, LOG_FILE), original);
   assert.throws(
-    () => new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }),
+    () => new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }),
     (err: unknown) =>
       err instanceof StoreOpenError &&
       err.message.includes(`written by a newer version of url-shortener (format ${FORMAT_VERSION + 1}, this build reads up to ${FORMAT_VERSION}); upgrade`) &&
@@ -157,7 +157,7 @@ test('an intact line of an unknown shape stops start-up as such, and --repair wi
   const original = Buffer.concat([HEADER, create('aaa'), futureLine(), bad, create('ccc')]);
   writeFileSync(join(dir, LOG_FILE), original);
   assert.throws(
-    () => new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }),
+    () => new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }),
     (err: unknown) => err instanceof StoreOpenError && /at line 3 an intact entry/.test(err.message) && /newer version/.test(err.message),
   );
   assert.throws(

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { StoreUnavailableError, type InsertChain, type LinkRecord } from '../../../src/store/link-store.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
 
@@ -43,7 +43,7 @@ function oneFailingWrite() {
 test('events of a chain queued behind a failed write are refused, unwritten; a visit outside the chain is not', async (t) => {
   const dir = tempDir(t);
   const disk = oneFailingWrite();
-  let store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs: disk.fs, ...MANUAL }));
+  let store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs: disk.fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(link, T);
   const chain: InsertChain = { failed: undefined };
@@ -64,14 +64,14 @@ test('events of a chain queued behind a failed write are refused, unwritten; a v
   // Another import (another chain) writes as usual.
   assert.equal(await store.importVisit('chain1', event(T + 5), T, { failed: undefined }), 'imported');
 
-  const times = async (s: LogStore): Promise<number[]> => {
+  const times = async (s: LogLinkStore): Promise<number[]> => {
     const out: number[] = [];
     for await (const { event: e } of s.exportVisits({ from: 0, to: 2 ** 32, bots: 'include' }, T)) out.push(e.time);
     return out;
   };
   assert.deepEqual(await times(store), [T + 5]);
   await store.close();
-  store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   assert.deepEqual(await times(store), [T + 5], 'nothing of the failed chain is in the log');
   assert.equal(store.get('chain1', T)?.visits, 1);
 });

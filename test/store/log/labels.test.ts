@@ -12,7 +12,7 @@ import { createLogger } from '../../../src/log.ts';
 import { crc32 } from '../../../src/store/log/crc32.ts';
 import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER } from '../../../src/store/log/format.ts';
 import { replay } from '../../../src/store/log/replay.ts';
-import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries, logVersion } from '../../support/log-entries.ts';
@@ -32,8 +32,8 @@ const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
   ...extra,
 });
 
-function openStore(dir: string): Store {
-  return new Store({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
+function openStore(dir: string): LogEngine {
+  return new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
 }
 
 /** A checksummed line of the payload `text`. */
@@ -126,7 +126,7 @@ test('titles and tags survive edits, compaction and restarts', async (t) => {
   await store.edit(rec('keep01', { title: 'renamed', tags: ['a', 'b'] }));
   await store.delete('gone01');
   const expected = [rec('keep01', { title: 'renamed', tags: ['a', 'b'] }), rec('keep02', { tags: ['new'] })];
-  const read = (s: Store) => [s.get('keep01'), s.get('keep02'), s.get('gone01')];
+  const read = (s: LogEngine) => [s.get('keep01'), s.get('keep02'), s.get('gone01')];
   assert.deepEqual(read(store), [...expected, undefined]);
   await store.compact();
   assert.deepEqual(read(store), [...expected, undefined], 'after compaction, in memory');

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { StoreUnavailableError, type LinkRecord, type VisitDecision } from '../../../src/store/link-store.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { fillableDisk } from '../../support/disk-full.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
@@ -49,7 +49,7 @@ function faultyDisk() {
   };
 }
 
-const visit = (store: LogStore, code: string): Promise<VisitDecision> => Promise.resolve(store.countVisit(code, () => T, true));
+const visit = (store: LogLinkStore, code: string): Promise<VisitDecision> => Promise.resolve(store.countVisit(code, () => T, true));
 
 /** A one-time link, one visit refused by `fail`, the disk healed; what the store then holds, before and after a restart. */
 async function oneTimeVisitRefused(
@@ -58,7 +58,7 @@ async function oneTimeVisitRefused(
 ): Promise<{ after: number; decision: string; reopened: number }> {
   const dir = tempDir(t);
   const d = faultyDisk();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs: d.fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs: d.fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('once01', 1), T);
   fail(d);
@@ -69,7 +69,7 @@ async function oneTimeVisitRefused(
   d.faults.fsync = undefined;
   const decision = (await visit(store, 'once01')).kind;
   await store.close();
-  const reopened = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const reopened = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => reopened.close());
   return { after, decision, reopened: reopened.get('once01', T)!.visits };
 }
@@ -99,7 +99,7 @@ for (const code of ['EIO', 'ENOSPC']) {
 test('visits refused together by a full disk are all given back; the limit stays exact', async (t) => {
   const dir = tempDir(t);
   const { fs, disk } = fillableDisk();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('three1', 3), T);
   assert.equal((await visit(store, 'three1')).kind, 'found');

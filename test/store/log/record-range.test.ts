@@ -12,10 +12,10 @@ import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
 import { parseCustomCode, validateUrl, MAX_RETENTION_DAYS, MAX_VISITS } from '../../../src/links/validate.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { MAX_COUNT } from '../../../src/store/record-limits.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
 import { createTransfer } from '../../../src/transfer/transfer.ts';
 import type { ExportFormat } from '../../../src/transfer/export.ts';
@@ -103,13 +103,13 @@ async function* pieces(body: string): AsyncGenerator<string> {
   yield body;
 }
 
-function openStore(dir: string): { store: Store; links: LogStore } {
-  const store = new Store({ dir, fsync: 'off', log: quiet, now: () => NOW * 1000 });
-  return { store, links: new LogStore(store) };
+function openStore(dir: string): { store: LogEngine; links: LogLinkStore } {
+  const store = new LogEngine({ dir, fsync: 'off', log: quiet, now: () => NOW * 1000 });
+  return { store, links: new LogLinkStore(store) };
 }
 
 /** Applies `op` to the store and to the model (what the store's records must be afterwards). */
-async function apply(links: LogStore, model: Map<string, LinkRecord>, o: Op): Promise<void> {
+async function apply(links: LogLinkStore, model: Map<string, LinkRecord>, o: Op): Promise<void> {
   const codes = [...model.keys()];
   if (codes.length === 0) return;
   const c = codes[o.at % codes.length]!;

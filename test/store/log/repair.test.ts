@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/log.ts';
 import { encodeEntry } from '../../../src/store/log/format.ts';
 import { replay, salvage } from '../../../src/store/log/replay.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
-import { StoreOpenError } from '../../../src/store/log/store.ts';
+import { StoreOpenError } from '../../../src/store/log/log-engine.ts';
 import { ROOT, runCli, tempDir } from '../../support/helpers.ts';
 import { TS_IMPORT } from '../../support/ts-import.ts';
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Entry } from '../../../src/store/log/format.ts';
 import { replay } from '../../../src/store/log/replay.ts';
-import { LOG_FILE } from '../../../src/store/log/store.ts';
+import { LOG_FILE } from '../../../src/store/log/log-engine.ts';
 import { dataDir, start, type Harness } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
 

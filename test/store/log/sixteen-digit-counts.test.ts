@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from '../../../src/store/log/crc32.ts';
 import { HEADER } from '../../../src/store/log/format.ts';
-import { LOG_FILE } from '../../../src/store/log/store.ts';
+import { LOG_FILE } from '../../../src/store/log/log-engine.ts';
 import { runCli, serverProcess, tempDir, type ServerProcess } from '../../support/helpers.ts';
 
 const KEY = 'k'.repeat(32);

@@ -12,7 +12,7 @@ import { createLogger } from '../../../src/log.ts';
 import { encodeEntry } from '../../../src/store/log/format.ts';
 import { replay, type ReplayResult } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import { codeOf, listedCodes, dataDir, LogCapture, start, tempDir, type Harness, type Reply } from '../../support/helpers.ts';
 
 const KEY = 'test-admin-key';
@@ -178,10 +178,10 @@ test('group commit: 50 concurrent creates share far fewer than 50 fsyncs, and al
   for (const code of codes) assert.ok(result.records.has(code), code);
 });
 
-test('group commit in the Store: concurrent creates queued behind one fsync share the next', async (t) => {
+test('group commit in the LogEngine: concurrent creates queued behind one fsync share the next', async (t) => {
   const dir = tempDir();
   const { fs, fsyncs } = slowFsync();
-  const store = new Store({ dir, fsync: 'always', log: createLogger('silent'), fs });
+  const store = new LogEngine({ dir, fsync: 'always', log: createLogger('silent'), fs });
   t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { encodeEntry } from '../../../src/store/log/format.ts';
-import { Store } from '../../../src/store/log/store.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { tempDir } from '../../support/helpers.ts';
 
 /** A log of `n` creates, `c<i>` → `https://example.com/<i>`. */
@@ -16,12 +16,12 @@ function writeLog(dir: string, n: number): void {
   writeFileSync(join(dir, 'urls.log'), Buffer.concat(lines));
 }
 
-const codes = (store: Store, url: string): string[] => [...store.withUrl(url)].map((r) => r.code);
+const codes = (store: LogEngine, url: string): string[] => [...store.withUrl(url)].map((r) => r.code);
 
 test('lookups by URL after start-up see the replayed records and the changes made since', async (t) => {
   const dir = tempDir();
   writeLog(dir, 50_000);
-  const store = new Store({ dir, fsync: 'off', log: createLogger('silent') });
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent') });
   t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -39,7 +39,7 @@ test('lookups by URL after start-up see the replayed records and the changes mad
 test('deleting most links reclaims their memory, and every lookup, list and visit stays right', async (t) => {
   const dir = tempDir();
   writeLog(dir, 5_000);
-  const store = new Store({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
+  const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
   t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -61,7 +61,7 @@ test('deleting most links reclaims their memory, and every lookup, list and visi
   // A visit counted before the squeeze is still written by the next flush, under its code.
   await store.flushVisits();
   await store.close();
-  const again = new Store({ dir, fsync: 'off', log: createLogger('silent') });
+  const again = new LogEngine({ dir, fsync: 'off', log: createLogger('silent') });
   assert.equal(again.get('c4999')?.visits, 2);
   assert.equal(again.count, 1_000);
   await again.close();

@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { StoreUnavailableError, type LinkRecord, type VisitDecision } from '../../../src/store/link-store.ts';
-import { LogStore } from '../../../src/store/log/log-store.ts';
-import { LOG_FILE, Store } from '../../../src/store/log/store.ts';
+import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
+import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
 import { heldWrites } from '../../support/held-writes.ts';
@@ -34,7 +34,7 @@ const rec = (code: string, maxVisits: number | null, url = `https://example.com/
 test('a counted visit of a limited link resolves only once its count entry is in the log', async (t) => {
   const dir = tempDir(t);
   const { fs, ctl, release } = heldWrites();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('lim001', 3), T);
   ctl.hold = true;
@@ -55,7 +55,7 @@ test('a counted visit of a limited link resolves only once its count entry is in
 
 test('links without a limit keep the synchronous, batched count; HEAD of a limited link answers at once', async (t) => {
   const dir = tempDir(t);
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('free01', null), T);
   await store.insert(rec('lim001', 2), T);
@@ -73,8 +73,8 @@ test('links without a limit keep the synchronous, batched count; HEAD of a limit
 
 test('an edit is one log entry, applied in place; compaction writes the edited record as a plain create', async (t) => {
   const dir = tempDir(t);
-  const inner = new Store({ dir, fsync: 'always', log: quiet, ...MANUAL });
-  const store = new LogStore(inner);
+  const inner = new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL });
+  const store = new LogLinkStore(inner);
   t.after(() => store.close());
   await store.insert(rec('edit01', null), T);
   await store.insert(rec('edit02', null), T);
@@ -89,7 +89,7 @@ test('an edit is one log entry, applied in place; compaction writes the edited r
     { op: 'C', code: 'edit02', url: 'https://example.com/edit02', createdAt: T, retentionDays: 0, visits: 0, maxVisits: null },
   ]);
   await store.close();
-  const reopened = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const reopened = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => reopened.close());
   assert.deepEqual(reopened.get('edit01', T), { ...rec('edit01', 9, 'https://example.com/changed'), retentionDays: 400 });
   assert.equal(reopened.newestByUrl('https://example.com/changed', T)?.code, 'edit01');
@@ -98,7 +98,7 @@ test('an edit is one log entry, applied in place; compaction writes the edited r
 test('an edit whose write fails changes nothing and rejects with StoreUnavailableError', async (t) => {
   const dir = tempDir(t);
   const { fs, ctl } = heldWrites();
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('edit01', null), T);
   ctl.fail = true;
@@ -111,7 +111,7 @@ test('an edit whose write fails changes nothing and rejects with StoreUnavailabl
 
 test('an update asked while the code is being deleted answers undefined at once, and writes nothing', async (t) => {
   const dir = tempDir(t);
-  const store = new LogStore(new Store({ dir, fsync: 'always', log: quiet, ...MANUAL }));
+  const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, ...MANUAL }));
   t.after(() => store.close());
   await store.insert(rec('gone01', null), T);
   const deleting = store.delete('gone01', T);

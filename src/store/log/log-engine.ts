@@ -1,6 +1,8 @@
 /**
- * The store: every record in memory (the Bitcask "keydir", in columns: see `keydir.ts`), made
- * durable by the append-only log `urls.log`. This is its face; the parts, each in its own file:
+ * The log engine: every record in memory (the Bitcask "keydir", in columns: see `keydir.ts`), made
+ * durable by the append-only log `urls.log`. This is its face, in the engine's own terms (slots,
+ * entries, a redirect answered as a bare URL); `log-link-store.ts` puts the `LinkStore` contract
+ * over it. The parts, each in its own file:
  *
  * - `open.ts`: start-up (lock, replay, a torn tail copied aside and cut);
  * - `snapshot.ts`: a listing taken at once and read in slices;
@@ -45,7 +47,7 @@ export type FsyncMode = 'always' | 'off';
 /** Dead keydir slots are squeezed out once there are more of them than this and than live ones. */
 const VACUUM_MIN_DEAD = 1024;
 
-export interface StoreOptions {
+export interface LogEngineOptions {
   dir: string;
   fsync: FsyncMode;
   log: Logger;
@@ -67,7 +69,7 @@ export interface StoreOptions {
 /** How often retention looks for events past their time, in ms. */
 const RETENTION_CHECK_MS = 3_600_000;
 
-export class Store {
+export class LogEngine {
   readonly path: string;
   private readonly parts: StoreParts;
   private readonly records: Keydir;
@@ -86,7 +88,7 @@ export class Store {
   private readonly timer: NodeJS.Timeout;
 
   /** Opens (or creates) the log in `dir` and replays it. Throws `StoreOpenError` on damage. */
-  constructor(options: StoreOptions) {
+  constructor(options: LogEngineOptions) {
     const fs = options.fs ?? nodeFs;
     const now = options.now ?? Date.now;
     this.log = options.log;
@@ -186,7 +188,7 @@ export class Store {
    * `chain`, refused unwritten once a write of the chain failed (`InsertChain`).
    */
   async create(rec: StoredRecord, chain?: InsertChain): Promise<StoredRecord> {
-    // Whether the code is free is the caller's to decide (`LogStore.insert` keeps codes being
+    // Whether the code is free is the caller's to decide (`LogLinkStore.insert` keeps codes being
     // inserted apart), so two creates of one code never both reach the log.
     await this.append(
       [{ op: 'C', ...rec }],

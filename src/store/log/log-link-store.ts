@@ -1,5 +1,5 @@
 /**
- * The embedded log store (`store.ts`: keydir in memory, append-only log on disk) behind the
+ * The embedded log store (`log-engine.ts`: keydir in memory, append-only log on disk) behind the
  * `LinkStore` contract. Every read and the redirect answer synchronously from memory; inserts,
  * edits and deletes are promises that settle once their log entry is durable, and so is a counted
  * visit of a link with a visit limit. A list filtered by `q` is a promise too: it is searched
@@ -21,7 +21,7 @@ import {
   type ListQuery,
   type VisitDecision,
 } from '../link-store.ts';
-import { DataFileGoneError, type Snapshot, type Store } from './store.ts';
+import { DataFileGoneError, type Snapshot, type LogEngine } from './log-engine.ts';
 import { allStats, exportEvents, linkStats, linkVisits } from './visit-reads.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
 
@@ -32,7 +32,7 @@ const LIMIT_REACHED: VisitDecision = { kind: 'limit_reached' };
 /** Records read per event-loop turn while exporting. */
 const EXPORT_SLICE = 1000;
 
-export class LogStore implements LinkStore {
+export class LogLinkStore implements LinkStore {
   /**
    * The one `found` answer of this store, its URL set on each redirect: a redirect allocates no
    * result object. Callers read it at once (the contract says so), before the next redirect.
@@ -43,7 +43,7 @@ export class LogStore implements LinkStore {
   /** The last edit of each code being edited: the next waits for it, so none is lost. */
   private readonly editing = new Map<string, Promise<LinkRecord | undefined>>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: LogEngine) {}
 
   get count(): number {
     return this.store.count;
@@ -109,8 +109,8 @@ export class LogStore implements LinkStore {
     return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET, event));
   }
 
-  /** The decision `Store.resolve` answered (see there), as the contract spells it. */
-  private decision(url: ReturnType<Store['resolve']>): VisitDecision | Promise<VisitDecision> {
+  /** The decision `LogEngine.resolve` answered (see there), as the contract spells it. */
+  private decision(url: ReturnType<LogEngine['resolve']>): VisitDecision | Promise<VisitDecision> {
     if (typeof url === 'string') {
       this.found.url = url;
       this.found.limited = this.store.resolvedLimited;
