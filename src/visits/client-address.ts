@@ -25,23 +25,15 @@ export const MAX_TRUST_PROXY = 10;
 /**
  * `socketAddress` (the socket's `remoteAddress`) and `X-Forwarded-For` (as node:http hands it over:
  * repeated headers already joined; an array, as its type allows, is read the same way) → the
- * client's address.
+ * client's address as the request spelled it.
  */
-export type ClientAddress = (socketAddress: string | undefined, forwardedFor: string | readonly string[] | undefined) => string | null;
-
-/** The client address under `trustProxy` proxies (0 to 10). */
-export function clientAddressResolver(trustProxy: number): ClientAddress {
-  const entryOf = clientAddressEntry(trustProxy);
-  return function clientAddress(socketAddress, forwardedFor) {
-    const entry = entryOf(socketAddress, forwardedFor);
-    return entry === null ? null : canonicalAddress(entry);
-  };
-}
+type ClientAddress = (socketAddress: string | undefined, forwardedFor: string | readonly string[] | undefined) => string | null;
 
 /**
  * The client's address as the request spelled it (before `canonicalAddress`), under `trustProxy`
- * proxies: what the recorder keys what it knows of a client by, so that a returning client costs
- * one lookup and no parsing (client-facts.ts).
+ * proxies (0 to 10): what the recorder keys what it knows of a client by, so that a returning
+ * client costs one lookup and no parsing (client-facts.ts), and the create limit its counts
+ * (`canonicalAddress` of it is the client's one address).
  */
 export function clientAddressEntry(trustProxy: number): ClientAddress {
   if (!Number.isInteger(trustProxy) || trustProxy < 0 || trustProxy > MAX_TRUST_PROXY) {

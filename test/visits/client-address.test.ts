@@ -9,10 +9,19 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { canonicalAddress, clientAddressResolver, MAX_TRUST_PROXY } from '../../src/visits/client-address.ts';
+import { canonicalAddress, clientAddressEntry, MAX_TRUST_PROXY } from '../../src/visits/client-address.ts';
 import { sendRaw } from '../support/raw-http.ts';
 
 const SOCKET = '::ffff:10.0.0.2';
+
+/**
+ * The client's address as the recorder (client-facts.ts) and the create limit read it: the entry
+ * the request names under `trust` proxies, made canonical.
+ */
+function clientAddress(trust: number, socket: string | undefined, forwarded: string | readonly string[] | undefined): string | null {
+  const entry = clientAddressEntry(trust)(socket, forwarded);
+  return entry === null ? null : canonicalAddress(entry);
+}
 
 /** trust_proxy, the socket's address, X-Forwarded-For as node:http hands it over, the client. */
 const CASES: readonly [number, string | undefined, string | undefined, string | null][] = [
@@ -56,18 +65,18 @@ const CASES: readonly [number, string | undefined, string | undefined, string | 
 ];
 
 test('an array of X-Forwarded-For values is one list, like the joined header', () => {
-  assert.equal(clientAddressResolver(2)(SOCKET, ['6.6.6.6, 198.51.100.1', '10.0.0.9']), '198.51.100.1');
+  assert.equal(clientAddress(2, SOCKET, ['6.6.6.6, 198.51.100.1', '10.0.0.9']), '198.51.100.1');
 });
 
 test('each case gives its client address', () => {
   for (const [trust, socket, forwarded, client] of CASES) {
-    assert.equal(clientAddressResolver(trust)(socket, forwarded), client, `trust_proxy=${trust} socket=${socket} X-Forwarded-For=${forwarded}`);
+    assert.equal(clientAddress(trust, socket, forwarded), client, `trust_proxy=${trust} socket=${socket} X-Forwarded-For=${forwarded}`);
   }
 });
 
 test('a trust_proxy outside 0..10 is refused', () => {
   assert.equal(MAX_TRUST_PROXY, 10);
-  for (const n of [-1, 11, 1.5, Number.NaN]) assert.throws(() => clientAddressResolver(n), RangeError, String(n));
+  for (const n of [-1, 11, 1.5, Number.NaN]) assert.throws(() => clientAddressEntry(n), RangeError, String(n));
 });
 
 test('canonical addresses are fixed points', () => {
@@ -88,9 +97,9 @@ test('several X-Forwarded-For headers are read as node:http joins them: one list
   const reply = await sendRaw((server.address() as AddressInfo).port, head);
   assert.equal(reply.responses[0]?.status, 200);
   assert.deepEqual(seen, { forwarded: '6.6.6.6, 198.51.100.1, 10.0.0.9', socket: '127.0.0.1' });
-  assert.equal(clientAddressResolver(1)(seen.socket, seen.forwarded), '10.0.0.9');
-  assert.equal(clientAddressResolver(2)(seen.socket, seen.forwarded), '198.51.100.1');
-  assert.equal(clientAddressResolver(0)(seen.socket, seen.forwarded), '127.0.0.1');
+  assert.equal(clientAddress(1, seen.socket, seen.forwarded), '10.0.0.9');
+  assert.equal(clientAddress(2, seen.socket, seen.forwarded), '198.51.100.1');
+  assert.equal(clientAddress(0, seen.socket, seen.forwarded), '127.0.0.1');
 });
 
 test('an IPv6 spelling asked again, remembered or pushed out of the bounded memory, gets the same answer', () => {
