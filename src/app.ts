@@ -7,8 +7,9 @@
  * `openShortenerAsync`/`createShortenerAsync` (they open the log store too).
  */
 import { createCodeSource, reservedWords, SURFACE_SEGMENTS, type RandomSource, type Surfaces } from './links/codes.ts';
-import { configFromOptions, type Config } from './cli/config.ts';
-import { envName } from './cli/settings.ts';
+import type { Config } from './config/config.ts';
+import { configFromOptions } from './config/resolve.ts';
+import { envName } from './config/settings.ts';
 import { createDispatch, type Handler } from './dispatch.ts';
 import { createGate } from './http/gate.ts';
 import { baseHeaders, flatten } from './http/headers.ts';

@@ -9,7 +9,8 @@ export {
   type ShortenerOptions,
   type Handler,
 } from './app.ts';
-export { resolveConfig, configFromOptions, type Config } from './cli/config.ts';
+export type { Config } from './config/config.ts';
+export { resolveConfig, configFromOptions } from './config/resolve.ts';
 export { HttpError, ConfigError } from './errors.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
 export type { UrlRecord, UrlList } from './links/record.ts';

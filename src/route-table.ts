@@ -4,7 +4,7 @@
  * public probes. The OpenAPI document is built from this same table once it is complete, so what
  * is documented is what the router serves.
  */
-import type { Config } from './cli/config.ts';
+import type { Config } from './config/config.ts';
 import { DEPRECATIONS, createDeprecations, loadNoticeSchema } from './published/deprecations.ts';
 import { renderDocs } from './published/docs.ts';
 import type { Logger } from './log.ts';

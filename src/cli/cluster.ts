@@ -13,7 +13,7 @@ import type { Logger } from '../log.ts';
 import { joinClusterScrapes, serveClusterScrapes } from '../metrics/cluster-scrape.ts';
 import { setScrapeScope } from '../metrics/metrics.ts';
 import { NAME } from '../version.ts';
-import type { Config } from './settings.ts';
+import type { Config } from '../config/config.ts';
 
 /** A replacement worker that failed to start is tried again after this, ms (not in a tight loop). */
 const RESTART_DELAY_MS = 1000;

@@ -1,5 +1,6 @@
 /** `--help`, computed from the settings table. */
-import { envName, TABLE, type AnySetting } from './settings.ts';
+import type { AnySetting } from '../config/config.ts';
+import { envName, TABLE } from '../config/settings.ts';
 
 /** A default as `--help` shows it. */
 function shown(s: AnySetting): string {

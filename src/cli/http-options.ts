@@ -4,7 +4,7 @@
  * its own server.
  */
 import type { ServerOptions } from 'node:http';
-import type { Config } from './config.ts';
+import type { Config } from '../config/config.ts';
 
 export type ServerLimits = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxHeaderBytes' | 'maxConnections'>;
 

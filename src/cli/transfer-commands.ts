@@ -24,7 +24,8 @@ import { parseFromLine } from '../transfer/import.ts';
 import { createTransfer, type Transfer } from '../transfer/transfer.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import { parseVisitExportFilter, visitExportText, type VisitExportParams } from '../transfer/visit-transfer.ts';
-import { resolveConfig, type Config } from './config.ts';
+import type { Config } from '../config/config.ts';
+import { resolveConfig } from '../config/resolve.ts';
 
 export type TransferCommandName = 'export' | 'import' | 'export-visits' | 'import-visits';
 

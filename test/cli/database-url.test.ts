@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { resolveConfig } from '../../src/cli/config.ts';
+import { resolveConfig } from '../../src/config/resolve.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { ROOT } from '../support/helpers.ts';
 import { TS_IMPORT } from '../support/ts-import.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { test } from 'node:test';
-import { defaults } from '../../src/cli/config.ts';
+import { defaults } from '../../src/config/settings.ts';
 import { checkingInterval, serverOptions } from '../../src/cli/http-options.ts';
 
 test('the defaults: 10 s headers, 30 s request, 5 s keep-alive, 16 KiB headers, 1024 connections, checked every second', () => {

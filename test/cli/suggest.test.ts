@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closestName } from '../../src/cli/suggest.ts';
+import { closestName } from '../../src/config/suggest.ts';
 
 const KNOWN = ['baseUrl', 'port', 'apiKeys', 'apiToken', 'publicRedirects', 'dataDir', 'staticDir', 'logLevel', 'logger', 'now', 'fs'];
 

@@ -14,7 +14,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { TABLE } from '../../src/cli/settings.ts';
+import { TABLE } from '../../src/config/settings.ts';
 import { missingTool } from '../support/missing-tool.ts';
 import { ROOT } from '../support/helpers.ts';
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { SETTINGS } from '../../src/cli/config.ts';
+import { SETTINGS } from '../../src/config/settings.ts';
 import { configBlock, environmentFile } from '../support/doc-blocks.ts';
 import { tempDir } from '../support/helpers.ts';
 import { missingTool } from '../support/missing-tool.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { defaults } from '../../src/cli/config.ts';
+import { defaults } from '../../src/config/settings.ts';
 import { serverProcess, tempDir } from '../support/helpers.ts';
 import { sendRaw } from '../support/raw-http.ts';
 

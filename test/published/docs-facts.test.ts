@@ -16,7 +16,7 @@ import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Method } from '../../src/published/openapi.ts';
 import type { Service } from '../../src/links/service.ts';
 import { CUSTOM_CODE, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_VISITS } from '../../src/links/validate.ts';
-import { SETTINGS } from '../../src/cli/config.ts';
+import { SETTINGS } from '../../src/config/settings.ts';
 import { isPublic } from '../../src/http/gate.ts';
 import { CORS_HEADERS, HSTS_HEADER, SECURITY_HEADERS } from '../../src/http/headers.ts';
 import { createResponder } from '../../src/http/respond.ts';

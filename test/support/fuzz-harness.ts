@@ -26,7 +26,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { ShortenerOptions } from '../../src/app.ts';
 import type { Service } from '../../src/links/service.ts';
-import { defaults } from '../../src/cli/config.ts';
+import { defaults } from '../../src/config/settings.ts';
 import { serverOptions } from '../../src/cli/http-options.ts';
 import { createLogger } from '../../src/log.ts';
 import { normalizeTarget } from '../../src/paths.ts';

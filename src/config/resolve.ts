@@ -1,6 +1,6 @@
 /**
  * Configuration (docs/operations.md): resolution of the settings table (`settings.ts`) from flags, environment
- * and a JSON file. Precedence: flag > env > file > default. A bad value is a `ConfigError` whose
+ * and a JSON file (the server's), or from the library's options. Precedence: flag > env > file > default. A bad value is a `ConfigError` whose
  * message names the setting as the user spelled it.
  *
  * The same parsers (`parsers.ts`) validate the options of `createShortener()`, so the library and
@@ -8,11 +8,9 @@
  */
 import { ConfigError } from '../errors.ts';
 import { BadValue } from './parsers.ts';
-import { defaults, envName, TABLE, type AnySetting, type Config } from './settings.ts';
+import type { AnySetting, Config } from './config.ts';
+import { defaults, envName, TABLE } from './settings.ts';
 import { closestName } from './suggest.ts';
-
-export { helpText } from './help.ts';
-export { defaults, SETTINGS, type Config, type FsyncMode } from './settings.ts';
 
 /** How the user spelled each setting that was given (env name, `--flag`, file key), for messages. */
 type Spelling = Map<keyof Config, string>;

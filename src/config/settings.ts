@@ -1,112 +1,14 @@
 /**
  * The settings (docs/operations.md) as data: one row each, with its file key, environment variable,
- * `--kebab-case` flag, parser, default and `--help` line. Resolution (`config.ts`) and `--help`
- * (`help.ts`) are computed from this table.
+ * `--kebab-case` flag, parser, default and `--help` line. Resolution (`resolve.ts`) and `--help`
+ * (`src/cli/help.ts`) are computed from this table; what a row holds is `config.ts`'s `Setting`.
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
-import type { FsyncMode } from '../store/log/log-engine.ts';
-import {
-  bearerToken,
-  boolean,
-  databaseUrl,
-  headerName,
-  integer,
-  list,
-  nonEmpty,
-  oneOf,
-  optionalText,
-  origins,
-  publicUrl,
-  rate,
-  type Parser,
-} from './parsers.ts';
+import { setting, VISIT_TRACKING, type AnySetting, type Config, type FsyncMode, type VisitTracking } from './config.ts';
+import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, rate } from './parsers.ts';
+import { SERVER_SETTINGS } from './server-settings.ts';
 
-export type { FsyncMode } from '../store/log/log-engine.ts';
-
-/** `events`: one private event per counted visit (docs/analytics.md); `counts`: the count alone. */
-export type VisitTracking = 'events' | 'counts';
-export const VISIT_TRACKING: readonly VisitTracking[] = ['events', 'counts'];
-
-export interface Config {
-  /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
-  baseUrl: string | undefined;
-  host: string;
-  port: number;
-  production: boolean;
-  minShortLength: number;
-  maxShortLength: number;
-  apiKeys: readonly string[];
-  apiToken: string;
-  /** With the gate on, `GET`/`HEAD /<code>` need no token (docs/security.md). */
-  publicRedirects: boolean;
-  dataDir: string;
-  fsync: FsyncMode;
-  /** `postgres://…`: the links live in PostgreSQL (docs/postgres.md); empty: the log store in `dataDir`. */
-  databaseUrl: string;
-  /** Connections of this process's pool to PostgreSQL. */
-  dbPoolSize: number;
-  maxUrlLength: number;
-  logLevel: LogLevel;
-  mcpAllowedOrigins: readonly string[];
-  /** Largest accepted request body, bytes (the handler's own limit: it applies to embedders too). */
-  maxBodyBytes: number;
-  // The limits of the node:http server of `server.ts` (see http-options.ts); the handler ignores them.
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  maxHeaderBytes: number;
-  maxConnections: number;
-  /** How long `server.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
-  shutdownTimeoutMs: number;
-  /** Processes serving the port with `node:cluster` (`src/cli/cluster.ts`); more than 1 needs a database. */
-  workers: number;
-  /** What a counted visit records (docs/analytics.md). */
-  visitTracking: VisitTracking;
-  /** Events older than this many days are deleted; 0 keeps them. */
-  visitRetentionDays: number;
-  /** Proxies in front: the client address is the N-th entry from the right of `X-Forwarded-For`. */
-  trustProxy: number;
-  /** A MaxMind DB (`.mmdb`) file for visit countries; empty = none. */
-  geoipDb: string;
-  /** A trusted proxy's country header, lower case (`cf-ipcountry`); empty = none. Read only when `trustProxy` > 0. */
-  geoipHeader: string;
-  /** At most this many creates per client address (`60/min`, links/create-limit.ts); empty = no limit. */
-  createRateLimit: string;
-  /** Serve Shlink's REST API v3 under `/rest/` (docs/compat.md); `rest` is then a reserved word. */
-  shlinkApi: boolean;
-  /** Serve YOURLS' `/yourls-api.php` for its clients (docs/compat.md). */
-  yourlsApi: boolean;
-}
-
-export interface Setting<K extends keyof Config> {
-  prop: K;
-  /** snake_case key of the JSON config file; undefined for secrets, which never live in a file. */
-  file: string | undefined;
-  env: string;
-  flag: string;
-  /** Boolean flags may stand alone (`--production`). */
-  boolean?: true;
-  secret?: true;
-  parse: Parser<Config[K]>;
-  default: Config[K];
-  /** How `--help` shows a default that is computed (`http://localhost:<port>`). */
-  shownDefault?: string;
-  /** A rule against another number setting, checked by `check()` and shown by `--help`. */
-  relation?: Relation;
-  help: string;
-}
-
-/** This setting `must` be at least, or at most, the setting `other`. */
-export interface Relation {
-  must: 'at least' | 'at most';
-  other: { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
-}
-
-function setting<K extends keyof Config>(s: Setting<K>): Setting<K> {
-  return s;
-}
-
-export const SETTINGS = [
+const SERVICE_SETTINGS = [
   setting({
     prop: 'baseUrl',
     file: 'base_url',
@@ -251,72 +153,9 @@ export const SETTINGS = [
     default: 64 * 1024,
     help: 'largest accepted request body, bytes (413 past it)',
   }),
-  // Server limits: safe against slow or flooding clients, far above what a real client needs.
-  // The headers are part of the request: node:http refuses to start with a headers timeout past the request timeout.
-  setting({
-    prop: 'headersTimeoutMs',
-    file: 'headers_timeout_ms',
-    env: 'HEADERS_TIMEOUT_MS',
-    flag: '--headers-timeout-ms',
-    parse: integer(100, 600_000),
-    default: 10_000,
-    relation: { must: 'at most', other: 'requestTimeoutMs' },
-    help: 'time a client has to send the request headers, ms (408 past it)',
-  }),
-  setting({
-    prop: 'requestTimeoutMs',
-    file: 'request_timeout_ms',
-    env: 'REQUEST_TIMEOUT_MS',
-    flag: '--request-timeout-ms',
-    parse: integer(100, 3_600_000),
-    default: 30_000,
-    help: 'time a client has to send the whole request, ms',
-  }),
-  setting({
-    prop: 'keepAliveTimeoutMs',
-    file: 'keep_alive_timeout_ms',
-    env: 'KEEP_ALIVE_TIMEOUT_MS',
-    flag: '--keep-alive-timeout-ms',
-    parse: integer(100, 600_000),
-    default: 5_000,
-    help: 'idle time before a kept-alive connection is closed, ms',
-  }),
-  setting({
-    prop: 'maxHeaderBytes',
-    file: 'max_header_bytes',
-    env: 'MAX_HEADER_BYTES',
-    flag: '--max-header-bytes',
-    parse: integer(1024, 1024 * 1024),
-    default: 16 * 1024,
-    help: 'largest request line and headers, bytes (431 past it)',
-  }),
-  setting({
-    prop: 'maxConnections',
-    file: 'max_connections',
-    env: 'MAX_CONNECTIONS',
-    flag: '--max-connections',
-    parse: integer(1, 1_000_000),
-    default: 1024,
-    help: 'open connections at most; past it the oldest one without a request in flight is closed',
-  }),
-  setting({
-    prop: 'shutdownTimeoutMs',
-    file: 'shutdown_timeout_ms',
-    env: 'SHUTDOWN_TIMEOUT_MS',
-    flag: '--shutdown-timeout-ms',
-    parse: integer(0, 600_000),
-    default: 10_000,
-    help: 'time SIGTERM gives requests in flight before closing them, ms',
-  }),
-  setting({
-    prop: 'workers',
-    file: 'workers',
-    env: 'WORKERS',
-    flag: '--workers',
-    parse: integer(1, 64),
-    default: 1,
-    help: 'processes serving the port; more than 1 needs DATABASE_URL',
-  }),
+] as const;
+
+const VISIT_AND_DOOR_SETTINGS = [
   // Visits and analytics (docs/analytics.md).
   setting({
     prop: 'visitTracking',
@@ -396,7 +235,8 @@ export const SETTINGS = [
   }),
 ] as const;
 
-export type AnySetting = Setting<keyof Config>;
+export const SETTINGS = [...SERVICE_SETTINGS, ...SERVER_SETTINGS, ...VISIT_AND_DOOR_SETTINGS] as const;
+
 /** The table as rows of any setting, for code that walks every row. */
 export const TABLE = SETTINGS as readonly AnySetting[];
 
