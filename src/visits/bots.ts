@@ -17,7 +17,7 @@
  */
 
 /** Words no browser sends but bots do: the kinds of program first, then services known by name. */
-export const BOT_WORDS: readonly string[] = [
+const BOT_WORDS: readonly string[] = [
   // What a program calls itself.
   '(?<!cu)bot',
   'crawl',

@@ -24,16 +24,16 @@ import type { UserAgentClass } from './user-agent.ts';
 import { addressHash, agentHash } from './visitor-id.ts';
 
 /** Values of each kind remembered for the day: twice this at most (`BoundedCache`). */
-export const CLIENT_FACTS = 16_384;
+const CLIENT_FACTS = 16_384;
 
 /** A `User-Agent`'s facts; `hash` is set once the day's key is at hand. */
-export interface AgentFacts {
+interface AgentFacts {
   families: UserAgentClass;
   hash: number | undefined;
 }
 
 /** An address's facts; `address` is null when the entry is no address (client-address.ts). */
-export interface AddressFacts {
+interface AddressFacts {
   address: string | null;
   country: string | null;
   /** Whose country it is: a reloaded country database (geoip.ts) asks again. */
@@ -44,7 +44,7 @@ export interface AddressFacts {
 /** Stands for a request without a `User-Agent` (no header value holds a line break). */
 const NO_AGENT = '\n';
 
-export interface ClientFactsOptions {
+interface ClientFactsOptions {
   /** The families of a `User-Agent` (user-agent.ts). */
   classify: (ua: string | undefined) => UserAgentClass;
   /** The country of a canonical address, or null. */

@@ -48,7 +48,7 @@ interface Version {
   readonly ino: number;
 }
 
-export interface GeoipFiles {
+interface GeoipFiles {
   read(path: string): Promise<Uint8Array>;
   version(path: string): Promise<Version>;
 }

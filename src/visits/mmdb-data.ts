@@ -55,7 +55,7 @@ const MAX_SIZE: Partial<Record<T, number>> = {
 };
 
 /** Maps and arrays nested deeper than this are damage (libmaxminddb's bound; GeoIP2 nests 4). */
-export const MAX_DEPTH = 512;
+const MAX_DEPTH = 512;
 /**
  * The most values one record may expand to. Shared pointers can make a small file expand to
  * billions of values; a GeoIP2 City record is a few hundred.

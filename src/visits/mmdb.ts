@@ -22,9 +22,9 @@ const SEPARATOR = 16;
 /** Distinct addresses remembered with their country (up to twice this many, `BoundedCache`). */
 export const ADDRESS_CACHE = 16_384;
 /** Distinct data records remembered with their country (a country database has a few hundred). */
-export const RECORD_CACHE = 4096;
+const RECORD_CACHE = 4096;
 
-export interface MmdbMetadata {
+interface MmdbMetadata {
   readonly databaseType: string;
   readonly ipVersion: 4 | 6;
   readonly recordSize: 24 | 28 | 32;
@@ -72,7 +72,7 @@ function readMetadata(buf: Buffer): { meta: MmdbMetadata; start: number } {
 }
 
 /** The country of a decoded record: GeoIP2's `country.iso_code`, or ip-location-db's `country_code`. */
-export function countryOfRecord(record: MmdbValue | null): string | null {
+function countryOfRecord(record: MmdbValue | null): string | null {
   if (!isMap(record)) return null;
   const country = record['country'];
   const code = isMap(country) ? country['iso_code'] : record['country_code'];

@@ -42,7 +42,7 @@ export const COUNTRY_CODES = 677;
 const A = 65;
 
 /** `XY` → its number (1–676); 0 for null or anything that is not two letters `A`–`Z`. */
-export function countryNumber(country: string | null): number {
+function countryNumber(country: string | null): number {
   if (country === null || country.length !== 2) return 0;
   const a = country.charCodeAt(0) - A;
   const b = country.charCodeAt(1) - A;

@@ -13,7 +13,7 @@
  * person's, so it is not a token here.
  */
 
-export interface PreviewFetcher {
+interface PreviewFetcher {
   /** Who sends it. */
   readonly service: string;
   /** The exact token. */

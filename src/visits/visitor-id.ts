@@ -74,7 +74,7 @@ export function utcDay(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-export interface DailyKeyOptions {
+interface DailyKeyOptions {
   /** The clock, in milliseconds (tests fake it). */
   now?: () => number;
   /** A source of random bytes (tests make it predictable). */
@@ -98,7 +98,7 @@ export function createDailyKeys(options: DailyKeyOptions = {}): (ms?: number) =>
 }
 
 /** A UTC day and its key, as a `KeyObject` (`createHmac` then skips importing the raw key). */
-export interface DayKey {
+interface DayKey {
   day: number;
   key: KeyObject;
 }
@@ -119,7 +119,7 @@ export interface VisitorIds {
   ready(): Promise<void> | undefined;
 }
 
-export interface VisitorIdOptions extends DailyKeyOptions {
+interface VisitorIdOptions extends DailyKeyOptions {
   /**
    * The shared key of a UTC day (`LinkStore.dailyKey`), for a store that instances share; without
    * it the key is this process's own (`createDailyKeys`).

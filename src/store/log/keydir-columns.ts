@@ -11,7 +11,7 @@ import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 import type { Labels } from '../link-store.ts';
 
-export const LIVE = 1;
+const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 export const DIRTY = 2;
 

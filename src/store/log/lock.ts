@@ -31,7 +31,7 @@ export interface DirLock {
   release(): void;
 }
 
-export interface LockOptions {
+interface LockOptions {
   /** Where a takeover and a lost lock are reported. */
   log?: Logger;
   /** How long a lease lasts without a refresh (default `LEASE_MS`); tests shorten it. */

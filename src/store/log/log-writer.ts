@@ -50,12 +50,12 @@ interface Task {
 }
 
 /** The writes made to the log while a rewrite runs, to be appended to the new log. */
-export interface SideCopy {
+interface SideCopy {
   chunks: Buffer[];
   lines: number;
 }
 
-export interface LogWriterOptions {
+interface LogWriterOptions {
   fs: StoreFs;
   path: string;
   fd: number;

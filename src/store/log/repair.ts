@@ -19,7 +19,7 @@ import { nodeFs, type StoreFs } from './fs.ts';
 import { acquireLock } from './lock.ts';
 import { salvage } from './replay.ts';
 
-export interface RepairReport {
+interface RepairReport {
   file: string;
   /** Intact entries kept. */
   kept: number;

@@ -161,7 +161,7 @@ export function replay(buf: Buffer): ReplayResult {
   return replayer.finish();
 }
 
-export interface Salvage {
+interface Salvage {
   /** Every intact line, verbatim, in order (the version line too). */
   intact: Buffer[];
   /** Every damaged line: its number, reason and size (`unknown`: intact but of an unknown shape). */

@@ -34,7 +34,7 @@ export interface Interval {
   to: number;
 }
 
-export interface DayPlan {
+interface DayPlan {
   /** Days wholly in the range: `[firstDay, endDay)`, empty when `endDay <= firstDay`. */
   firstDay: number;
   endDay: number;
@@ -56,7 +56,7 @@ export function wholeDays(edges: readonly number[]): { firstDay: number; endDay:
 }
 
 /** The cut of `[lo, hi)`, inside the day starting at `start`. */
-export function cutOf(lo: number, hi: number, start: number): Cut | undefined {
+function cutOf(lo: number, hi: number, start: number): Cut | undefined {
   const end = start + DAY;
   if (lo === start && hi === end) return { kind: 'whole' };
   if (lo === start && (hi - start) % SLOT === 0) return { kind: 'prefix', k: (hi - start) / SLOT };
@@ -65,7 +65,7 @@ export function cutOf(lo: number, hi: number, start: number): Cut | undefined {
 }
 
 /** Each bucket's piece of day `day`: its index and `[lo, hi)`. */
-export function* piecesOf(edges: readonly number[], day: number): Generator<{ bucket: number; lo: number; hi: number }> {
+function* piecesOf(edges: readonly number[], day: number): Generator<{ bucket: number; lo: number; hi: number }> {
   const start = day * DAY;
   const end = start + DAY;
   // The first bucket ending after the day's start.
@@ -118,7 +118,7 @@ export interface SummedValue {
   bots: number;
 }
 
-export interface DayStatsInput {
+interface DayStatsInput {
   edges: readonly number[];
   bots: BotFilter;
   link: { visitCount: number; untracked: number };
@@ -208,7 +208,7 @@ export function mergeDayStats(input: DayStatsInput): VisitStats {
 }
 
 /** The 10 largest (ties by value in code-point order, null first) and the rest of `visits`. */
-export function topOf(counts: ReadonlyMap<string | null, number>, visits: number): TopList {
+function topOf(counts: ReadonlyMap<string | null, number>, visits: number): TopList {
   const top = [...counts]
     .filter(([, n]) => n > 0)
     .sort(([a, x], [b, y]) => y - x || byCodePoints(a, b))

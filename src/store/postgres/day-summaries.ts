@@ -33,7 +33,7 @@ import type { VisitDayStatements } from './visit-day-statements.ts';
 import type { StatsRow, VisitStatements } from './visit-statements.ts';
 
 /** Seconds after a UTC day's end before it is closed to redirects. */
-export const CLOSE_SLACK = 600;
+const CLOSE_SLACK = 600;
 
 /**
  * Days built per transaction: from 1, doubled while a build takes less than `CHUNK_TARGET_MS`,

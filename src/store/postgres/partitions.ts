@@ -13,7 +13,7 @@ import type { PostgresCalls } from './calls.ts';
 import { PARTITION_LOCK, RETENTION_LOCK } from './schema.ts';
 
 /** Months created ahead of the current one. */
-export const MONTHS_AHEAD = 3;
+const MONTHS_AHEAD = 3;
 
 /** Longest a background transaction of this file may take, ms: a month of events is counted in one. */
 const JOB_TIMEOUT_MS = 60_000;
@@ -24,7 +24,7 @@ const JOB_TIMEOUT_MS = 60_000;
  */
 const JOB_LOCK_WAIT_MS = 1_000;
 
-export interface Month {
+interface Month {
   /** Full year, UTC. */
   year: number;
   /** 1–12. */

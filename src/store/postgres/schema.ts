@@ -7,7 +7,7 @@
  */
 import type postgres from 'postgres';
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
@@ -134,7 +134,7 @@ export const MIGRATIONS: readonly Migration[] = [
  * of the months of `visits`, and the deletion of events past their retention (which the builders
  * of day summaries hold shared, see `visit-days.ts`).
  */
-export const MIGRATION_LOCK = 0x75726c5f6d6967n; // "url_mig"
+const MIGRATION_LOCK = 0x75726c5f6d6967n; // "url_mig"
 export const REAPER_LOCK = 0x75726c5f726561n; // "url_rea"
 export const PARTITION_LOCK = 0x75726c5f706172n; // "url_par"
 export const RETENTION_LOCK = 0x75726c5f726574n; // "url_ret"

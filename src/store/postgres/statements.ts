@@ -66,7 +66,7 @@ const COUNT_UNTRACKED = `
  * family's number + 1, 0 for none; the bot flag 1 << 12): the redirect's statement sends three
  * parameters fewer, the database takes them apart (`COUNT_WITH_EVENT`).
  */
-export function familiesWord(e: EventColumns): number {
+function familiesWord(e: EventColumns): number {
   const nibble = (n: number | null): number => (n === null ? 0 : n + 1);
   return nibble(e.browser) | (nibble(e.os) << 4) | (nibble(e.device) << 8) | (e.bot ? 1 << 12 : 0);
 }

@@ -11,7 +11,7 @@ import type { PostgresStatements } from './statements.ts';
 import { familyOf } from './visit-statements.ts';
 
 /** A row of `summaries`: the link, a day's slots, or a value summed over the days. */
-export interface SummaryRow {
+interface SummaryRow {
   kind: 'link' | 'day' | 'value';
   /** The link's day of creation (`link`), the day (`day`), the top list: an index of `DIMENSIONS` (`value`). */
   at: number | null;

@@ -23,7 +23,7 @@ export interface StatsRow {
   b: string | null;
 }
 
-export interface ExportRow extends EventRow {
+interface ExportRow extends EventRow {
   code: string;
   id: string;
 }
