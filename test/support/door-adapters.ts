@@ -94,7 +94,7 @@ function unsendable(texts: readonly (string | undefined)[], where: string): Outc
     : undefined;
 }
 
-/** A code in a path: the router refuses a NUL in any path (400, before any door: SPEC §3.4), and a path carries UTF-8. */
+/** A code in a path: the router refuses a NUL in any path (400, before any door: docs/api.md, paths), and a path carries UTF-8. */
 function pathCode(code: string): Outcome | undefined {
   if (code.includes('\0')) return notOffered('a path holding a NUL is refused by the router before any door');
   return unsendable([code], 'a path');

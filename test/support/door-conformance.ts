@@ -157,7 +157,7 @@ const refused = (reason: string): Expectation => ({ verdict: 'refused', reason }
 /** Why a door cannot carry a lone surrogate where the case puts one. */
 const QUERY_UTF8 = 'a query string carries UTF-8, which has no lone surrogates';
 const PATH_UTF8 = 'a path carries UTF-8, which has no lone surrogates';
-const PATH_NUL = 'the router refuses a path holding a NUL (400) before any door (SPEC §3.4)';
+const PATH_NUL = 'the router refuses a path holding a NUL (400) before any door (docs/api.md, paths)';
 const YOURLS_NO_TAGS = "YOURLS' shorturl takes no tags";
 const YOURLS_NO_EDIT = "YOURLS' API has no edit";
 const YOURLS_NO_DELETE = "YOURLS' API has no delete";
