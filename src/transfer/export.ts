@@ -4,12 +4,18 @@
  * more than one piece: memory stays flat with a million links. Shared by `GET /api/export` and the
  * offline `url-shortener export` command.
  */
-import type { Piece } from '../http/pacer.ts';
 import { recordView, type UrlRecord } from '../links/record.ts';
 import type { LinkRecord } from '../store/link-store.ts';
 import { csvRow } from './csv.ts';
 
 export type ExportFormat = 'jsonl' | 'csv';
+
+/**
+ * A piece of an export's text, or the promise of one still being read from the store. Whoever
+ * writes the pieces takes this shape (the HTTP pacer, `http/pacer.ts`, takes exactly it), so the
+ * export knows nothing of HTTP.
+ */
+export type ExportPiece = string | Promise<string>;
 
 /** Media types and file extensions by format. */
 export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; extension: string }>> = {
@@ -67,7 +73,7 @@ export async function* exportText(records: AsyncIterable<LinkRecord>, format: Ex
  * pacer asks for the next only once the previous one was written, by which time the end of the
  * source is known.
  */
-export function* pacedPieces(source: AsyncIterator<string>, first: IteratorResult<string>): Generator<Piece, void, undefined> {
+export function* pacedPieces(source: AsyncIterator<string>, first: IteratorResult<string>): Generator<ExportPiece, void, undefined> {
   if (first.done) return;
   yield first.value;
   let done = false;

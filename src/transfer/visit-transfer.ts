@@ -4,28 +4,20 @@
  * the offline `export-visits` and `import-visits` commands. The links go first (`import.ts`); their
  * imported `visit_count`s are untracked visits, which each imported event turns into an event.
  *
- * The import follows the links import's rules (`import.ts`): rows in file order, up to `WINDOW`
- * events written at once (the log store carries them in shared group commits), one `InsertChain`
- * so that nothing past a failure is written, the report by line, the work between two writes cut
- * into slices of a few milliseconds.
+ * The import is the links import's pipeline (`pipeline.ts`) with the steps of an event.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isCodeShaped } from '../links/codes.ts';
-import { StoreUnavailableError, type InsertChain, type LinkStore } from '../store/link-store.ts';
+import type { LinkStore } from '../store/link-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit } from '../visits/event.ts';
 import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
 import { csvRow } from './csv.ts';
 import { EXPORT_FORMATS, type ExportFormat } from './export.ts';
-import { ErrorList, type ImportResult } from './import.ts';
-import { readRows, type ImportFormat } from './sources.ts';
-import { checkVisitRow, VISIT_COLUMNS, VISIT_ROWS, visitCsvLine, visitJsonLine } from './visit-rows.ts';
+import { runImport, type ImportResult, type ImportRun, type ImportSteps } from './pipeline.ts';
+import type { ImportFormat } from './sources.ts';
+import { checkVisitRow, VISIT_COLUMNS, VISIT_ROWS, visitCsvLine, visitJsonLine, type CheckedVisit, type VisitField } from './visit-rows.ts';
 
 /** Characters per piece, as the links export (`export.ts`). */
 const PIECE_CHARS = 64 * 1024;
-/** Events being written at once. */
-const WINDOW = 512;
-/** Milliseconds of work before the event loop gets a turn. */
-const SLICE_MS = 5;
 
 /** The visits export of `events` as text pieces: the CSV header first, then one line per event. */
 export async function* visitExportText(events: AsyncIterable<CodedEvent>, format: ExportFormat): AsyncGenerator<string> {
@@ -79,83 +71,29 @@ export interface VisitImportDeps {
 /** The detail of a row whose code has no live link. */
 export const UNKNOWN_CODE = 'no live link has this short_code (import the links first)';
 
+type VisitRow = Extract<CheckedVisit, { ok: true }>;
+
+/** The visits' steps of the pipeline: each event recorded through `store.importVisit`. */
+function visitSteps({ store }: VisitImportDeps): ImportSteps<VisitField, VisitRow> {
+  const counted = (line: number, outcome: ImportedVisit, run: ImportRun): void => (outcome === 'imported' ? run.imported() : run.refused(line, UNKNOWN_CODE));
+  return {
+    rows: VISIT_ROWS,
+    check: checkVisitRow,
+    write(row, line, run) {
+      const outcome = store.importVisit(row.code, row.event, run.now, run.chain);
+      if (outcome instanceof Promise) run.later(line, outcome, (later) => counted(line, later, run));
+      else counted(line, outcome, run);
+    },
+  };
+}
+
 /**
  * Imports the events of `body` that start on line `fromLine` or later, each through
- * `store.importVisit`. Resolves once every recorded event is durable. A failure of the store
- * (`StoreUnavailableError`) stops reading at once; the answer names the first row not recorded,
- * and the chain makes sure no row after it was. Anything else thrown is a bug and rejects.
+ * `store.importVisit`, by the links import's pipeline (`pipeline.ts`): rows in file order, up to a
+ * window of events written at once (the log store carries them in shared group commits), one
+ * `InsertChain` so that nothing past a failure is written, the report by line. Resolves once every
+ * recorded event is durable. Anything but a failure of the store thrown is a bug and rejects.
  */
-export async function importVisits(body: AsyncIterable<Buffer | string>, format: ImportFormat, deps: VisitImportDeps, fromLine = 1): Promise<ImportResult> {
-  const { store } = deps;
-  const now = Math.floor(deps.now() / 1000);
-  const errors = new ErrorList();
-  /** Writes in flight, oldest first: at most `WINDOW`. */
-  const pending: { line: number; done: Promise<ImportedVisit> }[] = [];
-  const chain: InsertChain = { failed: undefined };
-  let imported = 0;
-  let failure: { line: number; detail: string } | undefined;
-  let sliceStart = performance.now();
-
-  const fail = (line: number, err: unknown): void => {
-    if (!(err instanceof StoreUnavailableError)) throw err;
-    if (failure === undefined || line < failure.line) failure = { line, detail: err.message };
-  };
-  const count = (line: number, outcome: ImportedVisit): void => {
-    if (outcome === 'imported') imported++;
-    else errors.add(line, UNKNOWN_CODE);
-  };
-
-  async function settle(): Promise<void> {
-    const p = pending.shift()!;
-    let outcome: ImportedVisit;
-    try {
-      outcome = await p.done;
-    } catch (err) {
-      return fail(p.line, err);
-    }
-    if (failure !== undefined && p.line > failure.line) return;
-    count(p.line, outcome);
-  }
-
-  const rows = readRows(body, format, VISIT_ROWS);
-  try {
-    for await (const batch of rows) {
-      for (const row of batch) {
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await nextTurn();
-          sliceStart = performance.now();
-        }
-        if (row.line < fromLine) continue;
-        if ('error' in row) {
-          errors.add(row.line, row.error);
-          continue;
-        }
-        const checked = checkVisitRow(row.values, now, row.textual);
-        if (!checked.ok) {
-          errors.add(row.line, checked.detail);
-          continue;
-        }
-        try {
-          const outcome = store.importVisit(checked.code, checked.event, now, chain);
-          if (outcome instanceof Promise) {
-            // A failed batch rejects every write in it at once, while only the oldest is awaited.
-            outcome.catch(() => undefined);
-            pending.push({ line: row.line, done: outcome });
-          } else count(row.line, outcome);
-        } catch (err) {
-          fail(row.line, err);
-        }
-        if (failure !== undefined) break;
-        while (pending.length >= WINDOW) await settle();
-        if (failure !== undefined) break;
-      }
-      if (failure !== undefined) break;
-    }
-  } finally {
-    // The answer is sent only when what it reports is durable.
-    while (pending.length > 0) await settle();
-    if (failure !== undefined) await rows.return(undefined);
-  }
-  const report = { imported, skipped: errors.count, errors: errors.list };
-  return failure === undefined ? { ok: true, ...report } : { ok: false, ...report, ...failure };
+export function importVisits(body: AsyncIterable<Buffer | string>, format: ImportFormat, deps: VisitImportDeps, fromLine = 1): Promise<ImportResult> {
+  return runImport(body, format, visitSteps(deps), deps.now(), fromLine);
 }
