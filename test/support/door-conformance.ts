@@ -337,6 +337,19 @@ export const CASES: readonly Case[] = [
     expect: refused(`url is too long: ${MAX_URL + 1} characters, the limit is ${MAX_URL}`),
     notOffered: { yourls: YOURLS_NO_EDIT },
   },
+  {
+    name: `edit: a url of ${MAX_URL} characters (the limit)`,
+    step: (u) => edit(LIVE, { url: u.url(MAX_URL) }),
+    expect: ACCEPTED,
+    notOffered: { yourls: YOURLS_NO_EDIT },
+  },
+  {
+    name: `edit: a title of ${MAX_TITLE} characters outside the BMP (the limit)`,
+    step: () => edit(LIVE, { title: ASTRAL.repeat(MAX_TITLE) }),
+    expect: ACCEPTED,
+    notOffered: { yourls: YOURLS_NO_EDIT },
+  },
+  { name: `edit: ${MAX_TAGS} tags (the limit)`, step: () => edit(LIVE, { tags: tags(MAX_TAGS) }), expect: ACCEPTED, notOffered: { yourls: YOURLS_NO_EDIT } },
   { name: 'edit: a title holding a NUL', step: () => edit(LIVE, { title: '\0' }), expect: refused(nul('title')), notOffered: { yourls: YOURLS_NO_EDIT } },
   {
     name: `edit: a title of ${MAX_TITLE + 1} characters`,
@@ -344,6 +357,7 @@ export const CASES: readonly Case[] = [
     expect: refused(TITLE_TOO_LONG),
     notOffered: { yourls: YOURLS_NO_EDIT },
   },
+  { name: 'edit: a tag holding a NUL', step: () => edit(LIVE, { tags: ['\0'] }), expect: refused(nul('a tag')), notOffered: { yourls: YOURLS_NO_EDIT } },
   {
     name: 'edit: a tag holding a lone surrogate',
     step: () => edit(LIVE, { tags: ['\uDC00'] }),
