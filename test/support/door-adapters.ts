@@ -9,8 +9,8 @@
  * status.
  *
  * What a door cannot express (an operation it lacks, a lone surrogate in a query string, a NUL in a
- * path) is the verdict `not_offered`: the case table names those doors, so a gap is a row of the
- * table, never a case silently left out. Adding a door is adding its adapter here and its name to
+ * path) is the verdict `not_offered`: the case names those doors in a note of the table, so a gap
+ * is written down, never a case silently left out. Adding a door is adding its adapter here and its name to
  * `DOORS`.
  */
 import { request, type Reply } from './helpers.ts';
