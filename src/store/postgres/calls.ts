@@ -5,7 +5,7 @@
  * failures is the store's readiness.
  *
  * Its own file because it is the same for every statement: the store says what to ask
- * (`postgres-statements.ts`) and hands it here to be sent, timed and have its errors sorted out.
+ * (`statements.ts`) and hands it here to be sent, timed and have its errors sorted out.
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';

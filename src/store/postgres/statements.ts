@@ -1,7 +1,7 @@
 /**
  * The SQL of the PostgreSQL store (docs/postgres.md), one method per statement, and the row they
  * read. Each method only builds its query; nothing is sent until the store hands it to its bounded
- * `run` (`postgres-calls.ts`), which awaits it.
+ * `run` (`calls.ts`), which awaits it.
  *
  * Its own file so that what the store asks the database reads in one place, apart from how the
  * store batches, orders and bounds the calls. Expiry is decided here, at read time, by the clock

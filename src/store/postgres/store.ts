@@ -2,21 +2,20 @@
  * The PostgreSQL backend of the storage contract (docs/postgres.md): every operation is one
  * statement, or one short transaction, on a pool of the `postgres` driver. Nothing is cached across
  * calls, so any number of instances can share one database: what one acknowledged, the next read
- * of every instance sees. The schema is in `postgres-schema.ts`; opening (driver, pool, migrations)
- * in `postgres-connect.ts`.
+ * of every instance sees. The schema is in `schema.ts`; opening (driver, pool, migrations)
+ * in `connect.ts`.
  *
  * Faults: every call is bounded (the driver's connect timeout, a server-side statement timeout and
  * a timer here), and a database that cannot be reached, or goes away mid-call, is a
  * `StoreUnavailableError("database unavailable")`, which the service answers 503: never a hang,
  * never a 500. The pool reconnects by itself once the database is back.
  *
- * This class wires the pieces: the SQL (`postgres-statements.ts`), the bounded calls and what they
- * mean for readiness (`postgres-calls.ts`), the batching of inserts (`postgres-inserts.ts`), the
- * long reads over a held snapshot (`postgres-pages.ts`) and the background work
- * (`postgres-jobs.ts`); for the visit events (docs/analytics.md), their SQL
- * (`visit-statements.ts`), their rows (`event-row.ts`), the stats' assembly (`visit-stats.ts`),
- * one link's stats from day summaries (`day-summaries.ts`), the months of their table and
- * retention (`partitions.ts`) and the daily key (`daily-keys.ts`).
+ * This class answers reads and the redirect, and wires the pieces: the SQL (`statements.ts`), the
+ * bounded calls and what they mean for readiness (`calls.ts`), the changes to links (`writes.ts`,
+ * with the batching of inserts in `inserts.ts`), the long reads over a held snapshot
+ * (`pages.ts`), the background work (`jobs.ts`), and the visit events (docs/analytics.md,
+ * `visits.ts`: their SQL, rows, stats, day summaries and daily key), the months of their table
+ * and retention (`partitions.ts`).
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
@@ -34,17 +33,13 @@ import {
   type VisitDecision,
 } from '../link-store.ts';
 import { PostgresCalls } from './calls.ts';
-import { DailyKeys } from './daily-keys.ts';
-import { DaySummaries } from './day-summaries.ts';
-import { eventColumns, eventOf } from './event-row.ts';
-import { InsertBatches, type PendingInsert } from './inserts.ts';
+import { eventColumns } from './event-row.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
-import { folded, PostgresStatements, toRecord } from './statements.ts';
-import { VisitDayStatements } from './visit-day-statements.ts';
-import { VisitStatements, type EventPlace } from './visit-statements.ts';
-import { statsOf } from './visit-stats.ts';
+import { PostgresStatements, toRecord } from './statements.ts';
+import { PostgresVisits } from './visits.ts';
+import { PostgresWrites } from './writes.ts';
 
 export interface PostgresStoreOptions {
   /** A pool of the `postgres` driver, owned by the store from now on (`close` ends it). */
@@ -78,42 +73,30 @@ export class PostgresStore implements LinkStore {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly calls: PostgresCalls;
   private readonly statements: PostgresStatements;
-  private readonly visits: VisitStatements;
-  private readonly keys: DailyKeys;
-  private readonly summaries: DaySummaries;
-  private readonly chunk: number;
   private readonly retentionDays: number;
   private readonly snapshots: SnapshotReads;
   private readonly links = new LinkCount();
+  private readonly writes: PostgresWrites;
+  private readonly visits: PostgresVisits;
   private closing: Promise<void> | undefined;
-  private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
-  /** The last edit asked for, per code with edits in flight. */
-  private readonly edits = new Map<string, Promise<void>>();
-  /** The last imported event of each chain: the next waits for it (see `importVisit`). */
-  private readonly importTails = new WeakMap<InsertChain, Promise<unknown>>();
 
   private constructor(options: PostgresStoreOptions) {
     this.sql = options.sql;
     this.log = options.log;
     this.clock = options.now ?? Date.now;
     this.onWrite = options.onWrite;
-    this.calls = new PostgresCalls(this.sql, this.log, options.timeoutMs ?? 4000);
+    const timeoutMs = options.timeoutMs ?? 4000;
+    const chunk = options.chunk ?? 1000;
+    const wrote = (started: number): void => this.wrote(started);
+    this.calls = new PostgresCalls(this.sql, this.log, timeoutMs);
     this.statements = new PostgresStatements(this.sql);
-    this.visits = new VisitStatements(this.sql, this.statements);
-    this.keys = new DailyKeys(this.calls, this.visits);
-    this.summaries = new DaySummaries(
-      this.calls,
-      this.visits,
-      new VisitDayStatements(this.sql, this.statements),
-      this.log,
-      Math.floor((options.timeoutMs ?? 4000) * 0.75),
-    );
-    this.chunk = options.chunk ?? 1000;
     this.retentionDays = options.visitRetentionDays ?? 0;
-    this.snapshots = new SnapshotReads(this.calls, this.statements, this.chunk);
+    this.snapshots = new SnapshotReads(this.calls, this.statements, chunk);
+    this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote);
+    this.visits = new PostgresVisits(this.sql, this.calls, this.statements, this.log, timeoutMs, chunk, wrote);
   }
 
-  /** A store over a migrated database (`openPostgresStore` in postgres-connect.ts does it all). */
+  /** A store over a migrated database (`openPostgresStore` in connect.ts does it all). */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     await store.refreshCount();
@@ -162,209 +145,56 @@ export class PostgresStore implements LinkStore {
     return this.snapshots.page(offset, now, filter);
   }
 
-  // ---- Visit events (docs/analytics.md) -----------------------------------------------------
+  // ---- Visit events (docs/analytics.md, `visits.ts`) ----------------------------------------
 
-  /** One link's stats from its day summaries and the rest raw (`day-summaries.ts`); every link's raw. */
-  async visitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
-    if (code !== null) return this.summaries.stats(code, query, now);
-    return this.rawVisitStats(code, query, now);
+  visitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
+    return this.visits.stats(code, query, now);
   }
 
   /** The stats from the events alone, one statement: what the summaries must agree with. */
-  async rawVisitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
-    const rows = await this.calls.run(this.visits.stats(code, query, now));
-    return statsOf(rows, query.edges.length - 1, code === null);
+  rawVisitStats(code: string | null, query: StatsQuery, now: number): Promise<VisitStats | undefined> {
+    return this.visits.rawStats(code, query, now);
   }
 
-  async listVisits(code: string, filter: EventFilter, limit: number, offset: number, now: number): Promise<VisitPage | undefined> {
-    const rows = await this.calls.run(this.visits.page(code, filter, limit, offset, now));
-    if (rows.length === 0) return undefined;
-    return { total: Number(rows[0]!.total), events: rows.filter((r) => r.time !== null).map(eventOf) };
+  listVisits(code: string, filter: EventFilter, limit: number, offset: number, now: number): Promise<VisitPage | undefined> {
+    return this.visits.list(code, filter, limit, offset, now);
   }
 
-  /**
-   * Two statements in one transaction: the link's counts go to 0 first, which locks its row (a
-   * visit counted meanwhile waits, and then counts from 0 with its event), then its events go,
-   * read from a snapshot taken after that lock, so no event committed before it is left behind.
-   */
-  async deleteVisits(code: string, now: number): Promise<number | undefined> {
-    const started = performance.now();
-    const removed = await this.calls.transaction(async (tx) => {
-      const [link] = await this.visits.resetCounts(tx, code, now);
-      if (!link) return undefined;
-      // No longer read once the epoch moved; removed so they take no room.
-      await this.visits.deleteSummaries(tx, link.seq);
-      return (await this.statements.deleteEvents(tx, [link.seq])).count;
-    });
-    if (removed !== undefined) this.wrote(started);
-    return removed;
+  deleteVisits(code: string, now: number): Promise<number | undefined> {
+    return this.visits.delete(code, now);
   }
 
-  /** Oldest first, in chunks by (time, arrival) inside one snapshot: memory holds a chunk, not the table. */
-  async *exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
-    const held = await this.calls.hold();
-    try {
-      let seq: string | undefined;
-      if (filter.code !== undefined) {
-        const [link] = await this.calls.run(this.visits.linkSeq(held.tx, filter.code, now));
-        if (!link) return;
-        seq = link.seq;
-      }
-      let place: EventPlace | undefined;
-      for (;;) {
-        const rows = await this.calls.run(this.visits.exportChunk(held.tx, filter, seq, place, this.chunk, now));
-        for (const row of rows) yield { code: row.code, event: eventOf(row) };
-        if (rows.length < this.chunk) return;
-        const last = rows[rows.length - 1]!;
-        place = { time: Number(last.time), id: last.id };
-      }
-    } finally {
-      held.end();
-    }
+  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+    return this.visits.export(filter, now);
   }
 
-  /**
-   * One statement, committed synchronously like an insert; with `chain`, refused once one of it
-   * failed. The events of one chain run one after the other: the pool would run them side by side
-   * on several connections and commit them in any order, so events of one second would come back
-   * out of their file's order, and one asked after a failure could still be written.
-   */
   importVisit(code: string, event: VisitEvent, now: number, chain?: InsertChain): Promise<ImportedVisit> {
-    if (chain === undefined) return this.importOne(code, event, now, undefined);
-    const run = (): Promise<ImportedVisit> => this.importOne(code, event, now, chain);
-    const before = this.importTails.get(chain);
-    const done = before === undefined ? run() : before.then(run, run);
-    this.importTails.set(
-      chain,
-      done.catch(() => undefined),
-    );
-    return done;
-  }
-
-  private async importOne(code: string, event: VisitEvent, now: number, chain: InsertChain | undefined): Promise<ImportedVisit> {
-    if (chain?.failed !== undefined) throw chain.failed;
-    const started = performance.now();
-    try {
-      const rows = await this.calls.run(this.visits.importVisit(code, eventColumns(event), now));
-      if (rows.length === 0) return 'unknown_code';
-      this.wrote(started);
-      return 'imported';
-    } catch (err) {
-      if (chain !== undefined) chain.failed ??= err;
-      throw err;
-    }
+    return this.visits.import(code, event, now, chain);
   }
 
   dailyKey(day: number): Promise<Uint8Array> {
-    return this.keys.key(day);
+    return this.visits.dailyKey(day);
   }
 
   exportAll(now: number): AsyncIterable<LinkRecord> {
     return this.snapshots.exportAll(now);
   }
 
-  // ---- Writes ------------------------------------------------------------------------------
+  // ---- Writes (`writes.ts`) ----------------------------------------------------------------
 
-  /** Inserts go out in batches, in the order they were asked (see `InsertBatches`). */
   insert(record: LinkRecord, now: number, chain?: InsertChain): Promise<boolean> {
-    return this.inserts.insert(record, now, chain);
+    return this.writes.insert(record, now, chain);
   }
 
-  private async insertBatch(batch: PendingInsert[]): Promise<void> {
-    const started = performance.now();
-    let inserted: Set<string>;
-    try {
-      const done = await this.calls.run(this.statements.insertBatch(batch));
-      inserted = new Set(done.map((r) => (r as { code: string }).code));
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-      return;
-    }
-    if (inserted.size > 0) {
-      this.wrote(started);
-      this.links.moved(inserted.size);
-    }
-    for (const p of batch) {
-      if (inserted.has(p.record.code)) p.resolve(true);
-      else await this.replaceExpired(p.record, p.now).then(p.resolve, p.reject);
-    }
+  delete(code: string, now: number): Promise<boolean> {
+    return this.writes.delete(code, now);
   }
 
-  /**
-   * The code is held: by a live link (a collision), or by an expired one not yet deleted, whose
-   * code is free. Of concurrent inserts the first to delete it wins: the others wait on its row
-   * lock, then find no expired row, or conflict with the new one.
-   */
-  private async replaceExpired(record: LinkRecord, now: number): Promise<boolean> {
-    const started = performance.now();
-    const replaced = await this.calls.transaction(async (tx) => {
-      const gone = await this.statements.deleteExpired(tx, record.code, now);
-      if (gone.length === 0) return false;
-      await this.statements.deleteEvents(
-        tx,
-        gone.map((r) => r.seq),
-      );
-      const added = await this.statements.insertOne(tx, record);
-      return added.length > 0;
-    });
-    if (replaced) this.wrote(started);
-    return replaced;
-  }
-
-  async delete(code: string, now: number): Promise<boolean> {
-    const started = performance.now();
-    // The link, then its events (`deleteEvents` says why two statements), in one transaction.
-    const deleted = await this.calls.transaction(async (tx) => {
-      const rows = await this.statements.delete(tx, code, now);
-      if (rows.length === 0) return false;
-      await this.statements.deleteEvents(
-        tx,
-        rows.map((r) => r.seq),
-      );
-      return true;
-    });
-    if (!deleted) return false;
-    this.wrote(started);
-    this.links.moved(-1);
-    return true;
-  }
-
-  /**
-   * Edits of one code from this process apply in the order they were asked (each sees the ones
-   * asked before it), as they do in the log store; a pool alone would run them in any order.
-   */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
-    const before = this.edits.get(code);
-    const mine = (before ?? Promise.resolve()).then(() => this.updateNow(code, changes, now));
-    const tail = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.edits.set(code, tail);
-    void tail.then(() => {
-      if (this.edits.get(code) === tail) this.edits.delete(code);
-    });
-    return mine;
+    return this.writes.update(code, changes, now);
   }
 
-  private async updateNow(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
-    const set: Record<string, string | number | string[] | null> = {};
-    if (changes.url !== undefined) set['url'] = changes.url;
-    if (changes.retentionDays !== undefined) set['retention_days'] = changes.retentionDays;
-    if (changes.maxVisits !== undefined) set['max_visits'] = changes.maxVisits;
-    if (changes.title !== undefined) {
-      set['title'] = changes.title;
-      set['title_folded'] = folded(changes.title);
-    }
-    if (changes.tags !== undefined) set['tags'] = [...changes.tags];
-    const columns = Object.keys(set);
-    if (columns.length === 0) return this.get(code, now);
-    const started = performance.now();
-    const rows = await this.calls.run(this.statements.update(code, now, set, columns));
-    if (rows.length === 0) return undefined;
-    this.wrote(started);
-    return toRecord(rows[0]!);
-  }
+  // ---- The redirect --------------------------------------------------------------------------
 
   /**
    * The redirect. A GET is one conditional UPDATE: it counts the visit only of a live link with
@@ -408,7 +238,7 @@ export class PostgresStore implements LinkStore {
 
   // ---- Background work ---------------------------------------------------------------------
 
-  /** Deletes links expired by `now` (see `reapExpired` in postgres-jobs.ts); resolves with the number deleted. */
+  /** Deletes links expired by `now` (see `reapExpired` in jobs.ts); resolves with the number deleted. */
   reapExpired(now: number, batch = 1000): Promise<number> {
     return reapExpired(this.calls, this.statements, this.links, this.log, now, batch);
   }
