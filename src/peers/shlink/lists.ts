@@ -6,17 +6,17 @@
  * pages that order itself. A Shlink list that asks only that (newest or oldest first, no dates,
  * one tag or all of several) reads just its page. Anything else — another ordering, a creation
  * date range, any of several tags, excluded tags — is a walk over every matching link, in slices,
- * kept in memory for the one request. A link's bot visits are its bot events, counted by the
+ * kept in memory for the one request (`links/walk.ts`: the walk and the sort give the event loop a
+ * turn every few milliseconds, so 100k links never hold it). A link's bot visits are its bot events, counted by the
  * service's visit page (`service.visits`, bots only, one event: the count comes with it); a link
  * with no events asks nothing. Ordering by `nonBotVisits` asks that of every matching link.
  */
 import type { UrlRecord } from '../../links/record.ts';
 import type { Service } from '../../links/service.ts';
+import { recordsAt, sortInTurns, walk, type Walkable } from '../../links/walk.ts';
 import type { ListParams } from './params.ts';
 import { pageBounds, summary, type VisitsSummary } from './shapes.ts';
 
-/** Links read per slice of a walk: a slice of the log store's snapshot is a copy this long. */
-const SLICE = 1000;
 /** Visit counts asked of the store at once when many links need theirs. */
 const PARALLEL = 8;
 
@@ -78,17 +78,19 @@ function passes(r: UrlRecord, p: ListParams): boolean {
   return true;
 }
 
-const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Texts by code unit, numbers by value. */
+const compareKeys = <K extends string | number>(a: K, b: K): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareText: (a: string, b: string) => number = compareKeys;
 
 /**
  * The sort key of each ordering but `dateCreated` (the list's own order) and `nonBotVisits`
  * (which needs counts first); a title absent sorts as empty, as Shlink.
  */
-const COMPARE: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (a: UrlRecord, b: UrlRecord) => number>> = {
-  shortCode: (a, b) => compareText(a.short_code, b.short_code),
-  longUrl: (a, b) => compareText(a.original_url, b.original_url),
-  title: (a, b) => compareText(a.title ?? '', b.title ?? ''),
-  visits: (a, b) => a.visit_count - b.visit_count,
+const KEY: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (r: UrlRecord) => string | number>> = {
+  shortCode: (r) => r.short_code,
+  longUrl: (r) => r.original_url,
+  title: (r) => r.title ?? '',
+  visits: (r) => r.visit_count,
 };
 
 /** The page of the short URL list that `p` asks for. */
@@ -108,29 +110,57 @@ export async function listShortUrls(service: Service, p: ListParams): Promise<Sh
       const records = await listing.slice(listing.total - to, listing.total - from);
       return { total: listing.total, records: records.reverse() };
     }
-    let kept: UrlRecord[] = [];
-    for (let at = 0; at < listing.count; at += SLICE) {
-      for (const r of await listing.slice(at, at + SLICE)) if (passes(r, p)) kept.push(r);
-    }
-    kept = await ordered(service, kept, p.order);
-    const [from, to] = pageBounds(p.page, p.itemsPerPage, kept.length);
-    return { total: kept.length, records: kept.slice(from, to) };
+    const { positions, keys } = await matching(service, listing, p);
+    const order = await ordered(positions.length, keys, p.order);
+    const [from, to] = pageBounds(p.page, p.itemsPerPage, order.length);
+    return {
+      total: order.length,
+      records: await recordsAt(
+        listing,
+        order.slice(from, to).map((i) => positions[i]!),
+      ),
+    };
   } finally {
     listing.release();
   }
 }
 
-/** `records` (newest first) in `order`; ties stay newest first (a stable sort). */
-async function ordered(service: Service, records: UrlRecord[], order: ListParams['order']): Promise<UrlRecord[]> {
+/**
+ * The links of a walk that pass `p`: their positions in the listing (newest first) and their sort
+ * keys (none when the list's own order is asked). Ordering by non-bot visits asks each kept link's
+ * bot visits, slice by slice as the walk goes.
+ */
+async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListParams): Promise<{ positions: number[]; keys: (string | number)[] }> {
+  const positions: number[] = [];
+  const keys: (string | number)[] = [];
+  const field = p.order.field;
+  await walk(listing, async (records, from) => {
+    const passing: UrlRecord[] = [];
+    for (let k = 0; k < records.length; k++) {
+      if (!passes(records[k]!, p)) continue;
+      positions.push(from + k);
+      passing.push(records[k]!);
+    }
+    if (field === 'dateCreated') return;
+    if (field !== 'nonBotVisits') {
+      for (const r of passing) keys.push(KEY[field](r));
+      return;
+    }
+    const bots = await mapBounded(passing, (r) => botVisits(service, r));
+    passing.forEach((r, i) => keys.push(r.visit_count - bots[i]!));
+  });
+  return { positions, keys };
+}
+
+/**
+ * The indexes of the `count` kept links in `order`: by `keys` (a stable sort, so ties stay newest
+ * first), or, with no keys, the list's own order, newest first or reversed.
+ */
+async function ordered(count: number, keys: readonly (string | number)[], order: ListParams['order']): Promise<number[]> {
   const sign = order.dir === 'ASC' ? 1 : -1;
-  if (order.field === 'dateCreated') return order.dir === 'DESC' ? records : records.reverse();
-  if (order.field === 'nonBotVisits') {
-    const bots = await mapBounded(records, (r) => botVisits(service, r));
-    const nonBots = new Map(records.map((r, i) => [r, r.visit_count - bots[i]!]));
-    return records.sort((a, b) => sign * (nonBots.get(a)! - nonBots.get(b)!));
-  }
-  const compare = COMPARE[order.field];
-  return records.sort((a, b) => sign * compare(a, b));
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  if (order.field === 'dateCreated') return order.dir === 'DESC' ? indexes : indexes.reverse();
+  return sortInTurns(indexes, (a, b) => sign * compareKeys(keys[a]!, keys[b]!));
 }
 
 /** A tag with the number of live links having it and their visits. */
@@ -148,8 +178,8 @@ export async function tagTable(service: Service, withVisits: boolean): Promise<T
   const listing = await service.listing({ limit: undefined, offset: 0 });
   const byTag = new Map<string, { links: number; visits: number; bots: number }>();
   try {
-    for (let at = 0; at < listing.count; at += SLICE) {
-      const records = (await listing.slice(at, at + SLICE)).filter((r) => r.tags.length > 0);
+    await walk(listing, async (slice) => {
+      const records = slice.filter((r) => r.tags.length > 0);
       const bots = withVisits ? await mapBounded(records, (r) => botVisits(service, r)) : [];
       records.forEach((r, i) => {
         for (const tag of r.tags) {
@@ -160,7 +190,7 @@ export async function tagTable(service: Service, withVisits: boolean): Promise<T
           byTag.set(tag, row);
         }
       });
-    }
+    });
   } finally {
     listing.release();
   }
