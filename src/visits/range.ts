@@ -19,13 +19,15 @@
  * wrong with it, in the form it was sent (`to: 1970-01-01T00:00:00 in Asia/Kathmandu is before
  * 1970-01-01T00:00:00Z, the earliest time`), which the doors answer as a 400.
  */
+import { bucketEdges, INTERVALS, MAX_BUCKETS, type Interval } from './buckets.ts';
 import { BOT_FILTERS, type BotFilter, type EventFilter, type StatsQuery } from './event.ts';
+import { UTC_ZONE, zoneOf, type Zone } from './time-zones.ts';
 
-export type Interval = 'hour' | 'day' | 'week' | 'month';
-export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
+// The range's vocabulary, for the doors and tools that read ranges.
+export { INTERVALS, MAX_BUCKETS, type Interval } from './buckets.ts';
+export { zoneOf } from './time-zones.ts';
 
-export const MAX_BUCKETS = 1000;
-export const DEFAULT_DAYS = 30;
+const DEFAULT_DAYS = 30;
 /** Up to this span (seconds) the default interval is `hour`, up to the next `day`, else `month`. */
 const HOURLY_UP_TO = 2 * 86_400;
 const DAILY_UP_TO = 92 * 86_400;
@@ -109,6 +111,13 @@ function parseBots(raw: unknown, fallback: BotFilter): BotFilter | RangeRefusal 
   if (raw === undefined) return fallback;
   if (typeof raw === 'string' && (BOT_FILTERS as readonly string[]).includes(raw)) return raw as BotFilter;
   return new RangeRefusal('bots', `bots must be one of ${BOT_FILTERS.join(', ')}`);
+}
+
+/** `tz`: an IANA zone, UTC by default. */
+function parseZone(raw: unknown): Zone | RangeRefusal {
+  if (raw === undefined) return UTC_ZONE;
+  const zone = typeof raw === 'string' ? zoneOf(raw) : undefined;
+  return zone ?? new RangeRefusal('tz', `tz must be an IANA time zone such as Europe/Berlin${typeof raw === 'string' ? `, not "${raw.slice(0, 40)}"` : ''}`);
 }
 
 function parseSpan(params: RangeParams, zone: Zone, now: number): [number, number] | RangeRefusal {
@@ -196,189 +205,4 @@ function offsetOf(offset: string): string {
   if (offset === 'Z' || offset === 'z') return 'Z';
   const digits = offset.slice(1).replace(':', '');
   return `${offset[0]}${digits.slice(0, 2)}:${digits.length > 2 ? digits.slice(2) : '00'}`;
-}
-
-// ---- Time zones ------------------------------------------------------------------------------
-
-/**
- * A zone's wall clock. `wall(t)` is the local time of instant `t` written as if it were UTC (both in
- * Unix seconds); `instants(w)` the instants whose wall clock reads `w`: none in a spring gap, two in
- * an autumn overlap.
- */
-export interface Zone {
-  readonly name: string;
-  wall(t: number): number;
-  instants(w: number): number[];
-  /** The instant of wall time `w`: the earlier of two, and in a gap the time as if the clock had not jumped. */
-  instant(w: number): number;
-  /** The first instant whose wall clock reads `w` or later: in a gap, the moment the clock jumped. */
-  firstFrom(w: number): number;
-}
-
-const UTC_ZONE: Zone = { name: 'UTC', wall: (t) => t, instants: (w) => [w], instant: (w) => w, firstFrom: (w) => w };
-
-// A zone is a formatter and costs a few microseconds a call; the formatters of the zones asked for
-// lately are kept, so a dashboard that asks every minute builds none.
-const ZONES = new Map<string, Zone>();
-const MAX_ZONES = 64;
-
-function parseZone(raw: unknown): Zone | RangeRefusal {
-  if (raw === undefined || raw === 'UTC') return UTC_ZONE;
-  const bad = new RangeRefusal('tz', `tz must be an IANA time zone such as Europe/Berlin${typeof raw === 'string' ? `, not "${raw.slice(0, 40)}"` : ''}`);
-  // Newer runtimes also take offsets such as +01:00, which have no DST and are no IANA name.
-  if (typeof raw !== 'string' || !/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(raw)) return bad;
-  const known = ZONES.get(raw);
-  if (known !== undefined) return known;
-  let format: Intl.DateTimeFormat;
-  try {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: raw,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-  } catch {
-    return bad;
-  }
-  if (ZONES.size >= MAX_ZONES) ZONES.clear();
-  const zone = intlZone(raw, format);
-  ZONES.set(raw, zone);
-  return zone;
-}
-
-const FORMATTED = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
-
-function intlZone(name: string, format: Intl.DateTimeFormat): Zone {
-  const wall = (t: number): number => {
-    const m = FORMATTED.exec(format.format(t * 1000))!;
-    return Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2]), Number(m[4]), Number(m[5]), Number(m[6])) / 1000;
-  };
-  const offset = (t: number): number => wall(t) - t;
-  // Offsets change at most once around a given moment in practice, so the offsets a day either side
-  // are the only candidates: the instant is the wall time minus one of them, if that one holds there.
-  const instants = (w: number): number[] => {
-    const before = offset(w - 86_400);
-    const after = offset(w + 86_400);
-    const found: number[] = [];
-    for (const o of before === after ? [before] : [before, after]) if (offset(w - o) === o) found.push(w - o);
-    return found.sort((a, b) => a - b);
-  };
-  const instant = (w: number): number => instants(w)[0] ?? w - offset(w - 86_400);
-  const firstFrom = (w: number): number => {
-    const found = instants(w)[0];
-    if (found !== undefined) return found;
-    // In a gap: the wall clock is below w at w minus the later offset and past it at w minus the
-    // earlier one; the jump is between, found by halving.
-    let below = w - offset(w + 86_400);
-    let from = w - offset(w - 86_400);
-    while (from - below > 1) {
-      const mid = Math.floor((below + from) / 2);
-      if (wall(mid) >= w) from = mid;
-      else below = mid;
-    }
-    return from;
-  };
-  return { name, wall, instants, instant, firstFrom };
-}
-
-// ---- Buckets ---------------------------------------------------------------------------------
-
-const DAY = 86_400;
-
-/** The wall time that starts the period of `interval` holding wall time `w`. */
-function periodStart(interval: Interval, w: number): number {
-  if (interval === 'hour') return w - (((w % 3600) + 3600) % 3600);
-  const midnight = Math.floor(w / DAY) * DAY;
-  if (interval === 'day') return midnight;
-  if (interval === 'week') {
-    const weekday = (new Date(midnight * 1000).getUTCDay() + 6) % 7; // Monday 0
-    return midnight - weekday * DAY;
-  }
-  const date = new Date(midnight * 1000);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / 1000;
-}
-
-/** The wall time `k` periods after period start `w`. */
-function periodAfter(interval: Interval, w: number, k: number): number {
-  if (interval === 'hour') return w + k * 3600;
-  if (interval === 'day') return w + k * DAY;
-  if (interval === 'week') return w + k * 7 * DAY;
-  const date = new Date(w * 1000);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + k, 1) / 1000;
-}
-
-/** The instants at which period start `w` begins, at least one: in a gap, the moment the clock jumped past it. */
-function startsOf(zone: Zone, w: number): number[] {
-  const found = zone.instants(w);
-  return found.length > 0 ? found : [zone.firstFrom(w)];
-}
-
-/** The last bucket edge at or before instant `t`. */
-export function edgeAtOrBefore(zone: Zone, interval: Interval, t: number): number {
-  const starts = startsOf(zone, periodStart(interval, zone.wall(t)));
-  let edge = starts[0]!;
-  for (const s of starts) if (s <= t) edge = s;
-  return edge;
-}
-
-/** The first bucket edge after edge `e`. */
-export function edgeAfter(zone: Zone, interval: Interval, e: number): number {
-  const w = periodStart(interval, zone.wall(e));
-  // An autumn hour that happens twice is two buckets: the second start of the same wall hour.
-  // A wall period whose start falls in a gap begins where the clock jumped.
-  for (let k = 0; k <= 2; k++) {
-    for (const s of startsOf(zone, periodAfter(interval, w, k))) if (s > e) return clockChangeBefore(zone, interval, e, s);
-  }
-  /* c8 ignore next */
-  throw new Error(`no ${interval} edge after ${e} in ${zone.name}`);
-}
-
-/**
- * `next`, or the clock change between edge `e` and `next` when it moves the wall clock into another
- * period: Chatham's autumn change goes from 03:45 back to 02:45, so hour 2 begins again there, not
- * on a whole hour. (Where a change falls on a period's start, as in Berlin, `next` is it already.)
- */
-function clockChangeBefore(zone: Zone, interval: Interval, e: number, next: number): number {
-  const offset = (t: number): number => zone.wall(t) - t;
-  const before = offset(e);
-  if (offset(next - 1) === before) return next;
-  // The first instant of the new offset, by bisection: a dozen looks at the clock, once a change.
-  let lo = e;
-  let hi = next - 1;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (offset(mid) === before) lo = mid;
-    else hi = mid;
-  }
-  return periodStart(interval, zone.wall(hi)) !== periodStart(interval, zone.wall(hi - 1)) ? hi : next;
-}
-
-/**
- * The edges of `[from, to)` rounded out to whole buckets: the first at or before `from`, the last at
- * or after `to`; undefined past `MAX_BUCKETS`.
- */
-export function bucketEdges(zone: Zone, interval: Interval, from: number, to: number): number[] | undefined {
-  const edges = [edgeAtOrBefore(zone, interval, from)];
-  let last = edges[0]!;
-  while (last < to) {
-    if (edges.length > MAX_BUCKETS) return undefined;
-    // Most hours and days are no transition's: when the clock moved exactly as far as the instant
-    // and landed on a period start, that is the next edge, found with one look at the clock.
-    const step = interval === 'hour' ? 3600 : interval === 'day' ? DAY : 0;
-    const guess = last + step;
-    const landed = step > 0 ? zone.wall(guess) : NaN;
-    last = landed - zone.wall(last) === step && periodStart(interval, landed) === landed ? guess : edgeAfter(zone, interval, last);
-    edges.push(last);
-  }
-  return edges;
-}
-
-/** The zone of `name` (for tests and tools); undefined if no such zone. */
-export function zoneOf(name: string): Zone | undefined {
-  const zone = parseZone(name);
-  return zone instanceof RangeRefusal ? undefined : zone;
 }
