@@ -5,7 +5,8 @@
  *
  *   node --import ./scripts/ts-loader.mjs scripts/bench-aggregate.ts
  */
-import { StatsAccumulator, TopLinks } from '../src/visits/aggregate.ts';
+import { StatsAccumulator } from '../src/visits/aggregate.ts';
+import { TopLinks } from '../src/visits/top-lists.ts';
 import { BOT, HAS_VISITOR, STRIDE } from '../src/visits/packed.ts';
 import { parseStatsRange, RangeRefusal } from '../src/visits/range.ts';
 

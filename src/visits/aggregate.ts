@@ -10,8 +10,7 @@
  * (unique-visitors.ts). Counts are 32-bit: one question would need 2^31 events, 32 GB of them in
  * memory, to overflow one.
  */
-import type { StatsQuery, TopList, VisitStats } from './event.ts';
-import { TOP_SIZE } from './event.ts';
+import type { StatsQuery, VisitStats } from './event.ts';
 import {
   ATTRS,
   BOT,
@@ -26,6 +25,7 @@ import {
   DEVICES,
   FAMILIES,
   FAMILY_BITS,
+  firstAtOrAfter,
   HAS_VISITOR_SHIFT,
   OS_SHIFT,
   REFERRER,
@@ -35,6 +35,7 @@ import {
   VISITOR,
 } from './packed.ts';
 import { Cells } from './cells.ts';
+import { TopLinks, topList } from './top-lists.ts';
 import { UniqueVisitors } from './unique-visitors.ts';
 
 const EMPTY: Int32Array = new Int32Array(0);
@@ -43,18 +44,6 @@ const COUNTRIES_AT = 2 * FAMILIES;
 const REFERRERS_AT = COUNTRIES_AT + 2 * COUNTRY_SPAN;
 /** How far the bot flag moves down to land just above the country's 10 bits (at `COUNTRY_SPAN`). */
 const BOT_TO_COUNTRY = BOT_SHIFT - 10;
-
-/** The first event of `data[start, end)` (event indices) whose time is at least `time`, or `end`. */
-export function firstAtOrAfter(data: Uint32Array, start: number, end: number, time: number): number {
-  let lo = start;
-  let hi = end;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (data[mid * STRIDE + TIME]! < time) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * Counts events into the stats of one `StatsQuery`. `add` takes runs of events (one link's, or a
@@ -278,59 +267,10 @@ export class StatsAccumulator {
   }
 }
 
-/**
- * The 10 links with the most visits, ties by code, offered one link at a time. A hundred thousand
- * links are not sorted for ten: each is compared with the tenth so far and most go no further, so
- * a caller asks `admits` before it even makes the code's string.
- */
-export class TopLinks {
-  private readonly top: { code: string; visits: number }[] = [];
-
-  /** Whether a link of `visits` visits might enter (it does if its code wins a tie with the tenth). */
-  admits(visits: number): boolean {
-    return this.top.length < TOP_SIZE || visits >= this.top[TOP_SIZE - 1]!.visits;
-  }
-
-  /** Offers a link (each link once). */
-  add(code: string, visits: number): void {
-    const top = this.top;
-    const entry = { code, visits };
-    const before = (a: { code: string; visits: number }, b: { code: string; visits: number }) =>
-      a.visits > b.visits || (a.visits === b.visits && a.code < b.code);
-    if (top.length === TOP_SIZE && !before(entry, top[TOP_SIZE - 1]!)) return;
-    let i = Math.min(top.length, TOP_SIZE - 1);
-    if (top.length < TOP_SIZE) top.push(entry);
-    while (i > 0 && before(entry, top[i - 1]!)) {
-      top[i] = top[i - 1]!;
-      i--;
-    }
-    top[i] = entry;
-  }
-
-  list(): { code: string; visits: number }[] {
-    return this.top.map((e) => ({ ...e }));
-  }
-}
-
 function byValue(counts: Float64Array, name: (n: number) => string | null): Map<string | null, number> {
   const values = new Map<string | null, number>();
   counts.forEach((n, i) => {
     if (n > 0) values.set(i === 0 ? null : name(i), n);
   });
   return values;
-}
-
-/** The 10 largest (ties by value, null first) and the sum of the rest. */
-export function topList(counts: ReadonlyMap<string | null, number>): TopList {
-  const sorted = [...counts].filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || compareValues(a, b));
-  let others = 0;
-  for (let i = TOP_SIZE; i < sorted.length; i++) others += sorted[i]![1];
-  return { top: sorted.slice(0, TOP_SIZE).map(([value, visits]) => ({ value, visits })), others };
-}
-
-function compareValues(a: string | null, b: string | null): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return a < b ? -1 : 1;
 }

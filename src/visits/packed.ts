@@ -18,6 +18,21 @@ export const VISITOR = 1;
 export const REFERRER = 2;
 export const ATTRS = 3;
 
+/**
+ * The first event of `data[from, to)` (event indices, time-ordered) whose time is at least `time`,
+ * or `to`: a run of events cut to a range by binary search.
+ */
+export function firstAtOrAfter(data: Uint32Array, from: number, to: number, time: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (data[mid * STRIDE + TIME]! < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export const BROWSERS: readonly Browser[] = ['Chrome', 'Safari', 'Firefox', 'Edge', 'Opera', 'Samsung Internet', 'Other'];
 export const SYSTEMS: readonly Os[] = ['Windows', 'macOS', 'iOS', 'Android', 'Linux', 'ChromeOS', 'Other'];
 export const DEVICES: readonly Device[] = ['desktop', 'mobile', 'tablet', 'other'];

@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { firstAtOrAfter, StatsAccumulator, TopLinks, topList } from '../../src/visits/aggregate.ts';
+import { StatsAccumulator } from '../../src/visits/aggregate.ts';
+import { firstAtOrAfter } from '../../src/visits/packed.ts';
+import { TopLinks, topList } from '../../src/visits/top-lists.ts';
 import type { BotFilter, StatsQuery, TopList, VisitEvent, VisitStats } from '../../src/visits/event.ts';
 import { TOP_SIZE } from '../../src/visits/event.ts';
 import { BROWSERS, DEVICES, packAttrs, STRIDE, SYSTEMS } from '../../src/visits/packed.ts';

@@ -12,7 +12,7 @@
  * Referrer hosts are numbered once (`Referrers`): an event holds the number, the log writes each
  * number's host once (an `R` entry) before the first event that uses it.
  */
-import { ATTRS, STRIDE, TIME } from '../../visits/packed.ts';
+import { ATTRS, firstAtOrAfter, STRIDE, TIME } from '../../visits/packed.ts';
 
 /** Events a link's array starts with room for. */
 const FIRST_ROOM = 4;
@@ -188,18 +188,6 @@ export class LinkEvents {
     this.lengths = lengths;
     this.seqs = seqs;
   }
-}
-
-/** The first event of `list[from, to)` (event indexes, time-ordered) at or after `time`. */
-export function firstAtOrAfter(list: Uint32Array, from: number, to: number, time: number): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid * STRIDE + TIME]! < time) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Referrer hosts by number (1, 2, …; 0 is "none"), and which numbers the log has written. */

@@ -5,10 +5,10 @@
  * same walk over each run, in slices with the event loop let go between them.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { StatsAccumulator, TopLinks } from '../../visits/aggregate.ts';
+import { StatsAccumulator } from '../../visits/aggregate.ts';
+import { TopLinks } from '../../visits/top-lists.ts';
 import type { CodedEvent, EventFilter, StatsQuery, VisitEvent, VisitPage, VisitStats } from '../../visits/event.ts';
-import { ATTRS, BOT, STRIDE, TIME, unpack } from '../../visits/packed.ts';
-import { firstAtOrAfter } from './link-events.ts';
+import { ATTRS, BOT, firstAtOrAfter, STRIDE, TIME, unpack } from '../../visits/packed.ts';
 import { isExpiredAt } from '../link-store.ts';
 import type { LogEngine } from './log-engine.ts';
 
