@@ -6,33 +6,20 @@
  * With `databaseUrl` the links live in PostgreSQL (docs/postgres.md), which opens asynchronously:
  * `openShortenerAsync`/`createShortenerAsync` (they open the log store too).
  */
-import { createCodeSource, reservedWords, SURFACE_SEGMENTS, type RandomSource, type Surfaces } from './links/codes.ts';
+import { assemble, type Opened, type Shortener } from './assemble.ts';
 import type { Config } from './config/config.ts';
 import { configFromOptions } from './config/resolve.ts';
-import { envName } from './config/settings.ts';
-import { createDispatch, type Handler } from './dispatch.ts';
-import { createGate } from './http/gate.ts';
-import { baseHeaders, flatten } from './http/headers.ts';
+import { ConfigError } from './errors.ts';
+import type { RandomSource } from './links/codes.ts';
 import { createLogger, type Logger, type LogSink } from './log.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
-import { createResponder } from './http/respond.ts';
-import { createRouter } from './http/router.ts';
-import { normalizeTarget } from './paths.ts';
-import { routeTable } from './route-table.ts';
-import { createService, type Service } from './links/service.ts';
-import { createLimiter, parseRate, type CreateLimiter } from './links/create-limit.ts';
-import { loadStatic } from './http/static.ts';
-import type { LinkStore } from './store/link-store.ts';
+import type { StoreFs } from './store/log/fs.ts';
+import { LogEngine } from './store/log/log-engine.ts';
 import { LogLinkStore } from './store/log/log-link-store.ts';
 import { describeDatabase, openPostgresStore } from './store/postgres/connect.ts';
-import type { StoreFs } from './store/log/fs.ts';
-import { LogEngine, type CompactReport } from './store/log/log-engine.ts';
-import { createTransfer } from './transfer/transfer.ts';
-import { ConfigError } from './errors.ts';
 import { GeoipError, openGeoip, type Geoip } from './visits/geoip.ts';
-import { createRecorder, type Recorder } from './visits/recorder.ts';
-import { createVisitorIds } from './visits/visitor-id.ts';
 
+export type { Shortener } from './assemble.ts';
 export type { Handler } from './dispatch.ts';
 
 /** Settings (docs/operations.md, camelCase) plus what tests and embedders may inject. */
@@ -69,30 +56,6 @@ const LIBRARY_OPTIONS: Readonly<Record<Exclude<keyof ShortenerOptions, keyof Con
   driverModule: true,
 };
 
-export interface Shortener {
-  /** The request handler: `http.createServer(shortener.handler)`, or as Express/Connect middleware. */
-  handler: Handler;
-  /**
-   * Turns readiness off: from now on `GET /healthz?ready` answers 503, so load balancers stop
-   * sending traffic, while every other request is served as before. Call it first on SIGTERM;
-   * `close()` implies it.
-   */
-  beginShutdown(): void;
-  /** Flushes visit counts, fsyncs and closes the log. Call after the server stopped accepting. */
-  close(): Promise<void>;
-  /** Rewrites the log to one entry per live link now (it also happens by itself; see README). */
-  compact(): Promise<CompactReport>;
-  /** The resolved settings (secrets included: do not log it). */
-  config: Readonly<Config> & { baseUrl: string };
-  service: Service;
-  /** Records in the store. */
-  readonly count: number;
-  /** The log file; empty with a database. */
-  dataFile: string;
-  /** With a database: its host and name (never the user or the password). */
-  database: { host: string; database: string } | undefined;
-}
-
 /** A shortener whose links are loaded but whose handler is not built yet (see `openShortener`). */
 export interface OpenedShortener {
   /** Records in the store. */
@@ -108,23 +71,6 @@ export interface OpenedShortener {
   start(port?: number): Shortener;
   /** Closes the store of a shortener that will not start (its server could not listen). */
   close(): Promise<void>;
-}
-
-/** What `openShortener` prepared: the settings, the logger and the opened store. */
-interface Opened {
-  config: Config;
-  log: Logger;
-  metrics: Metrics;
-  /** The storage contract the service sees. */
-  links: LinkStore;
-  /** Readiness of the store now (docs/operations.md): undefined while reads work. */
-  ready: () => string | undefined;
-  /** The log store's compaction; a database has none. */
-  compact: () => Promise<CompactReport>;
-  dataFile: string;
-  database: { host: string; database: string } | undefined;
-  /** The country database of `geoipDb`, open while the shortener is (events only). */
-  geoip: Geoip | undefined;
 }
 
 export function createShortener(options: ShortenerOptions = {}): Shortener {
@@ -166,18 +112,6 @@ function openCountries(config: Config, log: Logger): Geoip | undefined {
     if (err instanceof GeoipError) throw new ConfigError(`invalid GEOIP_DB: ${err.message}`);
     throw err;
   }
-}
-
-/** The recorder of visit events (`visitTracking: events`), over the store's shared daily key if it has one. */
-function recorderFor(config: Config, links: LinkStore, geoip: Geoip | undefined, metrics: Metrics, log: Logger, now: () => number): Recorder | undefined {
-  if (config.visitTracking !== 'events') return undefined;
-  const visitorIds = createVisitorIds({
-    now,
-    sharedKey: links.dailyKey ? (day) => links.dailyKey!(day) : undefined,
-    onKeyError: (err) =>
-      log.warn('the daily visitor key could not be read; visits get no visitor id until it can', { error: err instanceof Error ? err.message : String(err) }),
-  });
-  return createRecorder({ trustProxy: config.trustProxy, geoipHeader: config.geoipHeader, countries: geoip, now, visitorIds, recorded: metrics.visitEvent });
 }
 
 /**
@@ -280,121 +214,5 @@ function opened(options: ShortenerOptions, parts: Opened): OpenedShortener {
       parts.geoip?.close();
       return parts.links.close();
     },
-  };
-}
-
-/**
- * A link stored under a surface's word before the surface was switched on (docs/compat.md) stays
- * readable through the API and listed, but `GET /<word>` is now the surface's: start-up says so,
- * naming it. A database answers later; the warning follows when it does.
- */
-function warnShadowed(service: Service, surfaces: Surfaces, log: Logger): void {
-  for (const [surface, word] of Object.entries(SURFACE_SEGMENTS) as [keyof Surfaces, string][]) {
-    if (surfaces[surface] !== true) continue;
-    void service.get(word).then(
-      (found) => {
-        if (found.ok)
-          log.warn(
-            `the link "${word}" cannot be opened while ${envName(surface)} is on: /${word} is that surface's path; it stays listed and readable through the API`,
-            { code: word, short_url: found.record.short_url },
-          );
-      },
-      () => undefined,
-    );
-  }
-}
-
-/** The create limit of `createRateLimit` (docs/security.md), by the client address `trustProxy` gives; none when it is empty. */
-function createLimiterFor(config: Config, now: () => number): CreateLimiter | undefined {
-  const rate = parseRate(config.createRateLimit);
-  return rate === undefined ? undefined : createLimiter(rate, { trustProxy: config.trustProxy, now });
-}
-
-function assemble(options: ShortenerOptions, { config, log, links, ready, compact, dataFile, database, metrics, geoip }: Opened): Shortener {
-  const { now, random, staticDir } = options;
-  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
-  let shuttingDown = false;
-  /**
-   * Undefined while ready, else why not (docs/operations.md). The log store was loaded before this
-   * runs and reads from memory, which cannot fail: only a shutdown makes it not ready. A database
-   * is not ready while it cannot be reached.
-   */
-  const readiness = (): string | undefined => (shuttingDown ? 'shutting down' : ready());
-  const reserved = reservedWords({ shlinkApi: config.shlinkApi });
-  const service = createService({
-    store: links,
-    baseUrl,
-    minShortLength: config.minShortLength,
-    maxShortLength: config.maxShortLength,
-    maxUrlLength: config.maxUrlLength,
-    apiKeys: config.apiKeys,
-    now: now ?? Date.now,
-    randomCode: createCodeSource(random),
-    log,
-    created: metrics.linkCreated,
-    recorder: recorderFor(config, links, geoip, metrics, log, now ?? Date.now),
-    visitTracking: config.visitTracking,
-    reserved,
-    createLimit: createLimiterFor(config, now ?? Date.now),
-  });
-  warnShadowed(service, { shlinkApi: config.shlinkApi }, log);
-  const base = new URL(baseUrl);
-  const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
-  const transfer = createTransfer({
-    store: links,
-    rules: { baseUrl, maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength, reserved },
-    now: now ?? Date.now,
-    randomCode: createCodeSource(random),
-  });
-  const routes = routeTable({
-    service,
-    reply,
-    files: loadStatic(staticDir),
-    config: { ...config, baseUrl },
-    log,
-    metrics,
-    readiness,
-    transfer,
-    now: now ?? Date.now,
-  });
-  const match = createRouter(routes);
-  const gate = createGate(config.apiToken);
-  // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
-  const basePathRaw = base.pathname.replace(/\/+$/, '');
-  const baseNorm = normalizeTarget(basePathRaw || '/');
-  const baseSegments = baseNorm.ok ? baseNorm.target.segments : [];
-  const handler = createDispatch({
-    service,
-    reply,
-    match,
-    gate,
-    metrics,
-    log,
-    baseSegments,
-    basePathRaw,
-    // The redirect's fast path skips the gate: it is for instances whose short links are public.
-    fastRedirects: config.apiToken === '' || config.publicRedirects,
-    uiServed: !config.production,
-    reserved,
-  });
-
-  return {
-    handler,
-    beginShutdown() {
-      shuttingDown = true;
-    },
-    close() {
-      shuttingDown = true;
-      geoip?.close();
-      return links.close();
-    },
-    compact,
-    config: { ...config, baseUrl },
-    service,
-    get count() {
-      return links.count;
-    },
-    dataFile,
-    database,
   };
 }

@@ -5,18 +5,19 @@
  * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openShortenerAsync, type OpenedShortener, type Shortener } from './app.ts';
 import { startCluster } from './cli/cluster.ts';
 import { helpText } from './cli/help.ts';
-import { resolveConfig } from './config/resolve.ts';
+import type { Config } from './config/config.ts';
+import { resolveConfig, type Command, type Resolved } from './config/resolve.ts';
 import { spareLongUploads } from './http/body.ts';
-import { trackConnections } from './http/tracking.ts';
+import { trackConnections, type TrackedConnections } from './http/tracking.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
 import { parseTransferCommand, runTransferCommand } from './cli/transfer-commands.ts';
-import { createLogger, ignoreClosedPipe } from './log.ts';
+import { createLogger, ignoreClosedPipe, type Logger } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/log/lock.ts';
 import { DatabaseOpenError, DriverMissingError } from './store/postgres/connect.ts';
@@ -27,63 +28,54 @@ import { NAME, VERSION } from './version.ts';
 /** Flushing visits and closing the log after the requests are done: a stuck disk exits 1 after this. */
 const FLUSH_GRACE_MS = 10_000;
 
+/** Each command of the command line (`--help`, `--version`, `--repair`, `--compact`, or serving). */
+const COMMANDS: Readonly<Record<Command, (config: Config) => void | Promise<void>>> = {
+  help: () => void process.stdout.write(helpText() + '\n'),
+  version: () => void process.stdout.write(`${NAME} ${VERSION}\n`),
+  repair: (config) => repair(config.dataDir, createLogger(config.logLevel)),
+  compact: (config) => compactOffline(config.dataDir, createLogger(config.logLevel)),
+  run: serve,
+};
+
 async function main(): Promise<void> {
   ignoreClosedPipe(process.stdout);
   if (transferCommand()) return;
-  let resolved;
+  const { command, config } = resolvedOrExit();
+  await COMMANDS[command](config);
+}
+
+/** The configuration of flags, environment and file; a bad one is one line and exit 2. */
+function resolvedOrExit(): Resolved {
   try {
-    resolved = resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
+    return resolveConfig({ argv: process.argv.slice(2), env: process.env, readFile: (p) => readFileSync(p, 'utf8') });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${NAME}: ${err.message}\n`);
     process.exit(2);
   }
-  if (resolved.command === 'help') {
-    process.stdout.write(helpText() + '\n');
-    return;
-  }
-  if (resolved.command === 'version') {
-    process.stdout.write(`${NAME} ${VERSION}\n`);
-    return;
-  }
-  const { config } = resolved;
-  const log = createLogger(config.logLevel);
-  if (resolved.command === 'repair') {
-    try {
-      const report = repairLog(config.dataDir);
-      if (!report.movedTo) log.info('log is intact; nothing to repair', { file: report.file, entries: report.kept });
-      else {
-        for (const l of report.lost) log.warn('dropped a damaged line', { line: l.line, reason: l.reason, bytes: l.bytes });
-        log.info('log repaired', { file: report.file, kept: report.kept, lost: report.lost.length, damaged_copy: report.movedTo });
-      }
-    } catch (err) {
-      log.error(err instanceof LockError ? err.message : `repair failed: ${(err as Error).message}`);
-      process.exit(1);
-    }
-    return;
-  }
-  if (resolved.command === 'compact') {
-    void compactOffline(config.dataDir, log);
-    return;
-  }
-  // WORKERS=N: the primary forks the workers and serves nothing itself (docs/scale-out.md).
-  if (startCluster(config, log)) return;
-  // Load every link before the port opens (docs/storage.md Start-up): the first request ever answered sees
-  // them all; with a database, connect and migrate first (docs/postgres.md). The handler is built once
-  // listening, when PORT=0 knows the port of its default base URL.
-  let opened: OpenedShortener;
+}
+
+/** `--repair`: salvage what a damaged log still holds (docs/storage.md), report, exit. */
+function repair(dataDir: string, log: Logger): void {
   try {
-    opened = await openShortenerAsync({ ...config, logger: log });
-  } catch (err) {
-    // A setting that cannot be used (a damaged GEOIP_DB) is a configuration error like a bad value.
-    if (err instanceof DriverMissingError || err instanceof ConfigError) {
-      process.stderr.write(`${NAME}: ${err.message}\n`);
-      process.exit(2);
+    const report = repairLog(dataDir);
+    if (!report.movedTo) log.info('log is intact; nothing to repair', { file: report.file, entries: report.kept });
+    else {
+      for (const l of report.lost) log.warn('dropped a damaged line', { line: l.line, reason: l.reason, bytes: l.bytes });
+      log.info('log repaired', { file: report.file, kept: report.kept, lost: report.lost.length, damaged_copy: report.movedTo });
     }
-    if (!(err instanceof StoreOpenError || err instanceof DatabaseOpenError)) throw err;
-    log.error(err.message);
+  } catch (err) {
+    log.error(err instanceof LockError ? err.message : `repair failed: ${(err as Error).message}`);
     process.exit(1);
   }
+}
+
+/** Serving: load the links, listen, log the start-up line, and shut down cleanly on a signal. */
+async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  // WORKERS=N: the primary forks the workers and serves nothing itself (docs/scale-out.md).
+  if (startCluster(config, log)) return;
+  const opened = await openOrExit(config, log);
 
   // Timeouts, header size and a connection cap: no client can hold the server with slow bytes.
   const limits = serverOptions(config);
@@ -113,49 +105,74 @@ async function main(): Promise<void> {
     connections.serve(shortener.handler);
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => void shutdown(shortener, signal));
-    }
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    log.info('listening', {
-      url: `http://${host}:${port}`,
-      base_url: shortener.config.baseUrl,
-      ...(shortener.database ? { database: shortener.database.database, database_host: shortener.database.host } : { data_file: shortener.dataFile }),
-      records: shortener.count,
-      ...(shortener.database ? { pool_size: config.dbPoolSize } : { fsync: config.fsync }),
-      gate: config.apiToken !== '',
-      public_redirects: config.publicRedirects,
-      api_keys: config.apiKeys.length > 0,
-    });
-    if (config.apiKeys.length === 0) {
-      log.warn(
-        'API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured',
-      );
-    }
-    if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
-      // An instance that must stay open is told of the one control it has (docs/security.md).
-      const limit = config.createRateLimit === '' ? '; if it must stay open, limit creates per client with CREATE_RATE_LIMIT (e.g. 60/min)' : '';
-      log.warn(
-        'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
-          `and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it${limit}`,
-        { host: config.host, create_rate_limit: config.createRateLimit === '' ? 'off' : config.createRateLimit },
-      );
-    }
+    const shutdown = shutdownOf(server, connections.table, shortener, config, log);
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
+    logStart(config, shortener, port, log);
   });
+}
 
+/**
+ * Every link loaded before the port opens (docs/storage.md Start-up): the first request ever
+ * answered sees them all; with a database, connected and migrated first (docs/postgres.md). The
+ * handler is built once listening, when PORT=0 knows the port of its default base URL. A store
+ * that cannot open exits 1; a setting that cannot be used (a damaged GEOIP_DB), 2.
+ */
+async function openOrExit(config: Config, log: Logger): Promise<OpenedShortener> {
+  try {
+    return await openShortenerAsync({ ...config, logger: log });
+  } catch (err) {
+    if (err instanceof DriverMissingError || err instanceof ConfigError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (!(err instanceof StoreOpenError || err instanceof DatabaseOpenError)) throw err;
+    log.error(err.message);
+    process.exit(1);
+  }
+}
+
+/** The start-up line, and the warnings of a configuration that leaves something open. */
+function logStart(config: Config, shortener: Shortener, port: number, log: Logger): void {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log.info('listening', {
+    url: `http://${host}:${port}`,
+    base_url: shortener.config.baseUrl,
+    ...(shortener.database ? { database: shortener.database.database, database_host: shortener.database.host } : { data_file: shortener.dataFile }),
+    records: shortener.count,
+    ...(shortener.database ? { pool_size: config.dbPoolSize } : { fsync: config.fsync }),
+    gate: config.apiToken !== '',
+    public_redirects: config.publicRedirects,
+    api_keys: config.apiKeys.length > 0,
+  });
+  if (config.apiKeys.length === 0) {
+    log.warn(
+      'API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured',
+    );
+  }
+  if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
+    // An instance that must stay open is told of the one control it has (docs/security.md).
+    const limit = config.createRateLimit === '' ? '; if it must stay open, limit creates per client with CREATE_RATE_LIMIT (e.g. 60/min)' : '';
+    log.warn(
+      'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
+        `and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it${limit}`,
+      { host: config.host, create_rate_limit: config.createRateLimit === '' ? 'off' : config.createRateLimit },
+    );
+  }
+}
+
+/** docs/storage.md Shutdown: the first signal stops the server, lets requests finish, flushes and exits. */
+function shutdownOf(server: Server, table: TrackedConnections['table'], shortener: Shortener, config: Config, log: Logger): (signal: string) => Promise<void> {
   let stopping = false;
-
-  /** docs/storage.md Shutdown. */
-  async function shutdown(shortener: Shortener, signal: string): Promise<void> {
+  return async function shutdown(signal) {
     if (stopping) return;
     stopping = true;
     // First, so that a load balancer probing readiness stops sending traffic.
     shortener.beginShutdown();
-    log.info('shutting down', { signal, in_flight: connections.table.inFlight });
+    log.info('shutting down', { signal, in_flight: table.inFlight });
     // Requests in flight get shutdown_timeout_ms; then their connections are cut.
     const cutOff = setTimeout(() => {
       log.warn('shutdown timeout: closing connections with requests still in flight', {
-        in_flight: connections.table.inFlight,
+        in_flight: table.inFlight,
         shutdown_timeout_ms: config.shutdownTimeoutMs,
       });
       server.closeAllConnections();
@@ -164,7 +181,7 @@ async function main(): Promise<void> {
     // sent, idle) now and the others once answered. node:http alone would wait for silent ones.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      connections.table.drain();
+      table.drain();
     });
     clearTimeout(cutOff);
     setTimeout(() => {
@@ -175,7 +192,7 @@ async function main(): Promise<void> {
     await shortener.close();
     log.info('stopped', { records: shortener.count });
     process.exit(0);
-  }
+  };
 }
 
 /** `export` and `import FILE` (src/cli/transfer-commands.ts): true when argv is one of them. */
@@ -195,7 +212,7 @@ function transferCommand(): boolean {
 }
 
 /** `--compact`: rewrite the log of a stopped server's data dir, report, exit. */
-async function compactOffline(dataDir: string, log: ReturnType<typeof createLogger>): Promise<void> {
+async function compactOffline(dataDir: string, log: Logger): Promise<void> {
   let store: LogEngine;
   try {
     store = new LogEngine({ dir: dataDir, fsync: 'always', log });
