@@ -178,7 +178,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'compaction-checkpoint-drops-labels',
-    file: 'src/store/log/keydir-columns.ts',
+    file: 'src/store/log/keydir-image.ts',
     from: 'if (labels !== undefined) sink.labels(labels);',
     to: 'if (labels !== undefined && nextSeqs) sink.labels(labels);',
     tests: ['test/store/log/checkpoint.test.ts'],

@@ -1,7 +1,7 @@
 /**
  * The blocks of a start-up checkpoint (`checkpoint.ts`): a run of consecutive slots each, with the
  * slots' columns one section after the other, every section padded to 8 bytes so that it reads
- * straight into a typed array. `Block` gathers the slots `KeydirColumns.copySlot` gives it and
+ * straight into a typed array. `Block` gathers the slots `KeydirImage.copySlot` gives it and
  * makes a block's bytes; `BlockReader` reads the blocks back into the columns of one keydir.
  *
  * The sections of a block of `n` slots, `e` of them with events: the codes and URLs (each slot's
@@ -11,7 +11,8 @@
  */
 import { crc32 } from './crc32.ts';
 import type { StoreFs } from './fs.ts';
-import { capacityFor, grown, type PackedKeydir, type SlotSink } from './keydir-columns.ts';
+import { capacityFor, grown } from './keydir-columns.ts';
+import type { PackedKeydir, SlotSink } from './keydir-image.ts';
 import type { Labels } from '../link-store.ts';
 import { STRIDE } from '../../visits/packed.ts';
 
@@ -57,7 +58,7 @@ function room<T extends Uint32Array | Float64Array>(a: T, need: number): T {
 const bytesOf = (a: Uint32Array | Int32Array | Float64Array | Uint8Array, entries: number) =>
   new Uint8Array(a.buffer, a.byteOffset, entries * a.BYTES_PER_ELEMENT);
 
-/** The slots copied since the last block was taken (`SlotSink` of `KeydirColumns.copySlot`). */
+/** The slots copied since the last block was taken (`SlotSink` of `KeydirImage.copySlot`). */
 export class Block implements SlotSink {
   slots = 0;
   private arena = Buffer.allocUnsafe(1 << 20);

@@ -1,63 +1,31 @@
 /**
  * The keydir's storage (see `keydir.ts`): the columns a slot's values sit in, the arena of code and
- * URL bytes, the two hash indexes over them, and how all of it grows and is squeezed by `vacuum`.
+ * URL bytes, the two hash indexes over them and the walks they give (the slots of a URL, every live
+ * slot oldest first), and how all of it grows and is squeezed by `vacuum`.
  *
- * Its own file because it is the part that knows the layout: `Keydir` extends this class and reads
- * the same fields directly (no extra object or call between a lookup and its columns), while the
- * growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
+ * Its own file because it is the part that knows the layout: `Keydir` extends this class (through
+ * `KeydirImage`, the checkpoint's copy of it, and `KeydirVisits`, a slot's counts and events) and
+ * reads the same fields directly (no extra object or call between a lookup and its columns), while
+ * the growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
-import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
+import { LinkEvents } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
 import type { Labels } from '../link-store.ts';
 
-const LIVE = 1;
+/** A slot's flag: it holds a live record. */
+export const LIVE = 1;
 /** The visit count differs from the last one written to the log (see `VisitCounts.flush`). */
 export const DIRTY = 2;
 
 /** Arena offsets fit 32 bits up to here; past it the column becomes 64-bit (`reserveBytes`). */
-const OFFSET32_MAX = 2 ** 32;
+export const OFFSET32_MAX = 2 ** 32;
 
 /** A copy of `a` of `size` entries (the rest zero). */
 export function grown<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
   b.set(a.subarray(0, Math.min(a.length, size)));
   return b;
-}
-
-/**
- * A keydir as the start-up checkpoint loads it (`checkpoint.ts`): the live slots only, numbered
- * from 0 in creation order, their columns in arrays of one length (the slot capacity, a power of
- * two), and the arena holding their codes and URLs one after the other in that order. The offsets,
- * flags and both indexes follow from these (`adopt`).
- */
-export interface PackedKeydir {
-  seed: number;
-  slots: number;
-  /** Arena bytes in use. */
-  used: number;
-  arena: Buffer;
-  codeLen: Uint32Array;
-  urlLen: Uint32Array;
-  created: Uint32Array | Float64Array;
-  retention: Uint32Array;
-  untracked: Float64Array;
-  limit: Uint32Array;
-  urlHash: Uint32Array;
-  events: EventsImage;
-  labels: [number, Labels][];
-  referrers: [number, string][];
-}
-
-/**
- * Where `KeydirColumns.copySlot` puts a slot's values: the start-up checkpoint's writer. Plain
- * arguments, not an object: a checkpoint copies every slot of the keydir.
- */
-export interface SlotSink {
-  slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void;
-  /** The events of the slot last given (`length` of them in `data`) and the number of its next. */
-  events(length: number, nextSeq: number, data: Uint32Array | undefined): void;
-  labels(labels: Labels): void;
 }
 
 /** Slot capacity for `live` slots: a power of two with a quarter to spare. */
@@ -126,93 +94,6 @@ export abstract class KeydirColumns {
     this.urlChains = new HashChains(capacity);
   }
 
-  /** The hashes' seed: a checkpoint keeps it with the URL hashes it copies (`checkpoint.ts`). */
-  get hashSeed(): number {
-    return this.seed;
-  }
-
-  /**
-   * Gives `sink` the values of the live slot `s`: what a replay of its create (and of its events'
-   * lines, `K` and `J`) sets. `nextSeqs`: also the next event number of a slot without events,
-   * which a compaction does not write (`compaction.ts`), so a checkpoint of a compaction leaves it out.
-   */
-  copySlot(s: number, sink: SlotSink, nextSeqs: boolean): void {
-    sink.slot(
-      this.arena,
-      this.offset[s]!,
-      this.codeLen[s]!,
-      this.urlLen[s]!,
-      this.created[s]!,
-      this.retention[s]!,
-      this.untrackedCount[s]!,
-      this.limit[s]!,
-      this.urlHash[s]!,
-    );
-    const events = this.events;
-    const n = events.length(s);
-    const next = events.nextSeq(s);
-    if (n > 0 || (nextSeqs && next > 0)) sink.events(n, next, events.data(s));
-    const labels = this.labelled.get(s);
-    if (labels !== undefined) sink.labels(labels);
-  }
-
-  /**
-   * Takes over the columns a checkpoint loaded (`checkpoint.ts`): the offsets follow from the code
-   * and URL lengths (the slots' bytes are in slot order), every slot is live, and both indexes are
-   * built as a replay builds them, oldest first. The hot caches start empty, and no count is dirty
-   * (a checkpoint holds only counts the log holds).
-   */
-  protected adopt(packed: PackedKeydir): void {
-    const capacity = packed.codeLen.length;
-    for (const column of [packed.urlLen, packed.created, packed.retention, packed.untracked, packed.limit, packed.urlHash]) {
-      if (column.length !== capacity) throw new Error('checkpoint columns of different lengths');
-    }
-    this.seed = packed.seed;
-    this.slots = packed.slots;
-    this.live = packed.slots;
-    this.used = packed.used;
-    this.arena = packed.arena;
-    this.codeLen = packed.codeLen;
-    this.urlLen = packed.urlLen;
-    this.created = packed.created;
-    this.retention = packed.retention;
-    this.untrackedCount = packed.untracked;
-    this.limit = packed.limit;
-    this.urlHash = packed.urlHash;
-    this.offset = packed.used > OFFSET32_MAX ? new Float64Array(capacity) : new Uint32Array(capacity);
-    let at = 0;
-    for (let s = 0; s < packed.slots; s++) {
-      this.offset[s] = at;
-      at += packed.codeLen[s]! + packed.urlLen[s]!;
-    }
-    if (at !== packed.used) throw new Error('checkpoint arena and lengths disagree');
-    this.flags = new Uint8Array(capacity).fill(LIVE, 0, packed.slots);
-    this.rebuildChains(capacity);
-    const referrers = new Referrers();
-    for (const [n, host] of packed.referrers) referrers.define(n, host);
-    this.events = LinkEvents.fromImage(packed.events, referrers);
-    this.labelled = new Map(packed.labels);
-    this.hot.clear();
-  }
-
-  /**
-   * Takes out the live slot older than `s` that has `s`'s code, if any: what a replay does to a
-   * code's older slot when the code is created anew (`Keydir.add`). A compaction's checkpoint can
-   * hold both, as its log does (`checkpoint.ts`).
-   */
-  protected dropOlderTwin(s: number): void {
-    const at = this.offset[s]!;
-    const len = this.codeLen[s]!;
-    const arena = this.arena;
-    outer: for (let t = this.codeChains.first(this.codeHashOf(s)); t !== NONE; t = this.codeChains.after(t)) {
-      if (t >= s || this.codeLen[t] !== len) continue;
-      const other = this.offset[t]!;
-      for (let i = 0; i < len; i++) if (arena[other + i] !== arena[at + i]) continue outer;
-      this.remove(t);
-      return;
-    }
-  }
-
   /** Live records. */
   get size(): number {
     return this.live;
@@ -275,6 +156,24 @@ export abstract class KeydirColumns {
   protected codeHashOf(s: number): number {
     const at = this.offset[s]!;
     return hashBytes(this.arena, at, at + this.codeLen[s]!, this.seed);
+  }
+
+  /** Live slots with this URL, newest first. */
+  *slotsWithUrl(url: string): Generator<number> {
+    const bytes = Buffer.from(url, 'utf8');
+    const h = hashBytes(bytes, 0, bytes.length, this.seed);
+    // Chains are newest first: a slot is linked at the head when added, and `rehash` keeps the order.
+    const chains = this.urlChains;
+    for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
+      if (this.urlHash[s] !== h || this.urlLen[s] !== bytes.length) continue;
+      const at = this.offset[s]! + this.codeLen[s]!;
+      if (this.arena.compare(bytes, 0, bytes.length, at, at + bytes.length) === 0) yield s;
+    }
+  }
+
+  /** Live slots, oldest first. Safe while records are added (they are visited too) or removed. */
+  *slotsOldestFirst(): Generator<number> {
+    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) yield s;
   }
 
   /** Marks a live slot dead and takes it out of both indexes. Its bytes stay until `vacuum`. */
@@ -348,7 +247,7 @@ export abstract class KeydirColumns {
   }
 
   /** Both hash indexes built anew at `capacity`, over the live slots. */
-  private rebuildChains(capacity: number): void {
+  protected rebuildChains(capacity: number): void {
     let live = 0;
     for (let s = 0; s < this.slots; s++) if (this.isLive(s)) live++;
     const slots = new Int32Array(live);

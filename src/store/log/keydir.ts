@@ -14,40 +14,21 @@
  * outnumber the live ones, which renumbers slots: callers holding slot numbers get the mapping.
  *
  * This file holds what the service asks of the records: lookups, adds and edits, the values of a
- * slot, the visit counts and the walks for lists and searches. The columns themselves, their
- * growth and `vacuum` are `keydir-columns.ts`.
+ * slot and the tests of a search. `Keydir` extends, each in its own file and reading the same
+ * fields: a slot's visit counts and events (`keydir-visits.ts`), the keydir as a checkpoint copies
+ * and loads it (`keydir-image.ts`), and the columns themselves, their indexes and walks, their
+ * growth and `vacuum` (`keydir-columns.ts`).
  */
+import { foldedIndex } from './ascii-fold.ts';
 import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
-import { DIRTY, KeydirColumns, type PackedKeydir } from './keydir-columns.ts';
+import type { PackedKeydir } from './keydir-image.ts';
+import { KeydirVisits } from './keydir-visits.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
 import { labelsOf, type LinkRecord } from '../link-store.ts';
-import { MAX_COUNT } from '../record-limits.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
 export type StoredRecord = LinkRecord;
-
-/** A-Z folded to a-z; any other byte as it is. */
-const fold = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
-
-/**
- * Whether `buf[start, end)`, folded, contains `needle`; undefined as soon as a byte outside ASCII
- * is met (see `Keydir.containsFolded`).
- */
-function foldedIndex(buf: Buffer, start: number, end: number, needle: Uint8Array): boolean | undefined {
-  const m = needle.length;
-  const first = needle[0]!;
-  for (let i = start; i < end; i++) {
-    const b = buf[i]!;
-    // Lower-casing an ASCII character does not depend on its neighbours: a match is a match.
-    if (b >= 0x80) return undefined;
-    if (fold(b) !== first || i + m > end) continue;
-    let j = 1;
-    while (j < m && fold(buf[i + j]!) === needle[j]) j++;
-    if (j === m) return true;
-  }
-  return false;
-}
 
 /** Where labels are read from: a record, an entry of the log. */
 export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
@@ -55,7 +36,7 @@ export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
 const LATIN1 = new Uint8Array(256).fill(1);
 
-export class Keydir extends KeydirColumns {
+export class Keydir extends KeydirVisits {
   /**
    * The keydir a start-up checkpoint holds (`checkpoint.ts`); `late`: its slots that a compaction
    * copied after their code's older slot (the code was deleted and created anew meanwhile).
@@ -250,80 +231,9 @@ export class Keydir extends KeydirColumns {
     return this.retention[s]!;
   }
 
-  /** The visit count: untracked visits plus events (docs/analytics.md), at most `MAX_COUNT`. */
-  visits(s: number): number {
-    const n = this.untrackedCount[s]! + this.events.length(s);
-    return n < MAX_COUNT ? n : MAX_COUNT;
-  }
-
   /** The slot's visit limit; 0 when it has none. */
   maxVisits(s: number): number {
     return this.limit[s]!;
-  }
-
-  /** Sets the count, untracked visits included (a visit given back, a test); events stay as they are. */
-  setVisits(s: number, count: number): void {
-    this.untrackedCount[s] = this.untrackedCount[s]! + count - this.visits(s);
-  }
-
-  untracked(s: number): number {
-    return this.untrackedCount[s]!;
-  }
-
-  /**
-   * Sets the untracked visits (a count batch of the log holds them, absolute); the count follows:
-   * untracked visits plus the slot's events, the invariant (docs/analytics.md).
-   */
-  setUntracked(s: number, untracked: number): void {
-    this.untrackedCount[s] = untracked;
-  }
-
-  /** Adds an event to slot `s` (one more visit); returns its sequence number (`link-events.ts`). */
-  addEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
-    return this.events.add(s, time, visitor, referrer, attrs);
-  }
-
-  /** Adds an imported event: it takes the place of an untracked visit, or adds a visit when none is left. */
-  importEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
-    if (this.untrackedCount[s]! > 0) this.untrackedCount[s]!--;
-    return this.events.add(s, time, visitor, referrer, attrs);
-  }
-
-  /** Takes back an event whose write never happened (the visit is given back). */
-  takeBackEvent(s: number, time: number, visitor: number, referrer: number, attrs: number): void {
-    this.events.takeBack(s, time, visitor, referrer, attrs);
-  }
-
-  /** Removes the slot's events and sets its counts to 0 (`DELETE …/visits`); returns the events removed. */
-  resetVisits(s: number): number {
-    this.untrackedCount[s] = 0;
-    return this.events.clear(s);
-  }
-
-  /** Moves the slot's events older than `before` to its untracked visits (retention); returns how many. */
-  expireEvents(s: number, before: number): number {
-    const n = this.events.cut(s, before);
-    this.untrackedCount[s] = this.untrackedCount[s]! + n;
-    return n;
-  }
-
-  /**
-   * Counts one visit; true when the slot was clean (the caller queues it for the next flush). The
-   * count stops at `MAX_COUNT` (`record-limits.ts`) instead of passing what a record may hold.
-   */
-  visit(s: number): boolean {
-    if (this.visits(s) < MAX_COUNT) this.untrackedCount[s]!++;
-    const clean = (this.flags[s]! & DIRTY) === 0;
-    this.flags[s]! |= DIRTY;
-    return clean;
-  }
-
-  /** Marks a slot's count as written (false) or not (true); true when it was clean before. */
-  markDirty(s: number, dirty: boolean): boolean {
-    const was = (this.flags[s]! & DIRTY) !== 0;
-    if (dirty) this.flags[s]! |= DIRTY;
-    else this.flags[s]! &= ~DIRTY;
-    return !was;
   }
 
   /**
@@ -377,24 +287,6 @@ export class Keydir extends KeydirColumns {
   get(code: string): StoredRecord | undefined {
     const s = this.find(code);
     return s === NONE ? undefined : this.record(s, code);
-  }
-
-  /** Live slots with this URL, newest first. */
-  *slotsWithUrl(url: string): Generator<number> {
-    const bytes = Buffer.from(url, 'utf8');
-    const h = hashBytes(bytes, 0, bytes.length, this.seed);
-    // Chains are newest first: a slot is linked at the head when added, and `rehash` keeps the order.
-    const chains = this.urlChains;
-    for (let s = chains.first(h); s !== NONE; s = chains.after(s)) {
-      if (this.urlHash[s] !== h || this.urlLen[s] !== bytes.length) continue;
-      const at = this.offset[s]! + this.codeLen[s]!;
-      if (this.arena.compare(bytes, 0, bytes.length, at, at + bytes.length) === 0) yield s;
-    }
-  }
-
-  /** Live slots, oldest first. Safe while records are added (they are visited too) or removed. */
-  *slotsOldestFirst(): Generator<number> {
-    for (let s = 0; s < this.slots; s++) if (this.isLive(s)) yield s;
   }
 
   /** Codes in creation order, like `Map.keys`. */
