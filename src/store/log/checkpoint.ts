@@ -7,32 +7,35 @@
  * damaged, of another layout, or whose log is not the one it covers (replaced, truncated, restored
  * from a backup) is not used, with one warning line, and the whole log is replayed.
  *
- * Two writers fill it. At start-up and at a clean shutdown memory is exactly what the log replays
- * to, and `writeCheckpoint` copies it in one synchronous step. A compaction copies each slot in
- * the same turn as it encodes the slot's line into the new log (`compaction-checkpoint.ts`), so the
- * checkpoint holds exactly what the new log's lines say, block by block between turns: it covers
- * the new log up to the end of those lines, and what was written meanwhile is replayed after it.
+ * Two writers fill it (`checkpoint-writer.ts`). At start-up and at a clean shutdown memory is
+ * exactly what the log replays to, and `writeCheckpoint` copies it in one synchronous step. A
+ * compaction copies each slot in the same turn as it encodes the slot's line into the new log
+ * (`compaction-checkpoint.ts`), so the checkpoint holds exactly what the new log's lines say, block
+ * by block between turns: it covers the new log up to the end of those lines, and what was written
+ * meanwhile is replayed after it.
  *
  * Layout: `URLSCKPT`, the layout version, the footer's length and CRC-32 (4 bytes each, little
  * endian), 4 spare bytes and the footer's offset (a little-endian double); then the blocks, each a
- * run of consecutive slots with its own columns (`checkpoint-block.ts`); then the footer (JSON: the log covered, the keydir's numbers, labels, referrer hosts, and each
- * block's sizes and CRC-32). The preamble is written last, so a file cut short anywhere is refused.
+ * run of consecutive slots with its own columns (`checkpoint-block.ts`); then the footer (JSON: the
+ * log covered, the keydir's numbers, labels, referrer hosts, and each block's sizes and CRC-32).
+ * The preamble is written last, so a file cut short anywhere is refused. This file holds the
+ * layout and the reading back (`loadCheckpoint`).
  */
 import { endianness } from 'node:os';
-import { dirname } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { crc32 } from './crc32.ts';
-import { CHECKPOINT_SUFFIX, TEMP_SUFFIX } from './files.ts';
+import { CHECKPOINT_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
-import { Block, BLOCK_SLOTS, blockBytes, BlockReader, readFully, type BlockInfo, type BlockTotals } from './checkpoint-block.ts';
+import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
+import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
 import type { Labels } from '../link-store.ts';
 
-const MAGIC = Buffer.from('URLSCKPT', 'latin1');
+export const MAGIC = Buffer.from('URLSCKPT', 'latin1');
 /** The layout this build writes and reads; another one is another build's, and not used. */
 export const CHECKPOINT_VERSION = 2;
-const PREAMBLE = MAGIC.length + 24;
+/** The preamble's bytes: the magic, the version, the footer's length, CRC-32 and offset. */
+export const PREAMBLE = MAGIC.length + 24;
 
 /**
  * Bytes of the log, at its start and before the offset covered, whose checksums say it is still
@@ -51,7 +54,7 @@ export interface Covered {
   entries: number;
 }
 
-interface Footer {
+export interface Footer {
   endian: string;
   log: Covered & { format: number; id: string; head: number; tail: number };
   keydir: BlockTotals;
@@ -82,180 +85,10 @@ function logCrc(fs: StoreFs, fd: number, from: number, to: number): number {
 }
 
 /** The log's identity as a checkpoint records it and checks it. */
-function identity(fs: StoreFs, logFd: number, offset: number): { id: string; size: number; head: number; tail: number } {
+export function identity(fs: StoreFs, logFd: number, offset: number): { id: string; size: number; head: number; tail: number } {
   const { id, size } = fs.stat(logFd);
   if (size < offset) return { id, size, head: -1, tail: -1 };
   return { id, size, head: logCrc(fs, logFd, 0, Math.min(offset, WINDOW)), tail: logCrc(fs, logFd, Math.max(0, offset - WINDOW), offset) };
-}
-
-/**
- * A checkpoint being written to its temp file: slots copied in (`add`), blocks written out
- * (`flush`, or `flushSync` where nothing may change the keydir between the first copy and the
- * last), then the footer and preamble, fsynced (`finish`), and `install`ed by a rename. Any failure
- * before the rename leaves the checkpoint there was as it was (`abandon` removes the temp file).
- */
-export class CheckpointWriter {
-  private readonly block = new Block();
-  private readonly blocks: BlockInfo[] = [];
-  /** Where the next block goes. */
-  private at = PREAMBLE;
-  private used = 0;
-  private eventSlots = 0;
-  private eventWords = 0;
-  private readonly started = performance.now();
-  private fd: number | undefined;
-  private readonly late: number[] = [];
-  private referrers: [number, string][] = [];
-
-  /**
-   * A new temp file beside `logPath`. `nextSeqs`: see `KeydirColumns.copySlot`. `lateFrom`: the keydir's
-   * first slot made after the copying began (a compaction's: such a slot may repeat the code of one
-   * copied before, which was then deleted or replaced).
-   */
-  constructor(
-    private readonly fs: StoreFs,
-    private readonly logPath: string,
-    private readonly seed: number,
-    private readonly nextSeqs: boolean,
-    private readonly lateFrom = Number.MAX_SAFE_INTEGER,
-  ) {
-    this.fd = fs.create(this.temp);
-  }
-
-  /** The referrer hosts the log it covers names (by the end of those bytes). */
-  names(referrers: [number, string][]): void {
-    this.referrers = referrers;
-  }
-
-  private get temp(): string {
-    return checkpointPath(this.logPath) + TEMP_SUFFIX;
-  }
-
-  /** Slots copied and not yet written. */
-  get pending(): number {
-    return this.block.slots;
-  }
-
-  /** Copies the live slot `s` of `records` (which must have the seed the writer was made with). */
-  add(records: Keydir, s: number): void {
-    records.copySlot(s, this.block, this.nextSeqs);
-    if (s >= this.lateFrom) this.late.push(this.block.base + this.block.slots - 1);
-  }
-
-  private take(): { bytes: Buffer; at: number } | undefined {
-    if (this.block.slots === 0) return undefined;
-    const { bytes, info } = this.block.take();
-    this.blocks.push(info);
-    this.used += info[1];
-    this.eventSlots += info[2];
-    this.eventWords += info[3];
-    const at = this.at;
-    this.at += bytes.length;
-    return { bytes, at };
-  }
-
-  flushSync(): void {
-    const block = this.take();
-    if (block) this.fs.writeSync(this.fd!, block.bytes, block.at);
-  }
-
-  async flush(): Promise<void> {
-    const block = this.take();
-    if (block) await this.fs.write(this.fd!, block.bytes, block.at);
-  }
-
-  /** The footer and the preamble that points at it, for the log `logFd` up to `covered`. */
-  private tail(logFd: number, covered: Covered): { footer: Buffer; preamble: Buffer } {
-    const log = identity(this.fs, logFd, covered.offset);
-    const footer: Footer = {
-      endian: endianness(),
-      log: { ...covered, format: FORMAT_VERSION, id: log.id, head: log.head, tail: log.tail },
-      keydir: { seed: this.seed, slots: this.block.base, used: this.used, eventSlots: this.eventSlots, eventWords: this.eventWords },
-      labels: this.block.labelled,
-      referrers: this.referrers,
-      late: this.late,
-      blocks: this.blocks,
-    };
-    const json = Buffer.from(JSON.stringify(footer), 'utf8');
-    const preamble = Buffer.alloc(PREAMBLE);
-    MAGIC.copy(preamble, 0);
-    preamble.writeUInt32LE(CHECKPOINT_VERSION, MAGIC.length);
-    preamble.writeUInt32LE(json.length, MAGIC.length + 4);
-    preamble.writeUInt32LE(crc32(json), MAGIC.length + 8);
-    preamble.writeDoubleLE(this.at, MAGIC.length + 16);
-    return { footer: json, preamble };
-  }
-
-  /** Writes the rest (`flushSync`), the footer and the preamble, and fsyncs and closes the file. */
-  finishSync(logFd: number, covered: Covered): void {
-    this.flushSync();
-    const { footer, preamble } = this.tail(logFd, covered);
-    this.fs.writeSync(this.fd!, footer, this.at);
-    this.fs.writeSync(this.fd!, preamble, 0);
-    this.fs.fsyncSync(this.fd!);
-    const fd = this.fd!;
-    this.fd = undefined;
-    this.fs.closeSync(fd);
-  }
-
-  /** `finishSync` off the event loop. */
-  async finish(logFd: number, covered: Covered): Promise<void> {
-    await this.flush();
-    const { footer, preamble } = this.tail(logFd, covered);
-    await this.fs.write(this.fd!, footer, this.at);
-    await this.fs.write(this.fd!, preamble, 0);
-    await this.fs.fsync(this.fd!);
-    const fd = this.fd!;
-    this.fd = undefined;
-    await this.fs.close(fd);
-  }
-
-  /** Renames the finished checkpoint into place; the caller fsyncs the directory. */
-  install(): { bytes: number; links: number; ms: number } {
-    this.fs.rename(this.temp, checkpointPath(this.logPath));
-    return { bytes: this.at, links: this.block.base, ms: Math.round(performance.now() - this.started) };
-  }
-
-  /** Gives the checkpoint up: its temp file is removed (or, if that fails too, by the next start). */
-  abandon(): void {
-    if (this.fd !== undefined) {
-      try {
-        this.fs.closeSync(this.fd);
-      } catch {
-        // The failure that led here is the one to report.
-      }
-      this.fd = undefined;
-    }
-    try {
-      this.fs.remove(this.temp);
-    } catch {
-      // Removed at the next start.
-    }
-  }
-}
-
-/**
- * Writes the checkpoint of `records`, which must be exactly what the log `logFd` replays to up to
- * `covered.offset`: to a temp file, fsynced, renamed into place, its directory fsynced. Synchronous
- * from the first byte to the rename. Throws (the temp file removed, any checkpoint there was left
- * as it was) when a step fails.
- */
-export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
-  const writer = new CheckpointWriter(fs, logPath, records.hashSeed, true);
-  writer.names([...records.events.referrers.inLog()]);
-  try {
-    for (const s of records.slotsOldestFirst()) {
-      writer.add(records, s);
-      if (writer.pending === BLOCK_SLOTS) writer.flushSync();
-    }
-    writer.finishSync(logFd, covered);
-  } catch (err) {
-    writer.abandon();
-    throw err;
-  }
-  const { bytes, ms } = writer.install();
-  fs.syncDir(dirname(logPath));
-  return { bytes, ms };
 }
 
 /** A checkpoint read back: the keydir, and what of the log it covers. */

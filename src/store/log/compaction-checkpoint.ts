@@ -5,7 +5,8 @@
  * into place right after the new log. A failure to write it gives the checkpoint up with a warning,
  * never the compaction.
  */
-import { checkpointDue, checkpointPath, CheckpointWriter, type Covered } from './checkpoint.ts';
+import { checkpointDue, checkpointPath, type Covered } from './checkpoint.ts';
+import { CheckpointWriter } from './checkpoint-writer.ts';
 import type { StoreParts } from './compaction.ts';
 import type { Keydir } from './keydir.ts';
 

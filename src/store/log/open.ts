@@ -6,7 +6,8 @@
  * A torn last line (a crash during a write) is copied aside and then cut off; damage anywhere else
  * stops start-up with a message naming the line and the fix, so nothing is dropped silently.
  */
-import { checkpointDue, checkpointPath, loadCheckpoint, writeCheckpoint, type Loaded } from './checkpoint.ts';
+import { checkpointDue, checkpointPath, loadCheckpoint, type Loaded } from './checkpoint.ts';
+import { writeCheckpoint } from './checkpoint-writer.ts';
 import { beside, COMPACT_SUFFIX, RESTORE_SUFFIX, RETIRED_SUFFIX, TEMP_SUFFIX, TORN_SUFFIX } from './files.ts';
 import { FORMAT_VERSION, newerFormatMessage } from './format.ts';
 import type { StoreFs } from './fs.ts';
