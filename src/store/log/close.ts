@@ -6,7 +6,7 @@
  * a suspect tail), this gives back.
  */
 import { checkpointDue } from './checkpoint.ts';
-import type { StoreParts } from './compaction.ts';
+import type { StoreParts } from './log-rewrite.ts';
 import { saveCheckpoint } from './open.ts';
 
 /**

@@ -7,7 +7,7 @@
  */
 import { checkpointDue, checkpointPath, type Covered } from './checkpoint.ts';
 import { CheckpointWriter } from './checkpoint-writer.ts';
-import type { StoreParts } from './compaction.ts';
+import type { StoreParts } from './log-rewrite.ts';
 import type { Keydir } from './keydir.ts';
 
 export class CompactionCheckpoint {

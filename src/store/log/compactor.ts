@@ -4,7 +4,8 @@
  * log of format 1, right after start-up, to write its version line. One compaction at a time: a
  * call while one runs gets the same promise. How a compaction is done is `compaction.ts`.
  */
-import { compactLog, upgradeAtStart, type CompactReport, type StoreParts } from './compaction.ts';
+import { compactLog, upgradeAtStart, type CompactReport } from './compaction.ts';
+import type { StoreParts } from './log-rewrite.ts';
 import { errorKind } from './write-errors.ts';
 
 export class Compactor {

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { CHECKPOINT_MIN_BYTES } from './checkpoint.ts';
 import { closeLog } from './close.ts';
-import { COMPACT_MIN_BYTES, upgradeLog, type CompactReport, type StoreParts } from './compaction.ts';
+import { COMPACT_MIN_BYTES, upgradeLog, type CompactReport } from './compaction.ts';
 import { Compactor } from './compactor.ts';
 import { LOG_FILE } from './files.ts';
 import type { Entry } from './format.ts';
@@ -18,6 +18,7 @@ import type { InsertChain } from '../link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
 import { LogWriter, type EncodedLines } from './log-writer.ts';
+import type { StoreParts } from './log-rewrite.ts';
 import { openLog } from './open.ts';
 import { Reattacher } from './reattach.ts';
 import { VisitCounts } from './visit-counts.ts';

@@ -8,7 +8,7 @@
  */
 import { acquireLock } from './lock.ts';
 import { beside, REPLACED_SUFFIX, RESTORE_SUFFIX } from './files.ts';
-import { discard, install, writeRecords, type StoreParts } from './compaction.ts';
+import { discard, install, writeRecords, type StoreParts } from './log-rewrite.ts';
 import { errorKind } from './write-errors.ts';
 
 export class Reattacher {

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { CHECKPOINT_VERSION, checkpointPath } from '../../../src/store/log/checkpoint.ts';
-import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
+import { EVENTS_PER_LINE } from '../../../src/store/log/log-rewrite.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
 import { LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
-import { EVENTS_PER_LINE } from '../../../src/store/log/compaction.ts';
+import { EVENTS_PER_LINE } from '../../../src/store/log/log-rewrite.ts';
 import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
