@@ -96,6 +96,66 @@ interface Pending {
   then: (answer: unknown) => void;
 }
 
+/** An import under way: the writes in flight, oldest first (at most `WINDOW`), and what it counted. */
+class Progress implements ImportRun {
+  readonly chain: InsertChain = { failed: undefined };
+  readonly errors = new ErrorList();
+  /** The first row the store failed to take, and why. */
+  failure: { line: number; detail: string } | undefined;
+  private count = 0;
+  private readonly pending: Pending[] = [];
+
+  constructor(readonly now: number) {}
+
+  imported(): void {
+    this.count++;
+  }
+
+  refused(line: number, detail: string): void {
+    this.errors.add(line, detail);
+  }
+
+  later<T>(line: number, written: Promise<T>, then: (answer: T) => void): void {
+    // A failed batch rejects every write in it at once, while only the oldest is awaited: the
+    // others are marked handled here and read in their turn by `settle`.
+    written.catch(() => undefined);
+    this.pending.push({ line, written, then: then as (answer: unknown) => void });
+  }
+
+  /** A failure of the store at `line`; anything else thrown is a bug and is thrown on. */
+  fail(line: number, err: unknown): void {
+    if (!(err instanceof StoreUnavailableError)) throw err;
+    if (this.failure === undefined || line < this.failure.line) this.failure = { line, detail: err.message };
+  }
+
+  /** Writes in flight. */
+  get inFlight(): number {
+    return this.pending.length;
+  }
+
+  /** Waits for the oldest write in flight. */
+  async settle(): Promise<void> {
+    const p = this.pending.shift()!;
+    let answer: unknown;
+    try {
+      answer = await p.written;
+    } catch (err) {
+      return this.fail(p.line, err);
+    }
+    if (this.failure !== undefined && p.line > this.failure.line) return;
+    try {
+      p.then(answer);
+    } catch (err) {
+      this.fail(p.line, err);
+    }
+  }
+
+  result(): ImportResult {
+    const report = { imported: this.count, skipped: this.errors.count, errors: this.errors.list };
+    return this.failure === undefined ? { ok: true, ...report } : { ok: false, ...report, ...this.failure };
+  }
+}
+
 /**
  * Imports the rows of `body` that start on line `fromLine` or later (those before it are read but
  * neither checked nor reported: an import resumed after a failure). Resolves once every stored row
@@ -110,47 +170,7 @@ export async function runImport<F extends string, Row extends { ok: true }>(
   nowMs: number,
   fromLine: number,
 ): Promise<ImportResult> {
-  const errors = new ErrorList();
-  /** Writes in flight, oldest first: at most `WINDOW`. */
-  const pending: Pending[] = [];
-  let imported = 0;
-  let failure: { line: number; detail: string } | undefined;
-
-  const fail = (line: number, err: unknown): void => {
-    if (!(err instanceof StoreUnavailableError)) throw err;
-    if (failure === undefined || line < failure.line) failure = { line, detail: err.message };
-  };
-
-  const run: ImportRun = {
-    now: Math.floor(nowMs / 1000),
-    chain: { failed: undefined },
-    imported: () => void imported++,
-    refused: (line, detail) => errors.add(line, detail),
-    later<T>(line: number, written: Promise<T>, then: (answer: T) => void): void {
-      // A failed batch rejects every write in it at once, while only the oldest is awaited: the
-      // others are marked handled here and read in their turn by `settle`.
-      written.catch(() => undefined);
-      pending.push({ line, written, then: then as (answer: unknown) => void });
-    },
-  };
-
-  /** Waits for the oldest write in flight. */
-  async function settle(): Promise<void> {
-    const p = pending.shift()!;
-    let answer: unknown;
-    try {
-      answer = await p.written;
-    } catch (err) {
-      return fail(p.line, err);
-    }
-    if (failure !== undefined && p.line > failure.line) return;
-    try {
-      p.then(answer);
-    } catch (err) {
-      fail(p.line, err);
-    }
-  }
-
+  const run = new Progress(Math.floor(nowMs / 1000));
   const rows = readRows(body, format, steps.rows);
   let sliceStart = performance.now();
   try {
@@ -161,31 +181,25 @@ export async function runImport<F extends string, Row extends { ok: true }>(
           sliceStart = performance.now();
         }
         if (row.line < fromLine) continue;
-        if ('error' in row) {
-          errors.add(row.line, row.error);
-          continue;
-        }
-        const checked = steps.check(row.values, run.now, row.textual);
+        const checked = 'error' in row ? { ok: false as const, detail: row.error } : steps.check(row.values, run.now, row.textual);
         if (!checked.ok) {
-          errors.add(row.line, checked.detail);
+          run.refused(row.line, checked.detail);
           continue;
         }
         try {
           steps.write(checked as Row, row.line, run);
         } catch (err) {
-          fail(row.line, err);
+          run.fail(row.line, err);
         }
-        if (failure !== undefined) break read;
-        while (pending.length >= WINDOW) await settle();
-        if (failure !== undefined) break read;
+        while (run.failure === undefined && run.inFlight >= WINDOW) await run.settle();
+        if (run.failure !== undefined) break read;
       }
     }
   } finally {
     // Every write handed to the store is waited for, whatever stopped the loop: the answer is sent
     // only when what it reports is durable.
-    while (pending.length > 0) await settle();
-    if (failure !== undefined) await rows.return(undefined);
+    while (run.inFlight > 0) await run.settle();
+    if (run.failure !== undefined) await rows.return(undefined);
   }
-  const report = { imported, skipped: errors.count, errors: errors.list };
-  return failure === undefined ? { ok: true, ...report } : { ok: false, ...report, ...failure };
+  return run.result();
 }
