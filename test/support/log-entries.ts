@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodePayload, type Entry } from '../../src/store/log/format.ts';
+import type { Entry } from '../../src/store/log/format.ts';
+import { decodePayload } from '../../src/store/log/format-decode.ts';
 import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 
 function lines(log: Buffer | string): string[] {

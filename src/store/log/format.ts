@@ -1,6 +1,7 @@
 /**
- * The log format, as pure functions: an entry to the bytes of its line, a payload back to an entry.
- * Reading a whole log is `replay.ts`; one line read straight from its bytes, `replay-line.ts`.
+ * The log format, as pure functions: an entry to the bytes of its line here, a payload back to an
+ * entry in `format-decode.ts`. Reading a whole log is `replay.ts`; one line read straight from its
+ * bytes, `replay-line.ts`.
  *
  * One entry per line: `<crc32 as 8 hex digits> <payload>\n`, the checksum covering the payload's
  * bytes. Payload fields are tab-separated; a WHATWG-serialized URL never contains a tab, CR or LF
@@ -37,7 +38,6 @@
  */
 import { crc32 } from './crc32.ts';
 import {
-  decodeEventFields,
   EVENT_OPS,
   eventPayload,
   eventsPayloadBound,
@@ -50,7 +50,7 @@ import {
 import { STRIDE } from '../../visits/packed.ts';
 import type { LabelSource, StoredRecord } from './keydir.ts';
 import { labelsOf } from '../link-store.ts';
-import { isRecordInteger, MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
+import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
 export type { StoredRecord } from './keydir.ts';
 
@@ -102,23 +102,6 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
 function encodeLabels(source: LabelSource): string | undefined {
   const labels = labelsOf(source.title, source.tags);
   return labels && JSON.stringify([labels.title ?? null, labels.tags ?? []]);
-}
-
-/** A `<labels>` field read back: undefined when it is not one (the entry is then no entry). */
-function decodeLabels(text: string): LabelSource | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [title, tags] = value as unknown[];
-  if ((title !== null && typeof title !== 'string') || !Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
-  const labels: LabelSource = {};
-  if (title !== null) labels.title = title;
-  if (tags.length > 0) labels.tags = tags as string[];
-  return labels;
 }
 
 /**
@@ -240,65 +223,3 @@ export function newerFormatMessage(file: string, version: number): string {
 
 // Expiry is part of the storage contract; the log store's code imports it from here.
 export { isExpired, isExpiredAt } from '../link-store.ts';
-
-/** A number field: decimal, no sign or leading zero, at most `MAX_DIGITS` digits (checked ≤ `MAX_COUNT` below). */
-const INT = new RegExp(`^(0|[1-9]\\d{0,${MAX_DIGITS - 1}})$`);
-
-/**
- * The value of a number field, or -1. A count above `MAX_COUNT` (16 digits: an older build counted
- * past it) is read as `MAX_COUNT`, where counting now stops; any other field above it is no entry.
- */
-function int(text: string | undefined, clamp = false): number {
-  if (text === undefined || !INT.test(text)) return -1;
-  const n = Number(text);
-  return n <= MAX_COUNT ? n : clamp ? MAX_COUNT : -1;
-}
-
-/** Largest visit limit or retention a log line may hold (the keydir keeps them in 32 bits). */
-export const MAX_LIMIT = 0xffffffff;
-
-/** Parses one checksummed payload string; `undefined` when it is well-formed text of no known shape. */
-export function decodePayload(text: string): Entry | undefined {
-  const f = text.split('\t');
-  switch (f[0]) {
-    case 'C': {
-      if (f.length < 6 || f.length > 8) return undefined;
-      // The URL is the last field but for labels, the eighth.
-      const url = f.length === 8 ? f[6] : f[f.length - 1];
-      const labels = f.length === 8 ? decodeLabels(f[7]!) : {};
-      if (!f[1] || !url || labels === undefined) return undefined;
-      const createdAt = int(f[2]);
-      const retentionDays = int(f[3]);
-      const visits = int(f[4], true);
-      const maxVisits = f.length >= 7 ? int(f[5]) : 0;
-      if (createdAt < 0 || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
-      return { op: 'C', code: f[1], createdAt, retentionDays, visits, maxVisits: maxVisits || null, url, ...labels };
-    }
-    case 'E': {
-      if ((f.length !== 5 && f.length !== 6) || !f[1] || !f[4]) return undefined;
-      const labels = f.length === 6 ? decodeLabels(f[5]!) : {};
-      const retentionDays = int(f[2]);
-      const maxVisits = int(f[3]);
-      if (labels === undefined || retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
-      return { op: 'E', code: f[1], retentionDays, maxVisits: maxVisits || null, url: f[4], ...labels };
-    }
-    case 'F': {
-      const version = int(f[2]);
-      return f.length === 3 && f[1] && version >= 0 ? { op: 'F', name: f[1], version } : undefined;
-    }
-    case 'D':
-      return f.length === 2 && f[1] ? { op: 'D', code: f[1] } : undefined;
-    case 'V': {
-      if (f.length < 3 || f.length % 2 === 0) return undefined;
-      const counts: [string, number][] = [];
-      for (let i = 1; i < f.length; i += 2) {
-        const count = int(f[i + 1], true);
-        if (!f[i] || count < 0) return undefined;
-        counts.push([f[i]!, count]);
-      }
-      return { op: 'V', counts };
-    }
-    default:
-      return decodeEventFields(f);
-  }
-}

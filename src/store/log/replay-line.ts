@@ -5,7 +5,8 @@
  * rather than for reading like the rest of the format.
  */
 import { crc32 } from './crc32.ts';
-import { decodePayload, FORMAT_NAME, MAX_LIMIT, type Entry } from './format.ts';
+import { FORMAT_NAME, type Entry } from './format.ts';
+import { decodePayload, MAX_LIMIT } from './format-decode.ts';
 import type { Keydir } from './keydir.ts';
 import type { EventEntry } from './event-format.ts';
 import { STRIDE } from '../../visits/packed.ts';

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { test } from 'node:test';
 import { crc32, crc32Fallback } from '../../../src/store/log/crc32.ts';
-import { decodePayload, encodeEntry, FORMAT_VERSION, HEADER, type Entry } from '../../../src/store/log/format.ts';
+import { encodeEntry, FORMAT_VERSION, HEADER, type Entry } from '../../../src/store/log/format.ts';
+import { decodePayload } from '../../../src/store/log/format-decode.ts';
 import { replay, Replayer, salvage, type ReplayResult } from '../../../src/store/log/replay.ts';
 
 const create = (
