@@ -13,7 +13,7 @@
 import { DataSection, MmdbError, type MmdbMap, type MmdbValue } from './mmdb-data.ts';
 import { parseAddress, type Address } from './mmdb-address.ts';
 
-export { MmdbError, type MmdbMap, type MmdbValue } from './mmdb-data.ts';
+export { MmdbError, type MmdbValue } from './mmdb-data.ts';
 
 const MARKER = Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1');
 /** The metadata, marker included, is at most this long, so the marker is looked for only here. */

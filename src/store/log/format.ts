@@ -52,8 +52,6 @@ import type { LabelSource, StoredRecord } from './keydir.ts';
 import { labelsOf } from '../link-store.ts';
 import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
-export type { StoredRecord } from './keydir.ts';
-
 /** The format this build writes, and the newest it reads. */
 export const FORMAT_VERSION = 4;
 /** The name in the version line: a log of this service, not some other checksummed file. */
