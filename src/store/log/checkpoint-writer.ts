@@ -36,7 +36,7 @@ export class CheckpointWriter {
   private referrers: [number, string][] = [];
 
   /**
-   * A new temp file beside `logPath`. `nextSeqs`: see `KeydirColumns.copySlot`. `lateFrom`: the keydir's
+   * A new temp file beside `logPath`. `nextSeqs`: see `KeydirImage.copySlot`. `lateFrom`: the keydir's
    * first slot made after the copying began (a compaction's: such a slot may repeat the code of one
    * copied before, which was then deleted or replaced).
    */

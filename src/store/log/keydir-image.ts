@@ -36,7 +36,7 @@ export interface PackedKeydir {
 }
 
 /**
- * Where `KeydirColumns.copySlot` puts a slot's values: the start-up checkpoint's writer. Plain
+ * Where `KeydirImage.copySlot` puts a slot's values: the start-up checkpoint's writer. Plain
  * arguments, not an object: a checkpoint copies every slot of the keydir.
  */
 export interface SlotSink {

@@ -7,7 +7,7 @@
  * A link with a visit limit is the exception: a lost count could grant a visit twice, so each of
  * its counted visits is written at once, as a count entry of its new absolute count that joins the
  * group commit (`countDurably`), and a link that gets a limit has its count so far written with
- * the edit (`store.ts`, `write`). Both kinds read the count when they queue, and the log writes in
+ * the edit (`log-engine.ts`, `write`). Both kinds read the count when they queue, and the log writes in
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
 import { encodeEntry, type Entry } from './format.ts';
