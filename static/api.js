@@ -5,8 +5,6 @@
 export const TOKEN_KEY = 'url-shortener.token';
 export const API_KEY_KEY = 'url-shortener.api-key';
 
-export const $ = (id) => document.getElementById(id);
-
 /** Set by the page: shows the token prompt and resolves once a working token is stored. */
 let askToken = async () => {
   throw new Error('This service needs an access token.');
@@ -90,94 +88,4 @@ export async function problem(res) {
   for (const [pattern, words] of FIELD_NAMES) text = text.replace(pattern, words);
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);
   return { field, message: /[.!?)]$/.test(sentence) ? sentence : `${sentence}.` };
-}
-
-/** An element with properties (`className`, `textContent`, `type`, `id`, `hidden`), attributes and children. */
-export function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(props)) {
-    if (name === 'className' || name === 'textContent' || name === 'type' || name === 'id' || name === 'hidden') node[name] = value;
-    else node.setAttribute(name, value);
-  }
-  node.append(...children);
-  return node;
-}
-
-/**
- * Saves the body of `res` as a file under the name its `Content-Disposition` gives (else
- * `fallback`). Fetched, not linked: a download link could not carry the token or the key.
- */
-export async function saveDownload(res, fallback) {
-  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? fallback;
-  const href = URL.createObjectURL(await res.blob());
-  const a = el('a', { href, download: name, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(href), 60_000);
-}
-
-export function showError(el, message) {
-  el.textContent = message;
-  el.hidden = !message;
-}
-
-/**
- * Runs `work` with `button` showing that it waits on the network: disabled, `aria-busy`, a
- * spinner from the stylesheet. Focus comes back to the button if it had it.
- */
-export async function pending(button, work) {
-  const focused = document.activeElement === button;
-  button.disabled = true;
-  button.setAttribute('aria-busy', 'true');
-  button.classList.add('busy');
-  try {
-    return await work();
-  } finally {
-    button.disabled = false;
-    button.removeAttribute('aria-busy');
-    button.classList.remove('busy');
-    if (focused && document.activeElement === document.body) button.focus();
-  }
-}
-
-/**
- * A bare `example.com` gets `https://` (in the UI only: the API stays strict). Anything with a
- * scheme is left alone, so `ftp://…` still reaches the API and its reason; `host:8080/…` is a
- * host with a port, not a scheme.
- */
-export function withScheme(input) {
-  if (/^[a-z][a-z0-9+.-]*:(?!\d)/i.test(input)) return input;
-  if (input.startsWith('//')) return `https:${input}`;
-  return `https://${input}`;
-}
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
-const SVG_ALLOWED = new Set(['svg', 'rect', 'path', 'g', 'title']);
-
-/**
- * The QR code's SVG as a node of this document. Fetched with the token (an `<img src>` cannot
- * send it), parsed as XML, kept only if it is an SVG of shapes: no script, no link, no handler
- * attribute ever reaches the page, whatever the answer held.
- */
-export function parseSvg(text, label) {
-  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const root = doc.documentElement;
-  if (root.namespaceURI !== SVG_NS || root.localName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) {
-    throw new Error('The QR code could not be read.');
-  }
-  for (const el of [root, ...root.querySelectorAll('*')]) {
-    if (!SVG_ALLOWED.has(el.localName) || el.namespaceURI !== SVG_NS) {
-      el.remove();
-      continue;
-    }
-    for (const attr of [...el.attributes]) {
-      if (/^on|href$/i.test(attr.localName) || attr.localName === 'style') el.removeAttribute(attr.name);
-    }
-  }
-  const svg = document.importNode(root, true);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', label);
-  svg.setAttribute('focusable', 'false');
-  return svg;
 }

@@ -1,0 +1,260 @@
+// "Your links" (docs/ui.md): the admin key, the list newest first with its search, tag filter and
+// pages, and each row's actions (stats, copy, QR code, edit, delete). The key lives in
+// sessionStorage, like the token.
+
+import { API_KEY_KEY, api, problem } from './api.js';
+import { $, copy, el, link, pending, showError } from './dom.js';
+import { editForm } from './edit.js';
+import { probeLinks } from './gate.js';
+import { tagList } from './input.js';
+import { showQr } from './qr.js';
+import { expiry, formatDate, visits } from './records.js';
+
+const PAGE_SIZE = 20;
+const TARGET_CHARS = 48;
+
+/** The page asked (offset, search, tags) and the page shown. */
+const list = { offset: 0, q: '', tags: [], shown: { offset: 0, count: 0, total: 0 } };
+
+/** Newer/Older as the page shown allows (also once a pending pager button is given back). */
+function updatePager() {
+  $('prev-page').disabled = list.shown.offset === 0;
+  $('next-page').disabled = list.shown.offset + list.shown.count >= list.shown.total;
+}
+
+/** Loads the current page; `note` (what just happened) leads the summary. */
+async function loadList(note = '') {
+  const error = $('admin-error');
+  showError(error, '');
+  showError($('search-error'), '');
+  try {
+    const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(list.offset) });
+    if (list.q) query.set('q', list.q);
+    for (const tag of list.tags) query.append('tag', tag);
+    const res = await api(`api/urls?${query}`, { admin: true });
+    if (res.status === 403) {
+      $('admin-list').hidden = true;
+      throw new Error('That API key was not accepted. Check it and try again.');
+    }
+    if (res.status === 400 && (list.q || list.tags.length > 0)) return showError($('search-error'), (await problem(res)).message);
+    if (!res.ok) throw new Error((await problem(res)).message);
+    const total = Number(res.headers.get('X-Total-Count') ?? 0);
+    const { urls } = await res.json();
+    if (urls.length === 0 && list.offset > 0) {
+      // The last page emptied (deleted elsewhere): step back.
+      list.offset = Math.max(0, list.offset - PAGE_SIZE);
+      return loadList(note);
+    }
+    renderList(urls, total, note);
+    if (urls[0]) $('list-note').hidden = (await probeLinks(urls[0].short_url)) !== true;
+  } catch (err) {
+    showError(error, err.message);
+  }
+}
+
+/** The first page again (after an import: the new links are the newest). */
+export function showFirstPage() {
+  list.offset = 0;
+  return loadList();
+}
+
+/** “a” and “b”. */
+const quoted = (tags) => tags.map((tag) => `“${tag}”`).join(' and ');
+
+function renderList(urls, total, note) {
+  $('admin-list').hidden = false;
+  const { q, tags } = list;
+  const matching = (q ? ` matching “${q}”` : '') + (tags.length > 0 ? ` tagged ${quoted(tags)}` : '');
+  const summary =
+    total === 0
+      ? q && tags.length > 0
+        ? `No links match “${q}” and are tagged ${quoted(tags)}.`
+        : q
+          ? `No links match “${q}”.`
+          : tags.length > 0
+            ? `No links are tagged ${quoted(tags)}.`
+            : 'No links yet.'
+      : `Links ${list.offset + 1}–${list.offset + urls.length} of ${total}${matching}, newest first.`;
+  $('admin-summary').textContent = note ? `${note} ${summary}` : summary;
+  $('admin-rows').replaceChildren(...urls.map(row));
+  list.shown = { offset: list.offset, count: urls.length, total };
+  updatePager();
+}
+
+/** A tag of a row, chosen: the list shows the links having it (the filter field says so). */
+function filterByTag(tag) {
+  $('tag-filter').value = tag;
+  list.tags = [tag];
+  list.offset = 0;
+  void loadList().then(() => $('admin-summary').focus());
+}
+
+/** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list. */
+function targetCell(record) {
+  const target = link(
+    record.original_url,
+    record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url,
+  );
+  target.title = record.original_url;
+  const box = el('div', { className: 'target' });
+  if (record.title) box.append(el('span', { className: 'link-title', textContent: record.title }));
+  box.append(target);
+  if (record.tags?.length) {
+    const chips = record.tags.map((tag) => {
+      const chip = button(tag, `Show links tagged ${tag}`, 'secondary tag');
+      chip.addEventListener('click', () => filterByTag(tag));
+      return el('li', {}, chip);
+    });
+    box.append(el('ul', { className: 'tags', 'aria-label': `Tags of ${record.short_code}` }, ...chips));
+  }
+  return box;
+}
+
+function row(record) {
+  const tr = el('tr');
+  tr.dataset.code = record.short_code;
+  const cells = [
+    ['Code', link(record.short_url, record.short_code), 'code'],
+    ['Target', targetCell(record), 'url'],
+    ['Created', formatDate(record.created_at), ''],
+    ['Visits', visits(record), 'num'],
+    ['Expires', expiry(record), ''],
+  ];
+  for (const [label, value, className] of cells) tr.append(el('td', { 'data-label': label, className }, value));
+  const actions = el('td', { className: 'actions' });
+  actions.append(...actionButtons(record, tr, actions));
+  tr.append(actions);
+  return tr;
+}
+
+function button(text, label, className = 'secondary small') {
+  return el('button', { type: 'button', className, textContent: text, 'aria-label': label });
+}
+
+function actionButtons(record, tr, cell) {
+  const code = record.short_code;
+  const copyButton = button('Copy', `Copy ${code}`);
+  copyButton.addEventListener('click', async () => {
+    const ok = await copy(record.short_url);
+    copyButton.textContent = ok ? 'Copied' : 'Copy failed';
+  });
+  const qrButton = button('QR', `QR code of ${code}`);
+  qrButton.setAttribute('aria-expanded', 'false');
+  qrButton.addEventListener('click', () => toggleQr(record, tr, qrButton));
+  const editButton = button('Edit', `Edit ${code}`);
+  editButton.setAttribute('aria-expanded', 'false');
+  editButton.addEventListener('click', () => toggleEdit(record, tr, editButton));
+  // A link, not a button: the stats have their own address (the back button comes back here).
+  const stats = el('a', { className: 'button small', href: `#stats/${code}`, 'aria-label': `Stats of ${code}`, 'data-stats': code, textContent: 'Stats' });
+  const deleteButton = button('Delete', `Delete ${code}`, 'danger small');
+  deleteButton.addEventListener('click', () => confirmDelete(record, cell, deleteButton));
+  return [stats, copyButton, qrButton, editButton, deleteButton];
+}
+
+function toggleQr(record, tr, qrButton) {
+  if (closeDetail(tr, 'qr')) return;
+  const box = el('div', { className: 'qr' });
+  const detail = openDetail(tr, 'qr', qrButton, box);
+  void pending(qrButton, async () => {
+    try {
+      await showQr(record, box);
+    } catch (err) {
+      detail.replaceChildren(el('p', { className: 'error', role: 'alert', textContent: err.message }));
+    }
+  });
+}
+
+function toggleEdit(record, tr, editButton) {
+  if (closeDetail(tr, 'edit')) return;
+  const code = record.short_code;
+  const form = editForm(record, {
+    cancel: () => {
+      closeDetail(tr);
+      editButton.focus();
+    },
+    saved: async () => {
+      await loadList(`Saved ${code}.`);
+      $('admin-rows')
+        .querySelector(`tr[data-code="${CSS.escape(code)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)
+        ?.focus();
+    },
+  });
+  openDetail(tr, 'edit', editButton, form);
+  // The target, the form's first field.
+  form.querySelector('input').focus();
+}
+
+/** The row under `tr` that shows its QR code or its edit form: one at a time. */
+function openDetail(tr, kind, opener, content) {
+  closeDetail(tr);
+  const td = el('td', { colspan: '6' }, content);
+  const detail = el('tr', { className: `detail ${kind}` }, td);
+  detail.dataset.kind = kind;
+  tr.after(detail);
+  opener.setAttribute('aria-expanded', 'true');
+  tr.detailOpener = opener;
+  return td;
+}
+
+/** Closes the detail row of `tr`; true when it was of `kind` (the opener toggles it). */
+function closeDetail(tr, kind) {
+  const next = tr.nextElementSibling;
+  if (!next?.classList.contains('detail')) return false;
+  next.remove();
+  tr.detailOpener?.setAttribute('aria-expanded', 'false');
+  return next.dataset.kind === kind;
+}
+
+/** Delete asks first, in place: "Delete 4kZt9q?" then Yes / Cancel, all reachable by keyboard. */
+function confirmDelete(record, cell, deleteButton) {
+  const code = record.short_code;
+  const before = [...cell.childNodes];
+  const yes = el('button', { type: 'button', className: 'danger small', textContent: 'Yes, delete' });
+  const no = el('button', { type: 'button', className: 'secondary small', textContent: 'Cancel' });
+  no.addEventListener('click', () => {
+    cell.replaceChildren(...before);
+    deleteButton.focus();
+  });
+  yes.addEventListener('click', () =>
+    pending(yes, async () => {
+      try {
+        const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'DELETE', admin: true });
+        if (res.status !== 204 && res.status !== 404) throw new Error((await problem(res)).message);
+        await loadList(`Deleted ${code}.`);
+        $('admin-summary').focus();
+      } catch (err) {
+        showError($('admin-error'), err.message);
+      }
+    }),
+  );
+  cell.replaceChildren(el('span', { className: 'confirm', textContent: `Delete ${code}? ` }), yes, ' ', no);
+  no.focus();
+}
+
+/** The key form, the search form and the pager; the key kept from before fills its field. */
+export function startLinks() {
+  $('admin-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = $('api-key').value;
+    if (!key) return showError($('admin-error'), 'Enter the admin API key.');
+    sessionStorage.setItem(API_KEY_KEY, key);
+    list.offset = 0;
+    void pending($('admin-button'), () => loadList());
+  });
+  $('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    list.q = $('search').value.trim();
+    list.tags = tagList($('tag-filter').value);
+    list.offset = 0;
+    void pending($('search-button'), () => loadList());
+  });
+  $('prev-page').addEventListener('click', () => {
+    list.offset = Math.max(0, list.offset - PAGE_SIZE);
+    void pending($('prev-page'), () => loadList()).then(updatePager);
+  });
+  $('next-page').addEventListener('click', () => {
+    list.offset += PAGE_SIZE;
+    void pending($('next-page'), () => loadList()).then(updatePager);
+  });
+  $('api-key').value = sessionStorage.getItem(API_KEY_KEY) ?? '';
+}

@@ -1,0 +1,93 @@
+// "Shorten a link" (docs/ui.md): the form with its options, each reason of the API beside the field
+// it is about, and the result: the short link to copy, its record and its QR code.
+
+import { api, problem } from './api.js';
+import { $, copy, el, pending, showError } from './dom.js';
+import { probeLinks } from './gate.js';
+import { numberField, tagList, withScheme } from './input.js';
+import { showQr } from './qr.js';
+import { showRecord } from './records.js';
+
+/** Where each input's reason is shown, by the input the API names. */
+const SHORTEN_ERRORS = {
+  url: 'url-error',
+  code: 'code-error',
+  retention_days: 'retention-error',
+  max_visits: 'max-visits-error',
+  title: 'title-error',
+  tags: 'tags-error',
+};
+
+/** The body of `POST /api/shorten` from the form: the options left empty are not sent. */
+function shortenBody(url) {
+  const body = { url };
+  const code = $('code').value.trim();
+  if (code) body.code = code;
+  const retention = numberField($('retention'));
+  if (retention !== undefined) body.retention_days = retention;
+  const maxVisits = numberField($('max-visits'));
+  if (maxVisits !== undefined) body.max_visits = maxVisits;
+  const title = $('title').value.trim();
+  if (title) body.title = title;
+  const tags = tagList($('tags').value);
+  if (tags.length > 0) body.tags = tags;
+  return body;
+}
+
+function shorten(event) {
+  event.preventDefault();
+  for (const id of Object.values(SHORTEN_ERRORS)) showError($(id), '');
+  // A new attempt replaces the old result, so an error is never read as being about it.
+  $('shorten-result').hidden = true;
+  const typed = $('url').value.trim();
+  if (!typed) return showError($('url-error'), 'Enter the URL to shorten.');
+  const url = withScheme(typed);
+  $('url').value = url;
+  const body = shortenBody(url);
+  void pending($('shorten-button'), async () => {
+    try {
+      const res = await api('api/shorten', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      if (res.status !== 201) {
+        const { field, message } = await problem(res);
+        const target = $(SHORTEN_ERRORS[field] ?? 'url-error');
+        if (field && field !== 'url') $('options').open = true;
+        showError(target, message);
+        return;
+      }
+      await showResult((await res.text()).trim());
+    } catch (err) {
+      showError($('url-error'), err.message);
+    }
+  });
+}
+
+async function showResult(shortUrl) {
+  const a = $('short-link');
+  a.href = shortUrl;
+  a.textContent = shortUrl;
+  $('copy-status').textContent = '';
+  $('shorten-qr').replaceChildren();
+  $('shorten-record').replaceChildren();
+  const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
+  const meta = await api(`api/urls/${encodeURIComponent(code)}`);
+  const record = meta.ok ? await meta.json() : undefined;
+  if (record) showRecord($('shorten-record'), record);
+  $('private-note').hidden = (await probeLinks(shortUrl)) !== true;
+  $('shorten-result').hidden = false;
+  $('copy-button').focus();
+  if (record) {
+    try {
+      await showQr(record, $('shorten-qr'));
+    } catch (err) {
+      $('shorten-qr').replaceChildren(el('p', { className: 'error', textContent: err.message }));
+    }
+  }
+}
+
+export function startShorten() {
+  $('shorten-form').addEventListener('submit', shorten);
+  $('copy-button').addEventListener('click', async () => {
+    const ok = await copy($('short-link').textContent);
+    $('copy-status').textContent = ok ? 'Copied' : 'Copy failed: select the link and copy it by hand.';
+  });
+}
