@@ -4,7 +4,8 @@
  * (`adopt`), with the offsets, flags and both indexes rebuilt from them.
  *
  * Its own file because only the checkpoint reads or writes a keydir whole: `KeydirImage` extends
- * the columns (`keydir-columns.ts`) and `Keydir` extends it, so each reads the same fields directly.
+ * the columns (`keydir-columns.ts`) and `Keydir` extends it (through `KeydirVisits`), so each reads
+ * the same fields directly.
  */
 import { KeydirColumns, LIVE, OFFSET32_MAX } from './keydir-columns.ts';
 import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
