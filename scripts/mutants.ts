@@ -93,8 +93,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'malformed-json-as-empty',
     file: 'src/http/body.ts',
-    from: "throw new HttpError(400, 'request body is not valid JSON');",
-    to: 'return { get: () => undefined, textual: false };',
+    from: 'if (!parsed.ok) throw jsonBodyError(parsed.fault);',
+    to: 'if (!parsed.ok) return { get: () => undefined, all: () => undefined, textual: false };',
     tests: ['test/api/shorten-input.test.ts'],
   },
   {

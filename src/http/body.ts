@@ -1,5 +1,8 @@
 /**
- * Request bodies: read with a hard size limit while streaming, then decoded by content type.
+ * Request bodies: read with a hard size limit while streaming, then decoded by content type. The
+ * one reader of a body that must hold a JSON object is here too (`readJsonObject`): REST's create
+ * and edit, MCP's messages and Shlink's bodies read it alike, and each door answers what is wrong
+ * with one in its own shape.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -168,6 +171,44 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/**
+ * What is wrong with a body that is no JSON object: `empty` (nothing but white space), `malformed`
+ * (no JSON text), `array` or `other` (JSON, but an array or a scalar).
+ */
+export type JsonBodyFault = 'empty' | 'malformed' | 'array' | 'other';
+
+export type JsonBody = { ok: true; value: JsonObject } | { ok: false; fault: JsonBodyFault };
+
+/** `text` as one JSON object, or what is wrong with it. Never throws. */
+export function parseJsonObject(text: string): JsonBody {
+  if (text.trim() === '') return { ok: false, fault: 'empty' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, fault: 'malformed' };
+  }
+  if (Array.isArray(value)) return { ok: false, fault: 'array' };
+  if (typeof value !== 'object' || value === null) return { ok: false, fault: 'other' };
+  return { ok: true, value: value as JsonObject };
+}
+
+/**
+ * The body read within `limit` (over it, `readBody`'s 413), decoded as UTF-8 and parsed as one
+ * JSON object, whatever its content type: a door that cares checks the type itself.
+ */
+export async function readJsonObject(req: IncomingMessage, limit: number): Promise<JsonBody> {
+  return parseJsonObject((await readBody(req, limit)).toString('utf8'));
+}
+
+/** The REST API's 400 for a body that is no JSON object (docs/api.md, errors). */
+export function jsonBodyError(fault: JsonBodyFault): HttpError {
+  if (fault === 'empty' || fault === 'malformed') return new HttpError(400, 'request body is not valid JSON');
+  return new HttpError(400, 'request body must be a JSON object');
+}
+
 /** Named fields of a body: a JSON object or a url-encoded form. Empty body → no fields. */
 export interface Fields {
   /** A field's value; of a field a form repeats, the first. */
@@ -185,16 +226,9 @@ export function parseFields(body: Buffer, contentType: string | undefined): Fiel
   if (body.length === 0) return { get: () => undefined, all: () => undefined, textual: true };
   const type = mediaType(contentType);
   if (type === 'application/json' || type.endsWith('+json')) {
-    let value: unknown;
-    try {
-      value = JSON.parse(body.toString('utf8'));
-    } catch {
-      throw new HttpError(400, 'request body is not valid JSON');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new HttpError(400, 'request body must be a JSON object');
-    }
-    const obj = value as Record<string, unknown>;
+    const parsed = parseJsonObject(body.toString('utf8'));
+    if (!parsed.ok) throw jsonBodyError(parsed.fault);
+    const obj = parsed.value;
     const get = (name: string): unknown => (Object.hasOwn(obj, name) ? obj[name] : undefined);
     return { get, all: get, textual: false };
   }

@@ -3,6 +3,7 @@
  * functions, no HTTP. MCP narrows JSON-RPC: an id is a string or an integer, never null, and
  * `params` is an object when present.
  */
+import { parseJsonObject, type JsonBodyFault } from '../http/body.ts';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -72,19 +73,20 @@ function isId(v: unknown): v is Id {
   return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 }
 
-/** Classifies one HTTP body. Never throws: bad input is an `invalid` outcome. */
-export function parseMessage(text: string): Incoming {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: 'invalid', id: null, code: PARSE_ERROR, message: 'Parse error: the body is not valid JSON' };
-  }
+/** What a body that is no JSON object is, as JSON-RPC says it. */
+const NO_MESSAGE: Readonly<Record<JsonBodyFault, Incoming>> = {
+  empty: { kind: 'invalid', id: null, code: PARSE_ERROR, message: 'Parse error: the body is not valid JSON' },
+  malformed: { kind: 'invalid', id: null, code: PARSE_ERROR, message: 'Parse error: the body is not valid JSON' },
   // Batches left JSON-RPC-over-MCP in 2025-06-18; one message per POST works with every version.
-  if (Array.isArray(value)) {
-    return { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'Invalid Request: batches are not supported; send one JSON-RPC message per POST' };
-  }
-  if (!isObject(value)) return { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC message is a JSON object' };
+  array: { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'Invalid Request: batches are not supported; send one JSON-RPC message per POST' },
+  other: { kind: 'invalid', id: null, code: INVALID_REQUEST, message: 'Invalid Request: a JSON-RPC message is a JSON object' },
+};
+
+/** Classifies one HTTP body, read as every door reads a JSON object. Never throws: bad input is an `invalid` outcome. */
+export function parseMessage(text: string): Incoming {
+  const body = parseJsonObject(text);
+  if (!body.ok) return NO_MESSAGE[body.fault];
+  const value = body.value;
   const hasId = Object.hasOwn(value, 'id');
   const id = hasId && isId(value['id']) ? value['id'] : null;
   const invalid = (why: string): Incoming => ({ kind: 'invalid', id, code: INVALID_REQUEST, message: `Invalid Request: ${why}` });
