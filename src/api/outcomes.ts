@@ -5,8 +5,7 @@
  */
 import { HttpError } from '../errors.ts';
 import { retryAfter, type HeaderPair } from '../http/headers.ts';
-import { StoreUnavailableError } from '../store/link-store.ts';
-import type { Failure } from '../links/service.ts';
+import { unavailableOf, type Failure } from '../links/outcomes.ts';
 
 export const FAILURE_STATUS: Readonly<Record<Failure['error'], number>> = {
   invalid: 400,
@@ -27,9 +26,11 @@ export function failureError(failure: Failure, headers: readonly HeaderPair[] = 
 
 /**
  * A store's refusal that reached the error handler without an outcome: the redirect's counted visit
- * of a limited link, which rejects when it cannot be made durable. It is a 503 with the store's
- * reason, like every other write the store could not make; anything else is left as it is.
+ * of a limited link, which rejects when it cannot be made durable, or a slice of a long list that
+ * a database could not read. It is a 503 with the store's reason, like every other read or write
+ * the store could not make; anything else is left as it is.
  */
 export function storeFailure(err: unknown): unknown {
-  return err instanceof StoreUnavailableError ? new HttpError(FAILURE_STATUS.unavailable, err.message) : err;
+  const unavailable = unavailableOf(err);
+  return unavailable === undefined ? err : failureError(unavailable);
 }

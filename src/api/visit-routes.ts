@@ -8,7 +8,6 @@ import type { Ctx } from '../http/context.ts';
 import type { Responder } from '../http/respond.ts';
 import type { Service } from '../links/service.ts';
 import { DEFAULT_VISIT_PAGE, MAX_VISIT_PAGE } from '../links/visits.ts';
-import { parsePaging } from '../links/validate.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { json, ref, type OpenApiObject } from '../published/openapi-parts.ts';
 import { ALL_STATS_SCHEMA, DELETED_VISITS_SCHEMA, LINK_STATS_SCHEMA, VISIT_LIST_SCHEMA } from '../published/visit-schemas.ts';
@@ -109,9 +108,10 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
       path: '/api/urls/:code/visits',
       methods: {
         GET: adminOnly(async (ctx: Ctx, notice) => {
-          const { limit, offset } = parsePaging(ctx.query());
+          const query = ctx.query();
+          const paging = { limit: query.get('limit') ?? undefined, offset: query.get('offset') ?? undefined };
           const { interval: _interval, ...filter } = rangeParams(ctx);
-          const outcome = await service.visits(ctx.params['code']!, filter, { limit, offset });
+          const outcome = await service.visits(ctx.params['code']!, filter, paging);
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, { count: outcome.visits.length, visits: outcome.visits }, ['X-Total-Count', String(outcome.total), ...notice]);
         }),

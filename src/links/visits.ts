@@ -3,24 +3,24 @@
  * events page by page, and their removal, independent of HTTP: the REST routes
  * (`api/visit-routes.ts`) and the MCP tool `get_stats` call these. Parameters are checked before
  * the code is looked up, so a bad range is a 400 whether or not the link exists; what a range may
- * be is decided once, in `visits/range.ts`.
+ * be is decided once, in `visits/range.ts`, and a page as the list's is (`list-query.ts`). A store
+ * that cannot be read or written answers `unavailable`.
  */
 import { isCodeShaped } from './codes.ts';
-import { StoreUnavailableError, type LinkStore } from '../store/link-store.ts';
+import type { LinkStore } from '../store/link-store.ts';
 import type { TopList, VisitEvent, VisitStats } from '../visits/event.ts';
 import { parseEventFilter, parseStatsRange, RangeRefusal, type RangeParams, type StatsRange } from '../visits/range.ts';
+import { checkPaging } from './list-query.ts';
+import { guarded, NOT_FOUND, outage, refused, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
+import { Refusal } from './refusal.ts';
+import { MAX_LIMIT } from './validate.ts';
 
-/** `visit_tracking`: one event per counted visit, or only the count (the setting is `cli/settings.ts`'s). */
+/** `visit_tracking`: one event per counted visit, or only the count (the setting is `config/settings.ts`'s). */
 export type VisitTracking = 'events' | 'counts';
 
 export const DEFAULT_VISIT_PAGE = 100;
-export const MAX_VISIT_PAGE = 1000;
-
-type Invalid = { ok: false; error: 'invalid'; detail: string };
-type NotFound = { ok: false; error: 'not_found' };
-type Unavailable = { ok: false; error: 'unavailable'; detail: string };
-
-const NOT_FOUND: NotFound = { ok: false, error: 'not_found' };
+/** A page of events is at most as long as a page of the list. */
+export const MAX_VISIT_PAGE = MAX_LIMIT;
 
 interface TopListJson {
   top: { value: string | null; visits: number }[];
@@ -60,14 +60,15 @@ export interface EventJson {
   bot: boolean;
 }
 
-export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound;
-export type VisitsOutcome = { ok: true; total: number; visits: EventJson[] } | Invalid | NotFound;
+export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound | Unavailable;
+export type VisitsOutcome = { ok: true; total: number; visits: EventJson[] } | Invalid | NotFound | Unavailable;
 export type DeleteVisitsOutcome = { ok: true; deleted: number } | NotFound | Unavailable;
 
+/** A page of events as the door received it: numbers, or decimal digits from a query string. */
 export interface VisitPaging {
   /** 1–1,000; absent = 100. */
-  limit?: number | undefined;
-  offset?: number | undefined;
+  limit?: number | string | undefined;
+  offset?: number | string | undefined;
 }
 
 export interface VisitOptions {
@@ -114,7 +115,7 @@ export function statsJson(code: string | null, range: StatsRange, stats: VisitSt
   return json;
 }
 
-const refused = (r: RangeRefusal): Invalid => ({ ok: false, error: 'invalid', detail: r.detail });
+const rangeRefused = (r: RangeRefusal): Invalid => ({ ok: false, error: 'invalid', detail: r.detail });
 
 export function createVisitOperations({ store, now, tracking }: VisitOptions) {
   const seconds = (): number => Math.floor(now() / 1000);
@@ -124,27 +125,25 @@ export function createVisitOperations({ store, now, tracking }: VisitOptions) {
     async stats(code: string | null, params: RangeParams): Promise<StatsOutcome> {
       const at = seconds();
       const range = parseStatsRange(params, at);
-      if (range instanceof RangeRefusal) return refused(range);
+      if (range instanceof RangeRefusal) return rangeRefused(range);
       if (code !== null && !isCodeShaped(code)) return NOT_FOUND;
-      const stats = await store.visitStats(code, range, at);
+      const stats = await guarded(() => store.visitStats(code, range, at));
       if (stats === undefined) return NOT_FOUND;
+      if ('error' in stats) return stats;
       return { ok: true, stats: statsJson(code, range, stats, tracking) };
     },
 
-    /** A live link's events, newest first, `from`/`to`/`bots` filtered, paged. */
+    /** A live link's events, newest first, `from`/`to`/`bots` filtered, paged (the page checked first). */
     async visits(code: string, params: Omit<RangeParams, 'interval'>, paging: VisitPaging = {}): Promise<VisitsOutcome> {
+      const page = checkPaging(paging.limit, paging.offset);
+      if (page instanceof Refusal) return refused(page);
       const filter = parseEventFilter(params);
-      if (filter instanceof RangeRefusal) return refused(filter);
-      const limit = paging.limit ?? DEFAULT_VISIT_PAGE;
-      const offset = paging.offset ?? 0;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISIT_PAGE) {
-        return { ok: false, error: 'invalid', detail: `limit must be an integer from 1 to ${MAX_VISIT_PAGE}` };
-      }
-      if (!Number.isSafeInteger(offset) || offset < 0) return { ok: false, error: 'invalid', detail: 'offset must be an integer of 0 or more' };
+      if (filter instanceof RangeRefusal) return rangeRefused(filter);
       if (!isCodeShaped(code)) return NOT_FOUND;
-      const page = await store.listVisits(code, filter, limit, offset, seconds());
-      if (page === undefined) return NOT_FOUND;
-      return { ok: true, total: page.total, visits: page.events.map(eventJson) };
+      const events = await guarded(() => store.listVisits(code, filter, page.limit ?? DEFAULT_VISIT_PAGE, page.offset, seconds()));
+      if (events === undefined) return NOT_FOUND;
+      if ('error' in events) return events;
+      return { ok: true, total: events.total, visits: events.events.map(eventJson) };
     },
 
     /** Removes a live link's events and sets its counts to 0; durable before it resolves. */
@@ -154,11 +153,8 @@ export function createVisitOperations({ store, now, tracking }: VisitOptions) {
         const deleted = await store.deleteVisits(code, seconds());
         return deleted === undefined ? NOT_FOUND : { ok: true, deleted };
       } catch (err) {
-        if (err instanceof StoreUnavailableError) return { ok: false, error: 'unavailable', detail: err.message };
-        throw err;
+        return outage(err);
       }
     },
   };
 }
-
-export type VisitOperations = ReturnType<typeof createVisitOperations>;

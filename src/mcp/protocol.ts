@@ -6,7 +6,7 @@
 import { validateValue } from '../published/json-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Service, VisitRequest } from '../links/service.ts';
-import { StoreUnavailableError } from '../store/link-store.ts';
+import { unavailableOf } from '../links/outcomes.ts';
 import { NAME, VERSION } from '../version.ts';
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RateLimitedCall, RpcError, failure, parseMessage, success, type RpcResponse } from './jsonrpc.ts';
 import { TOOLS, type Tool, type ToolResult } from './tools.ts';
@@ -58,13 +58,15 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     const errors = validateValue(tool.inputSchema, args, 'arguments');
     if (errors.length > 0) throw new RpcError(INVALID_PARAMS, `Invalid arguments for ${name}: ${errors.join('; ')}`);
     // A failure of the work is a result with `isError` (tools.ts); a throw is a bug, except the
-    // store's refusal (a database that is down), which a tool meets on reads the REST routes
-    // answer with 503: told to the model like any other failure, never an internal error.
+    // store's refusal where no outcome can carry it (the redirect's decision that tells an expired
+    // code from an unknown one, on a database that is down): told to the model like any other
+    // failure, never an internal error.
     try {
       return await tool.run(args as Record<string, unknown>, service, from);
     } catch (err) {
-      if (err instanceof StoreUnavailableError) return { content: [{ type: 'text', text: err.message }], isError: true };
-      throw err;
+      const unavailable = unavailableOf(err);
+      if (unavailable === undefined) throw err;
+      return { content: [{ type: 'text', text: unavailable.detail }], isError: true };
     }
   }
 

@@ -5,103 +5,25 @@
  * storage unavailable) is an ordinary result with `isError: true`, so the model can read it and
  * correct itself; it is never a protocol error.
  */
-import type { JsonSchema } from '../published/json-schema.ts';
-import { CODE_SCHEMA, LIMIT_SCHEMA, LIST_SCHEMA, OFFSET_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
-import type { Service, VisitRequest } from '../links/service.ts';
+import { CODE_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts';
 import { RateLimitedCall } from './jsonrpc.ts';
-import type { UrlRecord } from '../links/record.ts';
-import {
-  MAX_RETENTION_DAYS,
-  MAX_SEARCH_LENGTH,
-  MAX_TAG_LENGTH,
-  MAX_TAGS,
-  MAX_TITLE_LENGTH,
-  MAX_VISITS,
-  parseTagFilter,
-  unstorableText,
-} from '../links/validate.ts';
-import { HttpError } from '../errors.ts';
+import { MAX_LIMIT, MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../links/validate.ts';
 import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
+import { asRecord, failed, isAdmin, missing, notAdmin, structured, type Tool } from './tool-results.ts';
 
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  /** None of the tools reaches beyond this service: a URL is stored, never fetched. */
-  openWorldHint: false;
-}
+export type { Tool, ToolAnnotations, ToolResult } from './tool-results.ts';
 
-// A type, not an interface: it must pass as the plain JSON object a JSON-RPC result is.
-export type ToolResult = {
-  content: { type: 'text'; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: true;
-};
-
-type ObjectSchema = JsonSchema & { type: 'object' };
-
-export interface Tool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: ObjectSchema;
-  outputSchema: ObjectSchema;
-  annotations: ToolAnnotations;
-  /** `from`: the HTTP request of the call, when there is one (the create limit counts its client). */
-  run(args: Readonly<Record<string, unknown>>, service: Service, from?: VisitRequest): ToolResult | Promise<ToolResult>;
-}
-
-const text = (t: string): { type: 'text'; text: string } => ({ type: 'text', text: t });
-
-/** The structured result, and the same JSON as text for clients that only read `content`. */
-function structured(value: Record<string, unknown>, ...lead: string[]): ToolResult {
-  return { content: [...lead.map(text), text(JSON.stringify(value))], structuredContent: value };
-}
-
-const asRecord = (r: UrlRecord): Record<string, unknown> => ({ ...r });
-
-/**
- * Unknown and expired read the same through the REST API (404); the model is told which. A HEAD's
- * decision: it counts nothing.
+/*
+ * The input schemas say what JSON each argument is, and what the limits are in words, but hold no
+ * rule of the service's (a length, a range): the service checks every value for every door, and a
+ * refusal is an `isError` result with its reason, the same words as every other door's.
  */
-async function missing(service: Service, code: string): Promise<ToolResult> {
-  return (await service.visit(code, false)).kind === 'expired'
-    ? failed(`The short link ${JSON.stringify(code)} has expired.`)
-    : failed(`No short link has the code ${JSON.stringify(code)}.`);
-}
-
-/** A failure of the work, told to the model (docs/mcp.md): the REST `detail`, or a sentence of its own. */
-function failed(message: string): ToolResult {
-  return { content: [text(message)], isError: true };
-}
-
-function isAdmin(service: Service, key: unknown): boolean {
-  return service.isAdminKey(typeof key === 'string' ? key : undefined);
-}
-
-/**
- * The list's tag filter by the list route's own rule (`parseTagFilter`: trimmed, commas separate,
- * 1–50 characters each), or its refusal as a sentence.
- */
-function tagFilter(tags: readonly string[] | undefined): string[] | undefined | string {
-  if (tags === undefined) return undefined;
-  try {
-    return parseTagFilter(new URLSearchParams(tags.map((tag): [string, string] => ['tag', tag])));
-  } catch (err) {
-    if (err instanceof HttpError && err.detail !== undefined) return err.detail;
-    throw err;
-  }
-}
-
-const notAdmin = (): ToolResult => failed('api_key is not one of the admin keys of this service (its API_KEYS setting).');
-
 const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
-const CODE = { ...CODE_SCHEMA, description: `${CODE_SCHEMA.description} The last path segment of a short URL.` };
+const CODE = { type: 'string', description: `${CODE_SCHEMA.description} The last path segment of a short URL.` } as const;
 const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const RETENTION = { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS } as const;
-const MAX_VISITS_ARG = { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS } as const;
-const TITLE_ARG = { type: ['string', 'null'], maxLength: MAX_TITLE_LENGTH } as const;
-/** Trimmed and de-duplicated before they are counted (docs/api.md), so the items carry no limits here. */
+const RETENTION = { type: 'integer' } as const;
+const MAX_VISITS_ARG = { type: ['integer', 'null'] } as const;
+const TITLE_ARG = { type: ['string', 'null'] } as const;
 const TAGS_ARG = { type: 'array', items: { type: 'string' } } as const;
 const TAG_RULES = `each trimmed, then 1–${MAX_TAG_LENGTH} characters without a comma; duplicates dropped, at most ${MAX_TAGS}`;
 
@@ -120,15 +42,13 @@ export const TOOLS: readonly Tool[] = [
       type: 'object',
       properties: {
         url: { type: 'string', description: 'The absolute http(s) URL to shorten (no user:password@ part).' },
-        retention_days: { ...RETENTION, description: 'Lifetime in days; 0 or absent = forever.' },
+        retention_days: { ...RETENTION, description: `Lifetime in days, 0 to ${MAX_RETENTION_DAYS}; 0 or absent = forever.` },
         code: {
           type: 'string',
-          minLength: 1,
-          maxLength: 64,
           description:
             "A custom code: letters A-Z a-z, digits, '-' and '_', within the service's code length limits, not a reserved word. Case-sensitive. Absent = a generated code.",
         },
-        max_visits: { ...MAX_VISITS_ARG, description: 'Counted visits allowed before the link answers 410; null or absent = unlimited.' },
+        max_visits: { ...MAX_VISITS_ARG, description: `Counted visits allowed before the link answers 410, 1 to ${MAX_VISITS}; null or absent = unlimited.` },
         title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
         tags: { ...TAGS_ARG, description: `Tags for the link (${TAG_RULES}); kept sorted.` },
       },
@@ -162,8 +82,8 @@ export const TOOLS: readonly Tool[] = [
     async run(args, service) {
       const code = args['code'] as string;
       const outcome = await service.get(code);
-      if (!outcome.ok) return missing(service, code);
-      return structured(asRecord(outcome.record));
+      if (outcome.ok) return structured(asRecord(outcome.record));
+      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
     },
   },
   {
@@ -183,8 +103,7 @@ export const TOOLS: readonly Tool[] = [
     async run(args, service) {
       const outcome = await service.lookup(args['url']);
       if (outcome.ok) return structured(asRecord(outcome.record));
-      if (outcome.error === 'invalid') return failed(outcome.detail);
-      return failed(`No live short link points to ${JSON.stringify(args['url'])}.`);
+      return outcome.error === 'not_found' ? failed(`No live short link points to ${JSON.stringify(args['url'])}.`) : failed(outcome.detail);
     },
   },
   {
@@ -198,13 +117,11 @@ export const TOOLS: readonly Tool[] = [
       type: 'object',
       properties: {
         api_key: API_KEY,
-        limit: LIMIT_SCHEMA,
-        offset: OFFSET_SCHEMA,
+        limit: { type: 'integer', description: `Page size, 1 to ${MAX_LIMIT}; absent = every link from offset on.` },
+        offset: { type: 'integer', description: 'Links skipped first, 0 or more; absent = 0.' },
         q: {
           type: 'string',
-          minLength: 1,
-          maxLength: MAX_SEARCH_LENGTH,
-          description: 'Keep only the links whose code, original URL or title contains this text, case-insensitively.',
+          description: `Keep only the links whose code, original URL or title contains this text (1 to ${MAX_SEARCH_LENGTH} characters), case-insensitively.`,
         },
         tag: {
           type: 'array',
@@ -223,15 +140,17 @@ export const TOOLS: readonly Tool[] = [
     annotations: CLOSED,
     async run(args, service) {
       if (!isAdmin(service, args['api_key'])) return notAdmin();
-      const limit = args['limit'] as number | undefined;
-      const q = args['q'] as string | undefined;
-      // The list route's rule for q (parseSearch), beyond what the input schema says.
-      const refused = q === undefined ? undefined : unstorableText(q, 'q');
-      if (refused !== undefined) return failed(refused);
-      const tags = tagFilter(args['tag'] as string[] | undefined);
-      if (typeof tags === 'string') return failed(tags);
-      const { total, urls } = await service.list({ limit, offset: (args['offset'] as number | undefined) ?? 0, q, tags });
-      return structured({ count: urls.length, total, urls });
+      // The arguments as typed; `tag`'s values are read as the REST list's `tag` parameters are
+      // (commas separate tags), and the service checks every one of them.
+      const listed = await service.list({
+        limit: args['limit'] as number | undefined,
+        offset: args['offset'] as number | undefined,
+        q: args['q'] as string | undefined,
+        tags: args['tag'] as string[] | undefined,
+        tagsAsText: true,
+      });
+      if (!listed.ok) return failed(listed.detail);
+      return structured({ count: listed.urls.length, total: listed.total, urls: listed.urls });
     },
   },
   {
@@ -273,8 +192,8 @@ export const TOOLS: readonly Tool[] = [
         code: CODE,
         api_key: API_KEY,
         url: { type: 'string', description: 'The new absolute http(s) URL.' },
-        retention_days: { ...RETENTION, description: 'The new lifetime in days from the creation time; 0 = forever.' },
-        max_visits: { ...MAX_VISITS_ARG, description: 'The new limit of counted visits; null = unlimited.' },
+        retention_days: { ...RETENTION, description: `The new lifetime in days from the creation time, 0 to ${MAX_RETENTION_DAYS}; 0 = forever.` },
+        max_visits: { ...MAX_VISITS_ARG, description: `The new limit of counted visits, 1 to ${MAX_VISITS}; null = unlimited.` },
         title: { ...TITLE_ARG, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty removes it.` },
         tags: { ...TAGS_ARG, description: `The new tags, replacing the old ones (${TAG_RULES}); [] removes them.` },
       },
@@ -287,9 +206,9 @@ export const TOOLS: readonly Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args, service) {
       if (!isAdmin(service, args['api_key'])) return notAdmin();
-      const { code: _code, api_key: _key, ...fields } = args;
       const code = args['code'] as string;
-      const outcome = await service.update(code, fields);
+      const edit = { url: args['url'], retentionDays: args['retention_days'], maxVisits: args['max_visits'], title: args['title'], tags: args['tags'] };
+      const outcome = await service.update(code, edit);
       if (outcome.ok) return structured(asRecord(outcome.record));
       return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
     },

@@ -55,7 +55,7 @@ test('PATCH {"retention_days": null} is 400 naming the field, alone or with othe
 test('the same rule below every door: the service refuses null, and MCP update_url does too', async (t) => {
   const h = await start(t, { apiKeys: [KEY], now: () => NOW_MS });
   const { code, record } = await thirtyDayLink(h);
-  assert.deepEqual(await h.shortener.service.update(code, { retention_days: null }), { ok: false, error: 'invalid', detail: DETAIL });
+  assert.deepEqual(await h.shortener.service.update(code, { retentionDays: null }), { ok: false, error: 'invalid', detail: DETAIL });
 
   // MCP's input schema declares retention_days an integer (not null), so the call is refused
   // before the tool runs, as every argument of the wrong type is (docs/mcp.md).

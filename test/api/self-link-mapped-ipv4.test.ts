@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isLoopbackHost, isOwnShortLink } from '../../src/links/validate.ts';
+import { isLoopbackHost, isOwnShortLink } from '../../src/links/url-rules.ts';
 import { start } from '../support/helpers.ts';
 
 const BASE = 'http://127.0.0.1:3000';

@@ -1,36 +1,29 @@
 /**
- * The input rules of the shortening API (docs/api.md, creating links) as pure functions:
- * validateUrl, parseRetention, parsePaging. Every rejection is an HttpError 400 with a reason.
+ * The input rules of the shortening API (docs/api.md, creating links) as pure functions: checkUrl,
+ * checkRetention, checkPaging. Every rejection is a `Refusal` with a reason, never a throw.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
-import {
-  isLoopbackHost,
-  isOwnShortLink,
-  MAX_LIMIT,
-  MAX_RETENTION_DAYS,
-  parsePaging,
-  parseRetention,
-  validateUrl,
-  type UrlRules,
-} from '../../src/links/validate.ts';
+import { checkPaging } from '../../src/links/list-query.ts';
+import { isLoopbackHost, isOwnShortLink } from '../../src/links/url-rules.ts';
+import { checkRetention, checkUrl, MAX_LIMIT, MAX_RETENTION_DAYS, Refusal, type UrlRules } from '../../src/links/validate.ts';
 import { BAD_PAGING } from '../support/paging-cases.ts';
 
-/** A predicate for assert.throws: a 400 whose detail is a sentence matching `reason`. */
-function bad400(reason: RegExp = /./): (err: unknown) => boolean {
-  return (err) => {
-    assert.ok(err instanceof HttpError, `expected HttpError, got ${String(err)}`);
-    assert.equal(err.status, 400);
-    assert.equal(typeof err.detail, 'string');
-    assert.match(err.detail ?? '', reason);
-    return true;
-  };
+/** `checked` is a refusal whose detail is a sentence matching `reason`. */
+function refused(checked: unknown, reason: RegExp, label?: string): void {
+  assert.ok(checked instanceof Refusal, `${label ?? ''}: expected a refusal, got ${JSON.stringify(checked)}`);
+  assert.match(checked.detail, reason, label);
 }
+
+/** The paging of a list's query string, as the REST door hands it over: the text as sent. */
+const paging = (query: string) => {
+  const q = new URLSearchParams(query);
+  return checkPaging(q.get('limit') ?? undefined, q.get('offset') ?? undefined);
+};
 
 const RULES: UrlRules = { maxLength: 40, baseUrl: 'https://s.example/x' };
 
-test('validateUrl returns the WHATWG serialization of acceptable URLs', () => {
+test('checkUrl returns the WHATWG serialization of acceptable URLs', () => {
   const cases: [string, string][] = [
     ['https://example.com/page', 'https://example.com/page'],
     ['http://example.com', 'http://example.com/'],
@@ -49,12 +42,12 @@ test('validateUrl returns the WHATWG serialization of acceptable URLs', () => {
     ['https://t.example/x/abc', 'https://t.example/x/abc'],
   ];
   for (const [input, expected] of cases) {
-    assert.equal(validateUrl(input, RULES), expected, input);
+    assert.equal(checkUrl(input, RULES), expected, input);
     assert.equal(expected, new URL(input).href, `${input}: the expectation is new URL(input).href`);
   }
 });
 
-test('validateUrl rejects every bad URL class with a 400 and a reason', () => {
+test('checkUrl rejects every bad URL class with a reason', () => {
   const cases: [string, unknown, RegExp][] = [
     ['missing', undefined, /required/],
     ['null', null, /required/],
@@ -88,29 +81,29 @@ test('validateUrl rejects every bad URL class with a 400 and a reason', () => {
     ['own short link with dot segment', 'https://s.example/y/../x/abc', /shortener|loop/],
   ];
   for (const [name, input, reason] of cases) {
-    assert.throws(() => validateUrl(input, RULES), bad400(reason), name);
+    refused(checkUrl(input, RULES), reason, name);
   }
 });
 
-test('validateUrl length limit: exactly max_url_length is accepted, as sent and as stored', () => {
+test('checkUrl length limit: exactly max_url_length is accepted, as sent and as stored', () => {
   const exact = `https://example.com/${'a'.repeat(20)}`;
   assert.equal(exact.length, 40);
-  assert.equal(validateUrl(exact, RULES), exact);
-  assert.throws(() => validateUrl(`${exact}a`, RULES), bad400(/long/));
+  assert.equal(checkUrl(exact, RULES), exact);
+  refused(checkUrl(`${exact}a`, RULES), /long/);
   // The serializer adds a `/` before the query: 39 characters sent, 40 stored → accepted;
   // 40 sent, 41 stored → rejected.
   const fits = `https://example.com?${'q'.repeat(19)}`;
   assert.equal(fits.length, 39);
-  assert.equal(validateUrl(fits, RULES), `https://example.com/?${'q'.repeat(19)}`);
-  assert.throws(() => validateUrl(`${fits}q`, RULES), bad400(/long/));
+  assert.equal(checkUrl(fits, RULES), `https://example.com/?${'q'.repeat(19)}`);
+  refused(checkUrl(`${fits}q`, RULES), /long/);
 });
 
-test('validateUrl with a base URL without path: the whole origin is our short-link space', () => {
+test('checkUrl with a base URL without path: the whole origin is our short-link space', () => {
   const rules: UrlRules = { maxLength: 8192, baseUrl: 'http://127.0.0.1:3000' };
   for (const input of ['http://127.0.0.1:3000', 'http://127.0.0.1:3000/', 'http://127.0.0.1:3000/abc', 'http://2130706433:3000/abc']) {
-    assert.throws(() => validateUrl(input, rules), bad400(/shortener|loop/), input);
+    refused(checkUrl(input, rules), /shortener|loop/, input);
   }
-  assert.equal(validateUrl('http://127.0.0.1:3001/abc', rules), 'http://127.0.0.1:3001/abc');
+  assert.equal(checkUrl('http://127.0.0.1:3001/abc', rules), 'http://127.0.0.1:3001/abc');
 });
 
 /**
@@ -213,11 +206,11 @@ test('isOwnShortLink: every spelling of the own short-link space, and its neighb
   }
 });
 
-test('validateUrl refuses exactly the URLs isOwnShortLink calls own (the loop reason), and accepts the rest', () => {
+test('checkUrl refuses exactly the URLs isOwnShortLink calls own (the loop reason), and accepts the rest', () => {
   for (const [base, url, own] of OWN_SPACE) {
     const rules: UrlRules = { maxLength: 8192, baseUrl: base };
-    if (own) assert.throws(() => validateUrl(url, rules), bad400(/shortener|loop/), `${url} under base ${base}`);
-    else assert.equal(validateUrl(url, rules), new URL(url).href, `${url} under base ${base}`);
+    if (own) refused(checkUrl(url, rules), /shortener|loop/, `${url} under base ${base}`);
+    else assert.equal(checkUrl(url, rules), new URL(url).href, `${url} under base ${base}`);
   }
 });
 
@@ -228,17 +221,17 @@ test('isLoopbackHost: the spellings of this machine as the WHATWG parser leaves 
   for (const host of other) assert.equal(isLoopbackHost(host), false, host);
 });
 
-test('validateUrl rejects a percent-encoded spelling of the base path (the router decodes it: a loop)', () => {
+test('checkUrl rejects a percent-encoded spelling of the base path (the router decodes it: a loop)', () => {
   // `/%78/abc` is routed as `/x/abc` (segments are percent-decoded), so it redirects to itself.
-  assert.throws(() => validateUrl('https://s.example/%78/abc', RULES), bad400(/shortener|loop/));
+  refused(checkUrl('https://s.example/%78/abc', RULES), /shortener|loop/);
 });
 
-test('validateUrl rejects the fully-qualified (trailing-dot) spelling of its own host', () => {
+test('checkUrl rejects the fully-qualified (trailing-dot) spelling of its own host', () => {
   // `s.example.` is the same host to DNS and to this service (which does not check Host): a loop.
-  assert.throws(() => validateUrl('https://s.example./x/abc', RULES), bad400(/shortener|loop/));
+  refused(checkUrl('https://s.example./x/abc', RULES), /shortener|loop/);
 });
 
-test('parseRetention accepts integers 0–36500: numbers, and decimal digits from a query or form', () => {
+test('checkRetention accepts integers 0–36500: numbers, and decimal digits from a query or form', () => {
   assert.equal(MAX_RETENTION_DAYS, 36500);
   const cases: [unknown, number][] = [
     [undefined, 0],
@@ -254,14 +247,14 @@ test('parseRetention accepts integers 0–36500: numbers, and decimal digits fro
     ['36500', 36500],
   ];
   for (const [input, expected] of cases) {
-    assert.equal(parseRetention(input, typeof input === 'string'), expected, JSON.stringify(input));
+    assert.equal(checkRetention(input, typeof input === 'string'), expected, JSON.stringify(input));
   }
   // In JSON a number must be a number: digits in a string are refused there.
-  assert.throws(() => parseRetention('30'), bad400(/retention_days/));
-  assert.throws(() => parseRetention('30', false), bad400(/retention_days/));
+  refused(checkRetention('30'), /retention_days/);
+  refused(checkRetention('30', false), /retention_days/);
 });
 
-test('parseRetention rejects everything else with a 400', () => {
+test('checkRetention refuses everything else', () => {
   const cases: unknown[] = [
     -1,
     1.5,
@@ -288,11 +281,11 @@ test('parseRetention rejects everything else with a 400', () => {
     '٣',
   ];
   for (const input of cases) {
-    assert.throws(() => parseRetention(input, true), bad400(/retention_days/), JSON.stringify(input) ?? String(input));
+    refused(checkRetention(input, true), /retention_days/, JSON.stringify(input) ?? String(input));
   }
 });
 
-test('parsePaging accepts limit 1–1000 and offset ≥ 0, both optional', () => {
+test('checkPaging accepts limit 1–1000 and offset ≥ 0, both optional', () => {
   assert.equal(MAX_LIMIT, 1000);
   const cases: [string, { limit: number | undefined; offset: number }][] = [
     ['', { limit: undefined, offset: 0 }],
@@ -305,11 +298,11 @@ test('parsePaging accepts limit 1–1000 and offset ≥ 0, both optional', () =>
     ['limit=10&offset=20', { limit: 10, offset: 20 }],
     ['api_key=k&limit=3', { limit: 3, offset: 0 }],
   ];
-  for (const [query, expected] of cases) assert.deepEqual(parsePaging(new URLSearchParams(query)), expected, query);
+  for (const [query, expected] of cases) assert.deepEqual(paging(query), expected, query);
 });
 
-test('parsePaging rejects bad limit and offset values with a 400 naming the parameter', () => {
+test('checkPaging refuses bad limit and offset values, naming the parameter', () => {
   for (const [query, reason] of BAD_PAGING) {
-    assert.throws(() => parsePaging(new URLSearchParams(query)), bad400(reason), query);
+    refused(paging(query), reason, query);
   }
 });

@@ -168,7 +168,7 @@ describe('MCP SDK client', () => {
       });
     };
     await rejects('no_such_tool', {}, 'Unknown tool: "no_such_tool"; tools/list names the tools');
-    await rejects('shorten_url', { url: 'https://example.com/', retention_days: -1 }, 'Invalid arguments for shorten_url: retention_days must be at least 0');
+    await rejects('shorten_url', { url: 'https://example.com/', retention_days: '1' }, 'Invalid arguments for shorten_url: retention_days must be an integer');
     await rejects('list_urls', {}, 'Invalid arguments for list_urls: api_key is required');
     await rejects('update_url', { code: 'abc', api_key: KEY, max_visits: 1.5 }, 'Invalid arguments for update_url: max_visits must be an integer or null');
   });

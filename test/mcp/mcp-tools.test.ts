@@ -301,43 +301,52 @@ test('arguments that break the inputSchema, an unknown tool or a missing name ar
       [{ name: 'shorten_url' }, 'Invalid arguments for shorten_url: url is required'],
       [{ name: 'shorten_url', arguments: [] }, 'Invalid arguments for shorten_url: arguments must be an object'],
       [
-        { name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: 36501 } },
-        'Invalid arguments for shorten_url: retention_days must be at most 36500',
-      ],
-      [
         { name: 'shorten_url', arguments: { url: 'https://e.com/', retention_days: '3' } },
         'Invalid arguments for shorten_url: retention_days must be an integer',
       ],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', label: 'x' } }, 'Invalid arguments for shorten_url: label is not allowed'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', title: 5 } }, 'Invalid arguments for shorten_url: title must be a string or null'],
-      [
-        { name: 'shorten_url', arguments: { url: 'https://e.com/', title: 'x'.repeat(513) } },
-        'Invalid arguments for shorten_url: title must have at most 512 characters',
-      ],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: 'a,b' } }, 'Invalid arguments for shorten_url: tags must be an array'],
       [{ name: 'shorten_url', arguments: { url: 'https://e.com/', tags: ['a', 1] } }, 'Invalid arguments for shorten_url: tags[1] must be a string'],
       [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, tags: null } }, 'Invalid arguments for update_url: tags must be an array'],
       [{ name: 'list_urls', arguments: { api_key: KEY, tag: 'a' } }, 'Invalid arguments for list_urls: tag must be an array'],
+      [{ name: 'list_urls', arguments: { api_key: KEY, limit: 1.5 } }, 'Invalid arguments for list_urls: limit must be an integer'],
       [{ name: 'get_url', arguments: { code: 5 } }, 'Invalid arguments for get_url: code must be a string'],
-      [{ name: 'get_url', arguments: { code: '' } }, 'Invalid arguments for get_url: code must have at least 1 character'],
-      [{ name: 'list_urls', arguments: { api_key: KEY, limit: 0 } }, 'Invalid arguments for list_urls: limit must be at least 1'],
-      [{ name: 'list_urls', arguments: { api_key: KEY, offset: -1 } }, 'Invalid arguments for list_urls: offset must be at least 0'],
       [{ name: 'delete_url', arguments: { code: 'abc' } }, 'Invalid arguments for delete_url: api_key is required'],
-      [{ name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: 0 } }, 'Invalid arguments for shorten_url: max_visits must be at least 1'],
       [
         { name: 'shorten_url', arguments: { url: 'https://e.com/', max_visits: '5' } },
         'Invalid arguments for shorten_url: max_visits must be an integer or null',
       ],
       [{ name: 'update_url', arguments: { code: 'abc', api_key: KEY, visit_count: 0 } }, 'Invalid arguments for update_url: visit_count is not allowed'],
-      [
-        { name: 'update_url', arguments: { code: 'abc', api_key: KEY, max_visits: 2147483648 } },
-        'Invalid arguments for update_url: max_visits must be at most 2147483647',
-      ],
-      [{ name: 'list_urls', arguments: { api_key: KEY, q: '' } }, 'Invalid arguments for list_urls: q must have at least 1 character'],
     ];
     for (const [params, message] of cases) {
       assert.deepEqual(await rpcError(server, 'tools/call', params), { code: -32602, message }, JSON.stringify(params));
     }
+  });
+});
+
+test("values of the right type past the service's limits are isError results with the REST API's sentence, not protocol errors", async (t) => {
+  await withServer(t, {}, async (server) => {
+    const code = (structured(await call(server, 'shorten_url', { url: 'https://e.com/kept' })) as { short_code: string }).short_code;
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['shorten_url', { url: 'https://e.com/', retention_days: 36501 }, 'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)'],
+      ['shorten_url', { url: 'https://e.com/', retention_days: -1 }, 'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)'],
+      ['shorten_url', { url: 'https://e.com/', max_visits: 0 }, 'max_visits must be an integer from 1 to 2147483647, or null for no limit'],
+      ['shorten_url', { url: 'https://e.com/', title: 'x'.repeat(513) }, 'title must be at most 512 characters long, not 513'],
+      ['shorten_url', { url: 'https://e.com/', code: 'x'.repeat(65) }, 'code must be 6 to 12 characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not 65'],
+      ['update_url', { code, api_key: KEY, max_visits: 2147483648 }, 'max_visits must be an integer from 1 to 2147483647, or null for no limit'],
+      ['list_urls', { api_key: KEY, limit: 0 }, 'limit must be an integer from 1 to 1000'],
+      ['list_urls', { api_key: KEY, limit: 1001 }, 'limit must be an integer from 1 to 1000'],
+      ['list_urls', { api_key: KEY, offset: -1 }, 'offset must be an integer of 0 or more'],
+      ['list_urls', { api_key: KEY, q: '' }, 'q must be 1 to 200 characters long, not 0'],
+      ['list_urls', { api_key: KEY, q: '\u{1F600}'.repeat(201) }, 'q must be 1 to 200 characters long, not 201'],
+    ];
+    for (const [name, args, detail] of cases) assert.equal(toolError(await call(server, name, args)), detail, `${name} ${JSON.stringify(args)}`);
+    // A code no code can be is unknown, as through the REST API.
+    assert.equal(toolError(await call(server, 'get_url', { code: '' })), 'No short link has the code "".');
+    // At the limits, in characters: 200 emoji (400 UTF-16 units) are a search.
+    assert.equal(structured(await call(server, 'list_urls', { api_key: KEY, q: '\u{1F600}'.repeat(200) }))['total'], 0);
+    assert.equal(structured(await call(server, 'list_urls', { api_key: KEY, limit: 1000, offset: 0 }))['total'], 1);
   });
 });
 

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, parseRetention, Refusal, validateUrl } from '../../src/links/validate.ts';
-import { HttpError } from '../../src/errors.ts';
+import { checkCustomCode, checkMaxVisits, checkRetention, checkUrl, Refusal } from '../../src/links/validate.ts';
+import { RESERVED_SEGMENTS } from '../../src/links/codes.ts';
+import { checkCreate } from '../../src/links/shorten.ts';
 import type { LinkStore } from '../../src/store/link-store.ts';
 import { importLinks } from '../../src/transfer/import.ts';
 import { checkRow } from '../../src/transfer/row.ts';
@@ -74,13 +75,8 @@ test('a row error is a plain value: the rules an import shares with a create ret
     ok: false,
     detail: 'created_at must be Unix seconds, an ISO 8601 time, or YYYY-MM-DD HH:MM:SS (UTC)',
   });
-  // One set of rules: a create gets the same refusal as its 400.
-  assert.throws(
-    () => validateUrl('not a url', RULES),
-    (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === 'url must be an absolute URL such as https://example.com/page',
-  );
-  assert.throws(
-    () => parseRetention(-1),
-    (err: unknown) => err instanceof HttpError && err.status === 400 && err.detail === (refusals[4] as Refusal).detail,
-  );
+  // One set of rules: a create gets the same refusal as a row.
+  const create = (input: { url: unknown; retentionDays?: unknown }) => checkCreate(input, RULES, { ...RULES, reserved: RESERVED_SEGMENTS });
+  assert.deepEqual(create({ url: 'not a url' }), new Refusal('url must be an absolute URL such as https://example.com/page'));
+  assert.deepEqual(create({ url: 'https://example.com/', retentionDays: -1 }), refusals[4]);
 });

@@ -12,7 +12,7 @@
  * with no events asks nothing. Ordering by `nonBotVisits` asks that of every matching link.
  */
 import type { UrlRecord } from '../../links/record.ts';
-import type { Service } from '../../links/service.ts';
+import type { Failure, Service } from '../../links/service.ts';
 import { recordsAt, sortInTurns, walk, type Walkable } from '../../links/walk.ts';
 import type { ListParams } from './params.ts';
 import { pageBounds, summary, type VisitsSummary } from './shapes.ts';
@@ -94,7 +94,7 @@ const KEY: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (r: Url
 };
 
 /** The page of the short URL list that `p` asks for. */
-export async function listShortUrls(service: Service, p: ListParams): Promise<ShortUrlPage> {
+export async function listShortUrls(service: Service, p: ListParams): Promise<ShortUrlPage | Failure> {
   if (p.otherDomain) return { total: 0, records: [] };
   const listing = await service.listing({
     limit: undefined,
@@ -102,6 +102,7 @@ export async function listShortUrls(service: Service, p: ListParams): Promise<Sh
     q: p.searchTerm,
     tags: p.tags.length > 0 && (p.tags.length === 1 || p.tagsMode === 'all') ? p.tags : undefined,
   });
+  if (!listing.ok) return listing;
   try {
     if (servedAsListed(p)) {
       const [from, to] = pageBounds(p.page, p.itemsPerPage, listing.total);
@@ -174,8 +175,9 @@ export interface TagStats {
  * Every tag of a live link, sorted, with its counts when `withVisits` (which asks each link with
  * events for its bot visits). A walk over every link: the service keeps no table of tags.
  */
-export async function tagTable(service: Service, withVisits: boolean): Promise<TagStats[]> {
+export async function tagTable(service: Service, withVisits: boolean): Promise<TagStats[] | Failure> {
   const listing = await service.listing({ limit: undefined, offset: 0 });
+  if (!listing.ok) return listing;
   const byTag = new Map<string, { links: number; visits: number; bots: number }>();
   try {
     await walk(listing, async (slice) => {

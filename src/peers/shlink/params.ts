@@ -1,10 +1,14 @@
 /**
  * Shlink's request parameters and bodies in our terms (docs/compat.md): the list's query, a visit
  * list's query, and the bodies of a create and an edit. Pure: each returns what the service is to
- * be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title or a
- * tag may be is still decided by the service; only what is Shlink's alone is decided here.
+ * be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title, a
+ * search or a tag may be is decided by the service's rules (a tag filter this door applies itself,
+ * `excludeTags` or several tags of which any will do, is checked by the same rule as the one the
+ * service applies); only what is Shlink's alone is decided here.
  */
-import { MAX_SEARCH_LENGTH, normalTag, unstorableText } from '../../links/validate.ts';
+import { checkSearch, checkTagFilter } from '../../links/list-query.ts';
+import type { LinkEdit } from '../../links/service.ts';
+import { Refusal } from '../../links/validate.ts';
 import { MAX_TIME, parseTime, RangeRefusal, zoneOf } from '../../visits/range.ts';
 import { invalidData, Problem } from './problems.ts';
 
@@ -86,24 +90,26 @@ const repeated = (query: URLSearchParams, name: string): string[] => [...query.g
 /** `true` as Shlink reads these flags. */
 const flag = (query: URLSearchParams, name: string): boolean => query.get(name) === 'true';
 
-/**
- * Texts of the parameter `name` that every store can hold (`unstorableText`: no NUL, no lone
- * surrogate), or the `invalid-data` problem naming it: PostgreSQL cannot compare a NUL, and the log
- * store would find nothing, so one refusal keeps both stores' answer the same.
- */
-function storable(name: string, texts: readonly string[]): Problem | undefined {
-  for (const text of texts) {
-    const reason = unstorableText(text, name);
-    if (reason !== undefined) return invalidData([name], reason);
-  }
-  return undefined;
+/** The service's refusal of the parameter `name`, its reason naming it as Shlink's clients know it. */
+function refusedParam(name: string, refusal: Refusal): Problem {
+  return invalidData([name], refusal.detail.replace(/^(?:q|tag)\b/, name));
 }
 
-/** `searchTerm` of a list (short URLs, tags): at most `MAX_SEARCH_LENGTH` characters a store can hold; `''` when absent. */
+/**
+ * `searchTerm` of a list (short URLs, tags), by the rule of the service's search (1–200 characters
+ * a store can hold); `''` when absent or empty, which filters nothing.
+ */
 export function parseSearchTerm(query: URLSearchParams): Parsed<string> {
   const search = query.get('searchTerm') ?? '';
-  if (search.length > MAX_SEARCH_LENGTH) return invalidData(['searchTerm'], `searchTerm must be at most ${MAX_SEARCH_LENGTH} characters long`);
-  return storable('searchTerm', [search]) ?? search;
+  if (search === '') return '';
+  const checked = checkSearch(search);
+  return checked instanceof Refusal ? refusedParam('searchTerm', checked) : checked;
+}
+
+/** The tags of a tag filter `name` by the rule of the service's tag filter: trimmed, in NFC (as stored), distinct. */
+function tagFilter(query: URLSearchParams, name: string): Parsed<string[]> {
+  const checked = checkTagFilter(repeated(query, name), false);
+  return checked instanceof Refusal ? refusedParam(name, checked) : (checked ?? []);
 }
 
 /** The query of `GET /rest/v3/short-urls`; `host`: this service's domain, which the list may name. */
@@ -114,11 +120,10 @@ export function parseListParams(query: URLSearchParams, host: string): Parsed<Li
   if (isProblem(itemsPerPage)) return itemsPerPage;
   const search = parseSearchTerm(query);
   if (isProblem(search)) return search;
-  // Filters compare with tags as stored: in NFC (`normalTag`, docs/api.md).
-  const tags = [...new Set(repeated(query, 'tags').map(normalTag))];
-  const excludeTags = [...new Set(repeated(query, 'excludeTags').map(normalTag))];
-  const unstorable = storable('tags', tags) ?? storable('excludeTags', excludeTags);
-  if (unstorable !== undefined) return unstorable;
+  const tags = tagFilter(query, 'tags');
+  if (isProblem(tags)) return tags;
+  const excludeTags = tagFilter(query, 'excludeTags');
+  if (isProblem(excludeTags)) return excludeTags;
   const tagsMode = mode(query, 'tagsMode');
   if (isProblem(tagsMode)) return tagsMode;
   const excludeTagsMode = mode(query, 'excludeTagsMode');
@@ -185,7 +190,7 @@ export function parseVisitParams(query: URLSearchParams): Parsed<VisitParams> {
 }
 
 /** What the create and the edit bodies share: the deadline and the refused options. */
-interface Limits {
+export interface Limits {
   /** The code lengths this service generates (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH). */
   minShortLength: number;
   maxShortLength: number;
@@ -222,7 +227,7 @@ function refusedOptions(body: Readonly<Record<string, unknown>>, limits: Limits)
 }
 
 export interface CreateRequest {
-  /** `ShortenInput` fields, unchecked (the service checks them). */
+  /** `ShortenInput` fields, unchecked: the service checks them. */
   url: unknown;
   code: unknown;
   title: unknown;
@@ -260,17 +265,20 @@ export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits:
   };
 }
 
-/** The edit's fields for `service.update`, from the body of `PATCH /rest/v3/short-urls/:code` of a link created at `createdAt`. */
-export function parseEditBody(body: Readonly<Record<string, unknown>>, limits: Limits, createdAt: number): Parsed<Record<string, unknown>> {
+/**
+ * The edit for `service.update` (only the fields the body gives), from the body of
+ * `PATCH /rest/v3/short-urls/:code` of a link created at `createdAt`. Tags of null clear them, as Shlink.
+ */
+export function parseEditBody(body: Readonly<Record<string, unknown>>, limits: Limits, createdAt: number): Parsed<LinkEdit> {
   const refused = refusedOptions(body, limits);
   if (refused !== undefined) return refused;
-  const fields: Record<string, unknown> = {};
-  if (body['longUrl'] !== undefined) fields['url'] = body['longUrl'];
-  if (body['title'] !== undefined) fields['title'] = body['title'];
-  if (body['tags'] !== undefined) fields['tags'] = body['tags'] === null ? [] : body['tags'];
-  if (body['maxVisits'] !== undefined) fields['max_visits'] = body['maxVisits'];
+  const edit: LinkEdit = {};
+  if (body['longUrl'] !== undefined) edit.url = body['longUrl'];
+  if (body['title'] !== undefined) edit.title = body['title'];
+  if (body['tags'] !== undefined) edit.tags = body['tags'] === null ? [] : body['tags'];
+  if (body['maxVisits'] !== undefined) edit.maxVisits = body['maxVisits'];
   const retention = retentionUntil(body['validUntil'], createdAt);
   if (isProblem(retention)) return retention;
-  if (retention !== undefined) fields['retention_days'] = retention;
-  return fields;
+  if (retention !== undefined) edit.retentionDays = retention;
+  return edit;
 }

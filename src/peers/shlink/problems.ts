@@ -83,6 +83,9 @@ const REASON_FIELDS: readonly (readonly [RegExp, string, string, string?])[] = [
   [/^retention_days\b/, 'retention_days', 'validUntil', `validUntil must be at most ${MAX_RETENTION_DAYS} days after the short URL's creation`],
   [/^title\b/, 'title', 'title'],
   [/^(?:tags\b|a tag\b|a link may have)/, 'tags', 'tags'],
+  // A list's refusals: the search and the tag filter.
+  [/^q\b/, 'q', 'searchTerm'],
+  [/^tag\b/, 'tag', 'tags'],
 ];
 
 /** The `invalid-data` problem of a reason the service gave, its field named as Shlink names it. */

@@ -4,7 +4,8 @@
  * URL or a title is the service's to accept or refuse.
  */
 import type { UrlRecord } from '../../links/record.ts';
-import type { Service, VisitRequest } from '../../links/service.ts';
+import type { Service, Unavailable, VisitRequest } from '../../links/service.ts';
+import { walk } from '../../links/walk.ts';
 import { phpInt } from './params.ts';
 import * as shape from './shapes.ts';
 import { selector, statsFilter, type Selector } from './stats.ts';
@@ -18,11 +19,6 @@ export interface ActionDeps {
   baseUrl: string;
 }
 
-/** Links read per slice of the list, with a turn of the event loop between slices. */
-const SLICE = 1000;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * YOURLS tidies a title before storing it: whitespace runs become one space, and the ends are
  * trimmed (PHP's `\s`, ASCII only). An empty title is no title.
@@ -33,29 +29,34 @@ function tidyTitle(raw: string | undefined): string | undefined {
 }
 
 export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record<string, Action>> {
-  /** Every live link, newest first, to `visit`; the totals of `stats` and `db-stats` on the way. */
-  async function eachLink(visit?: Selector): Promise<shape.Totals> {
-    const page = await service.listing({ limit: undefined, offset: 0 });
+  /**
+   * Every live link, newest first, to `visit`, sharing the event loop (`links/walk.ts`); the totals
+   * of `stats` and `db-stats` on the way, or the store's failure to be read.
+   */
+  async function eachLink(visit?: Selector): Promise<shape.Totals | Unavailable> {
+    const page = await service.listing({});
+    // The list's query is fixed here: only a store that cannot be read refuses it.
+    if (!page.ok) return { ok: false, error: 'unavailable', detail: page.detail };
     let clicks = 0;
     try {
-      for (let from = 0; from < page.count; from += SLICE) {
-        if (from > 0) await nextTurn();
-        const records: UrlRecord[] = await page.slice(from, Math.min(from + SLICE, page.count));
+      await walk(page, (records: UrlRecord[]) => {
         for (const record of records) {
           clicks += record.visit_count;
           visit?.add(record);
         }
-      }
+      });
       return { links: page.count, clicks };
     } finally {
       page.release();
     }
   }
 
-  async function find(params: ReadonlyMap<string, string>): Promise<{ keyword: string; record: UrlRecord | undefined }> {
+  /** The link `shorturl` names (a keyword or a whole short URL), if it is live. */
+  async function find(params: ReadonlyMap<string, string>): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
     const keyword = shape.keywordOf(params.get('shorturl') ?? '', baseUrl);
     const found = await service.get(keyword);
-    return { keyword, record: found.ok ? found.record : undefined };
+    if (found.ok) return { keyword, record: found.record };
+    return found.error === 'unavailable' ? found : { keyword, record: undefined };
   }
 
   return {
@@ -64,8 +65,9 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       const keyword = params.get('keyword') ?? '';
       // One short URL per long URL, as YOURLS by default: the newest link of it answers instead.
       const existing = await service.lookup(url);
-      if (!existing.ok && existing.error === 'invalid') return shape.NO_URL();
       if (existing.ok) return shape.alreadyStored(existing.record, baseUrl);
+      if (existing.error === 'invalid') return shape.NO_URL();
+      if (existing.error === 'unavailable') return shape.unavailable('shorturl', existing.detail);
       const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from });
       if (outcome.ok) return shape.added(outcome.record);
       if (outcome.error === 'rate_limited') return shape.flooded(outcome.retryAfter);
@@ -75,22 +77,25 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
     },
 
     async expand(params) {
-      const { keyword, record } = await find(params);
-      return record === undefined ? shape.notExpanded(keyword) : shape.expanded(record);
+      const found = await find(params);
+      if ('error' in found) return shape.unavailable('expand', found.detail);
+      return found.record === undefined ? shape.notExpanded(found.keyword) : shape.expanded(found.record);
     },
 
     async 'url-stats'(params) {
-      return shape.urlStats((await find(params)).record);
+      const found = await find(params);
+      return 'error' in found ? shape.unavailable('url-stats', found.detail) : shape.urlStats(found.record);
     },
 
     async stats(params) {
       const picking = selector(statsFilter(params.get('filter')), phpInt(params.get('start')), phpInt(params.get('limit')));
       const totals = await eachLink(picking);
-      return shape.stats(picking.picked(), totals);
+      return 'error' in totals ? shape.unavailable('stats', totals.detail) : shape.stats(picking.picked(), totals);
     },
 
     async 'db-stats'() {
-      return shape.dbStats(await eachLink());
+      const totals = await eachLink();
+      return 'error' in totals ? shape.unavailable('db-stats', totals.detail) : shape.dbStats(totals);
     },
 
     async version(params) {

@@ -8,7 +8,7 @@ import type { Ctx, RouteHandler } from '../../http/context.ts';
 import { flatten } from '../../http/headers.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
-import { StoreUnavailableError } from '../../store/link-store.ts';
+import { unavailableOf } from '../../links/outcomes.ts';
 import { ref } from '../../published/openapi-parts.ts';
 import type { Route } from '../../http/router.ts';
 import type { RouteDoc } from '../../published/openapi.ts';
@@ -74,9 +74,11 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
       try {
         result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, ctx.req) : unknownAction();
       } catch (err) {
-        // A store that cannot be read (a database down) is this surface's 503, in the format asked for.
-        if (!(err instanceof StoreUnavailableError)) throw err;
-        result = unavailable(name ?? '', err.message);
+        // A store that could not be read where no outcome carries it (a slice of the list on a
+        // database that went down) is this surface's 503, in the format asked for, as an outcome is.
+        const down = unavailableOf(err);
+        if (down === undefined) throw err;
+        result = unavailable(name ?? '', down.detail);
       }
       const callback = params.get('callback') ?? params.get('jsonp');
       if (callback !== undefined) result = withCallback(result, callback);

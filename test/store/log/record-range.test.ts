@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
-import { parseCustomCode, validateUrl, MAX_RETENTION_DAYS, MAX_VISITS } from '../../../src/links/validate.ts';
+import { checkCustomCode, checkUrl, MAX_RETENTION_DAYS, MAX_VISITS } from '../../../src/links/validate.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { MAX_COUNT } from '../../../src/store/record-limits.ts';
@@ -28,13 +28,9 @@ const DAY = 86400;
 const RULES = { minShortLength: 1, maxShortLength: 64, maxLength: 65536, baseUrl: 'https://s.example/' };
 
 const CODE_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const code = fc.string({ unit: fc.constantFrom(...CODE_CHARS), minLength: RULES.minShortLength, maxLength: RULES.maxShortLength }).filter((c) => {
-  try {
-    return parseCustomCode(c, RULES.minShortLength, RULES.maxShortLength) === c;
-  } catch {
-    return false;
-  }
-});
+const code = fc
+  .string({ unit: fc.constantFrom(...CODE_CHARS), minLength: RULES.minShortLength, maxLength: RULES.maxShortLength })
+  .filter((c) => checkCustomCode(c, RULES.minShortLength, RULES.maxShortLength) === c);
 
 /**
  * An accepted URL of any characters (every Unicode code point, controls and the URL's own
@@ -49,13 +45,12 @@ const url = fc
     fc.option(fc.integer({ min: 16, max: RULES.maxLength }), { freq: 3 }),
   )
   .map(([scheme, host, rest, target]) => {
-    let href: string;
-    try {
-      href = validateUrl(`${scheme}${host}/${rest}`, RULES);
-    } catch {
-      return undefined;
-    }
-    return target !== null && target > href.length ? validateUrl(href + 'a'.repeat(target - href.length), RULES) : href;
+    const href = checkUrl(`${scheme}${host}/${rest}`, RULES);
+    if (typeof href !== 'string') return undefined;
+    if (target === null || target <= href.length) return href;
+    const padded = checkUrl(href + 'a'.repeat(target - href.length), RULES);
+    if (typeof padded !== 'string') throw new Error(`a URL padded to ${target} characters was refused: ${padded.detail}`);
+    return padded;
   })
   .filter((u): u is string => u !== undefined);
 

@@ -1,0 +1,170 @@
+/**
+ * The OpenAPI documentation of the REST routes of `routes.ts` (docs/api.md), one `RouteDoc` per
+ * route, from which `published/openapi.ts` builds the document: data, kept apart from the handlers
+ * so that each file reads as one thing.
+ */
+import { TEXT_TYPE, HTML_TYPE } from '../http/respond.ts';
+import { HTML_PAGE, body, empty, json, ref } from '../published/openapi-parts.ts';
+import type { RouteDoc } from '../published/openapi.ts';
+
+const SHORTENED = (deprecated: boolean) =>
+  body('Created: the body is the short URL only.', TEXT_TYPE, { type: 'string' }, deprecated ? ['Location', 'Deprecation', 'Link'] : ['Location']);
+
+const SHORTEN_ERRORS = {
+  400: ref('responses', 'BadRequest'),
+  409: ref('responses', 'Conflict'),
+  413: ref('responses', 'PayloadTooLarge'),
+  415: ref('responses', 'UnsupportedMediaType'),
+  429: ref('responses', 'TooManyRequests'),
+  503: ref('responses', 'Unavailable'),
+};
+
+const SHORTEN_PARAMS = [
+  ref('parameters', 'shorten_url'),
+  ref('parameters', 'retention_days'),
+  ref('parameters', 'shorten_code'),
+  ref('parameters', 'max_visits'),
+  ref('parameters', 'title'),
+  ref('parameters', 'tags'),
+];
+
+const VISITS =
+  'GET counts a visit; HEAD answers as the next GET would, without counting. A link with max_visits redirects its first max_visits counted visits, then answers 410; a 410 is not a visit. ' +
+  'Paths whose code has characters outside A-Z a-z 0-9 - _ are 404.';
+
+const SHORTEN_DESCRIPTION =
+  'Fields url (required), retention_days (0–36500, 0 or absent = forever), code (a custom code of A-Z a-z 0-9 - _, MIN_SHORT_LENGTH to MAX_SHORT_LENGTH characters, not a reserved word; absent = generated) ' +
+  'max_visits (1–2147483647 counted visits, absent or null = unlimited), title (at most 512 characters; empty, null or absent = none) ' +
+  'and tags (at most 20 distinct tags of 1–50 characters without commas, trimmed and kept sorted: a JSON array, or in a query string or form the field repeated, each value holding comma-separated tags) ' +
+  "come as query parameters or as a JSON or form body (64 KiB at most); a query parameter wins over the body field (every tags parameter over the body's tags). " +
+  'The same URL shortened twice gets two codes. A custom code held by a live link is 409; of concurrent requests for one code exactly one wins.';
+
+export const HEALTH_DOC: RouteDoc = {
+  GET: { operationId: 'getHealth', summary: 'Health check of the API', tag: 'service', access: 'gate', responses: { 200: json('Up.', 'Health') } },
+};
+
+export const SHORTEN_DOC: RouteDoc = {
+  POST: {
+    operationId: 'shortenUrl',
+    summary: 'Create a short link',
+    description: SHORTEN_DESCRIPTION,
+    tag: 'links',
+    access: 'gate',
+    parameters: SHORTEN_PARAMS,
+    requestBody: {
+      required: false,
+      content: {
+        'application/json': { schema: ref('schemas', 'ShortenInput') },
+        'application/x-www-form-urlencoded': { schema: ref('schemas', 'ShortenForm') },
+      },
+    },
+    responses: { 201: SHORTENED(false), ...SHORTEN_ERRORS },
+  },
+  GET: {
+    operationId: 'shortenUrlWithGet',
+    summary: 'Create a short link with GET (deprecated)',
+    description:
+      'Deprecated: use POST. Behaves exactly as POST with query parameters; every response carries Deprecation and Link headers. HEAD is 405 with Allow: GET, POST (a HEAD must change nothing).',
+    tag: 'links',
+    access: 'gate',
+    deprecated: true,
+    parameters: SHORTEN_PARAMS,
+    responses: { 201: SHORTENED(true), ...SHORTEN_ERRORS },
+  },
+};
+
+export const LIST_DOC: RouteDoc = {
+  GET: {
+    operationId: 'listUrls',
+    summary: 'List live links, newest first',
+    description:
+      'With q, only the links whose code, original URL or title contains it (case-insensitively); with tag (repeatable, or comma-separated), only the links having every tag named (compared exactly, case-sensitively). ' +
+      'X-Total-Count counts the links the filters keep, all pages together.',
+    tag: 'admin',
+    access: 'admin',
+    parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q'), ref('parameters', 'tag')],
+    responses: {
+      200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
+      400: ref('responses', 'BadRequest'),
+    },
+  },
+};
+
+export const URL_DOC: RouteDoc = {
+  GET: {
+    operationId: 'getUrl',
+    summary: 'The record of one live link',
+    tag: 'links',
+    access: 'gate',
+    responses: { 200: json('The record.', 'Record'), 404: ref('responses', 'NotFound') },
+  },
+  PATCH: {
+    operationId: 'updateUrl',
+    summary: 'Edit a link',
+    description:
+      'A JSON object holding any of url, retention_days, max_visits (null clears the limit), title (null or empty clears it) and tags (an array replacing the tags; [] clears them), each validated as on a create; any other field is 400. ' +
+      'The code, created_at and visit_count never change; retention_days counts from created_at, so it can expire the link at once, and a max_visits at or below visit_count uses it up at once. ' +
+      'The key is checked first (403), then the body (415, 400), then the code (404). On disk before the answer.',
+    tag: 'admin',
+    access: 'admin',
+    requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'UpdateInput') } } },
+    responses: {
+      200: json('The updated record. Deprecation and Link only when the key came from api_key.', 'Record', ['Deprecation', 'Link']),
+      400: ref('responses', 'BadRequest'),
+      404: ref('responses', 'NotFound'),
+      413: ref('responses', 'PayloadTooLarge'),
+      415: ref('responses', 'UnsupportedMediaType'),
+      503: ref('responses', 'Unavailable'),
+    },
+  },
+  DELETE: {
+    operationId: 'deleteUrl',
+    summary: 'Delete a link',
+    tag: 'admin',
+    access: 'admin',
+    responses: {
+      204: empty('Deleted (on disk before the answer). Deprecation and Link only when the key came from api_key.', ['Deprecation', 'Link']),
+      404: ref('responses', 'NotFound'),
+      503: ref('responses', 'Unavailable'),
+    },
+  },
+};
+
+export const LOOKUP_DOC: RouteDoc = {
+  GET: {
+    operationId: 'lookupUrl',
+    summary: 'The newest live link of an original URL',
+    tag: 'links',
+    access: 'gate',
+    parameters: [ref('parameters', 'lookup_url')],
+    responses: {
+      200: json('The newest record whose original_url matches.', 'Record'),
+      400: ref('responses', 'BadRequest'),
+      404: ref('responses', 'NotFound'),
+    },
+  },
+};
+
+/** `/:code`, whose access depends on `PUBLIC_REDIRECTS`. */
+export const followDoc = (publicRedirects: boolean): RouteDoc => ({
+  GET: {
+    operationId: 'followLink',
+    summary: 'Follow a short link',
+    description: publicRedirects
+      ? `Public on this server (PUBLIC_REDIRECTS=true): anyone may open a short link, even with the gate on. ${VISITS}`
+      : `Behind the gate like the API when the server runs with API_TOKEN (a gated instance is a private one, reached through a proxy that adds the header); PUBLIC_REDIRECTS=true makes short links public. ${VISITS}`,
+    tag: 'links',
+    access: publicRedirects ? 'public' : 'gate',
+    responses: {
+      302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
+      404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      410: body(
+        'The link has expired (a small "This link has expired" page), or its visit limit is used up (a small "This link has reached its visit limit" page; not counted as a visit).',
+        HTML_TYPE,
+        HTML_PAGE,
+        ['Cache-Control'],
+      ),
+      503: json('A counted visit of a link with a visit limit could not be made durable (storage not writable); no visit was granted.', 'Error'),
+    },
+  },
+});

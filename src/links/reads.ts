@@ -1,0 +1,92 @@
+/**
+ * The reads of live links (docs/api.md): one by its code, the newest of an original URL, and the
+ * list. Each answers an outcome, `unavailable` included when the store cannot be read (a database
+ * down), so no door meets the storage contract's error. A list's query is checked here
+ * (`list-query.ts`) whichever door asked.
+ */
+import { mapMaybe, type LinkPage, type LinkRecord, type LinkStore, type MaybePromise } from '../store/link-store.ts';
+import { isCodeShaped } from './codes.ts';
+import { checkListQuery, type ListQuery } from './list-query.ts';
+import { guarded, NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
+import type { UrlListing, UrlRecord } from './record.ts';
+import { Refusal, unstorableText } from './refusal.ts';
+
+export type GetOutcome = Found | NotFound | Unavailable;
+export type LookupOutcome = Found | Invalid | NotFound | Unavailable;
+/** A page of the list to read in slices (`UrlListing`): a database's slices are promises, which reject when it cannot be read. */
+export type Listing = UrlListing<MaybePromise<UrlRecord[]>> & { ok: true };
+export type ListingOutcome = Listing | Invalid | Unavailable;
+export type ListOutcome = { ok: true; total: number; urls: UrlRecord[] } | Invalid | Unavailable;
+
+export interface ReadDeps {
+  store: LinkStore;
+  /** Unix seconds now. */
+  seconds: () => number;
+  view: (record: LinkRecord) => UrlRecord;
+}
+
+const INVALID_URL: Invalid = { ok: false, error: 'invalid', detail: 'url must be an absolute URL such as https://example.com/page' };
+const URL_REQUIRED: Invalid = { ok: false, error: 'invalid', detail: 'url is required' };
+
+export function createReads({ store, seconds, view }: ReadDeps) {
+  const found = (record: LinkRecord | undefined): Found | NotFound => (record ? { ok: true, record: view(record) } : NOT_FOUND);
+
+  /**
+   * Live records newest first, paged and filtered, frozen when called: a long list can be read in
+   * slices across event-loop turns (see `UrlListing`); `release` it when done.
+   */
+  async function listing(query: ListQuery): Promise<ListingOutcome> {
+    const filter = checkListQuery(query);
+    if (filter instanceof Refusal) return refused(filter);
+    let page: LinkPage;
+    try {
+      page = await store.list({ limit: filter.limit, offset: filter.offset, now: seconds(), q: filter.q, tags: filter.tags });
+    } catch (err) {
+      return outage(err);
+    }
+    return {
+      ok: true,
+      total: page.total,
+      count: page.count,
+      slice: (from, to) => mapMaybe(page.slice(from, to), (records) => records.map(view)),
+      release: () => page.release(),
+    };
+  }
+
+  return {
+    /** A code outside the code alphabet names no link, so no store is asked (MCP's codes are unchecked). */
+    async get(code: string): Promise<GetOutcome> {
+      if (!isCodeShaped(code)) return NOT_FOUND;
+      return guarded(() => mapMaybe(store.get(code, seconds()), found));
+    },
+
+    /** The newest live record whose original URL equals `input` once normalized. */
+    async lookup(input: unknown): Promise<LookupOutcome> {
+      if (input === undefined || input === null || input === '') return URL_REQUIRED;
+      const unstorable = typeof input === 'string' ? unstorableText(input, 'url') : undefined;
+      if (unstorable !== undefined) return { ok: false, error: 'invalid', detail: unstorable };
+      let href: string;
+      try {
+        href = new URL(String(input)).href;
+      } catch {
+        return INVALID_URL;
+      }
+      return guarded(() => mapMaybe(store.newestByUrl(href, seconds()), found));
+    },
+
+    listing,
+
+    /** The whole page at once; `total` counts every live record the filters keep. */
+    async list(query: ListQuery): Promise<ListOutcome> {
+      const page = await listing(query);
+      if (!page.ok) return page;
+      try {
+        return { ok: true, total: page.total, urls: await page.slice(0, page.count) };
+      } catch (err) {
+        return outage(err);
+      } finally {
+        page.release();
+      }
+    },
+  };
+}

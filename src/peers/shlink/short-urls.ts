@@ -1,0 +1,130 @@
+/**
+ * The short URLs of Shlink's REST API v3 (docs/compat.md): the list, a create (with
+ * `findIfExists`), one link, its edit and delete, and its redirect rules. Each handler reads
+ * Shlink's parameters (`params.ts`), asks the service, and answers in Shlink's shapes or problems
+ * (`answers.ts`); the key was checked by the route (`routes.ts`).
+ */
+import type { Ctx } from '../../http/context.ts';
+import type { Failure } from '../../links/outcomes.ts';
+import type { UrlRecord } from '../../links/record.ts';
+import type { Service } from '../../links/service.ts';
+import { normalTag } from '../../links/validate.ts';
+import { failed, NO_CONTENT, ok, readObject, type Answer } from './answers.ts';
+import { botVisits, listShortUrls, summaries } from './lists.ts';
+import { isProblem, parseCreateBody, parseEditBody, parseListParams, type CreateRequest, type Limits } from './params.ts';
+import { invalidData } from './problems.ts';
+import { pagination, shortUrlJson, summary, type ShortUrlJson } from './shapes.ts';
+
+const DAY = 86400;
+
+/** What every handler of the surface is given, once. */
+export interface ShlinkContext {
+  service: Service;
+  /** The code lengths and this service's domain. */
+  limits: Limits;
+  /** Unix seconds now: a `validUntil` becomes a retention counted from now. */
+  seconds: () => number;
+  maxBodyBytes: number;
+}
+
+/** A URL as the service stores it (its WHATWG serialization), or undefined when it is none. */
+function normalized(url: string): string | undefined {
+  try {
+    return new URL(url).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A record in Shlink's shape, with its visits summary. */
+async function shortUrl(c: ShlinkContext, record: UrlRecord): Promise<ShortUrlJson> {
+  return shortUrlJson(record, summary(record.visit_count, await botVisits(c.service, record)));
+}
+
+export async function list(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const params = parseListParams(ctx.query(), c.limits.host);
+  if (isProblem(params)) return params;
+  const page = await listShortUrls(c.service, params);
+  if (!('records' in page)) return failed(page, '');
+  const visits = await summaries(c.service, page.records);
+  return ok({
+    shortUrls: {
+      data: page.records.map((r, i) => shortUrlJson(r, visits[i]!)),
+      pagination: pagination(params.page, params.itemsPerPage, page.total, page.records.length),
+    },
+  });
+}
+
+/**
+ * `findIfExists` (Shlink's rule, on what this service can ask): the link of `customSlug` when it
+ * has this long URL, or else the newest link of the long URL; either only when every other
+ * field given matches it too. Undefined: create one. A store that cannot be read is its failure.
+ */
+async function existing(c: ShlinkContext, request: CreateRequest): Promise<UrlRecord | undefined | Failure> {
+  const found = typeof request.code === 'string' && request.code !== '' ? await c.service.get(request.code) : await c.service.lookup(request.url);
+  if (!found.ok) return found.error === 'unavailable' ? found : undefined;
+  const r = found.record;
+  if (typeof request.url !== 'string' || normalized(request.url) !== r.original_url) return undefined;
+  if (request.maxVisits !== undefined && request.maxVisits !== null && r.max_visits !== request.maxVisits) return undefined;
+  if (request.validUntil !== undefined && r.expires_at !== r.created_at + Math.ceil((request.validUntil - r.created_at) / DAY) * DAY) return undefined;
+  if (Array.isArray(request.tags) && [...new Set(request.tags.map((t) => normalTag(String(t).trim())))].sort().join('\n') !== r.tags.join('\n'))
+    return undefined;
+  return r;
+}
+
+export async function create(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const body = await readObject(ctx.req, c.maxBodyBytes);
+  if (isProblem(body)) return body;
+  const request = parseCreateBody(body, c.limits, c.seconds());
+  if (isProblem(request)) return request;
+  const found = request.findIfExists ? await existing(c, request) : undefined;
+  if (found !== undefined && 'error' in found) return failed(found, '');
+  if (found !== undefined) return ok(await shortUrl(c, found));
+  const made = await c.service.shorten({
+    url: request.url,
+    code: request.code,
+    title: request.title,
+    tags: request.tags,
+    maxVisits: request.maxVisits,
+    retentionDays: request.retentionDays,
+    from: ctx.req,
+  });
+  if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');
+  return ok(await shortUrl(c, made.record));
+}
+
+export async function get(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  const found = await c.service.get(code);
+  return found.ok ? ok(await shortUrl(c, found.record)) : failed(found, code);
+}
+
+export async function edit(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  const body = await readObject(ctx.req, c.maxBodyBytes);
+  if (isProblem(body)) return body;
+  const found = await c.service.get(code);
+  if (!found.ok) return failed(found, code);
+  const edit = parseEditBody(body, c.limits, found.record.created_at);
+  if (isProblem(edit)) return edit;
+  const updated = Object.keys(edit).length === 0 ? found : await c.service.update(code, edit);
+  return updated.ok ? ok(await shortUrl(c, updated.record)) : failed(updated, code);
+}
+
+export async function remove(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  const removed = await c.service.remove(code);
+  return removed.ok ? NO_CONTENT : failed(removed, code);
+}
+
+/** There are no redirect rules: a link's only target is its long URL. */
+export async function redirectRules(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  if (ctx.method === 'POST') {
+    const body = await readObject(ctx.req, c.maxBodyBytes);
+    if (isProblem(body)) return body;
+    if (Array.isArray(body['redirectRules']) && body['redirectRules'].length > 0) return invalidData(['redirectRules'], 'redirect rules are not supported');
+  }
+  const found = await c.service.get(code);
+  return found.ok ? ok({ defaultLongUrl: found.record.original_url, redirectRules: [] }) : failed(found, code);
+}

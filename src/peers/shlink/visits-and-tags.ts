@@ -1,0 +1,72 @@
+/**
+ * The visits and tags of Shlink's REST API v3 (docs/compat.md): a link's visits and their
+ * deletion, the overview of every visit, and the tags with their stats, read from the service and
+ * answered in Shlink's shapes or problems (`answers.ts`).
+ */
+import type { Ctx } from '../../http/context.ts';
+import { failed, ok, unavailable, type Answer } from './answers.ts';
+import { TAG_ORDERS, tagTable } from './lists.ts';
+import { isProblem, parseSearchTerm, parseVisitParams } from './params.ts';
+import { invalidData, plainProblem } from './problems.ts';
+import { pageBounds, pagination, summary, visitJson } from './shapes.ts';
+import type { ShlinkContext } from './short-urls.ts';
+
+export async function visits(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  const params = parseVisitParams(ctx.query());
+  if (isProblem(params)) return params;
+  const filter = { from: params.from, to: params.to, bots: params.excludeBots ? 'exclude' : 'include' } as const;
+  // The first slice gives the total; a page longer than the service's largest is read in slices.
+  const first = params.itemsPerPage === -1 ? 0 : (params.page - 1) * params.itemsPerPage;
+  const wanted = params.itemsPerPage === -1 ? Infinity : params.itemsPerPage;
+  let got = await c.service.visits(code, filter, { limit: Math.min(wanted, 1000), offset: first });
+  if (!got.ok) return failed(got, code);
+  const total = got.total;
+  const [from, to] = pageBounds(params.page, params.itemsPerPage, total);
+  const events = got.visits.slice(0, to - from);
+  while (events.length < to - from && got.visits.length > 0) {
+    got = await c.service.visits(code, filter, { limit: Math.min(to - from - events.length, 1000), offset: from + events.length });
+    if (!got.ok) return failed(got, code);
+    events.push(...got.visits);
+  }
+  const link = c.service.shortUrl(code);
+  return ok({ visits: { data: events.map((e) => visitJson(e, link)), pagination: pagination(params.page, params.itemsPerPage, total, events.length) } });
+}
+
+export async function deleteVisits(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+  const code = ctx.params['code']!;
+  const deleted = await c.service.deleteVisits(code);
+  return deleted.ok ? ok({ deletedVisits: deleted.deleted }) : failed(deleted, code);
+}
+
+/** Every live link's visits since 1970 (the stats of every link, in months): this service records no orphan visits. */
+export async function overview(c: ShlinkContext): Promise<Answer> {
+  const stats = await c.service.stats(null, { from: 0, interval: 'month', bots: 'include' });
+  if (!stats.ok)
+    return stats.error === 'unavailable' ? unavailable(stats.detail) : plainProblem(500, 'Internal Server Error', 'the visit totals could not be counted');
+  return ok({ visits: { nonOrphanVisits: summary(stats.stats.visit_count, stats.stats.bots), orphanVisits: summary(0, 0) } });
+}
+
+/** The tags, or their stats: `searchTerm`, `orderBy` (`tag`, counts), `page`, `itemsPerPage` (default all). */
+export async function tags(c: ShlinkContext, ctx: Ctx, withStats: boolean): Promise<Answer> {
+  const query = ctx.query();
+  const [field = 'tag', dir = 'ASC'] = (query.get('orderBy') || 'tag-ASC').split('-');
+  const compare = TAG_ORDERS.get(field);
+  if (compare === undefined || (dir !== 'ASC' && dir !== 'DESC') || (!withStats && field !== 'tag')) {
+    return invalidData(['orderBy'], `orderBy must be one of ${withStats ? [...TAG_ORDERS.keys()].join(', ') : 'tag'}, followed by -ASC or -DESC`);
+  }
+  const params = parseVisitParams(query);
+  if (isProblem(params)) return params;
+  const searchTerm = parseSearchTerm(query);
+  if (isProblem(searchTerm)) return searchTerm;
+  const search = searchTerm.toLowerCase();
+  const table = await tagTable(c.service, withStats);
+  if (!Array.isArray(table)) return failed(table, '');
+  const rows = table.filter((t) => t.tag.toLowerCase().includes(search));
+  rows.sort((a, b) => (dir === 'ASC' ? 1 : -1) * compare(a, b));
+  const [from, to] = pageBounds(params.page, params.itemsPerPage, rows.length);
+  const page = rows.slice(from, to);
+  return ok({
+    tags: { data: withStats ? page : page.map((t) => t.tag), pagination: pagination(params.page, params.itemsPerPage, rows.length, page.length) },
+  });
+}
