@@ -11,8 +11,7 @@ import type { CreateLimiter } from './create-limit.ts';
 import { outage, refused, type Conflict, type Found, type Invalid, type RateLimited, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
 import { Refusal } from './refusal.ts';
-import type { UrlRules } from './url-rules.ts';
-import { checkUrl } from './url-rules.ts';
+import { checkUrl, type UrlRules } from './url-rules.ts';
 import { checkCustomCode, checkMaxVisits, checkRetention, checkTags, checkTitle } from './validate.ts';
 
 export type ShortenOutcome = Found | Invalid | Unavailable | Conflict | RateLimited;
