@@ -8,12 +8,14 @@
  * list promises (docs/performance.md).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { encodeEntry, HEADER } from '../../src/store/log/format.ts';
 import { onOneProcess } from '../support/cluster.ts';
 import { start, tempDir } from '../support/helpers.ts';
+import { TS_IMPORT } from '../support/ts-import.ts';
 
 const LINKS = 100_000;
 const TAGS = 500;
@@ -91,6 +93,27 @@ test(
   'over 100k links, tag stats and ordered lists of Shlink never hold the event loop more than 50 ms at a time',
   onOneProcess('it seeds its log file directly'),
   async (t) => {
+    if (process.env['NODE_V8_COVERAGE'] && process.env['LOOP_HELD_CHILD'] === undefined) {
+      // Under coverage every block the walk and the store run is counted, which makes each step
+      // two to three times as long as in the service people run (measured: a 45–65 ms hold here
+      // for 20–35 ms without). The hold is measured where it means something: this file again, in
+      // a process without coverage.
+      // An empty NODE_V8_COVERAGE (not an absent one: Node would copy its own to the child) turns
+      // coverage off; the second variable keeps the child from starting another.
+      const env = { ...process.env, NODE_V8_COVERAGE: '', LOOP_HELD_CHILD: '1' };
+      delete env['NODE_TEST_CONTEXT'];
+      const child = spawn(process.execPath, [...TS_IMPORT, '--test-reporter=tap', new URL(import.meta.url).pathname], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      assert.equal(code, 0, output);
+      assert.match(output, /^# pass 1$/m, output);
+      return;
+    }
     const h = await start(t, { dataDir: seeded(), apiKeys: ['k'], shlinkApi: true, logLevel: 'warn' });
     const get = (path: string) => h.req(`/rest/v3/${path}`, { headers: { 'x-api-key': 'k' } });
 
@@ -102,6 +125,7 @@ test(
       tags.reduce((sum, row) => sum + row.shortUrlsCount, 0),
       2 * LINKS,
     );
+    t.diagnostic(`HELD ${stats.held.toFixed(1)}`);
     assert.ok(stats.held <= HELD_MS, `tag stats held the loop ${stats.held.toFixed(1)} ms`);
 
     for (const [order, first] of [

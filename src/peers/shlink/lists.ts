@@ -20,11 +20,22 @@ import { pageBounds, summary, type VisitsSummary } from './shapes.ts';
 /** Visit counts asked of the store at once when many links need theirs. */
 const PARALLEL = 8;
 
-/** The bot events of a live link (0 when it has none, or is gone since it was listed). */
-export async function botVisits(service: Service, record: UrlRecord): Promise<number> {
+/**
+ * The bot events of a live link: 0 when it has none, or is gone since it was listed; the failure
+ * when the store cannot say (a database down), so the door answers its 503 and never a count that
+ * silently left the bots out.
+ */
+export async function botVisits(service: Service, record: UrlRecord): Promise<number | Failure> {
   if (record.visit_count - record.untracked_visits <= 0) return 0;
   const page = await service.visits(record.short_code, { bots: 'only' }, { limit: 1 });
-  return page.ok ? page.total : 0;
+  if (page.ok) return page.total;
+  return page.error === 'not_found' ? 0 : page;
+}
+
+/** The bot counts of several links, or the first failure among them. */
+async function botCounts(service: Service, records: readonly UrlRecord[]): Promise<number[] | Failure> {
+  const bots = await mapBounded(records, (r) => botVisits(service, r));
+  return bots.find((b): b is Failure => typeof b !== 'number') ?? (bots as number[]);
 }
 
 /** `f` of each item, at most `PARALLEL` at a time, in order. */
@@ -42,8 +53,9 @@ async function mapBounded<T, U>(items: readonly T[], f: (item: T) => Promise<U>)
 }
 
 /** The visits summary of each record, in order. */
-export async function summaries(service: Service, records: readonly UrlRecord[]): Promise<VisitsSummary[]> {
-  const bots = await mapBounded(records, (r) => botVisits(service, r));
+export async function summaries(service: Service, records: readonly UrlRecord[]): Promise<VisitsSummary[] | Failure> {
+  const bots = await botCounts(service, records);
+  if (!Array.isArray(bots)) return bots;
   return records.map((r, i) => summary(r.visit_count, bots[i]!));
 }
 
@@ -111,7 +123,9 @@ export async function listShortUrls(service: Service, p: ListParams): Promise<Sh
       const records = await listing.slice(listing.total - to, listing.total - from);
       return { total: listing.total, records: records.reverse() };
     }
-    const { positions, keys } = await matching(service, listing, p);
+    const matched = await matching(service, listing, p);
+    if (!('positions' in matched)) return matched;
+    const { positions, keys } = matched;
     const order = await ordered(positions.length, keys, p.order);
     const [from, to] = pageBounds(p.page, p.itemsPerPage, order.length);
     return {
@@ -131,11 +145,13 @@ export async function listShortUrls(service: Service, p: ListParams): Promise<Sh
  * keys (none when the list's own order is asked). Ordering by non-bot visits asks each kept link's
  * bot visits, slice by slice as the walk goes.
  */
-async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListParams): Promise<{ positions: number[]; keys: (string | number)[] }> {
+async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListParams): Promise<{ positions: number[]; keys: (string | number)[] } | Failure> {
   const positions: number[] = [];
   const keys: (string | number)[] = [];
   const field = p.order.field;
+  let failure: Failure | undefined;
   await walk(listing, async (records, from) => {
+    if (failure !== undefined) return;
     const passing: UrlRecord[] = [];
     for (let k = 0; k < records.length; k++) {
       if (!passes(records[k]!, p)) continue;
@@ -147,10 +163,11 @@ async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListP
       for (const r of passing) keys.push(KEY[field](r));
       return;
     }
-    const bots = await mapBounded(passing, (r) => botVisits(service, r));
-    passing.forEach((r, i) => keys.push(r.visit_count - bots[i]!));
+    const bots = await botCounts(service, passing);
+    if (!Array.isArray(bots)) failure = bots;
+    else passing.forEach((r, i) => keys.push(r.visit_count - bots[i]!));
   });
-  return { positions, keys };
+  return failure ?? { positions, keys };
 }
 
 /**
@@ -179,10 +196,16 @@ export async function tagTable(service: Service, withVisits: boolean): Promise<T
   const listing = await service.listing({ limit: undefined, offset: 0 });
   if (!listing.ok) return listing;
   const byTag = new Map<string, { links: number; visits: number; bots: number }>();
+  let failure: Failure | undefined;
   try {
     await walk(listing, async (slice) => {
+      if (failure !== undefined) return;
       const records = slice.filter((r) => r.tags.length > 0);
-      const bots = withVisits ? await mapBounded(records, (r) => botVisits(service, r)) : [];
+      const bots = withVisits ? await botCounts(service, records) : [];
+      if (!Array.isArray(bots)) {
+        failure = bots;
+        return;
+      }
       records.forEach((r, i) => {
         for (const tag of r.tags) {
           const row = byTag.get(tag) ?? { links: 0, visits: 0, bots: 0 };
@@ -196,6 +219,7 @@ export async function tagTable(service: Service, withVisits: boolean): Promise<T
   } finally {
     listing.release();
   }
+  if (failure !== undefined) return failure;
   return [...byTag.entries()]
     .sort(([a], [b]) => compareText(a, b))
     .map(([tag, row]) => ({ tag, shortUrlsCount: row.links, visitsSummary: summary(row.visits, row.bots) }));

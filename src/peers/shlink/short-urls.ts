@@ -13,7 +13,7 @@ import { failed, NO_CONTENT, ok, readObject, type Answer } from './answers.ts';
 import { botVisits, listShortUrls, summaries } from './lists.ts';
 import { isProblem, parseCreateBody, parseEditBody, parseListParams, type CreateRequest, type Limits } from './params.ts';
 import { invalidData } from './problems.ts';
-import { pagination, shortUrlJson, summary, type ShortUrlJson } from './shapes.ts';
+import { pagination, shortUrlJson, summary } from './shapes.ts';
 
 const DAY = 86400;
 
@@ -36,9 +36,10 @@ function normalized(url: string): string | undefined {
   }
 }
 
-/** A record in Shlink's shape, with its visits summary. */
-async function shortUrl(c: ShlinkContext, record: UrlRecord): Promise<ShortUrlJson> {
-  return shortUrlJson(record, summary(record.visit_count, await botVisits(c.service, record)));
+/** A record in Shlink's shape, with its visits summary; the store's failure to count its bots is the answer's. */
+async function shortUrl(c: ShlinkContext, record: UrlRecord): Promise<Answer> {
+  const bots = await botVisits(c.service, record);
+  return typeof bots === 'number' ? ok(shortUrlJson(record, summary(record.visit_count, bots))) : failed(bots, record.short_code);
 }
 
 export async function list(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
@@ -47,6 +48,7 @@ export async function list(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const page = await listShortUrls(c.service, params);
   if (!('records' in page)) return failed(page, '');
   const visits = await summaries(c.service, page.records);
+  if (!Array.isArray(visits)) return failed(visits, '');
   return ok({
     shortUrls: {
       data: page.records.map((r, i) => shortUrlJson(r, visits[i]!)),
@@ -79,7 +81,7 @@ export async function create(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   if (isProblem(request)) return request;
   const found = request.findIfExists ? await existing(c, request) : undefined;
   if (found !== undefined && 'error' in found) return failed(found, '');
-  if (found !== undefined) return ok(await shortUrl(c, found));
+  if (found !== undefined) return shortUrl(c, found);
   const made = await c.service.shorten({
     url: request.url,
     code: request.code,
@@ -90,13 +92,13 @@ export async function create(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
     from: ctx.req,
   });
   if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');
-  return ok(await shortUrl(c, made.record));
+  return shortUrl(c, made.record);
 }
 
 export async function get(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const code = ctx.params['code']!;
   const found = await c.service.get(code);
-  return found.ok ? ok(await shortUrl(c, found.record)) : failed(found, code);
+  return found.ok ? shortUrl(c, found.record) : failed(found, code);
 }
 
 export async function edit(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
@@ -108,7 +110,7 @@ export async function edit(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const edit = parseEditBody(body, c.limits, found.record.created_at);
   if (isProblem(edit)) return edit;
   const updated = Object.keys(edit).length === 0 ? found : await c.service.update(code, edit);
-  return updated.ok ? ok(await shortUrl(c, updated.record)) : failed(updated, code);
+  return updated.ok ? shortUrl(c, updated.record) : failed(updated, code);
 }
 
 export async function remove(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
