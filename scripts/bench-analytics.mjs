@@ -322,7 +322,9 @@ async function seedLog({ links, eventsPerLink = 0, codeLength = 7, now, dir = te
     );
   }
   if (eventsPerLink > 0) {
-    REFERRER_HOSTS.forEach((host, i) => put(encodeEntry({ op: 'R', n: i + 1, host })));
+    REFERRER_HOSTS.forEach((host, i) => {
+      put(encodeEntry({ op: 'R', n: i + 1, host }));
+    });
     const next = xorshift(42);
     const { from, to } = thirtyDays(now);
     // 4,096 events a line, as a compaction writes them.
@@ -961,7 +963,6 @@ function sourceMapper(mapFile) {
   const lines = [];
   let src = 0;
   let srcLine = 0;
-  let srcCol = 0;
   for (const line of map.mappings.split(';')) {
     const segments = [];
     let col = 0;
@@ -984,7 +985,6 @@ function sourceMapper(mapFile) {
       if (values.length >= 4) {
         src += values[1];
         srcLine += values[2];
-        srcCol += values[3];
         segments.push([col, src, srcLine]);
       }
     }
@@ -1078,7 +1078,7 @@ async function child(mode, args) {
 }
 
 if (process.argv[2] === '--child') {
-  process.stdout.write(JSON.stringify(await child(process.argv[3], process.argv.slice(4))) + '\n');
+  process.stdout.write(`${JSON.stringify(await child(process.argv[3], process.argv.slice(4)))}\n`);
   process.exit(0);
 } else if (process.argv[2] === '--profiles') {
   summarizeProfiles(resolve(process.argv[3]));

@@ -77,7 +77,7 @@ async function child(mode, dir) {
     if (!written) throw new Error('no checkpoint written');
   }
   process.stdout.write(
-    JSON.stringify({
+    `${JSON.stringify({
       count: store.count,
       openMs,
       fromCheckpoint,
@@ -87,7 +87,7 @@ async function child(mode, dir) {
       heapUsed,
       checkpointMs: written?.ms,
       checkpointBytes: written?.bytes,
-    }) + '\n',
+    })}\n`,
   );
   process.exit(0);
 }

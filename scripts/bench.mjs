@@ -888,7 +888,7 @@ async function main() {
   console.log('| scenario | round | req/s | p50 ms | p99 ms | ratio to the bare 302 |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, runs] of results) {
-    runs.forEach((r) => console.log(`| ${name} | ${r.round} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.ratio, 2)} |`));
+    for (const r of runs) console.log(`| ${name} | ${r.round} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.ratio, 2)} |`);
   }
   console.log('');
   const medianRps = (s) => median(perRound(s).map((r) => r.rps));

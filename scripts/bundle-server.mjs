@@ -45,5 +45,5 @@ await build({
 });
 
 mkdirSync(`${ROOT}dist/lib`, { recursive: true });
-writeFileSync(`${ROOT}dist/package.json`, JSON.stringify({ type: 'commonjs' }) + '\n');
-writeFileSync(`${ROOT}dist/lib/package.json`, JSON.stringify({ type: 'module' }) + '\n');
+writeFileSync(`${ROOT}dist/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
+writeFileSync(`${ROOT}dist/lib/package.json`, `${JSON.stringify({ type: 'module' })}\n`);

@@ -21,7 +21,7 @@ async function main(): Promise<number> {
     const summary = await runCrashCycles({
       cycles: args.cycles,
       ...(args.seed === undefined ? {} : { seed: args.seed }),
-      log: (line) => process.stdout.write(line + '\n'),
+      log: (line) => process.stdout.write(`${line}\n`),
     });
     process.stdout.write(`ok: ${JSON.stringify(summary)}\n`);
     return 0;

@@ -66,7 +66,7 @@ export function createGeneralPath({ reply, match, gate, baseSegments, basePathRa
       if (rest.length === 0 && baseSegments.length > 0 && !trailingSlash) {
         // `/s` → `/s/`, keeping the query (docs/api.md).
         if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, method, target, allowHeader(['GET']));
-        return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? '?' + query : ''}`]);
+        return reply.empty(res, 301, ['Location', `${basePathRaw}/${query ? `?${query}` : ''}`]);
       }
 
       if (!found) return reply.empty(res, 404);

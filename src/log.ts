@@ -25,7 +25,7 @@ export function createLogger(level: LogLevel = 'info', sink: LogSink = process.s
   const threshold = RANK[level];
   const line = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>): void => {
     if (RANK[lvl] < threshold) return;
-    sink.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
+    sink.write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
   };
   return {
     enabled: (lvl) => RANK[lvl] >= threshold,

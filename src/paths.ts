@@ -30,7 +30,7 @@ export function normalizeTarget(raw: string): Normalized {
     const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(path);
     if (!m) return { ok: false, detail: 'bad request target' };
     path = path.slice(m[0].length) || '/';
-    if (!path.startsWith('/')) path = '/' + path;
+    if (!path.startsWith('/')) path = `/${path}`;
   }
   const hash = path.indexOf('#');
   if (hash !== -1) path = path.slice(0, hash);

@@ -30,7 +30,7 @@ const FLUSH_GRACE_MS = 10_000;
 
 /** Each command of the command line (`--help`, `--version`, `--repair`, `--compact`, or serving). */
 const COMMANDS: Readonly<Record<Command, (config: Config) => void | Promise<void>>> = {
-  help: () => void process.stdout.write(helpText() + '\n'),
+  help: () => void process.stdout.write(`${helpText()}\n`),
   version: () => void process.stdout.write(`${NAME} ${VERSION}\n`),
   repair: (config) => repair(config.dataDir, createLogger(config.logLevel)),
   compact: (config) => compactOffline(config.dataDir, createLogger(config.logLevel)),

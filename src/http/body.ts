@@ -152,7 +152,7 @@ export function spareLongUploads(server: Server, idleMs: number): void {
 
 function answerClientError(socket: Socket, err: NodeJS.ErrnoException): void {
   const res = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (socket.writable && (!res || !res.headersSent)) socket.write(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? BAD_REQUEST);
+  if (socket.writable && !res?.headersSent) socket.write(CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? BAD_REQUEST);
   socket.destroy(err);
 }
 

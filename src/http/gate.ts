@@ -30,7 +30,7 @@ const REFUSALS: Readonly<Record<Refusal, GateVerdict>> = {
 /** True when `method` on `route` needs no token. */
 export function isPublic(route: Pick<Route<unknown>, 'public'>, method: string): boolean {
   const open = route.public;
-  return open === true || (open !== undefined && open.includes(method));
+  return open === true || open?.includes(method) === true;
 }
 
 /**

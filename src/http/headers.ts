@@ -38,5 +38,5 @@ export function retryAfter(seconds: number): HeaderPair {
 
 /** `[[a, 1], [b, 2]]` → `[a, 1, b, 2]`, the raw form `writeHead` accepts without copying into an object. */
 export function flatten(pairs: readonly HeaderPair[]): string[] {
-  return pairs.flatMap(([name, value]) => [name, value]);
+  return pairs.flat();
 }

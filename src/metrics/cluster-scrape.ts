@@ -104,5 +104,5 @@ export function serveClusterScrapes(workers: () => readonly Worker[] = liveWorke
 }
 
 function liveWorkers(): Worker[] {
-  return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected());
+  return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w?.isConnected() === true);
 }

@@ -71,5 +71,5 @@ export function renderPrometheus(families: readonly Family[]): string {
       );
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

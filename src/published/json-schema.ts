@@ -73,7 +73,9 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
   if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at} must have at most ${schema.maxItems} items`);
   if (Array.isArray(value) && schema.items) {
     const items = schema.items;
-    value.forEach((item, i) => check(items, item, `${at}[${i}]`, root, errors));
+    value.forEach((item, i) => {
+      check(items, item, `${at}[${i}]`, root, errors);
+    });
   }
   if (actual === 'object') {
     const obj = value as Record<string, unknown>;

@@ -196,7 +196,7 @@ export function csvField(value: string): string {
 
 /** One row with its CRLF line break (RFC 4180 2.1). */
 export function csvRow(values: readonly string[]): string {
-  return values.map(csvField).join(',') + '\r\n';
+  return `${values.map(csvField).join(',')}\r\n`;
 }
 
 /**

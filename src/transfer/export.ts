@@ -49,7 +49,7 @@ function csvLine(r: UrlRecord): string {
 }
 
 function jsonLine(r: UrlRecord): string {
-  return JSON.stringify(r) + '\n';
+  return `${JSON.stringify(r)}\n`;
 }
 
 /** The export of `records` as text pieces: the CSV header first, then one line per record. */

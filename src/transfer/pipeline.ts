@@ -93,7 +93,7 @@ export interface ImportSteps<F extends string, Row extends { ok: true }> {
 interface Pending {
   line: number;
   written: Promise<unknown>;
-  then: (answer: unknown) => void;
+  answered: (answer: unknown) => void;
 }
 
 /** An import under way: the writes in flight, oldest first (at most `WINDOW`), and what it counted. */
@@ -119,7 +119,7 @@ class Progress implements ImportRun {
     // A failed batch rejects every write in it at once, while only the oldest is awaited: the
     // others are marked handled here and read in their turn by `settle`.
     written.catch(() => undefined);
-    this.pending.push({ line, written, then: then as (answer: unknown) => void });
+    this.pending.push({ line, written, answered: then as (answer: unknown) => void });
   }
 
   /** A failure of the store at `line`; anything else thrown is a bug and is thrown on. */
@@ -144,7 +144,7 @@ class Progress implements ImportRun {
     }
     if (this.failure !== undefined && p.line > this.failure.line) return;
     try {
-      p.then(answer);
+      p.answered(answer);
     } catch (err) {
       this.fail(p.line, err);
     }

@@ -64,7 +64,7 @@ export const VISIT_ROWS: RowShape<VisitField> = {
 /** One event of the JSON Lines export, with its line break. */
 export function visitJsonLine({ code, event }: CodedEvent): string {
   const { time, referrer, country, browser, os, device, bot } = event;
-  return JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot }) + '\n';
+  return `${JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot })}\n`;
 }
 
 /** One event of the CSV export, with its CRLF: `null` is an empty field, `bot` is `true` or `false`. */

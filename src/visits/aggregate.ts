@@ -187,7 +187,9 @@ export class StatsAccumulator {
     for (let i = start; i < end; i++) if (time(i) >= this.from && time(i) < this.to) order.push(i);
     order.sort((a, b) => time(a) - time(b) || a - b);
     const sorted = new Uint32Array(order.length * STRIDE);
-    order.forEach((i, k) => sorted.set(data.subarray(i * STRIDE, (i + 1) * STRIDE), k * STRIDE));
+    order.forEach((i, k) => {
+      sorted.set(data.subarray(i * STRIDE, (i + 1) * STRIDE), k * STRIDE);
+    });
     return this.addRun(sorted, 0, order.length);
   }
 

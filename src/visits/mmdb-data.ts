@@ -26,7 +26,7 @@ export interface MmdbMap {
 }
 
 /** The type numbers of the format. */
-const enum T {
+enum T {
   Pointer = 1,
   String = 2,
   Double = 3,

@@ -50,10 +50,10 @@ export const PREVIEW_FETCHERS: readonly PreviewFetcher[] = [
   { service: 'Iframely', token: 'Iframely', at: 'anywhere' },
 ];
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Every token in one expression, so the question costs one scan of the string. */
-const PATTERN = new RegExp(PREVIEW_FETCHERS.map((f) => (f.at === 'start' ? '^' : '') + escape(f.token)).join('|'));
+const PATTERN = new RegExp(PREVIEW_FETCHERS.map((f) => (f.at === 'start' ? '^' : '') + escapeRegExp(f.token)).join('|'));
 
 /** True when `ua` is a link-preview fetcher's. */
 export function isPreviewFetcher(ua: string | undefined): boolean {

@@ -180,8 +180,7 @@ test('every door shares the one count, and each refuses in its own shape', PER_I
   assert.match(known.body, /already exists in database/);
 
   // An import is an admin key's bulk operation: never limited.
-  const lines =
-    ['https://example.com/i1', 'https://example.com/i2', 'https://example.com/i3'].map((u) => JSON.stringify({ original_url: u })).join('\n') + '\n';
+  const lines = `${['https://example.com/i1', 'https://example.com/i2', 'https://example.com/i3'].map((u) => JSON.stringify({ original_url: u })).join('\n')}\n`;
   const imported = await h.req('/api/import', { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'x-api-key': KEY }, body: lines });
   assert.equal(imported.status, 200, imported.body);
   assert.deepEqual(JSON.parse(imported.body), { imported: 3, skipped: 0, errors: [] });

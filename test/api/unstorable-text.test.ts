@@ -126,7 +126,7 @@ test('an imported row with a NUL or a lone surrogate is skipped and reported by 
     '{"url":"https://example.com/two","code":"ab\\u0000cdef"}',
     '{"url":"https://example.com/three"}',
   ];
-  const r = await h.req('/api/import', { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: rows.join('\n') + '\n' });
+  const r = await h.req('/api/import', { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: `${rows.join('\n')}\n` });
   assert.equal(r.status, 200, r.body);
   assert.deepEqual(JSON.parse(r.body), {
     imported: 2,

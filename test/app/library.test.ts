@@ -147,7 +147,7 @@ test('Express mounting: req.originalUrl is routed when req.url has the mount pat
         // What `app.use('/s', shortener.handler)` does to the request.
         req.originalUrl = url;
         req.url = url.slice('/s'.length) || '/';
-        if (!req.url.startsWith('/')) req.url = '/' + req.url;
+        if (!req.url.startsWith('/')) req.url = `/${req.url}`;
         shortener.handler(req, res, next);
       },
   );

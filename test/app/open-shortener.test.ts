@@ -27,7 +27,9 @@ test('the links are loaded by openShortener; start(port) names the port in the d
 
 test('start() without a port uses the port option; a base URL given is kept', async (t) => {
   const [a, b] = [tempDir(), tempDir()];
-  t.after(() => [a, b].forEach((d) => rmSync(d, { recursive: true, force: true })));
+  t.after(() => {
+    for (const d of [a, b]) rmSync(d, { recursive: true, force: true });
+  });
   const byOption = openShortener({ dataDir: a, fsync: 'off', logLevel: 'silent', port: 8081 }).start();
   t.after(() => byOption.close());
   assert.equal(byOption.config.baseUrl, 'http://localhost:8081');

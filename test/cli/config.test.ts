@@ -779,7 +779,7 @@ describe('CLI', { timeout: 60_000 }, () => {
     const help = run.stdout();
     for (const env of DOCUMENTED_ENV_NAMES) {
       assert.match(help, new RegExp(`\\b${env}\\b`), `--help should list ${env}`);
-      const flag = '--' + env.toLowerCase().replace(/_/g, '-');
+      const flag = `--${env.toLowerCase().replace(/_/g, '-')}`;
       assert.ok(help.includes(flag), `--help should list ${flag}`);
     }
     assert.ok(help.includes('--config'));

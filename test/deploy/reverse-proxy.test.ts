@@ -103,7 +103,7 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
     await Promise.all(servers.map((server) => server.stop()));
     rmSync(dir, { recursive: true, force: true });
   });
-  const certDir = join(dir, 'tls') + '/';
+  const certDir = `${join(dir, 'tls')}/`;
   mkdirSync(certDir);
   run(OPENSSL!, [
     'req',

@@ -325,10 +325,10 @@ test('413 at a configured max_body_bytes, named in the detail; exactly the limit
     const exact = prefix + 'x'.repeat(limit - prefix.length - suffix.length) + suffix;
     const headers = { 'content-type': 'application/json' };
     assert.equal((await h.req('/api/shorten', { method: 'POST', headers, body: exact })).status, 201);
-    const over = await h.req('/api/shorten', { method: 'POST', headers, body: exact + ' ' });
+    const over = await h.req('/api/shorten', { method: 'POST', headers, body: `${exact} ` });
     assert.equal(assertDetail(over, 413, `${limit}: one byte over`), `request body is larger than ${named}`);
     assert.equal(over.headers.connection, 'close');
-    const chunked = await h.req('/api/shorten', { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, body: exact + ' ' });
+    const chunked = await h.req('/api/shorten', { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' }, body: `${exact} ` });
     assertDetail(chunked, 413, `${limit}: chunked, one byte over`);
     assert.equal(h.shortener.count, 1);
     await h.close();

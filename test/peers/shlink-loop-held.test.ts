@@ -100,7 +100,7 @@ test(
       // a process without coverage.
       // An empty NODE_V8_COVERAGE (not an absent one: Node would copy its own to the child) turns
       // coverage off; the second variable keeps the child from starting another.
-      const env = { ...process.env, NODE_V8_COVERAGE: '', LOOP_HELD_CHILD: '1' };
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_V8_COVERAGE: '', LOOP_HELD_CHILD: '1' };
       delete env['NODE_TEST_CONTEXT'];
       const child = spawn(process.execPath, [...TS_IMPORT, '--test-reporter=tap', new URL(import.meta.url).pathname], {
         env,

@@ -33,7 +33,7 @@ async function visit(h: Harness, code: string, headers: Record<string, string>):
 
 /** Links imported with their creation dates and counts, oldest first (the list's order then). */
 async function importLinks(h: Harness, rows: readonly Record<string, unknown>[]): Promise<void> {
-  const body = rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  const body = `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
   const r = await h.req('/api/import', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/x-ndjson' }, body });
   assert.equal(r.status, 200, r.body);
   assert.equal((JSON.parse(r.body) as { imported: number }).imported, rows.length, r.body);

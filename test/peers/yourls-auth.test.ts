@@ -81,7 +81,7 @@ test('a timestamped signature: md5 (the default), sha1 or sha256 of timestamp an
     { timestamp, signature: md5, hash: 'sha1' },
     { timestamp, signature: hash('sha512', timestamp + KEYS[0]), hash: 'sha512' },
     { timestamp, signature: md5, hash: 'MD5' },
-    { timestamp, signature: hash('md5', timestamp + 'not-a-key') },
+    { timestamp, signature: hash('md5', `${timestamp}not-a-key`) },
     // With a timestamp the signature must be the hash: the key itself is refused.
     { timestamp, signature: KEYS[0]! },
     // An empty or zero timestamp is no timestamp to YOURLS, and then not the plain form either.

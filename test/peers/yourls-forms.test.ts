@@ -13,7 +13,7 @@ const KEY = 'sharex-key-1';
 
 /** ShareX's multipart body: `--` + boundary, each field as a form-data part, CRLF line ends, `--` at the end. */
 function sharexBody(boundary: string, fields: readonly (readonly [string, string])[]): string {
-  return fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`;
+  return `${fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('')}--${boundary}--\r\n`;
 }
 
 test("ShareX's request: a multipart POST of signature, action=shorturl, format=simple and url; 200 and the short URL alone", async (t) => {

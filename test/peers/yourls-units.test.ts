@@ -58,7 +58,7 @@ test('the status of a result: statusCode, else errorCode, else 200; any unknown 
 
 test('trimLong counts characters, not UTF-16 units; keywordOf takes a code or a whole short URL', () => {
   assert.equal(trimLong('é'.repeat(60)), 'é'.repeat(60));
-  assert.equal(trimLong('😀'.repeat(61)), '😀'.repeat(55) + '[...]');
+  assert.equal(trimLong('😀'.repeat(61)), `${'😀'.repeat(55)}[...]`);
   assert.equal(keywordOf('https://s.example/x/abc123', 'https://s.example/x'), 'abc123');
   assert.equal(keywordOf(' abc123 ', 'https://s.example/x'), 'abc123');
   assert.equal(keywordOf('https://other.example/abc123', 'https://s.example/x'), 'https://other.example/abc123');
@@ -152,7 +152,7 @@ test('the rand selector returns distinct links, each with the same chance', () =
 test('multipart: fields in order, the last of a name winning; files skipped; a broken body gives what was read', () => {
   const b = 'XyZ';
   const part = (name: string, value: string, extra = '') => `--${b}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
-  const whole = part('a', '1') + part('b', 'two\r\nlines') + part('a', '3') + part('f', 'file', '; filename="f.txt"') + `--${b}--\r\n`;
+  const whole = `${part('a', '1') + part('b', 'two\r\nlines') + part('a', '3') + part('f', 'file', '; filename="f.txt"')}--${b}--\r\n`;
   assert.deepEqual(
     [...multipartFields(Buffer.from(whole), b)],
     [
@@ -166,7 +166,7 @@ test('multipart: fields in order, the last of a name winning; files skipped; a b
   assert.deepEqual([...multipartFields(Buffer.from(`--${b}\r\nContent-Type: text/plain\r\n\r\nno name\r\n--${b}--`), b)], []);
   assert.deepEqual([...multipartFields(Buffer.from(`--${b}\r\nContent-Disposition: form-data; name=plain\r\n\r\nv\r\n--${b}--`), b)], [['plain', 'v']]);
   assert.deepEqual([...multipartFields(Buffer.from(part('na%22me', 'ü')), b)], []);
-  assert.deepEqual([...multipartFields(Buffer.from(part('na%22me', 'ü') + `--${b}--`), b)], [['na"me', 'ü']]);
+  assert.deepEqual([...multipartFields(Buffer.from(`${part('na%22me', 'ü')}--${b}--`), b)], [['na"me', 'ü']]);
   assert.equal(multipartBoundary('multipart/form-data; boundary=abc'), 'abc');
   assert.equal(multipartBoundary('multipart/form-data; charset=utf-8; BOUNDARY="a b"'), 'a b');
   assert.equal(multipartBoundary('multipart/form-data'), undefined);

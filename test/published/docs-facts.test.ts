@@ -74,7 +74,7 @@ function spans(cell: string): string[] {
 /** The only match of `re` in `text` across the pages: a fact stated in one place. */
 function statedOnce(re: RegExp): { page: string; match: RegExpMatchArray } {
   const found = PAGES.flatMap((page) =>
-    [...prose(page).matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g'))].map((match) => ({ page, match })),
+    [...prose(page).matchAll(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`))].map((match) => ({ page, match })),
   );
   assert.equal(found.length, 1, `${re} is stated once in README.md and docs/, found ${found.map((f) => f.page).join(', ') || 'nowhere'}`);
   return found[0]!;

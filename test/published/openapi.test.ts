@@ -249,7 +249,7 @@ test("the operations document every route of the README's route table, with thei
   assert.deepEqual(doc.components.schemas['DeprecationNoticeNotification'], notice);
   // MCP tools are described on the operation.
   assert.deepEqual(
-    (ops['POST /mcp']?.['x-mcp-tools'] as { name: string }[]).map((t) => t.name),
+    (ops['POST /mcp']!['x-mcp-tools'] as { name: string }[]).map((t) => t.name),
     ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
   );
 });

@@ -10,7 +10,7 @@ import { reedSolomon } from '../../src/qr/reed-solomon.ts';
 import { byteCapacity, MAX_VERSION } from '../../src/qr/tables.ts';
 
 /** A URL-like text of exactly `length` bytes. */
-const textOf = (length: number): string => ('https://example.com/' + 'Ab3dE6-_'.repeat(400)).slice(0, length);
+const textOf = (length: number): string => `https://example.com/${'Ab3dE6-_'.repeat(400)}`.slice(0, length);
 
 test('byte mode: mode 0100, an 8-bit count, the bytes, the terminator, then 0xEC 0x11 pads', () => {
   // "Hi": 0100 00000010 01001000 01101001 0000 → 40 24 86 90, then 12 pad codewords.

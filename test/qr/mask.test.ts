@@ -64,7 +64,7 @@ test('rule 3: 40 for a 1:1:3:1:1 run with four light modules on one side, the ed
   assert.equal(penaltyFinderLike(g('00001001101')), 0);
   // Two rows, and the same in a column.
   assert.equal(penaltyFinderLike(g('00001011101', blank, '10111010000')), 80);
-  const column = ['1', '0', '1', '1', '1', '0', '1', '0', '0', '0', '0'].map((c) => c + '0000000000');
+  const column = ['1', '0', '1', '1', '1', '0', '1', '0', '0', '0', '0'].map((c) => `${c}0000000000`);
   assert.equal(penaltyFinderLike(grid(...column)), 40);
 });
 

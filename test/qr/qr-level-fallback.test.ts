@@ -21,7 +21,7 @@ const MAX_L = 2953;
  */
 function basePathFor(bytes: number): string {
   const length = bytes - 'http://127.0.0.1:65535/'.length - 30;
-  return `/${'links-of-the-marketing-department/'.repeat(100)}`.slice(0, length - 1) + 's';
+  return `${`/${'links-of-the-marketing-department/'.repeat(100)}`.slice(0, length - 1)}s`;
 }
 
 /** A server under `basePath` that takes custom codes of up to 64 characters. */

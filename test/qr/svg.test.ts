@@ -43,7 +43,7 @@ test('an SVG document with a viewBox in modules, a white background and one blac
 });
 
 test('self-contained: nothing external, no script', () => {
-  const svg = qrSvg(URL + '/x');
+  const svg = qrSvg(`${URL}/x`);
   assert.deepEqual(svg.match(/https?:\/\/[^"]*/g), ['http://www.w3.org/2000/svg'], 'only the namespace');
   assert.doesNotMatch(svg, /href|url\(|<script|<image|<use|<style|@import/i);
 });

@@ -151,14 +151,14 @@ test('the three ways of sending a create, and the deprecated GET, through differ
   const form = await via(d, '/api/shorten', {
     method: 'POST',
     headers: { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'url=' + encodeURIComponent('https://example.com/scale/form') + '&retention_days=2',
+    body: `url=${encodeURIComponent('https://example.com/scale/form')}&retention_days=2`,
   });
   assert.equal(form.status, 201, form.body);
   assert.equal((await recordOf(d, codeOf(form))).retention_days, 2);
-  const query = await via(d, '/api/shorten?url=' + encodeURIComponent('https://example.com/scale/query'), { method: 'POST', headers: AUTH });
+  const query = await via(d, `/api/shorten?url=${encodeURIComponent('https://example.com/scale/query')}`, { method: 'POST', headers: AUTH });
   assert.equal(query.status, 201, query.body);
   assert.equal((await recordOf(d, codeOf(query))).original_url, 'https://example.com/scale/query');
-  const viaGet = await via(d, '/api/shorten?url=' + encodeURIComponent('https://example.com/scale/get'), { headers: AUTH });
+  const viaGet = await via(d, `/api/shorten?url=${encodeURIComponent('https://example.com/scale/get')}`, { headers: AUTH });
   assert.equal(viaGet.status, 201, viaGet.body);
   assert.equal(viaGet.headers.deprecation, '@1795219200');
   assert.equal(viaGet.headers.link, `<${d.url}/docs#deprecations>; rel="deprecation"`);
@@ -231,11 +231,11 @@ test('lookup answers the newest live link of a URL, whichever instance created i
   const codes: string[] = [];
   for (let i = 0; i < 3; i++) codes.push(await created(d, { url }));
   for (let i = 0; i < 3; i++) {
-    const r = await via(d, '/api/lookup?url=' + encodeURIComponent(url), { headers: AUTH });
+    const r = await via(d, `/api/lookup?url=${encodeURIComponent(url)}`, { headers: AUTH });
     assert.equal(r.status, 200);
     assert.equal((JSON.parse(r.body) as LinkRecord).short_code, codes[2]);
   }
-  const missing = await via(d, '/api/lookup?url=' + encodeURIComponent('https://example.com/scale/never'), { headers: AUTH });
+  const missing = await via(d, `/api/lookup?url=${encodeURIComponent('https://example.com/scale/never')}`, { headers: AUTH });
   assert.equal(missing.status, 404);
   assert.equal(missing.body, '');
   assert.equal((await via(d, '/api/lookup', { headers: AUTH })).status, 400);
@@ -311,7 +311,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
   });
   for (let i = 0; i < 2; i++) assert.deepEqual(await recordOf(d, code), edited);
   assert.equal((await via(d, `/${code}`, { method: 'HEAD' })).headers.location, 'https://example.com/scale/after');
-  const found = await via(d, '/api/lookup?url=' + encodeURIComponent('https://example.com/scale/after'), { headers: AUTH });
+  const found = await via(d, `/api/lookup?url=${encodeURIComponent('https://example.com/scale/after')}`, { headers: AUTH });
   assert.equal((JSON.parse(found.body) as LinkRecord).short_code, code);
 
   const unknownField = await via(d, `/api/urls/${code}`, { method: 'PATCH', headers: { ...ADMIN, 'content-type': JSON_TYPE }, body: '{"code":"x"}' });
@@ -326,7 +326,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
   const imported = await via(d, '/api/import', {
     method: 'POST',
     headers: { ...ADMIN, 'content-type': 'application/x-ndjson' },
-    body: JSON.stringify({ short_code: 'scale-old', original_url: 'https://example.com/scale/old', created_at: old, retention_days: 30 }) + '\n',
+    body: `${JSON.stringify({ short_code: 'scale-old', original_url: 'https://example.com/scale/old', created_at: old, retention_days: 30 })}\n`,
   });
   assert.equal(imported.body, '{"imported":1,"skipped":0,"errors":[]}');
   const shorter = await via(d, '/api/urls/scale-old', { method: 'PATCH', headers: { ...ADMIN, 'content-type': JSON_TYPE }, body: '{"retention_days":1}' });
@@ -406,7 +406,7 @@ test('import through one instance, export through another: the same records, old
   const imported = await via(d, '/api/import', {
     method: 'POST',
     headers: { ...ADMIN, 'content-type': 'application/x-ndjson' },
-    body: rows.map((r) => JSON.stringify(r)).join('\n') + '\n',
+    body: `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`,
   });
   assert.equal(imported.status, 200);
   assert.equal(imported.headers['content-type'], JSON_TYPE);
@@ -417,7 +417,7 @@ test('import through one instance, export through another: the same records, old
   const again = await via(d, '/api/import', {
     method: 'POST',
     headers: { ...ADMIN, 'content-type': 'application/x-ndjson' },
-    body: JSON.stringify(rows[0]) + '\n',
+    body: `${JSON.stringify(rows[0])}\n`,
   });
   assert.equal(again.body, '{"imported":0,"skipped":1,"errors":[{"line":1,"detail":"code already in use"}]}');
 

@@ -21,7 +21,7 @@ import { createShortenerAsync, type Shortener, type ShortenerOptions } from '../
 import { createLogger } from '../../src/log.ts';
 import type { InstanceMessage, InstanceRequest } from './cluster-instance.ts';
 import { pgServer, type PgServer } from './pg.ts';
-import { startProxy, type Proxy } from './proxy.ts';
+import { startProxy, type RoundRobinProxy } from './proxy.ts';
 import { TS_IMPORT } from './ts-import.ts';
 
 /** The target of this test run: `local` (one process, the log store) or `cluster`. */
@@ -125,7 +125,7 @@ function closedSource(fn: (buffer: Uint8Array) => void): string {
 
 export interface ClusterApp {
   port: number;
-  proxy: Proxy;
+  proxy: RoundRobinProxy;
   shortener: Shortener;
   databaseUrl: string;
   close(keep?: boolean): Promise<void>;

@@ -156,7 +156,7 @@ function spawnServer(dir: string): Promise<ServerProcess> {
       reject(new Error(`server exited before listening (${proc.exitCode ?? proc.signalCode}): ${output()}`));
     });
     createInterface({ input: proc.stdout! }).on('line', (raw) => {
-      text += raw + '\n';
+      text += `${raw}\n`;
       let line: Record<string, unknown>;
       try {
         line = JSON.parse(raw) as Record<string, unknown>;

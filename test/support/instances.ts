@@ -5,10 +5,10 @@
  * production), and after the test everything is stopped.
  */
 import { serverProcess, type ServerProcess } from './helpers.ts';
-import { startProxy, type Proxy } from './proxy.ts';
+import { startProxy, type RoundRobinProxy } from './proxy.ts';
 
 export interface Instances {
-  proxy: Proxy;
+  proxy: RoundRobinProxy;
   /** The proxy's address: the service's one public address. */
   url: string;
   /** The instances in the proxy's turn order. */

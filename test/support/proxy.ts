@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 /** Headers of one connection, not of the request: each leg has its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer']);
 
-export interface Proxy {
+export interface RoundRobinProxy {
   readonly server: Server;
   readonly port: number;
   readonly url: string;
@@ -50,7 +50,7 @@ export interface ProxyHooks {
 }
 
 /** Starts the proxy on 127.0.0.1, port 0; given the test `t`, closed after it. */
-export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }, hooks: ProxyHooks = {}): Promise<Proxy> {
+export async function startProxy(backends: number[], t?: { after(fn: () => unknown): void }, hooks: ProxyHooks = {}): Promise<RoundRobinProxy> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const forwarded = new Map<number, number>();
   let next = 0;
@@ -119,7 +119,7 @@ export async function startProxy(backends: number[], t?: { after(fn: () => unkno
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const proxy: Proxy = {
+  const proxy: RoundRobinProxy = {
     server,
     port,
     url: `http://127.0.0.1:${port}`,

@@ -76,12 +76,12 @@ function commandsOf(body: { text: string; line: number }[]): Command[] {
 /** A shown code: letters and digits mixed, as generated codes are and route names are not. */
 const SHOWN_CODE = /^(?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{4,12}$/;
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `text` with every shown code already bound replaced by the server's. */
 export function substitute(text: string, bound: ReadonlyMap<string, string>): string {
   let out = text;
-  for (const [shown, actual] of bound) out = out.replace(new RegExp(`\\b${escape(shown)}\\b`, 'g'), actual);
+  for (const [shown, actual] of bound) out = out.replace(new RegExp(`\\b${escapeRegExp(shown)}\\b`, 'g'), actual);
   return out;
 }
 
@@ -92,14 +92,14 @@ export function substitute(text: string, bound: ReadonlyMap<string, string>): st
 function linePattern(shown: string, origin: string, bound: ReadonlyMap<string, string>): { re: RegExp; names: string[] } {
   const names: string[] = [];
   const text = substitute(shown, bound).replaceAll(DOC_ORIGIN, origin);
-  const parts = text.split(new RegExp(`(${escape(origin)}/[A-Za-z0-9]+\\b)`));
+  const parts = text.split(new RegExp(`(${escapeRegExp(origin)}/[A-Za-z0-9]+\\b)`));
   const source = parts
     .map((part, i) => {
-      if (i % 2 === 0) return escape(part);
+      if (i % 2 === 0) return escapeRegExp(part);
       const code = part.slice(origin.length + 1);
-      if (!SHOWN_CODE.test(code) || bound.has(code)) return escape(part);
+      if (!SHOWN_CODE.test(code) || bound.has(code)) return escapeRegExp(part);
       names.push(code);
-      return `${escape(origin)}/([A-Za-z0-9_-]+)`;
+      return `${escapeRegExp(origin)}/([A-Za-z0-9_-]+)`;
     })
     .join('');
   return { re: new RegExp(`^${source}$`), names };
@@ -129,7 +129,9 @@ export function matchOutput(
     const m = re.exec(printed[p]!);
     if (!m) return undefined;
     const next = new Map(binds);
-    names.forEach((name, i) => next.set(name, m[i + 1]!));
+    names.forEach((name, i) => {
+      next.set(name, m[i + 1]!);
+    });
     return attempt(s + 1, p + 1, next);
   };
   const result = attempt(0, 0, bound);

@@ -60,7 +60,7 @@ test('import refuses a data dir a server holds, naming the holder; imports into 
   const s = await serverProcessOn(t, { API_KEYS: KEY });
   const dir = tempDir(t);
   const file = join(dir, 'links.jsonl');
-  writeFileSync(file, LINES.map((l) => JSON.stringify(l)).join('\n') + '\n{"url":"nope"}\n');
+  writeFileSync(file, `${LINES.map((l) => JSON.stringify(l)).join('\n')}\n{"url":"nope"}\n`);
   const refused = await runCli(['import', file, '--data-dir', s.dir]);
   assert.equal(refused.code, 1);
   assert.equal(refused.out, '');
@@ -160,7 +160,7 @@ test('parseTransferCommand: the command, its file and options, and the settings 
 test('export into a pipe closed early (| head -1) stops, says so on stderr, exits 1', { timeout: 60_000 }, async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'many.csv');
-  writeFileSync(file, 'url\n' + Array.from({ length: 5000 }, (_, i) => `https://example.com/many/${i}/${'x'.repeat(100)}\n`).join(''));
+  writeFileSync(file, `url\n${Array.from({ length: 5000 }, (_, i) => `https://example.com/many/${i}/${'x'.repeat(100)}\n`).join('')}`);
   assert.equal((await runCli(['import', file, '--data-dir', dir, '--fsync', 'off'])).code, 0);
   const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';

@@ -130,7 +130,7 @@ test('line numbers count the line breaks inside quoted fields', () => {
 });
 
 test('a row past the row limit is reported, not held; the next row is read', () => {
-  const rows = readAll(['x,"' + 'a'.repeat(50) + '\n' + 'b'.repeat(50) + '"\nok,1\n'], 40);
+  const rows = readAll([`x,"${'a'.repeat(50)}\n${'b'.repeat(50)}"\nok,1\n`], 40);
   assert.deepEqual(rows, [
     { line: 1, fields: [], error: 'the row is longer than 40 characters' },
     { line: 3, fields: ['ok', '1'] },

@@ -98,7 +98,7 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
   let pulled = 0;
   let ended!: () => void;
   const exportEnded = new Promise<void>((resolve) => (ended = resolve));
-  const piece = 'x'.repeat(64 * 1024 - 1) + '\n';
+  const piece = `${'x'.repeat(64 * 1024 - 1)}\n`;
   const transfer: Transfer = {
     async *exportText() {
       try {

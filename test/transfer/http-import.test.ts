@@ -30,7 +30,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
     { short_code: 'second', original_url: 'https://example.com/b', created_at: 1700000100, visit_count: 0, retention_days: 3650 },
     { original_url: 'https://example.com/c' },
   ];
-  const r = await post(h, 'application/x-ndjson', lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const r = await post(h, 'application/x-ndjson', `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
   assert.equal(r.status, 200, r.body);
   assert.equal(r.headers['content-type'], 'application/json');
   assert.deepEqual(JSON.parse(r.body), { imported: 3, skipped: 0, errors: [] });

@@ -49,7 +49,7 @@ const ALL = [
   { short_code: 'alpha1', time: NOW + 7200, referrer: 'com.google.android.gm', country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false },
 ];
 
-const jsonl = (events: readonly object[]): string => events.map((e) => JSON.stringify(e) + '\n').join('');
+const jsonl = (events: readonly object[]): string => events.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 async function exported(h: Harness, query: string, headers: Record<string, string> = {}) {
   return h.req(`/api/visits/export${query}`, { headers: { 'x-api-key': KEY, ...headers } });

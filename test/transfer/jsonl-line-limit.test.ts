@@ -31,11 +31,11 @@ test('a line of exactly 1,048,576 bytes is a row, with LF or CRLF; one byte more
   assert.equal(MAX_LINE_BYTES, LIMIT);
   const body = Buffer.from(
     [
-      lineOf(LIMIT, 'https://example.com/exact') + '\n', // 1
-      lineOf(LIMIT + 1, 'https://example.com/over') + '\n', // 2
-      lineOf(LIMIT, 'https://example.com/exact-crlf') + '\r\n', // 3
+      `${lineOf(LIMIT, 'https://example.com/exact')}\n`, // 1
+      `${lineOf(LIMIT + 1, 'https://example.com/over')}\n`, // 2
+      `${lineOf(LIMIT, 'https://example.com/exact-crlf')}\r\n`, // 3
       // 400,000 characters, 1,200,000 bytes: under the limit only if characters were counted.
-      JSON.stringify({ url: 'https://example.com/euros', note: '€'.repeat(400_000) }) + '\n', // 4
+      `${JSON.stringify({ url: 'https://example.com/euros', note: '€'.repeat(400_000) })}\n`, // 4
       '{"url":"https://example.com/after"}\n', // 5
       lineOf(LIMIT + 1, 'https://example.com/last-over'), // 6, without a final line break
     ].join(''),
@@ -64,7 +64,7 @@ test('a line of exactly 1,048,576 bytes is a row, with LF or CRLF; one byte more
 test('a byte order mark before the first line is not part of it', async () => {
   const stored: LinkRecord[] = [];
   const store = { insert: (rec: LinkRecord) => (stored.push(rec), true) } as unknown as LinkStore;
-  const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lineOf(LIMIT, 'https://example.com/bom') + '\r\n{"url":"https://example.com/2"}')]);
+  const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${lineOf(LIMIT, 'https://example.com/bom')}\r\n{"url":"https://example.com/2"}`)]);
   // The mark itself cut in pieces: one byte, one byte, then the rest.
   async function* pieces(): AsyncGenerator<Buffer> {
     yield body.subarray(0, 1);

@@ -47,7 +47,7 @@ function importFile(format: 'jsonl' | 'csv'): ImportFile {
     lines.push(format === 'csv' ? `${url},${i}` : JSON.stringify({ url, visit_count: i }));
     urls.set(lines.length, url);
   }
-  return { body: lines.join('\n') + '\n', urls };
+  return { body: `${lines.join('\n')}\n`, urls };
 }
 
 const sorted = (urls: Iterable<string>): string[] => [...urls].sort();
@@ -150,7 +150,7 @@ test('PostgreSQL: the database refuses a random row (disk full); nothing from it
   t.after(() => store.close());
   const rows = 3000;
   const lines = Array.from({ length: rows }, (_, i) => JSON.stringify({ url: `https://example.com/pg/${i}` }));
-  const body = lines.join('\n') + '\n';
+  const body = `${lines.join('\n')}\n`;
   async function* chunks(): AsyncGenerator<string> {
     for (let i = 0; i < body.length; i += 4096) yield body.slice(i, i + 4096);
   }

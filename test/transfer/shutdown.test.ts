@@ -24,7 +24,7 @@ test('a shutdown cuts a long import; what it stored is durable, and a re-import 
   socket.on('error', () => {});
   const chunk = (text: string): string => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
   socket.write(`POST /api/import HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked\r\n\r\n`);
-  socket.write(chunk('code,url\n' + Array.from({ length: 40 }, (_, i) => row(i)).join('')));
+  socket.write(chunk(`code,url\n${Array.from({ length: 40 }, (_, i) => row(i)).join('')}`));
   // The rows sent so far are stored while the upload goes on.
   while ((await exportedCodes(s.port)).length < 40) await new Promise((r) => setTimeout(r, 20));
   const stopped = await s.stop();
@@ -47,7 +47,7 @@ test('a shutdown cuts a long import; what it stored is durable, and a re-import 
     stored,
     Array.from({ length: 40 }, (_, i) => row(i).split(',')[0]),
   );
-  const file = 'code,url\n' + Array.from({ length: 100 }, (_, i) => row(i)).join('');
+  const file = `code,url\n${Array.from({ length: 100 }, (_, i) => row(i)).join('')}`;
   const r = await request(again.port, '/api/import', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'text/csv' }, body: file });
   const report = JSON.parse(r.body) as { imported: number; skipped: number; errors: { line: number; detail: string }[] };
   assert.equal(report.imported, 60);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { HttpError } from '../../src/errors.ts';
+import type { HttpError } from '../../src/errors.ts';
 import { spareLongUploads, streamBody } from '../../src/http/body.ts';
 import { request } from '../support/helpers.ts';
 import { sendRaw } from '../support/raw-http.ts';

@@ -44,7 +44,7 @@ function jsonValues(line: string): Partial<Record<VisitField, unknown>> {
   return values;
 }
 
-const HEADER = VISIT_COLUMNS.join(',') + '\r\n';
+const HEADER = `${VISIT_COLUMNS.join(',')}\r\n`;
 
 /** Every value each field can take, each at least once, in a handful of events. */
 function everyValue(): VisitEvent[] {

@@ -122,7 +122,7 @@ test('an import cut short by a full disk says where it stopped, and the same fil
   // Rows without codes: a plain re-import could not tell the stored ones from the rest.
   const urls = Array.from({ length: 300 }, (_, i) => `https://row.example/${i}`);
   const file = join(dir, 'rows.jsonl');
-  writeFileSync(file, urls.map((url) => JSON.stringify({ url })).join('\n') + '\n');
+  writeFileSync(file, `${urls.map((url) => JSON.stringify({ url })).join('\n')}\n`);
   const v = await openPage(browser, origin);
   const { page } = v;
   await showLinks(page, origin);

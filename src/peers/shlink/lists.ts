@@ -165,7 +165,7 @@ async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListP
     }
     const bots = await botCounts(service, passing);
     if (!Array.isArray(bots)) failure = bots;
-    else passing.forEach((r, i) => keys.push(r.visit_count - bots[i]!));
+    else for (let i = 0; i < passing.length; i++) keys.push(passing[i]!.visit_count - bots[i]!);
   });
   return failure ?? { positions, keys };
 }

@@ -34,7 +34,7 @@ export function yourlsTitle(record: UrlRecord): string {
 /** YOURLS' trimming of a URL in its messages: past 60 characters, the first 55 and `[...]`. */
 export function trimLong(text: string): string {
   const chars = [...text];
-  return chars.length > 60 ? chars.slice(0, 55).join('') + '[...]' : text;
+  return chars.length > 60 ? `${chars.slice(0, 55).join('')}[...]` : text;
 }
 
 /** The keyword of `shorturl`, which may be a keyword or a whole short URL of this service. */

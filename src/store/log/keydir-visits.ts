@@ -15,7 +15,7 @@ export abstract class KeydirVisits extends KeydirImage {
   /** The visit count: untracked visits plus events (docs/analytics.md), at most `MAX_COUNT`. */
   visits(s: number): number {
     const n = this.untrackedCount[s]! + this.events.length(s);
-    return n < MAX_COUNT ? n : MAX_COUNT;
+    return Math.min(n, MAX_COUNT);
   }
 
   /** Sets the count, untracked visits included (a visit given back, a test); events stay as they are. */

@@ -257,7 +257,7 @@ export class Keydir extends KeydirVisits {
    */
   titleContains(s: number, needle: string): boolean {
     const title = this.labelled.get(s)?.title;
-    return title !== undefined && title.toLowerCase().includes(needle);
+    return title?.toLowerCase().includes(needle) === true;
   }
 
   /** Whether slot `s` has every tag of `tags` (compared exactly). */

@@ -69,7 +69,7 @@ function samePlace(a: Place, b: Place): boolean {
 
 /** One JSON line, written once: the refreshes touch only the mtime. */
 export function encodeHolder(h: Holder): string {
-  return JSON.stringify({ host: h.host, pid: h.pid, since: h.since, token: h.token, boot: h.boot, pidns: h.pidns }) + '\n';
+  return `${JSON.stringify({ host: h.host, pid: h.pid, since: h.since, token: h.token, boot: h.boot, pidns: h.pidns })}\n`;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -146,5 +146,5 @@ export function describeHolder(content: LockContent, here: Place): string {
 export function heldMessage(dir: string, path: string, content: LockContent, verdict: Verdict, here: Place, leaseMs: number): string {
   const head = `${dir} is in use by another server (${describeHolder(content, here)}; ${verdict.why}): only one server may write a data directory.`;
   if (content.kind === 'legacy') return `${head} Stop that process first; if no server uses ${dir}, remove ${path}.`;
-  return `${head} Stop that server first. If it is gone, its lock is stale ${seconds(leaseMs)} after its last refresh ` + `and the next start takes it over.`;
+  return `${head} Stop that server first. If it is gone, its lock is stale ${seconds(leaseMs)} after its last refresh and the next start takes it over.`;
 }

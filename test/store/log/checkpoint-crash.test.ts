@@ -156,7 +156,7 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
     } finally {
       await store.close();
     }
-    assert.equal(existsSync(checkpointPath(join(run.dir, LOG_FILE)) + '.tmp'), false, `${label}: start-up removed the unfinished temp file`);
+    assert.equal(existsSync(`${checkpointPath(join(run.dir, LOG_FILE))}.tmp`), false, `${label}: start-up removed the unfinished temp file`);
   }
 });
 
@@ -206,7 +206,7 @@ test('kill -9 while a start-up writes its checkpoint: the next start has every r
     for (const name of readdirSync(dir)) if (name !== LOG_FILE) nodeFs.remove(join(dir, name));
     const how = await killWhileWriting(dir, stopAt);
     assert.equal(how, 'SIGKILL', `killed at ${stopAt}`);
-    assert.equal(existsSync(cp + '.tmp'), stopAt !== 'syncDir', `killed at ${stopAt}: an unfinished temp file, or none after the rename`);
+    assert.equal(existsSync(`${cp}.tmp`), stopAt !== 'syncDir', `killed at ${stopAt}: an unfinished temp file, or none after the rename`);
     assert.equal(existsSync(cp), stopAt === 'syncDir', `killed at ${stopAt}: the checkpoint only once renamed`);
     const logs = new LogCapture();
     const store = new LogEngine({ dir, fsync: 'off', log: createLogger('info', logs), checkpointMinBytes: Number.MAX_SAFE_INTEGER, ...MANUAL });
@@ -224,6 +224,6 @@ test('kill -9 while a start-up writes its checkpoint: the next start has every r
     } finally {
       await store.close();
     }
-    assert.equal(existsSync(cp + '.tmp'), false, `killed at ${stopAt}: start-up removed the temp file`);
+    assert.equal(existsSync(`${cp}.tmp`), false, `killed at ${stopAt}: start-up removed the temp file`);
   }
 });

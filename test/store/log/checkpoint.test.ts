@@ -391,8 +391,8 @@ test('a clean restart starts from the checkpoint and replays only the log after 
 test('a checkpoint whose log was replaced by another file is not used, and the warning says why', async (t) => {
   const { dir, log } = await closedStore(t);
   // The very same bytes, in another file moved into place (a copy restored with mv).
-  copyFileSync(log, log + '.new');
-  renameSync(log + '.new', log);
+  copyFileSync(log, `${log}.new`);
+  renameSync(`${log}.new`, log);
   const r = await startAndCheck(dir, fullReplay(dir));
   assert.equal(r.used, false);
   assert.equal(r.warnings.length, 1);

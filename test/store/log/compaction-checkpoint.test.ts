@@ -196,7 +196,7 @@ test('a checkpoint that cannot be written is a warning: the compaction goes on, 
   const warning = logs.find('could not write the start-up checkpoint of the compacted log; the next start replays more of the log');
   assert.match(String(warning?.['error']), /ENOSPC/);
   assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE))), false, 'no checkpoint');
-  assert.equal(existsSync(checkpointPath(join(dir, LOG_FILE)) + '.tmp'), false, 'its temp file was removed');
+  assert.equal(existsSync(`${checkpointPath(join(dir, LOG_FILE))}.tmp`), false, 'its temp file was removed');
   assert.deepEqual(fullReplay(dir), expected, 'the compacted log holds every record');
   assert.deepEqual(state(store.keydir), expected);
   await store.close();

@@ -674,14 +674,13 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
   const dir = tempDir(t, 'compaction-test-');
   const store = open(dir);
   t.after(() => store.close());
-  let expected: Row[];
   for (let i = 0; i < 6; i++) await store.create(link(`x${i}`, i));
   await store.delete('x0');
   await store.delete('x4');
   visit(store, 'x2', 1);
   await store.flushVisits();
   visit(store, 'x2', 2);
-  expected = live(store);
+  const expected = live(store);
   await store.close();
   const before = readLog(dir);
   assert.deepEqual(replayed(before), expected);
@@ -715,7 +714,7 @@ test('regression: a code deleted and re-created while compaction purges its expi
   t.after(() => hold.release());
   const stores = storeDir(t);
   const dir = stores.dir;
-  let store = stores.open({ fs: hold.fs, now: () => (T0 + 2 * DAY) * 1000 });
+  const store = stores.open({ fs: hold.fs, now: () => (T0 + 2 * DAY) * 1000 });
   await store.create(link('keep', 0, 0));
   await store.create(link('x', 0, 1)); // expired by the clock
   const compaction = store.compact();

@@ -118,7 +118,7 @@ test('regression: urls.log alone removed: the next write is 503, then the log is
 
   h = await restarted(h, data);
   assert.deepEqual(await codes(h), [c, a]);
-  assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/refused'))).status, 404);
+  assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/refused')}`)).status, 404);
 });
 
 test('regression: urls.log replaced by another file: 503, then the log is rewritten from memory and the other file is kept beside it', async (t) => {

@@ -253,7 +253,7 @@ test('a log of format 2 starts: its counts are untracked visits, and it is rewri
   ];
   // The version line of format 2, checksummed as that build wrote it.
   v2[0] = encodeEntry({ op: 'F', name: 'url-shortener-log', version: 2 }).toString().trimEnd();
-  writeFileSync(join(dir, LOG_FILE), v2.join('\n') + '\n');
+  writeFileSync(join(dir, LOG_FILE), `${v2.join('\n')}\n`);
   let { store } = open(dir);
   check(store, 'old001', 9, 9, 0);
   await visit(store, 'old001', 1);

@@ -26,7 +26,9 @@ for (const capacity of [1024, 1 << 18]) {
     for (let s = 0; s < capacity * 0.75; s++) if (random() < 0.8) slots.push(s);
     const hashes = Uint32Array.from(slots, () => Math.floor(random() * 2 ** 32) % (capacity * 3));
     const one = new HashChains(capacity);
-    slots.forEach((s, i) => one.link(s, hashes[i]!));
+    slots.forEach((s, i) => {
+      one.link(s, hashes[i]!);
+    });
     const built = HashChains.build(capacity, Int32Array.from(slots), hashes);
     const expected = chains(one, capacity);
     assert.ok(

@@ -59,7 +59,7 @@ test('records and visit counts are identical after a graceful restart', async (t
     before.parsed.urls.map((u) => u.visit_count),
     [0, 1, 7, 3],
   );
-  const lookupBefore = await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/a'));
+  const lookupBefore = await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/a')}`);
 
   await h.close(true);
   h = await data.start(options);
@@ -69,7 +69,7 @@ test('records and visit counts are identical after a graceful restart', async (t
   assert.equal(after.total, before.total);
   assert.equal(h.shortener.count, 4);
   assert.equal((await h.req(`/api/urls/${c}`)).status, 404, 'the deleted link stays deleted');
-  const lookupAfter = await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/a'));
+  const lookupAfter = await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/a')}`);
   assert.equal(lookupAfter.status, 200);
   assert.equal(lookupAfter.body, lookupBefore.body, 'lookup still returns the newest of the two');
 

@@ -120,7 +120,7 @@ test('a 201 is not sent before its fsync completes, and the link is invisible me
   await delay(150);
   assert.equal(settled, false, 'no response while the fsync is held');
   assert.deepEqual(await listCodes(h), [], 'not listed before it is durable');
-  assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/held'))).status, 404);
+  assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/held')}`)).status, 404);
   assert.equal(settled, false);
 
   fsync.release();
@@ -237,7 +237,7 @@ for (const { name, fault } of failures) {
 
     assert.deepEqual(await listCodes(h), [a]);
     assert.equal(h.shortener.count, 1);
-    assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent(FAILED_URL))).status, 404);
+    assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent(FAILED_URL)}`)).status, 404);
     const meta = await h.req(`/api/urls/${a}`);
     assert.equal(meta.status, 200);
     assert.equal((JSON.parse(meta.body) as { original_url: string }).original_url, 'https://example.com/acknowledged');
@@ -245,7 +245,7 @@ for (const { name, fault } of failures) {
     ctl[fault] = false;
     const c = await h.shorten('https://example.com/c');
     assert.deepEqual(await listCodes(h), [c, a]);
-    assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent(FAILED_URL))).status, 404);
+    assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent(FAILED_URL)}`)).status, 404);
 
     // The failed entry's bytes were cut before the next write: the file is exactly A then C.
     const { bytes, result } = readLog(dir);
@@ -309,7 +309,7 @@ test('regression: a create answered 503 after a failed fsync does not reappear a
   await h.close(true);
   h = await data.start({ fsync: 'always', apiKeys: [KEY] });
   assert.deepEqual(await listCodes(h), [a], 'the link answered 503 must not exist after a restart');
-  assert.equal((await h.req('/api/lookup?url=' + encodeURIComponent('https://example.com/answered-503'))).status, 404);
+  assert.equal((await h.req(`/api/lookup?url=${encodeURIComponent('https://example.com/answered-503')}`)).status, 404);
 });
 
 test('regression: a delete answered 503 after a failed fsync is not applied after a graceful restart', async (t) => {

@@ -36,7 +36,7 @@ test('10,000 links: log store → PostgreSQL → log store with url-shortener ex
     }),
   );
   const source = join(dir, 'source.jsonl');
-  writeFileSync(source, lines.join('\n') + '\n');
+  writeFileSync(source, `${lines.join('\n')}\n`);
   const first = join(dir, 'first');
   const loaded = await runCli(['import', source, '--data-dir', first, '--fsync', 'off', ...BASE]);
   assert.equal(loaded.code, 0, loaded.err);
