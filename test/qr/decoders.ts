@@ -7,8 +7,9 @@
  * Debian's `zbar-tools`) and fail under CI, where `.ci/run` installs it, like the browser tests
  * without Chromium (`missing-tool.ts`).
  */
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import jsQRModule from 'jsqr';
@@ -44,30 +45,52 @@ export interface Reader {
   read(svg: string, name: string): Promise<ReadBack>;
 }
 
-/** One Chromium page for every case of a test; undefined when the test was skipped. */
+/** zbarimg's reading of a PNG file (null: no symbol found); it runs while jsQR reads the same PNG. */
+function readWithZbar(file: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('zbarimg', ['--raw', '-q', file], { encoding: 'utf8' }, (error, stdout) => resolve(error ? null : stdout.replace(/\n$/, '')));
+  });
+}
+
+/**
+ * One Chromium page for every case of a test, and a second one that holds jsQR (the same bundle
+ * Node loads) and reads each screenshot itself: only the text and version come back, not the
+ * megabytes of pixels. Undefined when the test was skipped.
+ */
 export async function openReader(t: TestContext, dir: string): Promise<Reader | undefined> {
   const browser: Browser | undefined = await launch(t);
   if (!browser) return undefined;
   t.after(() => browser.close());
-  const page: Page = await browser.newPage();
+  const [page, decoder]: Page[] = await Promise.all([browser.newPage(), browser.newPage()]);
+  await decoder!.addScriptTag({ content: readFileSync(createRequire(import.meta.url).resolve('jsqr'), 'utf8') });
   return {
     async read(svg, name) {
       const side = Number(/viewBox="0 0 (\d+) \1"/.exec(svg)?.[1]);
       const px = side * scaleFor(side);
-      await page.setViewportSize({ width: px, height: px });
-      await page.setContent(`<!doctype html><style>html,body{margin:0;background:#fff}svg{display:block;width:${px}px;height:${px}px}</style>${svg}`);
-      const png = await page.locator('svg').screenshot();
+      await page!.setViewportSize({ width: px, height: px });
+      await page!.setContent(`<!doctype html><style>html,body{margin:0;background:#fff}svg{display:block;width:${px}px;height:${px}px}</style>${svg}`);
+      const png = await page!.locator('svg').screenshot();
       const file = join(dir, `${name}.png`);
       writeFileSync(file, png);
-      const found = await readWithJsqr(page, png);
-      const zbar = spawnSync('zbarimg', ['--raw', '-q', file], { encoding: 'utf8' });
-      return {
-        jsqr: found ? found.data : null,
-        zbar: zbar.status === 0 ? zbar.stdout.replace(/\n$/, '') : null,
-        version: found ? found.version : null,
-      };
+      const [found, zbar] = await Promise.all([decoder!.evaluate(jsqrInPage, png.toString('base64')), readWithZbar(file)]);
+      return { jsqr: found ? found.data : null, zbar, version: found ? found.version : null };
     },
   };
+}
+
+/** Runs in the page that holds jsQR: a PNG (base64) drawn on a canvas and read; null: unreadable. */
+async function jsqrInPage(png: string): Promise<{ data: string; version: number } | null> {
+  const image = new Image();
+  image.src = `data:image/png;base64,${png}`;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext('2d')!;
+  context.drawImage(image, 0, 0);
+  const { data, width, height } = context.getImageData(0, 0, canvas.width, canvas.height);
+  const found = (window as unknown as { jsQR: typeof jsQR }).jsQR(data, width, height, { inversionAttempts: 'dontInvert' });
+  return found ? { data: found.data, version: found.version } : null;
 }
 
 /** jsQR's reading of a PNG, its pixels unpacked by `page` (any page whose CSP allows `data:` images); null: unreadable. */
