@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import type { Page } from 'playwright-core';
-import { launch, openPage } from '../support/browser.ts';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { findChromium, launchFound, noBrowser, openPage } from '../support/browser.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { overflow, seriousViolations, shot, unexpected } from './support.ts';
 
@@ -27,24 +27,37 @@ async function labels(page: Page): Promise<{ id: string; label: string }[]> {
   );
 }
 
-test('at 375 and 1280 px, light and dark, with everything open: no overflow, labelled fields, cards or table, no serious axe violation', async (t) => {
-  const browser = await launch(t);
-  if (!browser) return;
-  t.after(() => browser.close());
-  const h = await start(t, { apiKeys: ['k'] });
-  const origin = `http://127.0.0.1:${h.port}`;
-  const codes: string[] = [];
-  for (let i = 0; i < 3; i++) codes.push(await h.shorten(`https://layout.example/${'a-rather-long-path-segment/'.repeat(i * 3)}${i}`));
-  const file = join(tempDir(t), 'bad.jsonl');
-  writeFileSync(file, '{"url":"ftp://x.example/"}\n');
+const chromiumPath = findChromium();
+const missing = noBrowser();
 
-  for (const width of [375, 1280]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      const w = await openPage(browser, origin, { width, colorScheme });
+// One browser for the file; each test has its own server and pages.
+describe('the layout', { skip: missing }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await launchFound(chromiumPath!);
+  });
+  after(() => browser?.close());
+
+  test('at 375 and 1280 px, light and dark, with everything open: no overflow, labelled fields, cards or table, no serious axe violation', async (t) => {
+    const h = await start(t, { apiKeys: ['k'] });
+    const origin = `http://127.0.0.1:${h.port}`;
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) codes.push(await h.shorten(`https://layout.example/${'a-rather-long-path-segment/'.repeat(i * 3)}${i}`));
+    const file = join(tempDir(t), 'bad.jsonl');
+    writeFileSync(file, '{"url":"ftp://x.example/"}\n');
+
+    // The flow is done once per width; the scheme is switched under the same page, empty and with
+    // everything open.
+    for (const width of [375, 1280]) {
+      const w = await openPage(browser, origin, { width });
       const { page } = w;
       await page.goto(`${origin}/`);
-      assert.equal(await overflow(page), 0, `empty page at ${width}`);
-      assert.deepEqual(await seriousViolations(page), [], `empty page at ${width} ${colorScheme}`);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        assert.equal(await overflow(page), 0, `empty page at ${width}`);
+        assert.deepEqual(await seriousViolations(page), [], `empty page at ${width} ${colorScheme}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
 
       await page.getByLabel('Long URL').fill(`example.com/${'long-segment-'.repeat(15)}`);
       await page.getByText('Options').click();
@@ -64,102 +77,99 @@ test('at 375 and 1280 px, light and dark, with everything open: no overflow, lab
       await page.getByRole('form', { name: `Edit ${codes[1]}` }).waitFor();
       await page.getByRole('button', { name: `Delete ${codes[2]}` }).click();
 
-      const where = `${width} px ${colorScheme}`;
-      assert.equal(await overflow(page), 0, `everything open at ${where}`);
-      const fields = await labels(page);
-      assert.ok(fields.length >= 11, `${fields.length} fields`);
-      for (const f of fields) assert.notEqual(f.label, '', `a visible label for #${f.id} at ${where}`);
-      // Narrow: each link is a card (no header row, each value under its name); wide: a table.
-      const header = await page.locator('#links thead').isVisible();
-      const cell = await page
-        .locator('#admin-rows td[data-label="Created"]')
-        .first()
-        .evaluate((td) => getComputedStyle(td).display);
-      const labelShown = await page
-        .locator('#admin-rows td[data-label="Created"]')
-        .first()
-        .evaluate((td) => getComputedStyle(td, '::before').content);
-      if (width === 375) {
-        assert.equal(header, false);
-        assert.equal(cell, 'grid');
-        assert.equal(labelShown, '"Created"');
-      } else {
-        assert.equal(header, true);
-        assert.equal(cell, 'table-cell');
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        const where = `${width} px ${colorScheme}`;
+        assert.equal(await overflow(page), 0, `everything open at ${where}`);
+        const fields = await labels(page);
+        assert.ok(fields.length >= 11, `${fields.length} fields`);
+        for (const f of fields) assert.notEqual(f.label, '', `a visible label for #${f.id} at ${where}`);
+        // Narrow: each link is a card (no header row, each value under its name); wide: a table.
+        const header = await page.locator('#links thead').isVisible();
+        const cell = await page
+          .locator('#admin-rows td[data-label="Created"]')
+          .first()
+          .evaluate((td) => getComputedStyle(td).display);
+        const labelShown = await page
+          .locator('#admin-rows td[data-label="Created"]')
+          .first()
+          .evaluate((td) => getComputedStyle(td, '::before').content);
+        if (width === 375) {
+          assert.equal(header, false);
+          assert.equal(cell, 'grid');
+          assert.equal(labelShown, '"Created"');
+        } else {
+          assert.equal(header, true);
+          assert.equal(cell, 'table-cell');
+        }
+        if (colorScheme === 'dark') assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(20, 22, 26)');
+        // QR codes stay black on white, whatever the scheme.
+        assert.equal(await page.locator('#shorten-qr svg').evaluate((s) => getComputedStyle(s).backgroundColor), 'rgb(255, 255, 255)');
+        assert.deepEqual(await seriousViolations(page), [], `everything open at ${where}`);
+        await shot(page, `everything-open-${colorScheme}`);
+        assert.deepEqual(unexpected(w), [], where);
       }
-      if (colorScheme === 'dark') assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(20, 22, 26)');
-      // QR codes stay black on white, whatever the scheme.
-      assert.equal(await page.locator('#shorten-qr svg').evaluate((s) => getComputedStyle(s).backgroundColor), 'rgb(255, 255, 255)');
-      assert.deepEqual(await seriousViolations(page), [], `everything open at ${where}`);
-      await shot(page, `everything-open-${colorScheme}`);
-      assert.deepEqual(unexpected(w), []);
       await w.context.close();
     }
-  }
-});
+  });
 
-test('just under 860 px the list is already cards and nothing scrolls sideways', async (t) => {
-  const browser = await launch(t);
-  if (!browser) return;
-  t.after(() => browser.close());
-  const h = await start(t, { apiKeys: ['k'] });
-  const origin = `http://127.0.0.1:${h.port}`;
-  await h.shorten(`https://wide.example/${'x'.repeat(300)}`);
-  for (const [width, cards] of [
-    [820, true],
-    [1000, false],
-  ] as const) {
-    const w = await openPage(browser, origin, { width });
+  test('just under 860 px the list is already cards and nothing scrolls sideways', async (t) => {
+    const h = await start(t, { apiKeys: ['k'] });
+    const origin = `http://127.0.0.1:${h.port}`;
+    await h.shorten(`https://wide.example/${'x'.repeat(300)}`);
+    for (const [width, cards] of [
+      [820, true],
+      [1000, false],
+    ] as const) {
+      const w = await openPage(browser, origin, { width });
+      const { page } = w;
+      await page.goto(`${origin}/`);
+      await page.getByLabel('Admin API key').fill('k');
+      await page.getByLabel('Admin API key').press('Enter');
+      await page.locator('#admin-rows tr').first().waitFor();
+      assert.equal(await overflow(page), 0, `at ${width}`);
+      assert.equal(await page.locator('#links thead').isVisible(), !cards, `at ${width}`);
+      assert.equal(
+        await page.evaluate(() => document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth),
+        0,
+        `the table fits at ${width}`,
+      );
+      if (width === 820) {
+        // The checker catches what it should: a field without a label is a critical violation.
+        await page.evaluate(() => document.querySelector('main')!.append(document.createElement('input')));
+        assert.match((await seriousViolations(page)).join('\n'), /^label \(critical\)/m);
+      }
+      await w.context.close();
+    }
+  });
+
+  test('keyboard alone: Tab to the URL, type, Enter; open the options from the keyboard; copy with Enter', async (t) => {
+    const h = await start(t);
+    const origin = `http://127.0.0.1:${h.port}`;
+    const w = await openPage(browser, origin, { width: 375 });
     const { page } = w;
     await page.goto(`${origin}/`);
-    await page.getByLabel('Admin API key').fill('k');
-    await page.getByLabel('Admin API key').press('Enter');
-    await page.locator('#admin-rows tr').first().waitFor();
-    assert.equal(await overflow(page), 0, `at ${width}`);
-    assert.equal(await page.locator('#links thead').isVisible(), !cards, `at ${width}`);
-    assert.equal(
-      await page.evaluate(() => document.querySelector('.table-wrap')!.scrollWidth - document.querySelector('.table-wrap')!.clientWidth),
-      0,
-      `the table fits at ${width}`,
-    );
-    if (width === 820) {
-      // The checker catches what it should: a field without a label is a critical violation.
-      await page.evaluate(() => document.querySelector('main')!.append(document.createElement('input')));
-      assert.match((await seriousViolations(page)).join('\n'), /^label \(critical\)/m);
-    }
+    const active = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+    for (let i = 0; i < 4 && (await active()) !== 'url'; i++) await page.keyboard.press('Tab');
+    assert.equal(await active(), 'url');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'solid');
+    await page.keyboard.type('keyboard.example/only');
+    await page.keyboard.press('Tab');
+    assert.equal(await active(), 'shorten-button');
+    await page.keyboard.press('Tab');
+    assert.equal(await active(), 'SUMMARY');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal(await active(), 'code');
+    await page.keyboard.type('kbd-only');
+    await page.keyboard.press('Enter');
+    await page.locator('#short-link', { hasText: `${origin}/kbd-only` }).waitFor();
+    assert.equal(await active(), 'copy-button');
+    await page.keyboard.press('Enter');
+    await page.locator('#copy-status', { hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${origin}/kbd-only`);
+    assert.equal(JSON.parse((await h.req('/api/urls/kbd-only')).body).original_url, 'https://keyboard.example/only');
+    assert.deepEqual(unexpected(w), []);
     await w.context.close();
-  }
-});
-
-test('keyboard alone: Tab to the URL, type, Enter; open the options from the keyboard; copy with Enter', async (t) => {
-  const browser = await launch(t);
-  if (!browser) return;
-  t.after(() => browser.close());
-  const h = await start(t);
-  const origin = `http://127.0.0.1:${h.port}`;
-  const w = await openPage(browser, origin, { width: 375 });
-  const { page } = w;
-  await page.goto(`${origin}/`);
-  const active = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
-  for (let i = 0; i < 4 && (await active()) !== 'url'; i++) await page.keyboard.press('Tab');
-  assert.equal(await active(), 'url');
-  assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'solid');
-  await page.keyboard.type('keyboard.example/only');
-  await page.keyboard.press('Tab');
-  assert.equal(await active(), 'shorten-button');
-  await page.keyboard.press('Tab');
-  assert.equal(await active(), 'SUMMARY');
-  await page.keyboard.press('Enter');
-  await page.keyboard.press('Tab');
-  assert.equal(await active(), 'code');
-  await page.keyboard.type('kbd-only');
-  await page.keyboard.press('Enter');
-  await page.locator('#short-link', { hasText: `${origin}/kbd-only` }).waitFor();
-  assert.equal(await active(), 'copy-button');
-  await page.keyboard.press('Enter');
-  await page.locator('#copy-status', { hasText: 'Copied' }).waitFor();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${origin}/kbd-only`);
-  assert.equal(JSON.parse((await h.req('/api/urls/kbd-only')).body).original_url, 'https://keyboard.example/only');
-  assert.deepEqual(unexpected(w), []);
-  await w.context.close();
+  });
 });
