@@ -1,6 +1,6 @@
 /**
  * Bad `limit`/`offset` query strings and the parameter each 400 must name: one table for the pure
- * `parsePaging` test and for the same answers over HTTP.
+ * `checkPaging` test (test/links/validate.test.ts) and for the same answers over HTTP.
  */
 export const BAD_PAGING: readonly (readonly [query: string, names: RegExp])[] = [
   ['limit=0', /limit/],
