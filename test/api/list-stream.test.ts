@@ -96,7 +96,7 @@ test('a snapshot keeps deleted records readable, and holds back the vacuum until
   const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), visitFlushMs: 60_000 });
   const internals = store as unknown as { records: { end: number; size: number } };
   t.after(() => store.close());
-  const snapshot = store.snapshot(() => true);
+  const snapshot = await store.snapshot(() => true);
   assert.equal(snapshot.length, 3_000);
   for (let i = 0; i < 2_500; i++) await store.delete(`k${i}`);
   assert.equal(store.count, 500);
@@ -112,7 +112,7 @@ test('a snapshot keeps deleted records readable, and holds back the vacuum until
   snapshot.release(); // twice is harmless
   await store.delete('k2500');
   assert.ok(internals.records.end < 3_000, `vacuumed once released (${internals.records.end} slots)`);
-  const fresh = store.snapshot((createdAt) => createdAt % 2 === 0);
+  const fresh = await store.snapshot((createdAt) => createdAt % 2 === 0);
   assert.equal(fresh.length, 249, 'the filter sees each record’s fields');
   fresh.release();
 });

@@ -145,6 +145,7 @@ test(
       );
       assert.equal(body.shortUrls.pagination.totalItems, LINKS - Math.ceil((LINKS - 3) / 13), order);
       if (first !== undefined) assert.equal(body.shortUrls.data[0]!.shortCode, first, order);
+      t.diagnostic(`HELD ${order} ${list.held.toFixed(1)}`);
       assert.ok(list.held <= HELD_MS, `the list ordered by ${order} held the loop ${list.held.toFixed(1)} ms`);
     }
   },

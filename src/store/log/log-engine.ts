@@ -44,11 +44,13 @@ export class LogEngine extends EngineLifecycle {
     for (const s of this.records.slotsWithUrl(url)) yield this.records.record(s);
   }
 
-  /** Live records for which `keep(slot fields)` holds, newest first, as a `Snapshot`. */
-  snapshot(keep: (createdAt: number, retentionDays: number) => boolean): Snapshot {
-    const snapshot = takeSnapshot(this.records, keep, () => this.readers--);
+  /**
+   * Live records for which `keep(slot fields)` holds, newest first, as a `Snapshot`: at once on a
+   * small store, else once its slots were scanned across event-loop turns (see `snapshot.ts`).
+   */
+  snapshot(keep: (createdAt: number, retentionDays: number) => boolean): Snapshot | Promise<Snapshot> {
     this.readers++;
-    return snapshot;
+    return takeSnapshot(this.records, keep, () => this.readers--);
   }
 
   /**

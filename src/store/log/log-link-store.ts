@@ -85,7 +85,10 @@ export class LogLinkStore implements LinkStore {
   list({ limit, offset, now, q, tags }: ListQuery): LinkPage | Promise<LinkPage> {
     const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
     const tagged = tags !== undefined && tags.length > 0 ? tags : undefined;
-    if (q === undefined && tagged === undefined) return page(this.store.snapshot(live), offset, limit);
+    if (q === undefined && tagged === undefined) {
+      const snapshot = this.store.snapshot(live);
+      return snapshot instanceof Promise ? snapshot.then((taken) => page(taken, offset, limit)) : page(snapshot, offset, limit);
+    }
     return this.store.search(live, q, tagged).then((snapshot) => page(snapshot, offset, limit));
   }
 
@@ -178,7 +181,7 @@ export class LogLinkStore implements LinkStore {
    * store when it began, and a long export never holds the loop.
    */
   async *exportAll(now: number): AsyncGenerator<LinkRecord> {
-    const snapshot = this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
+    const snapshot = await this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
     try {
       for (let end = snapshot.length; end > 0; end -= EXPORT_SLICE) {
         const records = snapshot.slice(Math.max(0, end - EXPORT_SLICE), end);

@@ -39,8 +39,8 @@ const link = (code: string, i = 0, retentionDays = 0): Row => ({
 });
 
 /** Records in creation order, as the store holds them. */
-const live = (store: LogEngine): Row[] => {
-  const all = store.snapshot(() => true);
+const live = async (store: LogEngine): Promise<Row[]> => {
+  const all = await store.snapshot(() => true);
   const rows = all.slice(0, all.length).reverse();
   all.release();
   return rows;
@@ -106,7 +106,7 @@ test('compact() leaves one create per live record, with current visit counts, in
   // A re-created code is the newest link.
   await store.create({ ...link('k6', 100), url: 'https://example.com/k6-again' });
   visit(store, 'k3', 4); // not flushed when compaction starts
-  const expected = live(store);
+  const expected = await live(store);
   assert.deepEqual(
     expected.map((r) => [r.code, r.visits]),
     [
@@ -138,7 +138,7 @@ test('compact() leaves one create per live record, with current visit counts, in
     { bytesBefore: before.length, bytesAfter: after.length, entriesBefore: 14, entriesAfter: 6, purged: 0 },
   );
   assert.equal(typeof report.ms, 'number');
-  assert.deepEqual(live(store), expected, 'memory is unchanged by compaction');
+  assert.deepEqual(await live(store), expected, 'memory is unchanged by compaction');
   assert.equal(existsSync(join(dir, TEMP_FILE)), false, 'no temp file left');
 
   // The store goes on appending to the new log.
@@ -149,7 +149,7 @@ test('compact() leaves one create per live record, with current visit counts, in
 
   await store.close();
   store = stores.open();
-  assert.deepEqual(live(store), expected, 'reopened: same records, same order, same visit counts');
+  assert.deepEqual(await live(store), expected, 'reopened: same records, same order, same visit counts');
   assert.deepEqual(
     [...store.withUrl('https://example.com/k6-again')].map((r) => r.code),
     ['k6'],
@@ -184,13 +184,13 @@ test('compact() purges records expired by the `now` clock, from the file and fro
     assert.deepEqual([...store.withUrl(`https://example.com/${code}`)], [], `${code} is gone from the URL index`);
   }
   const expected = [link('forever', 0, 0), link('month', 0, 30), link('twodays', 0, 2)];
-  assert.deepEqual(live(store), expected);
+  assert.deepEqual(await live(store), expected);
   assert.equal(store.count, 3);
   assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry), 'purged from the file');
 
   await store.close();
   store = stores.open(); // replay applies no clock: only compaction purges, so what it dropped stays dropped
-  assert.deepEqual(live(store), expected);
+  assert.deepEqual(await live(store), expected);
 });
 
 /** `nodeFs` whose first write to the compaction temp file waits for `release`. */
@@ -257,7 +257,7 @@ test('creates, deletes and visits made while compaction runs are in memory and i
     { ...link('n1', 50), url: 'https://example.com/new/1', visits: 2, untracked: 2 },
     { ...link('n2', 51), url: 'https://example.com/new/2' },
   ];
-  assert.deepEqual(live(store), expected, 'memory after compaction');
+  assert.deepEqual(await live(store), expected, 'memory after compaction');
   assert.equal(store.get('a2'), undefined);
   assert.equal(store.get('n3'), undefined);
   assert.deepEqual(
@@ -277,7 +277,7 @@ test('creates, deletes and visits made while compaction runs are in memory and i
 
   await store.close();
   store = stores.open();
-  assert.deepEqual(live(store), expected, 'reopened');
+  assert.deepEqual(await live(store), expected, 'reopened');
 });
 
 /**
@@ -508,7 +508,7 @@ test('a crash (kill -9) at every step of a compaction leaves a whole log with ev
     const store = open(fresh);
     t.after(() => store.close());
     assert.equal(existsSync(join(fresh, TEMP_FILE)), false, `${label}: temp file removed at start`);
-    assert.deepEqual(live(store), rows, `${label}: reopened`);
+    assert.deepEqual(await live(store), rows, `${label}: reopened`);
     await store.create(link('after', 30_000));
     await store.close();
     const reopened = readLog(fresh);
@@ -528,7 +528,7 @@ test('a leftover temp file with whole-looking entries is removed at start and ne
   writeFileSync(join(dir, TEMP_FILE), Buffer.concat([encodeEntry({ op: 'C', ...link('ghost') }), encodeEntry({ op: 'C', ...link('old') })]));
   const store = stores.open();
   assert.equal(existsSync(join(dir, TEMP_FILE)), false);
-  assert.deepEqual(live(store), [link('kept')]);
+  assert.deepEqual(await live(store), [link('kept')]);
   const report = await store.compact();
   assert.equal(report.entriesAfter, 1);
   assert.deepEqual(logEntries(logBytes(dir)), [recordEntry(link('kept'))]);
@@ -586,7 +586,7 @@ for (const { op, code } of FAILURES) {
     await store.delete('f3');
     visit(store, 'f2', 2);
     await store.flushVisits();
-    const expected = live(store);
+    const expected = await live(store);
     const before = logBytes(dir);
     const removedAtStart = failing.ctl.removed;
 
@@ -595,7 +595,7 @@ for (const { op, code } of FAILURES) {
     assert.deepEqual(logBytes(dir), before, 'the log is byte-for-byte unchanged');
     assert.equal(existsSync(join(dir, TEMP_FILE)), false, 'the temp file is removed');
     if (op !== 'create') assert.equal(failing.ctl.removed, removedAtStart + 1);
-    assert.deepEqual(live(store), expected, 'memory is unchanged');
+    assert.deepEqual(await live(store), expected, 'memory is unchanged');
 
     // The old log still takes writes.
     await store.create(link('f9', 9));
@@ -614,7 +614,7 @@ for (const { op, code } of FAILURES) {
 
     await store.close();
     store = stores.open();
-    assert.deepEqual(live(store), expected, 'reopened');
+    assert.deepEqual(await live(store), expected, 'reopened');
   });
 }
 
@@ -648,12 +648,12 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
   assert.equal(line['entriesBefore'], 13);
   assert.equal(line['entriesAfter'], 5);
   const expected = ['s4', 's5', 's6', 's7', 's8'].map((c, i) => link(c, i + 4));
-  assert.deepEqual(live(store), expected);
+  assert.deepEqual(await live(store), expected);
   assert.deepEqual(logEntries(logBytes(dir)), expected.map(recordEntry));
 
   await store.close();
   store = stores.open();
-  assert.deepEqual(live(store), expected);
+  assert.deepEqual(await live(store), expected);
 });
 
 test('automatic compaction waits for the size floor (default 1 MiB) even when dead entries outweigh live ones', async (t) => {
@@ -680,7 +680,7 @@ test('CLI: --compact rewrites a stopped server’s log, logs the report, exits 0
   visit(store, 'x2', 1);
   await store.flushVisits();
   visit(store, 'x2', 2);
-  const expected = live(store);
+  const expected = await live(store);
   await store.close();
   const before = readLog(dir);
   assert.deepEqual(replayed(before), expected);
@@ -732,7 +732,7 @@ test('regression: a code deleted and re-created while compaction purges its expi
   assertWhole(disk);
   assert.deepEqual(replayed(disk), expected, 'the log keeps the new x');
   assert.deepEqual(store.get('x'), again, 'memory keeps the new x (acknowledged create)');
-  assert.deepEqual(live(store), expected);
+  assert.deepEqual(await live(store), expected);
 });
 
 test('regression: compact() called while close() runs neither replaces the log after the lock is released nor leaks a file', { timeout: 10_000 }, async (t) => {

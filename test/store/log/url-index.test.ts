@@ -54,7 +54,7 @@ test('deleting most links reclaims their memory, and every lookup, list and visi
   assert.deepEqual(codes(store, 'https://example.com/4500'), ['c4500']);
   assert.deepEqual(codes(store, 'https://example.com/10'), []);
   assert.equal(store.get('c4999')?.visits, 2);
-  const all = store.snapshot(() => true);
+  const all = await store.snapshot(() => true);
   const newest = all.slice(0, 2).map((r) => r.code);
   all.release();
   assert.deepEqual(newest, ['c4999', 'c4998']);
