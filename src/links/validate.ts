@@ -49,7 +49,8 @@ export function checkCustomCode(raw: unknown, min: number, max: number, reserved
   if (typeof raw !== 'string') return new Refusal('code must be a string');
   if (!CUSTOM_CODE.test(raw)) return new Refusal('code may only use the letters A-Z and a-z, digits, "-" and "_"');
   if (raw.length < min || raw.length > max) {
-    return new Refusal(`code must be ${min} to ${max} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${raw.length}`);
+    // The instance's numbers, not its settings' names: the person who typed the code reads this.
+    return new Refusal(`code must be ${min} to ${max} characters long, not ${raw.length}`);
   }
   if (isReserved(raw, reserved)) return new Refusal(`code "${raw}" is reserved for the service's own paths`);
   return raw;

@@ -139,7 +139,7 @@ const UNKNOWN = 'nope99';
 const nul = (field: string): string => `${field} must not contain a NUL character`;
 const surrogate = (field: string): string => `${field} must not contain a lone UTF-16 surrogate (it is not Unicode text)`;
 const CODE_ALPHABET = 'code may only use the letters A-Z and a-z, digits, "-" and "_"';
-const codeLength = (n: number): string => `code must be ${MIN_CODE} to ${MAX_CODE} characters long (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), not ${n}`;
+const codeLength = (n: number): string => `code must be ${MIN_CODE} to ${MAX_CODE} characters long, not ${n}`;
 const TITLE_TOO_LONG = `title must be at most ${MAX_TITLE} characters long, not ${MAX_TITLE + 1}`;
 const TAG_TOO_LONG = `a tag must be 1 to ${MAX_TAG} characters long (after trimming spaces), not ${MAX_TAG + 1}`;
 const TOO_MANY_TAGS = `a link may have at most ${MAX_TAGS} distinct tags, not ${MAX_TAGS + 1}`;
