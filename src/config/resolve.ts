@@ -112,9 +112,16 @@ export function resolveConfig({ argv, env, readFile }: Sources): Resolved {
       throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: must hold a JSON object`);
     }
     const byFile = new Map(TABLE.filter((s) => s.file).map((s) => [s.file!, s]));
+    // A secret has no file key (a settings file gets copied, committed, backed up), but the name
+    // its key would have is no typo: say where the value goes instead of "unknown key".
+    const fileless = new Map(TABLE.filter((s) => !s.file).map((s) => [s.env.toLowerCase(), s]));
     for (const [key, raw] of Object.entries(parsed)) {
       const s = byFile.get(key);
-      if (!s) throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: unknown key "${key}"`);
+      if (!s) {
+        const secret = fileless.get(key);
+        const why = secret ? `"${key}" is never read from a file: set the ${secret.env} environment variable` : `unknown key "${key}"`;
+        throw new ConfigError(`invalid --config ${JSON.stringify(configFile)}: ${why}`);
+      }
       apply(config, s, raw, `${key} (in ${configFile})`, spelling);
     }
   }

@@ -555,6 +555,7 @@ describe('configuration errors', () => {
     { name: '--config without value', argv: ['--config'], names: ['--config'] },
     { name: 'unknown file key', file: json({ port: 3001, colour: 'red' }), names: ['colour'] },
     { name: 'camelCase file key', file: json({ minShortLength: 4 }), names: ['minShortLength'] },
+    { name: 'api_token in the file', file: json({ api_token: 't' }), names: ['api_token', 'API_TOKEN environment variable'] },
     { name: 'file not JSON', file: '{ port: 3000 ', names: ['--config', CONFIG_FILE] },
     { name: 'file not an object', file: '[1, 2]', names: ['--config', CONFIG_FILE] },
     { name: 'max_body_bytes below 1 KiB', env: { MAX_BODY_BYTES: '1023' }, names: ['MAX_BODY_BYTES'] },
@@ -621,6 +622,13 @@ test('API_TOKEN: printable ASCII without spaces; empty disables the gate', () =>
     assert.equal(resolve([], { API_TOKEN: token }).config.apiToken, token);
   }
   assert.match(configError(() => resolve([], { API_TOKEN: 'a b' })).message, /^invalid API_TOKEN: must be printable ASCII without spaces/);
+});
+
+test('api_token in the file: the error says where the token goes, not "unknown key"', () => {
+  // A newcomer who writes the token into the settings file has the right name in the wrong place.
+  const message = configError(() => withFile({ port: 3001, api_token: 't' })).message;
+  assert.equal(message, `invalid --config "${CONFIG_FILE}": "api_token" is never read from a file: set the API_TOKEN environment variable`);
+  assert.match(configError(() => withFile({ api_tokens: 't' })).message, /: unknown key "api_tokens"$/, 'a name that is no setting stays unknown');
 });
 
 describe('secrets are never echoed in errors', () => {
