@@ -5,8 +5,10 @@
  * the page's environment file. Through each: `http` is redirected to `https`; short URLs are
  * `https` under the base path and redirect; exactly one HSTS header; a visit's country comes from
  * the address the client connected from (a country database maps the client's, the proxy's and a
- * spoofed address to three countries); and the private configurations let in only a user with the
- * password, adding the token the server wants.
+ * spoofed address to three countries); the site's other paths, `/shop` and `/sitemap.xml` among
+ * them, stay with the site (static files in a temp dir), password or not; and the private
+ * configurations let in only a user with the password, adding the token the server wants. Neither
+ * proxy may warn about the blocks as they are (a deprecated directive is a warning).
  *
  * The proxies are processes of the test on free ports of 127.0.0.1, with every file in a temp dir
  * (no system service). A client connects from 127.0.0.5: any 127.x address is the loopback, so the
@@ -42,6 +44,14 @@ function tool(name: string): string | undefined {
 }
 const NGINX = tool('nginx');
 const CADDY = spawnSync('caddy', ['version'], { stdio: 'ignore' }).error ? undefined : 'caddy';
+/**
+ * Caddy 2.8 renamed `basicauth` to `basic_auth` and warns about the old name; the older ones know
+ * only the old one. The page shows the old one and says to write the new from 2.8 on: so does this.
+ */
+const CADDY_RENAMED_BASICAUTH = ((): boolean => {
+  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(CADDY ? spawnSync(CADDY, ['version'], { encoding: 'utf8' }).stdout : '') ?? []).slice(1).map(Number);
+  return major > 2 || (major === 2 && minor >= 8);
+})();
 const OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).error ? undefined : 'openssl';
 const missing = [NGINX ? '' : 'nginx', CADDY ? '' : 'caddy', OPENSSL ? '' : 'openssl'].filter(Boolean);
 const skip =
@@ -94,8 +104,22 @@ interface Files {
   certDir: string;
   htpasswd: string;
   caddyHash: string;
+  /** The rest of the site: static files the proxy serves itself. */
+  site: string;
 }
-/** The certificate, the password file and hash, and the two servers (open, gated), made once. */
+
+/**
+ * The site's own paths beside the shortener's `/s`, each with its file's text. Their names start
+ * with `s`, so that a prefix match on `/s` would take them.
+ */
+const SITE_FILES: Readonly<Record<string, string>> = {
+  '/shop': 'the shop of the main site\n',
+  '/sitemap.xml': '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"/>\n',
+  '/static/app.css': 'body { margin: 0 }\n',
+  '/s.txt': 'a file beside /s\n',
+};
+
+/** The certificate, the password file and hash, the site's files, and the two servers (open, gated), made once. */
 async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: ServerProcess }> {
   const dir = tempDir('proxy-test-');
   const servers: ServerProcess[] = [];
@@ -128,7 +152,12 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
   writeFileSync(htpasswd, `${USER}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], PASSWORD).trim()}\n`);
   // bcrypt at Caddy's cost takes a second: while the servers start.
   const caddyHash = hashPassword();
-  const files = { cert: readFileSync(`${certDir}fullchain.pem`, 'utf8'), certDir, htpasswd };
+  const site = join(dir, 'www');
+  for (const [path, text] of Object.entries(SITE_FILES)) {
+    mkdirSync(join(site, path, '..'), { recursive: true });
+    writeFileSync(join(site, path), text);
+  }
+  const files = { cert: readFileSync(`${certDir}fullchain.pem`, 'utf8'), certDir, htpasswd, site };
 
   // The client's address, the proxy's and one a client could write: three countries.
   const db = join(dir, 'country.mmdb');
@@ -167,7 +196,12 @@ interface Proxy {
 
 /** Replaces what only this machine knows in a block of the page: ports, paths, secrets. */
 function localized(block: string, backend: number, replacements: Record<string, string>): string {
-  return substitute(configBlock(PAGE, block), { '127.0.0.1:3000': `127.0.0.1:${backend}`, '/etc/ssl/short.example.com/': files.certDir, ...replacements });
+  return substitute(configBlock(PAGE, block), {
+    '127.0.0.1:3000': `127.0.0.1:${backend}`,
+    '/etc/ssl/short.example.com/': files.certDir,
+    '/var/www/short.example.com': files.site,
+    ...replacements,
+  });
 }
 
 /** nginx, in the foreground as one process, with the page's block `name` as its `http` content. */
@@ -176,7 +210,7 @@ async function startNginx(t: TestContext, name: string, backend: number, extra: 
   const dir = tempDir(t, 'nginx-');
   const site = localized(name, backend, {
     'listen 80;': `listen 127.0.0.1:${ports.http};`,
-    'listen 443 ssl http2;': `listen 127.0.0.1:${ports.https} ssl http2;`,
+    'listen 443 ssl;': `listen 127.0.0.1:${ports.https} ssl;`,
     ...extra,
   });
   writeFileSync(join(dir, 'site.conf'), site);
@@ -197,7 +231,8 @@ async function startNginx(t: TestContext, name: string, backend: number, extra: 
     ].join('\n'),
   );
   const child = spawn(NGINX!, ['-e', 'stderr', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return proxyProcess(t, child, ports);
+  // nginx writes a deprecated directive (`listen … http2` from 1.25.1 on) as a [warn] line.
+  return proxyProcess(t, child, ports, /\[(warn|emerg|alert|crit)\]/);
 }
 
 /** Caddy, with the page's block `name` after global options that pick ports and a storage dir. */
@@ -220,11 +255,12 @@ async function startCaddy(t: TestContext, name: string, backend: number, extra: 
   writeFileSync(file, `${global}\n${site}`);
   const env = { PATH: process.env['PATH'] ?? '', HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, API_TOKEN: TOKEN };
   const child = spawn(CADDY!, ['run', '--config', file, '--adapter', 'caddyfile'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  return proxyProcess(t, child, ports);
+  // Caddy warns about a Caddyfile not in its own format, and about a deprecated directive.
+  return proxyProcess(t, child, ports, /not formatted|deprecated/);
 }
 
-/** Stopped after the test `t` (before its temp dir goes). */
-async function proxyProcess(t: TestContext, child: ChildProcess, ports: Proxy): Promise<Proxy> {
+/** Stopped after the test `t` (before its temp dir goes); `warning` must not be in its output once it listens. */
+async function proxyProcess(t: TestContext, child: ChildProcess, ports: Proxy, warning: RegExp): Promise<Proxy> {
   let output = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));
   const exited = new Promise((done) => child.once('exit', done));
@@ -233,8 +269,7 @@ async function proxyProcess(t: TestContext, child: ChildProcess, ports: Proxy): 
     await exited;
   });
   await Promise.all([listening(ports.http, child, () => output), listening(ports.https, child, () => output)]);
-  // Caddy warns about a Caddyfile not in its own format: the page's blocks are.
-  assert.doesNotMatch(output, /not formatted/);
+  assert.doesNotMatch(output, warning);
   return ports;
 }
 
@@ -294,6 +329,18 @@ function assertOneHsts(answer: Answer): void {
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /**
+ * The site's other paths are the site's, through the proxy: its files, without the service's HSTS
+ * (or its 404). A prefix match on `/s` would hand `/shop` and the others to the service.
+ */
+async function assertTheSiteKeepsItsPaths(proxy: Proxy): Promise<void> {
+  for (const [path, text] of Object.entries(SITE_FILES)) {
+    const r = await ask(proxy.https, path);
+    assert.deepEqual([r.status, r.body], [200, text], path);
+    assert.deepEqual(headerValues(r, 'strict-transport-security'), [], `${path}: not the service's answer`);
+  }
+}
+
+/**
  * `http://…/path` is redirected to the same path and query on `https://short.example.com` (port
  * 443: neither proxy names the port it was configured with here).
  */
@@ -348,7 +395,10 @@ const KINDS: Kind[] = [
     name: 'caddy',
     start: startCaddy,
     redirect: 308,
-    credentials: () => ({ 'replace-with-the-hash-from-caddy-hash-password': files.caddyHash }),
+    credentials: () => ({
+      'replace-with-the-hash-from-caddy-hash-password': files.caddyHash,
+      ...(CADDY_RENAMED_BASICAUTH ? { '\tbasicauth {': '\tbasic_auth {' } : {}),
+    }),
   },
 ];
 
@@ -377,10 +427,11 @@ for (const kind of KINDS) {
     assertOneHsts(bare);
     const health = await ask(proxy.https, '/s/healthz?ready');
     assert.deepEqual([health.status, health.body], [200, '{"status":"ok"}']);
-    // Outside /s the site is the proxy's own (nginx: 404, Caddy: an empty 200): never the service,
-    // which would send its HSTS and, for a code, redirect.
+    // Outside /s the paths are the site's: its files, and its own 404 for a code, never the
+    // service's redirect with its HSTS.
+    await assertTheSiteKeepsItsPaths(proxy);
     const outside = await ask(proxy.https, `/${code}`);
-    assert.notEqual(outside.status, 302);
+    assert.equal(outside.status, 404);
     assert.deepEqual(headerValues(outside, 'strict-transport-security'), []);
   });
 
@@ -399,6 +450,13 @@ for (const kind of KINDS) {
       assert.match(String(refused.headers['www-authenticate']), /^Basic /, 'the proxy refused, before the service');
     }
 
+    // The bare /s too is behind the password; the site's other paths are not.
+    assert.equal((await ask(proxy.https, '/s')).status, 401);
+    const bare = await ask(proxy.https, '/s', { headers: user });
+    assert.deepEqual([bare.status, bare.headers.location], [301, '/s/']);
+    assertOneHsts(bare);
+    await assertTheSiteKeepsItsPaths(proxy);
+
     const code = await shorten(proxy, 'https://example.org/private', user);
     const visit = await ask(proxy.https, `/s/${code}`, { headers: user });
     assert.equal(visit.status, 302, visit.body);
@@ -415,3 +473,14 @@ for (const kind of KINDS) {
     }
   });
 }
+
+test("the nginx blocks leave HTTP/2 out: Debian 12's nginx (1.22) knows no `http2 on`, and 1.25.1 and newer warn about `listen … http2`", () => {
+  for (const block of ['nginx-open', 'nginx-gated']) {
+    const text = configBlock(PAGE, block);
+    assert.doesNotMatch(text, /http2/, block);
+    // The shortener's paths exactly: `/s/…` and `/s`, never a bare prefix `/s` that takes `/shop`.
+    assert.match(text, /^ {4}location \/s\/ \{$/m, block);
+    assert.match(text, /^ {4}location = \/s \{$/m, block);
+    assert.doesNotMatch(text, /location \/s \{/, block);
+  }
+});
