@@ -17,6 +17,7 @@
 
 export type MaybePromise<T> = T | Promise<T>;
 
+import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
 
 /**
@@ -59,6 +60,8 @@ export interface LinkRecord {
   title?: string | null | undefined;
   /** The link's tags: distinct, sorted (`checkTags`); absent or empty = none. */
   tags?: readonly string[] | undefined;
+  /** The `id` of the stored key that created the link (docs/security.md); absent or null = none. */
+  author?: string | null | undefined;
 }
 
 /**
@@ -132,6 +135,8 @@ export interface InsertChain {
 }
 
 export interface LinkStore {
+  /** Stored API keys (`key-store.ts`); absent on a store that cannot keep them. */
+  readonly accessKeys?: KeyStore;
   /**
    * Stores a new link as the newest; false when a live link holds its code (a generated code's
    * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.
