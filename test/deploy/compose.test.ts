@@ -151,6 +151,23 @@ test('Dockerfile and .dockerignore are the Containerfile and its ignore file, an
   assert.doesNotMatch(containerfile, /NODE_EXTRA_CA_CERTS/);
 });
 
+test("compose.yaml's comments name its YAML as it is: an anchor and its aliases, a merge key only where `<<:` is written", () => {
+  const text = read('compose.yaml');
+  const comments = text
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('#'))
+    .join('\n');
+  // An anchor (`&x`) repeated by aliases (`*x`) is not a merge key (`<<: *x`), which merges a mapping into another.
+  if (!/^\s*<<:/m.test(text)) assert.doesNotMatch(comments, /merge key/i);
+  assert.match(text, /^x-instance: &instance$/m);
+  assert.equal([...text.matchAll(/: \*instance$/gm)].length, 3);
+  assert.match(comments, /anchor/);
+  assert.match(comments, /alias/);
+  // The aliases are the anchored mapping itself: each instance has every setting of it.
+  const [first, ...others] = inProfile('cluster').filter(([, s]) => s.build === '.');
+  for (const [name, s] of others) assert.deepEqual(s, first![1], name);
+});
+
 test('the single instance is published on 127.0.0.1 unless PUBLISH_ADDRESS says otherwise', () => {
   const ports = compose.services['shortener']!.ports ?? [];
   // biome-ignore lint/suspicious/noTemplateCurlyInString: compose.yaml's own interpolation, read as written
