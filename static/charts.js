@@ -51,11 +51,16 @@ export function seriesLayout(series, { width, height, label }) {
   const every = labelEvery(band, Math.max(0, ...names.map((n) => n.length)) * CHAR_WIDTH);
   // The labels are counted back from the newest bucket, so the latest one is always named.
   const labels = [];
+  let next = Infinity;
   for (let i = series.length - 1; i >= 0; i -= every) {
-    const half = (names[i].length * CHAR_WIDTH) / 2;
+    const w = names[i].length * CHAR_WIDTH;
     const centre = plot.x + (i + 0.5) * band;
     // Centred under its bucket, unless that would cross an edge of the chart: then held to the edge.
-    const place = centre - half < 0 ? { x: 0, anchor: 'start' } : centre + half > width ? { x: width, anchor: 'end' } : { x: centre, anchor: 'middle' };
+    const place = centre - w / 2 < 0 ? { x: 0, anchor: 'start' } : centre + w / 2 > width ? { x: width, anchor: 'end' } : { x: centre, anchor: 'middle' };
+    const left = place.anchor === 'start' ? 0 : place.anchor === 'end' ? width - w : centre - w / 2;
+    // One held to an edge moves toward its neighbour (up to half its width): too close, the neighbour goes.
+    if (left + w + CHAR_WIDTH > next) continue;
+    next = left;
     labels.unshift({ index: i, text: names[i], ...place });
   }
   return { plot, band, bars, labels, ticks: ticks.map((value) => ({ value, y: y(value) })) };

@@ -2,8 +2,9 @@
  * The UI's chart module (`static/charts.js`) in Node, without a browser: it is pure functions from
  * figures to a tree of SVG elements. The y axis steps are whole and cover the largest bucket; the
  * bars fill the plot in proportion; the x labels never overlap, stay inside the chart and always
- * name the newest bucket, at 375 and 1280 px for every range the page asks; the pointer finds its
- * bucket; and text becomes text nodes, never markup.
+ * name the newest bucket, at 375 and 1280 px for every range the page asks, named as the page names
+ * them (`static/stats-names.js`: a month with its full year); the pointer finds its bucket; and text
+ * becomes text nodes, never markup.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -37,8 +38,13 @@ interface Charts {
   toNodes(doc: unknown, tree: Tree | string): unknown;
 }
 
-// A plain ES module served to the browser as it is: loaded here by its URL, typed by hand above.
+type Names = Record<'hour' | 'day' | 'month', { unit: string; axis: Intl.DateTimeFormatOptions; full: Intl.DateTimeFormatOptions }>;
+
+// Plain ES modules served to the browser as they are: loaded here by their URLs, typed by hand above.
 const charts = (await import(new URL('../../static/charts.js', import.meta.url).href)) as Charts;
+const { BUCKET_NAMES } = (await import(new URL('../../static/stats-names.js', import.meta.url).href)) as { BUCKET_NAMES: Names };
+/** How the page names a bucket of `interval`, in English and UTC (the page uses the browser's language and the stats' zone). */
+const bucketName = (interval: keyof Names, kind: 'axis' | 'full') => new Intl.DateTimeFormat('en-US', { ...BUCKET_NAMES[interval][kind], timeZone: 'UTC' });
 
 const series = (visits: number[]): Bucket[] => visits.map((v, i) => ({ start: 1_715_000_000 + i * 86_400, visits: v, unique_visitors: v }));
 const find = (tree: Tree, cls: string): Tree[] => {
@@ -82,9 +88,7 @@ test('bars: one per bucket, inside the plot, heights in proportion to the visits
 });
 
 test('x labels: apart, inside the chart, the newest bucket always named, for every range at 375 and 1280 px', () => {
-  const day = new Intl.DateTimeFormat('en-US', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-  const hour = new Intl.DateTimeFormat('en-US', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-  const month = new Intl.DateTimeFormat('en-US', { month: 'short', year: '2-digit', timeZone: 'UTC' });
+  const [hour, day, month] = [bucketName('hour', 'axis'), bucketName('day', 'axis'), bucketName('month', 'axis')];
   const cases: [number, number, Intl.DateTimeFormat][] = [
     [24, 3_600, hour],
     [7, 86_400, day],
@@ -109,6 +113,18 @@ test('x labels: apart, inside the chart, the newest bucket always named, for eve
       for (let i = 1; i < spans.length; i++) assert.ok(spans[i]![0] > spans[i - 1]![1], `${where}: labels ${i - 1} and ${i}`);
     }
   }
+});
+
+test('a month is named with its full year on the axis, under the pointer and in the table ("Oct 2026", never "Oct 26", which reads as a day); days and hours keep theirs', () => {
+  const october = Date.UTC(2026, 9, 1);
+  assert.equal(bucketName('month', 'axis').format(october), 'Oct 2026');
+  assert.equal(bucketName('month', 'full').format(october), 'October 2026');
+  for (const kind of ['axis', 'full'] as const) assert.ok(BUCKET_NAMES.month[kind].year === 'numeric', `${kind}: a four-digit year`);
+  const may15 = Date.UTC(2024, 4, 15, 12);
+  assert.equal(bucketName('day', 'axis').format(may15), 'May 15');
+  assert.equal(bucketName('day', 'full').format(may15), 'Wed, May 15, 2024');
+  assert.equal(bucketName('hour', 'axis').format(may15), '12:00 PM');
+  assert.equal(bucketName('hour', 'full').format(may15), 'Wed, May 15, 12:00 PM');
 });
 
 test('the chart tree: an SVG at the given size with its name, a bar per bucket, a hidden cursor; the pointer finds its bucket', () => {
