@@ -6,6 +6,7 @@ import { $, el, showError } from './dom.js';
 import { renderChart } from './stats-chart.js';
 import { fragmentOf } from './stats-fragment.js';
 import { BUCKET_NAMES, countryName, dateFormat, deviceName, plural } from './stats-names.js';
+import { state } from './stats-state.js';
 
 /** The top lists: the stats field, the heading, the column's name, how a value reads (`null` included). */
 const TOPS = [
@@ -83,7 +84,12 @@ function renderTops(view, stats) {
   const tables = [];
   if (stats.links) {
     const links = { top: stats.links.map((l) => ({ value: l.short_code, visits: l.visits })), others: 0 };
-    const linkOf = (code) => el('a', { href: fragmentOf({ ...view, code }), 'aria-label': `Stats of ${code}`, textContent: code });
+    // The code is what names a link; its title, when it has one, follows (cut to the room, whole in `title`).
+    const linkOf = (code) => {
+      const link = el('a', { href: fragmentOf({ ...view, code }), 'aria-label': `Stats of ${code}`, textContent: code });
+      const title = state.titles.get(code);
+      return title ? el('span', { className: 'titled' }, link, el('span', { className: 'top-title', title, textContent: title })) : link;
+    };
     tables.push(topTable('Top links', 'Link', links, String, stats.visits, linkOf));
   }
   for (const [field, caption, column, name] of TOPS) tables.push(topTable(caption, column, stats[field], name, stats.visits));

@@ -8,6 +8,8 @@ export const state = {
   asked: 0,
   visitsOffset: 0,
   visitsShown: { offset: 0, count: 0, total: 0 },
+  /** The titles of the dashboard's top links by code (null: none), read once per opening of the dashboard. */
+  titles: new Map(),
   /** The Stats link that opened the view: the focus goes back to it. */
   opener: null,
 };

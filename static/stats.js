@@ -54,6 +54,7 @@ async function route() {
   const fresh = state.view?.code !== view.code || state.view === null;
   if (fresh) {
     state.stats = null;
+    state.titles.clear();
     clearChart();
     // The parts keep their place while the first figures load (the chart's box has its height).
     for (const id of ['stats-totals', 'stats-chart', 'stats-tops', 'stats-visit-rows']) $(id).replaceChildren();
@@ -116,6 +117,8 @@ async function load(view) {
     const stats = await res.json();
     if (asked !== state.asked) return;
     if (record?.ok) showLink(await record.json());
+    if (stats.links) await loadTitles(stats.links);
+    if (asked !== state.asked) return;
     state.stats = stats;
     state.visitsOffset = 0;
     render(view, stats);
@@ -125,6 +128,16 @@ async function load(view) {
   } finally {
     if (asked === state.asked) busy(false);
   }
+}
+
+/** The titles of the dashboard's top links, which the stats name by code only: each record read once while it stays open (unread: the code alone). */
+async function loadTitles(links) {
+  const codes = links.map((link) => link.short_code).filter((code) => !state.titles.has(code));
+  const read = async (code) => {
+    const res = await api(`api/urls/${encodeURIComponent(code)}`);
+    if (res.ok) state.titles.set(code, (await res.json()).title ?? null);
+  };
+  await Promise.all(codes.map((code) => read(code).catch(() => undefined)));
 }
 
 function showLink(record) {

@@ -28,6 +28,9 @@ const EDGE = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTM
 const CURL = 'curl/8.4.0';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
+/** A title longer than any top list has room for: cut there, whole in its tooltip. */
+const LONG_TITLE = 'Autumn newsletter: every reader who opened the October issue from its footer, in all editions and languages';
+
 /** Wednesday 15 May 2024, 10:30 UTC: 12:30 in Berlin. */
 const NOW = Date.UTC(2024, 4, 15, 10, 30);
 const HOUR = 3_600_000;
@@ -87,7 +90,7 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     origin = `http://127.0.0.1:${h.port}`;
     clock = NOW - 300 * DAY;
     await create({ code: 'stats-a', title: 'Spring campaign' });
-    await create({ code: 'stats-b' });
+    await create({ code: 'stats-b', title: LONG_TITLE });
     await create({ code: 'quiet1' });
     // stats-a: three visits of one Chrome now (one visitor), a Firefox an hour ago, then one visit
     // further back for each range; curl now and Googlebot 3 days ago are bots.
@@ -216,6 +219,18 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
       assert.equal(await p.locator('#total-visits').textContent(), visits, label);
     }
     assert.match(new URL(p.url()).hash, /^#stats\/stats-a\?range=all&bots=exclude$/);
+    // Months are named with their year in full, on the axis ("May 2024": "May 24" reads as a day),
+    // in the table and under the pointer or the keyboard.
+    const axis = await p.locator('#stats-chart .labels text').allTextContents();
+    assert.ok(axis.length >= 3 && axis.every((l) => /^[A-Z][a-z]{2} \d{4}$/.test(l)), axis.join(' | '));
+    assert.equal(axis.at(-1), 'May 2024');
+    const months = await p.locator('#stats-series-table tbody tr th').allTextContents();
+    assert.deepEqual([months[0], months.at(-1)], ['October 2023', 'May 2024']);
+    await p.locator('#stats-chart svg').focus();
+    assert.equal(await p.locator('.chart-tip').textContent(), 'May 2024: 6 visits, 4 unique visitors');
+    await p.keyboard.press('Home');
+    assert.equal(await p.locator('.chart-tip').textContent(), 'October 2023: 1 visit, 1 unique visitor');
+    await shot(p, 'stats-months');
     // 24 h is hourly, on Berlin's clock: the last bucket is 12:00–13:00 today.
     await pick(p, 'Range', '24 h');
     assert.equal(await p.locator('#stats-series-table tbody tr th').last().textContent(), 'Wed, May 15, 12:00 PM');
@@ -306,9 +321,21 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     await p.locator('#stats-title', { hasText: 'Stats of all links' }).waitFor();
     await idle(p);
     assert.deepEqual(await totals(p), { visits: '29', unique: '27', count: '38' });
-    assert.deepEqual((await top(p, 'Top links')).slice(0, 2), [
-      ['stats-b', '23'],
-      ['stats-a', '6'],
+    // Each top link by its code, and its title beside it when it has one (whole in the tooltip).
+    const topLinks = await p
+      .locator('table.toplist', { has: p.locator('caption', { hasText: /^Top links$/ }) })
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((r) => [
+          r.querySelector('.value a')?.textContent ?? '',
+          r.querySelector('.value .top-title')?.getAttribute('title') ?? '',
+          r.querySelector('.value .top-title')?.textContent ?? '',
+          r.querySelector('td')?.textContent ?? '',
+        ]),
+      );
+    assert.deepEqual(topLinks.slice(0, 2), [
+      ['stats-b', LONG_TITLE, LONG_TITLE, '23'],
+      ['stats-a', 'Spring campaign', 'Spring campaign', '6'],
     ]);
     assert.match(
       await p.locator('#stats-notes').innerText(),
@@ -429,6 +456,21 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
       for (const colorScheme of ['light', 'dark'] as const) {
         await p.setViewportSize({ width, height: 800 });
         await p.emulateMedia({ colorScheme });
+        // A range without visits: the sentence in a small box where the chart would be.
+        await p.goto(`${origin}/#stats/old-one?range=30d&bots=exclude`);
+        await p.locator('#stats-title', { hasText: 'Stats of old-one' }).waitFor();
+        const empty = p.locator('#stats-chart > p.empty');
+        await empty.waitFor();
+        await idle(p);
+        const where = `no visits at ${width} px ${colorScheme}`;
+        assert.equal(await empty.textContent(), 'No visits in this range.', where);
+        const chart = (await p.locator('#stats-chart').boundingBox())!;
+        const box = (await empty.boundingBox())!;
+        assert.ok(chart.height < 80 && Math.abs(chart.height - box.height) < 1, `the box is ${box.height} px high, its place ${chart.height}, ${where}`);
+        assert.notEqual(await empty.evaluate((e) => getComputedStyle(e).borderTopStyle), 'none', where);
+        assert.equal(await overflow(p), 0, where);
+        assert.deepEqual(await seriousViolations(p), [], where);
+        await shot(p, `stats-empty-${colorScheme}`);
         for (const [name, fragment, title] of [
           ['link', '#stats/stats-a?range=30d&bots=exclude', 'Stats of stats-a'],
           ['dashboard', '#stats?range=30d&bots=exclude', 'Stats of all links'],
@@ -440,6 +482,15 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
           await idle(p);
           const where = `${name} at ${width} px ${colorScheme}`;
           assert.equal(await overflow(p), 0, where);
+          if (name === 'dashboard') {
+            // A long title is cut with an ellipsis in the room its list has; the code beside it never is.
+            const cut = await p
+              .locator('.top-title', { hasText: /^Autumn newsletter/ })
+              .evaluate((t) => ({ cut: t.scrollWidth > t.clientWidth, shown: t.clientWidth, code: t.previousElementSibling!.clientWidth }));
+            assert.ok(cut.cut && cut.shown > 40, `${JSON.stringify(cut)}, ${where}`);
+            const code = p.getByRole('link', { name: 'Stats of stats-b' });
+            assert.equal(await code.evaluate((a) => a.scrollWidth <= a.getBoundingClientRect().width + 0.5), true, where);
+          }
           // The x labels never overlap, and none leaves the chart.
           const labels = await p
             .locator('#stats-chart .labels text')
