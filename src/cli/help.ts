@@ -18,12 +18,16 @@ export function helpText(): string {
     `      default: ${shown(s)}; allowed: ${s.parse.accepts}${s.relation === undefined ? '' : `, ${s.relation.must} ${envName(s.relation.other)}`}`,
   ]);
   const other = (flag: string, what: string): string => `  ${flag.padEnd(34)} ${what}`;
+  // The spelling that works in a clone after `npm install`: the bare command exists only once the
+  // package is linked or installed globally, and `npm run cli` prints npm's own lines into stdout.
   return [
-    'Usage: url-shortener [options]',
-    '       url-shortener export [--format jsonl|csv] [options] > FILE',
-    '       url-shortener import FILE [--format jsonl|csv] [--from-line L] [options]',
-    '       url-shortener export-visits [--format jsonl|csv] [--code C] [--from T] [--to T] [--bots include|exclude|only] [options] > FILE',
-    '       url-shortener import-visits FILE|- [--format jsonl|csv] [--from-line L] [options]',
+    'Usage: node dist/server.js [options]',
+    '       node dist/server.js export [--format jsonl|csv] [options] > FILE',
+    '       node dist/server.js import FILE [--format jsonl|csv] [--from-line L] [options]',
+    '       node dist/server.js export-visits [--format jsonl|csv] [--code C] [--from T] [--to T] [--bots include|exclude|only] [options] > FILE',
+    '       node dist/server.js import-visits FILE|- [--format jsonl|csv] [--from-line L] [options]',
+    '',
+    'Run from the package folder. After `npm link` there (or a global install) the same command is url-shortener.',
     '',
     'Every option also reads the environment variable named beside it; a JSON file given with',
     '--config may use the snake_case names. Precedence: option > environment > file > default.',
