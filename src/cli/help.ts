@@ -27,7 +27,7 @@ export function helpText(): string {
     '       node dist/server.js export-visits [--format jsonl|csv] [--code C] [--from T] [--to T] [--bots include|exclude|only] [options] > FILE',
     '       node dist/server.js import-visits FILE|- [--format jsonl|csv] [--from-line L] [options]',
     '',
-    'Run from the package folder. After `npm link` there (or a global install) the same command is url-shortener.',
+    'Run from the package folder. After `npm link --ignore-scripts` there (or a global install) the same command is url-shortener.',
     '',
     'Every option also reads the environment variable named beside it; a JSON file given with',
     '--config may use the snake_case names. Precedence: option > environment > file > default.',
