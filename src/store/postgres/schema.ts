@@ -127,6 +127,44 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX links_tags ON links USING gin (tags);
     `,
   },
+  {
+    version: 5,
+    name: 'stored keys and authors',
+    // - `links.author`: the `id` of the stored key that created the link; NULL for the links of
+    //   `API_KEYS` and of every version before. No foreign key: a link keeps its author after the
+    //   key is revoked, and an import keeps the column as it comes.
+    // - `api_keys`: a revoked key is deleted, digest and all; nothing keeps working for it.
+    //   `seq` orders keys made in the same second. Only the SHA-256 of a secret is stored.
+    // - Every change but a touch (`last_used_at`) notifies the channel `api_keys_changed`, whoever
+    //   made it (an instance, the command line, or psql): every instance reads the keys again
+    //   (`keys.ts`). NOTIFY is sent at commit, so a listener reads what it was told about. The
+    //   payload is the transaction's id, by which the instance that made the change knows its own
+    //   and does not read twice. A touch is left out: every instance would read every key again
+    //   each time a key is used.
+    sql: `
+      ALTER TABLE links ADD COLUMN author text NULL;
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        role text NOT NULL CHECK (role IN ('creator', 'viewer', 'editor', 'admin')),
+        domain text NULL,
+        digest text NOT NULL UNIQUE,
+        created_at bigint NOT NULL,
+        expires_at bigint NULL,
+        last_used_at bigint NULL,
+        seq bigint GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE FUNCTION api_keys_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_notify('api_keys_changed', txid_current()::text);
+          RETURN NULL;
+        END
+      $$;
+      CREATE TRIGGER api_keys_changed
+        AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF id, name, role, domain, digest, created_at, expires_at ON api_keys
+        FOR EACH STATEMENT EXECUTE PROCEDURE api_keys_changed();
+    `,
+  },
 ];
 
 /**

@@ -23,6 +23,8 @@ export interface Row {
   max_visits: number | null;
   title: string | null;
   tags: string[];
+  /** Migration 5: the stored key that created the link. */
+  author: string | null;
   seq: string;
 }
 
@@ -40,6 +42,7 @@ export const toRecord = (r: Row): LinkRecord => ({
   // Only what the link has, as every store answers (most links have neither).
   ...(r.title !== null && { title: r.title }),
   ...(r.tags.length > 0 && { tags: r.tags }),
+  ...(r.author !== null && { author: r.author }),
 });
 
 /** A title as the list's `q` searches it (`title_folded`, migration 4). */
@@ -117,14 +120,14 @@ export class PostgresStatements {
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
       WHERE code = ${code} AND ${this.live(now)}`;
   }
 
   newestByUrl(url: string, now: number): postgres.PendingQuery<Row[]> {
     // The hash index on url finds the few links of this URL; the newest live one wins.
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
       WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`;
   }
 
@@ -133,7 +136,7 @@ export class PostgresStatements {
     return this.sql<(Row & { total: string })[]>`
       SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(filter)}) AS total
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags FROM links
+        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
         WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
       ) AS p ON true`;
   }
@@ -145,7 +148,7 @@ export class PostgresStatements {
   /** The first chunk of a long page, newest first. */
   firstChunk(tx: postgres.TransactionSql, now: number, filter: ListFilter, n: number, offset: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
       WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
   }
 
@@ -153,16 +156,16 @@ export class PostgresStatements {
   chunks(now: number, filter: ListFilter): ChunkQuery {
     return (tx, after, skip, n) =>
       after !== undefined
-        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
             WHERE ${this.live(now)} ${this.filter(filter)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
-        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
             WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
   }
 
   /** A chunk of the export: oldest first, on from seq `after`. */
   exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
       WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
@@ -179,6 +182,7 @@ export class PostgresStatements {
       title: r.title ?? null,
       title_folded: folded(r.title),
       tags: (r.tags ?? []) as string[],
+      author: r.author ?? null,
     }));
     const columns: (keyof (typeof rows)[number])[] = [
       'code',
@@ -191,6 +195,7 @@ export class PostgresStatements {
       'title',
       'title_folded',
       'tags',
+      'author',
     ];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
@@ -206,9 +211,10 @@ export class PostgresStatements {
     const { code, url, createdAt, retentionDays, visits, untracked, maxVisits } = record;
     const title = record.title ?? null;
     const tags = (record.tags ?? []) as string[];
+    const author = record.author ?? null;
     return tx`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, title_folded, tags)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${folded(title)}, ${tags}::text[])
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, title_folded, tags, author)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${folded(title)}, ${tags}::text[], ${author})
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 
@@ -230,7 +236,7 @@ export class PostgresStatements {
   update(code: string, now: number, set: Record<string, string | number | string[] | null>, columns: string[]): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
       UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
-      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags`;
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author`;
   }
 
   /**

@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL backend of the storage contract (docs/postgres.md): every operation is one
- * statement, or one short transaction, on a pool of the `postgres` driver. Nothing is cached across
+ * statement, or one short transaction, on a pool of the `postgres` driver. No link is cached across
  * calls, so any number of instances can share one database: what one acknowledged, the next read
- * of every instance sees. The schema is in `schema.ts`; opening (driver, pool, migrations)
- * in `connect.ts`.
+ * of every instance sees. The stored API keys are the one cache (`keys.ts` says why and how it
+ * stays within a second of the table). The schema is in `schema.ts`; opening (driver, pool,
+ * migrations) in `connect.ts`.
  *
  * Faults: every call is bounded (the driver's connect timeout, a server-side statement timeout and
  * a timer here), and a database that cannot be reached, or goes away mid-call, is a
@@ -35,6 +36,7 @@ import {
 import { PostgresCalls } from './calls.ts';
 import { eventColumns } from './event-row.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
+import { PostgresKeys } from './keys.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
 import { PostgresStatements, toRecord } from './statements.ts';
@@ -63,6 +65,8 @@ export interface PostgresStoreOptions {
   visitRetentionDays?: number;
   /** How often the months of `visits` are created ahead and retention applied, ms (default 3600000; 0 = never). */
   visitJobsMs?: number;
+  /** How old the stored keys read from memory may be when no change was notified, ms (default 1000: a revoke reaches every instance within a second). */
+  keysMaxAgeMs?: number;
 }
 
 export class PostgresStore implements LinkStore {
@@ -78,6 +82,7 @@ export class PostgresStore implements LinkStore {
   private readonly links = new LinkCount();
   private readonly writes: PostgresWrites;
   private readonly visits: PostgresVisits;
+  readonly accessKeys: PostgresKeys;
   private closing: Promise<void> | undefined;
 
   private constructor(options: PostgresStoreOptions) {
@@ -94,6 +99,7 @@ export class PostgresStore implements LinkStore {
     this.snapshots = new SnapshotReads(this.calls, this.statements, chunk);
     this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote);
     this.visits = new PostgresVisits(this.sql, this.calls, this.statements, this.log, timeoutMs, chunk, wrote);
+    this.accessKeys = new PostgresKeys(this.sql, this.calls, this.log, this.clock, options.keysMaxAgeMs ?? 1000);
   }
 
   /** A store over a migrated database (`openPostgresStore` in connect.ts does it all). */
@@ -102,6 +108,7 @@ export class PostgresStore implements LinkStore {
     await store.refreshCount();
     // This month's partition before the first visit (made by another instance starting now, or waited for).
     await ensurePartitions(store.calls, store.log, store.seconds(), true);
+    await store.accessKeys.listen();
     every(store.timers, options.readyCheckMs, 1000, () => store.probe());
     every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(store.seconds()));
     every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
