@@ -1,12 +1,12 @@
 /**
  * buildah as the image test drives it: every call on a storage of its own (so the stand-in base
- * image never shadows a real `node:20-bookworm-slim` in the user's own storage), with
+ * image never shadows a real `node:24-bookworm-slim` in the user's own storage), with
  * `--isolation chroot`, the one isolation that needs no OCI runtime.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
@@ -57,10 +57,13 @@ export async function imageConfig(name: string): Promise<ImageConfig> {
   return inspected.Docker.config;
 }
 
-/** The image's size as `buildah images` shows it (every layer, uncompressed; "288 MB"). */
-export async function imageSize(name: string): Promise<string> {
-  const images = JSON.parse(await buildah(['images', '--json', name])) as { size: string }[];
-  return images[0]!.size;
+/**
+ * The image's layers, each by digest with its size in bytes, uncompressed (as the manifest of the
+ * local storage lists them). Exact, where `buildah images` rounds to three digits ("288 MB").
+ */
+export async function imageLayers(name: string): Promise<{ digest: string; size: number }[]> {
+  const inspected = JSON.parse(await buildah(['inspect', '--type', 'image', name])) as { Manifest: string };
+  return (JSON.parse(inspected.Manifest) as { layers: { digest: string; size: number }[] }).layers.map(({ digest, size }) => ({ digest, size }));
 }
 
 /**
@@ -96,11 +99,13 @@ export function runToEnd(
 }
 
 /**
- * The process named `comm` below `root` in the process tree (buildah runs the command two
- * processes further down, as the image's user): its PID and its real uid.
+ * The process running `program` (the name its command line starts with) below `root` in the process
+ * tree (buildah runs the command two processes further down, as the image's user): its PID and its
+ * real uid. By the command line, not the name the kernel shows: Node 24 names its main thread
+ * `MainThread`, where Node 20 left it `node`.
  */
-export function descendant(root: number, comm: string): { pid: number; uid: number } | undefined {
-  const children = new Map<number, { pid: number; comm: string }[]>();
+export function descendant(root: number, program: string): { pid: number; uid: number } | undefined {
+  const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -110,19 +115,23 @@ export function descendant(root: number, comm: string): { pid: number; uid: numb
       continue; // gone meanwhile
     }
     // pid (comm) state ppid …: comm may hold spaces and parentheses, so split at the last ')'.
-    const close = stat.lastIndexOf(')');
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    const list = children.get(ppid) ?? [];
-    list.push({ pid: Number(entry), comm: stat.slice(stat.indexOf('(') + 1, close) });
-    children.set(ppid, list);
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
+  const runs = (pid: number): boolean => {
+    try {
+      return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!) === program;
+    } catch {
+      return false; // gone meanwhile
+    }
+  };
   for (const queue = [root]; queue.length > 0; ) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      if (child.comm === comm) {
-        const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        return { pid: child.pid, uid: Number(uid![1]) };
+    for (const pid of children.get(queue.shift()!) ?? []) {
+      if (runs(pid)) {
+        const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return { pid, uid: Number(uid![1]) };
       }
-      queue.push(child.pid);
+      queue.push(pid);
     }
   }
   return undefined;

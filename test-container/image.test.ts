@@ -15,8 +15,8 @@ import postgres from 'postgres';
 import { ROOT, request, tempDir } from '../test/support/helpers.ts';
 import { missingTool } from '../test/support/missing-tool.ts';
 import { pgServer } from '../test/support/pg.ts';
-import { buildah, descendant, imageConfig, imageSize, runIn, runToEnd, type ImageConfig } from './buildah.ts';
-import { ensureStandInBase } from './stand-in-base.ts';
+import { buildah, descendant, imageConfig, imageLayers, runIn, runToEnd, type ImageConfig } from './buildah.ts';
+import { BASE_IMAGE, containerfileBase, ensureStandInBase } from './stand-in-base.ts';
 
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -28,6 +28,11 @@ const LOCK = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) a
 const TAG = `localhost/url-shortener:image-test-${process.pid}`;
 /** The image user's uid: `node` in the official base image. */
 const NODE_UID = 1000;
+/**
+ * What the image may add to its base: dist/ (about 5 MB), static/, schemas/, the PostgreSQL
+ * driver. The smallest of the build's own tools (esbuild, 12 MB) would not fit.
+ */
+const OWN_LAYERS_MAX_BYTES = 10e6;
 
 function onPath(tool: string): boolean {
   try {
@@ -64,6 +69,8 @@ const walk = (d, p) => readdirSync(d).flatMap((n) => statSync(d + '/' + n).isDir
 process.stdout.write(JSON.stringify(walk('/app', '')));`;
 
 let config: ImageConfig;
+/** The bytes of the image's layers: all of them, and those its base does not have. */
+let size: { total: number; own: number };
 const containers: string[] = [];
 
 /** A working container of the image, named for this run; removed when the file ends. */
@@ -113,9 +120,14 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
       timeoutMs: 20 * 60_000,
     });
     config = await imageConfig(TAG);
-    const size = await imageSize(TAG);
-    const baseSize = await imageSize('docker.io/library/node:20-bookworm-slim');
-    process.stderr.write(`image test: ${base}; built ${TAG} in ${((Date.now() - started) / 1000).toFixed(0)} s: ${size} (the base image: ${baseSize})\n`);
+    const layers = await imageLayers(TAG);
+    const baseLayers = new Set((await imageLayers(BASE_IMAGE)).map((l) => l.digest));
+    const sum = (list: { size: number }[]): number => list.reduce((n, l) => n + l.size, 0);
+    size = { total: sum(layers), own: sum(layers.filter((l) => !baseLayers.has(l.digest))) };
+    const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+    process.stderr.write(
+      `image test: ${base}; built ${TAG} in ${((Date.now() - started) / 1000).toFixed(0)} s: ${mb(size.total)}, of which ${mb(size.own)} over the base\n`,
+    );
   });
 
   after(async () => {
@@ -136,6 +148,35 @@ describe('the container image', { skip, timeout: 30 * 60_000 }, () => {
     assert.equal(config.Labels?.['org.opencontainers.image.version'], PACKAGE.version);
     assert.equal(config.Labels?.['org.opencontainers.image.licenses'], PACKAGE.license);
     assert.ok('org.opencontainers.image.source' in (config.Labels ?? {}), 'a source label');
+  });
+
+  test(`runs the Node of its base (${containerfileBase().image}) and adds under ${OWN_LAYERS_MAX_BYTES / 1e6} MB to it`, async () => {
+    const version = await runToEnd(await container(), ['node', '--version']);
+    assert.equal(version.code, 0, version.err);
+    assert.match(version.out, new RegExp(`^v${containerfileBase().nodeMajor}\\.`));
+    assert.ok(size.own > 0 && size.own < OWN_LAYERS_MAX_BYTES, `the image's own layers hold ${size.own} bytes`);
+  });
+
+  test('npm inside it sees the production tree only: the package and the PostgreSQL driver, nothing else', async () => {
+    const name = await container();
+    const driver = `postgres@${LOCK.packages['node_modules/postgres']!.version}`;
+    // --omit=dev: what npm counts as the production tree. The driver is an optional peer dependency
+    // copied in rather than installed, which npm reports as extraneous (and still exits 0); any
+    // other package there, or a broken one (npm's exit 1), is a fault of the image.
+    const production = await runToEnd(name, ['npm', 'ls', '--omit=dev', '--all', '--json']);
+    assert.equal(production.code, 0, production.out + production.err);
+    const tree = JSON.parse(production.out) as { name: string; problems?: string[]; dependencies?: Record<string, { version: string }> };
+    assert.equal(tree.name, PACKAGE.name);
+    assert.deepEqual(Object.keys(tree.dependencies ?? {}), ['postgres']);
+    assert.equal(`postgres@${tree.dependencies!['postgres']!.version}`, driver);
+    assert.deepEqual(
+      (tree.problems ?? []).filter((p) => p !== `extraneous: ${driver} /app/node_modules/postgres`),
+      [],
+    );
+    // Without --omit: every package on disk, dev or not. The same one.
+    const all = await runToEnd(name, ['npm', 'ls', '--all', '--parseable']);
+    assert.equal(all.code, 0, all.out + all.err);
+    assert.deepEqual(all.out.trim().split('\n'), ['/app', '/app/node_modules/postgres']);
   });
 
   test('holds dist/, static/, schemas/, the production package.json and the PostgreSQL driver: no dev dependency, no test file', async () => {
