@@ -23,12 +23,15 @@ const PAGES = [
     .map((f) => join('docs', f)),
 ];
 
+/** The commands --help shows (`export`, `import-visits`, …), and `keys`, whether or not it does yet. */
+const COMMANDS = new Set(['keys', ...[...helpText().matchAll(/^(?:Usage:| {6}) node dist\/server\.js ([a-z][\w-]*)/gm)].map((m) => m[1]!)]);
+const NAMES = [...COMMANDS].sort((a, b) => b.length - a.length).join('|');
 /** The bare program name running a command: `url-shortener export`, `url-shortener --help`, `npx url-shortener`. */
-const BARE = /(?<![\w@/.-])url-shortener(?=[ \t]+(?:export|import|--[a-z]|\[|FILE))|\bnpx\b[^\n`]*?\burl-shortener\b/g;
+const BARE = new RegExp(`(?<![\\w@/.-])url-shortener(?=[ \\t]+(?:(?:${NAMES})\\b|--[a-z]|\\[|FILE))|\\bnpx\\b[^\\n\`]*?\\burl-shortener\\b`, 'g');
 /** `npm run cli` without `-s`/`--silent`, which would put npm's lines into what the command prints. */
 const NOISY = /\bnpm run (?!-s\b|--silent\b)(?:[^\n`]*? )?cli\b/g;
 /** A command of the program in the working spelling. */
-const SPELLED = /\bnode dist\/server\.js (export-visits|import-visits|export|import)\b/g;
+const SPELLED = new RegExp(`\\bnode dist/server\\.js (${NAMES})\\b`, 'g');
 
 /** A page's paragraphs (a fenced block is one), each with the line it starts on. */
 function paragraphs(text: string): { text: string; line: number }[] {
@@ -54,7 +57,7 @@ test('every command a page shows runs the program as `node dist/server.js`; the 
   }
   assert.deepEqual(problems, []);
   // The pages do show the commands, so the check above has something to check.
-  assert.deepEqual([...spelled].sort(), ['export', 'export-visits', 'import', 'import-visits']);
+  for (const command of ['export', 'export-visits', 'import', 'import-visits']) assert.ok(spelled.has(command), `a page shows ${command}`);
   assert.ok(
     PAGES.some((page) => /`npm link[^`]*`[^\n]*`url-shortener`|`url-shortener`[^\n]*`npm link[^`]*`/.test(readFileSync(join(ROOT, page), 'utf8'))),
     'a page says how to get the bare command',
@@ -65,7 +68,7 @@ test('--help spells its commands the same way', () => {
   const usage = helpText()
     .split('\n')
     .filter((l) => /^(Usage:| {7}\S)/.test(l));
-  assert.equal(usage.length, 5, usage.join('\n'));
+  assert.ok(usage.length >= 5, usage.join('\n'));
   for (const line of usage) assert.match(line, /^(Usage:| {6}) node dist\/server\.js /);
   assert.doesNotMatch(helpText(), BARE);
 });
