@@ -1,5 +1,5 @@
-// DOM helpers the parts of the page share: find and make elements, show an error, a button that
-// waits on the network, a download, a link, the clipboard. Nothing here talks to the API.
+// DOM helpers the parts of the page share: find and make elements, an icon, show an error, a button
+// that waits on the network, a download, a link, the clipboard. Nothing here talks to the API.
 
 export const $ = (id) => document.getElementById(id);
 
@@ -12,6 +12,41 @@ export function el(tag, props = {}, ...children) {
   }
   node.append(...children);
   return node;
+}
+
+/**
+ * The icons of the row actions, as the strokes of a 16 px square. Drawn with `currentColor`, so
+ * they take the button's colour in light and dark; the button carries the name a screen reader
+ * says, the icon is hidden from it.
+ */
+const ICONS = {
+  stats: 'M2 14h12M4.5 11.5V8M8 11.5V3.5M11.5 11.5V6',
+  copy: 'M5.5 5.5h8v8h-8zM10.5 3V2.5h-8v8H3',
+  qr: 'M2.5 2.5h4v4h-4zM9.5 2.5h4v4h-4zM2.5 9.5h4v4h-4zM9.5 9.5h1.5M13.5 9.5v1.5M9.5 13.5h4M11.5 11.5v2',
+  edit: 'M10.5 2.5l3 3-8 8h-3v-3zM8.5 4.5l3 3',
+  delete: 'M2.5 4.5h11M6 4.5V2.5h4v2M4 4.5l.75 9h6.5l.75-9M6.75 7v4M9.25 7v4',
+  done: 'M3 8.5l3.25 3.25L13 5',
+};
+
+export function icon(name) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', ICONS[name]);
+  for (const [attribute, value] of Object.entries({
+    viewBox: '0 0 16 16',
+    width: '16',
+    height: '16',
+    fill: 'none',
+    stroke: 'currentColor',
+    'stroke-width': '1.5',
+    'stroke-linecap': 'round',
+    'stroke-linejoin': 'round',
+    'aria-hidden': 'true',
+    focusable: 'false',
+  }))
+    svg.setAttribute(attribute, value);
+  svg.append(path);
+  return svg;
 }
 
 /** A link that sends no referrer to the page it opens. */

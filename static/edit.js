@@ -3,7 +3,7 @@
 
 import { api, problem } from './api.js';
 import { el, pending, showError } from './dom.js';
-import { numberField, tagList, withScheme } from './input.js';
+import { formReason, numberField, tagList, withScheme } from './input.js';
 import { formatDate } from './records.js';
 
 /** The form's fields: key (in the id), label, the input's attributes, its value from the record, its hint. */
@@ -34,7 +34,8 @@ const EDIT_FIELDS = [
 ];
 
 function field(id, labelText, input, hint) {
-  const wrap = el('div', { className: 'field' }, el('label', { for: id, textContent: labelText }), input);
+  // The target is a URL, often long: it has the form's whole width.
+  const wrap = el('div', { className: input.type === 'url' ? 'field wide' : 'field' }, el('label', { for: id, textContent: labelText }), input);
   if (hint) wrap.append(el('p', { className: 'hint', id: `${id}-help`, textContent: hint }));
   return wrap;
 }
@@ -90,7 +91,10 @@ export function editForm(record, { cancel, saved }) {
           body: JSON.stringify(body),
         });
         if (res.status === 404) throw new Error('This link no longer exists (deleted, or expired).');
-        if (!res.ok) throw new Error((await problem(res)).message);
+        if (!res.ok) {
+          const { field, message } = await problem(res);
+          throw new Error(formReason(field, message));
+        }
         await saved();
       } catch (err) {
         showError(error, err.message);

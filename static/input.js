@@ -1,5 +1,6 @@
 // What a person types, as the API takes it: a URL without its scheme, a list of tags, an optional
-// number. The API judges the values; these only read them.
+// number; and a reason of the API said in the form's terms. The API judges the values; these only
+// read them.
 
 /**
  * A bare `example.com` gets `https://` (in the UI only: the API stays strict). Anything with a
@@ -24,4 +25,13 @@ export function tagList(text) {
 export function numberField(input) {
   const text = input.value.trim();
   return text === '' ? undefined : Number(text);
+}
+
+/**
+ * The API's reason about `field`, as the form says it. The API tells a JSON client that `null`
+ * means no visit limit; in the form that is an empty field, so the form says so in its own words.
+ */
+export function formReason(field, message) {
+  const most = field === 'max_visits' ? /from 1 to (\d+)/.exec(message)?.[1] : undefined;
+  return most ? `Visit limit: a whole number from 1 to ${most}, or empty for no limit.` : message;
 }

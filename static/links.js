@@ -3,7 +3,7 @@
 // sessionStorage, like the token.
 
 import { API_KEY_KEY, api, problem } from './api.js';
-import { $, copy, el, link, pending, showError } from './dom.js';
+import { $, copy, el, icon, link, pending, showError } from './dom.js';
 import { editForm } from './edit.js';
 import { probeLinks } from './gate.js';
 import { tagList } from './input.js';
@@ -89,19 +89,28 @@ function filterByTag(tag) {
   void loadList().then(() => $('admin-summary').focus());
 }
 
+/**
+ * The URL's text with a line break allowed after each `/` (not inside `//`), `.`, `-` and `_` and
+ * before each `?`, `&`, `#` and `=`, so a long URL wraps between its parts; the stylesheet breaks
+ * inside a part only when the part alone is wider than the column.
+ */
+function breakable(text) {
+  return text.split(/(?<=[/.\-_])(?!\/)|(?=[?&#=])/).flatMap((part, i) => (i === 0 ? [part] : [el('wbr'), part]));
+}
+
 /** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list. */
 function targetCell(record) {
-  const target = link(
-    record.original_url,
-    record.original_url.length > TARGET_CHARS ? `${record.original_url.slice(0, TARGET_CHARS - 1)}…` : record.original_url,
-  );
-  target.title = record.original_url;
+  const url = record.original_url;
+  const target = link(url);
+  target.replaceChildren(...breakable(url.length > TARGET_CHARS ? `${url.slice(0, TARGET_CHARS - 1)}…` : url));
+  target.title = url;
   const box = el('div', { className: 'target' });
-  if (record.title) box.append(el('span', { className: 'link-title', textContent: record.title }));
+  // At most two lines of the title show (the stylesheet cuts it); the whole of it on hover.
+  if (record.title) box.append(el('span', { className: 'link-title', textContent: record.title, title: record.title }));
   box.append(target);
   if (record.tags?.length) {
     const chips = record.tags.map((tag) => {
-      const chip = button(tag, `Show links tagged ${tag}`, 'secondary tag');
+      const chip = el('button', { type: 'button', className: 'secondary tag', textContent: tag, 'aria-label': `Show links tagged ${tag}` });
       chip.addEventListener('click', () => filterByTag(tag));
       return el('li', {}, chip);
     });
@@ -116,9 +125,9 @@ function row(record) {
   const cells = [
     ['Code', link(record.short_url, record.short_code), 'code'],
     ['Target', targetCell(record), 'url'],
-    ['Created', formatDate(record.created_at), ''],
+    ['Created', formatDate(record.created_at), 'date'],
     ['Visits', visits(record), 'num'],
-    ['Expires', expiry(record), ''],
+    ['Expires', expiry(record), 'date'],
   ];
   for (const [label, value, className] of cells) tr.append(el('td', { 'data-label': label, className }, value));
   const actions = el('td', { className: 'actions' });
@@ -127,26 +136,39 @@ function row(record) {
   return tr;
 }
 
-function button(text, label, className = 'secondary small') {
-  return el('button', { type: 'button', className, textContent: text, 'aria-label': label });
+/**
+ * A row's action as an icon, so the target has the row's width: its name (`Edit 4kZt9q`) is for
+ * screen readers, its tooltip (`Edit`) for the pointer.
+ */
+function iconButton(name, label, tip, className = 'secondary icon') {
+  return el('button', { type: 'button', className, 'aria-label': label, title: tip }, icon(name));
 }
 
 function actionButtons(record, tr, cell) {
   const code = record.short_code;
-  const copyButton = button('Copy', `Copy ${code}`);
+  const copyButton = iconButton('copy', `Copy ${code}`, 'Copy');
   copyButton.addEventListener('click', async () => {
-    const ok = await copy(record.short_url);
-    copyButton.textContent = ok ? 'Copied' : 'Copy failed';
+    if (await copy(record.short_url)) {
+      copyButton.title = 'Copied';
+      copyButton.replaceChildren(icon('done'), el('span', { className: 'visually-hidden', textContent: 'Copied' }));
+    } else {
+      copyButton.classList.remove('icon');
+      copyButton.replaceChildren('Copy failed');
+    }
   });
-  const qrButton = button('QR', `QR code of ${code}`);
+  const qrButton = iconButton('qr', `QR code of ${code}`, 'QR code');
   qrButton.setAttribute('aria-expanded', 'false');
   qrButton.addEventListener('click', () => toggleQr(record, tr, qrButton));
-  const editButton = button('Edit', `Edit ${code}`);
+  const editButton = iconButton('edit', `Edit ${code}`, 'Edit');
   editButton.setAttribute('aria-expanded', 'false');
   editButton.addEventListener('click', () => toggleEdit(record, tr, editButton));
   // A link, not a button: the stats have their own address (the back button comes back here).
-  const stats = el('a', { className: 'button small', href: `#stats/${code}`, 'aria-label': `Stats of ${code}`, 'data-stats': code, textContent: 'Stats' });
-  const deleteButton = button('Delete', `Delete ${code}`, 'danger small');
+  const stats = el(
+    'a',
+    { className: 'button icon', href: `#stats/${code}`, 'aria-label': `Stats of ${code}`, title: 'Stats', 'data-stats': code },
+    icon('stats'),
+  );
+  const deleteButton = iconButton('delete', `Delete ${code}`, 'Delete', 'danger icon');
   deleteButton.addEventListener('click', () => confirmDelete(record, cell, deleteButton));
   return [stats, copyButton, qrButton, editButton, deleteButton];
 }

@@ -1,10 +1,11 @@
-// "Shorten a link" (docs/ui.md): the form with its options, each reason of the API beside the field
-// it is about, and the result: the short link to copy, its record and its QR code.
+// "Shorten a link" (docs/ui.md): the form with its options (emptied after each link unless kept),
+// each reason of the API beside the field it is about, and the result: the short link to copy, its
+// record and its QR code.
 
 import { api, problem } from './api.js';
 import { $, copy, el, pending, showError } from './dom.js';
 import { probeLinks } from './gate.js';
-import { numberField, tagList, withScheme } from './input.js';
+import { formReason, numberField, tagList, withScheme } from './input.js';
 import { showQr } from './qr.js';
 import { showRecord } from './records.js';
 
@@ -17,6 +18,9 @@ const SHORTEN_ERRORS = {
   title: 'title-error',
   tags: 'tags-error',
 };
+
+/** The options a new link does not inherit unless "Keep these options" is ticked. */
+const KEPT_OPTIONS = ['retention', 'max-visits', 'title', 'tags'];
 
 /** The body of `POST /api/shorten` from the form: the options left empty are not sent. */
 function shortenBody(url) {
@@ -51,14 +55,26 @@ function shorten(event) {
         const { field, message } = await problem(res);
         const target = $(SHORTEN_ERRORS[field] ?? 'url-error');
         if (field && field !== 'url') $('options').open = true;
-        showError(target, message);
+        showError(target, formReason(field, message));
         return;
       }
-      await showResult((await res.text()).trim());
+      const shortUrl = (await res.text()).trim();
+      emptyOptions();
+      await showResult(shortUrl);
     } catch (err) {
       showError($('url-error'), err.message);
     }
   });
+}
+
+/**
+ * After a link is made, so the next one does not silently get its title, tags, expiry or limit.
+ * A custom code is emptied even when the options are kept: a code makes one link.
+ */
+function emptyOptions() {
+  $('code').value = '';
+  if ($('keep-options').checked) return;
+  for (const id of KEPT_OPTIONS) $(id).value = '';
 }
 
 async function showResult(shortUrl) {

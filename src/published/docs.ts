@@ -72,6 +72,14 @@ function typeOf(schema: OpenApiObject | undefined): string {
   return limits.length > 0 ? `${text} (${escapeHtml(limits.join(', '))})` : text;
 }
 
+/**
+ * A table in a box of its own, which scrolls sideways when the table is wider than the screen (a
+ * phone), so the page itself never does.
+ */
+function table(headings: readonly string[], rows: readonly string[]): string {
+  return `<div class="table-wrap">\n<table>\n<tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>\n</div>`;
+}
+
 function access(op: Operation): string {
   if (op.security.length === 0) return 'Public.';
   if (op.security.length > 1)
@@ -90,7 +98,7 @@ function parameters(doc: OpenApiDocument, op: Operation): string {
       `<td>${inline(str(field(param, 'description')))}</td></tr>`
     );
   });
-  return `<h4>Parameters</h4>\n<table>\n<tr><th>Name</th><th>In</th><th>Type</th><th>Description</th></tr>\n${rows.join('\n')}\n</table>`;
+  return `<h4>Parameters</h4>\n${table(['Name', 'In', 'Type', 'Description'], rows)}`;
 }
 
 function contents(o: OpenApiObject | undefined): string {
@@ -109,7 +117,7 @@ function responses(doc: OpenApiDocument, op: Operation): string {
       .join(', ');
     return `<tr><td>${escapeHtml(status)}</td><td>${inline(str(field(response, 'description')))}</td><td>${contents(response)}</td><td>${headers}</td></tr>`;
   });
-  return `<h4>Responses</h4>\n<table>\n<tr><th>Status</th><th>Description</th><th>Body</th><th>Headers</th></tr>\n${rows.join('\n')}\n</table>`;
+  return `<h4>Responses</h4>\n${table(['Status', 'Description', 'Body', 'Headers'], rows)}`;
 }
 
 /** The MCP tools an operation is also reached by, and how to point a client at them. */
@@ -132,7 +140,7 @@ function tools(serverUrl: string, op: Operation): string {
     'with the same <code>Authorization: Bearer</code> header as the API when the gate is on. ' +
     'Each tool declares an input and an output schema; results carry <code>structuredContent</code> and the same JSON as text, ' +
     'and a failure of the work (invalid URL, unknown code, wrong key, expired link) is a result with <code>isError: true</code>.</p>\n' +
-    `<table>\n<tr><th>Tool</th><th>Title</th><th>Description</th><th>Hints</th></tr>\n${rows.join('\n')}\n</table>`
+    table(['Tool', 'Title', 'Description', 'Hints'], rows)
   );
 }
 

@@ -36,7 +36,7 @@ test('create with a title and tags, see them in the list, filter by a tag (field
 
   // Create: a title and tags under Options; a refusal first, shown next to the tags.
   await page.getByLabel('Long URL').fill('labels.example/report');
-  await page.getByText('Options').click();
+  await page.getByText('Options', { exact: true }).click();
   await page.getByLabel('Title', { exact: true }).fill('  Q3 report — Ünïcödé 😀  ');
   await page.getByLabel('Tags', { exact: true }).fill(`reports, ${'x'.repeat(51)}`);
   await page.getByLabel('Long URL').press('Enter');
@@ -158,7 +158,7 @@ test('at 375 px: a long title and many tags fit the card, the filters stack, and
     const w = await openPage(browser, origin, { width: 375, colorScheme });
     const { page } = w;
     await page.goto(`${origin}/`);
-    await page.getByText('Options').click();
+    await page.getByText('Options', { exact: true }).click();
     await page.getByLabel('Admin API key').fill('k');
     await page.getByLabel('Admin API key').press('Enter');
     await page.locator('#admin-rows .tags li').first().waitFor();

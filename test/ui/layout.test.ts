@@ -60,7 +60,7 @@ describe('the layout', { skip: missing }, () => {
       await page.emulateMedia({ colorScheme: 'light' });
 
       await page.getByLabel('Long URL').fill(`example.com/${'long-segment-'.repeat(15)}`);
-      await page.getByText('Options').click();
+      await page.getByText('Options', { exact: true }).click();
       await page.getByLabel('Visit limit').fill('9');
       await page.getByLabel('Long URL').press('Enter');
       await page.locator('#shorten-qr svg').waitFor();
@@ -141,6 +141,98 @@ describe('the layout', { skip: missing }, () => {
       }
       await w.context.close();
     }
+  });
+
+  test('at 1280 px the target has the room: wider than the icon actions, a title on two lines at most, a URL broken between its parts', async (t) => {
+    const h = await start(t, { apiKeys: ['k'] });
+    const origin = `http://127.0.0.1:${h.port}`;
+    const title = 'Installation guide for the whole product family, on every platform we support, with notes on upgrades from older releases';
+    const url = 'https://docs.example.org/guides/getting-started/installation?lang=en&version=2.4#linux-packages';
+    const created = await h.req('/api/shorten', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url, title, tags: ['docs'], code: 'guide1' }),
+    });
+    assert.equal(created.status, 201);
+    const w = await openPage(browser, origin, { width: 1280 });
+    const { page } = w;
+    await page.goto(`${origin}/`);
+    await page.getByLabel('Admin API key').fill('k');
+    await page.getByLabel('Admin API key').press('Enter');
+    const row = page.locator('#admin-rows tr[data-code="guide1"]');
+    await row.waitFor();
+    const width = (selector: string) => row.locator(selector).evaluate((e) => e.getBoundingClientRect().width);
+    const [target, actions] = [await width('td.url'), await width('td.actions')];
+    assert.ok(target > actions, `target ${target} px, actions ${actions} px`);
+    assert.ok(actions < 200, `actions ${actions} px`);
+    // Each action is an icon with a name for screen readers.
+    for (const name of ['Stats of guide1', 'Copy guide1', 'QR code of guide1', 'Edit guide1', 'Delete guide1']) {
+      const action = row.getByRole(name.startsWith('Stats') ? 'link' : 'button', { name, exact: true });
+      assert.equal(await action.locator('svg').count(), 1, name);
+      assert.equal((await action.innerText()).trim(), '', `${name}: no visible text`);
+    }
+    // The title: two lines at most, cut, with the whole of it as the tooltip.
+    const shown = row.locator('.link-title');
+    assert.equal(await shown.getAttribute('title'), title);
+    const lines = await shown.evaluate((e) => ({ height: e.clientHeight, full: e.scrollHeight, line: Number.parseFloat(getComputedStyle(e).lineHeight) }));
+    assert.ok(lines.height <= 2 * lines.line + 1 && lines.full > lines.height, JSON.stringify(lines));
+    // The URL breaks only between its parts (no part is split over two lines), here on one line or
+    // two, on a phone over several.
+    const breaks = () =>
+      row.locator('td.url a').evaluate((a) => {
+        // The link is a flex item (one box): its lines are those of its text.
+        const tops = (node: Node) => {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          return [...range.getClientRects()].map((r) => Math.round(r.top));
+        };
+        const parts = [...a.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE);
+        return {
+          parts: parts.length,
+          split: parts.filter((n) => new Set(tops(n)).size !== 1).map((n) => n.textContent),
+          lines: new Set(tops(a)).size,
+        };
+      });
+    const wide = await breaks();
+    assert.ok(wide.parts > 4, JSON.stringify(wide));
+    assert.deepEqual(wide.split, []);
+    await page.setViewportSize({ width: 375, height: 800 });
+    const narrow = await breaks();
+    assert.deepEqual(narrow.split, []);
+    assert.ok(narrow.lines >= 2, JSON.stringify(narrow));
+    assert.equal(await overflow(page), 0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // The edit form's target has the form's width.
+    await row.getByRole('button', { name: 'Edit guide1' }).click();
+    const form = page.getByRole('form', { name: 'Edit guide1' });
+    const [field, fields] = await Promise.all([
+      form.getByLabel('Target').evaluate((e) => e.getBoundingClientRect().width),
+      form.locator('.fields').evaluate((e) => e.getBoundingClientRect().width),
+    ]);
+    assert.ok(Math.abs(field - fields) < 1, `target field ${field} px of ${fields}`);
+    await shot(page, 'links-room');
+    assert.deepEqual(unexpected(w), []);
+    await w.context.close();
+  });
+
+  test('/docs at 375 px, light and dark: nothing scrolls sideways', async (t) => {
+    const h = await start(t);
+    const origin = `http://127.0.0.1:${h.port}`;
+    const w = await openPage(browser, origin, { width: 375 });
+    const { page } = w;
+    await page.goto(`${origin}/docs`);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= 375),
+        `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)}`,
+      );
+    }
+    // The tables are there, each in a box that scrolls on its own when wider than the screen.
+    assert.ok((await page.locator('.table-wrap > table').count()) > 20);
+    await shot(page, 'docs');
+    assert.deepEqual(unexpected(w), []);
+    await w.context.close();
   });
 
   test('keyboard alone: Tab to the URL, type, Enter; open the options from the keyboard; copy with Enter', async (t) => {

@@ -29,7 +29,7 @@ test('a link with every option: custom code, days, visit limit; copy and a QR co
   await page.goto(`${origin}/`);
   // Typed without a scheme, as people do.
   await page.getByLabel('Long URL').fill('example.com/options?x=1');
-  await page.getByText('Options').click();
+  await page.getByText('Options', { exact: true }).click();
   await page.getByLabel('Custom code').fill('promo-2026');
   await page.getByLabel('Keep for (days)').fill('7');
   await page.getByLabel('Visit limit').fill('3');
@@ -87,7 +87,7 @@ test('errors go next to their field in words, and a new error replaces the old r
 
   // The code is taken: the reason is under the code field (the options open to show it), and the
   // earlier result is gone.
-  await page.getByText('Options').click();
+  await page.getByText('Options', { exact: true }).click();
   await page.getByLabel('Custom code').fill('taken1');
   await page.getByRole('button', { name: 'Shorten' }).click();
   const codeError = page.locator('#code-error');
@@ -106,12 +106,74 @@ test('errors go next to their field in words, and a new error replaces the old r
   await page.getByRole('button', { name: 'Shorten' }).click();
   const limitError = page.locator('#max-visits-error');
   await limitError.waitFor({ state: 'visible' });
-  assert.match((await limitError.textContent())!, /^The visit limit must be an integer from 1 to 2147483647/);
+  // The form's own words: an empty field, not the API's null, means no limit.
+  assert.equal(await limitError.textContent(), 'Visit limit: a whole number from 1 to 2147483647, or empty for no limit.');
   assert.equal(await codeError.isHidden(), true, 'the old error is cleared');
   // Nothing was created by the refused attempts.
   assert.equal((await h.req('/api/urls/taken1')).status, 200);
   assert.equal(JSON.parse((await h.req('/api/urls/taken1')).body).original_url, 'https://first.example/');
   assert.deepEqual(unexpected(w, [400, 409]), []);
+  await w.context.close();
+});
+
+test('a link made empties its options for the next one, unless they are kept', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const h = await start(t);
+  const origin = `http://127.0.0.1:${h.port}`;
+  const w = await openPage(browser, origin, { width: 1280 });
+  const { page } = w;
+  await page.goto(`${origin}/`);
+  await page.getByText('Options', { exact: true }).click();
+  const options = ['Custom code', 'Keep for (days)', 'Visit limit', 'Title', 'Tags'];
+  const values = () => Promise.all(options.map((label) => page.getByLabel(label, { exact: true }).inputValue()));
+  const fill = async (code: string) => {
+    for (const [label, value] of [
+      ['Custom code', code],
+      ['Keep for (days)', '30'],
+      ['Visit limit', '5'],
+      ['Title', 'Spring offer'],
+      ['Tags', 'promo, 2026'],
+    ])
+      await page.getByLabel(label!, { exact: true }).fill(value!);
+  };
+  const shorten = async (url: string, code: string) => {
+    await page.getByLabel('Long URL').fill(url);
+    await page.getByRole('button', { name: 'Shorten' }).click();
+    await page.locator('#short-link', { hasText: `${origin}/${code}` }).waitFor();
+  };
+  const record = async (code: string) => JSON.parse((await h.req(`/api/urls/${code}`)).body) as Record & { title: string | null; tags: string[] };
+
+  // Made with every option: each is in the record, and every field is empty after.
+  await fill('offer-1');
+  await shorten('https://offers.example/1', 'offer-1');
+  const first = await record('offer-1');
+  assert.deepEqual([first.retention_days, first.max_visits, first.title, first.tags], [30, 5, 'Spring offer', ['2026', 'promo']]);
+  assert.deepEqual(await values(), ['', '', '', '', '']);
+  // So the next link has none of them.
+  await page.getByLabel('Long URL').fill('https://offers.example/plain');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#short-link', { hasNotText: 'offer-1' }).waitFor();
+  const plainCode = (await page.locator('#short-link').textContent())!.split('/').pop()!;
+  const plain = await record(plainCode);
+  assert.deepEqual([plain.retention_days, plain.max_visits, plain.title, plain.tags], [0, null, null, []]);
+
+  // Kept: the options stay for the next link (a custom code makes one link: it is emptied).
+  const keep = page.getByRole('checkbox', { name: 'Keep these options for the next link' });
+  await keep.check();
+  await fill('offer-2');
+  await shorten('https://offers.example/2', 'offer-2');
+  assert.deepEqual(await values(), ['', '30', '5', 'Spring offer', 'promo, 2026']);
+  await shot(page, 'options-kept');
+  await page.getByLabel('Long URL').fill('https://offers.example/3');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#short-link', { hasNotText: 'offer-2' }).waitFor();
+  const thirdCode = (await page.locator('#short-link').textContent())!.split('/').pop()!;
+  const third = await record(thirdCode);
+  assert.deepEqual([third.retention_days, third.max_visits, third.title, third.tags], [30, 5, 'Spring offer', ['2026', 'promo']]);
+  assert.equal(await keep.isChecked(), true);
+  assert.deepEqual(unexpected(w), []);
   await w.context.close();
 });
 

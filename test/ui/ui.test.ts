@@ -41,7 +41,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await page.goto(`${origin}/`);
     await screenshot(page, 'home');
     await page.getByLabel('Long URL').fill('https://example.com/a/very/long/path?with=query');
-    await page.getByText('Options').click();
+    await page.getByText('Options', { exact: true }).click();
     await page.getByLabel('Keep for (days)').fill('30');
     await page.getByLabel('Long URL').press('Enter');
     const link = page.locator('#short-link');
@@ -81,7 +81,7 @@ describe('web UI', { timeout: 120_000 }, () => {
     await screenshot(page, 'invalid-url');
 
     await page.getByLabel('Long URL').fill('https://example.com/');
-    await page.getByText('Options').click();
+    await page.getByText('Options', { exact: true }).click();
     await page.getByLabel('Keep for (days)').fill('99999');
     await page.getByRole('button', { name: 'Shorten' }).click();
     const retention = page.locator('#retention-error');
