@@ -52,8 +52,11 @@ export class PostgresKeys implements KeyStore {
   private readAt: number | undefined;
   /** Changes heard of (notifications, reconnections of the listener, this process's writes). */
   private changes = 0;
-  /** The read in flight, and the `changes` it began under: a later change needs a read of its own. */
-  private reading: { changes: number; keys: Promise<readonly KeyRecord[]> } | undefined;
+  /**
+   * The read in flight, the `changes` it began under and when: a later change needs a read of its
+   * own, and so does a caller after it is `maxAgeMs` old (a slow database must not stretch the second).
+   */
+  private reading: { changes: number; started: number; keys: Promise<readonly KeyRecord[]> } | undefined;
   /** Transactions of this process's writes whose notification has not come yet. */
   private readonly own = new Set<string>();
 
@@ -102,8 +105,9 @@ export class PostgresKeys implements KeyStore {
 
   private read(): Promise<readonly KeyRecord[]> {
     const changes = this.changes;
-    if (this.reading?.changes === changes) return this.reading.keys;
     const started = this.clock();
+    const pending = this.reading;
+    if (pending?.changes === changes && started - pending.started >= 0 && started - pending.started < this.maxAgeMs) return pending.keys;
     const keys = this.calls
       .run(this.sql<KeyRow[]>`
         SELECT id, name, role, domain, digest, created_at, expires_at, last_used_at FROM api_keys ORDER BY created_at, seq`)
@@ -121,7 +125,7 @@ export class PostgresKeys implements KeyStore {
       if (this.reading?.keys === keys) this.reading = undefined;
     };
     void keys.then(done, done);
-    this.reading = { changes, keys };
+    this.reading = { changes, started, keys };
     return keys;
   }
 

@@ -147,7 +147,12 @@ test('a notification lost: the keys are read again once the copy is a second old
   clock += 1;
   const read = store.accessKeys.keys();
   assert.ok(read instanceof Promise, 'a second old: read again');
+  assert.equal(store.accessKeys.keys(), read, 'one read for every caller meanwhile');
+  clock += 1000;
+  const slow = store.accessKeys.keys();
+  assert.notEqual(slow, read, 'but not for a caller a second after it began');
   assert.deepEqual(await read, []);
+  assert.deepEqual(await slow, []);
   assert.deepEqual(store.accessKeys.keys(), [], 'and kept');
   clock -= 60_000;
   assert.ok(store.accessKeys.keys() instanceof Promise, 'a clock set back reads again rather than trust the copy');
