@@ -65,7 +65,6 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   let openapi = '';
   let docs = '';
 
-  // A peer's surface (docs/compat.md) is described by that peer's own documents, not by ours.
   const shlink = config.shlinkApi
     ? shlinkRoutes({
         service,
@@ -266,10 +265,8 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     }),
   ];
 
-  const document = openApiDocument(
-    table.filter((route) => !shlink.includes(route)),
-    { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) },
-  );
+  // The peers' routes carry their surfaces (docs/compat.md): the document describes each while it is on.
+  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
   openapi = JSON.stringify(document);
   docs = renderDocs(document);
   return table;

@@ -80,8 +80,11 @@ function table(headings: readonly string[], rows: readonly string[]): string {
   return `<div class="table-wrap">\n<table>\n<tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr>\n${rows.join('\n')}\n</table>\n</div>`;
 }
 
-function access(op: Operation): string {
+function access(doc: OpenApiDocument, op: Operation): string {
   if (op.security.length === 0) return 'Public.';
+  // A peer's own credential instead of the gate (docs/compat.md): its scheme says what to send.
+  const [own] = Object.keys(op.security[0] ?? {}).filter((name) => name !== 'bearerAuth' && !name.startsWith('adminKey'));
+  if (own !== undefined) return inline(str(field(doc.components.securitySchemes[own], 'description')));
   if (op.security.length > 1)
     return 'Gate (bearer token, when enabled) and an admin key: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
   return 'Gate: <code>Authorization: Bearer &lt;API_TOKEN&gt;</code> when the server has a token.';
@@ -162,7 +165,7 @@ function article(doc: OpenApiDocument, { path, method, op }: Entry): string {
   return (
     `<article id="op-${escapeHtml(op.operationId)}" class="operation${op.deprecated ? ' deprecated' : ''}">\n` +
     `<h3><span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code>${op.deprecated ? ' <em>deprecated</em>' : ''}</h3>\n` +
-    `<p class="summary">${inline(op.summary)}</p>\n${prose(op.description)}\n<p class="access">${access(op)}</p>\n` +
+    `<p class="summary">${inline(op.summary)}</p>\n${prose(op.description)}\n<p class="access">${access(doc, op)}</p>\n` +
     `${parameters(doc, op)}\n${request}\n${responses(doc, op)}\n${tools(doc.servers[0]?.url ?? '', op)}\n</article>`
   );
 }

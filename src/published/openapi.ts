@@ -3,7 +3,8 @@
  * carries the documentation of its operations (`doc`), and `openApiDocument()` — a pure function
  * — turns the table into the document. What every operation shares (security from its access
  * level, 401/403/500 responses, the `api_key` parameter of admin operations) is added here, once;
- * the shared components live in openapi-parts.ts.
+ * the shared components live in openapi-parts.ts. A peer's surface (docs/compat.md) brings its own
+ * tag and components on its routes, so the document describes it exactly while it is on.
  */
 import { DEPRECATIONS } from './deprecations.ts';
 import { HEADERS, PARAMETERS, RESPONSES, SECURITY_SCHEMES, ref, schemas, type OpenApiObject } from './openapi-parts.ts';
@@ -22,7 +23,13 @@ export const TAGS = [
   { name: 'ui', description: 'The embedded web UI.' },
 ] as const;
 
-export type Tag = (typeof TAGS)[number]['name'];
+/** The tags of the peers' surfaces (docs/compat.md): in the document only while the surface is on. */
+export type PeerTag = 'Shlink' | 'YOURLS';
+
+export type Tag = (typeof TAGS)[number]['name'] | PeerTag;
+
+/** The tags of the service's own routes: a peer's route has its surface's instead. */
+const OWN_TAGS: ReadonlySet<Tag> = new Set(TAGS.map((tag) => tag.name));
 
 export interface OperationDoc {
   operationId: string;
@@ -33,7 +40,12 @@ export interface OperationDoc {
   deprecated?: true;
   parameters?: readonly OpenApiObject[];
   requestBody?: OpenApiObject;
-  /** By status; 401, 403 and 500 are added from `access`. */
+  /**
+   * The security scheme of the surface's own credential, for an operation public to the gate whose
+   * surface checks a key itself (Shlink's `X-Api-Key`); its refusal is among `responses`.
+   */
+  credential?: string;
+  /** By status; 401 and 403 are added from `access`, and 500 unless given. */
   responses: Readonly<Record<number, OpenApiObject>>;
   /** `x-…` fields copied onto the operation as they are. */
   extensions?: Readonly<Record<`x-${string}`, unknown>>;
@@ -44,9 +56,27 @@ export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** The documentation of one route: one operation per method. */
 export type RouteDoc = Readonly<Partial<Record<Method, OperationDoc>>>;
 
+type ComponentKind = 'schemas' | 'responses' | 'parameters' | 'headers' | 'securitySchemes';
+
+/** The document's components, by kind and name. */
+export type Components = Readonly<Record<ComponentKind, Readonly<Record<string, OpenApiObject>>>>;
+
+/**
+ * A peer's surface (docs/compat.md): its tag, and the components its operations name (each name
+ * its own: a name the document already has is an error). Each of its routes carries it.
+ */
+export interface Surface {
+  tag: { readonly name: PeerTag; readonly description: string };
+  components: Partial<Components>;
+}
+
 export interface DocumentedRoute {
   path: string;
   doc: RouteDoc;
+  /** The peer's surface the route belongs to; absent for the service's own routes. */
+  surface?: Surface;
+  /** The document's name for the route's `*`, a path parameter of the components (default `file`, the static files'). */
+  wildcard?: string;
 }
 
 const SECURITY: Record<Access, readonly OpenApiObject[]> = {
@@ -66,26 +96,32 @@ const RULES = [
   'Deprecated usages keep working and are answered with `Deprecation: @<seconds>` (RFC 9745) and `Link: <base_url/docs#deprecations>; rel="deprecation"`; `x-deprecations` lists them.',
 ].join('\n\n');
 
-/** `/api/urls/:code` → `/api/urls/{code}`; the `*` of `/static/*` is the `file` parameter. */
-export function openApiPath(path: string): string {
-  return path.replace(/:([a-z_]+)/g, '{$1}').replace(/\*$/, '{file}');
+/** `/api/urls/:code` → `/api/urls/{code}`; the `*` of `/static/*` is the `file` parameter, another route's `*` the one it names. */
+export function openApiPath(path: string, wildcard = 'file'): string {
+  return path.replace(/:([a-z_]+)/g, '{$1}').replace(/\*$/, `{${wildcard}}`);
 }
 
-function pathParams(path: string): OpenApiObject[] {
+function pathParams(path: string, known: Components['parameters']): OpenApiObject[] {
   const names = [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
   return names.map((name) => {
-    if (!PARAMETERS[name]) throw new Error(`no parameter component for path parameter {${name}}`);
+    if (!known[name]) throw new Error(`no parameter component for path parameter {${name}}`);
     return ref('parameters', name);
   });
 }
 
-function operation(doc: OperationDoc, path: string): Operation {
+function security(doc: OperationDoc, schemes: Components['securitySchemes']): readonly OpenApiObject[] {
+  if (doc.credential === undefined) return SECURITY[doc.access];
+  if (doc.access !== 'public' || !schemes[doc.credential]) throw new Error(`${doc.operationId}: a credential needs a public operation and its scheme`);
+  return [{ [doc.credential]: [] }];
+}
+
+function operation(doc: OperationDoc, path: string, components: Components): Operation {
   const responses: Record<string, OpenApiObject> = {};
   for (const [status, response] of Object.entries(doc.responses)) responses[status] = response;
   if (doc.access !== 'public') responses['401'] = ref('responses', 'Unauthorized');
   if (doc.access === 'admin') responses['403'] = ref('responses', 'Forbidden');
-  responses['500'] = ref('responses', 'InternalError');
-  const parameters = [...pathParams(path), ...(doc.parameters ?? []), ...(doc.access === 'admin' ? [ref('parameters', 'api_key')] : [])];
+  responses['500'] ??= ref('responses', 'InternalError');
+  const parameters = [...pathParams(path, components.parameters), ...(doc.parameters ?? []), ...(doc.access === 'admin' ? [ref('parameters', 'api_key')] : [])];
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
   return {
     operationId: doc.operationId,
@@ -93,7 +129,7 @@ function operation(doc: OperationDoc, path: string): Operation {
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
     ...(doc.deprecated ? { deprecated: true } : {}),
-    security: SECURITY[doc.access],
+    security: security(doc, components.securitySchemes),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.requestBody ? { requestBody: doc.requestBody } : {}),
     responses: sorted,
@@ -119,15 +155,9 @@ export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; summary: string; description: string; license: OpenApiObject };
   servers: readonly { url: string }[];
-  tags: typeof TAGS;
+  tags: readonly { readonly name: Tag; readonly description: string }[];
   paths: Readonly<Record<string, Readonly<Partial<Record<Lowercase<Method>, Operation>>>>>;
-  components: {
-    schemas: Readonly<Record<string, OpenApiObject>>;
-    responses: Readonly<Record<string, OpenApiObject>>;
-    parameters: Readonly<Record<string, OpenApiObject>>;
-    headers: Readonly<Record<string, OpenApiObject>>;
-    securitySchemes: Readonly<Record<string, OpenApiObject>>;
-  };
+  components: Components;
   'x-deprecations': readonly { usage: string; since: number; summary: string; details?: string | null }[];
 }
 
@@ -139,14 +169,47 @@ export interface DocumentInfo {
   noticeSchema: unknown;
 }
 
+/** The shared components, with those of each surface added; a name given twice is an error. */
+function withSurfaces(base: Components, surfaces: readonly Surface[]): Components {
+  const merged: Record<ComponentKind, Record<string, OpenApiObject>> = {
+    schemas: { ...base.schemas },
+    responses: { ...base.responses },
+    parameters: { ...base.parameters },
+    headers: { ...base.headers },
+    securitySchemes: { ...base.securitySchemes },
+  };
+  for (const surface of surfaces) {
+    for (const [kind, entries] of Object.entries(surface.components) as [ComponentKind, Components[ComponentKind]][]) {
+      for (const [name, value] of Object.entries(entries)) {
+        if (Object.hasOwn(merged[kind], name)) throw new Error(`${surface.tag.name}: the component ${kind}/${name} exists already`);
+        merged[kind][name] = value;
+      }
+    }
+  }
+  return merged;
+}
+
+/** A peer's route carries its surface's tag, and the service's own routes one of `TAGS`. */
+function checkTag(route: DocumentedRoute, doc: OperationDoc): void {
+  const fits = route.surface ? doc.tag === route.surface.tag.name : OWN_TAGS.has(doc.tag);
+  if (!fits) throw new Error(`${doc.operationId}: the tag ${doc.tag} is not of the surface its route names`);
+}
+
 export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo): OpenApiDocument {
+  // The surfaces on, in the order of their first route: the document holds a surface exactly while its routes are in the table.
+  const surfaces = [...new Set(routes.flatMap((route) => (route.surface ? [route.surface] : [])))];
+  const base = { schemas: schemas(info.noticeSchema), responses: RESPONSES, parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES };
+  const components = withSurfaces(base, surfaces);
+  const tags = [...TAGS, ...surfaces.map((surface) => surface.tag)];
   const paths: Record<string, Partial<Record<Lowercase<Method>, Operation>>> = {};
   for (const route of routes) {
-    const path = openApiPath(route.path);
+    const path = openApiPath(route.path, route.wildcard);
     const item: Partial<Record<Lowercase<Method>, Operation>> = {};
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
       const doc = route.doc[method];
-      if (doc) item[method.toLowerCase() as Lowercase<Method>] = operation(doc, path);
+      if (!doc) continue;
+      checkTag(route, doc);
+      item[method.toLowerCase() as Lowercase<Method>] = operation(doc, path, components);
     }
     paths[path] = item;
   }
@@ -160,15 +223,9 @@ export function openApiDocument(routes: readonly DocumentedRoute[], info: Docume
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: info.baseUrl }],
-    tags: TAGS,
+    tags,
     paths,
-    components: {
-      schemas: schemas(info.noticeSchema),
-      responses: RESPONSES,
-      parameters: PARAMETERS,
-      headers: HEADERS,
-      securitySchemes: SECURITY_SCHEMES,
-    },
+    components,
     'x-deprecations': DEPRECATIONS.map((d) => ({ usage: d.usage, since: d.since, ...d.notice })),
   };
 }

@@ -11,8 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createLogger } from '../../src/log.ts';
-import { openApiDocument, openApiPath, type OpenApiDocument, type OpenApiObject, type Operation } from '../../src/published/openapi.ts';
-import { createResponder } from '../../src/http/respond.ts';
+import { openApiDocument, openApiPath, type DocumentedRoute, type OpenApiDocument, type OpenApiObject, type Operation } from '../../src/published/openapi.ts';
+import { createResponder, type Responder } from '../../src/http/respond.ts';
+import type { Ctx } from '../../src/http/context.ts';
 import { routeTable } from '../../src/route-table.ts';
 import type { ApiRoute } from '../../src/api/routes.ts';
 import type { Service } from '../../src/links/service.ts';
@@ -26,19 +27,47 @@ const KEY = 'k1';
 const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 type LowerMethod = 'get' | 'post' | 'patch' | 'delete';
 
-/** The route table as the app builds it; its handlers are never called here, so the service is a stand-in. */
-function table(baseUrl = 'https://s.example/x', publicRedirects = false): ApiRoute[] {
+/** The peers' surfaces (docs/compat.md) a table is built with, and the gate they may sit behind. */
+interface Surfaces {
+  shlinkApi?: boolean;
+  yourlsApi?: boolean;
+  apiToken?: string;
+}
+
+/**
+ * Every set of surfaces a server can turn on: none, each, both, and both behind the gate (where
+ * Shlink's catch-all answers only a caller with a key).
+ */
+const SURFACES: readonly Surfaces[] = [
+  {},
+  { shlinkApi: true },
+  { yourlsApi: true },
+  { shlinkApi: true, yourlsApi: true },
+  { shlinkApi: true, yourlsApi: true, apiToken: 't0ken' },
+];
+
+/**
+ * The route table as the app builds it; its handlers are never called here (but `/openapi.json`'s,
+ * by `buildDoc`), so the service is a stand-in. `reply` answers them.
+ */
+function table(baseUrl = 'https://s.example/x', publicRedirects = false, surfaces: Surfaces = {}, reply = createResponder([])): (ApiRoute & DocumentedRoute)[] {
+  const { apiToken = '', ...peers } = surfaces;
   return routeTable({
     service: {} as Service,
-    reply: createResponder([]),
+    reply,
     files: new Map(),
-    config: { production: false, apiToken: '', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl, publicRedirects },
+    config: { production: false, apiToken, mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl, publicRedirects, ...peers },
     log: createLogger('silent'),
   });
 }
 
-function buildDoc(baseUrl = 'https://s.example/x', publicRedirects = false): OpenApiDocument {
-  return openApiDocument(table(baseUrl, publicRedirects), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
+/** The document the table's own `/openapi.json` serves: what a client reads, built from that table. */
+function buildDoc(baseUrl = 'https://s.example/x', publicRedirects = false, surfaces: Surfaces = {}): OpenApiDocument {
+  let sent = '';
+  const reply = { send: (_res: unknown, _status: number, _type: string, body: string) => (sent = body) } as unknown as Responder;
+  const routes = table(baseUrl, publicRedirects, surfaces, reply);
+  void routes.find((r) => r.path === '/openapi.json')!.methods['GET']!({} as Ctx);
+  return JSON.parse(sent) as OpenApiDocument;
 }
 
 function operations(doc: OpenApiDocument): { path: string; method: (typeof METHODS)[number]; op: Operation }[] {
@@ -59,11 +88,13 @@ function resolve(doc: OpenApiDocument, o: OpenApiObject): OpenApiObject {
   return found;
 }
 
-test('the document validates as OpenAPI 3.1, and the validator does catch a broken one', async () => {
-  const validator = new Validator();
-  const result = await validator.validate(buildDoc() as unknown as Record<string, unknown>);
-  assert.deepEqual(result, { valid: true });
-  assert.equal(validator.version, '3.1');
+test('the document validates as OpenAPI 3.1 with every set of surfaces on, and the validator does catch a broken one', async () => {
+  for (const surfaces of SURFACES) {
+    const validator = new Validator();
+    const result = await validator.validate(buildDoc('https://s.example/x', false, surfaces) as unknown as Record<string, unknown>);
+    assert.deepEqual(result, { valid: true }, JSON.stringify(surfaces));
+    assert.equal(validator.version, '3.1');
+  }
 
   const broken = structuredClone(buildDoc()) as unknown as { paths: Record<string, Record<string, Record<string, unknown>>> };
   delete broken.paths['/api/health']!['get']!['responses'];
@@ -72,30 +103,78 @@ test('the document validates as OpenAPI 3.1, and the validator does catch a brok
   assert.equal(bad.valid, false);
 });
 
-test('every route of the table and each method it serves is documented, and nothing else is', () => {
-  const doc = buildDoc();
-  const routes = table();
-  assert.deepEqual(Object.keys(doc.paths).sort(), routes.map((r) => openApiPath(r.path)).sort());
-  for (const route of routes) {
-    const item = doc.paths[openApiPath(route.path)]!;
-    for (const method of METHODS) {
-      const op = item[method.toLowerCase() as LowerMethod];
-      const served = route.methods[method] !== undefined;
-      if (served) assert.ok(op, `${method} ${route.path} is served but not documented`);
-      else if (op) {
-        // Without a handler only as a 405: GET/DELETE /mcp (docs/mcp.md, transport rules).
-        assert.deepEqual(
-          Object.keys(op.responses).filter((s) => s !== '401' && s !== '500'),
-          ['405'],
-          `${method} ${route.path}`,
-        );
-        assert.ok(route.allow && !route.allow.includes(method), `${method} ${route.path}`);
+test('every route of the table and each method it serves is documented, and nothing else is, whichever surfaces are on', () => {
+  for (const surfaces of SURFACES) {
+    const doc = buildDoc('https://s.example/x', false, surfaces);
+    const routes = table('https://s.example/x', false, surfaces);
+    const label = JSON.stringify(surfaces);
+    assert.deepEqual(Object.keys(doc.paths).sort(), routes.map((r) => openApiPath(r.path, r.wildcard)).sort(), label);
+    for (const route of routes) {
+      const item = doc.paths[openApiPath(route.path, route.wildcard)]!;
+      for (const method of METHODS) {
+        const op = item[method.toLowerCase() as LowerMethod];
+        const served = route.methods[method] !== undefined;
+        if (served) assert.ok(op, `${method} ${route.path} is served but not documented (${label})`);
+        else if (op) {
+          // Without a handler only as a 405: GET/DELETE /mcp (docs/mcp.md, transport rules).
+          assert.deepEqual(
+            Object.keys(op.responses).filter((s) => s !== '401' && s !== '500'),
+            ['405'],
+            `${method} ${route.path}`,
+          );
+          assert.ok(route.allow && !route.allow.includes(method), `${method} ${route.path}`);
+        }
       }
+    }
+    // A peer's routes are in the table exactly while it is on, each under its surface's tag.
+    const tagged = (tag: string): string[] => routes.filter((r) => r.surface?.tag.name === tag).map((r) => r.path);
+    assert.equal(tagged('Shlink').length > 0, surfaces.shlinkApi === true, label);
+    assert.equal(tagged('YOURLS').length > 0, surfaces.yourlsApi === true, label);
+    for (const route of routes) {
+      for (const op of Object.values(route.doc)) assert.equal(op.tag === 'Shlink' || op.tag === 'YOURLS', route.surface?.tag.name === op.tag, route.path);
     }
   }
   // Route paths map to OpenAPI templates with declared parameters.
   assert.equal(openApiPath('/api/urls/:code'), '/api/urls/{code}');
   assert.equal(openApiPath('/static/*'), '/static/{file}');
+  assert.equal(openApiPath('/rest/*', 'shlink_path'), '/rest/{shlink_path}');
+});
+
+test('a route of a surface left undocumented fails the document', () => {
+  const routes = table('https://s.example/x', false, { shlinkApi: true, yourlsApi: true });
+  const info = { baseUrl: 'https://s.example/x', version: VERSION, noticeSchema: NOTICE_SCHEMA };
+  // Its tag is the surface's, so the document needs the route to carry the surface.
+  const orphan = routes.map((r) => (r.path === '/rest/v3/tags' ? { path: r.path, doc: r.doc } : r));
+  assert.throws(() => openApiDocument(orphan, info), /shlinkListTags: the tag Shlink is not of the surface its route names/);
+  // A surface's component may not take a name the document has.
+  const surface = routes.find((r) => r.surface?.tag.name === 'YOURLS')!.surface!;
+  const clash = { ...surface, components: { schemas: { Record: {} } } };
+  assert.throws(() => openApiDocument([...routes, { path: '/x', doc: {}, surface: clash }], info), /YOURLS: the component schemas\/Record exists already/);
+});
+
+test('off, the peers leave no trace in the document; on, they only add their paths, tags and components', () => {
+  const off = buildDoc();
+  assert.doesNotMatch(JSON.stringify(off), /Shlink|YOURLS|\/rest\b|yourls-api/);
+  for (const surfaces of SURFACES.slice(1)) {
+    const on = buildDoc('https://s.example/x', false, surfaces);
+    const label = JSON.stringify(surfaces);
+    const own = Object.fromEntries(Object.entries(on.paths).filter(([path]) => !path.startsWith('/rest') && path !== '/yourls-api.php'));
+    assert.deepEqual(own, off.paths, label);
+    assert.deepEqual(on.tags.slice(0, off.tags.length), off.tags, label);
+    assert.deepEqual(
+      on.tags.slice(off.tags.length).map((t) => t.name),
+      [...(surfaces.shlinkApi ? ['Shlink'] : []), ...(surfaces.yourlsApi ? ['YOURLS'] : [])],
+      label,
+    );
+    for (const tag of on.tags.slice(off.tags.length)) assert.match(tag.description, new RegExp(`${tag.name}-compatible surface`), label);
+    for (const kind of Object.keys(off.components) as (keyof OpenApiDocument['components'])[]) {
+      const added = Object.keys(on.components[kind]).filter((name) => !(name in off.components[kind]));
+      for (const name of added) assert.match(name, /^(Shlink|shlink|Yourls)/, `${kind}/${name}`);
+      for (const [name, value] of Object.entries(off.components[kind])) assert.deepEqual(on.components[kind][name], value, `${kind}/${name}`);
+    }
+    assert.deepEqual(on.info, off.info);
+    assert.deepEqual(on['x-deprecations'], off['x-deprecations']);
+  }
 });
 
 test("the operations document every route of the README's route table, with their statuses and headers", () => {
@@ -558,7 +637,9 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
     const r = await h.req('/openapi.json');
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-type'], 'application/json');
-    assert.deepEqual(doc, JSON.parse(JSON.stringify(buildDoc(h.shortener.config.baseUrl))));
+    const baseUrl = h.shortener.config.baseUrl;
+    const built = openApiDocument(table(baseUrl), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
+    assert.deepEqual(doc, JSON.parse(JSON.stringify(built)));
     assert.deepEqual(doc.servers, [{ url: `http://127.0.0.1:${h.port}` }]);
     assert.equal(doc.info.version, VERSION);
   });

@@ -11,10 +11,11 @@
  */
 import type { Ctx, RouteHandler } from '../../http/context.ts';
 import type { Route } from '../../http/router.ts';
-import type { RouteDoc } from '../../published/openapi.ts';
+import type { DocumentedRoute } from '../../published/openapi.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
 import { ok, send, thrownProblem, type Answer } from './answers.ts';
+import { shlinkDocs } from './openapi.ts';
 import { INVALID_KEY, MERCURE_OFF, MISSING_KEY, routeNotFound, type Problem } from './problems.ts';
 import { create, edit, get, list, redirectRules, remove, type ShlinkContext } from './short-urls.ts';
 import { deleteVisits, overview, tags, visits } from './visits-and-tags.ts';
@@ -40,10 +41,10 @@ export interface ShlinkDeps {
 }
 
 /**
- * A route of the table (the REST door's own shape, spelled here so no peer imports that door); a
- * peer's routes carry no documentation of ours: the peer's documents describe them.
+ * A route of the table with its documentation (the REST door's own shape, spelled here so no peer
+ * imports that door), and the surface it belongs to: the document describes it while it is on.
  */
-type PeerRoute = Route<RouteHandler> & { doc: RouteDoc };
+type PeerRoute = Route<RouteHandler> & DocumentedRoute;
 
 export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   const { service, reply } = deps;
@@ -103,7 +104,8 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   const unknown = handler((ctx) => routeNotFound(ctx.method, new URL(ctx.req.url ?? '/', 'http://x').pathname), !deps.gated);
   const anyMethod = { GET: unknown, POST: unknown, PUT: unknown, PATCH: unknown, DELETE: unknown };
 
-  const route = (path: string, methods: PeerRoute['methods']): PeerRoute => ({ path, methods, public: true, doc: {} });
+  const documented = shlinkDocs(deps.gated, SHLINK_VERSION);
+  const route = (path: string, methods: PeerRoute['methods']): PeerRoute => ({ path, methods, public: true, ...documented(path) });
   const v3 = '/rest/v3';
   return [
     route('/rest/health', { GET: health }),
