@@ -20,12 +20,13 @@ import { start } from '../support/helpers.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 
-function buildDoc(baseUrl: string): OpenApiDocument {
+/** The document of a table; `peers`: the peers' surfaces turned on (docs/compat.md). */
+function buildDoc(baseUrl: string, peers: { shlinkApi?: boolean; yourlsApi?: boolean } = {}): OpenApiDocument {
   const routes = routeTable({
     service: {} as Service,
     reply: createResponder([]),
     files: new Map(),
-    config: { production: false, apiToken: '', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl },
+    config: { production: false, apiToken: '', mcpAllowedOrigins: [], maxBodyBytes: 65536, baseUrl, ...peers },
     log: createLogger('silent'),
   });
   return openApiDocument(routes, { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
@@ -100,6 +101,21 @@ test('renderDocs: self-contained, navigable, one entry per operation, the deprec
   assert.ok(html.includes('<code>https://s.example/mcp</code>'));
   // The deprecated operation is marked as such.
   assert.match(html, /<article id="op-shortenUrlWithGet" class="operation deprecated">/);
+});
+
+test("renderDocs with the peers' surfaces on: a section for each, one entry per operation, still self-contained", () => {
+  const doc = buildDoc('https://s.example', { shlinkApi: true, yourlsApi: true });
+  const html = renderDocs(doc);
+  assertSelfContained(html, '');
+  for (const tag of ['Shlink', 'YOURLS']) {
+    assert.ok(html.includes(`<section id="tag-${tag}">`), tag);
+    assert.ok(html.includes(`<a href="#tag-${tag}">${tag}</a>`), tag);
+  }
+  const peers = Object.values(doc.paths)
+    .flatMap((item) => Object.values(item))
+    .filter((op) => op.tags.includes('Shlink') || op.tags.includes('YOURLS'));
+  assert.ok(peers.length >= 20, `${peers.length} operations`);
+  for (const { operationId } of peers) assert.equal(html.split(`<article id="op-${operationId}"`).length, 2, operationId);
 });
 
 test('renderDocs prefixes same-origin links with the base path', () => {
