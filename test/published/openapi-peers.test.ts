@@ -301,7 +301,30 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
     }
   });
 
-  test('the schemas do catch an answer that is not Shlink’s shape', () => {
+  test('on every path of the peers, an undocumented method is 405 whose Allow lists the documented ones; under /rest any other path answers every method', async () => {
+    const key = { ...BEARER, 'x-api-key': KEY };
+    const paths = Object.entries(doc.paths).filter(([path]) => path.startsWith('/rest') || path === '/yourls-api.php');
+    assert.ok(paths.length >= 14, `${paths.length} paths`);
+    for (const [path, item] of paths) {
+      const r = await h.req(path.replace('{code}', 'abc123').replace('{shlink_path}', 'v1/anything'), { method: 'PUT', headers: key });
+      if (path === '/rest' || path === '/rest/{shlink_path}') {
+        assert.equal(r.status, 404, path);
+        assert.equal(r.headers['content-type'], 'application/problem+json', path);
+        continue;
+      }
+      assert.equal(r.status, 405, path);
+      const allow = String(r.headers.allow)
+        .split(', ')
+        .filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+      assert.deepEqual(
+        allow,
+        METHODS.filter((m) => item[m] !== undefined).map((m) => m.toUpperCase()),
+        path,
+      );
+    }
+  });
+
+  test("the schemas do catch an answer that is not Shlink's shape", () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema(
       JSON.parse(
@@ -309,7 +332,7 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
       ) as object,
     );
     const problem = ajv.getSchema('https://openapi.invalid/doc#/$defs/ShlinkProblem')!;
-    assert.equal(problem({ detail: 'no such link' }), false, 'the REST door’s {"detail"} is no problem');
+    assert.equal(problem({ detail: 'no such link' }), false, "the REST door's {detail} is no problem");
     assert.equal(problem({ type: 'about:blank', title: 'Service Unavailable', detail: 'database unavailable', status: 503 }), true);
     const shortUrl = ajv.getSchema('https://openapi.invalid/doc#/$defs/ShlinkShortUrl')!;
     assert.equal(shortUrl({ shortCode: 'abc', shortUrl: 'https://s.example/abc' }), false, 'a partial ShortUrl');
