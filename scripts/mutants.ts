@@ -85,8 +85,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'wrong-key-learns-nothing',
     file: 'src/api/admin-key.ts',
-    from: 'throw new HttpError(403, undefined, notice);',
-    to: "throw new HttpError(403, 'invalid API key', notice);",
+    from: "if (who.error === 'forbidden') throw new HttpError(403, who.detail, notice);",
+    to: "if (who.error === 'forbidden') throw new HttpError(403, who.detail ?? 'invalid API key', notice);",
     tests: ['test/http/errors.test.ts'],
   },
   // Bugs the suite once let through (issue 36's audit).

@@ -168,6 +168,7 @@ function serviceFor({ config, log, links, metrics, geoip }: Opened, injected: In
     visitTracking: config.visitTracking,
     reserved,
     createLimit: createLimiterFor(config, now),
+    createAccess: config.createAccess,
   });
 }
 

@@ -16,6 +16,7 @@ import { body, empty, json, ref } from './published/openapi-parts.ts';
 import { openApiDocument } from './published/openapi.ts';
 import { PROMETHEUS_TYPE, renderPrometheus } from './metrics/prometheus.ts';
 import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
+import { keyRoutes } from './api/key-routes.ts';
 import { apiRoutes, type ApiRoute } from './api/routes.ts';
 import type { Service } from './links/service.ts';
 import type { StaticFile } from './http/static.ts';
@@ -244,6 +245,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
       },
     },
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
+    ...keyRoutes({ service, reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.
@@ -266,7 +268,9 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   ];
 
   // The peers' routes carry their surfaces (docs/compat.md): the document describes each while it is on.
-  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')) });
+  // The instance's code lengths: the UI says them under its code field before one is typed.
+  const codeLengths = config.minShortLength && config.maxShortLength ? { min: config.minShortLength, max: config.maxShortLength } : undefined;
+  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')), codeLengths });
   openapi = JSON.stringify(document);
   docs = renderDocs(document);
   return table;

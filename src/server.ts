@@ -4,6 +4,7 @@
  * log one start-up line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the
  * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
+import { ensureFirstAdmin } from './cli/first-admin.ts';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -108,6 +109,7 @@ async function serve(config: Config): Promise<void> {
     const shutdown = shutdownOf(server, connections.table, shortener, config, log);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
     logStart(config, shortener, port, log);
+    void ensureFirstAdmin(shortener.service.keys, config, log);
   });
 }
 
@@ -144,14 +146,11 @@ function logStart(config: Config, shortener: Shortener, port: number, log: Logge
     public_redirects: config.publicRedirects,
     api_keys: config.apiKeys.length > 0,
   });
-  if (config.apiKeys.length === 0) {
-    log.warn(
-      'API_KEYS is empty: the routes that need an admin key (list, edit, delete, export, import, stats and visits) answer 403 until a key is configured',
-    );
-  }
-  if (config.apiToken === '' && !isLoopbackListenAddress(config.host)) {
-    // An instance that must stay open is told of the one control it has (docs/security.md).
-    const limit = config.createRateLimit === '' ? '; if it must stay open, limit creates per client with CREATE_RATE_LIMIT (e.g. 60/min)' : '';
+  if (config.apiToken === '' && !isLoopbackListenAddress(config.host) && config.createAccess === 'open') {
+    // An instance that must stay open is told of the controls it has (docs/security.md).
+    const limit =
+      '; or let only API keys create with CREATE_ACCESS=key' +
+      (config.createRateLimit === '' ? '; if it must stay open, limit creates per client with CREATE_RATE_LIMIT (e.g. 60/min)' : '');
     log.warn(
       'the gate is off and HOST is not a loopback address: anyone who can reach the port can create links, ' +
         `and open shorteners are abused for phishing. Set API_TOKEN, or listen on 127.0.0.1 behind a proxy that adds it${limit}`,

@@ -34,7 +34,7 @@ function listQuery(query: URLSearchParams): ListQuery {
 }
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
-  const { adminOnly } = adminKeyCheck(service, deprecations);
+  const { keyOf, withKey } = adminKeyCheck(service, deprecations);
 
   function redirect(res: ServerResponse, hit: Visit): void {
     metrics.redirected(hit.kind);
@@ -45,6 +45,8 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     // A state-changing GET is deprecated: every answer to it says so, errors included.
     const notice = ctx.method === 'GET' ? deprecations.headers('shorten-with-get') : [];
     try {
+      // The key first (create_access): a wrong key, or a role that may not create, learns nothing more.
+      const { principal } = await keyOf(ctx, 'create-as-configured');
       const query = ctx.query();
       const fields = parseFields(await readBody(ctx.req, maxBodyBytes), ctx.req.headers['content-type']);
       // A query parameter wins over the body field of the same name (docs/api.md).
@@ -61,6 +63,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         tags: every('tags'),
         textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits'), tags: textual('tags') },
         from: ctx.req,
+        author: principal?.id,
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;
@@ -88,7 +91,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls',
       methods: {
-        GET: adminOnly(async (ctx, notice) => {
+        GET: withKey('read', async (ctx, notice) => {
           const page = await service.listing(listQuery(ctx.query()));
           if (!page.ok) throw failureError(page);
           try {
@@ -108,12 +111,12 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record);
         },
-        PATCH: adminOnly(async (ctx, notice) => {
+        PATCH: withKey('edit', async (ctx, notice) => {
           const outcome = await service.update(ctx.params['code']!, await readEdit(ctx.req, maxBodyBytes));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record, notice);
         }),
-        DELETE: adminOnly(async (ctx, notice) => {
+        DELETE: withKey('edit', async (ctx, notice) => {
           const outcome = await service.remove(ctx.params['code']!);
           if (!outcome.ok) throw failureError(outcome);
           reply.empty(ctx.res, 204, notice);

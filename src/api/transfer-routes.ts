@@ -17,7 +17,7 @@ import type { ApiRoute } from './route-types.ts';
 import type { Service } from '../links/service.ts';
 
 export interface TransferRouteDeps {
-  service: Pick<Service, 'isAdminKey'>;
+  service: Pick<Service, 'keys'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
@@ -121,7 +121,7 @@ export function importHandler(
 
 export function transferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: TransferRouteDeps): ApiRoute[] {
   const transfer = given ?? UNBUILT_TRANSFER;
-  const { adminOnly } = adminKeyCheck(service, deprecations);
+  const { withKey } = adminKeyCheck(service, deprecations);
   // The route as the client addresses it: behind the base URL's path, whatever a proxy makes of it.
   const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/import`;
 
@@ -153,7 +153,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
   return [
     {
       path: '/api/export',
-      methods: { GET: adminOnly(exportLinks) },
+      methods: { GET: withKey('read', exportLinks) },
       doc: {
         GET: {
           operationId: 'exportUrls',
@@ -184,7 +184,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
     },
     {
       path: '/api/import',
-      methods: { POST: adminOnly(importLinks) },
+      methods: { POST: withKey('import', importLinks) },
       doc: {
         POST: {
           operationId: 'importUrls',

@@ -17,7 +17,7 @@ import { failureError } from './outcomes.ts';
 import type { ApiRoute } from './route-types.ts';
 
 export interface VisitRouteDeps {
-  service: Pick<Service, 'isAdminKey' | 'stats' | 'visits' | 'deleteVisits'>;
+  service: Pick<Service, 'keys' | 'stats' | 'visits' | 'deleteVisits'>;
   reply: Responder;
   deprecations: Deprecations;
 }
@@ -52,13 +52,13 @@ const STATS_DESCRIPTION =
   'so a total is not the sum of its series. The key is checked first (403), then the parameters (400), then the code (404).';
 
 export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): ApiRoute[] {
-  const { adminOnly } = adminKeyCheck(service, deprecations);
+  const { withKey } = adminKeyCheck(service, deprecations);
 
   return [
     {
       path: '/api/stats',
       methods: {
-        GET: adminOnly(async (ctx: Ctx, notice) => {
+        GET: withKey('read', async (ctx: Ctx, notice) => {
           const outcome = await service.stats(null, rangeParams(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.stats, notice);
@@ -82,7 +82,7 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
     {
       path: '/api/urls/:code/stats',
       methods: {
-        GET: adminOnly(async (ctx: Ctx, notice) => {
+        GET: withKey('read', async (ctx: Ctx, notice) => {
           const outcome = await service.stats(ctx.params['code']!, rangeParams(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.stats, notice);
@@ -107,7 +107,7 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
     {
       path: '/api/urls/:code/visits',
       methods: {
-        GET: adminOnly(async (ctx: Ctx, notice) => {
+        GET: withKey('read', async (ctx: Ctx, notice) => {
           const query = ctx.query();
           const paging = { limit: query.get('limit') ?? undefined, offset: query.get('offset') ?? undefined };
           const { interval: _interval, ...filter } = rangeParams(ctx);
@@ -115,7 +115,7 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, { count: outcome.visits.length, visits: outcome.visits }, ['X-Total-Count', String(outcome.total), ...notice]);
         }),
-        DELETE: adminOnly(async (ctx: Ctx, notice) => {
+        DELETE: withKey('edit', async (ctx: Ctx, notice) => {
           const outcome = await service.deleteVisits(ctx.params['code']!);
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, { deleted_visits: outcome.deleted }, notice);

@@ -18,7 +18,7 @@ import type { ApiRoute } from './route-types.ts';
 import { IMPORT_FAILED, IMPORT_REPORT, importHandler, UNBUILT_TRANSFER } from './transfer-routes.ts';
 
 export interface VisitTransferRouteDeps {
-  service: Pick<Service, 'isAdminKey'>;
+  service: Pick<Service, 'keys'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read: the routes then fail with a 500. */
@@ -29,7 +29,7 @@ export interface VisitTransferRouteDeps {
 
 export function visitTransferRoutes({ service, reply, deprecations, transfer: given, baseUrl }: VisitTransferRouteDeps): ApiRoute[] {
   const transfer = given ?? UNBUILT_TRANSFER;
-  const { adminOnly } = adminKeyCheck(service, deprecations);
+  const { withKey } = adminKeyCheck(service, deprecations);
   const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/visits/import`;
 
   async function exportVisits(ctx: Ctx, notice: readonly string[]): Promise<void> {
@@ -67,7 +67,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
   return [
     {
       path: '/api/visits/export',
-      methods: { GET: adminOnly(exportVisits) },
+      methods: { GET: withKey('read', exportVisits) },
       doc: {
         GET: {
           operationId: 'exportVisits',
@@ -115,7 +115,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     },
     {
       path: '/api/visits/import',
-      methods: { POST: adminOnly(importVisits) },
+      methods: { POST: withKey('import', importVisits) },
       doc: {
         POST: {
           operationId: 'importVisits',

@@ -13,6 +13,10 @@ export type { FsyncMode } from '../store/log/log-engine.ts';
 export type VisitTracking = 'events' | 'counts';
 export const VISIT_TRACKING: readonly VisitTracking[] = ['events', 'counts'];
 
+/** Who may create links (docs/security.md): anyone past the gate, or only a key whose role may create. */
+export type CreateAccess = 'open' | 'key';
+export const CREATE_ACCESS: readonly CreateAccess[] = ['open', 'key'];
+
 export interface Config {
   /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
   baseUrl: string | undefined;
@@ -58,6 +62,10 @@ export interface Config {
   geoipHeader: string;
   /** At most this many creates per client address (`60/min`, links/create-limit.ts); empty = no limit. */
   createRateLimit: string;
+  /** With a database that has no admin key: stored as the admin key `initial` (docs/security.md). */
+  initialApiKey: string;
+  /** `open`: anyone past the gate creates; `key`: a create needs a key whose role may create. */
+  createAccess: CreateAccess;
   /** Serve Shlink's REST API v3 under `/rest/` (docs/compat.md); `rest` is then a reserved word. */
   shlinkApi: boolean;
   /** Serve YOURLS' `/yourls-api.php` for its clients (docs/compat.md). */

@@ -4,7 +4,7 @@
  * (`src/cli/help.ts`) are computed from this table; what a row holds is `config.ts`'s `Setting`.
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
-import { setting, VISIT_TRACKING, type AnySetting, type Config, type FsyncMode, type VisitTracking } from './config.ts';
+import { CREATE_ACCESS, setting, VISIT_TRACKING, type AnySetting, type CreateAccess, type Config, type FsyncMode, type VisitTracking } from './config.ts';
 import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, rate } from './parsers.ts';
 import { SERVER_SETTINGS } from './server-settings.ts';
 
@@ -109,6 +109,16 @@ const SERVICE_SETTINGS = [
     help: 'postgres://… keeps the links in PostgreSQL (data_dir is then unused); empty: the log store',
   }),
   setting({
+    prop: 'initialApiKey',
+    file: undefined,
+    env: 'INITIAL_API_KEY',
+    flag: '--initial-api-key',
+    secret: true,
+    parse: optionalText,
+    default: '',
+    help: 'with DATABASE_URL: stored as an admin key named initial when the database has no admin key (prefer the env var)',
+  }),
+  setting({
     prop: 'dbPoolSize',
     file: 'db_pool_size',
     env: 'DB_POOL_SIZE',
@@ -211,6 +221,15 @@ const VISIT_AND_DOOR_SETTINGS = [
     parse: rate,
     default: '',
     help: 'at most N creates per client address (the one TRUST_PROXY gives) per second, minute or hour, e.g. 60/min; per instance; empty: no limit',
+  }),
+  setting({
+    prop: 'createAccess',
+    file: 'create_access',
+    env: 'CREATE_ACCESS',
+    flag: '--create-access',
+    parse: oneOf<CreateAccess>(CREATE_ACCESS),
+    default: 'open',
+    help: 'open: anyone past the gate creates links; key: a create needs an API key whose role may create (on every door)',
   }),
   // The peers' APIs (docs/compat.md): off by default, each a door of its own onto the same links.
   setting({

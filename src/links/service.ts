@@ -16,6 +16,7 @@ import type { Recorder } from '../visits/recorder.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { createEdits } from './edits.ts';
+import { createKeys } from './keys.ts';
 import { createReads } from './reads.ts';
 import { recordView, type UrlRecord } from './record.ts';
 import { createRedirect } from './redirect.ts';
@@ -51,6 +52,8 @@ export interface ServiceOptions {
   reserved?: ReadonlySet<string>;
   /** `create_rate_limit` (create-limit.ts); absent: creates are not limited. */
   createLimit?: CreateLimiter | undefined;
+  /** `create_access` (access.ts): `key` makes every create need a key whose role may create; default `open`. */
+  createAccess?: 'open' | 'key';
 }
 
 export function createService(options: ServiceOptions) {
@@ -70,6 +73,9 @@ export function createService(options: ServiceOptions) {
       if (key === undefined || key === '' || keyDigests.length === 0) return false;
       return matchesSecret(key, keyDigests);
     },
+
+    /** API keys with roles: who a presented key is, and the stored keys (`keys.ts`). */
+    keys: createKeys({ keyStore: store.accessKeys, apiKeys: options.apiKeys, seconds, log: options.log, createAccess: options.createAccess ?? 'open' }),
 
     shorten: createShorten({
       store,

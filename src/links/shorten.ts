@@ -39,6 +39,8 @@ export interface ShortenInput {
    * Every door onto a create passes it; a caller with no request (the library, a test) is not limited.
    */
   from?: VisitRequest | undefined;
+  /** The `id` of the stored key that asks (`access.ts`), recorded as the link's author; absent: none. */
+  author?: string | null | undefined;
 }
 
 /** What the create rules allow a code to be. */
@@ -104,10 +106,10 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
   const { store, codeRules, view } = deps;
 
   /** Generated codes offered to the store until it takes one; `undefined` when the code space is exhausted. */
-  async function generated(fields: CheckedCreate, createdAt: number): Promise<LinkRecord | undefined> {
+  async function generated(fields: CheckedCreate, createdAt: number, author: Pick<LinkRecord, 'author'>): Promise<LinkRecord | undefined> {
     const { url, retentionDays, maxVisits, labels } = fields;
     for (const code of candidateCodes(deps.randomCode, codeRules.minShortLength, codeRules.maxShortLength, codeRules.reserved)) {
-      const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
+      const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
       // A taken code is refused at once by the log store; only a write is awaited.
       const inserted = store.insert(record, createdAt);
       if (inserted === true || (inserted !== false && (await inserted))) return record;
@@ -126,13 +128,15 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
     if (fields instanceof Refusal) return refused(fields);
     const createdAt = deps.seconds();
     let record: LinkRecord | undefined;
+    // A link made without a stored key carries no author field at all, as before keys had ids.
+    const author = input.author ? { author: input.author } : {};
     try {
       if (fields.custom === undefined) {
-        record = await generated(fields, createdAt);
+        record = await generated(fields, createdAt, author);
       } else {
         // One insert decides: of concurrent creates of one code the store lets exactly one win.
         const { url, retentionDays, maxVisits, labels } = fields;
-        record = { code: fields.custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels };
+        record = { code: fields.custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
         if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
       }
     } catch (err) {

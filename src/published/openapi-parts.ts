@@ -16,7 +16,7 @@ import {
   SHORTEN_INPUT_SCHEMA,
   UPDATE_INPUT_SCHEMA,
 } from './schemas.ts';
-import { MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH } from '../links/validate.ts';
+import { CUSTOM_CODE, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH } from '../links/validate.ts';
 
 /** A fragment of an OpenAPI document (a response, a parameter, a schema…). */
 export type OpenApiObject = Readonly<Record<string, unknown>>;
@@ -62,6 +62,7 @@ const param = (name: string, where: 'query' | 'header' | 'path', schema: OpenApi
 export const PARAMETERS: Record<string, OpenApiObject> = {
   code: param('code', 'path', { ...CODE_SCHEMA, pattern: '^[A-Za-z0-9_-]+$' }, 'The short code. A path whose code has other characters is 404.'),
   file: param('file', 'path', { type: 'string' }, 'A file of the static/ folder, e.g. docs.css.'),
+  id: param('id', 'path', { type: 'string', pattern: '^[A-Za-z0-9_-]{8}$' }, "A stored API key's public id."),
   api_key: param(
     'api_key',
     'query',
@@ -212,7 +213,25 @@ function noticeComponent(schema: unknown): OpenApiObject {
   return rest;
 }
 
-export function schemas(noticeSchema: unknown): Record<string, OpenApiObject> {
+/** The lengths of the codes an instance takes: MIN_SHORT_LENGTH..MAX_SHORT_LENGTH. */
+export interface CodeLengths {
+  min: number;
+  max: number;
+}
+
+/**
+ * The body of a create as this instance takes it: a custom code, when one is sent, of `min` to
+ * `max` characters (null, empty or absent: a generated one). As numbers, so a client can say them
+ * before anything is typed (the UI's hint under its code field).
+ */
+function shortenInput(lengths: CodeLengths | undefined): OpenApiObject {
+  if (!lengths) return SHORTEN_INPUT_SCHEMA;
+  const custom = { type: 'string', minLength: lengths.min, maxLength: lengths.max, pattern: CUSTOM_CODE.source };
+  const code = { ...SHORTEN_INPUT_SCHEMA.properties.code, anyOf: [{ type: 'null' }, { const: '' }, custom] };
+  return { ...SHORTEN_INPUT_SCHEMA, properties: { ...SHORTEN_INPUT_SCHEMA.properties, code } };
+}
+
+export function schemas(noticeSchema: unknown, codeLengths?: CodeLengths): Record<string, OpenApiObject> {
   return {
     Record: RECORD_SCHEMA,
     List: { ...LIST_SCHEMA, properties: { ...LIST_SCHEMA.properties, urls: { type: 'array', items: ref('schemas', 'Record') } } },
@@ -220,7 +239,7 @@ export function schemas(noticeSchema: unknown): Record<string, OpenApiObject> {
     Health: HEALTH_SCHEMA,
     Healthz: HEALTHZ_SCHEMA,
     AuthCheck: AUTH_CHECK_SCHEMA,
-    ShortenInput: SHORTEN_INPUT_SCHEMA,
+    ShortenInput: shortenInput(codeLengths),
     ShortenForm: FORM_SCHEMA,
     UpdateInput: UPDATE_INPUT_SCHEMA,
     DeprecationNoticeNotification: noticeComponent(noticeSchema),

@@ -7,7 +7,7 @@
  * tag and components on its routes, so the document describes it exactly while it is on.
  */
 import { DEPRECATIONS } from './deprecations.ts';
-import { HEADERS, PARAMETERS, RESPONSES, SECURITY_SCHEMES, ref, schemas, type OpenApiObject } from './openapi-parts.ts';
+import { HEADERS, PARAMETERS, RESPONSES, SECURITY_SCHEMES, ref, schemas, type CodeLengths, type OpenApiObject } from './openapi-parts.ts';
 
 export type { OpenApiObject };
 
@@ -16,7 +16,11 @@ export type Access = 'public' | 'gate' | 'admin';
 
 export const TAGS = [
   { name: 'links', description: 'Create, inspect and follow short links.' },
-  { name: 'admin', description: 'List, edit, delete, export and import links, and read their visits: needs an admin key (API_KEYS).' },
+  {
+    name: 'admin',
+    description:
+      'List, edit, delete, export and import links, read their visits, and manage API keys: needs an API key (X-API-Key) whose role allows it: a key of API_KEYS, or a stored key (POST /api/keys).',
+  },
   { name: 'service', description: 'Health, gate status, deprecation notices and metrics.' },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents.' },
   { name: 'contracts', description: 'This document, its HTML rendering and the published JSON Schemas.' },
@@ -167,6 +171,8 @@ export interface DocumentInfo {
   version: string;
   /** The parsed notice schema file (schemas/v2/DeprecationNoticeNotification.json). */
   noticeSchema: unknown;
+  /** The code lengths the instance takes, said in `ShortenInput`; absent, the document names none. */
+  codeLengths?: CodeLengths | undefined;
 }
 
 /** The shared components, with those of each surface added; a name given twice is an error. */
@@ -198,7 +204,13 @@ function checkTag(route: DocumentedRoute, doc: OperationDoc): void {
 export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo): OpenApiDocument {
   // The surfaces on, in the order of their first route: the document holds a surface exactly while its routes are in the table.
   const surfaces = [...new Set(routes.flatMap((route) => (route.surface ? [route.surface] : [])))];
-  const base = { schemas: schemas(info.noticeSchema), responses: RESPONSES, parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES };
+  const base = {
+    schemas: schemas(info.noticeSchema, info.codeLengths),
+    responses: RESPONSES,
+    parameters: PARAMETERS,
+    headers: HEADERS,
+    securitySchemes: SECURITY_SCHEMES,
+  };
   const components = withSurfaces(base, surfaces);
   const tags = [...TAGS, ...surfaces.map((surface) => surface.tag)];
   const paths: Record<string, Partial<Record<Lowercase<Method>, Operation>>> = {};

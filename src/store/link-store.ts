@@ -60,7 +60,7 @@ export interface LinkRecord {
   title?: string | null | undefined;
   /** The link's tags: distinct, sorted (`checkTags`); absent or empty = none. */
   tags?: readonly string[] | undefined;
-  /** The `id` of the stored key that created the link (docs/security.md); absent or null = none. */
+  /** The `id` of the stored key that made the link (docs/security.md); absent or null = none. */
   author?: string | null | undefined;
 }
 
@@ -151,8 +151,7 @@ export interface LinkStore {
   newestByUrl(url: string, now: number): MaybePromise<LinkRecord | undefined>;
   /**
    * A page of live links, newest first: in reverse order of insertion, whatever their `createdAt`
-   * (links created in the same second come out latest inserted first; a database keeps an insertion
-   * sequence for this, never the clock alone).
+   * (a database keeps an insertion sequence for this, never the clock alone).
    */
   list(query: ListQuery): MaybePromise<LinkPage>;
   /**
@@ -193,8 +192,7 @@ export interface LinkStore {
    * can grant an extra visit; it rejects with `StoreUnavailableError` when the count cannot be
    * written, and the visit is not granted. A write known not to have happened (refused by the
    * disk, a statement that failed) gives the visit back; one whose outcome is unknown (a failed
-   * fsync, a lost commit acknowledgement) leaves it used. Links without a limit keep their cheap,
-   * batched counting.
+   * fsync, a lost commit acknowledgement) leaves it used. Links without a limit count in batches.
    */
   /**
    * Edits the live link of `code` (docs/api.md); undefined when there is none (unknown, expired by
@@ -202,8 +200,7 @@ export interface LinkStore {
    * with `StoreUnavailableError` like `insert`. The caller has validated every field. A new
    * retention counts from `createdAt`, so it may expire the link at once (the answer is then the
    * record as updated; later reads do not return it); a `maxVisits` at or below `visits` uses it up.
-   * A link left with a limit has its visit count durable with the edit, whatever was buffered.
-   */
+   * A link left with a limit has its visit count durable with the edit, whatever was buffered. */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
   /** Every live link, oldest first; memory stays flat whatever the number of links. */
   exportAll(now: number): AsyncIterable<LinkRecord>;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createShortener } from '../../src/app.ts';
@@ -85,6 +85,8 @@ const DOCUMENTED_DEFAULTS: Config = {
   geoipHeader: '',
   // Abuse controls (README, configuration).
   createRateLimit: '',
+  createAccess: 'open',
+  initialApiKey: '',
   // The peers' APIs (README, configuration).
   shlinkApi: false,
   yourlsApi: false,
@@ -377,6 +379,20 @@ describe('flag forms', () => {
     assert.equal(config.port, 1234);
   });
 
+  test('create_access: open by default; key from env, flag, file key and library option; anything else refused', () => {
+    assert.equal(resolve([]).config.createAccess, 'open');
+    assert.equal(resolve([], { CREATE_ACCESS: 'key' }).config.createAccess, 'key');
+    assert.equal(resolve(['--create-access', 'key']).config.createAccess, 'key');
+    assert.equal(withFile({ create_access: 'key' }).createAccess, 'key');
+    assert.equal(configFromOptions({ createAccess: 'key' }).createAccess, 'key');
+    assert.match(configError(() => resolve([], { CREATE_ACCESS: 'closed' })).message, /^invalid CREATE_ACCESS "closed"/);
+  });
+
+  test('initial_api_key: from the environment or the flag only, never from a file', () => {
+    assert.equal(resolve([], { INITIAL_API_KEY: 'k-from-env' }).config.initialApiKey, 'k-from-env');
+    assert.match(configError(() => withFile({ initial_api_key: 'k' })).message, /initial_api_key/);
+  });
+
   test('yourls_api: false by default; env, bare flag, file key and library option', () => {
     assert.equal(resolve([]).config.yourlsApi, false);
     assert.equal(resolve([], { YOURLS_API: 'true' }).config.yourlsApi, true);
@@ -452,6 +468,7 @@ describe('config file', () => {
       geoip_db: '/srv/geo/country.mmdb',
       geoip_header: 'CF-IPCountry',
       create_rate_limit: ' 30 / MIN ',
+      create_access: 'key',
       shlink_api: true,
       yourls_api: true,
     });
@@ -488,6 +505,8 @@ describe('config file', () => {
       geoipHeader: 'cf-ipcountry',
       // One spelling, whatever the file wrote.
       createRateLimit: '30/min',
+      createAccess: 'key',
+      initialApiKey: '',
       shlinkApi: true,
       yourlsApi: true,
     });
@@ -805,7 +824,7 @@ describe('CLI', { timeout: 60_000 }, () => {
     assert.ok(out.trimEnd().endsWith(` ${pkg.version}`), out);
   });
 
-  test('--port 0: starts, logs listening and the API_KEYS warning, serves, SIGTERM exits 0', async (t) => {
+  test('--port 0: starts, logs listening and the admin key warning, serves, SIGTERM exits 0', async (t) => {
     const dir = tempDir();
     const run = cli(['--port', '0'], { DATA_DIR: dir });
     t.after(() => {
@@ -828,7 +847,20 @@ describe('CLI', { timeout: 60_000 }, () => {
     assert.equal(listening['public_redirects'], false);
     assert.equal(listening['api_keys'], false);
     assert.equal(warning['level'], 'warn');
-    assert.match(String(warning['msg']), /API_KEYS/);
+    assert.match(String(warning['msg']), /admin key/);
+    // The first admin key (docs/security.md): its secret in a file only its owner reads, never in the log.
+    const file = join(dir, 'initial-admin-key');
+    assert.equal(warning['file'], file);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const secret = readFileSync(file, 'utf8').trim();
+    assert.match(secret, /^us_[A-Za-z0-9_-]{43}$/);
+    assert.ok(!run.stdout().includes(secret), 'the secret is not logged');
+    const keys = await request(port, '/api/keys', { headers: { 'x-api-key': secret } });
+    assert.equal(keys.status, 200);
+    assert.deepEqual(
+      (JSON.parse(keys.body) as { keys: { name: string; role: string }[] }).keys.map((k) => [k.name, k.role]),
+      [['initial', 'admin']],
+    );
 
     const health = await request(port, '/api/health');
     assert.equal(health.status, 200);

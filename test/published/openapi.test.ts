@@ -206,6 +206,9 @@ test("the operations document every route of the README's route table, with thei
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
+    'POST /api/keys': ['201', '400', '401', '403', '413', '415', '500', '503'],
+    'GET /api/keys': ['200', '401', '403', '500', '503'],
+    'DELETE /api/keys/{id}': ['204', '401', '403', '404', '500', '503'],
     'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '429', '500'],
     'GET /mcp': ['401', '405', '500'],
     'DELETE /mcp': ['401', '405', '500'],
@@ -232,6 +235,9 @@ test("the operations document every route of the README's route table, with thei
       'DELETE /api/urls/{code}/visits',
       'GET /api/visits/export',
       'POST /api/visits/import',
+      'POST /api/keys',
+      'GET /api/keys',
+      'DELETE /api/keys/{id}',
     ].includes(key);
     const expectedSecurity = isPublic
       ? []
@@ -372,6 +378,14 @@ const NEVER_HERE: Readonly<Record<number, string>> = { 401: 'the gate is off her
 
 /** The 429 of a create: the server here has no create limit. */
 const RATE_LIMITED_ONLY = 'only with CREATE_RATE_LIMIT (test/api/create-rate-limit.test.ts)';
+
+/** A `POST /api/keys` with the admin key, expecting `status`. */
+const keyPost = (body: string, status: number, diskFull = false) => ({
+  path: '/api/keys',
+  options: { method: 'POST', headers: { ...ADMIN, ...JSON_HEADERS }, body },
+  status,
+  ...(diskFull ? { diskFull } : {}),
+});
 
 /** What the probes need: codes made for them, and a static file's validator. */
 interface Fixture {
@@ -599,6 +613,37 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     },
     getAuthCheck: { probes: [{ path: '/auth-check', status: 200 }] },
     listDeprecations: { probes: [{ path: '/api/deprecations', status: 200 }] },
+    createKey: {
+      probes: [
+        keyPost('{"name":"tool","role":"creator"}', 201),
+        keyPost('{"name":"tool","role":"owner"}', 400),
+        keyPost(BIG, 413),
+        {
+          path: '/api/keys',
+          options: { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=a&role=viewer' },
+          status: 415,
+        },
+        { path: '/api/keys', options: { method: 'POST', headers: JSON_HEADERS, body: '{"name":"tool","role":"creator"}' }, status: 403 },
+        keyPost('{"name":"full","role":"viewer"}', 503, true),
+      ],
+    },
+    listKeys: {
+      probes: [
+        { path: '/api/keys', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/keys', status: 403 },
+      ],
+      unexercised: { 503: 'a list of the keys is read from memory on the log store; PostgreSQL answers it (test/store/postgres/keys.test.ts)' },
+    },
+    revokeKey: {
+      probes: [
+        { path: '/api/keys/AAAAAAAA', options: { method: 'DELETE', headers: ADMIN }, status: 404 },
+        { path: '/api/keys/AAAAAAAA', options: { method: 'DELETE' }, status: 403 },
+      ],
+      unexercised: {
+        204: "a key's id is random: test/api/keys.test.ts revokes one it made",
+        503: 'a revoke of an unknown id writes nothing; test/api/keys.test.ts revokes one on a full disk',
+      },
+    },
     mcp: {
       probes: [
         mcp(200, JSON_HEADERS),

@@ -3,6 +3,7 @@
  * slow reader: the export is pulled only as fast as the client reads, and a client that leaves
  * ends it.
  */
+import { createKeys } from '../../src/links/keys.ts';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -119,7 +120,7 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
   };
   const reply = createResponder([]);
   const [route] = transferRoutes({
-    service: { isAdminKey: (k) => k === KEY },
+    service: { keys: createKeys({ keyStore: undefined, apiKeys: [KEY], seconds: () => NOW / 1000, log: createLogger('silent') }) },
     reply,
     deprecations: createDeprecations('http://x', createLogger('silent')),
     transfer,
