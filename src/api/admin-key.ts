@@ -33,7 +33,7 @@ function presentedKey(ctx: Ctx, deprecations: Deprecations): { key: string | und
  * handler of its own; `create-as-configured` is a create as `create_access` says (with `open`, no
  * key at all may create too, and the principal is then undefined).
  */
-export function adminKeyCheck(service: Pick<Service, 'keys'>, deprecations: Deprecations) {
+export function adminKeyCheck(service: Pick<Service, 'keys' | 'mayTouch'>, deprecations: Deprecations) {
   async function keyOf(ctx: Ctx, action: Action | 'create-as-configured'): Promise<{ principal: Principal | undefined; notice: readonly HeaderPair[] }> {
     const { key, notice } = presentedKey(ctx, deprecations);
     const who = action === 'create-as-configured' ? await service.keys.mayCreate(key) : await service.keys.authorize(key, action);
@@ -47,6 +47,10 @@ export function adminKeyCheck(service: Pick<Service, 'keys'>, deprecations: Depr
   function withKey(action: Action, handler: (ctx: Ctx, notice: readonly string[], principal: Principal) => Promise<void>): RouteHandler {
     return async function keyed(ctx) {
       const { principal, notice } = await keyOf(ctx, action);
+      // A route of one link: an editor's key reaches only the links it made (404 for the others').
+      const code = ctx.params['code'];
+      const may = code === undefined ? true : await service.mayTouch(principal!, code);
+      if (may !== true) throw failureError(may, notice);
       try {
         await handler(ctx, flatten(notice), principal!);
       } catch (err) {

@@ -91,7 +91,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls',
       methods: {
-        GET: withKey('read', async (ctx, notice) => {
+        GET: withKey('read-all', async (ctx, notice) => {
           const page = await service.listing(listQuery(ctx.query()));
           if (!page.ok) throw failureError(page);
           try {

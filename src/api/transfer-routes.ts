@@ -17,7 +17,7 @@ import type { ApiRoute } from './route-types.ts';
 import type { Service } from '../links/service.ts';
 
 export interface TransferRouteDeps {
-  service: Pick<Service, 'keys'>;
+  service: Pick<Service, 'keys' | 'mayTouch'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
@@ -153,7 +153,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
   return [
     {
       path: '/api/export',
-      methods: { GET: withKey('read', exportLinks) },
+      methods: { GET: withKey('read-all', exportLinks) },
       doc: {
         GET: {
           operationId: 'exportUrls',

@@ -17,7 +17,7 @@ import { failureError } from './outcomes.ts';
 import type { ApiRoute } from './route-types.ts';
 
 export interface VisitRouteDeps {
-  service: Pick<Service, 'keys' | 'stats' | 'visits' | 'deleteVisits'>;
+  service: Pick<Service, 'keys' | 'mayTouch' | 'stats' | 'visits' | 'deleteVisits'>;
   reply: Responder;
   deprecations: Deprecations;
 }
@@ -58,7 +58,7 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
     {
       path: '/api/stats',
       methods: {
-        GET: withKey('read', async (ctx: Ctx, notice) => {
+        GET: withKey('read-all', async (ctx: Ctx, notice) => {
           const outcome = await service.stats(null, rangeParams(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.stats, notice);

@@ -18,7 +18,7 @@ import type { ApiRoute } from './route-types.ts';
 import { IMPORT_FAILED, IMPORT_REPORT, importHandler, UNBUILT_TRANSFER } from './transfer-routes.ts';
 
 export interface VisitTransferRouteDeps {
-  service: Pick<Service, 'keys'>;
+  service: Pick<Service, 'keys' | 'mayTouch'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read: the routes then fail with a 500. */
@@ -67,7 +67,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
   return [
     {
       path: '/api/visits/export',
-      methods: { GET: withKey('read', exportVisits) },
+      methods: { GET: withKey('read-all', exportVisits) },
       doc: {
         GET: {
           operationId: 'exportVisits',

@@ -9,24 +9,29 @@ export type Role = 'creator' | 'viewer' | 'editor' | 'admin';
 export const ROLES: readonly Role[] = ['creator', 'viewer', 'editor', 'admin'];
 
 /**
- * What a request does, as the roles table names it: `create` a link; `read` links, their stats,
- * visits and exports; `edit` or delete links; `import`; manage `keys` (and later domains and
- * webhooks).
+ * What a request does, as the roles table names it: `create` a link; `read` a link, its stats and
+ * visits; `read-all`: list, export or count over every link; `edit` or delete links; `import`;
+ * manage `keys` (and later domains and webhooks).
  */
-export type Action = 'create' | 'read' | 'edit' | 'import' | 'keys';
+export type Action = 'create' | 'read' | 'read-all' | 'edit' | 'import' | 'keys';
 
-/** The roles table: what each role may do. An `editor` may read and edit only its own links (`ownLinksOnly`). */
+/**
+ * The roles table: what each role may do. An `editor` may read and edit only its own links
+ * (`ownLinksOnly`); the reads over every link (lists, exports, the stats of all links) do not yet
+ * narrow to one author, so an editor is refused them rather than shown other authors' links.
+ */
 const MAY: Readonly<Record<Role, ReadonlySet<Action>>> = {
   creator: new Set(['create']),
-  viewer: new Set(['read']),
+  viewer: new Set(['read', 'read-all']),
   editor: new Set(['create', 'read', 'edit']),
-  admin: new Set(['create', 'read', 'edit', 'import', 'keys']),
+  admin: new Set(['create', 'read', 'read-all', 'edit', 'import', 'keys']),
 };
 
 /** How a refusal names each action: "this key's role (viewer) does not allow creating links". */
 const WHAT: Readonly<Record<Action, string>> = {
   create: 'creating links',
   read: 'reading links, their stats or their visits',
+  'read-all': 'listing, exporting or counting over every link',
   edit: 'editing or deleting links',
   import: 'importing',
   keys: 'managing keys',

@@ -17,6 +17,8 @@ import { RESERVED_SEGMENTS } from './codes.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { createEdits } from './edits.ts';
 import { createKeys } from './keys.ts';
+import { ownLinksOnly, type Principal } from './access.ts';
+import { guarded, NOT_FOUND, type NotFound, type Unavailable } from './outcomes.ts';
 import { createReads } from './reads.ts';
 import { recordView, type UrlRecord } from './record.ts';
 import { createRedirect } from './redirect.ts';
@@ -76,6 +78,19 @@ export function createService(options: ServiceOptions) {
 
     /** API keys with roles: who a presented key is, and the stored keys (`keys.ts`). */
     keys: createKeys({ keyStore: store.accessKeys, apiKeys: options.apiKeys, seconds, log: options.log, createAccess: options.createAccess ?? 'open' }),
+
+    /**
+     * Whether `principal` may touch the link of `code`: always, unless its role limits it to its
+     * own links (an `editor`) and the link is another author's or none — then `not_found`, as if
+     * it did not exist.
+     */
+    async mayTouch(principal: Principal, code: string): Promise<true | NotFound | Unavailable> {
+      const author = ownLinksOnly(principal);
+      if (author === undefined) return true;
+      const rec = await guarded(() => store.get(code, seconds()));
+      if (rec !== undefined && 'ok' in rec) return rec;
+      return rec?.author === author ? true : NOT_FOUND;
+    },
 
     shorten: createShorten({
       store,

@@ -41,6 +41,7 @@ async function makeKey(h: Harness, role: string, extra: Record<string, unknown> 
 
 const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
 const READ = 'reading links, their stats or their visits';
+const READ_ALL = 'listing, exporting or counting over every link';
 const EDIT = 'editing or deleting links';
 
 /**
@@ -54,19 +55,24 @@ const ROUTES: { method: string; path: string; body?: string; type?: string; want
     body: '{"url":"https://example.com/made"}',
     want: { creator: 201, viewer: denied('viewer', 'creating links'), editor: 201, admin: 201 },
   },
-  { method: 'GET', path: '/api/urls', want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { method: 'GET', path: '/api/urls/{code}/stats', want: { creator: denied('creator', READ), viewer: 200, admin: 200 } },
-  { method: 'GET', path: '/api/stats', want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { method: 'GET', path: '/api/urls/{code}/visits', want: { creator: denied('creator', READ), viewer: 200, admin: 200 } },
-  { method: 'GET', path: '/api/export', want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { method: 'GET', path: '/api/visits/export', want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
+  { method: 'GET', path: '/api/urls', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  // {code} is the admin's link: an editor's key reaches only its own links, and another's is 404.
+  { method: 'GET', path: '/api/urls/{code}/stats', want: { creator: denied('creator', READ), viewer: 200, editor: 404, admin: 200 } },
+  { method: 'GET', path: '/api/stats', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  { method: 'GET', path: '/api/urls/{code}/visits', want: { creator: denied('creator', READ), viewer: 200, editor: 404, admin: 200 } },
+  { method: 'GET', path: '/api/export', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  { method: 'GET', path: '/api/visits/export', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
   {
     method: 'PATCH',
     path: '/api/urls/{code}',
     body: '{"title":"t"}',
-    want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), admin: 200 },
+    want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), editor: 404, admin: 200 },
   },
-  { method: 'DELETE', path: '/api/urls/{code}/visits', want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), admin: 200 } },
+  {
+    method: 'DELETE',
+    path: '/api/urls/{code}/visits',
+    want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), editor: 404, admin: 200 },
+  },
   {
     method: 'POST',
     path: '/api/import',
@@ -92,7 +98,7 @@ const ROUTES: { method: string; path: string; body?: string; type?: string; want
     body: '{"name":"n","role":"viewer"}',
     want: { creator: denied('creator', 'managing keys'), viewer: denied('viewer', 'managing keys'), editor: denied('editor', 'managing keys'), admin: 201 },
   },
-  { method: 'DELETE', path: '/api/urls/{code}', want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), admin: 204 } },
+  { method: 'DELETE', path: '/api/urls/{code}', want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), editor: 404, admin: 204 } },
 ];
 
 test('every REST route that needs a key answers each role as the roles table says', ONE, async (t) => {
@@ -120,6 +126,26 @@ test('every REST route that needs a key answers each role as the roles table say
     assert.ok(!h.logs.raw.includes(key.key), 'a secret in the log');
     assert.ok(!listed.body.includes(key.key) && !metrics.body.includes(key.key), 'a secret in an answer');
   }
+});
+
+test("an editor's key reads, edits and deletes the links it made, and no other", ONE, async (t) => {
+  const h = await start(t, { apiKeys: [ADMIN], logLevel: 'silent' });
+  const editor = await makeKey(h, 'editor');
+  const other = await makeKey(h, 'editor');
+  const made = await h.req('/api/shorten', { method: 'POST', headers: { ...JSON_TYPE, 'x-api-key': editor.key }, body: '{"url":"https://example.com/mine"}' });
+  assert.equal(made.status, 201);
+  const code = new URL(made.body).pathname.slice(1);
+  const as = (key: string, method: string, path: string, body?: string) =>
+    h.req(path, { method, headers: { ...JSON_TYPE, 'x-api-key': key }, ...(body === undefined ? {} : { body }) });
+  assert.equal((await as(other.key, 'PATCH', `/api/urls/${code}`, '{"title":"theirs"}')).status, 404, "another editor's link does not exist for it");
+  assert.equal((await as(other.key, 'GET', `/api/urls/${code}/stats`)).status, 404);
+  assert.equal((await as(editor.key, 'GET', `/api/urls/${code}/stats`)).status, 200);
+  assert.equal((await as(editor.key, 'GET', `/api/urls/${code}/visits`)).status, 200);
+  const edited = await as(editor.key, 'PATCH', `/api/urls/${code}`, '{"title":"mine"}');
+  assert.equal(edited.status, 200);
+  assert.equal((JSON.parse(edited.body) as { title: string }).title, 'mine');
+  assert.equal((await as(other.key, 'DELETE', `/api/urls/${code}`)).status, 404);
+  assert.equal((await as(editor.key, 'DELETE', `/api/urls/${code}`)).status, 204);
 });
 
 test('POST /api/keys shows the secret once; GET lists without it; a revoked key is refused with an empty 403', ONE, async (t) => {

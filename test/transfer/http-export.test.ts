@@ -120,7 +120,10 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
   };
   const reply = createResponder([]);
   const [route] = transferRoutes({
-    service: { keys: createKeys({ keyStore: undefined, apiKeys: [KEY], seconds: () => NOW / 1000, log: createLogger('silent') }) },
+    service: {
+      mayTouch: async () => true as const,
+      keys: createKeys({ keyStore: undefined, apiKeys: [KEY], seconds: () => NOW / 1000, log: createLogger('silent') }),
+    },
     reply,
     deprecations: createDeprecations('http://x', createLogger('silent')),
     transfer,
