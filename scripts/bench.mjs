@@ -774,8 +774,8 @@ async function main() {
   // The redirect's link is created over HTTP by a server process of its own, stopped before the
   // measured one starts on the same data file: until the rounds the measured process serves
   // redirects only, like the reference, which can serve nothing else. A create in the same process
-  // would cost every later redirect about 500 instructions (docs/performance.md, "One pass over
-  // the code, and what a create leaves behind"): node:http's stream code then runs on the type feedback of a body it read.
+  // would cost every later redirect about 500 instructions (docs/performance.md, "What else
+  // the redirect avoids"): node:http's stream code then runs on the type feedback of a body it read.
   const linkDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const creator = await startServer({ fsync: 'always', dir: linkDir });
   const code = await shorten(creator.port, TARGET);

@@ -64,7 +64,7 @@ export function parseTransferCommand(argv: readonly string[]): TransferCommand |
     }
   }
   if (importing && parsed.file === undefined) {
-    throw new ConfigError(`${command} needs the file to read: url-shortener ${command} ${command === 'import' ? 'FILE' : 'FILE|-'} [--data-dir D]`);
+    throw new ConfigError(`${command} needs the file to read: node dist/server.js ${command} ${command === 'import' ? 'FILE' : 'FILE|-'} [--data-dir D]`);
   }
   if (command === 'export-visits') {
     // Checked here, before a store is opened: a bad --from is a usage error (exit 2).

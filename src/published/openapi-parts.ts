@@ -131,7 +131,7 @@ const header = (description: string, schema: OpenApiObject = { type: 'string' })
 
 export const HEADERS: Record<string, OpenApiObject> = {
   Location: header('The short URL (201) or the original URL (302).'),
-  'X-Total-Count': header('The number of live links, all pages together.', { type: 'integer', minimum: 0 }),
+  'X-Total-Count': header('The number of live links the filters keep, all pages together.', { type: 'integer', minimum: 0 }),
   Deprecation: header('RFC 9745: this usage is deprecated since @<Unix seconds>. Sent only on deprecated usages.', { type: 'string', pattern: '^@[0-9]+$' }),
   Link: header('`<base_url/docs#deprecations>; rel="deprecation"`: where the deprecation is explained. Sent with Deprecation.'),
   Allow: header('The methods the path serves.'),

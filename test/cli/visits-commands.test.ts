@@ -181,7 +181,7 @@ test('usage: bad filters and a missing file exit 2 with one line; parseTransferC
     [['export-visits', '--bots', 'some'], /^url-shortener: invalid --bots: bots must be one of exclude, include, only\n$/],
     [['export-visits', '--code', 'a.b'], /^url-shortener: invalid --code: code must be a short code/],
     [['export-visits', '--format', 'xml'], /^url-shortener: invalid --format "xml": must be jsonl or csv\n$/],
-    [['import-visits'], /^url-shortener: import-visits needs the file to read: url-shortener import-visits FILE\|- \[--data-dir D\]\n$/],
+    [['import-visits'], /^url-shortener: import-visits needs the file to read: node dist\/server\.js import-visits FILE\|- \[--data-dir D\]\n$/],
   ];
   for (const [args, err] of cases) {
     const r = await runCli(args);
