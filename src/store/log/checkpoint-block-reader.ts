@@ -8,7 +8,8 @@ import { crc32 } from './crc32.ts';
 import type { StoreFs } from './fs.ts';
 import { capacityFor } from './keydir-columns.ts';
 import type { PackedKeydir } from './keydir-image.ts';
-import type { Labels } from '../link-store.ts';
+import type { SlotLabels } from './link-labels.ts';
+import type { KeyRecord } from '../key-store.ts';
 
 /** Reads exactly `into.length` bytes at `position`; false when the file ends first. */
 export function readFully(fs: StoreFs, fd: number, into: Uint8Array, position: number): boolean {
@@ -41,8 +42,9 @@ export class BlockReader {
   constructor(
     private readonly totals: BlockTotals,
     blocks: readonly BlockInfo[],
-    labels: [number, Labels][],
+    labels: [number, SlotLabels][],
     referrers: [number, string][],
+    keys: readonly KeyRecord[],
   ) {
     const { slots, used, eventSlots, eventWords } = totals;
     const capacity = capacityFor(slots);
@@ -67,6 +69,7 @@ export class BlockReader {
       },
       labels,
       referrers,
+      keys,
     };
   }
 

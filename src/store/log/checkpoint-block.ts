@@ -13,7 +13,7 @@
 import { crc32 } from './crc32.ts';
 import { grown } from './keydir-columns.ts';
 import type { SlotSink } from './keydir-image.ts';
-import type { Labels } from '../link-store.ts';
+import type { SlotLabels } from './link-labels.ts';
 import { STRIDE } from '../../visits/packed.ts';
 
 /** Slots a block of `writeCheckpoint` holds: about a megabyte. A compaction's block is its slice. */
@@ -83,7 +83,7 @@ export class Block implements SlotSink {
   private eventData: Uint32Array = new Uint32Array(1024);
   private eventWords = 0;
   /** Labels by slot number of the checkpoint (`base` is the first of this block's). */
-  readonly labelled: [number, Labels][] = [];
+  readonly labelled: [number, SlotLabels][] = [];
   base = 0;
 
   slot(
@@ -141,7 +141,7 @@ export class Block implements SlotSink {
     this.eventWords += words;
   }
 
-  labels(labels: Labels): void {
+  labels(labels: SlotLabels): void {
     this.labelled.push([this.base + this.slots - 1, labels]);
   }
 

@@ -15,6 +15,7 @@ import { TEMP_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
+import type { KeyRecord } from '../key-store.ts';
 
 /**
  * A checkpoint being written to its temp file: slots copied in (`add`), blocks written out
@@ -34,6 +35,7 @@ export class CheckpointWriter {
   private fd: number | undefined;
   private readonly late: number[] = [];
   private referrers: [number, string][] = [];
+  private keys: KeyRecord[] = [];
 
   /**
    * A new temp file beside `logPath`. `nextSeqs`: see `KeydirImage.copySlot`. `lateFrom`: the keydir's
@@ -50,9 +52,13 @@ export class CheckpointWriter {
     this.fd = fs.create(this.temp);
   }
 
-  /** The referrer hosts the log it covers names (by the end of those bytes). */
-  names(referrers: [number, string][]): void {
+  /**
+   * The referrer hosts the log it covers names, and the stored API keys it leaves (by the end of
+   * those bytes).
+   */
+  names(referrers: [number, string][], keys: readonly KeyRecord[]): void {
     this.referrers = referrers;
+    this.keys = [...keys];
   }
 
   private get temp(): string {
@@ -101,6 +107,7 @@ export class CheckpointWriter {
       keydir: { seed: this.seed, slots: this.block.base, used: this.used, eventSlots: this.eventSlots, eventWords: this.eventWords },
       labels: this.block.labelled,
       referrers: this.referrers,
+      keys: this.keys,
       late: this.late,
       blocks: this.blocks,
     };
@@ -170,7 +177,7 @@ export class CheckpointWriter {
  */
 export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
   const writer = new CheckpointWriter(fs, logPath, records.hashSeed, true);
-  writer.names([...records.events.referrers.inLog()]);
+  writer.names([...records.events.referrers.inLog()], records.accessKeys.list());
   try {
     for (const s of records.slotsOldestFirst()) {
       writer.add(records, s);

@@ -17,7 +17,8 @@
  * Layout: `URLSCKPT`, the layout version, the footer's length and CRC-32 (4 bytes each, little
  * endian), 4 spare bytes and the footer's offset (a little-endian double); then the blocks, each a
  * run of consecutive slots with its own columns (`checkpoint-block.ts`); then the footer (JSON: the
- * log covered, the keydir's numbers, labels, referrer hosts, and each block's sizes and CRC-32).
+ * log covered, the keydir's numbers, labels, referrer hosts, stored API keys, and each block's
+ * sizes and CRC-32).
  * The preamble is written last, so a file cut short anywhere is refused. This file holds the
  * layout and the reading back (`loadCheckpoint`).
  */
@@ -29,7 +30,8 @@ import type { StoreFs } from './fs.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
 import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
-import type { Labels } from '../link-store.ts';
+import type { SlotLabels } from './link-labels.ts';
+import type { KeyRecord } from '../key-store.ts';
 
 export const MAGIC = Buffer.from('URLSCKPT', 'latin1');
 /** The layout this build writes and reads; another one is another build's, and not used. */
@@ -58,8 +60,10 @@ export interface Footer {
   endian: string;
   log: Covered & { format: number; id: string; head: number; tail: number };
   keydir: BlockTotals;
-  labels: [number, Labels][];
+  labels: [number, SlotLabels][];
   referrers: [number, string][];
+  /** The stored API keys as the log covered leaves them, oldest first (`key-table.ts`). */
+  keys: KeyRecord[];
   /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
   late: number[];
   blocks: BlockInfo[];
@@ -130,6 +134,8 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   const footer = JSON.parse(json.toString('utf8')) as Footer;
   if (footer.endian !== endianness()) return { reason: 'it was written on a machine of another byte order' };
   if (footer.log.format !== FORMAT_VERSION) return { reason: `it covers a log of format ${footer.log.format}, and this build writes format ${FORMAT_VERSION}` };
+  // The log it covers is not replayed: keys it does not hold would be lost.
+  if (!Array.isArray(footer.keys)) return damaged('no stored API keys in its footer');
 
   const { offset } = footer.log;
   const log = identity(fs, logFd, offset);
@@ -139,7 +145,7 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (log.head !== footer.log.head || log.tail !== footer.log.tail)
     return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
-  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers);
+  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers, footer.keys);
   let at = PREAMBLE;
   for (const info of footer.blocks) {
     const wrong = blocks.read(fs, fd, at, info);

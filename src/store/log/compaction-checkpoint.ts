@@ -9,6 +9,7 @@ import { checkpointDue, checkpointPath, type Covered } from './checkpoint.ts';
 import { CheckpointWriter } from './checkpoint-writer.ts';
 import type { StoreParts } from './log-rewrite.ts';
 import type { Keydir } from './keydir.ts';
+import type { KeyRecord } from '../key-store.ts';
 
 export class CompactionCheckpoint {
   private constructor(
@@ -28,9 +29,9 @@ export class CompactionCheckpoint {
     }
   }
 
-  /** The referrer hosts the new log names first (`writeRecords`). */
-  names(referrers: [number, string][]): void {
-    this.writer?.names(referrers);
+  /** The referrer hosts and the stored API keys the new log names first (`writeRecords`). */
+  names(referrers: [number, string][], keys: readonly KeyRecord[]): void {
+    this.writer?.names(referrers, keys);
   }
 
   /** Copies the live slot `s`, whose line was just encoded. */

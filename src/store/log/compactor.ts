@@ -42,9 +42,10 @@ export class Compactor {
   /** Starts a compaction when dead entries outweigh live ones and the log is past the size floor. */
   maybe(): void {
     const { records, writer, problems, log } = this.parts;
-    // A compacted log holds a line per link and one per 4,096 of its events; the lines of visits
-    // written since (a few events each) count as live until the events are a line's worth.
-    const live = records.size + Math.ceil(records.events.total / 64);
+    // A compacted log holds a line per link and one per 4,096 of its events, and one per stored
+    // key; the lines of visits written since (a few events each) count as live until the events
+    // are a line's worth.
+    const live = records.size + records.accessKeys.size + Math.ceil(records.events.total / 64);
     if (this.running || writer.detached || writer.size < this.minBytes || writer.entries - live <= live) return;
     this.run().then(
       (report) => {

@@ -17,6 +17,7 @@ import type { Entry } from './format.ts';
 import type { InsertChain } from '../link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
+import { LogKeys } from './log-keys.ts';
 import { LogWriter, type EncodedLines } from './log-writer.ts';
 import type { StoreParts } from './log-rewrite.ts';
 import { openLog } from './open.ts';
@@ -60,6 +61,8 @@ export abstract class EngineLifecycle {
   protected readonly records: Keydir;
   private readonly writer: LogWriter;
   protected readonly counts: VisitCounts;
+  /** The stored API keys (`log-keys.ts`), written through `append` like every change. */
+  readonly accessKeys: LogKeys;
   private readonly reattacher: Reattacher;
   private readonly log: Logger;
   private readonly problems: RepeatLog;
@@ -115,6 +118,7 @@ export abstract class EngineLifecycle {
       (entries, chain) => this.append(entries, undefined, chain),
       () => setImmediate(() => void this.flushVisits().catch(() => undefined)),
     );
+    this.accessKeys = new LogKeys(this.records.accessKeys, (entries, durable) => this.append(entries, durable));
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 

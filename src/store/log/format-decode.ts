@@ -1,11 +1,13 @@
 /**
  * The log format read back (its lines are described in `format.ts`): a checksummed payload's text
  * to the entry it holds, or undefined when it is well-formed text of no known shape. Event entries
- * are read by `event-format.ts`; the hot shapes of a replay straight from bytes by `replay-line.ts`.
+ * are read by `event-format.ts`, those of stored keys by `key-format.ts`, a `<labels>` field by
+ * `link-labels.ts`; the hot shapes of a replay straight from bytes by `replay-line.ts`.
  */
 import { decodeEventFields } from './event-format.ts';
 import type { Entry } from './format.ts';
-import type { LabelSource } from './keydir.ts';
+import { decodeKeyFields, KEY_OPS } from './key-format.ts';
+import { decodeLabels } from './link-labels.ts';
 import { MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
 
 /** A number field: decimal, no sign or leading zero, at most `MAX_DIGITS` digits (checked ≤ `MAX_COUNT` below). */
@@ -32,7 +34,7 @@ export function decodePayload(text: string): Entry | undefined {
       if (f.length < 6 || f.length > 8) return undefined;
       // The URL is the last field but for labels, the eighth.
       const url = f.length === 8 ? f[6] : f[f.length - 1];
-      const labels = f.length === 8 ? decodeLabels(f[7]!) : {};
+      const labels = f.length === 8 ? decodeLabels(f[7]!, true) : {};
       if (!f[1] || !url || labels === undefined) return undefined;
       const createdAt = int(f[2]);
       const retentionDays = int(f[3]);
@@ -43,7 +45,7 @@ export function decodePayload(text: string): Entry | undefined {
     }
     case 'E': {
       if ((f.length !== 5 && f.length !== 6) || !f[1] || !f[4]) return undefined;
-      const labels = f.length === 6 ? decodeLabels(f[5]!) : {};
+      const labels = f.length === 6 ? decodeLabels(f[5]!, false) : {};
       const retentionDays = int(f[2]);
       const maxVisits = int(f[3]);
       if (labels === undefined || retentionDays < 0 || retentionDays > MAX_LIMIT || maxVisits < 0 || maxVisits > MAX_LIMIT) return undefined;
@@ -66,23 +68,6 @@ export function decodePayload(text: string): Entry | undefined {
       return { op: 'V', counts };
     }
     default:
-      return decodeEventFields(f);
+      return KEY_OPS.has(f[0]!) ? decodeKeyFields(f) : decodeEventFields(f);
   }
-}
-
-/** A `<labels>` field read back: undefined when it is not one (the entry is then no entry). */
-function decodeLabels(text: string): LabelSource | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [title, tags] = value as unknown[];
-  if ((title !== null && typeof title !== 'string') || !Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
-  const labels: LabelSource = {};
-  if (title !== null) labels.title = title;
-  if (tags.length > 0) labels.tags = tags as string[];
-  return labels;
 }

@@ -11,16 +11,17 @@
  *   C <code> <created_at> <retention_days> <untracked> <url>           create (untracked > 0 after compaction)
  *   C <code> <created_at> <retention_days> <untracked> <max> <url>     create of a link with a visit limit
  *   C <code> <created_at> <retention_days> <untracked> <max> <url> <labels>
- *                                                                      create of a link with a title or tags (max 0 = no limit)
+ *                                                                      create of a link with a title, tags or an author (max 0 = no limit)
  *   E <code> <retention_days> <max> <url> [<labels>]                   edit: the link's new values (max 0 = no limit)
  *   D <code>                                                           delete (tombstone)
  *   V <code> <count> [<code> <count> …]                                count batch: untracked visits, absolute
  *   R, X, Y, K, J, Z, T                                                visit events (`event-format.ts`)
+ *   A, W, U                                                            stored API keys (`key-format.ts`)
  *
  * `<labels>` (format 4) is the JSON array `[title, tags]` (title a string or null, tags an array of
- * strings): JSON escapes every tab and line break a title may hold, so the field needs no escaping
- * of its own. A link without a title and tags has no such field, in a create or an edit: an edit
- * carries the link's values whole, so one without labels clears them.
+ * strings), and a create's `[title, tags, author]` for a link with an author (format 5,
+ * `link-labels.ts`). A link without any has no such field, in a create or an edit: an edit carries
+ * the link's title and tags whole, so one without labels clears them; it never changes the author.
  *
  * A link's visit count is its untracked visits (the count of its create or count batch) plus its
  * events; in a log before format 3 every visit was an untracked one.
@@ -47,33 +48,37 @@ import {
   type EventEntry,
   type EventsEntry,
 } from './event-format.ts';
+import { KEY_OPS, keyPayload, keyWritable, type KeyEntry } from './key-format.ts';
+import type { StoredRecord } from './keydir.ts';
+import { encodeLabels, slotLabels, type LabelSource } from './link-labels.ts';
 import { STRIDE } from '../../visits/packed.ts';
-import type { LabelSource, StoredRecord } from './keydir.ts';
-import { labelsOf } from '../link-store.ts';
 import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 
 export type Entry =
   /** `maxVisits`: absent, null or 0 for no limit. */
   | ({ op: 'C'; code: string; url: string; createdAt: number; retentionDays: number; visits: number; maxVisits?: number | null | undefined } & LabelSource)
-  | ({ op: 'E'; code: string; url: string; retentionDays: number; maxVisits: number | null } & LabelSource)
+  /** An edit's labels are its title and tags: an edit never changes a link's author. */
+  | ({ op: 'E'; code: string; url: string; retentionDays: number; maxVisits: number | null } & Omit<LabelSource, 'author'>)
   | { op: 'D'; code: string }
   /** A count batch: the visit counts of some codes (a *visit* is one counted redirect). */
   | { op: 'V'; counts: [code: string, count: number][] }
   /** The version line, only ever the first line of a log. */
   | { op: 'F'; name: string; version: number }
   /** Visit events and what changes them (format 3, `event-format.ts`). */
-  | EventEntry;
+  | EventEntry
+  /** Stored API keys (format 5, `key-format.ts`). */
+  | KeyEntry;
 
 /** The payload of an entry without events (those are written as bytes, `writeEventLine`). */
 function payload(entry: Exclude<Entry, EventsEntry>): string {
   switch (entry.op) {
     case 'C': {
-      const labels = encodeLabels(entry);
+      const labels = encodeLabels(entry, true);
       if (labels !== undefined)
         return `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.maxVisits ?? 0}\t${entry.url}\t${labels}`;
       return entry.maxVisits
@@ -81,7 +86,7 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
         : `C\t${entry.code}\t${entry.createdAt}\t${entry.retentionDays}\t${entry.visits}\t${entry.url}`;
     }
     case 'E': {
-      const labels = encodeLabels(entry);
+      const labels = encodeLabels(entry, false);
       const edit = `E\t${entry.code}\t${entry.retentionDays}\t${entry.maxVisits ?? 0}\t${entry.url}`;
       return labels === undefined ? edit : `${edit}\t${labels}`;
     }
@@ -91,15 +96,13 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
       return `D\t${entry.code}`;
     case 'V':
       return `V\t${entry.counts.map(([code, count]) => `${code}\t${count}`).join('\t')}`;
+    case 'A':
+    case 'W':
+    case 'U':
+      return keyPayload(entry);
     default:
       return eventPayload(entry);
   }
-}
-
-/** The `<labels>` field of a create or an edit, or undefined when the link has no title and no tags. */
-function encodeLabels(source: LabelSource): string | undefined {
-  const labels = labelsOf(source.title, source.tags);
-  return labels && JSON.stringify([labels.title ?? null, labels.tags ?? []]);
 }
 
 /**
@@ -111,6 +114,10 @@ function encodeLabels(source: LabelSource): string | undefined {
 function checkWritable(entry: Entry): void {
   if (EVENT_OPS.has(entry.op)) {
     if (!eventWritable(entry as EventEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
+    return;
+  }
+  if (KEY_OPS.has(entry.op)) {
+    if (!keyWritable(entry as KeyEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
     return;
   }
   const ints: number[] = [];
@@ -207,7 +214,7 @@ export function recordEntry(rec: StoredRecord): Entry {
     retentionDays: rec.retentionDays,
     visits: rec.untracked,
     maxVisits: rec.maxVisits,
-    ...labelsOf(rec.title, rec.tags),
+    ...slotLabels(rec),
   };
 }
 

@@ -11,7 +11,8 @@
 import { LinkEvents } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
-import type { Labels } from '../link-store.ts';
+import { KeyTable } from './key-table.ts';
+import type { SlotLabels } from './link-labels.ts';
 
 /** A slot's flag: it holds a live record. */
 export const LIVE = 1;
@@ -72,11 +73,13 @@ export abstract class KeydirColumns {
   /** See `Keydir.redirectUrl`. */
   protected readonly hot = new HotUrls();
   /**
-   * The labels of the slots that have any, by slot: few links have a title or tags, so they cost
-   * the others nothing. A dead slot keeps its labels until `vacuum`, like its bytes (an open
-   * snapshot still reads it).
+   * The labels of the slots that have any, by slot (`link-labels.ts`): a link without a title, tags
+   * or an author costs nothing here. A dead slot keeps its labels until `vacuum`, like its bytes
+   * (an open snapshot still reads it).
    */
-  protected labelled = new Map<number, Labels>();
+  protected labelled = new Map<number, SlotLabels>();
+  /** The stored API keys (`key-table.ts`): not the links', but read and rewritten with them. */
+  accessKeys = new KeyTable();
 
   /** `arenaBytes`: room for codes and URLs to start with (what is never written is never resident). */
   constructor(capacity = 1024, arenaBytes = capacity * 64) {
@@ -226,7 +229,7 @@ export abstract class KeydirColumns {
     this.hot.clear();
     this.resize(capacity);
     this.events.renumber(map);
-    const labelled = new Map<number, Labels>();
+    const labelled = new Map<number, SlotLabels>();
     for (const [s, labels] of this.labelled) if (map[s]! >= 0) labelled.set(map[s]!, labels);
     this.labelled = labelled;
     return map;

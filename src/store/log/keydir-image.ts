@@ -10,7 +10,9 @@
 import { KeydirColumns, LIVE, OFFSET32_MAX } from './keydir-columns.ts';
 import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
 import { NONE } from './hash-chains.ts';
-import type { Labels } from '../link-store.ts';
+import { KeyTable } from './key-table.ts';
+import type { SlotLabels } from './link-labels.ts';
+import type { KeyRecord } from '../key-store.ts';
 
 /**
  * A keydir as the start-up checkpoint loads it (`checkpoint.ts`): the live slots only, numbered
@@ -32,8 +34,10 @@ export interface PackedKeydir {
   limit: Uint32Array;
   urlHash: Uint32Array;
   events: EventsImage;
-  labels: [number, Labels][];
+  labels: [number, SlotLabels][];
   referrers: [number, string][];
+  /** The stored API keys, oldest first (`key-table.ts`). */
+  keys: readonly KeyRecord[];
 }
 
 /**
@@ -44,7 +48,7 @@ export interface SlotSink {
   slot(arena: Buffer, at: number, codeLen: number, urlLen: number, created: number, retention: number, untracked: number, limit: number, urlHash: number): void;
   /** The events of the slot last given (`length` of them in `data`) and the number of its next. */
   events(length: number, nextSeq: number, data: Uint32Array | undefined): void;
-  labels(labels: Labels): void;
+  labels(labels: SlotLabels): void;
 }
 
 export abstract class KeydirImage extends KeydirColumns {
@@ -114,6 +118,7 @@ export abstract class KeydirImage extends KeydirColumns {
     for (const [n, host] of packed.referrers) referrers.define(n, host);
     this.events = LinkEvents.fromImage(packed.events, referrers);
     this.labelled = new Map(packed.labels);
+    this.accessKeys = KeyTable.of(packed.keys);
     this.hot.clear();
   }
 

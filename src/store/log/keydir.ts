@@ -24,14 +24,12 @@ import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
 import { HOT_URL_MAX_BYTES } from './hot-urls.ts';
 import type { PackedKeydir } from './keydir-image.ts';
 import { KeydirVisits } from './keydir-visits.ts';
+import { slotLabels, type LabelSource } from './link-labels.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
-import { labelsOf, type LinkRecord } from '../link-store.ts';
+import type { LinkRecord } from '../link-store.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
 export type StoredRecord = LinkRecord;
-
-/** Where labels are read from: a record, an entry of the log. */
-export type LabelSource = Pick<LinkRecord, 'title' | 'tags'>;
 
 /** Every latin1 character, as a `find` table: a wider one would not fit a byte of the arena. */
 const LATIN1 = new Uint8Array(256).fill(1);
@@ -160,9 +158,9 @@ export class Keydir extends KeydirVisits {
     return this.fill(s, at, codeBytes, urlEnd - urlStart, h, createdAt, retentionDays, visits, maxVisits);
   }
 
-  /** Gives slot `s` these labels (its create's or edit's, whole): empty ones are none. */
+  /** Gives slot `s` these labels (its create's, whole): empty ones are none. */
   setLabels(s: number, labels: LabelSource | undefined): void {
-    const kept = labels && labelsOf(labels.title, labels.tags);
+    const kept = slotLabels(labels);
     if (kept === undefined) this.labelled.delete(s);
     else this.labelled.set(s, kept);
   }
@@ -170,11 +168,12 @@ export class Keydir extends KeydirVisits {
   /**
    * Edits the live slot `s` in place (an edit entry): it keeps its slot, so its place in the
    * newest-first order. A new URL gets fresh arena bytes (the old ones are reclaimed by `vacuum`)
-   * and moves the slot to its new URL's chain. The labels are the edit's, whole.
+   * and moves the slot to its new URL's chain. The title and tags are the edit's, whole; the
+   * author stays the slot's (an edit never changes it).
    */
   edit(s: number, url: string, retentionDays: number, maxVisits: number | null, labels?: LabelSource): void {
     this.remembered.clear();
-    this.setLabels(s, labels);
+    this.setLabels(s, { title: labels?.title, tags: labels?.tags, author: this.labelled.get(s)?.author });
     this.retention[s] = retentionDays;
     this.limit[s] = maxVisits ?? 0;
     const codeBytes = this.codeLen[s]!;
@@ -280,6 +279,7 @@ export class Keydir extends KeydirVisits {
     const labels = this.labelled.get(s);
     if (labels?.title !== undefined) rec.title = labels.title;
     if (labels?.tags !== undefined) rec.tags = labels.tags;
+    if (labels?.author !== undefined) rec.author = labels.author;
     return rec;
   }
 

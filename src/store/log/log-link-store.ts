@@ -11,7 +11,6 @@ import {
   isExpired,
   isExpiredAt,
   MAX_CODE_LENGTH,
-  StoreUnavailableError,
   type Clock,
   type InsertChain,
   type LinkChanges,
@@ -21,8 +20,10 @@ import {
   type ListQuery,
   type VisitDecision,
 } from '../link-store.ts';
-import { DataFileGoneError, type Snapshot, type LogEngine } from './log-engine.ts';
+import type { KeyStore } from '../key-store.ts';
+import type { Snapshot, LogEngine } from './log-engine.ts';
 import { allStats, exportEvents, linkStats, linkVisits } from './visit-reads.ts';
+import { unwritable } from './write-errors.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
@@ -42,8 +43,12 @@ export class LogLinkStore implements LinkStore {
   private readonly inserting = new Set<string>();
   /** The last edit of each code being edited: the next waits for it, so none is lost. */
   private readonly editing = new Map<string, Promise<LinkRecord | undefined>>();
+  /** Stored API keys, in memory and in the log beside the links (`log-keys.ts`). */
+  readonly accessKeys: KeyStore;
 
-  constructor(private readonly store: LogEngine) {}
+  constructor(private readonly store: LogEngine) {
+    this.accessKeys = store.accessKeys;
+  }
 
   get count(): number {
     return this.store.count;
@@ -248,17 +253,4 @@ function page(snapshot: Snapshot, offset: number, limit: number | undefined): Li
     slice: (from, to) => snapshot.slice(start + from, start + Math.min(to, count)),
     release: snapshot.release,
   };
-}
-
-/**
- * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…, or the data file removed
- * under the process) is `StoreUnavailableError`: the change was not made, and the client may
- * retry. Anything else is a bug and goes on as it is. The store has logged the failure (once, then
- * in summaries: a full disk fails every request).
- */
-function unwritable(err: unknown): unknown {
-  if (err instanceof DataFileGoneError) return new StoreUnavailableError(err.message);
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
-  return new StoreUnavailableError(`storage is not writable right now (${code}); nothing was changed, try again later`);
 }

@@ -1,9 +1,9 @@
 /**
- * A log rewritten from memory: the version line, the referrer hosts, then one create per live
- * record with its events, a slice per event-loop turn (`writeRecords`), into a temp file that
- * `install` makes the log (fsync, rename, the directory fsynced), or `discard` gives up. A
- * compaction (`compaction.ts`) and the reattach of a removed data dir (`reattach.ts`) both rewrite
- * the log so.
+ * A log rewritten from memory: the version line, the referrer hosts, the stored API keys, then one
+ * create per live record with its events, a slice per event-loop turn (`writeRecords`), into a
+ * temp file that `install` makes the log (fsync, rename, the directory fsynced), or `discard` gives
+ * up. A compaction (`compaction.ts`) and the reattach of a removed data dir (`reattach.ts`) both
+ * rewrite the log so.
  */
 import { checkpointPath, type Covered } from './checkpoint.ts';
 import type { CompactionCheckpoint } from './compaction-checkpoint.ts';
@@ -71,13 +71,17 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   const records = parts.records;
   const slots = records.slotsOldestFirst();
   // The version line goes out with the first slice (or alone, when no record is live), and the
-  // referrer hosts right after it, before any event that names one.
+  // referrer hosts right after it, before any event that names one; then one added-line per stored
+  // key as it is now (its last use included), taken in the same turn as the writes to keep aside
+  // begin (`compaction.ts`): those that change a key come after it.
   const named = [...records.events.referrers.entries()];
-  checkpoint?.names(named);
+  const keys = records.accessKeys.list();
+  checkpoint?.names(named, keys);
   written.referrers = named.map(([n]) => n);
   const referrers = named.map(([n, host]) => encodeEntry({ op: 'R', n, host }));
-  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers]);
-  written.lines += referrers.length;
+  const keyLines = keys.map((key) => encodeEntry({ op: 'A', key }));
+  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers, ...keyLines]);
+  written.lines += referrers.length + keyLines.length;
   for (let done = false; !done; ) {
     const chunks: Buffer[] = header ? [header] : [];
     for (let n = 0; n < COMPACT_SLICE; n++) {

@@ -1,57 +1,26 @@
 /**
  * One line of the log read from its bytes and applied to a keydir (the format is `format.ts`):
- * the checksum, the byte-level parse of creates, the version line. Its own file because it is the
- * inner loop of start-up, shared by replay and by `--repair` (`replay.ts`), and written for speed
- * rather than for reading like the rest of the format.
+ * the checksum, the byte-level parse of creates and of event lines (their fields read by
+ * `line-bytes.ts`), the version line. Its own file because it is the inner loop of start-up,
+ * shared by replay and by `--repair` (`replay.ts`), and written for speed rather than for reading
+ * like the rest of the format.
  */
 import { crc32 } from './crc32.ts';
 import { FORMAT_NAME, type Entry } from './format.ts';
 import { decodePayload, MAX_LIMIT } from './format-decode.ts';
 import type { Keydir } from './keydir.ts';
 import type { EventEntry } from './event-format.ts';
+import { KEY_OPS, type KeyEntry } from './key-format.ts';
 import { STRIDE } from '../../visits/packed.ts';
-import { MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
+import { b36, hex8, int, next, TAB, tab } from './line-bytes.ts';
+import { authorOnly } from './link-labels.ts';
+import { MAX_COUNT } from '../record-limits.ts';
 
 /** Why a line is not applied: its checksum is right but its shape unknown. */
 export const UNKNOWN = 'unknown entry';
 
 export const NL = 0x0a;
-const TAB = 0x09;
 const SPACE = 0x20;
-
-/** The value of 8 lower-case hex digits at `pos`, or -1. */
-function hex8(buf: Buffer, pos: number): number {
-  let v = 0;
-  for (let i = pos; i < pos + 8; i++) {
-    const c = buf[i]!;
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
-
-/**
- * A decimal integer in [start, end) without sign or leading zeros, of at most `MAX_DIGITS` digits
- * (what the writer writes, `record-limits.ts`), or -1. The caller checks the value's range.
- */
-function int(buf: Buffer, start: number, end: number): number {
-  if (end <= start || end - start > MAX_DIGITS || (buf[start] === 0x30 && end - start > 1)) return -1;
-  let v = 0;
-  for (let i = start; i < end; i++) {
-    const d = buf[i]! - 0x30;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-/** The position of the first tab after `after` and before `end`, or -1 (also when `after` is -1). */
-function tab(buf: Buffer, after: number, end: number): number {
-  if (after < 0) return -1;
-  const at = buf.indexOf(TAB, after + 1);
-  return at !== -1 && at < end ? at : -1;
-}
 
 /**
  * Applies the line at [start, end) to `records`, or returns why it is not an intact entry.
@@ -74,11 +43,14 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   const t4 = tab(buf, t3, end);
   const t5 = tab(buf, t4, end);
   if (buf[t1] !== TAB || t2 <= t1 + 1 || t5 === -1 || t5 === end - 1) return UNKNOWN;
-  // A seventh field: the link's visit limit, before the URL. An eighth, the link's title and tags
-  // (rare, and JSON): that line is read as text.
+  // A seventh field: the link's visit limit, before the URL. An eighth, its labels (JSON): read as
+  // text, but for the labels of a link with an author and nothing else, which every link created
+  // with a stored key may have (`link-labels.ts`).
   const t6 = tab(buf, t5, end);
-  if (t6 !== -1 && tab(buf, t6, end) !== -1) return applyText(records, buf, body, end);
-  if (t6 === end - 1) return UNKNOWN;
+  const t7 = tab(buf, t6, end);
+  const author = t7 === -1 ? undefined : authorOnly(buf, t7 + 1, end);
+  if (t7 !== -1 && author === undefined) return applyText(records, buf, body, end);
+  if (t6 === end - 1 || t7 === t6 + 1) return UNKNOWN;
   const createdAt = int(buf, t2 + 1, t3);
   const retentionDays = int(buf, t3 + 1, t4);
   // A count past MAX_COUNT (an older build counted on) reads as MAX_COUNT, where counting stops.
@@ -87,7 +59,8 @@ export function applyLine(records: Keydir, buf: Buffer, start: number, end: numb
   if (createdAt < 0 || createdAt > MAX_COUNT || retentionDays < 0 || retentionDays > MAX_LIMIT || visits < 0 || maxVisits < 0 || maxVisits > MAX_LIMIT)
     return UNKNOWN;
   // The last entry for a code wins and a (re-)created code is the newest: it moves to the end.
-  records.addBytes(buf, t1 + 1, t2, (t6 === -1 ? t5 : t6) + 1, end, createdAt, retentionDays, visits, maxVisits);
+  const s = records.addBytes(buf, t1 + 1, t2, (t6 === -1 ? t5 : t6) + 1, t7 === -1 ? end : t7, createdAt, retentionDays, visits, maxVisits);
+  if (author !== undefined) records.setLabels(s, { author });
   return undefined;
 }
 
@@ -124,7 +97,8 @@ function apply(records: Keydir, entry: Entry): void {
     case 'F':
       break;
     default:
-      applyEvents(records, entry);
+      if (KEY_OPS.has(entry.op)) records.accessKeys.apply(entry as KeyEntry);
+      else applyEvents(records, entry as EventEntry);
   }
 }
 
@@ -189,31 +163,12 @@ function addAll(records: Keydir, s: number, data: Uint32Array): void {
   for (let w = 0; w < data.length; w += STRIDE) records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
 }
 
-/** The value of base-36 digits (0-9, a-z) at [start, end), or -1; at most 7 digits (32 bits). */
-function b36(buf: Buffer, start: number, end: number): number {
-  if (end <= start || end - start > 7) return -1;
-  let v = 0;
-  for (let i = start; i < end; i++) {
-    const c = buf[i]!;
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x7a ? c - 0x57 : -1;
-    if (d < 0) return -1;
-    v = v * 36 + d;
-  }
-  return v;
-}
-
 /**
  * The words of the event line being read, reused for every line: ten million events read at start-up
  * make no garbage of their own (a fresh array a line was hundreds of megabytes of it, most of which
  * the process kept as resident memory).
  */
 let scratch = new Uint32Array(4096 * STRIDE);
-
-/** The position of the next `byte` in [pos, end), or `end`. */
-function next(buf: Buffer, byte: number, pos: number, end: number): number {
-  const at = buf.indexOf(byte, pos);
-  return at === -1 || at > end ? end : at;
-}
 
 /**
  * An `X`, `K` or `J` line (`event-format.ts`) read on bytes and applied by the rules of

@@ -1,8 +1,10 @@
 /**
  * What a failed write of the log is (docs/storage.md, durability): its kind for counting repeats,
  * whether its bytes never reached the file (a visit of a limited link is then given back), and the
- * data file gone from under the process.
+ * data file gone from under the process, and what a caller of the store is told of it.
  */
+import { StoreUnavailableError } from '../link-store.ts';
+
 /**
  * A write refused because the log was removed or replaced under the running process (see the top of
  * `log-writer.ts`). The message is for clients: it names no path.
@@ -43,4 +45,17 @@ export function neverWritten(err: unknown): boolean {
 /** Marks `err` as `neverWritten` when its errno says the write was refused. */
 export function markRefused(err: unknown): void {
   if (typeof err === 'object' && err !== null && REFUSED.has(errorKind(err))) unwritten.add(err);
+}
+
+/**
+ * A failed log write (an errno from the file system: ENOSPC, EROFS, EIO…, or the data file removed
+ * under the process) is `StoreUnavailableError`: the change was not made, and the client may
+ * retry. Anything else is a bug and goes on as it is. The store has logged the failure (once, then
+ * in summaries: a full disk fails every request).
+ */
+export function unwritable(err: unknown): unknown {
+  if (err instanceof DataFileGoneError) return new StoreUnavailableError(err.message);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return err;
+  return new StoreUnavailableError(`storage is not writable right now (${code}); nothing was changed, try again later`);
 }

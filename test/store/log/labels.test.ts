@@ -161,7 +161,7 @@ test('a format 3 log is rewritten as format 4 before a labelled line is appended
   t.after(() => store.close());
   await store.create(rec('new001', { title: 'Neu' }));
   assert.equal(logVersion(dir), FORMAT_VERSION);
-  assert.equal(FORMAT_VERSION, 4);
+  assert.ok(FORMAT_VERSION >= 4, 'format 4 or newer: it has labels');
   assert.match(readFileSync(join(dir, LOG_FILE), 'utf8'), /\tnew001\t.*\t\["Neu",\[\]\]\n$/);
   await store.close();
   store = openStore(dir);
