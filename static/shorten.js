@@ -1,6 +1,6 @@
-// "Shorten a link" (docs/ui.md): the form with its options (emptied after each link unless kept),
-// each reason of the API beside the field it is about, and the result: the short link to copy, its
-// record and its QR code.
+// "Shorten a link" (docs/ui.md): the form with its options (the code lengths the instance takes,
+// emptied after each link unless kept), each reason of the API beside the field it is about, and the
+// result: the short link to copy, its record and its QR code.
 
 import { api, problem } from './api.js';
 import { $, copy, el, pending, showError } from './dom.js';
@@ -77,6 +77,23 @@ function emptyOptions() {
   for (const id of KEPT_OPTIONS) $(id).value = '';
 }
 
+/**
+ * The code lengths this instance takes (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH), said under the code
+ * field. Its OpenAPI document gives them (the custom code of `ShortenInput`); asked once, when the
+ * options are first opened. Without them the hint keeps its general words.
+ */
+async function showCodeLengths() {
+  try {
+    const res = await api('openapi.json');
+    if (!res.ok) return;
+    const code = (await res.json()).components?.schemas?.ShortenInput?.properties?.code;
+    const lengths = code?.anyOf?.find((schema) => Number.isInteger(schema.minLength) && Number.isInteger(schema.maxLength));
+    if (lengths) $('code-help').textContent = `${lengths.minLength} to ${lengths.maxLength} characters: letters, digits, - and _.`;
+  } catch {
+    // unreachable or not JSON: the general hint stays
+  }
+}
+
 async function showResult(shortUrl) {
   const a = $('short-link');
   a.href = shortUrl;
@@ -102,6 +119,12 @@ async function showResult(shortUrl) {
 
 export function startShorten() {
   $('shorten-form').addEventListener('submit', shorten);
+  let lengthsAsked = false;
+  $('options').addEventListener('toggle', () => {
+    if (!$('options').open || lengthsAsked) return;
+    lengthsAsked = true;
+    void showCodeLengths();
+  });
   $('copy-button').addEventListener('click', async () => {
     const ok = await copy($('short-link').textContent);
     $('copy-status').textContent = ok ? 'Copied' : 'Copy failed: select the link and copy it by hand.';

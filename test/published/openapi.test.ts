@@ -682,8 +682,10 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
     const r = await h.req('/openapi.json');
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-type'], 'application/json');
-    const baseUrl = h.shortener.config.baseUrl;
-    const built = openApiDocument(table(baseUrl), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA });
+    const { baseUrl, minShortLength, maxShortLength } = h.shortener.config;
+    // The served document says the instance's code lengths (code-lengths.test.ts).
+    const codeLengths = { min: minShortLength, max: maxShortLength };
+    const built = openApiDocument(table(baseUrl), { baseUrl, version: VERSION, noticeSchema: NOTICE_SCHEMA, codeLengths });
     assert.deepEqual(doc, JSON.parse(JSON.stringify(built)));
     assert.deepEqual(doc.servers, [{ url: `http://127.0.0.1:${h.port}` }]);
     assert.equal(doc.info.version, VERSION);

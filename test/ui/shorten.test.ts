@@ -116,6 +116,32 @@ test('errors go next to their field in words, and a new error replaces the old r
   await w.context.close();
 });
 
+test('the code field says the lengths this instance takes, and a code of another length is refused in those words', async (t) => {
+  const browser = await launch(t);
+  if (!browser) return;
+  t.after(() => browser.close());
+  const h = await start(t, { minShortLength: 3, maxShortLength: 9 });
+  const origin = `http://127.0.0.1:${h.port}`;
+  const w = await openPage(browser, origin);
+  const { page } = w;
+  await page.goto(`${origin}/`);
+  await page.getByText('Options', { exact: true }).click();
+  // Said before anything is typed, with the instance's numbers.
+  await page.locator('#code-help', { hasText: '3 to 9 characters: letters, digits, - and _.' }).waitFor();
+  await page.getByLabel('Long URL').fill('https://short-codes.example/');
+  await page.getByLabel('Custom code').fill('cv');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  const codeError = page.locator('#code-error');
+  await codeError.waitFor({ state: 'visible' });
+  assert.equal(await codeError.textContent(), 'The code must be 3 to 9 characters long, not 2.');
+  await page.getByLabel('Custom code').fill('cv1');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#short-link', { hasText: `${origin}/cv1` }).waitFor();
+  await shot(page, 'code-lengths');
+  assert.deepEqual(unexpected(w, [400]), []);
+  await w.context.close();
+});
+
 test('a link made empties its options for the next one, unless they are kept', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
