@@ -9,6 +9,7 @@ import type { Service, VisitRequest } from '../links/service.ts';
 import { unavailableOf } from '../links/outcomes.ts';
 import { NAME, VERSION } from '../version.ts';
 import { INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RateLimitedCall, RpcError, failure, parseMessage, success, type RpcResponse } from './jsonrpc.ts';
+import { runChecked } from './tool-access.ts';
 import { TOOLS, type Tool, type ToolResult } from './tools.ts';
 
 /** Newest first: an unknown requested version is answered with the first. */
@@ -16,7 +17,8 @@ export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18',
 
 const INSTRUCTIONS =
   'A URL shortener. shorten_url creates a short link; get_url and lookup_url read one by code or by original URL; ' +
-  'list_urls, update_url, delete_url and get_stats need an admin key of this service.';
+  'list_urls and get_stats need an API key whose role may read, update_url and delete_url one whose role may edit ' +
+  '(the X-API-Key header, or the api_key argument).';
 
 /**
  * What the HTTP layer sends: a JSON-RPC response with its status, or 202 with no body; a 429
@@ -29,8 +31,8 @@ export interface McpServer {
   handle(body: string, from?: VisitRequest): Promise<Outcome>;
 }
 
-/** A tool as `tools/list` declares it: everything but `run`. */
-function declaration({ run: _run, ...declared }: Tool): Omit<Tool, 'run'> {
+/** A tool as `tools/list` declares it: everything but `run` and the role it needs. */
+function declaration({ run: _run, access: _access, ...declared }: Tool): Omit<Tool, 'run' | 'access'> {
   return declared;
 }
 
@@ -62,7 +64,7 @@ export function createMcpServer(service: Service, log: Logger, tools: readonly T
     // code from an unknown one, on a database that is down): told to the model like any other
     // failure, never an internal error.
     try {
-      return await tool.run(args as Record<string, unknown>, service, from);
+      return await runChecked(tool, args as Record<string, unknown>, service, from);
     } catch (err) {
       const unavailable = unavailableOf(err);
       if (unavailable === undefined) throw err;

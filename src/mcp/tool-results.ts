@@ -3,6 +3,7 @@
  * structured result with its JSON as text, or a failure of the work told to the model as an
  * `isError` result (docs/mcp.md) — the service's reason, or a sentence of this door's own.
  */
+import type { Action, Principal } from '../links/access.ts';
 import type { Service, VisitRequest } from '../links/service.ts';
 import type { UrlRecord } from '../links/record.ts';
 import type { JsonSchema } from '../published/json-schema.ts';
@@ -24,6 +25,14 @@ export type ToolResult = {
 
 type ObjectSchema = JsonSchema & { type: 'object' };
 
+/** What a tool's `run` is given besides its arguments. */
+export interface ToolCall {
+  /** The HTTP request of the call, when there is one (the create limit counts its client). */
+  from?: VisitRequest | undefined;
+  /** Who called, once the key's role allowed the tool (`tool-access.ts`); undefined: no key (an open create, a public read). */
+  principal?: Principal | undefined;
+}
+
 export interface Tool {
   name: string;
   title: string;
@@ -31,8 +40,13 @@ export interface Tool {
   inputSchema: ObjectSchema;
   outputSchema: ObjectSchema;
   annotations: ToolAnnotations;
-  /** `from`: the HTTP request of the call, when there is one (the create limit counts its client). */
-  run(args: Readonly<Record<string, unknown>>, service: Service, from?: VisitRequest): ToolResult | Promise<ToolResult>;
+  /**
+   * What the tool does, as the roles table names it (`src/links/access.ts`), asked before `run`
+   * (`tool-access.ts`): `create` as `create_access` says. Absent: no key (what the REST door
+   * answers without one). Never declared to clients.
+   */
+  access?: Action;
+  run(args: Readonly<Record<string, unknown>>, service: Service, call: ToolCall): ToolResult | Promise<ToolResult>;
 }
 
 const text = (t: string): { type: 'text'; text: string } => ({ type: 'text', text: t });
@@ -58,9 +72,3 @@ export async function missing(service: Service, code: string): Promise<ToolResul
 export function failed(message: string): ToolResult {
   return { content: [text(message)], isError: true };
 }
-
-export function isAdmin(service: Service, key: unknown): boolean {
-  return service.isAdminKey(typeof key === 'string' ? key : undefined);
-}
-
-export const notAdmin = (): ToolResult => failed('api_key is not one of the admin keys of this service (its API_KEYS setting).');

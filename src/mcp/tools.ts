@@ -9,16 +9,19 @@ import { CODE_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts
 import { RateLimitedCall } from './jsonrpc.ts';
 import { MAX_LIMIT, MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../links/validate.ts';
 import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
-import { asRecord, failed, isAdmin, missing, notAdmin, structured, type Tool } from './tool-results.ts';
+import { asRecord, failed, missing, structured, type Tool } from './tool-results.ts';
 
-export type { Tool, ToolAnnotations, ToolResult } from './tool-results.ts';
+export type { Tool, ToolAnnotations, ToolCall, ToolResult } from './tool-results.ts';
 
 /*
  * The input schemas say what JSON each argument is, and what the limits are in words, but hold no
  * rule of the service's (a length, a range): the service checks every value for every door, and a
  * refusal is an `isError` result with its reason, the same words as every other door's.
  */
-const API_KEY = { type: 'string', description: 'An admin key of this service (its API_KEYS setting).' } as const;
+const API_KEY = {
+  type: 'string',
+  description: 'An API key of this service whose role allows the tool, when the X-API-Key header carries none: a key of API_KEYS, or a stored key.',
+} as const;
 const CODE = { type: 'string', description: `${CODE_SCHEMA.description} The last path segment of a short URL.` } as const;
 const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const RETENTION = { type: 'integer' } as const;
@@ -51,13 +54,18 @@ export const TOOLS: readonly Tool[] = [
         max_visits: { ...MAX_VISITS_ARG, description: `Counted visits allowed before the link answers 410, 1 to ${MAX_VISITS}; null or absent = unlimited.` },
         title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
         tags: { ...TAGS_ARG, description: `Tags for the link (${TAG_RULES}); kept sorted.` },
+        api_key: {
+          ...API_KEY,
+          description: `${API_KEY.description} Needed only where the service asks for a key to create (CREATE_ACCESS=key); the link records a stored key as its author.`,
+        },
       },
       required: ['url'],
       additionalProperties: false,
     },
     outputSchema: RECORD_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    async run(args, service, from) {
+    access: 'create',
+    async run(args, service, { from, principal }) {
       const outcome = await service.shorten({
         url: args['url'],
         retentionDays: args['retention_days'],
@@ -66,6 +74,7 @@ export const TOOLS: readonly Tool[] = [
         title: args['title'],
         tags: args['tags'],
         from,
+        author: principal?.id,
       });
       if (!outcome.ok && outcome.error === 'rate_limited') throw new RateLimitedCall(outcome.detail, outcome.retryAfter);
       if (!outcome.ok) return failed(outcome.detail);
@@ -110,7 +119,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'list_urls',
     title: 'List short links',
     description:
-      'List live short links, newest first. Needs an admin key. Page with limit (1–1000) and offset; without limit every link is returned. ' +
+      'List live short links, newest first. Needs a key whose role may read (viewer, editor or admin). Page with limit (1–1000) and offset; without limit every link is returned. ' +
       'q keeps the links whose code, original URL or title contains it (case-insensitively); tag keeps those having every tag named (compared exactly). ' +
       'count is the number of links in this page, total the number of live links the filters keep.',
     inputSchema: {
@@ -129,7 +138,6 @@ export const TOOLS: readonly Tool[] = [
           description: 'Keep only the links having every one of these tags (compared exactly, case-sensitively).',
         },
       },
-      required: ['api_key'],
       additionalProperties: false,
     },
     outputSchema: {
@@ -138,8 +146,8 @@ export const TOOLS: readonly Tool[] = [
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
+    access: 'read',
     async run(args, service) {
-      if (!isAdmin(service, args['api_key'])) return notAdmin();
       // The arguments as typed; `tag`'s values are read as the REST list's `tag` parameters are
       // (commas separate tags), and the service checks every one of them.
       const listed = await service.list({
@@ -156,11 +164,12 @@ export const TOOLS: readonly Tool[] = [
   {
     name: 'delete_url',
     title: 'Delete a short link',
-    description: 'Delete a short link by its code: the short URL stops redirecting at once. Needs an admin key. Cannot be undone.',
+    description:
+      'Delete a short link by its code: the short URL stops redirecting at once. Needs a key whose role may edit (editor or admin). Cannot be undone.',
     inputSchema: {
       type: 'object',
       properties: { code: CODE, api_key: API_KEY },
-      required: ['code', 'api_key'],
+      required: ['code'],
       additionalProperties: false,
     },
     outputSchema: {
@@ -171,8 +180,8 @@ export const TOOLS: readonly Tool[] = [
     },
     // Idempotent: a second delete changes nothing more (it reports the code as unknown).
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    access: 'edit',
     async run(args, service) {
-      if (!isAdmin(service, args['api_key'])) return notAdmin();
       const code = args['code'] as string;
       const outcome = await service.remove(code);
       if (outcome.ok) return structured({ short_code: code, deleted: true });
@@ -183,7 +192,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'update_url',
     title: 'Edit a short link',
     description:
-      'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs an admin key. ' +
+      'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs a key whose role may edit (editor or admin). ' +
       'retention_days still counts from the creation time, so a shorter one can expire the link at once; max_visits null removes the limit, ' +
       'and one at or below the visit count uses the link up; title null removes the title; tags replaces every tag ([] removes them). Returns the updated link.',
     inputSchema: {
@@ -197,15 +206,15 @@ export const TOOLS: readonly Tool[] = [
         title: { ...TITLE_ARG, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty removes it.` },
         tags: { ...TAGS_ARG, description: `The new tags, replacing the old ones (${TAG_RULES}); [] removes them.` },
       },
-      required: ['code', 'api_key'],
+      required: ['code'],
       additionalProperties: false,
     },
     outputSchema: RECORD_SCHEMA,
     // Destructive: the old URL, retention or limit is overwritten, not added to. Idempotent: the
     // same edit again leaves the same link.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    access: 'edit',
     async run(args, service) {
-      if (!isAdmin(service, args['api_key'])) return notAdmin();
       const code = args['code'] as string;
       const edit = { url: args['url'], retentionDays: args['retention_days'], maxVisits: args['max_visits'], title: args['title'], tags: args['tags'] };
       const outcome = await service.update(code, edit);
@@ -217,7 +226,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'get_stats',
     title: 'Visit statistics of a short link',
     description:
-      "A live link's visits in a range: totals, unique visitors, bots, a series of buckets, and the top referrers, countries, browsers, operating systems and devices. Needs an admin key. " +
+      "A live link's visits in a range: totals, unique visitors, bots, a series of buckets, and the top referrers, countries, browsers, operating systems and devices. Needs a key whose role may read (viewer, editor or admin). " +
       'from and to are Unix seconds or ISO 8601 (default: the last 30 days; a time without an offset is read in tz); interval is hour, day, week or month ' +
       '(default by the span; at most 1,000 buckets); tz an IANA zone (default UTC); bots exclude (default), include or only.',
     inputSchema: {
@@ -231,13 +240,13 @@ export const TOOLS: readonly Tool[] = [
         tz: { type: 'string', description: 'An IANA time zone such as Europe/Berlin.' },
         bots: { type: 'string', description: 'exclude, include or only.' },
       },
-      required: ['code', 'api_key'],
+      required: ['code'],
       additionalProperties: false,
     },
     outputSchema: LINK_STATS_SCHEMA,
     annotations: CLOSED,
+    access: 'read',
     async run(args, service) {
-      if (!isAdmin(service, args['api_key'])) return notAdmin();
       const code = args['code'] as string;
       const { from, to, interval, tz, bots } = args;
       const outcome = await service.stats(code, { from, to, interval, tz, bots });
