@@ -1,8 +1,9 @@
 // The web UI (docs/ui.md): plain DOM, no framework, no request leaves the origin. This module only
 // starts the parts of the page, each in its own module: the gate, shorten, look up, your links,
-// export and import, and the stats once the gate has answered.
+// export and import, and the stats and the keys once the gate has answered.
 
 import { checkGate, startGate } from './gate.js';
+import { startKeys } from './keys.js';
 import { startLinks } from './links.js';
 import { startLookup } from './lookup.js';
 import { startShorten } from './shorten.js';
@@ -14,4 +15,9 @@ startShorten();
 startLookup();
 startLinks();
 startTransfer();
-void checkGate().then(startStats);
+// The keys after the stats: both follow the fragment, and the keys' view hides the home view the
+// stats show for every fragment not theirs.
+void checkGate().then(() => {
+  startStats();
+  startKeys();
+});

@@ -14,6 +14,8 @@ let tokenWaiters = [];
 function showGate(message) {
   $('gate').hidden = false;
   $('app').hidden = true;
+  // The views' links lead nowhere until a token is accepted.
+  $('views').hidden = true;
   $('forget-token').hidden = true;
   showError($('gate-error'), message ?? '');
   $('token').value = '';
@@ -23,6 +25,7 @@ function showGate(message) {
 function hideGate() {
   $('gate').hidden = true;
   $('app').hidden = false;
+  $('views').hidden = false;
   $('forget-token').hidden = !sessionStorage.getItem(TOKEN_KEY);
 }
 

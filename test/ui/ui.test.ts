@@ -204,8 +204,8 @@ describe('web UI', { timeout: 120_000 }, () => {
     const darkBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.notEqual(darkBg, lightBg);
     assert.equal(darkBg, 'rgb(20, 22, 26)');
-    // Keyboard alone: Tab reaches the URL field and shows a focus ring.
-    for (let i = 0; i < 3; i++) {
+    // Keyboard alone: Tab reaches the URL field (after the header's links) and shows a focus ring.
+    for (let i = 0; i < 5; i++) {
       await page.keyboard.press('Tab');
       if (await page.evaluate(() => document.activeElement?.id === 'url')) break;
     }
