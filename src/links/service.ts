@@ -10,7 +10,6 @@
  * (`redirect.ts`), the visits and their stats (`visits.ts`).
  */
 import type { Logger } from '../log.ts';
-import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { LinkRecord, LinkStore } from '../store/link-store.ts';
 import type { Recorder } from '../visits/recorder.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
@@ -62,19 +61,12 @@ export function createService(options: ServiceOptions) {
   const { store, baseUrl, now } = options;
   const reserved = options.reserved ?? RESERVED_SEGMENTS;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl };
-  const keyDigests = options.apiKeys.map(digestSecret);
   const seconds = (): number => Math.floor(now() / 1000);
   const view = (rec: LinkRecord): UrlRecord => recordView(rec, baseUrl);
   const { visit, visitIn } = createRedirect({ store, seconds, recorder: options.recorder, reserved });
 
   return {
     shortUrl: (code: string): string => `${baseUrl}/${code}`,
-
-    /** True when `key` is one of the configured admin keys; every key is compared, always. */
-    isAdminKey(key: string | undefined): boolean {
-      if (key === undefined || key === '' || keyDigests.length === 0) return false;
-      return matchesSecret(key, keyDigests);
-    },
 
     /** API keys with roles: who a presented key is, and the stored keys (`keys.ts`). */
     keys: createKeys({ keyStore: store.accessKeys, apiKeys: options.apiKeys, seconds, log: options.log, createAccess: options.createAccess ?? 'open' }),

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { UrlRecord } from '../../src/links/record.ts';
 import { multipartBoundary, multipartFields } from '../../src/http/multipart.ts';
-import { NONCE_LIFE, signed } from '../../src/peers/yourls/auth.ts';
+import { NONCE_LIFE, signatureKey } from '../../src/peers/yourls/auth.ts';
 import { phpJson, phpXml, render, statusOf, xmlText } from '../../src/peers/yourls/output.ts';
 import { phpInt } from '../../src/peers/yourls/params.ts';
 import { keywordOf, trimLong } from '../../src/peers/yourls/shapes.ts';
@@ -172,22 +172,24 @@ test('multipart: fields in order, the last of a name winning; files skipped; a b
   assert.equal(multipartBoundary('multipart/form-data'), undefined);
 });
 
-test('signed: a key, or a timestamped hash of it either way round, within the nonce life; compared with every key', () => {
+test('signatureKey: the key itself, or the API_KEYS key whose timestamped hash it is (either way round, within the nonce life); compared with every key', () => {
   const keys = ['k1', 'k2'];
-  const asked: string[] = [];
-  const credentials = { keys, isAdminKey: (key: string) => (asked.push(key), keys.includes(key)) };
   const now = 2_000_000_000;
   const p = (o: Record<string, string>) => new Map(Object.entries(o));
   const md5 = (s: string) => createHash('md5').update(s).digest('hex');
-  assert.equal(signed(p({ signature: 'k2' }), credentials, now), true);
-  assert.deepEqual(asked, ['k2']);
-  assert.equal(signed(p({ signature: 'k3' }), credentials, now), false);
-  assert.equal(signed(p({ timestamp: String(now), signature: md5(`${now}k2`) }), credentials, now), true);
-  assert.equal(signed(p({ timestamp: String(now), signature: md5(`k1${now}`) }), credentials, now), true);
-  assert.equal(signed(p({ timestamp: `${now}`, signature: md5(`${now}k1`) }), credentials, now + NONCE_LIFE - 1), true);
-  assert.equal(signed(p({ timestamp: `${now}`, signature: md5(`${now}k1`) }), credentials, now + NONCE_LIFE), false);
+  // A plain signature is the key as sent, for the service to recognize: a stored key too.
+  assert.equal(signatureKey(p({ signature: 'k2' }), keys, now), 'k2');
+  assert.equal(signatureKey(p({ signature: 'us_stored' }), keys, now), 'us_stored');
+  assert.equal(signatureKey(p({ timestamp: String(now), signature: md5(`${now}k2`) }), keys, now), 'k2');
+  assert.equal(signatureKey(p({ timestamp: String(now), signature: md5(`k1${now}`) }), keys, now), 'k1');
+  assert.equal(signatureKey(p({ timestamp: `${now}`, signature: md5(`${now}k1`) }), keys, now + NONCE_LIFE - 1), 'k1');
+  assert.equal(signatureKey(p({ timestamp: `${now}`, signature: md5(`${now}k1`) }), keys, now + NONCE_LIFE), undefined);
   // PHP's (int) of the timestamp, while the hash is of the text as sent.
-  assert.equal(signed(p({ timestamp: `${now}x`, signature: md5(`${now}xk1`) }), credentials, now), true);
-  assert.equal(signed(p({ timestamp: String(now), signature: md5(`${now}k1`) }), { ...credentials, keys: [] }, now), false);
-  assert.equal(signed(p({ signature: '0' }), { keys: ['0'], isAdminKey: () => true }, now), false);
+  assert.equal(signatureKey(p({ timestamp: `${now}x`, signature: md5(`${now}xk1`) }), keys, now), 'k1');
+  // A hash of a key no API_KEYS holds (a stored key's secret, which the store never keeps) signs nothing.
+  assert.equal(signatureKey(p({ timestamp: String(now), signature: md5(`${now}us_stored`) }), keys, now), undefined);
+  assert.equal(signatureKey(p({ timestamp: String(now), signature: md5(`${now}k1`) }), [], now), undefined);
+  assert.equal(signatureKey(p({ timestamp: String(now), signature: md5(`${now}k1`), hash: 'crc32' }), keys, now), undefined);
+  assert.equal(signatureKey(p({ timestamp: '', signature: 'k1' }), keys, now), undefined);
+  assert.equal(signatureKey(p({ signature: '0' }), ['0'], now), undefined);
 });

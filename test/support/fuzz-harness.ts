@@ -14,7 +14,7 @@
  *    or 304 only from /healthz, /auth-check, a static file, a preflight; no redirect and no
  *    link page), and every 401 is the exact 401. A peer's surface is public to the gate and asks
  *    for its own credential instead (`X-Api-Key`, `signature`): for a request that reaches one,
- *    the credential's check (`isAdminKey`) may run, and anything else only once it said yes; until
+ *    the credential's check (the service's `keys`) may run, and anything else only once it let a key in; until
  *    then every answer is a refusal (4xx), a health report or a preflight;
  * 5. when the first request carries exactly one Authorization header and it is right, its answer is
  *    not 401 (but on a peer's surface, which asks for its own credential all the same).
@@ -131,9 +131,9 @@ function surfaceOf(url: string): Surface | undefined {
 interface PeerRequest {
   surface: Surface;
   path: string;
-  /** Protected operations run for it, in order; `isAdminKey` with its verdict. */
+  /** Protected operations run for it, in order; each key check as `key:<true when it let the key in>`. */
   calls: string[];
-  /** The credential's check (`isAdminKey`) said yes; the runs send no timestamped signature, which YOURLS checks otherwise. */
+  /** A key check let a key in; the runs send no timestamped signature, which YOURLS checks otherwise. */
   admitted: boolean;
   status?: number;
   type?: string;
@@ -156,10 +156,24 @@ function watchPeers(server: Server, service: Service): { taken: PeerRequest[] } 
       const result = original(...args);
       const peer = context.getStore();
       if (peer !== undefined) {
-        peer.calls.push(name === 'isAdminKey' ? `isAdminKey:${String(result)}` : name);
-        if (name === 'isAdminKey' && result === true) peer.admitted = true;
+        peer.calls.push(name);
       }
       return result;
+    };
+  }
+  // The credential's check: the service's key checks, whose verdict is a principal (a role) once a key may go on.
+  const keys = service.keys as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of ['identify', 'authorize', 'mayCreate']) {
+    const original = keys[name]!;
+    keys[name] = (...args: unknown[]) => {
+      const peer = context.getStore();
+      if (peer === undefined) return original(...args);
+      return original(...args).then((who) => {
+        const admitted = typeof who === 'object' && who !== null && 'role' in who;
+        peer.calls.push(`key:${admitted}`);
+        if (admitted) peer.admitted = true;
+        return who;
+      });
     };
   }
   const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
@@ -246,7 +260,7 @@ export async function runFuzz({ runs, seed, databaseUrl }: FuzzOptions): Promise
       for (const peer of peers.taken) {
         const key = `${peer.surface} ${peer.status ?? 'none'}`;
         peerStatuses[key] = (peerStatuses[key] ?? 0) + 1;
-        if (peer.calls.some((call) => !call.startsWith('isAdminKey'))) peerProtectedRuns++;
+        if (peer.calls.some((call) => !call.startsWith('key:'))) peerProtectedRuns++;
       }
 
       if (reply.end !== 'closed') fail('1: the server did not end the exchange within 5 s');
@@ -258,10 +272,10 @@ export async function runFuzz({ runs, seed, databaseUrl }: FuzzOptions): Promise
       const anyRight = text.split('\r\n\r\n').some((part) => authorizationValues(part).includes(RIGHT));
       if (!anyRight) {
         // The operations a peer's surface ran for its own requests are judged by the credential it asked for.
-        const peerCalls = peers.taken.flatMap((peer) => peer.calls).length;
+        const peerCalls = peers.taken.flatMap((peer) => peer.calls.filter((call) => !call.startsWith('key:'))).length;
         if (spy.calls.length > peerCalls) fail(`4: protected operations ran without the token: ${spy.calls.join(', ')}`);
         for (const peer of peers.taken) {
-          if (!peer.admitted && peer.calls.some((call) => call !== 'isAdminKey:false'))
+          if (!peer.admitted && peer.calls.some((call) => call !== 'key:false'))
             fail(`4: ${peer.surface} ran ${peer.calls.join(', ')} for ${peer.path} without its credential`);
           if (!peer.admitted && !isPeerRefusal(peer)) fail(`4: ${peer.surface} answered ${peer.status} ${peer.type} to ${peer.path} without its credential`);
         }

@@ -46,7 +46,7 @@ export function assert401(r: Answer, reason: Refusal, label: string, head = fals
  * The service operations behind protected routes. `visit` (the redirect) is one of them: short
  * links are gated too unless `publicRedirects` is on, which none of the spy's users sets.
  */
-export const PROTECTED_OPS = ['isAdminKey', 'shorten', 'get', 'lookup', 'list', 'listing', 'remove', 'update', 'visit'] as const;
+export const PROTECTED_OPS = ['shorten', 'get', 'lookup', 'list', 'listing', 'remove', 'update', 'visit'] as const;
 
 /**
  * Records every call of a protected operation: the route handlers call them through this very

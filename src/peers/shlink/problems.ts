@@ -66,6 +66,13 @@ export const MISSING_KEY: Problem = problem(
 
 export const INVALID_KEY: Problem = problem('invalid-api-key', 'Provided API key does not exist or is invalid.');
 
+/**
+ * A key whose role may not do what was asked (docs/compat.md), with the service's sentence.
+ * Shlink's one 403 type, `forbidden-tag-operation`, is about renaming and deleting tags; it has
+ * none for anything else a key may not do, so RFC 7807's plain one, as for its other gaps.
+ */
+export const forbidden = (detail: string): Problem => plainProblem(403, 'Forbidden', detail);
+
 export const MERCURE_OFF: Problem = problem('mercure-not-configured', 'This Shlink instance is not integrated with a mercure hub.');
 
 /** The 404 of a path no route serves (what Shlink's router answers). */

@@ -2,9 +2,10 @@
  * The short URLs of Shlink's REST API v3 (docs/compat.md): the list, a create (with
  * `findIfExists`), one link, its edit and delete, and its redirect rules. Each handler reads
  * Shlink's parameters (`params.ts`), asks the service, and answers in Shlink's shapes or problems
- * (`answers.ts`); the key was checked by the route (`routes.ts`).
+ * (`answers.ts`); the key and its role were checked by the route (`routes.ts`).
  */
 import type { Ctx } from '../../http/context.ts';
+import type { Principal } from '../../links/access.ts';
 import type { Failure } from '../../links/outcomes.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Service } from '../../links/service.ts';
@@ -74,7 +75,8 @@ async function existing(c: ShlinkContext, request: CreateRequest): Promise<UrlRe
   return r;
 }
 
-export async function create(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+/** A create; `who`: the key's principal, whose stored key becomes the link's author. */
+export async function create(c: ShlinkContext, ctx: Ctx, who: Principal | undefined): Promise<Answer> {
   const body = await readObject(ctx.req, c.maxBodyBytes);
   if (isProblem(body)) return body;
   const request = parseCreateBody(body, c.limits, c.seconds());
@@ -90,6 +92,7 @@ export async function create(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
     maxVisits: request.maxVisits,
     retentionDays: request.retentionDays,
     from: ctx.req,
+    author: who?.id,
   });
   if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');
   return shortUrl(c, made.record);

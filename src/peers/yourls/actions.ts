@@ -3,6 +3,7 @@
  * asks the service, and returns the result `shapes.ts` builds. No rule is decided here: a code, a
  * URL or a title is the service's to accept or refuse.
  */
+import type { Action as KeyAction, Principal } from '../../links/access.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Service, Unavailable, VisitRequest } from '../../links/service.ts';
 import { walk } from '../../links/walk.ts';
@@ -11,8 +12,26 @@ import * as shape from './shapes.ts';
 import { selector, statsFilter, type Selector } from './stats.ts';
 import type { YourlsResult } from './output.ts';
 
-/** An action: the request's parameters, and the request itself (whose client a create counts against). */
-export type Action = (params: ReadonlyMap<string, string>, from: VisitRequest) => Promise<YourlsResult>;
+/**
+ * An action: the request's parameters, the request itself (whose client a create counts against),
+ * and who signed it (a stored key is the author of the link it creates).
+ */
+export type Action = (params: ReadonlyMap<string, string>, from: VisitRequest, who: Principal) => Promise<YourlsResult>;
+
+/**
+ * What each action does, as the roles table names it (`src/links/access.ts`), so a signature is
+ * held to its key's role as on every door: a create, or a read (the stats as every door's, and
+ * `expand`, which needs a key here like everything else). `version` reads nothing of the links:
+ * any good key. An action not listed is unknown, to any good key.
+ */
+export const ACCESS: Readonly<Record<string, KeyAction | 'any'>> = {
+  shorturl: 'create',
+  expand: 'read',
+  'url-stats': 'read',
+  stats: 'read',
+  'db-stats': 'read',
+  version: 'any',
+};
 
 export interface ActionDeps {
   service: Service;
@@ -60,7 +79,7 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
   }
 
   return {
-    async shorturl(params, from) {
+    async shorturl(params, from, who) {
       const url = params.get('url') ?? '';
       const keyword = params.get('keyword') ?? '';
       // One short URL per long URL, as YOURLS by default: the newest link of it answers instead.
@@ -68,7 +87,7 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       if (existing.ok) return shape.alreadyStored(existing.record, baseUrl);
       if (existing.error === 'invalid') return shape.NO_URL();
       if (existing.error === 'unavailable') return shape.unavailable('shorturl', existing.detail);
-      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from });
+      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from, author: who.id });
       if (outcome.ok) return shape.added(outcome.record);
       if (outcome.error === 'rate_limited') return shape.flooded(outcome.retryAfter);
       if (outcome.error === 'conflict') return shape.KEYWORD_TAKEN(keyword);

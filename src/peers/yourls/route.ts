@@ -7,13 +7,14 @@
 import type { Ctx, RouteHandler } from '../../http/context.ts';
 import { flatten } from '../../http/headers.ts';
 import type { Responder } from '../../http/respond.ts';
-import type { Service } from '../../links/service.ts';
+import type { Principal } from '../../links/access.ts';
+import type { Service, Unavailable, VisitRequest } from '../../links/service.ts';
 import { unavailableOf } from '../../links/outcomes.ts';
 import type { Route } from '../../http/router.ts';
 import type { DocumentedRoute } from '../../published/openapi.ts';
-import { yourlsActions } from './actions.ts';
+import { ACCESS, yourlsActions } from './actions.ts';
 import { YOURLS_DOCS } from './openapi.ts';
-import { signed } from './auth.ts';
+import { signatureKey } from './auth.ts';
 import { render, type YourlsResult } from './output.ts';
 import { requestParams } from './params.ts';
 import { authError, INVALID_LOGIN, PLEASE_LOG_IN, unavailable, unknownAction, withCallback } from './shapes.ts';
@@ -33,17 +34,37 @@ export type YourlsRoute = Route<RouteHandler> & DocumentedRoute;
 
 export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, now }: YourlsDeps): YourlsRoute {
   const actions = yourlsActions({ service, baseUrl });
-  const credentials = { keys: apiKeys, isAdminKey: (key: string) => service.isAdminKey(key) };
 
-  async function yourlsApi(ctx: Ctx): Promise<void> {
-    const params = await requestParams(ctx, maxBodyBytes);
+  /**
+   * Who signed the request, when the key may do what the action does; else the refusal in YOURLS'
+   * shape (`Please log in` for no good key: missing, wrong, revoked, expired, or a timestamped
+   * signature of no `api_keys` key; the service's sentence for a role too low), or the store's
+   * failure to read the keys.
+   */
+  async function signer(params: ReadonlyMap<string, string>, name: string | undefined): Promise<Principal | YourlsResult | Unavailable> {
+    const key = signatureKey(params, apiKeys, Math.floor(now() / 1000));
+    const access = name !== undefined && Object.hasOwn(ACCESS, name) ? ACCESS[name]! : 'any';
+    const who = key === undefined ? undefined : access === 'any' ? await service.keys.identify(key) : await service.keys.authorize(key, access);
+    // A refusal always names the callback, even empty, as YOURLS' does.
+    const callback = params.get('callback') ?? '';
+    if (who === undefined || ('ok' in who && who.error === 'forbidden' && who.detail === undefined)) {
+      return authError(params.has('username') || params.has('password') ? INVALID_LOGIN : PLEASE_LOG_IN, callback);
+    }
+    if ('ok' in who && who.error === 'forbidden') return authError(who.detail!, callback);
+    return who;
+  }
+
+  /** The answer to the request's action, before its format. */
+  async function answer(params: ReadonlyMap<string, string>, from: VisitRequest): Promise<YourlsResult> {
+    const name = params.get('action');
+    const who = await signer(params, name);
+    if ('fields' in who) return who;
     let result: YourlsResult;
-    if (!signed(params, credentials, Math.floor(now() / 1000))) {
-      result = authError(params.has('username') || params.has('password') ? INVALID_LOGIN : PLEASE_LOG_IN, params.get('callback') ?? '');
+    if ('ok' in who) {
+      result = unavailable(name ?? '', who.detail);
     } else {
-      const name = params.get('action');
       try {
-        result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, ctx.req) : unknownAction();
+        result = name !== undefined && Object.hasOwn(actions, name) ? await actions[name]!(params, from, who) : unknownAction();
       } catch (err) {
         // A store that could not be read where no outcome carries it (a slice of the list on a
         // database that went down) is this surface's 503, in the format asked for, as an outcome is.
@@ -51,9 +72,14 @@ export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, no
         if (down === undefined) throw err;
         result = unavailable(name ?? '', down.detail);
       }
-      const callback = params.get('callback') ?? params.get('jsonp');
-      if (callback !== undefined) result = withCallback(result, callback);
     }
+    const callback = params.get('callback') ?? params.get('jsonp');
+    return callback === undefined ? result : withCallback(result, callback);
+  }
+
+  async function yourlsApi(ctx: Ctx): Promise<void> {
+    const params = await requestParams(ctx, maxBodyBytes);
+    const result = await answer(params, ctx.req);
     const { status, type, body: text } = render(params.get('format') ?? 'xml', result);
     reply.send(ctx.res, status, type, text, flatten(result.headers ?? []));
   }
