@@ -17,7 +17,8 @@ import { spareLongUploads } from './http/body.ts';
 import { trackConnections, type TrackedConnections } from './http/tracking.ts';
 import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
-import { parseTransferCommand, runTransferCommand } from './cli/transfer-commands.ts';
+import { parseTransferCommand, runTransferCommand, type CommandIo } from './cli/transfer-commands.ts';
+import { parseKeysCommand, runKeysCommand } from './cli/keys-commands.ts';
 import { createLogger, ignoreClosedPipe, type Logger } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/log/lock.ts';
@@ -40,7 +41,7 @@ const COMMANDS: Readonly<Record<Command, (config: Config) => void | Promise<void
 
 async function main(): Promise<void> {
   ignoreClosedPipe(process.stdout);
-  if (transferCommand()) return;
+  if (storeCommand()) return;
   const { command, config } = resolvedOrExit();
   await COMMANDS[command](config);
 }
@@ -194,19 +195,27 @@ function shutdownOf(server: Server, table: TrackedConnections['table'], shortene
   };
 }
 
-/** `export` and `import FILE` (src/cli/transfer-commands.ts): true when argv is one of them. */
-function transferCommand(): boolean {
-  let cmd;
+/**
+ * The commands that work on a store and exit: `export`, `import FILE` and the visits' pair
+ * (src/cli/transfer-commands.ts), `keys create|list|revoke` (src/cli/keys-commands.ts). True when
+ * argv is one of them.
+ */
+function storeCommand(): boolean {
+  const argv = process.argv.slice(2);
+  let run: ((io: CommandIo) => Promise<number>) | undefined;
   try {
-    cmd = parseTransferCommand(process.argv.slice(2));
+    const transfer = parseTransferCommand(argv);
+    const keys = parseKeysCommand(argv);
+    if (transfer !== undefined) run = (io) => runTransferCommand(transfer, io);
+    else if (keys !== undefined) run = (io) => runKeysCommand(keys, io);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${NAME}: ${err.message}\n`);
     process.exit(2);
   }
-  if (cmd === undefined) return false;
+  if (run === undefined) return false;
   const io = { env: process.env, readFile: (p: string) => readFileSync(p, 'utf8'), stdout: process.stdout, stderr: process.stderr, now: Date.now };
-  void runTransferCommand(cmd, io).then((code) => (process.exitCode = code));
+  void run(io).then((code) => (process.exitCode = code));
   return true;
 }
 
