@@ -41,6 +41,9 @@ interface Fixture {
   keep: string;
   doomed: string;
   taken: string;
+  /** Secrets of stored keys whose role may not read (`creator`) or change anything (`viewer`): the 403 of a role too low. */
+  creator: string;
+  viewer: string;
 }
 
 /** Shlink's operations, by operationId: one row each, or the test fails. */
@@ -70,6 +73,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         get(`${v3}/short-urls?itemsPerPage=0`, 400),
         get(`${v3}/short-urls`, 401, {}),
         get(`${v3}/short-urls`, 401, { 'x-api-key': 'wrong' }),
+        get(`${v3}/short-urls`, 403, { 'x-api-key': f.creator }),
       ],
       unexercised: { 503: DOWN },
     },
@@ -82,13 +86,19 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         send('POST', `${v3}/short-urls`, '{nope', 400),
         send('POST', `${v3}/short-urls`, '[]', 400),
         send('POST', `${v3}/short-urls`, '{"longUrl":"https://example.com/"}', 401, { headers: {} }),
+        send('POST', `${v3}/short-urls`, '{"longUrl":"https://example.com/"}', 403, { headers: { 'x-api-key': f.viewer } }),
         send('POST', `${v3}/short-urls`, BIG, 413),
         send('POST', `${v3}/short-urls`, '{"longUrl":"https://example.com/full"}', 503, { diskFull: true }),
       ],
       unexercised: { 429: RATE_LIMITED },
     },
     shlinkGetShortUrl: {
-      probes: [get(`${v3}/short-urls/${f.keep}`, 200), get(`${v3}/short-urls/zzzzzz`, 404), get(`${v3}/short-urls/${f.keep}`, 401, {})],
+      probes: [
+        get(`${v3}/short-urls/${f.keep}`, 200),
+        get(`${v3}/short-urls/zzzzzz`, 404),
+        get(`${v3}/short-urls/${f.keep}`, 401, {}),
+        get(`${v3}/short-urls/${f.keep}`, 403, { 'x-api-key': f.creator }),
+      ],
       unexercised: { 503: DOWN },
     },
     shlinkEditShortUrl: {
@@ -98,6 +108,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         send('PATCH', `${v3}/short-urls/${f.keep}`, '"text"', 400),
         send('PATCH', `${v3}/short-urls/zzzzzz`, '{"title":"x"}', 404),
         send('PATCH', `${v3}/short-urls/${f.keep}`, '{"title":"x"}', 401, { headers: {} }),
+        send('PATCH', `${v3}/short-urls/${f.keep}`, '{"title":"x"}', 403, { headers: { 'x-api-key': f.viewer } }),
         send('PATCH', `${v3}/short-urls/${f.keep}`, BIG, 413),
         send('PATCH', `${v3}/short-urls/${f.keep}`, '{"title":"full"}', 503, { diskFull: true }),
       ],
@@ -105,6 +116,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
     shlinkDeleteShortUrl: {
       probes: [
         send('DELETE', `${v3}/short-urls/${f.doomed}`, '', 401, { headers: {} }),
+        send('DELETE', `${v3}/short-urls/${f.doomed}`, '', 403, { headers: { 'x-api-key': f.viewer } }),
         send('DELETE', `${v3}/short-urls/${f.doomed}`, '', 503, { diskFull: true }),
         send('DELETE', `${v3}/short-urls/${f.doomed}`, '', 204),
         send('DELETE', `${v3}/short-urls/${f.doomed}`, '', 404),
@@ -117,12 +129,14 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         get(`${v3}/short-urls/${f.keep}/visits?startDate=yesterday`, 400),
         get(`${v3}/short-urls/zzzzzz/visits`, 404),
         get(`${v3}/short-urls/${f.keep}/visits`, 401, {}),
+        get(`${v3}/short-urls/${f.keep}/visits`, 403, { 'x-api-key': f.creator }),
       ],
       unexercised: { 503: DOWN },
     },
     shlinkDeleteShortUrlVisits: {
       probes: [
         send('DELETE', `${v3}/short-urls/${f.keep}/visits`, '', 401, { headers: {} }),
+        send('DELETE', `${v3}/short-urls/${f.keep}/visits`, '', 403, { headers: { 'x-api-key': f.viewer } }),
         send('DELETE', `${v3}/short-urls/${f.keep}/visits`, '', 503, { diskFull: true }),
         send('DELETE', `${v3}/short-urls/${f.keep}/visits`, '', 200),
         send('DELETE', `${v3}/short-urls/zzzzzz/visits`, '', 404),
@@ -133,6 +147,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         get(`${v3}/short-urls/${f.keep}/redirect-rules`, 200),
         get(`${v3}/short-urls/zzzzzz/redirect-rules`, 404),
         get(`${v3}/short-urls/${f.keep}/redirect-rules`, 401, {}),
+        get(`${v3}/short-urls/${f.keep}/redirect-rules`, 403, { 'x-api-key': f.creator }),
       ],
       unexercised: { 503: DOWN },
     },
@@ -142,17 +157,31 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{"redirectRules":[{"longUrl":"https://example.com/"}]}', 400),
         send('POST', `${v3}/short-urls/zzzzzz/redirect-rules`, '{}', 404),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{}', 401, { headers: {} }),
+        send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{}', 403, { headers: { 'x-api-key': f.viewer } }),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, BIG, 413),
       ],
       unexercised: { 503: DOWN },
     },
-    shlinkVisitsOverview: { probes: [get(`${v3}/visits`, 200), get(`${v3}/visits`, 401, {})], unexercised: { 503: DOWN } },
+    shlinkVisitsOverview: {
+      probes: [get(`${v3}/visits`, 200), get(`${v3}/visits`, 401, {}), get(`${v3}/visits`, 403, { 'x-api-key': f.creator })],
+      unexercised: { 503: DOWN },
+    },
     shlinkListTags: {
-      probes: [get(`${v3}/tags?searchTerm=KE`, 200), get(`${v3}/tags?orderBy=visits-ASC`, 400), get(`${v3}/tags`, 401, {})],
+      probes: [
+        get(`${v3}/tags?searchTerm=KE`, 200),
+        get(`${v3}/tags?orderBy=visits-ASC`, 400),
+        get(`${v3}/tags`, 401, {}),
+        get(`${v3}/tags`, 403, { 'x-api-key': f.creator }),
+      ],
       unexercised: { 503: DOWN },
     },
     shlinkTagsStats: {
-      probes: [get(`${v3}/tags/stats?orderBy=visits-DESC&itemsPerPage=1`, 200), get(`${v3}/tags/stats?orderBy=nope`, 400), get(`${v3}/tags/stats`, 401, {})],
+      probes: [
+        get(`${v3}/tags/stats?orderBy=visits-DESC&itemsPerPage=1`, 200),
+        get(`${v3}/tags/stats?orderBy=nope`, 400),
+        get(`${v3}/tags/stats`, 401, {}),
+        get(`${v3}/tags/stats`, 403, { 'x-api-key': f.creator }),
+      ],
       unexercised: { 503: DOWN },
     },
     shlinkListDomains: { probes: [get(`${v3}/domains`, 200), get(`${v3}/domains`, 401, {})] },
@@ -189,6 +218,7 @@ function yourlsPlan(f: Fixture): Record<string, OperationPlan> {
         q(`signature=${KEY}&action=version&format=jsonp&callback=1bad`, 400),
         q('action=version&format=json', 403),
         q('action=version&format=xml&username=u&password=p', 403),
+        q(`signature=${f.creator}&action=stats&filter=top&limit=5&format=json`, 403),
         q(`signature=${KEY}&action=expand&shorturl=zzzzzz&format=json`, 404),
         q(`signature=${KEY}&action=url-stats&shorturl=zzzzzz&format=json`, 404),
         q(`signature=${KEY}&action=shorturl&url=${url('y-full')}&format=json`, 503, { diskFull: true }),
@@ -242,10 +272,21 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
       assert.equal(r.status, 201, r.body);
       return codeOf(r);
     };
+    const makeKey = async (role: string): Promise<string> => {
+      const r = await h.req('/api/keys', {
+        method: 'POST',
+        headers: { ...BEARER, 'x-api-key': KEY, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: role, role }),
+      });
+      assert.equal(r.status, 201, r.body);
+      return (JSON.parse(r.body) as { key: string }).key;
+    };
     const fixture: Fixture = {
       keep: await shorten({ url: 'https://example.com/keep', title: 'Kept — Ünïcödé 😀', tags: ['kept', 'labelled'], max_visits: 50, retention_days: 30 }),
       doomed: await shorten({ url: 'https://example.com/doomed' }),
       taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
+      creator: await makeKey('creator'),
+      viewer: await makeKey('viewer'),
     };
     const visit = {
       headers: { ...BEARER, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', referer: 'https://news.example/a' },
@@ -345,7 +386,7 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
     const health = html.slice(html.indexOf('id="op-shlinkHealth"'), html.indexOf('</article>', html.indexOf('id="op-shlinkHealth"')));
     assert.match(health, /<p class="access">Public\.<\/p>/);
     const list = html.slice(html.indexOf('id="op-shlinkListShortUrls"'), html.indexOf('</article>', html.indexOf('id="op-shlinkListShortUrls"')));
-    assert.match(list, /<p class="access">Shlink&#39;s credential \(SHLINK_API=true\): one of the admin keys/);
+    assert.match(list, /<p class="access">Shlink&#39;s credential \(SHLINK_API=true\): an API key of this service/);
     assert.doesNotMatch(list, /Authorization: Bearer/);
   });
 });

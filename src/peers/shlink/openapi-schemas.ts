@@ -200,10 +200,15 @@ export function problem(status: number, description: string, errors: readonly (S
 }
 
 const RESPONSES: Record<string, OpenApiObject> = {
-  ShlinkUnauthorized: problem(401, 'X-Api-Key is missing (missing-authentication) or is none of the admin keys (invalid-api-key).', [
+  ShlinkUnauthorized: problem(401, 'X-Api-Key is missing (missing-authentication), or is no key of this service, revoked or expired (invalid-api-key).', [
     'missing-authentication',
     'invalid-api-key',
   ]),
+  ShlinkForbidden: problem(
+    403,
+    "The key's role may not do this (docs/compat.md); detail is the service's sentence: this key's role (creator) does not allow reading links, their stats or their visits.",
+    ['about:blank'],
+  ),
   ShlinkShortUrlNotFound: problem(404, 'No live link with this code (short-url-not-found, with shortCode).', ['short-url-not-found']),
   ShlinkPayloadTooLarge: problem(413, 'The body is over MAX_BODY_BYTES.', ['about:blank']),
   ShlinkTooManyRequests: problem(
@@ -221,7 +226,7 @@ const SECURITY_SCHEMES: Record<string, OpenApiObject> = {
     in: 'header',
     name: 'X-Api-Key',
     description:
-      "Shlink's credential (SHLINK_API=true): one of the admin keys (API_KEYS). Under /rest/ it stands instead of the gate's bearer token, which Shlink's clients cannot send; without it the answer is Shlink's 401 problem.",
+      "Shlink's credential (SHLINK_API=true): an API key of this service, a key of API_KEYS or a stored key, whose role must allow the operation (a 403 problem otherwise). Under /rest/ it stands instead of the gate's bearer token, which Shlink's clients cannot send; without it the answer is Shlink's 401 problem.",
   },
 };
 

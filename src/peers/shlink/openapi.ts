@@ -3,7 +3,8 @@
  * route of `routes.ts`, and the components they name (`openapi-schemas.ts`). Data, kept apart from
  * the handlers as the REST door's is (`api/routes-openapi.ts`); `published/openapi.ts` adds it to
  * the document while the surface is on. Every operation is public to the gate: its credential is
- * Shlink's own `X-Api-Key`, refused with Shlink's 401 problem.
+ * Shlink's own `X-Api-Key`, refused with Shlink's 401 problem, and a key whose role may not do
+ * what the operation does with a 403 one.
  */
 import { body, ref, type OpenApiObject } from '../../published/openapi-parts.ts';
 import type { DocumentedRoute, OperationDoc, RouteDoc, Surface } from '../../published/openapi.ts';
@@ -19,7 +20,7 @@ const SURFACE: Surface = {
     name: 'Shlink',
     description:
       "Shlink's REST API v3, for Shlink's web client and JS SDK: a Shlink-compatible surface onto the same links, served only with SHLINK_API=true (docs/compat.md). " +
-      "Its answers are Shlink's shapes, and its errors Shlink's problem details (application/problem+json). Every route but health needs an admin key in X-Api-Key; " +
+      "Its answers are Shlink's shapes, and its errors Shlink's problem details (application/problem+json). Every route but health needs an API key in X-Api-Key, whose role must allow what it does; " +
       "the bearer-token gate does not apply under /rest/. A method a path does not serve is this service's 405 with Allow.",
   },
   components: { ...COMPONENTS, parameters: PARAMETERS },
@@ -34,7 +35,7 @@ const NOT_FOUND = ref('responses', 'ShlinkShortUrlNotFound');
 const TOO_LARGE = ref('responses', 'ShlinkPayloadTooLarge');
 const UNAVAILABLE = ref('responses', 'ShlinkUnavailable');
 
-/** An operation that needs the key: its 401 is Shlink's problem. */
+/** An operation that needs a key, any good one: its 401 is Shlink's problem. */
 function keyed(operationId: string, summary: string, responses: Record<number, OpenApiObject>, extra: Partial<OperationDoc> = {}): OperationDoc {
   return {
     operationId,
@@ -45,6 +46,14 @@ function keyed(operationId: string, summary: string, responses: Record<number, O
     responses: { ...responses, 401: ref('responses', 'ShlinkUnauthorized') },
     ...extra,
   };
+}
+
+/**
+ * An operation that needs a key whose role allows what it does (`routes.ts`): Shlink's 401
+ * problem, and the 403 one of a role too low.
+ */
+function roled(operationId: string, summary: string, responses: Record<number, OpenApiObject>, extra: Partial<OperationDoc> = {}): OperationDoc {
+  return keyed(operationId, summary, { ...responses, 403: ref('responses', 'ShlinkForbidden') }, extra);
 }
 
 const json = (schema: string): OpenApiObject => ({ required: false, content: { [JSON_TYPE]: { schema: ref('schemas', schema) } } });
@@ -100,7 +109,7 @@ const V3 = '/rest/v3';
 /** The routes whose documentation depends on nothing of the instance, by path. */
 const FIXED: Readonly<Record<string, RouteDoc>> = {
   [`${V3}/short-urls`]: {
-    GET: keyed(
+    GET: roled(
       'shlinkListShortUrls',
       'List the short URLs',
       {
@@ -114,7 +123,7 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
         parameters: LIST_PARAMS,
       },
     ),
-    POST: keyed(
+    POST: roled(
       'shlinkCreateShortUrl',
       'Create a short URL',
       {
@@ -136,17 +145,17 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
     ),
   },
   [`${V3}/short-urls/:code`]: {
-    GET: keyed('shlinkGetShortUrl', 'One short URL', { 200: ok('The link.', 'ShlinkShortUrl'), 404: NOT_FOUND, 503: UNAVAILABLE }),
-    PATCH: keyed(
+    GET: roled('shlinkGetShortUrl', 'One short URL', { 200: ok('The link.', 'ShlinkShortUrl'), 404: NOT_FOUND, 503: UNAVAILABLE }),
+    PATCH: roled(
       'shlinkEditShortUrl',
       'Edit a short URL',
       { 200: ok('The link as edited.', 'ShlinkShortUrl'), 400: badBody('A field is refused'), 404: NOT_FOUND, 413: TOO_LARGE, 503: UNAVAILABLE },
       { description: 'The body first (413, 400), then the code (404), then the fields (400).', requestBody: { ...json('ShlinkEditInput'), required: true } },
     ),
-    DELETE: keyed('shlinkDeleteShortUrl', 'Delete a short URL', { 204: { description: 'Deleted. No body.' }, 404: NOT_FOUND, 503: UNAVAILABLE }),
+    DELETE: roled('shlinkDeleteShortUrl', 'Delete a short URL', { 204: { description: 'Deleted. No body.' }, 404: NOT_FOUND, 503: UNAVAILABLE }),
   },
   [`${V3}/short-urls/:code/visits`]: {
-    GET: keyed(
+    GET: roled(
       'shlinkListShortUrlVisits',
       "A short URL's visits, newest first",
       {
@@ -157,19 +166,19 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
       },
       { parameters: VISIT_PARAMS },
     ),
-    DELETE: keyed('shlinkDeleteShortUrlVisits', "Delete a short URL's visits", {
+    DELETE: roled('shlinkDeleteShortUrlVisits', "Delete a short URL's visits", {
       200: ok('How many visits were deleted.', 'ShlinkDeletedVisits'),
       404: NOT_FOUND,
       503: UNAVAILABLE,
     }),
   },
   [`${V3}/short-urls/:code/redirect-rules`]: {
-    GET: keyed('shlinkGetRedirectRules', "A short URL's redirect rules: none", {
+    GET: roled('shlinkGetRedirectRules', "A short URL's redirect rules: none", {
       200: ok('No rules.', 'ShlinkRedirectRules'),
       404: NOT_FOUND,
       503: UNAVAILABLE,
     }),
-    POST: keyed(
+    POST: roled(
       'shlinkSetRedirectRules',
       'Set redirect rules: only none',
       {
@@ -183,7 +192,7 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
     ),
   },
   [`${V3}/visits`]: {
-    GET: keyed('shlinkVisitsOverview', 'The visits of every live link', {
+    GET: roled('shlinkVisitsOverview', 'The visits of every live link', {
       200: ok('The totals.', 'ShlinkVisitsOverview'),
       500: {
         description: 'Unexpected error: `{"detail"}`; or the visit totals could not be counted, a plain problem.',
@@ -193,7 +202,7 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
     }),
   },
   [`${V3}/tags`]: {
-    GET: keyed(
+    GET: roled(
       'shlinkListTags',
       'Every tag of a live link',
       {
@@ -205,7 +214,7 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
     ),
   },
   [`${V3}/tags/stats`]: {
-    GET: keyed(
+    GET: roled(
       'shlinkTagsStats',
       'Every tag of a live link, with its counts',
       {

@@ -90,7 +90,10 @@ const SURFACE: Surface = {
 const PARAMETERS = [
   ['action', 'shorturl, expand, url-stats, stats, db-stats or version.'],
   ['format', 'xml (the default), json, jsonp (with callback) or simple (plain text).'],
-  ['signature', 'An API_KEYS key; with timestamp, the hash of the timestamp and the key.'],
+  [
+    'signature',
+    'An API key of this service (API_KEYS, or a stored key whose role allows the action); with timestamp, the hash of the timestamp and an API_KEYS key.',
+  ],
   ['timestamp', "Unix seconds, within 12 hours of the server's clock, for a hashed signature."],
   ['hash', 'md5 (the default), sha1 or sha256: how a timestamped signature is hashed.'],
   ['url', 'shorturl: the URL to shorten.'],
@@ -134,7 +137,11 @@ const DESCRIPTION =
 const ANSWERS = {
   200: answer('The action succeeded.', []),
   400: answer('An unknown action (errorCode), a refused or already shortened URL (status fail), a taken keyword, or a bad JSONP callback (error).', []),
-  403: answer('No valid signature: Please log in, or Invalid username or password.', ['message', 'errorCode', 'callback'], { errorCode: { const: '403' } }),
+  403: answer(
+    "No valid signature (Please log in, or Invalid username or password), or a key whose role may not do the action (the service's sentence: this key's role (viewer) does not allow creating links).",
+    ['message', 'errorCode', 'callback'],
+    { errorCode: { const: '403' } },
+  ),
   404: answer('expand or url-stats of an unknown link.', ['message']),
   429: answer(
     'shorturl past CREATE_RATE_LIMIT for this client address (error:flood); Retry-After says when to try again.',
