@@ -17,7 +17,7 @@ export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18',
 
 const INSTRUCTIONS =
   'A URL shortener. shorten_url creates a short link; get_url and lookup_url read one by code or by original URL; ' +
-  'list_urls and get_stats need an API key whose role may read, update_url and delete_url one whose role may edit ' +
+  'list_urls needs an API key whose role may read every link, get_stats one whose role may read, update_url and delete_url one whose role may edit ' +
   '(the X-API-Key header, or the api_key argument).';
 
 /**

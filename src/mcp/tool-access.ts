@@ -6,7 +6,7 @@
  */
 import type { Action, Principal } from '../links/access.ts';
 import type { Service, VisitRequest } from '../links/service.ts';
-import { failed, type Tool, type ToolResult } from './tool-results.ts';
+import { failed, unknownCode, type Tool, type ToolResult } from './tool-results.ts';
 
 /**
  * The answer to a key that is missing where one is needed, wrong, revoked or expired: one
@@ -43,9 +43,21 @@ async function callerOf(
   return who.detail === undefined ? badKey() : failed(who.detail);
 }
 
-/** Runs `tool` once the call's key may do what the tool does: the key before the work, so a wrong key or a role too low learns nothing of the links. */
+/**
+ * Runs `tool` once the call's key may do what the tool does: the key before the work, so a wrong
+ * key or a role too low learns nothing of the links. A tool that reads or edits the link of its
+ * `code` asks the service too whether the key reaches that link (an `editor` reaches only the
+ * links it made): another author's link is unknown, as if it did not exist.
+ */
 export async function runChecked(tool: Tool, args: Readonly<Record<string, unknown>>, service: Service, from: VisitRequest | undefined): Promise<ToolResult> {
   if (tool.access === undefined) return tool.run(args, service, { from });
   const caller = await callerOf(service, tool.access, args, from);
-  return 'principal' in caller ? tool.run(args, service, { from, principal: caller.principal }) : caller;
+  if (!('principal' in caller)) return caller;
+  const { principal } = caller;
+  const code = args['code'];
+  if ((tool.access === 'read' || tool.access === 'edit') && principal !== undefined && typeof code === 'string') {
+    const may = await service.mayTouch(principal, code);
+    if (may !== true) return may.error === 'unavailable' ? failed(may.detail) : unknownCode(code);
+  }
+  return tool.run(args, service, { from, principal });
 }

@@ -63,10 +63,11 @@ export const asRecord = (r: UrlRecord): Record<string, unknown> => ({ ...r });
  * decision: it counts nothing.
  */
 export async function missing(service: Service, code: string): Promise<ToolResult> {
-  return (await service.visit(code, false)).kind === 'expired'
-    ? failed(`The short link ${JSON.stringify(code)} has expired.`)
-    : failed(`No short link has the code ${JSON.stringify(code)}.`);
+  return (await service.visit(code, false)).kind === 'expired' ? failed(`The short link ${JSON.stringify(code)} has expired.`) : unknownCode(code);
 }
+
+/** No link of `code` that the caller may see. */
+export const unknownCode = (code: string): ToolResult => failed(`No short link has the code ${JSON.stringify(code)}.`);
 
 /** A failure of the work, told to the model (docs/mcp.md): the REST `detail`, or a sentence of its own. */
 export function failed(message: string): ToolResult {

@@ -119,7 +119,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'list_urls',
     title: 'List short links',
     description:
-      'List live short links, newest first. Needs a key whose role may read (viewer, editor or admin). Page with limit (1–1000) and offset; without limit every link is returned. ' +
+      'List live short links, newest first. Needs a key whose role may read every link (viewer or admin). Page with limit (1–1000) and offset; without limit every link is returned. ' +
       'q keeps the links whose code, original URL or title contains it (case-insensitively); tag keeps those having every tag named (compared exactly). ' +
       'count is the number of links in this page, total the number of live links the filters keep.',
     inputSchema: {
@@ -146,7 +146,7 @@ export const TOOLS: readonly Tool[] = [
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
-    access: 'read',
+    access: 'read-all',
     async run(args, service) {
       // The arguments as typed; `tag`'s values are read as the REST list's `tag` parameters are
       // (commas separate tags), and the service checks every one of them.
@@ -165,7 +165,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'delete_url',
     title: 'Delete a short link',
     description:
-      'Delete a short link by its code: the short URL stops redirecting at once. Needs a key whose role may edit (editor or admin). Cannot be undone.',
+      'Delete a short link by its code: the short URL stops redirecting at once. Needs a key whose role may edit (admin, or an editor on the links it made). Cannot be undone.',
     inputSchema: {
       type: 'object',
       properties: { code: CODE, api_key: API_KEY },
@@ -192,7 +192,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'update_url',
     title: 'Edit a short link',
     description:
-      'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs a key whose role may edit (editor or admin). ' +
+      'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs a key whose role may edit (admin, or an editor on the links it made). ' +
       'retention_days still counts from the creation time, so a shorter one can expire the link at once; max_visits null removes the limit, ' +
       'and one at or below the visit count uses the link up; title null removes the title; tags replaces every tag ([] removes them). Returns the updated link.',
     inputSchema: {
@@ -226,7 +226,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'get_stats',
     title: 'Visit statistics of a short link',
     description:
-      "A live link's visits in a range: totals, unique visitors, bots, a series of buckets, and the top referrers, countries, browsers, operating systems and devices. Needs a key whose role may read (viewer, editor or admin). " +
+      "A live link's visits in a range: totals, unique visitors, bots, a series of buckets, and the top referrers, countries, browsers, operating systems and devices. Needs a key whose role may read (viewer or admin, or an editor on the links it made). " +
       'from and to are Unix seconds or ISO 8601 (default: the last 30 days; a time without an offset is read in tz); interval is hour, day, week or month ' +
       '(default by the span; at most 1,000 buckets); tz an IANA zone (default UTC); bots exclude (default), include or only.',
     inputSchema: {

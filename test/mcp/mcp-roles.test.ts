@@ -62,6 +62,7 @@ const verdict = (r: ToolResult): string => (r.isError ? r.content[0]!.text : 'ok
 const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
 const CREATE = 'creating links';
 const READ = 'reading links, their stats or their visits';
+const READ_ALL = 'listing, exporting or counting over every link';
 const EDIT = 'editing or deleting links';
 
 /** Every tool, its arguments (`{code}`: a live link of the test), and what each role gets. */
@@ -69,7 +70,7 @@ const TOOLS: { name: string; args: Record<string, unknown>; want: Record<Role, s
   { name: 'shorten_url', args: { url: 'https://example.com/made' }, want: { creator: 'ok', viewer: denied('viewer', CREATE), editor: 'ok', admin: 'ok' } },
   { name: 'get_url', args: { code: '{code}' }, want: { creator: 'ok', viewer: 'ok', editor: 'ok', admin: 'ok' } },
   { name: 'lookup_url', args: { url: 'https://example.com/own' }, want: { creator: 'ok', viewer: 'ok', editor: 'ok', admin: 'ok' } },
-  { name: 'list_urls', args: {}, want: { creator: denied('creator', READ), viewer: 'ok', editor: 'ok', admin: 'ok' } },
+  { name: 'list_urls', args: {}, want: { creator: denied('creator', READ_ALL), viewer: 'ok', editor: denied('editor', READ_ALL), admin: 'ok' } },
   { name: 'get_stats', args: { code: '{code}' }, want: { creator: denied('creator', READ), viewer: 'ok', editor: 'ok', admin: 'ok' } },
   {
     name: 'update_url',
@@ -106,9 +107,28 @@ test('every tool answers each role as the roles table says, with the key in X-AP
   }
   // The header wins over the argument, as X-API-Key does over ?api_key= on the REST door.
   const both = await callTool(h, 'list_urls', { api_key: keys.admin.key }, { 'x-api-key': keys.creator.key });
-  assert.equal(verdict(both), denied('creator', READ));
+  assert.equal(verdict(both), denied('creator', READ_ALL));
   // No secret is ever logged.
   for (const key of Object.values(keys)) assert.ok(!h.logs.raw.includes(key.key), 'a secret in the log');
+});
+
+test("an editor's key reaches only the links it made: another author's link is unknown to get_stats, update_url and delete_url", ONE, async (t) => {
+  const h = await start(t, { apiKeys: [ADMIN], logLevel: 'silent' });
+  const editor = await makeKey(h, 'editor');
+  const other = await makeKey(h, 'editor');
+  const theirs = (await callTool(h, 'shorten_url', { url: 'https://example.com/theirs' }, { 'x-api-key': other.key })).structuredContent![
+    'short_code'
+  ] as string;
+  const anonymous = await h.shorten('https://example.com/anonymous');
+  for (const code of [theirs, anonymous]) {
+    for (const tool of TOOLS.filter((tool) => ['get_stats', 'update_url', 'delete_url'].includes(tool.name))) {
+      const r = await callTool(h, tool.name, withCode(tool.args, code), { 'x-api-key': editor.key });
+      assert.equal(verdict(r), `No short link has the code "${code}".`, `${tool.name} of ${code}`);
+    }
+  }
+  assert.equal(verdict(await callTool(h, 'get_stats', { code: theirs }, { 'x-api-key': other.key })), 'ok', "its author's key reaches it");
+  assert.equal((await h.req(`/api/urls/${theirs}`)).status, 200, 'nothing was deleted');
+  assert.equal((await h.req(`/api/urls/${anonymous}`)).status, 200, 'nothing was deleted');
 });
 
 test('a missing, wrong, revoked or expired key is the one bad-key result on every tool that needs a key; a create with one makes nothing', ONE, async (t) => {

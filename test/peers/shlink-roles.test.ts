@@ -1,10 +1,11 @@
 /**
  * Shlink's surface with keys of every role (docs/compat.md, keys and roles): `X-Api-Key` is any
- * API key of the service, and each route asks the service's roles table for what it does — the
- * lists, one link, its visits, the tags and the overview a read, a create a create, an edit, a
- * delete and a visits' deletion an edit; the domains and Mercure any good key. A role too low is a
- * 403 problem with the service's sentence; a wrong, revoked or expired key Shlink's 401
- * `invalid-api-key`, as before. A link made with a stored key is that key's.
+ * API key of the service, and each route asks the service's roles table for what it does — one
+ * link and its visits a read, the list, the tags and the overview a read over every link, a
+ * create a create, an edit, a delete and a visits' deletion an edit; the domains and Mercure any
+ * good key. A role too low is a 403 problem with the service's sentence; a wrong, revoked or
+ * expired key Shlink's 401 `invalid-api-key`, as before. An editor reaches only the links it
+ * made. A link made with a stored key is that key's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -37,6 +38,8 @@ async function makeKey(h: Harness, role: Role, extra: Record<string, unknown> = 
 const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
 const CREATE = 'creating links';
 const READ = 'reading links, their stats or their visits';
+const READ_ALL = 'listing, exporting or counting over every link';
+const ALL = { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 };
 const EDIT = 'editing or deleting links';
 
 const INVALID = {
@@ -48,7 +51,7 @@ const INVALID = {
 
 /** Every route that needs a key, with what each role gets: a status, or the refusal's words. `{code}` is a live link of the test. */
 const ROUTES: { method: string; path: string; body?: unknown; want: Record<Role, number | string> }[] = [
-  { method: 'GET', path: `${V3}/short-urls`, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
+  { method: 'GET', path: `${V3}/short-urls`, want: ALL },
   {
     method: 'POST',
     path: `${V3}/short-urls`,
@@ -75,9 +78,9 @@ const ROUTES: { method: string; path: string; body?: unknown; want: Record<Role,
     body: { redirectRules: [] },
     want: { creator: denied('creator', EDIT), viewer: denied('viewer', EDIT), editor: 200, admin: 200 },
   },
-  { method: 'GET', path: `${V3}/visits`, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { method: 'GET', path: `${V3}/tags`, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { method: 'GET', path: `${V3}/tags/stats`, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
+  { method: 'GET', path: `${V3}/visits`, want: ALL },
+  { method: 'GET', path: `${V3}/tags`, want: ALL },
+  { method: 'GET', path: `${V3}/tags/stats`, want: ALL },
   { method: 'GET', path: `${V3}/domains`, want: { creator: 200, viewer: 200, editor: 200, admin: 200 } },
   { method: 'GET', path: `${V3}/mercure-info`, want: { creator: 501, viewer: 501, editor: 501, admin: 501 } },
   {
@@ -147,6 +150,21 @@ test('a wrong, revoked or expired key is invalid-api-key on every route; a viewe
   assert.equal((await shlink(h, 'GET', `${V3}/short-urls/${code}`, creator.key)).status, 403);
   assert.equal((await shlink(h, 'GET', `${V3}/short-urls`, creator.key)).status, 403);
   assert.equal((await h.req(`/api/urls/${code}`)).status, 200, 'the link is still there');
+});
+
+test("an editor's key reaches only the links it made: another author's link is short-url-not-found on every route of one link", ONE, async (t) => {
+  const h = await start(t, { shlinkApi: true, apiKeys: [ADMIN], logLevel: 'silent' });
+  const editor = await makeKey(h, 'editor');
+  const other = await makeKey(h, 'editor');
+  for (const code of [await made(h, other.key, 'https://example.com/theirs'), await made(h, ADMIN, 'https://example.com/anonymous')]) {
+    for (const route of ROUTES.filter((route) => route.path.includes('{code}'))) {
+      const r = await shlink(h, route.method, route.path.replace('{code}', code), editor.key, route.body);
+      const label = `${route.method} ${route.path} of another's link`;
+      assert.equal(r.status, 404, `${label}: ${r.body}`);
+      assert.equal((JSON.parse(r.body) as { type: string }).type, 'https://shlink.io/api/error/short-url-not-found', label);
+    }
+  }
+  assert.equal(h.shortener.count, 2, 'nothing was deleted');
 });
 
 test('a link made with a stored key has that key as its author; with an API_KEYS key, none', ONE, async (t) => {

@@ -1,7 +1,8 @@
 /**
  * YOURLS' API with keys of every role (docs/compat.md, keys and roles): the plain `signature` is
- * any API key of the service, held to its role — `shorturl` a create, `expand`, `url-stats`,
- * `stats` and `db-stats` a read, `version` any good key. A role too low is YOURLS' 403 refusal
+ * any API key of the service, held to its role — `shorturl` a create, `expand` and `url-stats` a
+ * read of one link (an editor's, of the links it made), `stats` and `db-stats` a read over every
+ * link, `version` any good key. A role too low is YOURLS' 403 refusal
  * with the service's sentence; a wrong, revoked or expired key YOURLS' `Please log in`, as before.
  * The timestamped form signs with a key of `API_KEYS` only: the store never keeps a stored key's
  * secret, so a hash of one signs nothing. A link made with a stored key is that key's.
@@ -38,6 +39,7 @@ async function makeKey(h: Harness, role: Role, extra: Record<string, unknown> = 
 const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
 const CREATE = 'creating links';
 const READ = 'reading links, their stats or their visits';
+const READ_ALL = 'listing, exporting or counting over every link';
 
 /** YOURLS' refusal of a signature, with `message`. */
 const refused = (message: string): Expected => ({ status: 403, fields: { message, errorCode: '403', callback: '' }, simple: message });
@@ -50,8 +52,11 @@ const ACTIONS: { params: Record<string, string>; want: Record<Role, number | str
   { params: { action: 'shorturl', url: '{url}' }, want: { creator: 200, viewer: denied('viewer', CREATE), editor: 200, admin: 200 } },
   { params: { action: 'expand', shorturl: '{code}' }, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
   { params: { action: 'url-stats', shorturl: '{code}' }, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { params: { action: 'stats', filter: 'top', limit: '5' }, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
-  { params: { action: 'db-stats' }, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
+  {
+    params: { action: 'stats', filter: 'top', limit: '5' },
+    want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 },
+  },
+  { params: { action: 'db-stats' }, want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
   { params: { action: 'version' }, want: { creator: 200, viewer: 200, editor: 200, admin: 200 } },
   { params: { action: 'nope' }, want: { creator: 400, viewer: 400, editor: 400, admin: 400 } },
 ];
@@ -64,12 +69,22 @@ function filled(params: Record<string, string>, code: string): Record<string, st
 test('every action answers each role as the roles table says, in every format', ONE, async (t) => {
   const h = await start(t, { yourlsApi: true, apiKeys: [ADMIN], logLevel: 'info' });
   const keys = Object.fromEntries(await Promise.all(ROLES.map(async (role) => [role, await makeKey(h, role)] as const))) as Record<Role, MadeKey>;
-  const code = await h.shorten('https://example.com/kept');
+  // The link of expand and url-stats is the role's own where it may create (an editor reads its own links), else the admin's.
+  const codes = Object.fromEntries(
+    await Promise.all(
+      ROLES.map(async (role) => {
+        const signature = role === 'viewer' ? ADMIN : keys[role].key;
+        const r = await api(h, { action: 'shorturl', url: `https://example.com/${role}`, signature, format: 'json' });
+        assert.equal(r.status, 200, r.body);
+        return [role, (JSON.parse(r.body) as { url: { keyword: string } }).url.keyword] as const;
+      }),
+    ),
+  ) as Record<Role, string>;
   for (const action of ACTIONS) {
     for (const role of ROLES) {
       const want = action.want[role];
       for (const format of FORMATS) {
-        const r = await api(h, inFormat({ ...filled(action.params, code), signature: keys[role].key }, format));
+        const r = await api(h, inFormat({ ...filled(action.params, codes[role]), signature: keys[role].key }, format));
         const label = `${action.params['action']} as ${role} (${format})`;
         if (typeof want === 'number') assert.equal(r.status, want, `${label}: ${r.body}`);
         else assertAnswer(r, format, refused(want));
@@ -77,6 +92,21 @@ test('every action answers each role as the roles table says, in every format', 
     }
   }
   for (const key of Object.values(keys)) assert.ok(!h.logs.raw.includes(key.key), 'a secret in the log');
+});
+
+test("an editor's key reaches only the links it made: another author's link is not found to expand and url-stats", ONE, async (t) => {
+  const h = await start(t, { yourlsApi: true, apiKeys: [ADMIN], logLevel: 'silent' });
+  const editor = await makeKey(h, 'editor');
+  const other = await makeKey(h, 'editor');
+  const made = await api(h, { action: 'shorturl', url: 'https://example.com/theirs', signature: other.key, format: 'json' });
+  const theirs = (JSON.parse(made.body) as { url: { keyword: string } }).url.keyword;
+  for (const code of [theirs, await h.shorten('https://example.com/anonymous')]) {
+    const expand = await api(h, { action: 'expand', shorturl: code, signature: editor.key, format: 'json' });
+    assert.deepEqual([expand.status, JSON.parse(expand.body)], [404, { keyword: code, message: 'Error: short URL not found', errorCode: '404' }], code);
+    const stats = await api(h, { action: 'url-stats', shorturl: code, signature: editor.key, format: 'json' });
+    assert.deepEqual([stats.status, JSON.parse(stats.body)], [404, { statusCode: '404', message: 'Error: short URL not found' }], code);
+  }
+  assert.equal((await api(h, { action: 'expand', shorturl: theirs, signature: other.key, format: 'json' })).status, 200, "its author's key reaches it");
 });
 
 test('a wrong, revoked or expired key is "Please log in" for every action, and nothing is made', ONE, async (t) => {

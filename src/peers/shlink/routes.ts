@@ -8,18 +8,18 @@
  * `API_KEYS` or a stored key), whose role the service checks against what the route does
  * (`src/links/access.ts`): the same keys and roles as every other door. The routes are public to
  * the bearer-token gate (`Route.public`): Shlink's clients cannot send `Authorization`, so the key
- * is this surface's own credential, checked here, and a request without it gets Shlink's 401,
- * never the gate's `{"detail"}`.
+ * is this surface's own credential, checked by `keyed.ts`, and a request without it gets Shlink's
+ * 401, never the gate's `{"detail"}`.
  */
-import type { Ctx, RouteHandler } from '../../http/context.ts';
+import type { RouteHandler } from '../../http/context.ts';
 import type { Route } from '../../http/router.ts';
 import type { DocumentedRoute } from '../../published/openapi.ts';
 import type { Responder } from '../../http/respond.ts';
-import type { Action, Principal } from '../../links/access.ts';
 import type { Service } from '../../links/service.ts';
-import { ok, send, thrownProblem, unavailable, type Answer } from './answers.ts';
+import { ok } from './answers.ts';
+import { shlinkHandler } from './keyed.ts';
 import { shlinkDocs } from './openapi.ts';
-import { forbidden, INVALID_KEY, MERCURE_OFF, MISSING_KEY, Problem, routeNotFound } from './problems.ts';
+import { MERCURE_OFF, routeNotFound } from './problems.ts';
 import { create, edit, get, list, redirectRules, remove, type ShlinkContext } from './short-urls.ts';
 import { deleteVisits, overview, tags, visits } from './visits-and-tags.ts';
 
@@ -49,12 +49,6 @@ export interface ShlinkDeps {
  */
 type PeerRoute = Route<RouteHandler> & DocumentedRoute;
 
-/**
- * What a route needs of the key: what it does as the roles table names it, `any` good key (the
- * domains, Mercure, an unknown path: nothing of the links), or `open` (health).
- */
-type Access = Action | 'any' | 'open';
-
 export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   const { service, reply } = deps;
   const host = new URL(deps.baseUrl).host.toLowerCase();
@@ -65,43 +59,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
     maxBodyBytes: deps.maxBodyBytes,
   };
 
-  /**
-   * Who presents the request's key, when it may do `access`; else Shlink's 401 for a key missing,
-   * wrong, revoked or expired (nothing tells them apart), a 403 with the service's sentence for a
-   * role too low, or a 503 when the keys cannot be read.
-   */
-  async function credential(ctx: Ctx, access: Action | 'any'): Promise<Principal | Problem> {
-    const key = ctx.req.headers['x-api-key'];
-    if (key === undefined || key === '') return MISSING_KEY;
-    if (typeof key !== 'string') return INVALID_KEY;
-    const who = access === 'any' ? await service.keys.identify(key) : await service.keys.authorize(key, access);
-    if (who === undefined) return MISSING_KEY;
-    if (!('ok' in who)) return who;
-    if (who.error === 'unavailable') return unavailable(who.detail);
-    return who.detail === undefined ? INVALID_KEY : forbidden(who.detail);
-  }
-
-  /**
-   * A route's handler: the key first (unless `open`), then the work with the key's principal; a
-   * body refused by the reader (too large, 413) and a store that cannot be read or written (a
-   * database down, 503) are problems like any other answer of this surface, never the REST door's
-   * `{"detail"}`.
-   */
-  function handler(access: Access, work: (ctx: Ctx, principal: Principal | undefined) => Answer | Promise<Answer>): RouteHandler {
-    return async function shlink(ctx) {
-      const who = access === 'open' ? undefined : await credential(ctx, access);
-      if (who instanceof Problem) return send(reply, ctx, who);
-      let answer: Answer;
-      try {
-        answer = await work(ctx, who);
-      } catch (err) {
-        const problem = thrownProblem(err);
-        if (problem === undefined) throw err;
-        answer = problem;
-      }
-      send(reply, ctx, answer);
-    };
-  }
+  const handler = shlinkHandler(service, reply);
 
   const health = handler('open', () => {
     const down = deps.readiness();
@@ -129,7 +87,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   return [
     route('/rest/health', { GET: health }),
     route(`${v3}/health`, { GET: health }),
-    route(`${v3}/short-urls`, { GET: handler('read', (ctx) => list(c, ctx)), POST: handler('create', (ctx, who) => create(c, ctx, who)) }),
+    route(`${v3}/short-urls`, { GET: handler('read-all', (ctx) => list(c, ctx)), POST: handler('create', (ctx, who) => create(c, ctx, who)) }),
     route(`${v3}/short-urls/:code`, {
       GET: handler('read', (ctx) => get(c, ctx)),
       PATCH: handler('edit', (ctx) => edit(c, ctx)),
@@ -140,9 +98,9 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       GET: handler('read', (ctx) => redirectRules(c, ctx)),
       POST: handler('edit', (ctx) => redirectRules(c, ctx)),
     }),
-    route(`${v3}/visits`, { GET: handler('read', () => overview(c)) }),
-    route(`${v3}/tags`, { GET: handler('read', (ctx) => tags(c, ctx, false)) }),
-    route(`${v3}/tags/stats`, { GET: handler('read', (ctx) => tags(c, ctx, true)) }),
+    route(`${v3}/visits`, { GET: handler('read-all', () => overview(c)) }),
+    route(`${v3}/tags`, { GET: handler('read-all', (ctx) => tags(c, ctx, false)) }),
+    route(`${v3}/tags/stats`, { GET: handler('read-all', (ctx) => tags(c, ctx, true)) }),
     route(`${v3}/domains`, { GET: handler('any', () => ok(domains)) }),
     route(`${v3}/mercure-info`, { GET: handler('any', () => MERCURE_OFF) }),
     // `rest` is this surface's first segment: no other path under it reaches the short links.

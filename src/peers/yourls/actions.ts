@@ -20,16 +20,17 @@ export type Action = (params: ReadonlyMap<string, string>, from: VisitRequest, w
 
 /**
  * What each action does, as the roles table names it (`src/links/access.ts`), so a signature is
- * held to its key's role as on every door: a create, or a read (the stats as every door's, and
- * `expand`, which needs a key here like everything else). `version` reads nothing of the links:
- * any good key. An action not listed is unknown, to any good key.
+ * held to its key's role as on every door: a create; a read of one link (its stats, and `expand`,
+ * which needs a key here like everything else); a read over every link (`stats`, `db-stats`).
+ * `version` reads nothing of the links: any good key. An action not listed is unknown, to any
+ * good key.
  */
 export const ACCESS: Readonly<Record<string, KeyAction | 'any'>> = {
   shorturl: 'create',
   expand: 'read',
   'url-stats': 'read',
-  stats: 'read',
-  'db-stats': 'read',
+  stats: 'read-all',
+  'db-stats': 'read-all',
   version: 'any',
 };
 
@@ -70,9 +71,11 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
     }
   }
 
-  /** The link `shorturl` names (a keyword or a whole short URL), if it is live. */
-  async function find(params: ReadonlyMap<string, string>): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
+  /** The live link `shorturl` names (a keyword or a whole short URL), if `who` reaches it (an editor: only its own). */
+  async function find(params: ReadonlyMap<string, string>, who: Principal): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
     const keyword = shape.keywordOf(params.get('shorturl') ?? '', baseUrl);
+    const may = await service.mayTouch(who, keyword);
+    if (may !== true) return may.error === 'unavailable' ? may : { keyword, record: undefined };
     const found = await service.get(keyword);
     if (found.ok) return { keyword, record: found.record };
     return found.error === 'unavailable' ? found : { keyword, record: undefined };
@@ -95,14 +98,14 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       return shape.refusal(outcome.detail, keyword);
     },
 
-    async expand(params) {
-      const found = await find(params);
+    async expand(params, _from, who) {
+      const found = await find(params, who);
       if ('error' in found) return shape.unavailable('expand', found.detail);
       return found.record === undefined ? shape.notExpanded(found.keyword) : shape.expanded(found.record);
     },
 
-    async 'url-stats'(params) {
-      const found = await find(params);
+    async 'url-stats'(params, _from, who) {
+      const found = await find(params, who);
       return 'error' in found ? shape.unavailable('url-stats', found.detail) : shape.urlStats(found.record);
     },
 
