@@ -250,7 +250,7 @@ const VISIT_AND_DOOR_SETTINGS = [
     boolean: true,
     parse: boolean,
     default: false,
-    help: "serve YOURLS' API at /yourls-api.php (ShareX, WordPress plugins); its signature is an API_KEYS key",
+    help: "serve YOURLS' API at /yourls-api.php (ShareX, WordPress plugins); its signature is an API key whose role allows the action",
   }),
 ] as const;
 

@@ -755,7 +755,7 @@ function parseLines(text: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-describe('CLI', { timeout: 60_000 }, () => {
+describe('CLI', { timeout: 180_000 }, () => {
   const badValues: [string, readonly string[], Record<string, string>, string][] = [
     ['PORT=abc', [], { PORT: 'abc' }, 'PORT'],
     ['--port 70000', ['--port', '70000'], {}, '--port'],

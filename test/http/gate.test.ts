@@ -141,6 +141,8 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/deprecations': 'protected',
       '/api/export': 'protected',
       '/api/import': 'protected',
+      '/api/keys': 'protected',
+      '/api/keys/:id': 'protected',
       '/api/stats': 'protected',
       '/api/urls/:code/stats': 'protected',
       '/api/urls/:code/visits': 'protected',

@@ -97,10 +97,7 @@ test('the URL: its length limit at and past it, as sent', () => {
 
 test('a create: the fields in the order their refusals are told, and a custom code by its rule', () => {
   assert.equal(createRefusal({ url: 'ftp://x.example/', title: '\0' }), 'url must use http or https, not ftp');
-  assert.equal(
-    createRefusal({ url: 'https://example.com/', code: 'x'.repeat(13) }),
-    'code must be 6 to 12 characters long, not 13',
-  );
+  assert.equal(createRefusal({ url: 'https://example.com/', code: 'x'.repeat(13) }), 'code must be 6 to 12 characters long, not 13');
   assert.equal(createRefusal({ url: 'https://example.com/', code: 'static' }), 'code "static" is reserved for the service\'s own paths');
   const checked = checkCreate({ url: 'https://example.com/', code: 'x'.repeat(12), title: 'T', tags: 'b,a', textual: true }, URLS, CODES);
   assert.deepEqual(checked, {

@@ -230,11 +230,7 @@ test("problems: Shlink's types (the SDK's ErrorType), titles, statuses and extra
   assert.equal(routeNotFound('GET', '/rest/x').body.type, ErrorType.NOT_FOUND);
   const cases: [string, string, string][] = [
     ['url must use http or https, not ftp', 'longUrl', 'longUrl must use http or https, not ftp'],
-    [
-      'code must be 6 to 12 characters long, not 2',
-      'customSlug',
-      'customSlug must be 6 to 12 characters long, not 2',
-    ],
+    ['code must be 6 to 12 characters long, not 2', 'customSlug', 'customSlug must be 6 to 12 characters long, not 2'],
     [
       'max_visits must be an integer from 1 to 2147483647, or null for no limit',
       'maxVisits',
