@@ -27,7 +27,9 @@ export async function ensureFirstAdmin(
       }
       const listed = await keys.list();
       if (config.apiKeys.length === 0 && listed.ok && !listed.keys.some((k) => k.role === 'admin')) {
-        log.warn('no admin key (API_KEYS is empty, none is stored): set INITIAL_API_KEY to store one at the next start');
+        log.warn(
+          'no admin key (API_KEYS is empty, none is stored): make one with node dist/server.js keys create --name admin --role admin, or set INITIAL_API_KEY',
+        );
       }
       return;
     }
