@@ -19,34 +19,33 @@ export async function ensureFirstAdmin(
   config: Pick<Config, 'apiKeys' | 'databaseUrl' | 'dataDir' | 'initialApiKey'>,
   log: Logger,
 ): Promise<void> {
+  const database = config.databaseUrl !== '';
   try {
-    if (config.databaseUrl !== '') {
-      if (config.initialApiKey !== '') {
-        if ((await keys.initialAdmin(config.initialApiKey)) !== undefined) log.info('INITIAL_API_KEY stored as the admin key "initial"');
-        return;
-      }
-      const listed = await keys.list();
-      if (config.apiKeys.length === 0 && listed.ok && !listed.keys.some((k) => k.role === 'admin')) {
-        log.warn(
-          'no admin key (API_KEYS is empty, none is stored): make one with node dist/server.js keys create --name admin --role admin, or set INITIAL_API_KEY',
-        );
-      }
-      return;
+    // A database takes INITIAL_API_KEY as its first key; a log store makes one and writes it down.
+    const secret = database && config.initialApiKey === '' ? undefined : await keys.initialAdmin(database ? config.initialApiKey : undefined);
+    if (secret !== undefined && database) log.info('INITIAL_API_KEY stored as the admin key "initial"');
+    else if (secret !== undefined) writeKeyFile(config.dataDir, secret, log);
+    else if (config.apiKeys.length === 0 && !(await hasAdmin(keys))) {
+      log.warn(
+        database
+          ? 'no admin key (API_KEYS is empty, none is stored): make one with node dist/server.js keys create --name admin --role admin, or set INITIAL_API_KEY'
+          : 'no admin key (API_KEYS is empty, none is stored): the routes that need one (list, edit, delete, stats, visits, export, import) answer 403',
+      );
     }
-    const secret = await keys.initialAdmin();
-    if (secret === undefined) {
-      const listed = await keys.list();
-      if (config.apiKeys.length === 0 && listed.ok && !listed.keys.some((k) => k.role === 'admin')) {
-        log.warn('no admin key (API_KEYS is empty, none is stored): the routes that need one (list, edit, delete, stats, visits, export, import) answer 403');
-      }
-      return;
-    }
-    const file = join(config.dataDir, INITIAL_KEY_FILE);
-    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-    // A file left by an earlier run keeps its mode through writeFileSync: set it.
-    chmodSync(file, 0o600);
-    log.warn('no admin key existed: one was made, named "initial"; its secret is in this file, readable by its owner only', { file });
   } catch (err) {
     log.error('could not make the first admin key', { error: (err as Error).message });
   }
+}
+
+async function hasAdmin(keys: Pick<Keys, 'list'>): Promise<boolean> {
+  const listed = await keys.list();
+  return !listed.ok || listed.keys.some((k) => k.role === 'admin');
+}
+
+function writeKeyFile(dataDir: string, secret: string, log: Logger): void {
+  const file = join(dataDir, INITIAL_KEY_FILE);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  // A file left by an earlier run keeps its mode through writeFileSync: set it.
+  chmodSync(file, 0o600);
+  log.warn('no admin key existed: one was made, named "initial"; its secret is in this file, readable by its owner only', { file });
 }

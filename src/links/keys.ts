@@ -4,7 +4,7 @@
  * key is `us_` + 43 base64url characters, of which the store keeps only the SHA-256. Every door
  * asks `authorize` with what it is about to do, and translates a `Denied` into its own `403`.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../log.ts';
 import { digestSecret, matchesSecret } from '../secrets.ts';
 import type { KeyRecord, KeyStore } from '../store/key-store.ts';
@@ -55,8 +55,6 @@ export interface KeyInput {
   domain?: unknown;
   expires_at?: unknown;
 }
-
-const hex = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
 /** The clean fields of a new key, or why not (`now`: Unix seconds, for the expiry). */
 export function checkKeyInput(input: KeyInput, now: number): Pick<KeyRecord, 'name' | 'role' | 'domain' | 'expiresAt'> | Refusal {
@@ -110,7 +108,7 @@ function createIdentify({ keyStore, apiKeys, seconds, log }: KeyOptions) {
     const keys = await guarded(() => keyStore.keys());
     // A key of API_KEYS needs no store: it still works while the stored keys cannot be read.
     if ('ok' in keys) return isEnv ? ENV_ADMIN : keys;
-    const key = storedKey(keys, createHash('sha256').update(presented).digest());
+    const key = storedKey(keys, digestSecret(presented));
     if (isEnv) return ENV_ADMIN;
     const now = seconds();
     if (key === undefined || (key.expiresAt !== null && key.expiresAt <= now)) return NO_KEY;
@@ -134,7 +132,10 @@ function storedKey(keys: readonly KeyRecord[], digest: Buffer): KeyRecord | unde
 /** A new stored key of `fields`, and its secret (shown once). */
 function newKey(fields: Pick<KeyRecord, 'name' | 'role' | 'domain' | 'expiresAt'>, now: number, secret?: string): { record: KeyRecord; secret: string } {
   const chosen = secret ?? SECRET_PREFIX + randomBytes(32).toString('base64url');
-  return { record: { ...fields, id: randomBytes(6).toString('base64url'), digest: hex(chosen), createdAt: now, lastUsedAt: null }, secret: chosen };
+  return {
+    record: { ...fields, id: randomBytes(6).toString('base64url'), digest: digestSecret(chosen).toString('hex'), createdAt: now, lastUsedAt: null },
+    secret: chosen,
+  };
 }
 
 export function createKeys(options: KeyOptions) {

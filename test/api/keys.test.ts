@@ -7,42 +7,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fillableDisk } from '../support/disk-full.ts';
-import { onOneProcess } from '../support/cluster.ts';
 import { start, type Harness } from '../support/helpers.ts';
+import { ADMIN, ONE, type MadeKey, makeKey, denied, READ, READ_ALL, EDIT } from '../support/keys.ts';
 
-const ADMIN = 'env-admin-key';
 /**
  * Each test makes a key and uses it at once: on several instances a key made on one reaches the
  * others by a notification, within a second, which test/store/postgres/keys.test.ts checks.
  */
-const ONE = onOneProcess('a key made on one instance reaches the others within a second, checked at the store');
 const JSON_TYPE = { 'content-type': 'application/json' };
-
-interface MadeKey {
-  id: string;
-  name: string;
-  role: string;
-  domain: null;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-  key: string;
-}
-
-async function makeKey(h: Harness, role: string, extra: Record<string, unknown> = {}): Promise<MadeKey> {
-  const res = await h.req('/api/keys', {
-    method: 'POST',
-    headers: { ...JSON_TYPE, 'x-api-key': ADMIN },
-    body: JSON.stringify({ name: `${role} key`, role, ...extra }),
-  });
-  assert.equal(res.status, 201, res.body);
-  return JSON.parse(res.body) as MadeKey;
-}
-
-const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
-const READ = 'reading links, their stats or their visits';
-const READ_ALL = 'listing, exporting or counting over every link';
-const EDIT = 'editing or deleting links';
 
 /**
  * Every REST route that needs a key, with what each role gets: a status, or the refusal's words.

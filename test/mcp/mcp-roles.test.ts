@@ -11,29 +11,8 @@ import { test } from 'node:test';
 import type { ShortenInput } from '../../src/links/service.ts';
 import { BAD_KEY } from '../../src/mcp/tool-access.ts';
 import { TOOLS as DECLARED } from '../../src/mcp/tools.ts';
-import { onOneProcess } from '../support/cluster.ts';
 import { start, type Harness } from '../support/helpers.ts';
-
-const ADMIN = 'env-admin-key';
-/** Each test makes keys and uses them at once, and some watch the service of the test's own process. */
-const ONE = onOneProcess('a key made on one instance reaches the others within a second, checked at the store');
-const ROLES = ['creator', 'viewer', 'editor', 'admin'] as const;
-type Role = (typeof ROLES)[number];
-
-interface MadeKey {
-  id: string;
-  key: string;
-}
-
-async function makeKey(h: Harness, role: Role, extra: Record<string, unknown> = {}): Promise<MadeKey> {
-  const res = await h.req('/api/keys', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
-    body: JSON.stringify({ name: `${role} key`, role, ...extra }),
-  });
-  assert.equal(res.status, 201, res.body);
-  return JSON.parse(res.body) as MadeKey;
-}
+import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, READ_ALL, EDIT } from '../support/keys.ts';
 
 interface ToolResult {
   content: { type: string; text: string }[];
@@ -58,12 +37,6 @@ async function callTool(h: Harness, name: string, args: Record<string, unknown>,
 
 /** The text of an `isError` result, or `ok` for a success. */
 const verdict = (r: ToolResult): string => (r.isError ? r.content[0]!.text : 'ok');
-
-const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
-const CREATE = 'creating links';
-const READ = 'reading links, their stats or their visits';
-const READ_ALL = 'listing, exporting or counting over every link';
-const EDIT = 'editing or deleting links';
 
 /** Every tool, its arguments (`{code}`: a live link of the test), and what each role gets. */
 const TOOLS: { name: string; args: Record<string, unknown>; want: Record<Role, string> }[] = [

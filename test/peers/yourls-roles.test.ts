@@ -11,35 +11,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import type { ShortenInput } from '../../src/links/service.ts';
-import { onOneProcess } from '../support/cluster.ts';
-import { start, type Harness } from '../support/helpers.ts';
+import { start } from '../support/helpers.ts';
 import { api, assertAnswer, FORMATS, inFormat, type Expected } from '../support/yourls.ts';
-
-const ADMIN = 'env-admin-key';
-/** Each test makes keys and uses them at once, and one watches the service of the test's own process. */
-const ONE = onOneProcess('a key made on one instance reaches the others within a second, checked at the store');
-const ROLES = ['creator', 'viewer', 'editor', 'admin'] as const;
-type Role = (typeof ROLES)[number];
-
-interface MadeKey {
-  id: string;
-  key: string;
-}
-
-async function makeKey(h: Harness, role: Role, extra: Record<string, unknown> = {}): Promise<MadeKey> {
-  const res = await h.req('/api/keys', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
-    body: JSON.stringify({ name: `${role} key`, role, ...extra }),
-  });
-  assert.equal(res.status, 201, res.body);
-  return JSON.parse(res.body) as MadeKey;
-}
-
-const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
-const CREATE = 'creating links';
-const READ = 'reading links, their stats or their visits';
-const READ_ALL = 'listing, exporting or counting over every link';
+import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, READ_ALL } from '../support/keys.ts';
 
 /** YOURLS' refusal of a signature, with `message`. */
 const refused = (message: string): Expected => ({ status: 403, fields: { message, errorCode: '403', callback: '' }, simple: message });
