@@ -37,8 +37,9 @@ test('503 part-way: rows before the reported line are durable, none after it; a 
   assert.deepEqual(Object.keys(failed), ['detail', 'imported', 'line', 'resume']);
   assert.equal(failed.resume, `/api/import?from_line=${failed.line}`);
   assert.equal(failed.detail, 'storage is not writable right now (ENOSPC); nothing was changed, try again later');
-  // Three writes stored more than three rows: the inserts share group commits.
-  assert.ok(failed.imported > 3 && failed.imported < ROWS, `imported ${failed.imported}`);
+  // Three writes store three rows or more: more when inserts share a group commit, which depends on
+  // how fast the body arrives (a loaded machine may give each write one row).
+  assert.ok(failed.imported >= 3 && failed.imported < ROWS, `imported ${failed.imported}`);
   assert.equal(failed.line, failed.imported + 3, 'the first row not stored comes right after the stored ones');
   const stored = await codes(h);
   assert.equal(stored.length, failed.imported);

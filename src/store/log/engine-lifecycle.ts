@@ -152,7 +152,7 @@ export abstract class EngineLifecycle {
       const n = records.expireEvents(s, before);
       if (n === 0) continue;
       removed += n;
-      counts.push([records.code(s), records.untracked(s)]);
+      counts.push([records.code(s), this.counts.untrackedAfterImports(s)]);
     }
     // Their lines, were they written after this entry, would bring them back.
     this.counts.dropPendingBefore(before);

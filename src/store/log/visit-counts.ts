@@ -35,6 +35,12 @@ export class VisitCounts {
    * in the order of their numbers, which replay relies on to skip the ones it has (`link-events.ts`).
    */
   private pending: number[] = [];
+  /**
+   * Imported events written (or being written) and not yet applied to memory, by code. Replay
+   * applies an import where its line stands, taking an untracked visit's place; a count written
+   * after that line but read before memory applied it would undo the taking (`untrackedAfterImports`).
+   */
+  private importing = new Map<string, number>();
 
   constructor(
     private readonly records: Keydir,
@@ -111,14 +117,41 @@ export class VisitCounts {
     const code = records.code(s);
     const entries = this.pendingEntries(s);
     entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'Y', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
-    return this.append(entries, chain).then(() => {
-      events.referrers.markWritten(referrer);
-      const now = records.find(code);
-      if (now === -1) return;
-      const next = events.nextSeq(now);
-      records.importEvent(now, time, visitor, referrer, attrs);
-      events.setNextSeq(now, next);
-    });
+    this.importing.set(code, (this.importing.get(code) ?? 0) + 1);
+    return this.append(entries, chain).then(
+      () => {
+        this.imported(code);
+        events.referrers.markWritten(referrer);
+        const now = records.find(code);
+        if (now === -1) return;
+        const next = events.nextSeq(now);
+        records.importEvent(now, time, visitor, referrer, attrs);
+        events.setNextSeq(now, next);
+      },
+      (err: unknown) => {
+        this.imported(code);
+        // A count written meanwhile took this import as applied: the next flush writes it as memory has it.
+        this.retry(code);
+        throw err;
+      },
+    );
+  }
+
+  private imported(code: string): void {
+    const left = (this.importing.get(code) ?? 0) - 1;
+    if (left > 0) this.importing.set(code, left);
+    else this.importing.delete(code);
+  }
+
+  /**
+   * The untracked visits of slot `s` to write now: what memory will hold once the imports already
+   * queued before this write are applied. Each takes an untracked visit's place while there is
+   * one, in memory as in replay, and this write lands after their lines.
+   */
+  untrackedAfterImports(s: number): number {
+    const untracked = this.records.untracked(s);
+    if (this.importing.size === 0) return untracked;
+    return Math.max(0, untracked - (this.importing.get(this.records.code(s)) ?? 0));
   }
 
   /** Copies of the pending events of slot `s` as entries, for a write of the slot at once. */
@@ -172,7 +205,7 @@ export class VisitCounts {
    * the next flush writes them again, and replay keeps one), then its untracked visits.
    */
   carried(s: number): Entry[] {
-    return [...this.pendingEntries(s), { op: 'V', counts: [[this.records.code(s), this.records.untracked(s)]] }];
+    return [...this.pendingEntries(s), { op: 'V', counts: [[this.records.code(s), this.untrackedAfterImports(s)]] }];
   }
 
   /** Leaves the count of `code` to the next flush (by code: slots may have been renumbered meanwhile). */
@@ -231,7 +264,7 @@ export class VisitCounts {
     for (const s of this.dirty) {
       records.markDirty(s, false);
       // A slot deleted since its visit has no count worth writing.
-      if (records.isLive(s)) counts.push([records.code(s), records.untracked(s)]);
+      if (records.isLive(s)) counts.push([records.code(s), this.untrackedAfterImports(s)]);
     }
     this.dirty = [];
     const pending = this.pending;

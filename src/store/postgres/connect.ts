@@ -86,6 +86,12 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<P
   const where = describeDatabase(url);
   try {
     await migrate(sql);
+    // The driver asks each new connection for the array types before its first statement, and
+    // nothing awaits that question: a connection lost while it is asked (a database restarting)
+    // rejects a promise no caller holds, and an unhandled rejection ends the process. The first
+    // connection has asked already (migrate waited for it), and the answer is the pool's: the
+    // connections opened later need not ask again.
+    sql.options.fetch_types = false;
     return await PostgresStore.open({ ...storeOptions, sql });
   } catch (err) {
     await sql.end({ timeout: 0 }).catch(() => undefined);
