@@ -21,6 +21,8 @@ export interface UrlRecord {
   title: string | null;
   /** Distinct, sorted. */
   tags: string[];
+  /** The `id` of the stored key that made the link (docs/security.md); null for none (no key, or a key of `API_KEYS`). */
+  author: string | null;
 }
 
 export interface UrlList {
@@ -56,5 +58,7 @@ export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
     expires_at: expiresAt(rec),
     title: rec.title ?? null,
     tags: rec.tags === undefined ? [] : [...rec.tags],
+    // Absent, null or empty: none, as both stores read it.
+    author: rec.author || null,
   };
 }

@@ -67,6 +67,10 @@ export const RECORD_SCHEMA = {
       items: { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH },
       description: `The link's tags: distinct, sorted, each 1–${MAX_TAG_LENGTH} characters without a comma; [] = none.`,
     },
+    author: {
+      type: ['string', 'null'],
+      description: 'The id of the stored API key that created the link (GET /api/keys); null when it was made without a key or with a key of API_KEYS.',
+    },
   },
   required: [
     'short_code',
@@ -80,6 +84,7 @@ export const RECORD_SCHEMA = {
     'expires_at',
     'title',
     'tags',
+    'author',
   ],
   additionalProperties: false,
 } as const satisfies JsonSchema;

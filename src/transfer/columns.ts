@@ -7,7 +7,7 @@
  */
 
 /** A field of an imported row, named as the record names it. */
-export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags';
+export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags' | 'author';
 
 export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   url: ['original_url', 'url', 'long_url', 'longUrl', 'Long URL'],
@@ -18,6 +18,7 @@ export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   maxVisits: ['max_visits'],
   title: ['title'],
   tags: ['tags'],
+  author: ['author'],
 };
 
 /** Lower-cased alias → field. */

@@ -25,11 +25,22 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; exten
 
 /**
  * The CSV columns, in order: the record's fields without `expires_at`, which follows from them.
- * `title` and `tags` came later and are appended, so a reader that takes columns by position still
- * finds the older ones where they were; `tags` is one cell, the tags joined with commas (a tag
- * never holds one).
+ * `title`, `tags` and `author` came later and are appended, so a reader that takes columns by
+ * position still finds the older ones where they were; `tags` is one cell, the tags joined with
+ * commas (a tag never holds one); `author` is empty for none.
  */
-export const CSV_COLUMNS = ['short_code', 'short_url', 'original_url', 'created_at', 'visit_count', 'retention_days', 'max_visits', 'title', 'tags'] as const;
+export const CSV_COLUMNS = [
+  'short_code',
+  'short_url',
+  'original_url',
+  'created_at',
+  'visit_count',
+  'retention_days',
+  'max_visits',
+  'title',
+  'tags',
+  'author',
+] as const;
 
 /** Characters per piece: big enough to cost few writes, small enough to stay a young string. */
 const PIECE_CHARS = 64 * 1024;
@@ -45,6 +56,7 @@ function csvLine(r: UrlRecord): string {
     r.max_visits === null ? '' : String(r.max_visits),
     r.title ?? '',
     r.tags.join(','),
+    r.author ?? '',
   ]);
 }
 

@@ -1,7 +1,7 @@
 /**
  * One imported row checked like a create (docs/api.md, export and import): the same URL rules
  * (the self-link check included), the custom-code rule for a given code, retention, max_visits,
- * title and tags; `created_at` and `visit_count` are kept as given. Pure: the caller stores the result.
+ * title and tags; `created_at`, `visit_count` and `author` are kept as given. Pure: the caller stores the result.
  */
 import { isExpired, labelsOf, type LinkRecord } from '../store/link-store.ts';
 import {
@@ -12,6 +12,7 @@ import {
   checkTitle,
   checkUrl,
   checkVisitCount,
+  CUSTOM_CODE,
   Refusal,
   type UrlRules,
 } from '../links/validate.ts';
@@ -61,14 +62,41 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   // A CSV cell holds the tags joined with commas, as the export writes them.
   const tags = checkTags(get('tags'), textual);
   if (tags instanceof Refusal) return refused(tags);
+  const author = checkAuthor(get('author'));
+  if (author instanceof Refusal) return refused(author);
   // Imported counts have no events (yet): an import of the link's visits turns them into events.
   // Only the labels a row has, as a create stores them: most links have none.
-  const record: Omit<LinkRecord, 'code'> = { url, createdAt, retentionDays, visits, untracked: visits, maxVisits, ...labelsOf(title, tags) };
+  const record: Omit<LinkRecord, 'code'> = {
+    url,
+    createdAt,
+    retentionDays,
+    visits,
+    untracked: visits,
+    maxVisits,
+    ...labelsOf(title, tags),
+    ...(author !== undefined && { author }),
+  };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
   return { ok: true, record, code };
 }
 
 const refused = (refusal: Refusal): CheckedRow => ({ ok: false, detail: refusal.detail });
+
+/** The longest author an import keeps: a key's id is 8 characters, and room is left for other instances' ids. */
+const MAX_AUTHOR_LENGTH = 64;
+
+/**
+ * The `id` of the key that made the link, kept as given: an import is an admin's, moving links
+ * between instances with their authors. Absent, null or empty: none. A key's id is base64url, the
+ * custom-code alphabet, so anything else names no key of any instance and is refused, not stored.
+ */
+function checkAuthor(raw: unknown): string | undefined | Refusal {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string' || raw.length > MAX_AUTHOR_LENGTH || !CUSTOM_CODE.test(raw)) {
+    return new Refusal(`author must be a key id: 1 to ${MAX_AUTHOR_LENGTH} characters of A-Z a-z 0-9 - _, or empty or null for none`);
+  }
+  return raw;
+}
 
 function created(raw: unknown, now: number): number | Refusal {
   if (raw === undefined || raw === null) return now;

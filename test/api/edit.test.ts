@@ -55,6 +55,7 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
     expires_at: NOW_S + 10 * 86400,
     title: null,
     tags: [],
+    author: null,
   };
   assert.deepEqual(JSON.parse(r.body), expected);
   assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), expected);

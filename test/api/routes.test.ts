@@ -13,6 +13,7 @@ const HTML = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json';
 const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const RECORD_FIELDS = [
+  'author',
   'created_at',
   'expires_at',
   'max_visits',
@@ -146,6 +147,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         expires_at: null,
         title: null,
         tags: [],
+        author: null,
       },
       {
         short_code: b,
@@ -159,6 +161,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         expires_at: NOW_S + 30 * 86400,
         title: null,
         tags: [],
+        author: null,
       },
       {
         short_code: a,
@@ -172,6 +175,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         expires_at: null,
         title: null,
         tags: [],
+        author: null,
       },
     ],
   };
@@ -230,6 +234,7 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
     expires_at: NOW_S + 12 * 86400,
     title: null,
     tags: [],
+    author: null,
   });
 });
 

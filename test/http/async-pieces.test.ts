@@ -21,6 +21,7 @@ const record = (i: number): UrlRecord => ({
   expires_at: null,
   title: null,
   tags: [],
+  author: null,
 });
 
 function asyncListing(n: number): UrlListing<Promise<UrlRecord[]>> {

@@ -173,6 +173,7 @@ function listing(n: number, urlChars: number): UrlListing {
     expires_at: null,
     title: null,
     tags: [],
+    author: null,
   });
   return {
     total: n,

@@ -164,6 +164,7 @@ test('over a store that answers with promises, every operation works and reports
     expires_at: null,
     title: null,
     tags: [],
+    author: null,
   };
   assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
   const hit = s.visit('code01', true);

@@ -136,6 +136,7 @@ test('shorten_url answers the short URL as text and the record as structuredCont
       expires_at: NOW_S + 7 * 86400,
       title: null,
       tags: [],
+      author: null,
     });
     // The same link the REST API sees.
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${rec.short_code}`)).body), rec);
@@ -264,6 +265,7 @@ test('update_url checks the key, edits the record it returns, and reports unknow
       expires_at: NOW_S + 3 * 86400,
       title: null,
       tags: [],
+      author: null,
     });
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), updated, 'the REST API sees the edit');
     assert.equal(structured(await call(server, 'update_url', { code, api_key: KEY, max_visits: null }))['max_visits'], null);

@@ -94,6 +94,7 @@ function record(code: string, visits: number): UrlRecord {
     expires_at: null,
     title: null,
     tags: [],
+    author: null,
   };
 }
 

@@ -31,6 +31,7 @@ const RECORD = {
   expires_at: null,
   title: null,
   tags: [],
+  author: null,
 };
 
 /** Values that probe every keyword of the subset: types, required, extras, ranges, lengths, const, items. */
@@ -70,6 +71,9 @@ const VALUES: readonly unknown[] = [
   { ...RECORD, tags: [1] },
   { ...RECORD, tags: Array.from({ length: 20 }, (_, i) => `t${i}`) },
   { ...RECORD, tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+  { ...RECORD, author: 'k3y-1d_Z' },
+  { ...RECORD, author: 5 },
+  { ...RECORD, author: undefined },
   { url: 'https://example.com/', title: null, tags: null },
   { url: 'https://example.com/', title: 'T', tags: [' spaced ', 'x'.repeat(60)] },
   { url: 'https://example.com/', tags: 'a,b' },

@@ -120,6 +120,7 @@ test('create on one instance, read on the next, redirect on the third', { skip }
     'expires_at',
     'title',
     'tags',
+    'author',
   ]);
   assert.equal(record.short_code, code);
   assert.equal(record.short_url, r.body);
@@ -308,6 +309,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
     expires_at: created_at + 7 * 86400,
     title: null,
     tags: [],
+    author: null,
   });
   for (let i = 0; i < 2; i++) assert.deepEqual(await recordOf(d, code), edited);
   assert.equal((await via(d, `/${code}`, { method: 'HEAD' })).headers.location, 'https://example.com/scale/after');
@@ -443,6 +445,7 @@ test('import through one instance, export through another: the same records, old
         expires_at: null,
         title: null,
         tags: [],
+        author: null,
       },
       {
         short_code: `${marker}b`,
@@ -456,12 +459,13 @@ test('import through one instance, export through another: the same records, old
         expires_at: null,
         title: null,
         tags: [],
+        author: null,
       },
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');
-    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags\r\n'));
-    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,\r\n`));
+    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author\r\n'));
+    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,,\r\n`));
   }
   assert.equal((await via(d, '/api/export', { headers: AUTH })).status, 403);
 });

@@ -48,6 +48,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
       expires_at: null,
       title: null,
       tags: [],
+      author: null,
     },
     {
       short_code: 'second',
@@ -61,6 +62,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
       expires_at: 1700000100 + 3650 * 86400,
       title: null,
       tags: [],
+      author: null,
     },
   ]);
   const third = got[2]!;

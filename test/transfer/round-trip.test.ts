@@ -75,6 +75,7 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
     expires_at: 1714000000 + 10 * 86400,
     title: null,
     tags: [],
+    author: null,
   });
   // The labels as sent (tags trimmed and sorted), so that an identical export below proves they
   // travelled, not that both sides lost them alike.
@@ -85,8 +86,8 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
   assert.deepEqual(await labels(a), { title: TITLE, tags: ['a', 'b', 'with space', 'Ä'] });
   assert.deepEqual(await labels('Custom-Code_'), { title: 'Imported', tags: ['Zeta', 'alpha'] });
   const csv = await exported(h, 'csv');
-  assert.ok(csv.includes(`,Imported,"Zeta,alpha"\r\n`), csv);
-  assert.ok(csv.includes(`,"${TITLE.replaceAll('"', '""')}","a,b,with space,Ä"\r\n`), csv);
+  assert.ok(csv.includes(`,Imported,"Zeta,alpha",\r\n`), csv);
+  assert.ok(csv.includes(`,"${TITLE.replaceAll('"', '""')}","a,b,with space,Ä",\r\n`), csv);
   return h;
 }
 
