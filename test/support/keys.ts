@@ -27,7 +27,7 @@ export interface MadeKey {
 }
 
 /** A stored key of `role`, made with the `ADMIN` key; `extra` adds or replaces fields of the request. */
-export async function makeKey(h: Harness, role: string, extra: Record<string, unknown> = {}): Promise<MadeKey> {
+export async function makeKey(h: Pick<Harness, 'req'>, role: string, extra: Record<string, unknown> = {}): Promise<MadeKey> {
   const res = await h.req('/api/keys', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
