@@ -91,8 +91,8 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
     {
       path: '/api/urls',
       methods: {
-        GET: withKey('read-all', async (ctx, notice) => {
-          const page = await service.listing(listQuery(ctx.query()));
+        GET: withKey('list', async (ctx, notice, principal) => {
+          const page = await service.listing(listQuery(ctx.query()), principal);
           if (!page.ok) throw failureError(page);
           try {
             await sendList(reply, ctx.res, page, ['X-Total-Count', String(page.total), ...notice]);

@@ -15,6 +15,7 @@ import type { Transfer } from '../transfer/transfer.ts';
 import { adminKeyCheck } from './admin-key.ts';
 import type { ApiRoute } from './route-types.ts';
 import type { Service } from '../links/service.ts';
+import { ownLinksOnly, type Principal } from '../links/access.ts';
 
 export interface TransferRouteDeps {
   service: Pick<Service, 'keys' | 'mayTouch'>;
@@ -125,12 +126,12 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
   // The route as the client addresses it: behind the base URL's path, whatever a proxy makes of it.
   const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/import`;
 
-  async function exportLinks(ctx: Ctx, notice: readonly string[]): Promise<void> {
+  async function exportLinks(ctx: Ctx, notice: readonly string[], principal: Principal): Promise<void> {
     const asked = ctx.query().get('format') ?? 'jsonl';
     if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
     const format: ExportFormat = asked;
     const name = exportFileName(format, transfer.now());
-    const source = transfer.exportText(format);
+    const source = transfer.exportText(format, ownLinksOnly(principal));
     try {
       // The first piece is read before the head goes out: a store that cannot be read (a database
       // that is down) is then a 503 like the list's, and only a failure later cuts the answer.
@@ -153,7 +154,7 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
   return [
     {
       path: '/api/export',
-      methods: { GET: withKey('read-all', exportLinks) },
+      methods: { GET: withKey('list', exportLinks) },
       doc: {
         GET: {
           operationId: 'exportUrls',

@@ -7,6 +7,7 @@ import { HttpError } from '../errors.ts';
 import type { Ctx } from '../http/context.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
 import type { Service } from '../links/service.ts';
+import { ownLinksOnly, type Principal } from '../links/access.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { EXPORT_FORMATS, pacedPieces, type ExportFormat } from '../transfer/export.ts';
@@ -32,7 +33,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
   const { withKey } = adminKeyCheck(service, deprecations);
   const importPath = `${new URL(baseUrl).pathname.replace(/\/+$/, '')}/api/visits/import`;
 
-  async function exportVisits(ctx: Ctx, notice: readonly string[]): Promise<void> {
+  async function exportVisits(ctx: Ctx, notice: readonly string[], principal: Principal): Promise<void> {
     const query = ctx.query();
     const asked = query.get('format') ?? 'jsonl';
     if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
@@ -40,7 +41,8 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     const filter = parseVisitExportFilter({ code: query.get('code'), from: query.get('from'), to: query.get('to'), bots: query.get('bots') });
     if (typeof filter === 'string') throw new HttpError(400, filter);
     const name = visitExportFileName(format, transfer.now());
-    const source = transfer.exportVisits(format, filter);
+    // An editor's export holds the visits of its own links; another author's code is as unknown.
+    const source = transfer.exportVisits(format, { ...filter, author: ownLinksOnly(principal) });
     try {
       // As the links export: a store that cannot be read is a 503 before the head goes out, and the
       // pacer writes a piece only once the client took the previous ones (memory flat at 10M events).
@@ -67,7 +69,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
   return [
     {
       path: '/api/visits/export',
-      methods: { GET: withKey('read-all', exportVisits) },
+      methods: { GET: withKey('list', exportVisits) },
       doc: {
         GET: {
           operationId: 'exportVisits',

@@ -10,28 +10,31 @@ export const ROLES: readonly Role[] = ['creator', 'viewer', 'editor', 'admin'];
 
 /**
  * What a request does, as the roles table names it: `create` a link; `read` a link, its stats and
- * visits; `read-all`: list, export or count over every link; `edit` or delete links; `import`;
- * manage `keys` (and later domains and webhooks).
+ * visits; `list`, search and export links and their visits (an `editor` its own: every door asks
+ * the service with its principal, and the service narrows); `read-all`: the stats of the whole
+ * instance, which count every author's visits; `edit` or delete links; `import`; manage `keys`
+ * (and later domains and webhooks).
  */
-export type Action = 'create' | 'read' | 'read-all' | 'edit' | 'import' | 'keys';
+export type Action = 'create' | 'read' | 'list' | 'read-all' | 'edit' | 'import' | 'keys';
 
 /**
- * The roles table: what each role may do. An `editor` may read and edit only its own links
- * (`ownLinksOnly`); the reads over every link (lists, exports, the stats of all links) do not yet
- * narrow to one author, so an editor is refused them rather than shown other authors' links.
+ * The roles table: what each role may do. An `editor` may read, list, export and edit only its own
+ * links (`ownLinksOnly`); the instance's totals are not its own, so it reads the stats of each of
+ * its links instead.
  */
 const MAY: Readonly<Record<Role, ReadonlySet<Action>>> = {
   creator: new Set(['create']),
-  viewer: new Set(['read', 'read-all']),
-  editor: new Set(['create', 'read', 'edit']),
-  admin: new Set(['create', 'read', 'read-all', 'edit', 'import', 'keys']),
+  viewer: new Set(['read', 'list', 'read-all']),
+  editor: new Set(['create', 'read', 'list', 'edit']),
+  admin: new Set(['create', 'read', 'list', 'read-all', 'edit', 'import', 'keys']),
 };
 
 /** How a refusal names each action: "this key's role (viewer) does not allow creating links". */
 const WHAT: Readonly<Record<Action, string>> = {
   create: 'creating links',
   read: 'reading links, their stats or their visits',
-  'read-all': 'listing, exporting or counting over every link',
+  list: 'listing, searching or exporting links',
+  'read-all': "reading the whole instance's stats",
   edit: 'editing or deleting links',
   import: 'importing',
   keys: 'managing keys',

@@ -6,6 +6,7 @@
  */
 import { mapMaybe, type LinkPage, type LinkRecord, type LinkStore, type MaybePromise } from '../store/link-store.ts';
 import { isCodeShaped } from './codes.ts';
+import { ownLinksOnly, type Principal } from './access.ts';
 import { checkListQuery, type ListQuery } from './list-query.ts';
 import { guarded, NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
 import type { UrlListing, UrlRecord } from './record.ts';
@@ -33,14 +34,16 @@ export function createReads({ store, seconds, view }: ReadDeps) {
 
   /**
    * Live records newest first, paged and filtered, frozen when called: a long list can be read in
-   * slices across event-loop turns (see `UrlListing`); `release` it when done.
+   * slices across event-loop turns (see `UrlListing`); `release` it when done. For `who`, only
+   * the links its role lets it see (an `editor`'s own).
    */
-  async function listing(query: ListQuery): Promise<ListingOutcome> {
+  async function listing(query: ListQuery, who?: Principal): Promise<ListingOutcome> {
     const filter = checkListQuery(query);
     if (filter instanceof Refusal) return refused(filter);
     let page: LinkPage;
     try {
-      page = await store.list({ limit: filter.limit, offset: filter.offset, now: seconds(), q: filter.q, tags: filter.tags });
+      const author = who === undefined ? undefined : ownLinksOnly(who);
+      page = await store.list({ limit: filter.limit, offset: filter.offset, now: seconds(), q: filter.q, tags: filter.tags, author });
     } catch (err) {
       return outage(err);
     }
@@ -77,8 +80,8 @@ export function createReads({ store, seconds, view }: ReadDeps) {
     listing,
 
     /** The whole page at once; `total` counts every live record the filters keep. */
-    async list(query: ListQuery): Promise<ListOutcome> {
-      const page = await listing(query);
+    async list(query: ListQuery, who?: Principal): Promise<ListOutcome> {
+      const page = await listing(query, who);
       if (!page.ok) return page;
       try {
         return { ok: true, total: page.total, urls: await page.slice(0, page.count) };

@@ -119,7 +119,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'list_urls',
     title: 'List short links',
     description:
-      'List live short links, newest first. Needs a key whose role may read every link (viewer or admin). Page with limit (1–1000) and offset; without limit every link is returned. ' +
+      'List live short links, newest first. Needs a key whose role may list (viewer or admin; an editor sees the links it made). Page with limit (1–1000) and offset; without limit every link is returned. ' +
       'q keeps the links whose code, original URL or title contains it (case-insensitively); tag keeps those having every tag named (compared exactly). ' +
       'count is the number of links in this page, total the number of live links the filters keep.',
     inputSchema: {
@@ -146,17 +146,20 @@ export const TOOLS: readonly Tool[] = [
       required: [...LIST_SCHEMA.required, 'total'],
     },
     annotations: CLOSED,
-    access: 'read-all',
-    async run(args, service) {
+    access: 'list',
+    async run(args, service, { principal }) {
       // The arguments as typed; `tag`'s values are read as the REST list's `tag` parameters are
       // (commas separate tags), and the service checks every one of them.
-      const listed = await service.list({
-        limit: args['limit'] as number | undefined,
-        offset: args['offset'] as number | undefined,
-        q: args['q'] as string | undefined,
-        tags: args['tag'] as string[] | undefined,
-        tagsAsText: true,
-      });
+      const listed = await service.list(
+        {
+          limit: args['limit'] as number | undefined,
+          offset: args['offset'] as number | undefined,
+          q: args['q'] as string | undefined,
+          tags: args['tag'] as string[] | undefined,
+          tagsAsText: true,
+        },
+        principal,
+      );
       if (!listed.ok) return failed(listed.detail);
       return structured({ count: listed.urls.length, total: listed.total, urls: listed.urls });
     },

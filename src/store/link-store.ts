@@ -11,14 +11,14 @@
  * Expiry is decided at read time against the `now` the service passes (Unix seconds; to the
  * redirect, a `Clock` to read only for a link that can expire), never the store's own clock:
  * expired links may stay stored until reclaimed, but no read returns them, and their codes are
- * free again. `test/support/store-conformance.ts` is this contract as tests; every
- * backend passes it unchanged.
+ * free again. `test/support/store-conformance.ts` is this contract as tests; every backend passes it.
  */
 
 export type MaybePromise<T> = T | Promise<T>;
 
 import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
+import type { VisitExportFilter } from '../visits/event.ts';
 
 /**
  * Unix seconds, read when needed. The redirect gets the clock rather than its reading: most links
@@ -97,13 +97,12 @@ export interface ListQuery {
   offset: number;
   /** Unix seconds: links expired by then are left out, of the page and of the total. */
   now: number;
-  /**
-   * Keeps only the links whose code, URL or title contains this text, compared case-insensitively
-   * (`toLowerCase()` on both sides); `total` counts the links kept. Absent: every live link.
-   */
+  /** Keeps the links whose code, URL or title contains this, by `toLowerCase()` of both; `total` counts them. */
   q?: string | undefined;
   /** Keeps only the links having every one of these tags (compared exactly). Absent or empty: no filter. */
   tags?: readonly string[] | undefined;
+  /** Keeps only the links the key of this `id` made (an editor's own links). Absent: every author's. */
+  author?: string | undefined;
 }
 
 /**
@@ -202,8 +201,8 @@ export interface LinkStore {
    * record as updated; later reads do not return it); a `maxVisits` at or below `visits` uses it up.
    * A link left with a limit has its visit count durable with the edit, whatever was buffered. */
   update(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined>;
-  /** Every live link, oldest first; memory stays flat whatever the number of links. */
-  exportAll(now: number): AsyncIterable<LinkRecord>;
+  /** Every live link (that `author` made, when given), oldest first; memory stays flat whatever the number of links. */
+  exportAll(now: number, author?: string): AsyncIterable<LinkRecord>;
   /**
    * The stats of the live link of `code`, or of every live link when `code` is null (with
    * `links`); undefined when `code` has no live link. Never holds the event loop long: a long
@@ -218,8 +217,8 @@ export interface LinkStore {
    * undefined when there is no live link. Rejects with `StoreUnavailableError` like `insert`.
    */
   deleteVisits(code: string, now: number): Promise<number | undefined>;
-  /** The events of live links that pass `filter` (and of `code` only, when given), oldest first; memory stays flat. */
-  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent>;
+  /** The events of live links that pass `filter`, oldest first; memory stays flat. */
+  exportVisits(filter: VisitExportFilter, now: number): AsyncIterable<CodedEvent>;
   /**
    * Records an event of the past for the live link of `code`: it turns one of the link's
    * `untracked` visits into this event, or adds a visit when there are none left, so the invariant

@@ -11,8 +11,8 @@ import { importVisits, visitExportText, type VisitExportFilter } from './visit-t
 export type TransferOptions = ImportDeps;
 
 export interface Transfer {
-  /** Every live record as text pieces, oldest first; `return()` it when stopping early. */
-  exportText(format: ExportFormat): AsyncGenerator<string>;
+  /** Every live record (that `author` made, when given) as text pieces, oldest first; `return()` it when stopping early. */
+  exportText(format: ExportFormat, author?: string): AsyncGenerator<string>;
   /** The rows from line `fromLine` on (default 1: all). */
   importLinks(body: AsyncIterable<Buffer | string>, format: ImportFormat, fromLine?: number): Promise<ImportResult>;
   /** Every event of the live links that passes `filter`, oldest first, as text pieces; `return()` it when stopping early. */
@@ -26,7 +26,7 @@ export interface Transfer {
 export function createTransfer(options: TransferOptions): Transfer {
   const { store, rules, now } = options;
   return {
-    exportText: (format) => exportText(store.exportAll(Math.floor(now() / 1000)), format, rules.baseUrl),
+    exportText: (format, author) => exportText(store.exportAll(Math.floor(now() / 1000), author), format, rules.baseUrl),
     importLinks: (body, format, fromLine) => importLinks(body, format, options, fromLine),
     exportVisits: (format, filter) => visitExportText(store.exportVisits(filter, Math.floor(now() / 1000)), format),
     importVisits: (body, format, fromLine) => importVisits(body, format, options, fromLine),

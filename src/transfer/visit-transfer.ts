@@ -8,7 +8,7 @@
  */
 import { isCodeShaped } from '../links/codes.ts';
 import type { LinkStore } from '../store/link-store.ts';
-import type { CodedEvent, EventFilter, ImportedVisit } from '../visits/event.ts';
+import type { CodedEvent, ImportedVisit, VisitExportFilter } from '../visits/event.ts';
 import { parseEventFilter, RangeRefusal } from '../visits/range.ts';
 import { csvRow } from './csv.ts';
 import { EXPORT_FORMATS, type ExportFormat } from './export.ts';
@@ -38,8 +38,7 @@ export function visitExportFileName(format: ExportFormat, nowMs: number): string
   return `visits-${new Date(nowMs).toISOString().slice(0, 10)}.${EXPORT_FORMATS[format].extension}`;
 }
 
-/** The events a visits export holds: a range, a bot filter, and one link's alone when `code` is given. */
-export type VisitExportFilter = EventFilter & { readonly code?: string | undefined };
+export type { VisitExportFilter } from '../visits/event.ts';
 
 /** The export's filter as a query or a command line gives it: text, or null when absent. */
 export interface VisitExportParams {

@@ -41,6 +41,12 @@ export interface EventFilter {
 }
 
 /**
+ * The events a visits export holds: a range and a bot filter, of one link's alone when `code` is
+ * given, and of the links the key `author` made when that is given (an editor's own).
+ */
+export type VisitExportFilter = EventFilter & { readonly code?: string | undefined; readonly author?: string | undefined };
+
+/**
  * A stats question: the range cut into buckets. `edges` are the bucket starts followed by the end
  * of the last one, in Unix seconds: `edges[0] = from`, `edges[edges.length - 1] = to`, increasing
  * (a Berlin day is 23, 24 or 25 hours long, so the stores never compute edges themselves).

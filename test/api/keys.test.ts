@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fillableDisk } from '../support/disk-full.ts';
 import { start, type Harness } from '../support/helpers.ts';
-import { ADMIN, ONE, type MadeKey, makeKey, denied, READ, READ_ALL, EDIT } from '../support/keys.ts';
+import { ADMIN, ONE, type MadeKey, makeKey, denied, READ, LIST, READ_ALL, EDIT } from '../support/keys.ts';
 
 /**
  * Each test makes a key and uses it at once: on several instances a key made on one reaches the
@@ -27,13 +27,13 @@ const ROUTES: { method: string; path: string; body?: string; type?: string; want
     body: '{"url":"https://example.com/made"}',
     want: { creator: 201, viewer: denied('viewer', 'creating links'), editor: 201, admin: 201 },
   },
-  { method: 'GET', path: '/api/urls', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  { method: 'GET', path: '/api/urls', want: { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 } },
   // {code} is the admin's link: an editor's key reaches only its own links, and another's is 404.
   { method: 'GET', path: '/api/urls/{code}/stats', want: { creator: denied('creator', READ), viewer: 200, editor: 404, admin: 200 } },
   { method: 'GET', path: '/api/stats', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
   { method: 'GET', path: '/api/urls/{code}/visits', want: { creator: denied('creator', READ), viewer: 200, editor: 404, admin: 200 } },
-  { method: 'GET', path: '/api/export', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
-  { method: 'GET', path: '/api/visits/export', want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  { method: 'GET', path: '/api/export', want: { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 } },
+  { method: 'GET', path: '/api/visits/export', want: { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 } },
   {
     method: 'PATCH',
     path: '/api/urls/{code}',

@@ -12,7 +12,7 @@ import type { ShortenInput } from '../../src/links/service.ts';
 import { BAD_KEY } from '../../src/mcp/tool-access.ts';
 import { TOOLS as DECLARED } from '../../src/mcp/tools.ts';
 import { start, type Harness } from '../support/helpers.ts';
-import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, READ_ALL, EDIT } from '../support/keys.ts';
+import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, LIST, EDIT } from '../support/keys.ts';
 
 interface ToolResult {
   content: { type: string; text: string }[];
@@ -43,7 +43,7 @@ const TOOLS: { name: string; args: Record<string, unknown>; want: Record<Role, s
   { name: 'shorten_url', args: { url: 'https://example.com/made' }, want: { creator: 'ok', viewer: denied('viewer', CREATE), editor: 'ok', admin: 'ok' } },
   { name: 'get_url', args: { code: '{code}' }, want: { creator: 'ok', viewer: 'ok', editor: 'ok', admin: 'ok' } },
   { name: 'lookup_url', args: { url: 'https://example.com/own' }, want: { creator: 'ok', viewer: 'ok', editor: 'ok', admin: 'ok' } },
-  { name: 'list_urls', args: {}, want: { creator: denied('creator', READ_ALL), viewer: 'ok', editor: denied('editor', READ_ALL), admin: 'ok' } },
+  { name: 'list_urls', args: {}, want: { creator: denied('creator', LIST), viewer: 'ok', editor: 'ok', admin: 'ok' } },
   { name: 'get_stats', args: { code: '{code}' }, want: { creator: denied('creator', READ), viewer: 'ok', editor: 'ok', admin: 'ok' } },
   {
     name: 'update_url',
@@ -80,7 +80,7 @@ test('every tool answers each role as the roles table says, with the key in X-AP
   }
   // The header wins over the argument, as X-API-Key does over ?api_key= on the REST door.
   const both = await callTool(h, 'list_urls', { api_key: keys.admin.key }, { 'x-api-key': keys.creator.key });
-  assert.equal(verdict(both), denied('creator', READ_ALL));
+  assert.equal(verdict(both), denied('creator', LIST));
   // No secret is ever logged.
   for (const key of Object.values(keys)) assert.ok(!h.logs.raw.includes(key.key), 'a secret in the log');
 });

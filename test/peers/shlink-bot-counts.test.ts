@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ENV_ADMIN } from '../../src/links/access.ts';
 import type { UrlRecord } from '../../src/links/record.ts';
 import type { Service } from '../../src/links/service.ts';
 import { listShortUrls, summaries, tagTable } from '../../src/peers/shlink/lists.ts';
@@ -36,10 +37,10 @@ const params = (query: string): ListParams => parseListParams(new URLSearchParam
 test('a visits summary whose bot count the store cannot give is the failure, not a count of 0', async () => {
   const down = serviceWith(() => DOWN);
   assert.deepEqual(await summaries(down, RECORDS), DOWN);
-  assert.deepEqual(await listShortUrls(down, params('orderBy=nonBotVisits-DESC')), DOWN);
-  assert.deepEqual(await tagTable(down, true), DOWN);
+  assert.deepEqual(await listShortUrls(down, params('orderBy=nonBotVisits-DESC'), ENV_ADMIN), DOWN);
+  assert.deepEqual(await tagTable(down, true, ENV_ADMIN), DOWN);
   // Without visits asked, the tag table needs no counts and answers.
-  assert.ok(Array.isArray(await tagTable(down, false)));
+  assert.ok(Array.isArray(await tagTable(down, false, ENV_ADMIN)));
 });
 
 test('a link gone since it was listed has 0 bot visits; a readable one its count', async () => {

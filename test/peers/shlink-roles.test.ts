@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ShortenInput } from '../../src/links/service.ts';
 import { start, type Harness, type Reply } from '../support/helpers.ts';
-import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, READ_ALL, EDIT } from '../support/keys.ts';
+import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, LIST, EDIT } from '../support/keys.ts';
 
 const V3 = '/rest/v3';
 
-const ALL = { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 };
+/** The lists, the tags and the overview: an editor's hold its own links (test/api/editor-lists.test.ts). */
+const ALL = { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 };
 
 const INVALID = {
   type: 'https://shlink.io/api/error/invalid-api-key',

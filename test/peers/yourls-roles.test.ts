@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import type { ShortenInput } from '../../src/links/service.ts';
 import { start } from '../support/helpers.ts';
 import { api, assertAnswer, FORMATS, inFormat, type Expected } from '../support/yourls.ts';
-import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, READ_ALL } from '../support/keys.ts';
+import { ADMIN, ONE, ROLES, type Role, type MadeKey, makeKey, denied, CREATE, READ, LIST } from '../support/keys.ts';
 
 /** YOURLS' refusal of a signature, with `message`. */
 const refused = (message: string): Expected => ({ status: 403, fields: { message, errorCode: '403', callback: '' }, simple: message });
@@ -28,9 +28,9 @@ const ACTIONS: { params: Record<string, string>; want: Record<Role, number | str
   { params: { action: 'url-stats', shorturl: '{code}' }, want: { creator: denied('creator', READ), viewer: 200, editor: 200, admin: 200 } },
   {
     params: { action: 'stats', filter: 'top', limit: '5' },
-    want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 },
+    want: { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 },
   },
-  { params: { action: 'db-stats' }, want: { creator: denied('creator', READ_ALL), viewer: 200, editor: denied('editor', READ_ALL), admin: 200 } },
+  { params: { action: 'db-stats' }, want: { creator: denied('creator', LIST), viewer: 200, editor: 200, admin: 200 } },
   { params: { action: 'version' }, want: { creator: 200, viewer: 200, editor: 200, admin: 200 } },
   { params: { action: 'nope' }, want: { creator: 400, viewer: 400, editor: 400, admin: 400 } },
 ];

@@ -110,7 +110,7 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
 
   async function exported(
     store: LinkStore,
-    filter: Partial<typeof ALL> & { code?: string } = {},
+    filter: Partial<typeof ALL> & { code?: string; author?: string } = {},
     now = T,
   ): Promise<{ code: string; event: Omit<VisitEvent, 'visitor'> }[]> {
     const out: { code: string; event: Omit<VisitEvent, 'visitor'> }[] = [];
@@ -460,7 +460,7 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       await found(store, 'exp-a', ev(T - 20, { referrer: '3', bot: true }));
       await found(store, 'exp-b', ev(T - 20, { referrer: '4' }));
       await found(store, 'exp-old', ev(T - 25, { referrer: '5' }));
-      const refs = async (filter: Partial<typeof ALL> & { code?: string }, now = T): Promise<string[]> =>
+      const refs = async (filter: Partial<typeof ALL> & { code?: string; author?: string }, now = T): Promise<string[]> =>
         (await exported(store, filter, now)).map((e) => `${e.code}:${e.event.referrer}`);
       assert.deepEqual(await refs({}), ['exp-b:2', 'exp-old:5', 'exp-a:3', 'exp-b:4', 'exp-a:1']);
       assert.deepEqual(await refs({}, T + 2 * DAY), ['exp-b:2', 'exp-a:3', 'exp-b:4', 'exp-a:1'], 'an expired link exports nothing');
@@ -469,6 +469,15 @@ export function runEventConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual(await refs({ bots: 'exclude' }), ['exp-b:2', 'exp-old:5', 'exp-b:4', 'exp-a:1']);
       assert.deepEqual(await refs({ bots: 'only' }), ['exp-a:3']);
       assert.deepEqual(await refs({ from: T - 25, to: T - 10 }), ['exp-old:5', 'exp-a:3', 'exp-b:4']);
+      // An author's links alone (an editor's export), with the other filters.
+      await add(store, rec('exp-mine', { author: 'keyA' }), rec('exp-theirs', { author: 'keyB' }));
+      await found(store, 'exp-mine', ev(T - 15, { referrer: '6' }));
+      await found(store, 'exp-theirs', ev(T - 14, { referrer: '7' }));
+      await found(store, 'exp-mine', ev(T - 12, { referrer: '8', bot: true }));
+      assert.deepEqual(await refs({ author: 'keyA' }), ['exp-mine:6', 'exp-mine:8']);
+      assert.deepEqual(await refs({ author: 'keyA', bots: 'exclude' }), ['exp-mine:6']);
+      assert.deepEqual(await refs({ author: 'keyA', code: 'exp-theirs' }), [], "another author's code is as unknown");
+      assert.deepEqual(await refs({ author: 'nokey' }), []);
       // Many events, past any chunk a store reads them in.
       for (let i = 0; i < 2500; i++) await found(store, 'exp-b', ev(T + (i % 7)));
       const many = await exported(store, { code: 'exp-b', from: T });

@@ -41,5 +41,6 @@ export async function makeKey(h: Pick<Harness, 'req'>, role: string, extra: Reco
 export const denied = (role: string, what: string) => `this key's role (${role}) does not allow ${what}`;
 export const CREATE = 'creating links';
 export const READ = 'reading links, their stats or their visits';
-export const READ_ALL = 'listing, exporting or counting over every link';
+export const LIST = 'listing, searching or exporting links';
+export const READ_ALL = "reading the whole instance's stats";
 export const EDIT = 'editing or deleting links';

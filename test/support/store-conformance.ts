@@ -38,7 +38,7 @@ async function decide(store: LinkStore, code: string, now: number, count: boolea
 
 async function pageCodes(
   store: LinkStore,
-  query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[] } = {},
+  query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[]; author?: string } = {},
 ): Promise<{ total: number; count: number; codes: string[] }> {
   const page = await store.list({
     limit: query.limit,
@@ -46,6 +46,7 @@ async function pageCodes(
     now: query.now ?? T,
     ...(query.q !== undefined && { q: query.q }),
     ...(query.tags !== undefined && { tags: query.tags }),
+    ...(query.author !== undefined && { author: query.author }),
   });
   try {
     const records = await page.slice(0, page.count);
@@ -55,9 +56,9 @@ async function pageCodes(
   }
 }
 
-async function exported(store: LinkStore, now = T): Promise<LinkRecord[]> {
+async function exported(store: LinkStore, now = T, author?: string): Promise<LinkRecord[]> {
   const out: LinkRecord[] = [];
-  for await (const r of store.exportAll(now)) out.push({ ...r });
+  for await (const r of store.exportAll(now, author)) out.push({ ...r });
   return out;
 }
 
@@ -607,6 +608,37 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual((await pageCodes(store, { q: 'HERBST' })).codes, ['tag005']);
       await store.update('tag006', { title: 'Ärger' }, T);
       assert.deepEqual((await pageCodes(store, { q: 'ärg' })).codes, ['tag006'], 'an edited title is searched as it now is');
+    });
+
+    test("author keeps one key's links: in the list with q, tags, paging and total, and in the export", async (t) => {
+      const { store } = await fresh(t);
+      const made: [code: string, author: string | undefined, tags: string[]][] = [
+        ['auth-a1', 'keyA', ['x']],
+        ['auth-b1', 'keyB', ['x']],
+        ['auth-n1', undefined, ['x']],
+        ['auth-a2', 'keyA', []],
+        ['auth-a3', 'keyA', ['x']],
+        ['other-a', 'keyA', []],
+      ];
+      for (const [code, author, tags] of made) assert.equal(await inserted(store, { ...rec(code), tags, ...(author !== undefined && { author }) }), true);
+      assert.deepEqual(await pageCodes(store, { author: 'keyA' }), { total: 4, count: 4, codes: ['other-a', 'auth-a3', 'auth-a2', 'auth-a1'] });
+      assert.deepEqual(await pageCodes(store, { author: 'keyA', limit: 2, offset: 1 }), { total: 4, count: 2, codes: ['auth-a3', 'auth-a2'] });
+      assert.deepEqual(await pageCodes(store, { author: 'keyA', q: 'AUTH' }), { total: 3, count: 3, codes: ['auth-a3', 'auth-a2', 'auth-a1'] });
+      assert.deepEqual(await pageCodes(store, { author: 'keyA', tags: ['x'] }), { total: 2, count: 2, codes: ['auth-a3', 'auth-a1'] });
+      assert.deepEqual(await pageCodes(store, { author: 'keyB' }), { total: 1, count: 1, codes: ['auth-b1'] });
+      assert.deepEqual(await pageCodes(store, { author: 'nokey' }), { total: 0, count: 0, codes: [] });
+      assert.equal((await pageCodes(store)).total, 6, 'no author: every link');
+      assert.deepEqual(
+        (await exported(store, T, 'keyA')).map((r) => [r.code, r.author]),
+        [
+          ['auth-a1', 'keyA'],
+          ['auth-a2', 'keyA'],
+          ['auth-a3', 'keyA'],
+          ['other-a', 'keyA'],
+        ],
+      );
+      assert.deepEqual(await exported(store, T, 'nokey'), []);
+      assert.equal((await exported(store)).length, 6);
     });
 
     test('a page filtered by q is a snapshot too', async (t) => {

@@ -11,6 +11,7 @@
  * service's visit page (`service.visits`, bots only, one event: the count comes with it); a link
  * with no events asks nothing. Ordering by `nonBotVisits` asks that of every matching link.
  */
+import type { Principal } from '../../links/access.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Failure, Service } from '../../links/service.ts';
 import { recordsAt, sortInTurns, walk, type Walkable } from '../../links/walk.ts';
@@ -36,6 +37,33 @@ export async function botVisits(service: Service, record: UrlRecord): Promise<nu
 async function botCounts(service: Service, records: readonly UrlRecord[]): Promise<number[] | Failure> {
   const bots = await mapBounded(records, (r) => botVisits(service, r));
   return bots.find((b): b is Failure => typeof b !== 'number') ?? (bots as number[]);
+}
+
+/**
+ * The visits of every link `who` may list, and how many of them bots made: the overview of an
+ * editor, whose links are not the instance's.
+ */
+export async function listedTotals(service: Service, who: Principal): Promise<{ visits: number; bots: number } | Failure> {
+  const listing = await service.listing({ limit: undefined, offset: 0 }, who);
+  if (!listing.ok) return listing;
+  let visits = 0;
+  let bots = 0;
+  let failure: Failure | undefined;
+  try {
+    await walk(listing, async (slice) => {
+      if (failure !== undefined) return;
+      const counts = await botCounts(service, slice);
+      if (!Array.isArray(counts)) failure = counts;
+      else
+        slice.forEach((r, i) => {
+          visits += r.visit_count;
+          bots += counts[i]!;
+        });
+    });
+  } finally {
+    listing.release();
+  }
+  return failure ?? { visits, bots };
 }
 
 /** `f` of each item, at most `PARALLEL` at a time, in order. */
@@ -105,15 +133,18 @@ const KEY: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (r: Url
   visits: (r) => r.visit_count,
 };
 
-/** The page of the short URL list that `p` asks for. */
-export async function listShortUrls(service: Service, p: ListParams): Promise<ShortUrlPage | Failure> {
+/** The page of the short URL list that `p` asks for, of the links `who` may list (an editor: its own). */
+export async function listShortUrls(service: Service, p: ListParams, who: Principal): Promise<ShortUrlPage | Failure> {
   if (p.otherDomain) return { total: 0, records: [] };
-  const listing = await service.listing({
-    limit: undefined,
-    offset: 0,
-    q: p.searchTerm,
-    tags: p.tags.length > 0 && (p.tags.length === 1 || p.tagsMode === 'all') ? p.tags : undefined,
-  });
+  const listing = await service.listing(
+    {
+      limit: undefined,
+      offset: 0,
+      q: p.searchTerm,
+      tags: p.tags.length > 0 && (p.tags.length === 1 || p.tagsMode === 'all') ? p.tags : undefined,
+    },
+    who,
+  );
   if (!listing.ok) return listing;
   try {
     if (servedAsListed(p)) {
@@ -189,11 +220,12 @@ export interface TagStats {
 }
 
 /**
- * Every tag of a live link, sorted, with its counts when `withVisits` (which asks each link with
- * events for its bot visits). A walk over every link: the service keeps no table of tags.
+ * Every tag of a live link `who` may list (an editor: its own), sorted, with its counts when
+ * `withVisits` (which asks each link with events for its bot visits). A walk over every link: the
+ * service keeps no table of tags.
  */
-export async function tagTable(service: Service, withVisits: boolean): Promise<TagStats[] | Failure> {
-  const listing = await service.listing({ limit: undefined, offset: 0 });
+export async function tagTable(service: Service, withVisits: boolean, who: Principal): Promise<TagStats[] | Failure> {
+  const listing = await service.listing({ limit: undefined, offset: 0 }, who);
   if (!listing.ok) return listing;
   const byTag = new Map<string, { links: number; visits: number; bots: number }>();
   let failure: Failure | undefined;

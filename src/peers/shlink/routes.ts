@@ -87,7 +87,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   return [
     route('/rest/health', { GET: health }),
     route(`${v3}/health`, { GET: health }),
-    route(`${v3}/short-urls`, { GET: handler('read-all', (ctx) => list(c, ctx)), POST: handler('create', (ctx, who) => create(c, ctx, who)) }),
+    route(`${v3}/short-urls`, { GET: handler('list', (ctx, who) => list(c, ctx, who!)), POST: handler('create', (ctx, who) => create(c, ctx, who)) }),
     route(`${v3}/short-urls/:code`, {
       GET: handler('read', (ctx) => get(c, ctx)),
       PATCH: handler('edit', (ctx) => edit(c, ctx)),
@@ -98,9 +98,9 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       GET: handler('read', (ctx) => redirectRules(c, ctx)),
       POST: handler('edit', (ctx) => redirectRules(c, ctx)),
     }),
-    route(`${v3}/visits`, { GET: handler('read-all', () => overview(c)) }),
-    route(`${v3}/tags`, { GET: handler('read-all', (ctx) => tags(c, ctx, false)) }),
-    route(`${v3}/tags/stats`, { GET: handler('read-all', (ctx) => tags(c, ctx, true)) }),
+    route(`${v3}/visits`, { GET: handler('list', (_ctx, who) => overview(c, who!)) }),
+    route(`${v3}/tags`, { GET: handler('list', (ctx, who) => tags(c, ctx, false, who!)) }),
+    route(`${v3}/tags/stats`, { GET: handler('list', (ctx, who) => tags(c, ctx, true, who!)) }),
     route(`${v3}/domains`, { GET: handler('any', () => ok(domains)) }),
     route(`${v3}/mercure-info`, { GET: handler('any', () => MERCURE_OFF) }),
     // `rest` is this surface's first segment: no other path under it reaches the short links.

@@ -43,10 +43,10 @@ async function shortUrl(c: ShlinkContext, record: UrlRecord): Promise<Answer> {
   return typeof bots === 'number' ? ok(shortUrlJson(record, summary(record.visit_count, bots))) : failed(bots, record.short_code);
 }
 
-export async function list(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
+export async function list(c: ShlinkContext, ctx: Ctx, who: Principal): Promise<Answer> {
   const params = parseListParams(ctx.query(), c.limits.host);
   if (isProblem(params)) return params;
-  const page = await listShortUrls(c.service, params);
+  const page = await listShortUrls(c.service, params, who);
   if (!('records' in page)) return failed(page, '');
   const visits = await summaries(c.service, page.records);
   if (!Array.isArray(visits)) return failed(visits, '');

@@ -4,8 +4,9 @@
  * answered in Shlink's shapes or problems (`answers.ts`).
  */
 import type { Ctx } from '../../http/context.ts';
+import { ownLinksOnly, type Principal } from '../../links/access.ts';
 import { failed, ok, unavailable, type Answer } from './answers.ts';
-import { TAG_ORDERS, tagTable } from './lists.ts';
+import { listedTotals, TAG_ORDERS, tagTable } from './lists.ts';
 import { isProblem, parseSearchTerm, parseVisitParams } from './params.ts';
 import { invalidData, plainProblem } from './problems.ts';
 import { pageBounds, pagination, summary, visitJson } from './shapes.ts';
@@ -39,8 +40,16 @@ export async function deleteVisits(c: ShlinkContext, ctx: Ctx): Promise<Answer> 
   return deleted.ok ? ok({ deletedVisits: deleted.deleted }) : failed(deleted, code);
 }
 
-/** Every live link's visits since 1970 (the stats of every link, in months): this service records no orphan visits. */
-export async function overview(c: ShlinkContext): Promise<Answer> {
+/**
+ * Every live link's visits since 1970 (the stats of every link, in months): this service records
+ * no orphan visits. An editor's are those of its own links.
+ */
+export async function overview(c: ShlinkContext, who: Principal): Promise<Answer> {
+  if (ownLinksOnly(who) !== undefined) {
+    const own = await listedTotals(c.service, who);
+    if ('ok' in own) return failed(own, '');
+    return ok({ visits: { nonOrphanVisits: summary(own.visits, own.bots), orphanVisits: summary(0, 0) } });
+  }
   const stats = await c.service.stats(null, { from: 0, interval: 'month', bots: 'include' });
   if (!stats.ok)
     return stats.error === 'unavailable' ? unavailable(stats.detail) : plainProblem(500, 'Internal Server Error', 'the visit totals could not be counted');
@@ -48,7 +57,7 @@ export async function overview(c: ShlinkContext): Promise<Answer> {
 }
 
 /** The tags, or their stats: `searchTerm`, `orderBy` (`tag`, counts), `page`, `itemsPerPage` (default all). */
-export async function tags(c: ShlinkContext, ctx: Ctx, withStats: boolean): Promise<Answer> {
+export async function tags(c: ShlinkContext, ctx: Ctx, withStats: boolean, who: Principal): Promise<Answer> {
   const query = ctx.query();
   const [field = 'tag', dir = 'ASC'] = (query.get('orderBy') || 'tag-ASC').split('-');
   const compare = TAG_ORDERS.get(field);
@@ -60,7 +69,7 @@ export async function tags(c: ShlinkContext, ctx: Ctx, withStats: boolean): Prom
   const searchTerm = parseSearchTerm(query);
   if (isProblem(searchTerm)) return searchTerm;
   const search = searchTerm.toLowerCase();
-  const table = await tagTable(c.service, withStats);
+  const table = await tagTable(c.service, withStats, who);
   if (!Array.isArray(table)) return failed(table, '');
   const rows = table.filter((t) => t.tag.toLowerCase().includes(search));
   rows.sort((a, b) => (dir === 'ASC' ? 1 : -1) * compare(a, b));

@@ -21,7 +21,8 @@ export type Action = (params: ReadonlyMap<string, string>, from: VisitRequest, w
 /**
  * What each action does, as the roles table names it (`src/links/access.ts`), so a signature is
  * held to its key's role as on every door: a create; a read of one link (its stats, and `expand`,
- * which needs a key here like everything else); a read over every link (`stats`, `db-stats`).
+ * which needs a key here like everything else); a list of the links (`stats`, `db-stats`: an
+ * editor's totals are those of its own links).
  * `version` reads nothing of the links: any good key. An action not listed is unknown, to any
  * good key.
  */
@@ -29,8 +30,8 @@ export const ACCESS: Readonly<Record<string, KeyAction | 'any'>> = {
   shorturl: 'create',
   expand: 'read',
   'url-stats': 'read',
-  stats: 'read-all',
-  'db-stats': 'read-all',
+  stats: 'list',
+  'db-stats': 'list',
   version: 'any',
 };
 
@@ -50,11 +51,12 @@ function tidyTitle(raw: string | undefined): string | undefined {
 
 export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record<string, Action>> {
   /**
-   * Every live link, newest first, to `visit`, sharing the event loop (`links/walk.ts`); the totals
-   * of `stats` and `db-stats` on the way, or the store's failure to be read.
+   * Every live link `who` may list (an editor: its own), newest first, to `visit`, sharing the
+   * event loop (`links/walk.ts`); the totals of `stats` and `db-stats` on the way, or the store's
+   * failure to be read.
    */
-  async function eachLink(visit?: Selector): Promise<shape.Totals | Unavailable> {
-    const page = await service.listing({});
+  async function eachLink(who: Principal, visit?: Selector): Promise<shape.Totals | Unavailable> {
+    const page = await service.listing({}, who);
     // The list's query is fixed here: only a store that cannot be read refuses it.
     if (!page.ok) return { ok: false, error: 'unavailable', detail: page.detail };
     let clicks = 0;
@@ -109,14 +111,14 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       return 'error' in found ? shape.unavailable('url-stats', found.detail) : shape.urlStats(found.record);
     },
 
-    async stats(params) {
+    async stats(params, _from, who) {
       const picking = selector(statsFilter(params.get('filter')), phpInt(params.get('start')), phpInt(params.get('limit')));
-      const totals = await eachLink(picking);
+      const totals = await eachLink(who, picking);
       return 'error' in totals ? shape.unavailable('stats', totals.detail) : shape.stats(picking.picked(), totals);
     },
 
-    async 'db-stats'() {
-      const totals = await eachLink();
+    async 'db-stats'(_params, _from, who) {
+      const totals = await eachLink(who);
       return 'error' in totals ? shape.unavailable('db-stats', totals.detail) : shape.dbStats(totals);
     },
 

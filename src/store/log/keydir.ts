@@ -265,6 +265,9 @@ export class Keydir extends KeydirVisits {
     return own !== undefined && tags.every((tag) => own.includes(tag));
   }
 
+  /** Whether slot `s` was made by the key `author` (`id`). */
+  isBy = (s: number, author: string): boolean => this.labelled.get(s)?.author === author;
+
   /** The record in slot `s`; `code` may be passed when the caller has it already. */
   record(s: number, code = this.code(s)): StoredRecord {
     const rec: StoredRecord = {

@@ -18,7 +18,7 @@ import { EngineLifecycle } from './engine-lifecycle.ts';
 import { isExpiredAt, type Entry } from './format.ts';
 import type { Clock, InsertChain } from '../link-store.ts';
 import type { StoredRecord } from './keydir.ts';
-import { searchSnapshot, takeSnapshot, type Snapshot } from './snapshot.ts';
+import { searchSnapshot, takeSnapshot, type SearchFilter, type Snapshot } from './snapshot.ts';
 import type { VisitEvent, VisitEventSource } from '../../visits/event.ts';
 import { STRIDE } from '../../visits/packed.ts';
 
@@ -54,12 +54,12 @@ export class LogEngine extends EngineLifecycle {
   }
 
   /**
-   * `snapshot` narrowed to the records whose code or URL contains `q`, case-insensitively; the
-   * records are tested across event-loop turns (see `snapshot.ts`).
+   * `snapshot` narrowed by `filter` (a text, tags, an author); the records are tested across
+   * event-loop turns (see `snapshot.ts`).
    */
-  search(keep: (createdAt: number, retentionDays: number) => boolean, q: string | undefined, tags: readonly string[] | undefined): Promise<Snapshot> {
+  search(keep: (createdAt: number, retentionDays: number) => boolean, filter: SearchFilter): Promise<Snapshot> {
     this.readers++;
-    return searchSnapshot(this.records, keep, q, tags, () => this.readers--);
+    return searchSnapshot(this.records, keep, filter, () => this.readers--);
   }
 
   /**

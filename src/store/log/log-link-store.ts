@@ -24,7 +24,17 @@ import type { KeyStore } from '../key-store.ts';
 import type { Snapshot, LogEngine } from './log-engine.ts';
 import { allStats, exportEvents, linkStats, linkVisits } from './visit-reads.ts';
 import { unwritable } from './write-errors.ts';
-import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
+import type {
+  CodedEvent,
+  EventFilter,
+  ImportedVisit,
+  StatsQuery,
+  VisitEvent,
+  VisitEventSource,
+  VisitExportFilter,
+  VisitPage,
+  VisitStats,
+} from '../../visits/event.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
 const EXPIRED: VisitDecision = { kind: 'expired' };
@@ -87,14 +97,14 @@ export class LogLinkStore implements LinkStore {
     return undefined;
   }
 
-  list({ limit, offset, now, q, tags }: ListQuery): LinkPage | Promise<LinkPage> {
+  list({ limit, offset, now, q, tags, author }: ListQuery): LinkPage | Promise<LinkPage> {
     const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
     const tagged = tags !== undefined && tags.length > 0 ? tags : undefined;
-    if (q === undefined && tagged === undefined) {
+    if (q === undefined && tagged === undefined && author === undefined) {
       const snapshot = this.store.snapshot(live);
       return snapshot instanceof Promise ? snapshot.then((taken) => page(taken, offset, limit)) : page(snapshot, offset, limit);
     }
-    return this.store.search(live, q, tagged).then((snapshot) => page(snapshot, offset, limit));
+    return this.store.search(live, { q, tags: tagged, author }).then((snapshot) => page(snapshot, offset, limit));
   }
 
   async delete(code: string, now: number): Promise<boolean> {
@@ -164,7 +174,7 @@ export class LogLinkStore implements LinkStore {
     }
   }
 
-  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+  exportVisits(filter: VisitExportFilter, now: number): AsyncIterable<CodedEvent> {
     return exportEvents(this.store, filter, now);
   }
 
@@ -185,8 +195,9 @@ export class LogLinkStore implements LinkStore {
    * A snapshot read from its oldest end, a slice per event-loop turn: what the export shows is the
    * store when it began, and a long export never holds the loop.
    */
-  async *exportAll(now: number): AsyncGenerator<LinkRecord> {
-    const snapshot = await this.store.snapshot((createdAt, retentionDays) => !isExpiredAt(createdAt, retentionDays, now));
+  async *exportAll(now: number, author?: string): AsyncGenerator<LinkRecord> {
+    const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
+    const snapshot = await (author === undefined ? this.store.snapshot(live) : this.store.search(live, { author }));
     try {
       for (let end = snapshot.length; end > 0; end -= EXPORT_SLICE) {
         const records = snapshot.slice(Math.max(0, end - EXPORT_SLICE), end);

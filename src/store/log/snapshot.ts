@@ -29,19 +29,22 @@ export function takeSnapshot(records: Keydir, keep: Keep, released: () => void):
   return slots.then((taken) => snapshotOf(records, taken, taken.length, released));
 }
 
+/** What a search keeps: each criterion given narrows it, none given keeps every live record. */
+export interface SearchFilter {
+  q?: string | undefined;
+  tags?: readonly string[] | undefined;
+  /** The `id` of the key that made the records (an editor's own links). */
+  author?: string | undefined;
+}
+
 /**
  * `takeSnapshot` narrowed to the records whose code, URL or title contains `q` (compared in lower
- * case: `toLowerCase()` of both sides), when given, and that have every tag of `tags`, when given.
+ * case: `toLowerCase()` of both sides), when given, that have every tag of `tags`, when given, and
+ * that `author` made, when given.
  * The slots are taken at once; they are then tested a slice of time per event-loop turn, so that
  * searching a million links never holds the loop for long.
  */
-export async function searchSnapshot(
-  records: Keydir,
-  keep: Keep,
-  q: string | undefined,
-  tags: readonly string[] | undefined,
-  released: () => void,
-): Promise<Snapshot> {
+export async function searchSnapshot(records: Keydir, keep: Keep, { q, tags, author }: SearchFilter, released: () => void): Promise<Snapshot> {
   const needle = q?.toLowerCase();
   // An ASCII needle is compared on the stored bytes, with no string per record (see
   // `Keydir.containsFolded`); any other, and a record with other bytes, on the strings.
@@ -55,6 +58,7 @@ export async function searchSnapshot(
       turn = performance.now();
     }
     const s = slots[i]!;
+    if (author !== undefined && !records.isBy(s, author)) continue;
     if (tags !== undefined && !records.hasTags(s, tags)) continue;
     if (needle === undefined) {
       slots[n++] = s;

@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { StatsAccumulator } from '../../visits/aggregate.ts';
 import { TopLinks } from '../../visits/top-lists.ts';
-import type { CodedEvent, EventFilter, StatsQuery, VisitEvent, VisitPage, VisitStats } from '../../visits/event.ts';
+import type { CodedEvent, EventFilter, StatsQuery, VisitEvent, VisitExportFilter, VisitPage, VisitStats } from '../../visits/event.ts';
 import { ATTRS, BOT, firstAtOrAfter, STRIDE, TIME, unpack } from '../../visits/packed.ts';
 import { isExpiredAt } from '../link-store.ts';
 import type { LogEngine } from './log-engine.ts';
@@ -100,7 +100,7 @@ function withoutVisitor(event: VisitEvent): VisitEvent {
  * first: the runs of the links merged by time, a heap of one cursor per link, so memory holds one
  * number per link and none per event. Events recorded meanwhile may or may not be included.
  */
-export async function* exportEvents(store: LogEngine, filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncGenerator<CodedEvent> {
+export async function* exportEvents(store: LogEngine, filter: VisitExportFilter, now: number): AsyncGenerator<CodedEvent> {
   const keydir = store.keydir;
   const events = keydir.events;
   const host = (i: number): string | null => events.referrers.host(i);
@@ -112,6 +112,7 @@ export async function* exportEvents(store: LogEngine, filter: EventFilter & { re
     const candidates = filter.code === undefined ? keydir.slotsOldestFirst() : [keydir.find(filter.code)].filter((s) => s !== -1);
     for (const s of candidates) {
       if (isExpiredAt(keydir.createdAt(s), keydir.retentionDays(s), now)) continue;
+      if (filter.author !== undefined && !keydir.isBy(s, filter.author)) continue;
       const data = events.data(s);
       if (data === undefined) continue;
       const n = events.length(s);

@@ -52,12 +52,12 @@ export class SnapshotReads {
   }
 
   /** Oldest first, in chunks by seq inside one snapshot: memory holds a chunk, not the table. */
-  async *exportAll(now: number): AsyncIterable<LinkRecord> {
+  async *exportAll(now: number, author?: string): AsyncIterable<LinkRecord> {
     const held = await this.calls.hold();
     try {
       let after = '0';
       for (;;) {
-        const rows = await this.calls.run(this.statements.exportChunk(held.tx, now, after, this.chunk));
+        const rows = await this.calls.run(this.statements.exportChunk(held.tx, now, after, this.chunk, author));
         for (const row of rows) yield toRecord(row);
         if (rows.length < this.chunk) return;
         after = rows[rows.length - 1]!.seq;

@@ -132,7 +132,8 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'stored keys and authors',
     // - `links.author`: the `id` of the stored key that created the link; NULL for the links of
     //   `API_KEYS` and of every version before. No foreign key: a link keeps its author after the
-    //   key is revoked, and an import keeps the column as it comes.
+    //   key is revoked, and an import keeps the column as it comes. Indexed with `seq`: an
+    //   editor's list and export read its own links newest (or oldest) first without a scan.
     // - `api_keys`: a revoked key is deleted, digest and all; nothing keeps working for it.
     //   `seq` orders keys made in the same second. Only the SHA-256 of a secret is stored.
     // - Every change but a touch (`last_used_at`) notifies the channel `api_keys_changed`, whoever
@@ -143,6 +144,7 @@ export const MIGRATIONS: readonly Migration[] = [
     //   each time a key is used.
     sql: `
       ALTER TABLE links ADD COLUMN author text NULL;
+      CREATE INDEX links_author ON links (author, seq) WHERE author IS NOT NULL;
       CREATE TABLE api_keys (
         id text PRIMARY KEY,
         name text NOT NULL,

@@ -29,7 +29,7 @@ export interface Row {
 }
 
 /** What a list keeps (`ListQuery`'s filters). */
-export type ListFilter = Pick<ListQuery, 'q' | 'tags'>;
+export type ListFilter = Pick<ListQuery, 'q' | 'tags' | 'author'>;
 
 export const toRecord = (r: Row): LinkRecord => ({
   code: r.code,
@@ -110,8 +110,9 @@ export class PostgresStatements {
    * exactly A–Z like `toLowerCase` does on them; a title is any text, so it is matched in
    * `title_folded`, folded by `toLowerCase` when it was written (migration 4).
    */
-  private filter({ q, tags }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
-    const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[]` : this.sql``;
+  private filter({ q, tags, author }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
+    const by = author === undefined ? this.sql`` : this.sql`AND author = ${author}`;
+    const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[] ${by}` : by;
     if (q === undefined) return tagged;
     const needle = q.toLowerCase();
     return this
@@ -163,10 +164,10 @@ export class PostgresStatements {
   }
 
   /** A chunk of the export: oldest first, on from seq `after`. */
-  exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number): postgres.PendingQuery<Row[]> {
+  exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number, author: string | undefined): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
       SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
-      WHERE ${this.live(now)} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
+      WHERE ${this.live(now)} ${this.filter({ author })} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
   /** One multi-row insert; it returns the codes it took (a code held already is skipped). */

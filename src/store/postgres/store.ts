@@ -20,7 +20,17 @@
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
-import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../../visits/event.ts';
+import type {
+  CodedEvent,
+  EventFilter,
+  ImportedVisit,
+  StatsQuery,
+  VisitEvent,
+  VisitEventSource,
+  VisitExportFilter,
+  VisitPage,
+  VisitStats,
+} from '../../visits/event.ts';
 import {
   isExpiredAt,
   isUsedUp,
@@ -142,7 +152,7 @@ export class PostgresStore implements LinkStore {
 
   async list(query: ListQuery): Promise<LinkPage> {
     const { limit, offset, now } = query;
-    const filter = { q: query.q, tags: query.tags };
+    const filter = { q: query.q, tags: query.tags, author: query.author };
     if (limit !== undefined) {
       // A page (at most 1000 links) and the total in one statement: one snapshot, no transaction.
       const rows = await this.calls.run(this.statements.page(limit, offset, now, filter));
@@ -171,7 +181,7 @@ export class PostgresStore implements LinkStore {
     return this.visits.delete(code, now);
   }
 
-  exportVisits(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+  exportVisits(filter: VisitExportFilter, now: number): AsyncIterable<CodedEvent> {
     return this.visits.export(filter, now);
   }
 
@@ -183,8 +193,8 @@ export class PostgresStore implements LinkStore {
     return this.visits.dailyKey(day);
   }
 
-  exportAll(now: number): AsyncIterable<LinkRecord> {
-    return this.snapshots.exportAll(now);
+  exportAll(now: number, author?: string): AsyncIterable<LinkRecord> {
+    return this.snapshots.exportAll(now, author);
   }
 
   // ---- Writes (`writes.ts`) ----------------------------------------------------------------

@@ -5,7 +5,7 @@
  * to a live link: an expired link's events are not shown even before the link's row is deleted.
  */
 import type postgres from 'postgres';
-import type { BotFilter, EventFilter } from '../../visits/event.ts';
+import type { BotFilter, EventFilter, VisitExportFilter } from '../../visits/event.ts';
 import { TOP_SIZE } from '../../visits/event.ts';
 import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
 import type { Interval } from './day-stats.ts';
@@ -180,7 +180,7 @@ export class VisitStatements {
   /** A chunk of the export: events of live links (of one, with `seq`), oldest first, after `place`. */
   exportChunk(
     tx: postgres.TransactionSql,
-    filter: EventFilter,
+    filter: VisitExportFilter,
     seq: string | undefined,
     place: EventPlace | undefined,
     n: number,
@@ -188,11 +188,12 @@ export class VisitStatements {
   ): postgres.PendingQuery<ExportRow[]> {
     const sql = this.sql;
     const ofLink = seq === undefined ? sql`` : sql`AND e.link_seq = ${seq}::bigint`;
+    const byAuthor = filter.author === undefined ? sql`` : sql`AND l.author = ${filter.author}`;
     const after = place === undefined ? sql`` : sql`AND (e.time, e.id) > (${place.time}::bigint, ${place.id}::bigint)`;
     return tx<ExportRow[]>`
       SELECT l.code, e.id, e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot
       FROM visits e JOIN links l ON l.seq = e.link_seq
-      WHERE ${this.links.liveAs(now)} ${ofLink} AND ${this.range(filter)} AND ${this.pass(filter.bots)} ${after}
+      WHERE ${this.links.liveAs(now)} ${ofLink} ${byAuthor} AND ${this.range(filter)} AND ${this.pass(filter.bots)} ${after}
       ORDER BY e.time, e.id LIMIT ${n}`;
   }
 

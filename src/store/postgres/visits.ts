@@ -9,7 +9,7 @@
  */
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
-import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitPage, VisitStats } from '../../visits/event.ts';
+import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitExportFilter, VisitPage, VisitStats } from '../../visits/event.ts';
 import type { InsertChain } from '../link-store.ts';
 import type { PostgresCalls } from './calls.ts';
 import { DailyKeys } from './daily-keys.ts';
@@ -83,7 +83,7 @@ export class PostgresVisits {
   }
 
   /** Oldest first, in chunks by (time, arrival) inside one snapshot: memory holds a chunk, not the table. */
-  async *export(filter: EventFilter & { readonly code?: string | undefined }, now: number): AsyncIterable<CodedEvent> {
+  async *export(filter: VisitExportFilter, now: number): AsyncIterable<CodedEvent> {
     const held = await this.calls.hold();
     try {
       let seq: string | undefined;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCrashCycles } from '../../support/crash-harness.ts';
 
-test('20 kill -9 cycles mid-load: acknowledged creates and deletes survive, visit counts only lose the last second', { timeout: 120_000 }, async (t) => {
+test('20 kill -9 cycles mid-load: acknowledged creates and deletes survive, visit counts only lose the last second', { timeout: 300_000 }, async (t) => {
   const summary = await runCrashCycles({ cycles: 20 });
   t.diagnostic(JSON.stringify(summary));
   assert.equal(summary.cycles, 20);

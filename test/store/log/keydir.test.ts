@@ -331,8 +331,7 @@ test('property: a search keeps exactly the records whose code or URL contains q 
       const snapshot = await searchSnapshot(
         k,
         () => true,
-        q,
-        undefined,
+        { q },
         () => released++,
       );
       assert.deepEqual(
@@ -370,8 +369,7 @@ test('a search of 500,000 records lets other work run before it answers', async 
   const snapshot = await searchSnapshot(
     k,
     () => true,
-    'REF=999',
-    undefined,
+    { q: 'REF=999' },
     () => released++,
   );
   counting = false;
