@@ -34,7 +34,8 @@ async function loadList(note = '') {
     const res = await api(`api/urls?${query}`, { admin: true });
     if (res.status === 403) {
       $('admin-list').hidden = true;
-      throw new Error('That API key was not accepted. Check it and try again.');
+      // An empty 403 is a key not accepted; one with a detail, a key whose role may not list (said as it is).
+      throw new Error((await problem(res)).message);
     }
     if (res.status === 400 && (list.q || list.tags.length > 0)) return showError($('search-error'), (await problem(res)).message);
     if (!res.ok) throw new Error((await problem(res)).message);

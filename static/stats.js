@@ -104,7 +104,8 @@ async function load(view) {
       code ? api(`api/urls/${code}`) : undefined,
     ]);
     if (asked !== state.asked) return;
-    if (res.status === 403) return askKey('That API key was not accepted. Check it and try again.');
+    // An empty 403 is a key not accepted; one with a detail, a key whose role may not read these stats.
+    if (res.status === 403) return askKey((await problem(res)).message);
     if (res.status === 404) return gone('This link no longer exists (deleted, or expired).');
     if (!res.ok) {
       const { message } = await problem(res);
