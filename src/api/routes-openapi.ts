@@ -79,7 +79,7 @@ export const LIST_DOC: RouteDoc = {
     summary: 'List live links, newest first',
     description:
       'With q, only the links whose code, original URL or title contains it (case-insensitively); with tag (repeatable, or comma-separated), only the links having every tag named (compared exactly, case-sensitively). ' +
-      'X-Total-Count counts the links the filters keep, all pages together.',
+      'X-Total-Count counts the links the filters keep, all pages together. A viewer or admin key lists every live link, an editor key the links it made.',
     tag: 'admin',
     access: 'admin',
     parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q'), ref('parameters', 'tag')],

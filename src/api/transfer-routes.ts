@@ -1,6 +1,7 @@
 /**
  * `GET /api/export` and `POST /api/import` (docs/api.md, export and import), as routes of the
- * table with their OpenAPI documentation. Both need the admin key, checked before anything else.
+ * table with their OpenAPI documentation. Both need an API key, checked before anything else: the
+ * export one whose role may list (an editor's holds its own links), the import an admin's.
  */
 import { HttpError } from '../errors.ts';
 import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
@@ -158,10 +159,11 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
       doc: {
         GET: {
           operationId: 'exportUrls',
-          summary: 'Export every live link, oldest first',
+          summary: 'Export the live links, oldest first',
           description:
-            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags ' +
-            '(max_visits and title empty when there is none; tags one cell, joined with commas). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
+            'A viewer or admin key exports every live link, an editor key the links it made. ' +
+            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author ' +
+            '(max_visits, title and author empty when there is none; tags one cell, joined with commas). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
           tag: 'admin',
           access: 'admin',
           parameters: [{ name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } }],
@@ -193,9 +195,10 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
           description:
             'Streamed, up to 256 MiB. CSV columns are found by header name, case-insensitively: url ← original_url, url, long_url, longUrl, Long URL; ' +
             'code ← short_code, code, shortCode, Short code, keyword; created ← created_at, createdAt, timestamp, date_created (Unix seconds, ISO 8601, ' +
-            'or YYYY-MM-DD HH:MM:SS as UTC); visits ← visit_count, visits, clicks; plus retention_days, max_visits, title and tags (in CSV one cell, the tags separated by commas); other columns are ignored. ' +
+            'or YYYY-MM-DD HH:MM:SS as UTC); visits ← visit_count, visits, clicks; plus retention_days, max_visits, title, tags (in CSV one cell, the tags separated by commas) ' +
+            'and author (a key id, kept as given; empty is none); other columns are ignored. ' +
             'Rows are checked like a create and stored in file order; a row without a code gets a generated one; invalid rows, taken codes and ' +
-            'already expired rows are skipped and reported by line. Answered once every stored row is durable.',
+            'already expired rows are skipped and reported by line. Answered once every stored row is durable. Needs an admin key.',
           tag: 'admin',
           access: 'admin',
           parameters: [

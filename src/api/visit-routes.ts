@@ -1,8 +1,9 @@
 /**
  * The visit routes (docs/analytics.md): `GET /api/urls/<code>/stats`, `GET /api/stats`, and
  * `GET`/`DELETE /api/urls/<code>/visits`, with their OpenAPI documentation. Like the list they
- * need the admin key, checked first (403 before 400 before 404); the work is the service's
- * (`links/visits.ts`), which reads the range as `visits/range.ts` decides.
+ * need an API key whose role allows them (`/api/stats`, the instance's totals, is no editor's),
+ * checked first (403 before 400 before 404); the work is the service's (`links/visits.ts`), which
+ * reads the range as `visits/range.ts` decides.
  */
 import type { Ctx } from '../http/context.ts';
 import type { Responder } from '../http/respond.ts';
@@ -68,7 +69,9 @@ export function visitRoutes({ service, reply, deprecations }: VisitRouteDeps): A
         GET: {
           operationId: 'getAllStats',
           summary: 'Visits of every live link in a range',
-          description: `The stats of every live link together (visit_count summed), plus links: the 10 with the most visits in the range. ${STATS_DESCRIPTION}`,
+          description:
+            'The stats of every live link together (visit_count summed), plus links: the 10 with the most visits in the range. ' +
+            `A viewer or admin key only: these totals count every author's visits, so an editor key reads the stats of each of its links instead. ${STATS_DESCRIPTION}`,
           tag: 'admin',
           access: 'admin',
           parameters: RANGE_PARAMS,

@@ -1,7 +1,7 @@
 /**
  * `GET /api/visits/export` and `POST /api/visits/import` (docs/analytics.md, moving history): the
  * visit events of every link out and back in, on the machinery of `/api/export` and `/api/import`
- * (`transfer-routes.ts`): the same admin key, streaming, limits and failure rules.
+ * (`transfer-routes.ts`): the same keys and roles, streaming, limits and failure rules.
  */
 import { HttpError } from '../errors.ts';
 import type { Ctx } from '../http/context.ts';
@@ -73,8 +73,9 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
       doc: {
         GET: {
           operationId: 'exportVisits',
-          summary: 'Export the visit events of every live link, oldest first',
+          summary: 'Export the visit events of the live links, oldest first',
           description:
+            "A viewer or admin key exports the events of every live link, an editor key those of the links it made (another author's code exports nothing, as an unknown one). " +
             `JSON Lines (one event per line, with its short_code), or with format=csv RFC 4180 CSV with the header ${VISIT_COLUMNS.join(',')} ` +
             '(null is an empty field, bot is true or false). Streamed; Content-Disposition names the file visits-YYYY-MM-DD.jsonl or .csv. ' +
             'The visitor id is never exported. POST /api/visits/import takes the file back.',
@@ -126,7 +127,7 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
             `Streamed, up to 256 MiB: JSON Lines, or CSV with a header naming at least short_code and time (columns ${VISIT_COLUMNS.join(', ')}, case-insensitive). ` +
             'time is Unix seconds or ISO 8601; referrer a host (lower-cased); country two letters; browser, os and device one of the recorded families; ' +
             "empty or absent is null (bot: false). Each event first turns one of its link's untracked visits into an event, and past them adds a visit. " +
-            'Rows are recorded in file order; invalid rows and rows whose code has no live link are skipped and reported by line. Import the links first.',
+            'Rows are recorded in file order; invalid rows and rows whose code has no live link are skipped and reported by line. Import the links first. Needs an admin key.',
           tag: 'admin',
           access: 'admin',
           parameters: [
