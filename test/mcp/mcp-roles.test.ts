@@ -1,14 +1,14 @@
 /**
  * The MCP tools with keys of every role (docs/mcp.md, keys and roles): each tool asks the
  * service's roles table for what it does — `shorten_url` a create as `create_access` says,
- * `list_urls` and `get_stats` a read, `update_url` and `delete_url` an edit, `get_url` and
- * `lookup_url` nothing — with the key of the `X-API-Key` header or of the `api_key` argument. A role
- * too low is an `isError` result with the service's sentence; a missing, wrong, revoked or expired
- * key the one bad-key sentence. A link made with a stored key is that key's.
+ * `list_urls` a list (an editor's holds its own links), `get_stats` a read, `update_url` and
+ * `delete_url` an edit, `get_url` and `lookup_url` nothing — with the key of the `X-API-Key`
+ * header or of the `api_key` argument. A role too low is an `isError` result with the service's
+ * sentence; a missing, wrong, revoked or expired key the one bad-key sentence. A link made with a
+ * stored key is that key's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ShortenInput } from '../../src/links/service.ts';
 import { BAD_KEY } from '../../src/mcp/tool-access.ts';
 import { TOOLS as DECLARED } from '../../src/mcp/tools.ts';
 import { start, type Harness } from '../support/helpers.ts';
@@ -150,21 +150,25 @@ test('create_access=key: shorten_url needs a key whose role may create; open, it
 
 test('a link made by shorten_url with a stored key has that key as its author; with an API_KEYS key or none, no author', ONE, async (t) => {
   const h = await start(t, { apiKeys: [ADMIN], logLevel: 'silent' });
-  // The record does not show its author yet: the service is asked with it, and the store keeps what it is given.
-  const service = h.shortener.service;
-  const shorten = service.shorten;
-  const authors: ShortenInput['author'][] = [];
-  service.shorten = (input) => (authors.push(input.author), shorten(input));
   const creator = await makeKey(h, 'creator');
   const editor = await makeKey(h, 'editor');
   const url = { url: 'https://example.com/authored' };
+  const authors: unknown[] = [];
   for (const [args, headers] of [
     [url, { 'x-api-key': creator.key }],
     [{ ...url, api_key: editor.key }, {}],
     [url, { 'x-api-key': ADMIN }],
     [url, {}],
   ] as const) {
-    assert.equal(verdict(await callTool(h, 'shorten_url', args, headers)), 'ok');
+    const made = await callTool(h, 'shorten_url', args, headers);
+    assert.equal(verdict(made), 'ok');
+    // The stored record, as the REST API reads it back: the author is kept, not only answered.
+    const code = made.structuredContent!['short_code'] as string;
+    const stored = await h.req(`/api/urls/${code}`);
+    assert.equal(stored.status, 200, stored.body);
+    const record = JSON.parse(stored.body) as { author: unknown };
+    assert.equal(made.structuredContent!['author'], record.author, "the tool's answer shows the stored author");
+    authors.push(record.author);
   }
-  assert.deepEqual(authors, [creator.id, editor.id, null, undefined]);
+  assert.deepEqual(authors, [creator.id, editor.id, null, null]);
 });
