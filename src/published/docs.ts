@@ -86,7 +86,7 @@ function access(doc: OpenApiDocument, op: Operation): string {
   const [own] = Object.keys(op.security[0] ?? {}).filter((name) => name !== 'bearerAuth' && !name.startsWith('adminKey'));
   if (own !== undefined) return inline(str(field(doc.components.securitySchemes[own], 'description')));
   if (op.security.length > 1)
-    return 'Gate (bearer token, when enabled) and an admin key: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
+    return 'Gate (bearer token, when enabled) and an API key whose role allows it: the <code>X-API-Key</code> header (or the deprecated <code>api_key</code> query parameter).';
   return 'Gate: <code>Authorization: Bearer &lt;API_TOKEN&gt;</code> when the server has a token.';
 }
 
