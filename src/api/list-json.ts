@@ -5,8 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Piece } from '../http/pacer.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
-import type { MaybePromise } from '../store/link-store.ts';
 import type { UrlListing, UrlRecord } from '../links/record.ts';
+import type { MaybePromise } from '../links/service.ts';
 
 /**
  * Characters (UTF-16 units) per piece of a streamed list. A piece is bounded by size, not by a

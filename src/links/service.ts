@@ -24,6 +24,9 @@ import { createRedirect } from './redirect.ts';
 import { createShorten } from './shorten.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
 
+// A listing's slices are records or, from a database, promises of them: the doors name that type
+// here, so no door imports the storage contract.
+export type { MaybePromise } from '../store/link-store.ts';
 export type { VisitRequest } from '../visits/recorder.ts';
 export type { Conflict, Failure, Found, Invalid, NotFound, RateLimited, Unavailable } from './outcomes.ts';
 export type { LinkEdit, RemoveOutcome, UpdateOutcome } from './edits.ts';
