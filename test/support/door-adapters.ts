@@ -29,12 +29,18 @@ export interface Outcome {
   raw: string;
 }
 
-/** A create, in the service's terms (docs/api.md, creating links). */
+/**
+ * A create, in the service's terms (docs/api.md, creating links). The limits keep the API's names,
+ * and take any number: a case may ask for one past the limit, or for no integer.
+ */
 export interface CreateInput {
   url: string;
   code?: string;
   title?: string;
   tags?: readonly string[];
+  retention_days?: number;
+  /** null: no limit. */
+  max_visits?: number | null;
 }
 
 /** The fields an edit changes. */
@@ -42,6 +48,9 @@ export interface EditChanges {
   url?: string;
   title?: string;
   tags?: readonly string[];
+  retention_days?: number;
+  /** null: the limit removed. */
+  max_visits?: number | null;
 }
 
 /** A list's query (docs/api.md, list): a search, a tag filter (every tag named), a page. */
@@ -166,7 +175,7 @@ const isRecord = (r: Reply): boolean => r.headers['content-type'] === 'applicati
 const rest: Door = {
   name: 'rest',
   async create(input, caller) {
-    const body = { url: input.url, code: input.code, title: input.title, tags: input.tags };
+    const body = { url: input.url, code: input.code, title: input.title, tags: input.tags, retention_days: input.retention_days, max_visits: input.max_visits };
     const r = await send(caller, 'POST', '/api/shorten', {}, body);
     return restOutcome(r, 201, (reply) => reply.body.startsWith('http') && reply.headers.location === reply.body);
   },
@@ -238,8 +247,11 @@ async function tool(caller: Caller, name: string, args: Record<string, unknown>)
     if (r.status === 429 && error['code'] === -32029 && /^\d+$/.test(String(r.headers['retry-after']))) {
       return { verdict: 'rate_limited', reason: error['message'], raw: describe(r) };
     }
-    // Arguments that break the tool's inputSchema: the protocol error -32602, its message the reason.
-    if (r.status === 200 && error['code'] === -32602) return { verdict: 'refused', reason: error['message'], raw: describe(r) };
+    // Arguments that break the tool's inputSchema (a JSON type: an integer, a string): the protocol
+    // error -32602, refused before the service and in the protocol's words ("Invalid arguments for
+    // …"), so no reason of the service's. The schemas hold no rule of the service's (a range, a
+    // length), so only an argument of the wrong JSON type is refused here.
+    if (r.status === 200 && error['code'] === -32602) return { verdict: 'refused', raw: describe(r) };
     return unexpected('a JSON-RPC error of no failure of the work', r);
   }
   const result = message['result'];
@@ -263,7 +275,8 @@ const defined = (args: Record<string, unknown>): Record<string, unknown> => Obje
 const mcp: Door = {
   name: 'mcp',
   create(input, caller) {
-    return tool(caller, 'shorten_url', defined({ url: input.url, code: input.code, title: input.title, tags: input.tags }));
+    const { url, code, title, tags, retention_days, max_visits } = input;
+    return tool(caller, 'shorten_url', defined({ url, code, title, tags, retention_days, max_visits }));
   },
   get(code, caller) {
     return tool(caller, 'get_url', { code });
@@ -311,12 +324,19 @@ function shlinkOutcome(r: Reply, success: number, names: Readonly<Record<string,
   return { verdict: known[2], reason: renamed(detail, names), raw: describe(r) };
 }
 
+/**
+ * Shlink has no count of days: its `validUntil` is a deadline, which the door turns into whole days
+ * from the creation, rounded up (docs/compat.md). A retention is not what a Shlink client sends.
+ */
+const SHLINK_NO_RETENTION = "Shlink's validUntil is a deadline, not a count of days";
+
 const shlinkPath = (code: string): string => `/rest/v3/short-urls/${encodeURIComponent(code)}`;
 
 const shlink: Door = {
   name: 'shlink',
   async create(input, caller) {
-    const body = { longUrl: input.url, customSlug: input.code, title: input.title, tags: input.tags };
+    if (input.retention_days !== undefined) return notOffered(SHLINK_NO_RETENTION);
+    const body = { longUrl: input.url, customSlug: input.code, title: input.title, tags: input.tags, maxVisits: input.max_visits };
     return shlinkOutcome(await send(caller, 'POST', '/rest/v3/short-urls', { 'x-api-key': caller.key }, body), 200, SHLINK_BODY_NAMES);
   },
   async get(code, caller) {
@@ -325,7 +345,8 @@ const shlink: Door = {
   async edit(code, changes, caller) {
     const refused = pathCode(code);
     if (refused) return refused;
-    const body = { longUrl: changes.url, title: changes.title, tags: changes.tags };
+    if (changes.retention_days !== undefined) return notOffered(SHLINK_NO_RETENTION);
+    const body = { longUrl: changes.url, title: changes.title, tags: changes.tags, maxVisits: changes.max_visits };
     return shlinkOutcome(await send(caller, 'PATCH', shlinkPath(code), { 'x-api-key': caller.key }, body), 200, SHLINK_BODY_NAMES);
   },
   async delete(code, caller) {
@@ -411,6 +432,7 @@ const yourls: Door = {
   name: 'yourls',
   async create(input, caller) {
     if (input.tags !== undefined) return notOffered("YOURLS' shorturl takes no tags");
+    if (input.retention_days !== undefined || input.max_visits !== undefined) return notOffered("YOURLS' shorturl takes no retention and no visit limit");
     const r = await yourlsCall(caller, [
       ['action', 'shorturl'],
       ['url', input.url],

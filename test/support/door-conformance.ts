@@ -44,6 +44,8 @@ const MAX_TAG = 50;
 const MAX_TAGS = 20;
 const MAX_SEARCH = 200;
 const MAX_LIMIT = 1000;
+const MAX_RETENTION = 36_500;
+const MAX_VISITS = 2_147_483_647;
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 const DAY_MS = 86_400_000;
 
@@ -145,6 +147,8 @@ const TAG_TOO_LONG = `a tag must be 1 to ${MAX_TAG} characters long (after trimm
 const TOO_MANY_TAGS = `a link may have at most ${MAX_TAGS} distinct tags, not ${MAX_TAGS + 1}`;
 const searchLength = (n: number): string => `q must be 1 to ${MAX_SEARCH} characters long, not ${n}`;
 const BAD_LIMIT = `limit must be an integer from 1 to ${MAX_LIMIT}`;
+const BAD_RETENTION = `retention_days must be an integer from 0 to ${MAX_RETENTION} (0 keeps the link forever)`;
+const BAD_MAX_VISITS = `max_visits must be an integer from 1 to ${MAX_VISITS}, or null for no limit`;
 
 /** A character outside the BMP: one character, two UTF-16 units. */
 const ASTRAL = '\u{1F600}';
@@ -166,11 +170,70 @@ const NO_LIMIT_OFFSET = {
   shlink: 'Shlink pages by page and itemsPerPage (any size, -1 for all, as Shlink does), not by limit and offset',
   yourls: "YOURLS' stats reads limit and start as PHP integers and refuses none, as YOURLS does",
 };
+const YOURLS_NO_LIMITS = "YOURLS' shorturl takes no retention and no visit limit";
+const SHLINK_NO_RETENTION =
+  'Shlink has no count of days: its validUntil is a deadline, which the door turns into whole days from the creation, rounded up (docs/compat.md)';
 const YOURLS_URL_WORDS = { yourls: 'YOURLS answers every refused url with its own "Missing or malformed URL" (error:nourl), as YOURLS does' };
 
 const create = (input: CreateInput): Step => ({ operation: 'create', input });
 const list = (query: ListQuery): Step => ({ operation: 'list', query });
 const edit = (code: string, changes: EditChanges): Step => ({ operation: 'edit', code, changes });
+
+/**
+ * The limits of a link's life (docs/api.md): a retention of 0 (forever) to 36500 days, and a visit
+ * limit of 1 to 2147483647 or null (none). Each value is one case of a create and one of an edit of
+ * the live link, with the same verdict: the limit is the service's, whichever door asks.
+ */
+interface LifeLimit {
+  field: 'retention_days' | 'max_visits';
+  value: number | null;
+  /** What the value is, in the case's name. */
+  label?: string;
+  expect: Expectation;
+  /** Doors that refuse the value before the service, in their own words. */
+  verdictOnly?: Partial<Record<DoorName, string>>;
+}
+
+const LIFE_LIMITS: readonly LifeLimit[] = [
+  { field: 'retention_days', value: 0, label: 'forever', expect: ACCEPTED },
+  { field: 'retention_days', value: MAX_RETENTION, label: 'the limit', expect: ACCEPTED },
+  { field: 'retention_days', value: MAX_RETENTION + 1, expect: refused(BAD_RETENTION) },
+  { field: 'retention_days', value: -1, expect: refused(BAD_RETENTION) },
+  {
+    field: 'retention_days',
+    value: 1.5,
+    label: 'no integer',
+    expect: refused(BAD_RETENTION),
+    verdictOnly: { mcp: "MCP's inputSchema types retention_days as an integer: the protocol refuses 1.5 before the service (-32602), in its own words" },
+  },
+  { field: 'max_visits', value: 1, label: 'the minimum', expect: ACCEPTED },
+  { field: 'max_visits', value: MAX_VISITS, label: 'the maximum', expect: ACCEPTED },
+  { field: 'max_visits', value: 0, expect: refused(BAD_MAX_VISITS) },
+  { field: 'max_visits', value: MAX_VISITS + 1, expect: refused(BAD_MAX_VISITS) },
+  { field: 'max_visits', value: null, label: 'no limit', expect: ACCEPTED },
+];
+
+const lifeLimitName = (l: LifeLimit): string => `${l.field} ${l.value}${l.label === undefined ? '' : ` (${l.label})`}`;
+
+/** What a door cannot say of a limit: Shlink has no retention, YOURLS neither limit (nor an edit). */
+const lifeLimitGaps = (l: LifeLimit, yourls: string): Partial<Record<DoorName, string>> =>
+  l.field === 'retention_days' ? { shlink: SHLINK_NO_RETENTION, yourls } : { yourls };
+
+const createWithLimit = (l: LifeLimit): Case => ({
+  name: `create: ${lifeLimitName(l)}`,
+  step: (u) => create({ url: u.url(), [l.field]: l.value }),
+  expect: l.expect,
+  notOffered: lifeLimitGaps(l, YOURLS_NO_LIMITS),
+  ...(l.verdictOnly === undefined ? {} : { verdictOnly: l.verdictOnly }),
+});
+
+const editWithLimit = (l: LifeLimit): Case => ({
+  name: `edit: ${lifeLimitName(l)}`,
+  step: () => edit(LIVE, { [l.field]: l.value }),
+  expect: l.expect,
+  notOffered: lifeLimitGaps(l, YOURLS_NO_EDIT),
+  ...(l.verdictOnly === undefined ? {} : { verdictOnly: l.verdictOnly }),
+});
 
 /** Down: writes fail on every store, reads on a database only. */
 const whileDown =
@@ -278,6 +341,8 @@ export const CASES: readonly Case[] = [
     expect: refused(TOO_MANY_TAGS),
     notOffered: { yourls: YOURLS_NO_TAGS },
   },
+  // Creates: the retention and the visit limit.
+  ...LIFE_LIMITS.map(createWithLimit),
   // Creates: the create limit (1 a minute per client address).
   {
     name: 'create: past create_rate_limit',
@@ -376,6 +441,8 @@ export const CASES: readonly Case[] = [
     expect: refused(TOO_MANY_TAGS),
     notOffered: { yourls: YOURLS_NO_EDIT },
   },
+  // Edits: the retention and the visit limit.
+  ...LIFE_LIMITS.map(editWithLimit),
   // Deletes.
   {
     name: 'delete: a live link',
