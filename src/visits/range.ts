@@ -150,11 +150,11 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d
 const DIGITS = /^\d+$/;
 
 /**
- * `from` or `to` in Unix seconds (fractions of a second dropped). A time outside 0..`MAX_TIME` is
+ * `from` or `to` in Unix seconds (fractions of a second dropped). A time outside 0..`latest` is
  * refused in the form it was sent: Unix seconds as such, an ISO time without an offset as the wall
  * time of `tz` (1970-01-01 in Kathmandu is before the epoch), one with an offset with its offset.
  */
-export function parseTime(name: 'from' | 'to', raw: unknown, zone: Zone): number | RangeRefusal {
+export function parseTime(name: 'from' | 'to', raw: unknown, zone: Zone, latest = MAX_TIME): number | RangeRefusal {
   const bad = (why: string) => new RangeRefusal(name, `${name} must be Unix seconds or an ISO 8601 date or time${why}`);
   let seconds: number;
   /** The time as sent, for a refusal of its value. */
@@ -196,7 +196,7 @@ export function parseTime(name: 'from' | 'to', raw: unknown, zone: Zone): number
     }
   }
   if (seconds < 0) return new RangeRefusal(name, `${name}: ${shown} is before ${EARLIEST}, the earliest time`);
-  if (seconds > MAX_TIME) return new RangeRefusal(name, `${name}: ${shown} is after ${LATEST}, the latest time`);
+  if (seconds > latest) return new RangeRefusal(name, `${name}: ${shown} is after ${LATEST}, the latest time`);
   return seconds;
 }
 

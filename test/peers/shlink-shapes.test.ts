@@ -168,6 +168,10 @@ test('validUntil is a retention of whole days from the creation, rounded up; nul
   assert.equal(retentionUntil(iso(created + 1), created), 1);
   assert.equal(retentionUntil(null, created), 0);
   assert.equal(retentionUntil(undefined, created), undefined);
+  // A deadline past 2106 (the last second a visit's time can hold) is a deadline all the same:
+  // the longest retention, 36500 days, ends in 2126.
+  assert.equal(retentionUntil('2126-04-07T09:30:00Z', created), 36500);
+  assert.equal(retentionUntil('2107-01-01', created), Math.ceil((Date.UTC(2107, 0, 1) / 1000 - created) / 86400));
   for (const bad of [iso(created), iso(created - 1), 'soon', 42]) {
     const p = retentionUntil(bad, created);
     assert.ok(isProblem(p), String(bad));

@@ -55,10 +55,11 @@ const UTC = zoneOf('UTC')!;
 
 /**
  * An ISO 8601 date or time as Unix seconds, read as every door of this service reads one
- * (`visits/range.ts`); a time without an offset is UTC.
+ * (`visits/range.ts`); a time without an offset is UTC. A visit's time ends in 2106 (`MAX_TIME`);
+ * a deadline (`latest` Infinity: `validUntil`) may be later, up to the year 9999 the format spells.
  */
-export function isoSeconds(text: string): number | undefined {
-  const seconds = parseTime('from', text, UTC);
+export function isoSeconds(text: string, latest?: number): number | undefined {
+  const seconds = parseTime('from', text, UTC, latest);
   return seconds instanceof RangeRefusal ? undefined : seconds;
 }
 
@@ -206,7 +207,7 @@ export interface Limits {
 export function retentionUntil(raw: unknown, createdAt: number): Parsed<number | undefined> {
   if (raw === undefined) return undefined;
   if (raw === null) return 0;
-  const until = typeof raw === 'string' ? isoSeconds(raw) : undefined;
+  const until = typeof raw === 'string' ? isoSeconds(raw, Number.POSITIVE_INFINITY) : undefined;
   if (until === undefined) return invalidData(['validUntil'], 'validUntil must be an ISO 8601 date, or null');
   if (until <= createdAt) return invalidData(['validUntil'], "validUntil must be later than the short URL's creation");
   return Math.ceil((until - createdAt) / DAY);
@@ -260,7 +261,7 @@ export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits:
     tags: body['tags'],
     maxVisits: body['maxVisits'],
     retentionDays: retention ?? 0,
-    validUntil: typeof body['validUntil'] === 'string' ? isoSeconds(body['validUntil']) : undefined,
+    validUntil: typeof body['validUntil'] === 'string' ? isoSeconds(body['validUntil'], Number.POSITIVE_INFINITY) : undefined,
     findIfExists: body['findIfExists'] === true,
   };
 }
