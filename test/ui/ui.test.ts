@@ -9,30 +9,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { findChromium, launch, launchFound, noBrowser, openPage, screenshot } from '../support/browser.ts';
+import { findChromium, launchFound, noBrowser, openPage, screenshot } from '../support/browser.ts';
 import { codeOf, open, start, type Harness } from '../support/helpers.ts';
 import { overflow, unexpected } from './support.ts';
 
 let browser: Browser | undefined;
-// The suite's hook starts the browser, and a hook cannot skip: the reason is decided here (a loud
-// message, or under CI a failure) and each test skips with it.
+// One browser for the file: the file's hooks start it, and a hook cannot skip: the reason is
+// decided here (a loud message, or under CI a failure) and each test skips with it.
 const chromiumPath = findChromium();
 const missing = noBrowser();
+
+before(async () => {
+  if (chromiumPath) browser = await launchFound(chromiumPath);
+});
+
+after(() => browser?.close());
 
 describe('web UI', { timeout: 120_000 }, () => {
   let h: Harness;
   let origin: string;
 
   before(async () => {
-    if (chromiumPath) browser = await launchFound(chromiumPath);
     h = await open({ apiKeys: ['admin-key'] });
     origin = `http://127.0.0.1:${h.port}`;
   });
 
-  after(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  after(() => h?.close());
 
   test('shorten with Enter, see the record, copy the short link', { skip: missing }, async () => {
     assert.ok(browser, 'started by the suite');
@@ -225,12 +227,10 @@ describe('web UI', { timeout: 120_000 }, () => {
 });
 
 describe('web UI under a base path', { timeout: 60_000 }, () => {
-  test('served at /s/ with working assets and API calls', async (t) => {
-    const b = await launch(t);
-    if (!b) return;
+  test('served at /s/ with working assets and API calls', { skip: missing }, async (t) => {
+    const b = browser!;
     const h = await start(t, { basePath: '/s', apiKeys: ['k'], logLevel: 'silent' });
     const origin = `http://127.0.0.1:${h.port}`;
-    t.after(() => b.close());
     const w = await openPage(b, origin);
     const { page } = w;
     await page.goto(`${origin}/s`);
@@ -252,12 +252,10 @@ describe('web UI under a base path', { timeout: 60_000 }, () => {
 });
 
 describe('web UI behind the token gate', { timeout: 60_000 }, () => {
-  test('the prompt appears, a wrong token brings it back after a 401, the right one works and stays in sessionStorage', async (t) => {
-    const b = await launch(t);
-    if (!b) return;
+  test('the prompt appears, a wrong token brings it back after a 401, the right one works and stays in sessionStorage', { skip: missing }, async (t) => {
+    const b = browser!;
     const h = await start(t, { apiToken: 'ui-token-123', apiKeys: ['admin-key'] });
     const origin = `http://127.0.0.1:${h.port}`;
-    t.after(() => b.close());
     const w = await openPage(b, origin);
     const { page } = w;
     await page.goto(`${origin}/`);
@@ -319,12 +317,10 @@ describe('web UI behind the token gate', { timeout: 60_000 }, () => {
 });
 
 describe('/docs in the browser', { timeout: 60_000 }, () => {
-  test('renders offline: no request leaves the origin, no CSP violation or console error, the stylesheet applies', async (t) => {
-    const b = await launch(t);
-    if (!b) return;
+  test('renders offline: no request leaves the origin, no CSP violation or console error, the stylesheet applies', { skip: missing }, async (t) => {
+    const b = browser!;
     const h = await start(t);
     const origin = `http://127.0.0.1:${h.port}`;
-    t.after(() => b.close());
     const w = await openPage(b, origin);
     const { page } = w;
     await page.goto(`${origin}/docs`);
