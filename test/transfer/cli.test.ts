@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseTransferCommand } from '../../src/cli/transfer-commands.ts';
+import { encodeEntry, HEADER } from '../../src/store/log/format.ts';
+import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 import { request, ROOT, runCli, serverProcessOn, tempDir } from '../support/helpers.ts';
 import { TS_IMPORT } from '../support/ts-import.ts';
 
@@ -36,9 +38,13 @@ test('export of a data dir a running server holds: the HTTP export, on stdout al
     body: LINES.map((l) => JSON.stringify(l)).join('\n'),
   });
   assert.equal(loaded.status, 200);
-  // A visit the server has counted in memory and written in its count batch (at most a second later).
+  // A visit the server has counted in memory and written in its count batch (at most a second
+  // later): the batch is the log's next write, one append, which is waited for.
+  const log = watch(join(s.dir, LOG_FILE));
+  const written = once(log, 'change');
   assert.equal((await request(s.port, '/backup1')).status, 302);
-  await new Promise((r) => setTimeout(r, 1500));
+  await written;
+  log.close();
   const base = `http://localhost:${s.port}`;
   for (const format of ['jsonl', 'csv'] as const) {
     const http = await request(s.port, `/api/export?format=${format}`, { headers: { 'x-api-key': KEY } });
@@ -80,20 +86,21 @@ test('import refuses a data dir a server holds, naming the holder; imports into 
       ['info', 'imported', 3, 1],
     ],
   );
-  const back = await runCli(['export', '--data-dir', free]);
-  assert.deepEqual(
-    back.out
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { original_url: string }).original_url),
-    LINES.map((l) => l.original_url),
-  );
-
   // A .csv file is read as CSV.
   const csv = join(dir, 'links.csv');
   writeFileSync(csv, 'keyword,url\r\nfromcsv,https://example.com/csv\r\n');
   assert.equal((await runCli(['import', csv, '--data-dir', free])).code, 0);
-  assert.match((await runCli(['export', '--data-dir', free])).out, /"short_code":"fromcsv"/);
+
+  // One export for both imports: the JSON Lines file's links, then the CSV file's.
+  const back = (await runCli(['export', '--data-dir', free])).out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { short_code: string; original_url: string });
+  assert.deepEqual(
+    back.map((l) => l.original_url),
+    [...LINES.map((l) => l.original_url), 'https://example.com/csv'],
+  );
+  assert.equal(back.at(-1)?.short_code, 'fromcsv');
 });
 
 test('usage errors exit 2 with one line; a missing data dir or file exits 1', { timeout: 60_000 }, async (t) => {
@@ -117,8 +124,10 @@ test('usage errors exit 2 with one line; a missing data dir or file exits 1', { 
     [['export', '--data-dir', join(dir, 'none')], 1, /"level":"error","msg":"cannot read .*urls\.log: ENOENT"/],
     [['import', join(dir, 'missing.jsonl'), '--data-dir', dir], 1, /"msg":"cannot read .*missing\.jsonl: ENOENT"/],
   ];
-  for (const [args, code, err] of cases) {
-    const r = await runCli(args);
+  // Each its own process, all at once: they share nothing.
+  const runs = await Promise.all(cases.map(([args]) => runCli(args)));
+  for (const [i, [args, code, err]] of cases.entries()) {
+    const r = runs[i]!;
     assert.equal(r.code, code, args.join(' '));
     assert.match(r.err, err, args.join(' '));
     assert.equal(r.out, '');
@@ -159,9 +168,17 @@ test('parseTransferCommand: the command, its file and options, and the settings 
 
 test('export into a pipe closed early (| head -1) stops, says so on stderr, exits 1', { timeout: 60_000 }, async (t) => {
   const dir = tempDir(t);
-  const file = join(dir, 'many.csv');
-  writeFileSync(file, `url\n${Array.from({ length: 5000 }, (_, i) => `https://example.com/many/${i}/${'x'.repeat(100)}\n`).join('')}`);
-  assert.equal((await runCli(['import', file, '--data-dir', dir, '--fsync', 'off'])).code, 0);
+  // 5000 links, more than one piece of the export, written straight to the log (what an import
+  // would write; the imports have the other tests).
+  writeFileSync(
+    join(dir, LOG_FILE),
+    Buffer.concat([
+      HEADER,
+      ...Array.from({ length: 5000 }, (_, i) =>
+        encodeEntry({ op: 'C', code: `many${i}`, url: `https://example.com/many/${i}/${'x'.repeat(100)}`, createdAt: 1700000000, retentionDays: 0, visits: 0 }),
+      ),
+    ]),
+  );
   const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
