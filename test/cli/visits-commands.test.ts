@@ -101,12 +101,13 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   }
   clock = (NOW + 4 * 86400) * 1000;
 
-  // A server holds the data dir: the visits commands refuse it, naming the holder.
-  for (const args of [
+  // A server holds the data dir: the visits commands refuse it, naming the holder. (The commands
+  // of this test that depend on nothing but their input run at once: a process starts slowly.)
+  const held = [
     ['export-visits', '--data-dir', dir.dir],
     ['import-visits', '-', '--data-dir', dir.dir],
-  ]) {
-    const refused = await runCliWith(args, '');
+  ];
+  for (const refused of await Promise.all(held.map((args) => runCliWith(args, '')))) {
     assert.equal(refused.code, 1, refused.err);
     assert.equal(refused.out, '');
     assert.match(refused.err, /is in use by another server \(PID \d+ on host /);
@@ -115,13 +116,13 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   await h.close(true);
 
   const files = tempDir(t);
-  const links = await ok(runCli(['export', '--data-dir', dir.dir, '--base-url', BASE]));
-  const visits = await ok(runCli(['export-visits', '--data-dir', dir.dir]));
+  const [links, visits, csv] = await Promise.all([
+    ok(runCli(['export', '--data-dir', dir.dir, '--base-url', BASE])),
+    ok(runCli(['export-visits', '--data-dir', dir.dir])),
+    ok(runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude'])),
+  ]);
   assert.equal(visits, httpExport, 'the command writes what the route answers');
   assert.equal(visits.split('\n').filter(Boolean).length, 60);
-  const csv = await ok(
-    runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude']),
-  );
   const expectedCsv = visits
     .split('\n')
     .filter(Boolean)
@@ -146,8 +147,12 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   );
   assert.equal(loaded.out, '');
 
-  assert.equal(await ok(runCli(['export-visits', '--database-url', url])), visits, 'the same events, in the same order');
-  assert.equal(await ok(runCli(['export', '--database-url', url, '--base-url', BASE])), links, 'the same links and visit counts');
+  const [visitsAfter, linksAfter] = await Promise.all([
+    ok(runCli(['export-visits', '--database-url', url])),
+    ok(runCli(['export', '--database-url', url, '--base-url', BASE])),
+  ]);
+  assert.equal(visitsAfter, visits, 'the same events, in the same order');
+  assert.equal(linksAfter, links, 'the same links and visit counts');
 
   // The stats: equal in everything but unique visitors, which the move cannot keep.
   const now = NOW + 4 * 86400;
@@ -183,8 +188,10 @@ test('usage: bad filters and a missing file exit 2 with one line; parseTransferC
     [['export-visits', '--format', 'xml'], /^url-shortener: invalid --format "xml": must be jsonl or csv\n$/],
     [['import-visits'], /^url-shortener: import-visits needs the file to read: node dist\/server\.js import-visits FILE\|- \[--data-dir D\]\n$/],
   ];
-  for (const [args, err] of cases) {
-    const r = await runCli(args);
+  // Each its own process, all at once: they share nothing.
+  const runs = await Promise.all(cases.map(([args]) => runCli(args)));
+  for (const [i, [args, err]] of cases.entries()) {
+    const r = runs[i]!;
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.out, '');
     assert.match(r.err, err, args.join(' '));
