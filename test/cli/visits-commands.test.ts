@@ -101,8 +101,8 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   }
   clock = (NOW + 4 * 86400) * 1000;
 
-  // A server holds the data dir: the visits commands refuse it, naming the holder. (The commands
-  // of this test that depend on nothing but their input run at once: a process starts slowly.)
+  // A server holds the data dir: the visits commands refuse it, naming the holder. (Commands that
+  // cannot get in each other's way run at once: a process starts slowly.)
   const held = [
     ['export-visits', '--data-dir', dir.dir],
     ['import-visits', '-', '--data-dir', dir.dir],
@@ -116,13 +116,14 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
   await h.close(true);
 
   const files = tempDir(t);
-  const [links, visits, csv] = await Promise.all([
-    ok(runCli(['export', '--data-dir', dir.dir, '--base-url', BASE])),
-    ok(runCli(['export-visits', '--data-dir', dir.dir])),
-    ok(runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude'])),
-  ]);
+  // One at a time: export-visits opens the store as a server does, its lock included.
+  const links = await ok(runCli(['export', '--data-dir', dir.dir, '--base-url', BASE]));
+  const visits = await ok(runCli(['export-visits', '--data-dir', dir.dir]));
   assert.equal(visits, httpExport, 'the command writes what the route answers');
   assert.equal(visits.split('\n').filter(Boolean).length, 60);
+  const csv = await ok(
+    runCli(['export-visits', '--data-dir', dir.dir, '--format', 'csv', '--code', 'mover2', '--from', String(NOW + 3600), '--bots', 'exclude']),
+  );
   const expectedCsv = visits
     .split('\n')
     .filter(Boolean)
