@@ -22,7 +22,7 @@ import { runUntilStopped } from '../../support/stopped-child.ts';
 
 const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-/** More links than a compaction writes in one turn (10,000), so that writes land between its slices. */
+/** More links than a compaction writes in one turn (4,096 records), so that writes land between its slices. */
 const LINKS = 25_000;
 
 const event = (time: number, referrer: string | null): VisitEvent => ({
