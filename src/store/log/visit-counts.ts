@@ -36,9 +36,13 @@ export class VisitCounts {
    */
   private pending: number[] = [];
   /**
-   * Imported events written (or being written) and not yet applied to memory, by code. Replay
-   * applies an import where its line stands, taking an untracked visit's place; a count written
-   * after that line but read before memory applied it would undo the taking (`untrackedAfterImports`).
+   * The events the flush under way took from `pending`, renumbered and dropped like them; a write of
+   * their link at once copies them (should the flush fail, replay would skip them after that write).
+   */
+  private inflight: number[] = [];
+  /**
+   * Imported events being written and not yet applied to memory, by code: replay applies an import
+   * where its line stands, and a count read before memory applied it would undo it (`untrackedAfterImports`).
    */
   private importing = new Map<string, number>();
 
@@ -52,7 +56,7 @@ export class VisitCounts {
 
   /** No count or event waits to be written: memory holds no visit the log does not. */
   get idle(): boolean {
-    return this.dirty.length === 0 && this.pending.length === 0;
+    return this.dirty.length === 0 && this.pending.length === 0 && this.inflight.length === 0;
   }
 
   /** Counts one visit of the live slot `s`, without an event (an untracked visit). */
@@ -154,11 +158,10 @@ export class VisitCounts {
     return Math.max(0, untracked - (this.importing.get(this.records.code(s)) ?? 0));
   }
 
-  /** Copies of the pending events of slot `s` as entries, for a write of the slot at once. */
+  /** Copies of the pending events of slot `s` (those of the flush under way first) as entries, for a write of the slot at once. */
   private pendingEntries(s: number): Entry[] {
     const mine: number[] = [];
-    const p = this.pending;
-    for (let i = 0; i < p.length; i += PENDING) if (p[i] === s) mine.push(...p.slice(i, i + PENDING));
+    for (const p of [this.inflight, this.pending]) for (let i = 0; i < p.length; i += PENDING) if (p[i] === s) mine.push(...p.slice(i, i + PENDING));
     return eventEntries(this.records, mine);
   }
 
@@ -217,28 +220,37 @@ export class VisitCounts {
   /** Follows a vacuum of the keydir: `renumber[old slot]` is the new slot, or -1. */
   renumber(renumber: Int32Array): void {
     this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
-    const pending: number[] = [];
-    for (let i = 0; i < this.pending.length; i += PENDING) {
-      const to = renumber[this.pending[i]!]!;
-      if (to !== -1) pending.push(to, ...this.pending.slice(i + 1, i + PENDING));
-    }
-    this.pending = pending;
+    const renumbered = (events: number[]): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < events.length; i += PENDING) {
+        const to = renumber[events[i]!]!;
+        if (to !== -1) out.push(to, ...events.slice(i + 1, i + PENDING));
+      }
+      return out;
+    };
+    this.pending = renumbered(this.pending);
+    this.inflight = renumbered(this.inflight);
   }
 
   /** Forgets the pending events of slot `s` (its events were removed). */
   dropPendingOf(s: number): void {
-    this.keepPending((i) => this.pending[i] !== s);
+    this.keepPending((events, i) => events[i] !== s);
   }
 
   /** Forgets the pending events older than `before` (retention made them untracked visits). */
   dropPendingBefore(before: number): void {
-    this.keepPending((i) => this.pending[i + 2]! >= before);
+    this.keepPending((events, i) => events[i + 2]! >= before);
   }
 
-  private keepPending(keep: (at: number) => boolean): void {
-    const kept: number[] = [];
-    for (let i = 0; i < this.pending.length; i += PENDING) if (keep(i)) kept.push(...this.pending.slice(i, i + PENDING));
-    this.pending = kept;
+  /** Keeps the pending events, and those of the flush under way (not written again should it fail), for which `keep` holds. */
+  private keepPending(keep: (events: number[], at: number) => boolean): void {
+    const kept = (events: number[]): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < events.length; i += PENDING) if (keep(events, i)) out.push(...events.slice(i, i + PENDING));
+      return out;
+    };
+    this.pending = kept(this.pending);
+    this.inflight = kept(this.inflight);
   }
 
   /** The flush whose write is under way, if any (settled: never rejects). */
@@ -246,15 +258,14 @@ export class VisitCounts {
 
   /**
    * Appends the counts of every record visited since the last flush, and the events pending;
-   * resolves once every visit counted before the call is durable. A flush under way took the
-   * visits before this one: it is waited for too, though this one has nothing left to write (else
-   * a caller would go on, say to read the log, before those visits reached it).
+   * resolves once every visit counted before the call is durable. It takes them once the flush
+   * under way has settled: were that one to fail, its events, written after a later flush's,
+   * would come after higher numbers of their links, and replay would skip them.
    */
   flush(): Promise<void> {
-    const before = this.flushing;
-    const now = this.flushNow();
+    const now = this.flushing.then(() => this.flushNow());
     this.flushing = now.catch(() => undefined);
-    return before.then(() => now);
+    return now;
   }
 
   private async flushNow(): Promise<void> {
@@ -267,19 +278,21 @@ export class VisitCounts {
       if (records.isLive(s)) counts.push([records.code(s), this.untrackedAfterImports(s)]);
     }
     this.dirty = [];
-    const pending = this.pending;
+    this.inflight = this.pending;
     this.pending = [];
-    const { lines, referrers } = eventLines(this.records, pending);
+    const { lines, referrers } = eventLines(this.records, this.inflight);
     const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
     const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
     try {
       await this.append({ bytes: Buffer.concat(written.map((w) => w.bytes)), lines: written.reduce((n, w) => n + w.lines, 0) });
+      this.inflight = [];
       for (const r of referrers) records.events.referrers.markWritten(r.n);
     } catch (err) {
       // Keep them dirty; the next flush writes the by then larger counts, and the events again.
       for (const [code] of counts) this.retry(code);
-      this.pending = pending.concat(this.pending);
+      this.pending = this.inflight.concat(this.pending);
+      this.inflight = [];
       this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
       throw err;
     }
