@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from '../../src/store/log/crc32.ts';
 import type { Entry } from '../../src/store/log/format.ts';
 import { decodePayload } from '../../src/store/log/format-decode.ts';
 import { LOG_FILE } from '../../src/store/log/log-engine.ts';
@@ -36,4 +37,9 @@ export function logVersion(log: Buffer | string): number | undefined {
   if (first === undefined) return undefined;
   const entry = decoded(first);
   return entry.op === 'F' ? entry.version : undefined;
+}
+
+/** A checksummed line of the payload `text`, as every build writes one: for logs a test writes by hand. */
+export function checksummedLine(text: string): Buffer {
+  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
 }

@@ -13,7 +13,6 @@ import fc from 'fast-check';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
-import { crc32 } from '../../../src/store/log/crc32.ts';
 import { encodeEntry, HEADER } from '../../../src/store/log/format.ts';
 import { decodePayload } from '../../../src/store/log/format-decode.ts';
 import { Keydir } from '../../../src/store/log/keydir.ts';
@@ -21,26 +20,11 @@ import { LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/l
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { replay } from '../../../src/store/log/replay.ts';
 import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
+import { checksummedLine } from '../../support/log-entries.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
+import { linkRecord as rec, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-
-const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...extra,
-});
-
-/** A checksummed line of the payload `text`. */
-function line(text: string): Buffer {
-  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
-}
 
 const payloadOf = (bytes: Buffer): string => bytes.toString('utf8', 9, bytes.length - 1);
 
@@ -138,11 +122,11 @@ test('an author where no reader reads one is no entry: an edit with one, an empt
   for (const labels of ['[null,[],""]', '[null,[],1]', '[null,[],null]', '[null,[],"k1","more"]']) {
     const text = `C\tau1\t${T}\t0\t0\t0\thttps://example.com/x\t${labels}`;
     assert.equal(decodePayload(text), undefined, labels);
-    const r = replay(Buffer.concat([HEADER, line(text)]));
+    const r = replay(Buffer.concat([HEADER, checksummedLine(text)]));
     assert.deepEqual(r.damage, { line: 2, reason: 'unknown entry', unknown: true }, labels);
     assert.equal(r.records.size, 0, labels);
   }
-  const r = replay(Buffer.concat([HEADER, line(`C\tau1\t${T}\t0\t0\t0\thttps://example.com/x\tnull`), line(edit)]));
+  const r = replay(Buffer.concat([HEADER, checksummedLine(`C\tau1\t${T}\t0\t0\t0\thttps://example.com/x\tnull`), checksummedLine(edit)]));
   assert.equal(r.damage?.line, 2);
 });
 

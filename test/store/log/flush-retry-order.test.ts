@@ -9,14 +9,12 @@ import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import type { LinkRecord } from '../../../src/store/link-store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { fullReplay, state } from '../../support/log-state.ts';
+import { linkRecord, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
-const link = (code: string): LinkRecord => ({ code, url: 'https://example.com/', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null });
 
 /** A file layer whose next write, once armed, waits for `fail()` and then fails with ENOSPC; every other write succeeds. */
 function oneFailingWrite() {
@@ -64,7 +62,7 @@ for (const [what, later] of [
       visitFlushMs: 60_000,
     });
     try {
-      await store.create(link('flush1'));
+      await store.create(linkRecord('flush1'));
       await visit(store, 'flush1', T + 1);
       disk.arm();
       const held = disk.held();

@@ -9,26 +9,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import type { KeyRecord } from '../../../src/store/key-store.ts';
-import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { encodeEntry, FORMAT_VERSION } from '../../../src/store/log/format.ts';
 import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
 import { logEntries, logVersion } from '../../support/log-entries.ts';
+import { linkRecord as rec, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-
-const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...extra,
-});
 
 const admin: KeyRecord = {
   id: 'adm1n_00',

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32 } from '../../../src/store/log/crc32.ts';
 import { createLogger, type Logger } from '../../../src/log.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER } from '../../../src/store/log/format.ts';
 import { replay } from '../../../src/store/log/replay.ts';
@@ -18,7 +17,7 @@ import { StoreUnavailableError } from '../../../src/store/link-store.ts';
 import { RepairRefusedError, repairLog } from '../../../src/store/log/repair.ts';
 import { LOG_FILE, LogEngine, StoreOpenError } from '../../../src/store/log/log-engine.ts';
 import { LogCapture, runCli, tempDir } from '../../support/helpers.ts';
-import { logEntries, logVersion } from '../../support/log-entries.ts';
+import { checksummedLine, logEntries, logVersion } from '../../support/log-entries.ts';
 
 const T = 1_790_000_000;
 const quiet: Logger = createLogger('silent');
@@ -33,9 +32,7 @@ const v1Log = (): Buffer =>
 const newerHeader = encodeEntry({ op: 'F', name: 'url-shortener-log', version: FORMAT_VERSION + 1 });
 
 /** A checksummed line of a shape this build does not know (what a newer build might write). */
-function futureLine(text = 'Z\tccc\tsomething new'): Buffer {
-  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
-}
+const futureLine = (text = 'Z\tccc\tsomething new'): Buffer => checksummedLine(text);
 
 test('a version 1 log (no version line) replays, and is rewritten with the version line at open, logged once', async (t) => {
   const dir = tempDir(t);

@@ -8,23 +8,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import type { LinkRecord } from '../../../src/store/link-store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { fullReplay, state } from '../../support/log-state.ts';
+import { linkRecord, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
-const link = (code: string, maxVisits: number | null): LinkRecord => ({
-  code,
-  url: 'https://example.com/',
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits,
-});
 
 /** One counted visit without an event. */
 const untrackedVisit = (store: LogEngine, code: string) => store.resolve(code, () => (T + 1) * 1000, true, undefined, undefined, undefined);
@@ -37,7 +27,7 @@ for (const [kind, maxVisits] of [
     const dir = tempDir(t);
     const store = new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
     try {
-      await store.create(link('imp001', maxVisits));
+      await store.create(linkRecord('imp001', { maxVisits }));
       await untrackedVisit(store, 'imp001');
       // The import's line is queued first; the count is read before the import reaches memory.
       const imported = store.importVisit('imp001', event(T + 2));

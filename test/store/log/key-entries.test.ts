@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { KeyRecord } from '../../../src/store/key-store.ts';
-import { crc32 } from '../../../src/store/log/crc32.ts';
 import { encodeEntry, HEADER } from '../../../src/store/log/format.ts';
 import { decodePayload } from '../../../src/store/log/format-decode.ts';
 import { replay } from '../../../src/store/log/replay.ts';
 import { MAX_COUNT } from '../../../src/store/record-limits.ts';
+import { checksummedLine } from '../../support/log-entries.ts';
 
 const T = 1_790_000_000;
 const DIGEST = 'ab'.repeat(32);
@@ -31,11 +31,6 @@ const key = (id: string, extra: Partial<KeyRecord> = {}): KeyRecord => ({
 
 /** The payload of a line, without its checksum and newline. */
 const payloadOf = (line: Buffer): string => line.toString('utf8', 9, line.length - 1);
-
-/** A checksummed line of the payload `text`. */
-function line(text: string): Buffer {
-  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
-}
 
 test('a key added, revoked and used are one line each, in the shapes the format names', () => {
   const added = encodeEntry({ op: 'A', key: key('AbC-_123', { name: 'Share\tX "laptop"\n', role: 'admin', expiresAt: T + 60, lastUsedAt: T + 5 }) });
@@ -122,7 +117,7 @@ test('a key line of no known shape is no entry: replay stops at it as an unknown
   ];
   for (const text of shapes) {
     assert.equal(decodePayload(text), undefined, text);
-    const r = replay(Buffer.concat([HEADER, encodeEntry({ op: 'A', key: key('k0') }), line(text)]));
+    const r = replay(Buffer.concat([HEADER, encodeEntry({ op: 'A', key: key('k0') }), checksummedLine(text)]));
     assert.deepEqual(r.damage, { line: 3, reason: 'unknown entry', unknown: true }, text);
     assert.deepEqual(r.records.accessKeys.list(), [key('k0')], text);
   }

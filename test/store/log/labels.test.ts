@@ -9,37 +9,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { crc32 } from '../../../src/store/log/crc32.ts';
 import { encodeEntry, FORMAT_VERSION, HEADER } from '../../../src/store/log/format.ts';
 import { decodePayload } from '../../../src/store/log/format-decode.ts';
 import { replay } from '../../../src/store/log/replay.ts';
 import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
-import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { tempDir } from '../../support/helpers.ts';
-import { logEntries, logVersion } from '../../support/log-entries.ts';
+import { checksummedLine, logEntries, logVersion } from '../../support/log-entries.ts';
+import { linkRecord as rec, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
 const TITLE = 'Tab\there, line\nbreak, "quotes", \\ and \u{1F600}';
 
-const rec = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...extra,
-});
-
 function openStore(dir: string): LogEngine {
   return new LogEngine({ dir, fsync: 'off', log: createLogger('silent'), ...MANUAL });
-}
-
-/** A checksummed line of the payload `text`. */
-function line(text: string): Buffer {
-  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
 }
 
 test('a labelled create and edit are one line each, the labels a JSON field last; both readers read them back', () => {
@@ -108,7 +90,7 @@ test('a labelled create and edit are one line each, the labels a JSON field last
 
 test('a labels field that is not [title, tags] is no entry: replay reports it, it is never half applied', () => {
   for (const labels of ['not json', '{"title":"x"}', '["x"]', '[1,[]]', '["x",["ok",2]]', '["x","tags"]']) {
-    const r = replay(Buffer.concat([HEADER, line(`C\tbad1\t${T}\t0\t0\t0\thttps://example.com/x\t${labels}`)]));
+    const r = replay(Buffer.concat([HEADER, checksummedLine(`C\tbad1\t${T}\t0\t0\t0\thttps://example.com/x\t${labels}`)]));
     assert.notEqual(r.damage, undefined, labels);
     assert.equal(r.records.get('bad1'), undefined, labels);
     assert.equal(decodePayload(`E\tbad1\t0\t0\thttps://example.com/x\t${labels}`), undefined, labels);

@@ -9,19 +9,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32 } from '../../../src/store/log/crc32.ts';
 import { HEADER } from '../../../src/store/log/format.ts';
 import { LOG_FILE } from '../../../src/store/log/log-engine.ts';
 import { runCli, serverProcess, tempDir, type ServerProcess } from '../../support/helpers.ts';
+import { checksummedLine } from '../../support/log-entries.ts';
 
 const KEY = 'k'.repeat(32);
 const MAX = 9007199254740991;
 const T = 1_790_000_000;
-
-/** A checksummed line as any build writes it, whatever its numbers. */
-function line(text: string): Buffer {
-  return Buffer.from(`${crc32(Buffer.from(text)).toString(16).padStart(8, '0')} ${text}\n`);
-}
 
 async function started(t: { after: (f: () => Promise<unknown>) => void }, dir: string): Promise<ServerProcess> {
   const server = await serverProcess({ DATA_DIR: dir, API_KEYS: KEY, FSYNC: 'off', BASE_URL: 'http://s.test' });
@@ -39,10 +34,10 @@ test('a log written with 16-digit counts, and a count past 2^53 − 1, starts wi
     join(dir, LOG_FILE),
     Buffer.concat([
       HEADER,
-      line(`C\tsixteen\t${T}\t0\t1234567890123456\thttps://example.com/a`),
-      line(`C\tatmax1\t${T}\t0\t${MAX}\thttps://example.com/b`),
+      checksummedLine(`C\tsixteen\t${T}\t0\t1234567890123456\thttps://example.com/a`),
+      checksummedLine(`C\tatmax1\t${T}\t0\t${MAX}\thttps://example.com/b`),
       // What an older build appended after one more visit of `atmax1`: 2^53.
-      line(`V\tatmax1\t${MAX + 1}`),
+      checksummedLine(`V\tatmax1\t${MAX + 1}`),
     ]),
   );
   const server = await started(t, dir);

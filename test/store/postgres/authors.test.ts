@@ -8,26 +8,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import postgres from 'postgres';
 import { createLogger } from '../../../src/log.ts';
-import type { LinkRecord, LinkStore } from '../../../src/store/link-store.ts';
+import type { LinkStore } from '../../../src/store/link-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/connect.ts';
 import { MIGRATIONS, migrate } from '../../../src/store/postgres/schema.ts';
 import { pgServer } from '../../support/pg.ts';
+import { linkRecord as rec, T } from '../../support/records.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
-const T = 1_790_000_000;
 const QUIET_JOBS = { readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0 } as const;
-
-const rec = (code: string, changes: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...changes,
-});
 
 async function database(t: { after: (fn: () => Promise<void>) => void }): Promise<{ url: string; db: postgres.Sql }> {
   const url = await server!.createDatabase();

@@ -1,0 +1,10 @@
+/** The link the store tests start from: one fixture instead of a copy in each file. */
+import type { LinkRecord } from '../../src/store/link-store.ts';
+
+/** The tests' "now", Unix seconds (2026-09-21). */
+export const T = 1_790_000_000;
+
+/** A live link of `code` as a store holds it, made at `T`, kept forever, unlimited, unvisited; `extra` replaces fields. */
+export function linkRecord(code: string, extra: Partial<LinkRecord> = {}): LinkRecord {
+  return { code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null, ...extra };
+}
