@@ -19,8 +19,10 @@ import { TS_IMPORT } from '../support/ts-import.ts';
 
 const LINKS = 100_000;
 const TAGS = 500;
-/** The longest the loop may be held at a time, ms. */
+/** The longest the loop may be held at a time, ms, on a machine as fast as `REFERENCE_MS` says. */
 const HELD_MS = 50;
+/** What `reference()` takes, ms of the thread's CPU, on the machine where `HELD_MS` was set. */
+const REFERENCE_MS = 130;
 
 /** A data dir whose log holds `LINKS` links, each with two tags, every third without a title. */
 function seeded(): string {
@@ -89,6 +91,27 @@ async function longestHold<T>(work: () => Promise<T>): Promise<{ held: number; r
   }
 }
 
+/**
+ * The machine's pace: the least of five runs of a fixed job like a walk's own (100k small records
+ * made, sorted by code and summed into a map), in ms of the thread's CPU. These virtual machines
+ * differ by two to three times, and a hold is a time, so the bound is `HELD_MS` scaled by how much
+ * slower than the reference machine this one is (never looser on a faster one). Without the scale a
+ * step plus a scavenge came to 65 ms on a slower machine for 24 ms here; with it, the regression
+ * this guards against (a walk that holds the loop for over a second) still fails by far.
+ */
+function reference(): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 5; run++) {
+    const began = cpuNow();
+    const records = Array.from({ length: 100_000 }, (_, i) => ({ code: `k${((i * 7919) % 100_000).toString(36)}`, visits: i % 7 }));
+    records.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    const sums = new Map<string, number>();
+    for (const r of records) sums.set(r.code, (sums.get(r.code) ?? 0) + r.visits);
+    least = Math.min(least, cpuNow() - began);
+  }
+  return least;
+}
+
 test(
   'over 100k links, tag stats and ordered lists of Shlink never hold the event loop more than 50 ms at a time',
   onOneProcess('it seeds its log file directly'),
@@ -114,6 +137,8 @@ test(
       assert.match(output, /^# pass 1$/m, output);
       return;
     }
+    const bound = HELD_MS * Math.max(1, reference() / REFERENCE_MS);
+    t.diagnostic(`BOUND ${bound.toFixed(1)}`);
     const h = await start(t, { dataDir: seeded(), apiKeys: ['k'], shlinkApi: true, logLevel: 'warn' });
     const get = (path: string) => h.req(`/rest/v3/${path}`, { headers: { 'x-api-key': 'k' } });
 
@@ -126,7 +151,7 @@ test(
       2 * LINKS,
     );
     t.diagnostic(`HELD ${stats.held.toFixed(1)}`);
-    assert.ok(stats.held <= HELD_MS, `tag stats held the loop ${stats.held.toFixed(1)} ms`);
+    assert.ok(stats.held <= bound, `tag stats held the loop ${stats.held.toFixed(1)} ms, over ${bound.toFixed(1)}`);
 
     for (const [order, first] of [
       ['shortCode-ASC', 'k0'],
@@ -146,7 +171,7 @@ test(
       assert.equal(body.shortUrls.pagination.totalItems, LINKS - Math.ceil((LINKS - 3) / 13), order);
       if (first !== undefined) assert.equal(body.shortUrls.data[0]!.shortCode, first, order);
       t.diagnostic(`HELD ${order} ${list.held.toFixed(1)}`);
-      assert.ok(list.held <= HELD_MS, `the list ordered by ${order} held the loop ${list.held.toFixed(1)} ms`);
+      assert.ok(list.held <= bound, `the list ordered by ${order} held the loop ${list.held.toFixed(1)} ms, over ${bound.toFixed(1)}`);
     }
   },
 );
