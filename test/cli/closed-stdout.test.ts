@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { ignoreClosedPipe } from '../../src/log.ts';
 import { request, ROOT, tempDir } from '../support/helpers.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`write ${code}`), { code });
 
@@ -29,7 +29,7 @@ test('regression: with its stdout closed after the first line the server keeps a
   const dir = tempDir();
   // LOG_LEVEL=debug: every request writes an access line to the closed pipe.
   const env = { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, FSYNC: 'off', LOG_LEVEL: 'debug' };
-  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serverBundle()], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

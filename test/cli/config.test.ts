@@ -15,7 +15,7 @@ import { configFromOptions, resolveConfig, type Resolved } from '../../src/confi
 import { SETTINGS } from '../../src/config/settings.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { request, tempDir } from '../support/helpers.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const ROOT = new URL('../..', import.meta.url);
 const CONFIG_FILE = 'settings.json';
@@ -700,7 +700,7 @@ function cli(args: readonly string[], env: Record<string, string>): Cli {
   // Keep coverage of the child when the suite runs under c8.
   const coverage = process.env['NODE_V8_COVERAGE'];
   if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
-  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], {
+  const child = spawn(process.execPath, [serverBundle(), ...args], {
     cwd: ROOT,
     env: { ...childEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

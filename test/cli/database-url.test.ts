@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/resolve.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { ROOT } from '../support/helpers.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const WHY = 'must be a postgres:// or postgresql:// URL whose user, password, host and database name decode: write a % in them as %25';
 
@@ -28,7 +28,7 @@ function run(args: readonly string[], env: Record<string, string> = {}): Promise
   const coverage = process.env['NODE_V8_COVERAGE'];
   if (coverage !== undefined) childEnv['NODE_V8_COVERAGE'] = coverage;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [serverBundle(), ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

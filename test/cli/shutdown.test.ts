@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { LOCK_FILE } from '../../src/store/log/lock.ts';
 import { codeOf, listedCodes, request, tempDir, type Reply } from '../support/helpers.ts';
 import { parseResponses, type RawResponse } from '../support/raw-http.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'shutdown-admin-key';
@@ -59,7 +59,7 @@ function spawnServer(dir: string, args: readonly string[] = []): Promise<ServerP
   for (const name of CONFIG_ENV) if (name !== 'LOG_LEVEL') delete env[name];
   const proc = spawn(
     process.execPath,
-    [...TS_IMPORT, 'src/server.ts', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir, '--fsync', 'off', '--api-keys', KEY, ...args],
+    [serverBundle(), '--host', '127.0.0.1', '--port', '0', '--data-dir', dir, '--fsync', 'off', '--api-keys', KEY, ...args],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const lines: Record<string, unknown>[] = [];

@@ -16,7 +16,7 @@ import { ConfigError } from '../../src/errors.ts';
 import { LogCapture, ROOT, serverProcessOn, tempDir } from '../support/helpers.ts';
 import { writeMmdb } from '../support/mmdb-writer.ts';
 import { createLogger } from '../../src/log.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const GOOD = writeMmdb({ ipVersion: 6, recordSize: 24, networks: [['10.0.0.0/8', { country_code: 'JP' }]] });
 const HEADER_WARNING = /^GEOIP_HEADER is ignored: a country header is trusted only behind a proxy/;
@@ -24,7 +24,7 @@ const HEADER_WARNING = /^GEOIP_HEADER is ignored: a country header is trusted on
 /** `src/server.ts` with only `env` for settings, run to its exit (killed after 20 s: a start-up that hangs fails, and leaves nothing running). */
 function runServer(env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts'], {
+    const child = spawn(process.execPath, [serverBundle()], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', FSYNC: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,7 +20,7 @@ import type { VisitStats } from '../../src/visits/event.ts';
 import { parseStatsRange } from '../../src/visits/range.ts';
 import { dataDir, ROOT, runCli, tempDir } from '../support/helpers.ts';
 import { pgServer } from '../support/pg.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const KEY = 'admin-key';
 const BASE = 'https://s.example';
@@ -37,7 +37,7 @@ const CODES = ['mover1', 'mover2', 'mover3'];
 /** `runCli` with `input` on stdin. */
 function runCliWith(args: readonly string[], input: string): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [serverBundle(), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -14,7 +14,7 @@ import { test, type TestContext } from 'node:test';
 import { ROOT, serverProcess, tempDir } from '../support/helpers.ts';
 import { missingTool } from '../support/missing-tool.ts';
 import { DOC_ORIGIN, matchOutput, runnableBlocks, substitute, type Block } from '../support/runnable-blocks.ts';
-import { TS_LOADER } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const PAGES = [
   'README.md',
@@ -24,8 +24,8 @@ const PAGES = [
 ];
 const BLOCKS = PAGES.flatMap((page) => runnableBlocks(page, readFileSync(join(ROOT, page), 'utf8')));
 
-/** The server of `npm start`, from the sources, its log kept out of the block's output. */
-const SERVER = `node --import ${JSON.stringify(TS_LOADER)} ${JSON.stringify(join(ROOT, 'src', 'server.ts'))} >>server.log 2>&1`;
+/** The server of `npm start`, bundled from the sources (`server-entry.ts`), its log kept out of the block's output. */
+const SERVER = `node ${JSON.stringify(serverBundle())} >>server.log 2>&1`;
 
 /** A command as the test runs it: the test's server address and command for the docs' ones. */
 function runnable(command: string, origin: string, bound: ReadonlyMap<string, string>): string {

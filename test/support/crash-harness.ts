@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request, tempDir } from './helpers.ts';
-import { TS_IMPORT } from './ts-import.ts';
+import { serverBundle } from './server-entry.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'k';
@@ -136,11 +136,11 @@ interface ServerProcess {
 function spawnServer(dir: string): Promise<ServerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_ENV) delete env[name];
-  const proc = spawn(
-    process.execPath,
-    [...TS_IMPORT, 'src/server.ts', '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const proc = spawn(process.execPath, [serverBundle(), '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: Record<string, unknown>[] = [];
   let text = '';
   proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { createShortener, type Shortener, type ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { openCluster, TARGET } from './cluster.ts';
+import { serverBundle } from './server-entry.ts';
 import { TS_IMPORT } from './ts-import.ts';
 
 /** The project root, the working directory of every server child process. */
@@ -68,15 +69,12 @@ function launch(
   return { child, lines, stderr: () => err };
 }
 
-/** The server from its sources, as the tests run it. */
-const SOURCE_ENTRY: readonly string[] = [...TS_IMPORT, 'src/server.ts'];
-
 /**
- * Starts `src/server.ts` (or `entry`: node's arguments, e.g. a built file) as a child process on
- * 127.0.0.1, port 0, with only `env` for settings (and PATH, and the coverage directory when
- * running under c8); resolves once it logs `listening`.
+ * Starts the server (bundled from its sources, `server-entry.ts`; or `entry`: node's arguments,
+ * e.g. a built file) as a child process on 127.0.0.1, port 0, with only `env` for settings (and
+ * PATH, and the coverage directory when running under c8); resolves once it logs `listening`.
  */
-export function serverProcess(env: Record<string, string>, entry: readonly string[] = SOURCE_ENTRY): Promise<ServerProcess> {
+export function serverProcess(env: Record<string, string>, entry: readonly string[] = [serverBundle()]): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const { child, lines, stderr } = launch([process.execPath, ...entry], env, (line) => {
       if (line['msg'] !== 'listening') return;
@@ -121,10 +119,10 @@ export async function serverProcessOn(
   return { ...server, dir };
 }
 
-/** Runs `src/server.ts` with `args` to its exit; collects stdout and stderr. */
+/** Runs the server (bundled, `server-entry.ts`) with `args` to its exit; collects stdout and stderr. */
 export function runCli(args: readonly string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [serverBundle(), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -409,15 +407,19 @@ export interface SpawnedServer {
 }
 
 /**
- * Starts `src/server.ts` like `serverProcess` but returns at once. `wrapper` runs it under another
+ * Starts the server like `serverProcess` but returns at once. `wrapper` runs it under another
  * command (`unshare …`); `nodeArgs` go to node before the script (a preload).
  */
 export function spawnServer(env: Record<string, string>, { wrapper = [], nodeArgs = [] }: { wrapper?: string[]; nodeArgs?: string[] } = {}): SpawnedServer {
   let listened = (_: boolean): void => undefined;
   const listening = new Promise<boolean>((resolve) => (listened = resolve));
-  const { child, lines, stderr } = launch([...wrapper, process.execPath, ...TS_IMPORT, ...nodeArgs, 'src/server.ts'], env, (line) => {
-    if (line['msg'] === 'listening') listened(true);
-  });
+  const { child, lines, stderr } = launch(
+    [...wrapper, process.execPath, ...(nodeArgs.length > 0 ? [...TS_IMPORT, ...nodeArgs] : []), serverBundle()],
+    env,
+    (line) => {
+      if (line['msg'] === 'listening') listened(true);
+    },
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );

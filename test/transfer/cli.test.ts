@@ -13,7 +13,7 @@ import { parseTransferCommand } from '../../src/cli/transfer-commands.ts';
 import { encodeEntry, HEADER } from '../../src/store/log/format.ts';
 import { LOG_FILE } from '../../src/store/log/log-engine.ts';
 import { request, ROOT, runCli, serverProcessOn, tempDir } from '../support/helpers.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { serverBundle } from '../support/server-entry.ts';
 
 const KEY = 'admin-key';
 
@@ -179,7 +179,7 @@ test('export into a pipe closed early (| head -1) stops, says so on stderr, exit
       ),
     ]),
   );
-  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [serverBundle(), 'export', '--data-dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   await once(child.stdout, 'data');

@@ -10,7 +10,7 @@ import { replay, salvage } from '../../../src/store/log/replay.ts';
 import { repairLog } from '../../../src/store/log/repair.ts';
 import { StoreOpenError } from '../../../src/store/log/log-engine.ts';
 import { ROOT, runCli, tempDir } from '../../support/helpers.ts';
-import { TS_IMPORT } from '../../support/ts-import.ts';
+import { serverBundle } from '../../support/server-entry.ts';
 
 const create = (code: string): Buffer =>
   encodeEntry({ op: 'C', code, url: `https://example.com/${code}`, createdAt: 1_700_000_000, retentionDays: 0, visits: 0 });
@@ -84,7 +84,7 @@ test('CLI: a damaged log stops start-up naming the line and --repair; --repair f
   assert.equal(lines[1]!['kept'], 4);
   assert.equal(lines[1]!['lost'], 1);
 
-  const child = spawn(process.execPath, [...TS_IMPORT, 'src/server.ts', '--port', '0', '--data-dir', dir], { cwd: ROOT });
+  const child = spawn(process.execPath, [serverBundle(), '--port', '0', '--data-dir', dir], { cwd: ROOT });
   t.after(async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
