@@ -12,13 +12,16 @@ interface Part {
   command: readonly string[];
   /** Its output goes straight to ours; else it is kept until the live part has ended. */
   live?: boolean;
-  /** Not under coverage: a type check is not the service running. */
+  /** Not under coverage: a type check is not the service running, nor what another part runs too. */
   uncovered?: boolean;
 }
 
 const PARTS: readonly Part[] = [
   { name: 'test:local', command: ['npm', 'run', '-s', 'test:local'], live: true },
-  { name: 'test:cluster', command: ['npm', 'run', '-s', 'test:cluster'] },
+  // Not under coverage either: the cluster pass runs on the PostgreSQL store what the local pass
+  // runs on it too (measured: 98.80 % of lines without it, 98.81 % with it), and coverage slowed
+  // its instances and the local pass it shares the cores with (npm test 11 min 58 s, 9 min 41 s without).
+  { name: 'test:cluster', command: ['npm', 'run', '-s', 'test:cluster'], uncovered: true },
   { name: 'typecheck', command: ['npm', 'run', '-s', 'typecheck'], uncovered: true },
   // A second or so: Biome's formatter and linter, so a change that is not formatted or breaks a
   // lint rule fails here as it would in review.
