@@ -17,7 +17,8 @@
 // (this bundle as an ES module against it as CommonJS: 1.000 ± 0.012; docs/performance.md, "The
 // server starts as CommonJS"): the format is kept, and it could go back to an ES module.
 //
-// Usage: node scripts/bundle-server.mjs [outfile]   (default dist/server.js). The outfile must sit in
+// Usage: node scripts/bundle-server.mjs [outfile] [entry]   (default dist/server.js, src/server.ts;
+// the tests bundle their cluster instance too: test/support/server-entry.ts). The outfile must sit in
 // dist/, where dist/package.json makes it CommonJS.
 import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/server.ts'],
+  entryPoints: [process.argv[3] ?? 'src/server.ts'],
   outfile: process.argv[2] ?? 'dist/server.js',
   bundle: true,
   platform: 'node',

@@ -4,8 +4,9 @@
  * PostgreSQL database behind the round-robin proxy of `proxy.ts`, so each request of a test may
  * land on a different instance, and the test runs unchanged.
  *
- * - The three instances are processes of `cluster-instance.ts`, forked once per test file and
- *   asked for a fresh shortener per harness; one PostgreSQL server per test file (`pg.ts`).
+ * - The three instances are processes of `cluster-instance.ts` (bundled, as `server-entry.ts`
+ *   bundles the server), forked once per test file and asked for a fresh shortener per harness;
+ *   one PostgreSQL server per test file (`pg.ts`).
  * - `h.shortener` is a fourth shortener on the same database, in the test process, reached by no
  *   request: what a test reads through it (`service.get`, `config`) is what the database holds.
  *   Its `count` is the database's count of links, read again before each answer reaches the test.
@@ -22,7 +23,7 @@ import { createLogger } from '../../src/log.ts';
 import type { InstanceMessage, InstanceRequest } from './cluster-instance.ts';
 import { pgServer, type PgServer } from './pg.ts';
 import { startProxy, type RoundRobinProxy } from './proxy.ts';
-import { TS_IMPORT } from './ts-import.ts';
+import { bundled } from './server-entry.ts';
 
 /** The target of this test run: `local` (one process, the log store) or `cluster`. */
 export const TARGET = process.env['SHORTENER_TEST_TARGET'] === 'cluster' ? 'cluster' : 'local';
@@ -47,7 +48,7 @@ class Instance {
 
   constructor(onLog: (id: number, line: string) => void) {
     const env: NodeJS.ProcessEnv = { ...process.env };
-    this.child = fork(new URL('./cluster-instance.ts', import.meta.url), [], { execArgv: [...TS_IMPORT], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(bundled('test/support/cluster-instance.ts'), [], { execArgv: [], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (message: InstanceMessage) => {
       if ('log' in message) return onLog(message.log, message.line);
       const waiter = this.pending.get(message.reply);

@@ -1,7 +1,7 @@
 /**
  * What a test runs to start the server as a child process: `src/server.ts` bundled into one file,
  * as `npm run build` bundles `dist/server.js` (scripts/bundle-server.mjs), from the sources as they
- * are now. Through the loader each start read and loaded about 150 modules: 0.77 s for `--version`,
+ * are now; and the same for the cluster target's instances (`cluster-instance.ts`). Through the loader each start read and loaded about 150 modules: 0.77 s for `--version`,
  * where the bundle takes 0.23 s and a bare `node -e 1` 0.21 s; the suite starts hundreds of servers
  * and command-line runs.
  *
@@ -32,14 +32,15 @@ function sources(dir: string): string[] {
   return files.sort();
 }
 
-/** The hash of the sources a bundle is made of. */
-function sourcesHash(): string {
+/** The hash of the sources a bundle of `entry` is made of. */
+function sourcesHash(entry: string): string {
   const hash = createHash('sha1');
-  for (const file of [...sources(join(ROOT, 'src')), SCRIPT]) hash.update(file).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of [...sources(join(ROOT, 'src')), SCRIPT, join(ROOT, entry)]) hash.update(file).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 
-let built: string | undefined;
+/** The bundles this process has found or built, by entry. */
+const built = new Map<string, string>();
 
 /** Sleeps `ms` without giving the loop a turn: the caller is about to start a process anyway. */
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -47,15 +48,21 @@ const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
 /** A lock older than this was left by a process that died while bundling. */
 const STALE_MS = 60_000;
 
+/** The path of the server bundled from the current sources. */
+export const serverBundle = (): string => bundled('src/server.ts');
+
 /**
- * The path of the server bundled from the current sources; built when there is none yet. The
+ * The path of `entry` (a path from the project root that imports only Node's modules, the
+ * packages, and `src/`) bundled from the current sources; built when there is none yet. The
  * builder holds `<bundle>.lock` from before it writes until it has written, and the bundle is
  * written where it is run (its source map names `../src/…` from there): a bundle is whole once it
  * exists and no lock does.
  */
-export function serverBundle(): string {
-  if (built !== undefined) return built;
-  const name = `server-${sourcesHash()}.cjs`;
+export function bundled(entry: string): string {
+  const known = built.get(entry);
+  if (known !== undefined) return known;
+  const base = entry.slice(entry.lastIndexOf('/') + 1).replace(/\.ts$/, '');
+  const name = `${base}-${sourcesHash(entry)}.cjs`;
   const path = join(FOLDER, name);
   const lock = `${path}.lock`;
   mkdirSync(FOLDER, { recursive: true });
@@ -71,16 +78,16 @@ export function serverBundle(): string {
     }
     try {
       for (const old of readdirSync(FOLDER)) {
-        if (old.startsWith('server-') && !old.startsWith(name)) rmSync(join(FOLDER, old), { force: true });
+        if (old.startsWith(`${base}-`) && !old.startsWith(name)) rmSync(join(FOLDER, old), { force: true });
       }
-      const run = spawnSync(process.execPath, [SCRIPT, path], { cwd: ROOT, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [SCRIPT, path, entry], { cwd: ROOT, encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`bundling the server failed: ${run.stderr}`);
     } finally {
       closeSync(fd);
       rmSync(lock, { force: true });
     }
   }
-  built = path;
+  built.set(entry, path);
   return path;
 }
 
