@@ -10,23 +10,42 @@ import type { LinkRecord, LinkStore } from '../../src/store/link-store.ts';
 
 const RULES = { baseUrl: 'https://s.example', maxLength: 8192, minShortLength: 6, maxShortLength: 12 };
 
-/** A store whose inserts settle a few milliseconds later, in order; `refuse` codes answer false. */
+/**
+ * A store whose inserts settle later, in order; `refuse` codes answer false. The oldest write
+ * settles once a turn of the event loop has passed with no new write, that is once the import
+ * waits (on its window, or for its last writes): never on a timer, which a loaded machine beat
+ * (writes settled 2 ms later, and a slow parse then had only 100 at once in flight).
+ */
 function slowStore(refuse: Set<string>) {
   const stored: LinkRecord[] = [];
+  const waiting: (() => void)[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  let writes = 0;
+  let watching = false;
+  const settleWhenIdle = (): void => {
+    watching = true;
+    const before = writes;
+    setImmediate(() => {
+      watching = false;
+      if (writes === before) waiting.shift()!();
+      if (waiting.length > 0) settleWhenIdle();
+    });
+  };
   const store = {
     insert(record: LinkRecord): Promise<boolean> {
       inFlight++;
+      writes++;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      return new Promise((resolve) =>
-        setTimeout(() => {
+      return new Promise((resolve) => {
+        waiting.push(() => {
           inFlight--;
           if (refuse.delete(record.code)) return resolve(false);
           stored.push(record);
           resolve(true);
-        }, 2),
-      );
+        });
+        if (!watching) settleWhenIdle();
+      });
     },
   } as unknown as LinkStore;
   return { store, stored, maxInFlight: () => maxInFlight, inFlight: () => inFlight };
