@@ -1,5 +1,6 @@
-/** The link the store tests start from: one fixture instead of a copy in each file. */
+/** The link and the visit event the store tests start from: one fixture instead of a copy in each file. */
 import type { LinkRecord } from '../../src/store/link-store.ts';
+import type { VisitEvent } from '../../src/visits/event.ts';
 
 /** The tests' "now", Unix seconds (2026-09-21). */
 export const T = 1_790_000_000;
@@ -8,3 +9,15 @@ export const T = 1_790_000_000;
 export function linkRecord(code: string, extra: Partial<LinkRecord> = {}): LinkRecord {
   return { code, url: `https://example.com/${code}`, createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null, ...extra };
 }
+
+/** A visit's event at `time` that knows nothing of its visitor. */
+export const bareEvent = (time: number): VisitEvent => ({
+  time,
+  referrer: null,
+  country: null,
+  browser: null,
+  os: null,
+  device: null,
+  bot: false,
+  visitor: null,
+});

@@ -8,32 +8,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
-import type { VisitEvent } from '../../../src/visits/event.ts';
+import { oneFailingWrite } from '../../support/held-writes.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { fullReplay, state } from '../../support/log-state.ts';
-import { linkRecord, T } from '../../support/records.ts';
-
-const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
-
-/** A file layer whose next write, once armed, waits for `fail()` and then fails with ENOSPC; every other write succeeds. */
-function oneFailingWrite() {
-  let armed = false;
-  let onHeld: (() => void) | undefined;
-  let fail!: () => void;
-  const failing = new Promise<void>((resolve) => (fail = resolve));
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (!armed) return nodeFs.write(fd, data, position);
-      armed = false;
-      onHeld?.();
-      await failing;
-      throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-    },
-  };
-  return { fs, arm: () => void (armed = true), held: () => new Promise<void>((resolve) => (onHeld = resolve)), fail };
-}
+import { bareEvent as event, linkRecord, T } from '../../support/records.ts';
 
 /** One counted visit with its event. */
 const visit = (store: LogEngine, code: string, at: number) =>

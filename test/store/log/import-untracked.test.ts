@@ -8,13 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { fullReplay, state } from '../../support/log-state.ts';
-import { linkRecord, T } from '../../support/records.ts';
+import { bareEvent as event, linkRecord, T } from '../../support/records.ts';
 
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
 
 /** One counted visit without an event. */
 const untrackedVisit = (store: LogEngine, code: string) => store.resolve(code, () => (T + 1) * 1000, true, undefined, undefined, undefined);

@@ -6,46 +6,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { StoreUnavailableError, type InsertChain, type LinkRecord } from '../../../src/store/link-store.ts';
-import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
+import { StoreUnavailableError, type InsertChain } from '../../../src/store/link-store.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import type { VisitEvent } from '../../../src/visits/event.ts';
+import { oneFailingWrite } from '../../support/held-writes.ts';
 import { tempDir } from '../../support/helpers.ts';
+import { bareEvent as event, linkRecord, T } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 const quiet = createLogger('silent');
 const MANUAL = { compactMinBytes: Number.MAX_SAFE_INTEGER, visitFlushMs: 60_000 };
-const link: LinkRecord = { code: 'chain1', url: 'https://example.com/', createdAt: T, retentionDays: 0, visits: 0, untracked: 0, maxVisits: null };
-const event = (time: number): VisitEvent => ({ time, referrer: null, country: null, browser: null, os: null, device: null, bot: false, visitor: null });
-
-/** A file layer whose next write waits for `fail()` and then fails with ENOSPC; every other write succeeds. */
-function oneFailingWrite() {
-  let armed = false;
-  let onHeld: (() => void) | undefined;
-  let fail!: () => void;
-  const failed = new Promise<void>((resolve) => (fail = resolve));
-  const fs: StoreFs = {
-    ...nodeFs,
-    async write(fd, data, position) {
-      if (armed) {
-        armed = false;
-        onHeld?.();
-        await failed;
-        throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-      }
-      return nodeFs.write(fd, data, position);
-    },
-  };
-  return { fs, arm: () => void (armed = true), held: () => new Promise<void>((resolve) => (onHeld = resolve)), fail };
-}
 
 test('events of a chain queued behind a failed write are refused, unwritten; a visit outside the chain is not', async (t) => {
   const dir = tempDir(t);
   const disk = oneFailingWrite();
   let store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet, fs: disk.fs, ...MANUAL }));
   t.after(() => store.close());
-  await store.insert(link, T);
+  await store.insert(linkRecord('chain1'), T);
   const chain: InsertChain = { failed: undefined };
   disk.arm();
   const held = disk.held();
