@@ -31,6 +31,7 @@
 // 1000) between runs; BENCH_CONNECTIONS (default 50); BENCH_LOADGEN=autocannon to use autocannon
 // even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone;
 // BENCH_HTTP_ONLY=1 for the redirect comparison and the other HTTP scenarios alone;
+// BENCH_DOMAINS_ONLY=1 for the redirect with three domains configured against one, side by side;
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
 // 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
 // (the kernel's high-water mark, reset just before the measured operation); then an import of
@@ -48,7 +49,7 @@
 // BENCH_ANALYTICS=0 to leave it out): the goals of visit analytics, in scripts/bench-analytics.mjs, whose
 // top comment lists its own knobs (BENCH_ANALYTICS_ROUNDS, BENCH_ANALYTICS_PARTS, BENCH_CPU_PROF).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -161,14 +162,14 @@ function rawHead(port, path) {
   });
 }
 
-/** The real server on a fresh (or given) data dir. */
-function startServer({ fsync = 'off', dir } = {}) {
+/** The real server on a fresh (or given) data dir; `env` adds settings. */
+function startServer({ fsync = 'off', dir, env = {} } = {}) {
   const dataDir = dir ?? mkdtempSync(join(tmpdir(), 'bench-'));
   dirs.add(dataDir);
   return startProcess(
     process.execPath,
     ['dist/server.js'],
-    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, FSYNC: fsync, LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '' },
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, FSYNC: fsync, LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '', ...env },
     (line) => {
       try {
         const entry = JSON.parse(line);
@@ -753,8 +754,66 @@ async function reportAnalyticsSection() {
   if (await reportAnalytics()) process.exitCode = 1;
 }
 
+// ---- Several domains -------------------------------------------------------------------------------
+
+const DOMAINS = 'go.example,s.example';
+
+/**
+ * The redirect with three domains configured against the same with one (docs/performance.md,
+ * several domains), side by side as the redirect and the reference are (`runSideBySide`): the
+ * plain redirect of the default domain, which now reads the request's host, and a redirect of
+ * another domain (`Host: go.example`), whose key is a string made per request.
+ */
+async function reportDomains() {
+  if (!PINNED || !WRK || SIDE_ROUNDS === 0) {
+    console.log('several domains: needs taskset, two cores and wrk (side by side); section skipped');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const creator = await startServer({ fsync: 'always', dir, env: { DOMAINS } });
+  const code = await shorten(creator.port, TARGET);
+  const made = await call(creator.port, 'POST', '/api/shorten', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: TARGET, code, domain: 'go.example' }),
+  });
+  if (made.status !== 201) throw new Error(`shorten on go.example: ${made.status} ${made.body}`);
+  await creator.stop();
+  const path = `/${code}`;
+  // Two servers run at once, and a data dir has one writer: each scenario gets a copy of the log.
+  const scenario = (name, env, headers) => {
+    const own = mkdtempSync(join(tmpdir(), 'bench-'));
+    cpSync(join(dir, 'urls.log'), join(own, 'urls.log'));
+    const start = () => startServer({ dir: own, env });
+    return { name, start, path, expect: 302, headers, server: { stop: async () => undefined } };
+  };
+  const relaunch = async (s) => {
+    await s.server.stop();
+    s.server = await s.start();
+  };
+  const one = scenario('one domain', {});
+  const three = scenario('three domains, the default one', { DOMAINS });
+  const other = scenario('three domains, Host: go.example', { DOMAINS }, { Host: 'go.example' });
+  const pairs = [
+    [one, three],
+    [one, other],
+  ];
+  console.log(`several domains, side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round, ${SIDE_ROUNDS} rounds):`);
+  for (const [a, b] of pairs) {
+    const rounds = await runSideBySide(a, b, relaunch);
+    if (rounds.some((r) => r.failures > 0)) process.exitCode = 1;
+    const ratios = rounds.map((r) => r.ratio);
+    console.log(
+      `  ${b.name} / ${a.name}: req/s per round ${rounds.map((r) => `${fmt(r.redirect)} vs ${fmt(r.reference)}`).join(', ')}; ` +
+        `ratio per round ${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}`,
+    );
+    await a.server.stop();
+    await b.server.stop();
+  }
+}
+
 async function main() {
   if (process.env.BENCH_ANALYTICS_ONLY === '1') return reportAnalyticsSection();
+  if (process.env.BENCH_DOMAINS_ONLY === '1') return reportDomains();
   if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
   if (process.env.BENCH_IMPORT_STALL_ONLY === '1') return reportImportStall();
@@ -909,6 +968,8 @@ async function main() {
   }
 
   if (process.env.BENCH_HTTP_ONLY === '1') return;
+  console.log('');
+  await reportDomains();
   console.log('');
   await reportListing();
   console.log('');

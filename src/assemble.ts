@@ -11,7 +11,7 @@ import { createGate } from './http/gate.ts';
 import { baseHeaders, flatten } from './http/headers.ts';
 import { createResponder } from './http/respond.ts';
 import { createRouter } from './http/router.ts';
-import { loadStatic } from './http/static.ts';
+import { loadStatic, withDomains } from './http/static.ts';
 import { createCodeSource, reservedWords, SURFACE_SEGMENTS, type RandomSource, type Surfaces } from './links/codes.ts';
 import { createLimiter, parseRate, type CreateLimiter } from './links/create-limit.ts';
 import { createService, type Service } from './links/service.ts';
@@ -156,6 +156,8 @@ function serviceFor({ config, log, links, metrics, geoip }: Opened, injected: In
   return createService({
     store: links,
     baseUrl,
+    domains: config.domains,
+    forwardedHost: config.trustProxy > 0,
     minShortLength: config.minShortLength,
     maxShortLength: config.maxShortLength,
     maxUrlLength: config.maxUrlLength,
@@ -187,11 +189,29 @@ function handlerFor({ config, log, links, metrics }: Opened, injected: Injected,
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
   const transfer = createTransfer({
     store: links,
-    rules: { baseUrl, maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength, reserved },
+    rules: {
+      baseUrl,
+      domains: service.domains,
+      otherBases: service.domains.otherBases,
+      maxLength: config.maxUrlLength,
+      minShortLength: config.minShortLength,
+      maxShortLength: config.maxShortLength,
+      reserved,
+    },
     now,
     randomCode: createCodeSource(injected.random),
   });
-  const routes = routeTable({ service, reply, files: loadStatic(injected.staticDir), config: { ...config, baseUrl }, log, metrics, readiness, transfer, now });
+  const routes = routeTable({
+    service,
+    reply,
+    files: withDomains(loadStatic(injected.staticDir), service.domains.hosts),
+    config: { ...config, baseUrl },
+    log,
+    metrics,
+    readiness,
+    transfer,
+    now,
+  });
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
   const basePathRaw = base.pathname.replace(/\/+$/, '');
   const baseNorm = normalizeTarget(basePathRaw || '/');

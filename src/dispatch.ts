@@ -5,14 +5,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { answerVisit } from './api/redirect.ts';
+import { answerVisitOn } from './api/redirect.ts';
 import { createFailures, MAX_REQUEST_HEADERS } from './failures.ts';
 import { createGeneralPath, HANDED_ON } from './general-path.ts';
 import type { RouteHandler } from './http/context.ts';
 import type { Gate } from './http/gate.ts';
 import type { Responder } from './http/respond.ts';
 import type { Match } from './http/router.ts';
-import type { Service, Visit } from './links/service.ts';
+import type { Domain } from './links/domains.ts';
+import type { OrphanType, Service, Visit } from './links/service.ts';
 import { redactTarget, type Logger } from './log.ts';
 import { FAST_GET, FAST_HEAD, type Metrics } from './metrics/metrics.ts';
 
@@ -45,31 +46,39 @@ function targetOf(req: IncomingMessage): string {
   return (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
 }
 
+/**
+ * The paths of the reserved words (`/api`, `/s/static`, …), spelled exactly so: the fast path
+ * leaves them to their routes. A Set, because the engine then hashes the request path once,
+ * natively, and the store's lookup of a remembered path (`Keydir.findIn`) reuses that hash.
+ * Built once from this instance's words, so a surface switched on costs the redirect nothing.
+ */
+function reservedPathsOf(reserved: ReadonlySet<string>, linkPrefix: string): ReadonlySet<string> {
+  return new Set([...reserved].map((word) => linkPrefix + word));
+}
+
 export function createDispatch(deps: DispatchDeps): Handler {
   const { service, reply, metrics, log, basePathRaw } = deps;
   const linkPrefix = `${basePathRaw}/`;
-  /**
-   * The paths of the reserved words (`/api`, `/s/static`, …), spelled exactly so: the fast path
-   * leaves them to their routes. A Set, because the engine then hashes the request path once,
-   * natively, and the store's lookup of a remembered path (`Keydir.findIn`) reuses that hash.
-   * Built once from this instance's words, so a surface switched on costs the redirect nothing.
-   */
-  const reservedPaths: ReadonlySet<string> = new Set([...deps.reserved].map((word) => linkPrefix + word));
+  const reservedPaths = reservedPathsOf(deps.reserved, linkPrefix);
   // The redirect fast path skips the gate, so it is taken only where short links are public: gate
   // off, or PUBLIC_REDIRECTS on. Behind the gate every request takes the general path, gate first.
   const fastRedirects = deps.fastRedirects;
   // The fast path's counters, held here: one load fewer per redirect than through `metrics`.
   const fastCounts = metrics.fastRedirects;
+  // With several domains a request to another one asks for its code there (docs/api.md, domains).
+  const domains = service.domains.several ? service.domains : undefined;
   // Each part a plain function of this closure, as before the split: the fast path calls them as such.
   const failures = createFailures(reply, log, deps.baseSegments);
   const { fail, crowded } = failures;
   const general = createGeneralPath(deps, failures);
 
   /** The answer of a redirect decided on the fast path but not a plain hit: a database's, or a preview's. */
-  function fastAnswer(res: ServerResponse, method: string, hit: Visit): void {
-    if (hit.kind === 'found') fastCounts[method === 'GET' ? FAST_GET : FAST_HEAD]!++;
+  function fastAnswer(res: ServerResponse, req: IncomingMessage, hit: Visit, domain: Domain): void | Promise<void> {
+    const get = req.method === 'GET';
+    if (hit.kind === 'found') fastCounts[get ? FAST_GET : FAST_HEAD]!++;
     else metrics.redirected(hit.kind);
-    answerVisit(reply, res, hit, deps.uiServed);
+    const orphan = get ? (type: OrphanType) => service.recordOrphan(type, domain, req) : undefined;
+    return answerVisitOn(reply, res, hit, deps.uiServed, (what) => service.elsewhere(domain, what), orphan);
   }
 
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
@@ -91,7 +100,8 @@ export function createDispatch(deps: DispatchDeps): Handler {
       try {
         // The request: a limited link's preview check and, with events, the visit's event (made
         // only when the store counts the visit).
-        const hit = service.visitIn(target, linkPrefix.length, get, req);
+        const domain = domains === undefined ? null : domains.ofRequest(req);
+        const hit = domain === null ? service.visitIn(target, linkPrefix.length, get, req) : service.visitOn(target, linkPrefix.length, get, req, domain);
         // `kind` first: a promise has none, and this test is cheaper than `instanceof`, which
         // walks the prototype chain of every redirect's answer.
         const decided = hit as Visit | undefined;
@@ -104,11 +114,11 @@ export function createDispatch(deps: DispatchDeps): Handler {
         // here whatever the decision, since the general path would count a second time.
         if (hit instanceof Promise)
           return void hit.then(
-            (later) => fastAnswer(res, method, later),
+            (later) => fastAnswer(res, req, later, domain),
             (err: unknown) => fail(res, err, method, target),
           );
         // A link preview of a limited link: decided here, answered here (a page, no count).
-        if (decided?.kind === 'preview') return fastAnswer(res, method, decided);
+        if (decided?.kind === 'preview') return void fastAnswer(res, req, decided, domain);
       } catch (err) {
         return fail(res, err, method, target);
       }

@@ -16,6 +16,7 @@ import { body, empty, json, ref } from './published/openapi-parts.ts';
 import { openApiDocument } from './published/openapi.ts';
 import { PROMETHEUS_TYPE, renderPrometheus } from './metrics/prometheus.ts';
 import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
+import { domainRoutes } from './api/domain-routes.ts';
 import { keyRoutes } from './api/key-routes.ts';
 import { apiRoutes, type ApiRoute } from './api/routes.ts';
 import type { Service } from './links/service.ts';
@@ -246,13 +247,14 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     },
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...keyRoutes({ service, reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
+    ...domainRoutes({ service, reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.
     // Before the short links: `rest` is a reserved word while Shlink's surface is on.
     ...shlink,
     ...(config.yourlsApi === true
-      ? [yourlsRoute({ service, reply, baseUrl: config.baseUrl, apiKeys: config.apiKeys ?? [], maxBodyBytes: config.maxBodyBytes, now: deps.now ?? Date.now })]
+      ? [yourlsRoute({ service, reply, apiKeys: config.apiKeys ?? [], maxBodyBytes: config.maxBodyBytes, now: deps.now ?? Date.now })]
       : []),
     // Last: the API's `/:code` must stay the final route (see routes.ts).
     ...apiRoutes({

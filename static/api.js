@@ -37,6 +37,17 @@ export async function api(path, { method = 'GET', headers = {}, body, admin = fa
   }
 }
 
+/**
+ * A link's path in the API, `api/urls/<code>` and `rest` (`/qr`, `/stats`…), on its domain: a
+ * link of another domain than the default one is named with `?domain=<host>` (absent: the default).
+ */
+export function linkPath(code, domain, rest = '', params = {}) {
+  const query = new URLSearchParams(params);
+  if (domain) query.set('domain', domain);
+  const text = String(query);
+  return `api/urls/${encodeURIComponent(code)}${rest}${text ? `?${text}` : ''}`;
+}
+
 // The first word of a `detail` names the input it is about (docs/api.md); people read words.
 const FIELD_NAMES = [
   [/^url\b/, 'The URL'],
@@ -48,11 +59,12 @@ const FIELD_NAMES = [
   [/^q\b/, 'The search'],
   [/^title\b/, 'The title'],
   [/^tags\b/, 'The tags'],
+  [/^domain\b/, 'The domain'],
 ];
 
 /** The input a `detail` is about, by its first words (tags: "a tag …", "a link may have at most 20 distinct tags"). */
 const FIELDS = [
-  [/^(url|retention_days|max_visits|code|title|tags)\b/, (m) => m[1]],
+  [/^(url|retention_days|max_visits|code|title|tags|domain)\b/, (m) => m[1]],
   [/^(a tag\b|a link may have at most \d+ distinct tags)/, () => 'tags'],
 ];
 

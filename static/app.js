@@ -1,7 +1,8 @@
 // The web UI (docs/ui.md): plain DOM, no framework, no request leaves the origin. This module only
 // starts the parts of the page, each in its own module: the gate, shorten, look up, your links,
-// export and import, and the stats and the keys once the gate has answered.
+// export and import, and the stats, the keys and the domains once the gate has answered.
 
+import { startDomains } from './domains.js';
 import { checkGate, startGate } from './gate.js';
 import { startKeys } from './keys.js';
 import { startLinks } from './links.js';
@@ -15,9 +16,10 @@ startShorten();
 startLookup();
 startLinks();
 startTransfer();
-// The keys after the stats: both follow the fragment, and the keys' view hides the home view the
-// stats show for every fragment not theirs.
+// The keys and the domains after the stats: all follow the fragment, and the keys' and domains'
+// views hide the home view the stats show for every fragment not theirs.
 void checkGate().then(() => {
   startStats();
   startKeys();
+  startDomains();
 });

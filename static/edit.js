@@ -1,10 +1,10 @@
 // A link's edit form (docs/ui.md, your links), opened under its row: every field filled from the
-// record, sent whole as one `PATCH` (an emptied field clears its value).
+// record, sent whole as one `PATCH` to the link on its domain (an emptied field clears its value).
 
-import { api, problem } from './api.js';
+import { api, linkPath, problem } from './api.js';
 import { el, pending, showError } from './dom.js';
 import { formReason, numberField, tagList, withScheme } from './input.js';
-import { formatDate } from './records.js';
+import { formatDate, linkName } from './records.js';
 
 /** The form's fields: key (in the id), label, the input's attributes, its value from the record, its hint. */
 const EDIT_FIELDS = [
@@ -53,11 +53,13 @@ function editBody(inputs) {
 
 /** The edit form of `record`; `cancel` closes it, `saved` runs once the service took the change. */
 export function editForm(record, { cancel, saved }) {
-  const code = record.short_code;
-  const errorId = `edit-error-${code}`;
+  const code = linkName(record.short_code, record.domain);
+  // Unique on the page: the same code may be on two domains (`@` is in neither a code nor a host).
+  const slug = record.domain ? `${record.short_code}@${record.domain}` : record.short_code;
+  const errorId = `edit-error-${slug}`;
   const inputs = {};
   const fields = EDIT_FIELDS.map(([key, label, attributes, value, hint]) => {
-    const id = `edit-${key}-${code}`;
+    const id = `edit-${key}-${slug}`;
     const help = hint?.(record);
     const input = el('input', { id, ...attributes, 'aria-describedby': help ? `${id}-help ${errorId}` : errorId });
     input.value = value(record);
@@ -84,7 +86,7 @@ export function editForm(record, { cancel, saved }) {
     const body = editBody(inputs);
     void pending(save, async () => {
       try {
-        const res = await api(`api/urls/${encodeURIComponent(code)}`, {
+        const res = await api(linkPath(record.short_code, record.domain), {
           method: 'PATCH',
           admin: true,
           headers: { 'Content-Type': 'application/json' },

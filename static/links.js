@@ -1,20 +1,23 @@
-// "Your links" (docs/ui.md): the admin key, the list newest first with its search, tag filter and
-// pages, and each row's actions (stats, copy, QR code, edit, delete). The key lives in
-// sessionStorage, like the token.
+// "Your links" (docs/ui.md): the admin key, the list newest first with its search, tag filter,
+// domain filter (with several domains) and pages, and each row's actions (stats, copy, QR code,
+// edit, delete), each on the row's domain. The key lives in sessionStorage, like the token.
 
-import { API_KEY_KEY, api, problem } from './api.js';
+import { API_KEY_KEY, api, linkPath, problem } from './api.js';
 import { $, copy, el, icon, link, pending, showError } from './dom.js';
 import { editForm } from './edit.js';
 import { probeLinks } from './gate.js';
 import { tagList } from './input.js';
 import { showQr } from './qr.js';
-import { expiry, formatDate, visits } from './records.js';
+import { HOSTS, expiry, formatDate, linkName, statsHref, visits } from './records.js';
 
 const PAGE_SIZE = 20;
 const TARGET_CHARS = 48;
 
-/** The page asked (offset, search, tags) and the page shown. */
-const list = { offset: 0, q: '', tags: [], shown: { offset: 0, count: 0, total: 0 } };
+/** The page asked (offset, search, tags, domain: '' every one, `default` or a host) and the page shown; `asked` counts the requests (a late answer to an older one is dropped). */
+const list = { offset: 0, q: '', tags: [], domain: '', asked: 0, shown: { offset: 0, count: 0, total: 0 } };
+
+/** The host the domain filter names. */
+const filterHost = () => (list.domain === 'default' ? HOSTS[0] : list.domain);
 
 /** Newer/Older as the page shown allows (also once a pending pager button is given back). */
 function updatePager() {
@@ -31,7 +34,10 @@ async function loadList(note = '') {
     const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(list.offset) });
     if (list.q) query.set('q', list.q);
     for (const tag of list.tags) query.append('tag', tag);
+    if (list.domain) query.set('domain', list.domain);
+    const asked = ++list.asked;
     const res = await api(`api/urls?${query}`, { admin: true });
+    if (asked !== list.asked) return;
     if (res.status === 403) {
       $('admin-list').hidden = true;
       // An empty 403 is a key not accepted; one with a detail, a key whose role may not list (said as it is).
@@ -41,6 +47,7 @@ async function loadList(note = '') {
     if (!res.ok) throw new Error((await problem(res)).message);
     const total = Number(res.headers.get('X-Total-Count') ?? 0);
     const { urls } = await res.json();
+    if (asked !== list.asked) return;
     if (urls.length === 0 && list.offset > 0) {
       // The last page emptied (deleted elsewhere): step back.
       list.offset = Math.max(0, list.offset - PAGE_SIZE);
@@ -65,16 +72,17 @@ const quoted = (tags) => tags.map((tag) => `“${tag}”`).join(' and ');
 function renderList(urls, total, note) {
   $('admin-list').hidden = false;
   const { q, tags } = list;
-  const matching = (q ? ` matching “${q}”` : '') + (tags.length > 0 ? ` tagged ${quoted(tags)}` : '');
+  const on = list.domain ? ` on ${filterHost()}` : '';
+  const matching = (q ? ` matching “${q}”` : '') + (tags.length > 0 ? ` tagged ${quoted(tags)}` : '') + on;
   const summary =
     total === 0
       ? q && tags.length > 0
-        ? `No links match “${q}” and are tagged ${quoted(tags)}.`
+        ? `No links${on} match “${q}” and are tagged ${quoted(tags)}.`
         : q
-          ? `No links match “${q}”.`
+          ? `No links${on} match “${q}”.`
           : tags.length > 0
-            ? `No links are tagged ${quoted(tags)}.`
-            : 'No links yet.'
+            ? `No links${on} are tagged ${quoted(tags)}.`
+            : `No links${on} yet.`
       : `Links ${list.offset + 1}–${list.offset + urls.length} of ${total}${matching}, newest first.`;
   $('admin-summary').textContent = note ? `${note} ${summary}` : summary;
   $('admin-rows').replaceChildren(...urls.map(row));
@@ -115,16 +123,24 @@ function targetCell(record) {
       chip.addEventListener('click', () => filterByTag(tag));
       return el('li', {}, chip);
     });
-    box.append(el('ul', { className: 'tags', 'aria-label': `Tags of ${record.short_code}` }, ...chips));
+    box.append(el('ul', { className: 'tags', 'aria-label': `Tags of ${linkName(record.short_code, record.domain)}` }, ...chips));
   }
   return box;
+}
+
+/** The code as the short link; with several domains, its domain's host under it. */
+function codeCell(record) {
+  const short = link(record.short_url, record.short_code);
+  if (HOSTS.length < 2) return short;
+  return el('div', {}, short, el('span', { className: 'domain-name', textContent: record.domain ?? HOSTS[0] }));
 }
 
 function row(record) {
   const tr = el('tr');
   tr.dataset.code = record.short_code;
+  tr.dataset.domain = record.domain ?? '';
   const cells = [
-    ['Code', link(record.short_url, record.short_code), 'code'],
+    ['Code', codeCell(record), 'code'],
     ['Target', targetCell(record), 'url'],
     ['Created', formatDate(record.created_at), 'date'],
     ['Visits', visits(record), 'num'],
@@ -146,7 +162,7 @@ function iconButton(name, label, tip, className = 'secondary icon') {
 }
 
 function actionButtons(record, tr, cell) {
-  const code = record.short_code;
+  const code = linkName(record.short_code, record.domain);
   const copyButton = iconButton('copy', `Copy ${code}`, 'Copy');
   copyButton.addEventListener('click', async () => {
     if (await copy(record.short_url)) {
@@ -166,7 +182,7 @@ function actionButtons(record, tr, cell) {
   // A link, not a button: the stats have their own address (the back button comes back here).
   const stats = el(
     'a',
-    { className: 'button icon', href: `#stats/${code}`, 'aria-label': `Stats of ${code}`, title: 'Stats', 'data-stats': code },
+    { className: 'button icon', href: statsHref(record.short_code, record.domain), 'aria-label': `Stats of ${code}`, title: 'Stats', 'data-stats': code },
     icon('stats'),
   );
   const deleteButton = iconButton('delete', `Delete ${code}`, 'Delete', 'danger icon');
@@ -189,7 +205,7 @@ function toggleQr(record, tr, qrButton) {
 
 function toggleEdit(record, tr, editButton) {
   if (closeDetail(tr, 'edit')) return;
-  const code = record.short_code;
+  const code = linkName(record.short_code, record.domain);
   const form = editForm(record, {
     cancel: () => {
       closeDetail(tr);
@@ -198,7 +214,7 @@ function toggleEdit(record, tr, editButton) {
     saved: async () => {
       await loadList(`Saved ${code}.`);
       $('admin-rows')
-        .querySelector(`tr[data-code="${CSS.escape(code)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)
+        .querySelector(`tr[data-domain="${CSS.escape(tr.dataset.domain)}"] button[aria-label="Edit ${CSS.escape(code)}"]`)
         ?.focus();
     },
   });
@@ -230,7 +246,7 @@ function closeDetail(tr, kind) {
 
 /** Delete asks first, in place: "Delete 4kZt9q?" then Yes / Cancel, all reachable by keyboard. */
 function confirmDelete(record, cell, deleteButton) {
-  const code = record.short_code;
+  const code = linkName(record.short_code, record.domain);
   const before = [...cell.childNodes];
   const yes = el('button', { type: 'button', className: 'danger small', textContent: 'Yes, delete' });
   const no = el('button', { type: 'button', className: 'secondary small', textContent: 'Cancel' });
@@ -241,7 +257,7 @@ function confirmDelete(record, cell, deleteButton) {
   yes.addEventListener('click', () =>
     pending(yes, async () => {
       try {
-        const res = await api(`api/urls/${encodeURIComponent(code)}`, { method: 'DELETE', admin: true });
+        const res = await api(linkPath(record.short_code, record.domain), { method: 'DELETE', admin: true });
         if (res.status !== 204 && res.status !== 404) throw new Error((await problem(res)).message);
         await loadList(`Deleted ${code}.`);
         $('admin-summary').focus();
@@ -254,8 +270,19 @@ function confirmDelete(record, cell, deleteButton) {
   no.focus();
 }
 
+/** The domain filter, when the instance has several: every domain, or one (`default` names the default one). */
+function showDomainFilter() {
+  if (HOSTS.length < 2) return;
+  const options = [['', 'All domains'], ...HOSTS.map((host, i) => [i === 0 ? 'default' : host, host])];
+  $('domain-filter').replaceChildren(...options.map(([value, text]) => el('option', { value, textContent: text })));
+  $('domain-filter-field').hidden = false;
+  // A domain chosen shows its links at once, as a tag chosen does.
+  $('domain-filter').addEventListener('change', () => $('search-form').requestSubmit());
+}
+
 /** The key form, the search form and the pager; the key kept from before fills its field. */
 export function startLinks() {
+  showDomainFilter();
   $('admin-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const key = $('api-key').value;
@@ -268,6 +295,7 @@ export function startLinks() {
     event.preventDefault();
     list.q = $('search').value.trim();
     list.tags = tagList($('tag-filter').value);
+    list.domain = $('domain-filter').value;
     list.offset = 0;
     void pending($('search-button'), () => loadList());
   });

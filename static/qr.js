@@ -1,7 +1,7 @@
 // A link's QR code in the page: fetched with the token, then kept only as far as it is an SVG of
 // shapes.
 
-import { api, problem } from './api.js';
+import { api, linkPath, problem } from './api.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SVG_ALLOWED = new Set(['svg', 'rect', 'path', 'g', 'title']);
@@ -33,9 +33,9 @@ function parseSvg(text, label) {
   return svg;
 }
 
-/** The QR code of `record`, fetched with the token and inserted as SVG nodes into `box`. */
+/** The QR code of `record` (on its domain), fetched with the token and inserted as SVG nodes into `box`. */
 export async function showQr(record, box) {
-  const res = await api(`api/urls/${encodeURIComponent(record.short_code)}/qr`);
+  const res = await api(linkPath(record.short_code, record.domain, '/qr'));
   if (!res.ok) throw new Error((await problem(res)).message);
   box.replaceChildren(parseSvg(await res.text(), `QR code of ${record.short_url}`));
   box.hidden = false;

@@ -1,7 +1,17 @@
 // A link's record as the page shows it: its dates in the browser's time zone, its visits against
-// its limit, and the whole record as a list of terms.
+// its limit, its name and the address of its stats, and the whole record as a list of terms; and
+// the instance's domains, which the page names in a `<meta name="domains">` when it has several.
 
 import { el, link } from './dom.js';
+
+/** Every domain's host, the default one first; empty with one domain (the page names none then). */
+export const HOSTS = document.querySelector('meta[name="domains"]')?.content.split(' ').filter(Boolean) ?? [];
+
+/** How the page names a link: its code, after its domain's host when that is not the default one (`go.example/4kZt9q`). */
+export const linkName = (code, domain) => (domain ? `${domain}/${code}` : code);
+
+/** The address of a link's stats in the page (`#stats/4kZt9q`, `#stats/4kZt9q?domain=go.example`). */
+export const statsHref = (code, domain) => `#stats/${code}${domain ? `?domain=${encodeURIComponent(domain)}` : ''}`;
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 

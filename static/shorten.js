@@ -1,13 +1,14 @@
-// "Shorten a link" (docs/ui.md): the form with its options (the code lengths the instance takes,
-// emptied after each link unless kept), each reason of the API beside the field it is about, and the
-// result: the short link to copy, its record and its QR code.
+// "Shorten a link" (docs/ui.md): the form with its domain picker (with several domains) and its
+// options (the code lengths the instance takes, emptied after each link unless kept), each reason
+// of the API beside the field it is about, and the result: the short link to copy, its record and
+// its QR code.
 
-import { api, problem } from './api.js';
+import { api, linkPath, problem } from './api.js';
 import { $, copy, el, pending, showError } from './dom.js';
 import { probeLinks } from './gate.js';
 import { formReason, numberField, tagList, withScheme } from './input.js';
 import { showQr } from './qr.js';
-import { showRecord } from './records.js';
+import { HOSTS, showRecord } from './records.js';
 
 /** Where each input's reason is shown, by the input the API names. */
 const SHORTEN_ERRORS = {
@@ -17,6 +18,7 @@ const SHORTEN_ERRORS = {
   max_visits: 'max-visits-error',
   title: 'title-error',
   tags: 'tags-error',
+  domain: 'domain-error',
 };
 
 /** The options a new link does not inherit unless "Keep these options" is ticked. */
@@ -25,6 +27,9 @@ const KEPT_OPTIONS = ['retention', 'max-visits', 'title', 'tags'];
 /** The body of `POST /api/shorten` from the form: the options left empty are not sent. */
 function shortenBody(url) {
   const body = { url };
+  // The default domain (the picker's first host, its value empty) is the one a create without `domain` makes.
+  const domain = $('domain').value;
+  if (domain) body.domain = domain;
   const code = $('code').value.trim();
   if (code) body.code = code;
   const retention = numberField($('retention'));
@@ -54,13 +59,13 @@ function shorten(event) {
       if (res.status !== 201) {
         const { field, message } = await problem(res);
         const target = $(SHORTEN_ERRORS[field] ?? 'url-error');
-        if (field && field !== 'url') $('options').open = true;
+        if (field && field !== 'url' && field !== 'domain') $('options').open = true;
         showError(target, formReason(field, message));
         return;
       }
       const shortUrl = (await res.text()).trim();
       emptyOptions();
-      await showResult(shortUrl);
+      await showResult(shortUrl, body.domain);
     } catch (err) {
       showError($('url-error'), err.message);
     }
@@ -94,7 +99,7 @@ async function showCodeLengths() {
   }
 }
 
-async function showResult(shortUrl) {
+async function showResult(shortUrl, domain) {
   const a = $('short-link');
   a.href = shortUrl;
   a.textContent = shortUrl;
@@ -102,7 +107,7 @@ async function showResult(shortUrl) {
   $('shorten-qr').replaceChildren();
   $('shorten-record').replaceChildren();
   const code = shortUrl.slice(shortUrl.lastIndexOf('/') + 1);
-  const meta = await api(`api/urls/${encodeURIComponent(code)}`);
+  const meta = await api(linkPath(code, domain));
   const record = meta.ok ? await meta.json() : undefined;
   if (record) showRecord($('shorten-record'), record);
   $('private-note').hidden = (await probeLinks(shortUrl)) !== true;
@@ -117,7 +122,15 @@ async function showResult(shortUrl) {
   }
 }
 
+/** The domain picker, when the instance has several: its hosts, the default one first and chosen. */
+function showDomains() {
+  if (HOSTS.length < 2) return;
+  $('domain').replaceChildren(...HOSTS.map((host, i) => el('option', { value: i === 0 ? '' : host, textContent: host })));
+  $('domain-field').hidden = false;
+}
+
 export function startShorten() {
+  showDomains();
   $('shorten-form').addEventListener('submit', shorten);
   let lengthsAsked = false;
   $('options').addEventListener('toggle', () => {

@@ -4,6 +4,7 @@
 import { shareBar, toNodes } from './charts.js';
 import { $, el, showError } from './dom.js';
 import { renderChart } from './stats-chart.js';
+import { linkName } from './records.js';
 import { fragmentOf } from './stats-fragment.js';
 import { BUCKET_NAMES, countryName, dateFormat, deviceName, plural } from './stats-names.js';
 import { state } from './stats-state.js';
@@ -83,11 +84,12 @@ function topTable(caption, column, list, name, total, linkOf) {
 function renderTops(view, stats) {
   const tables = [];
   if (stats.links) {
-    const links = { top: stats.links.map((l) => ({ value: l.short_code, visits: l.visits })), others: 0 };
-    // The code is what names a link; its title, when it has one, follows (cut to the room, whole in `title`).
-    const linkOf = (code) => {
-      const link = el('a', { href: fragmentOf({ ...view, code }), 'aria-label': `Stats of ${code}`, textContent: code });
-      const title = state.titles.get(code);
+    const links = { top: stats.links.map((l) => ({ value: l, visits: l.visits })), others: 0 };
+    // The code (after its domain, when not the default one) is what names a link; its title, when it has one, follows (cut to the room, whole in `title`).
+    const linkOf = ({ short_code: code, domain }) => {
+      const name = linkName(code, domain);
+      const link = el('a', { href: fragmentOf({ ...view, code, domain }), 'aria-label': `Stats of ${name}`, textContent: name });
+      const title = state.titles.get(name);
       return title ? el('span', { className: 'titled' }, link, el('span', { className: 'top-title', title, textContent: title })) : link;
     };
     tables.push(topTable('Top links', 'Link', links, String, stats.visits, linkOf));

@@ -1,6 +1,7 @@
 // The stats view's address (docs/ui.md, stats): the fragment that names it
-// (`#stats/<code>?range=7d&bots=exclude`, `#stats` for every link), read and written, and the
-// range it names turned into the API's parameters. Pure functions of their arguments: no DOM.
+// (`#stats/<code>?range=7d&bots=exclude`, `#stats/<code>?domain=go.example&…` for a link of
+// another domain than the default one, `#stats` for every link), read and written, and the range
+// it names turned into the API's parameters. Pure functions of their arguments: no DOM.
 
 /** The range picker: name in the fragment, label. */
 export const RANGES = [
@@ -21,14 +22,18 @@ export const BOTS = [
   ['only', 'Only bots'],
 ];
 
-/** The view a fragment names: `{ code (null: every link), range, bots, from?, to? }`, or null (home). */
+/** A domain's host as a fragment may name it (lower case, with an optional port). */
+const HOST = /^[a-z0-9.-]+(:\d{1,5})?$/;
+
+/** The view a fragment names: `{ code (null: every link), domain (null: the default), range, bots, from?, to? }`, or null (home). */
 export function parseFragment(hash) {
   const m = /^#stats(?:\/([A-Za-z0-9_-]+))?(?:\?(.*))?$/.exec(hash);
   if (!m) return null;
   const q = new URLSearchParams(m[2] ?? '');
   const range = RANGES.some(([name]) => name === q.get('range')) ? q.get('range') : DEFAULT_RANGE;
   const bots = BOTS.some(([name]) => name === q.get('bots')) ? q.get('bots') : 'exclude';
-  const view = { code: m[1] ?? null, range, bots };
+  const domain = m[1] && HOST.test(q.get('domain') ?? '') ? q.get('domain') : null;
+  const view = { code: m[1] ?? null, domain, range, bots };
   const date = /^\d{4}-\d{2}-\d{2}$/;
   if (range === 'custom') {
     if (!date.test(q.get('from') ?? '') || !date.test(q.get('to') ?? '')) return { ...view, range: DEFAULT_RANGE };
@@ -38,7 +43,9 @@ export function parseFragment(hash) {
 }
 
 export function fragmentOf(view) {
-  const q = new URLSearchParams({ range: view.range, bots: view.bots });
+  const q = new URLSearchParams(view.code && view.domain ? { domain: view.domain } : {});
+  q.set('range', view.range);
+  q.set('bots', view.bots);
   if (view.range === 'custom') {
     q.set('from', view.from);
     q.set('to', view.to);

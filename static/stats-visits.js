@@ -1,7 +1,7 @@
 // The latest visits of a link, page by page, and the download of every visit of the range
 // (docs/ui.md, stats): both ask the range of the figures shown, as the stats answered it.
 
-import { api, problem } from './api.js';
+import { api, linkPath, problem } from './api.js';
 import { $, el, pending, saveDownload, showError } from './dom.js';
 import { gone } from './stats-figures.js';
 import { countryName, dateFormat, deviceName } from './stats-names.js';
@@ -17,7 +17,7 @@ function shownRange() {
 
 export async function loadVisits(view) {
   const query = new URLSearchParams({ ...shownRange(), limit: String(VISITS_PAGE), offset: String(state.visitsOffset) });
-  const res = await api(`api/urls/${encodeURIComponent(view.code)}/visits?${query}`, { admin: true });
+  const res = await api(linkPath(view.code, view.domain, '/visits', query), { admin: true });
   if (view !== state.view) return;
   if (res.status === 404) return gone('This link no longer exists (deleted, or expired).');
   if (!res.ok) return showError($('stats-error'), (await problem(res)).message);
@@ -62,7 +62,11 @@ function download(button, format) {
   void pending(button, async () => {
     try {
       const query = new URLSearchParams({ format, ...shownRange() });
-      if (state.view.code) query.set('code', state.view.code);
+      if (state.view.code) {
+        query.set('code', state.view.code);
+        // A link of another domain than the default one: its code on that domain.
+        if (state.view.domain) query.set('domain', state.view.domain);
+      }
       const res = await api(`api/visits/export?${query}`, { admin: true });
       if (!res.ok) throw new Error((await problem(res)).message);
       await saveDownload(res, `visits.${format}`);

@@ -1,11 +1,13 @@
 // The stats of a link, and of every link (docs/ui.md, stats): a view of the page with its own
 // fragment (`stats-fragment.js`), so the back button and a reload work. This module routes between
-// the home view and the stats, loads the figures (`/api/urls/<code>/stats`, `/api/stats`) and wires
+// the home view and the stats, loads the figures (`/api/urls/<code>/stats` on the link's domain,
+// `/api/stats`) and wires
 // the controls; the figures are drawn by `stats-figures.js`, the latest visits by `stats-visits.js`.
 // Every range is asked in the browser's time zone (`tz`).
 
-import { API_KEY_KEY, api, problem } from './api.js';
+import { API_KEY_KEY, api, linkPath, problem } from './api.js';
 import { $, el, pending, showError } from './dom.js';
+import { linkName } from './records.js';
 import { clearChart, drawChart, shownSeries } from './stats-chart.js';
 import { gone, render } from './stats-figures.js';
 import { BOTS, RANGES, fragmentOf, isoDate, parseFragment, rangeParams } from './stats-fragment.js';
@@ -51,7 +53,7 @@ async function route() {
     if (state.opener?.isConnected) state.opener.focus();
     return;
   }
-  const fresh = state.view?.code !== view.code || state.view === null;
+  const fresh = state.view === null || state.view.code !== view.code || state.view.domain !== view.domain;
   if (fresh) {
     state.stats = null;
     state.titles.clear();
@@ -63,7 +65,7 @@ async function route() {
     $('stats-latest').hidden = true;
     $('stats-body').hidden = true;
     $('stats-link').hidden = true;
-    $('stats-title').textContent = view.code ? `Stats of ${view.code}` : 'Stats of all links';
+    $('stats-title').textContent = view.code ? `Stats of ${linkName(view.code, view.domain)}` : 'Stats of all links';
     $('stats-title').focus();
   }
   await show(view);
@@ -96,12 +98,12 @@ function busy(on) {
 async function load(view) {
   const asked = ++state.asked;
   const params = new URLSearchParams({ ...rangeParams(view, Date.now()), tz: zone(), bots: view.bots });
-  const code = view.code && encodeURIComponent(view.code);
+  const { code, domain } = view;
   busy(true);
   try {
     const [res, record] = await Promise.all([
-      api(code ? `api/urls/${code}/stats?${params}` : `api/stats?${params}`, { admin: true }),
-      code ? api(`api/urls/${code}`) : undefined,
+      api(code ? linkPath(code, domain, '/stats', params) : `api/stats?${params}`, { admin: true }),
+      code ? api(linkPath(code, domain)) : undefined,
     ]);
     if (asked !== state.asked) return;
     // An empty 403 is a key not accepted; one with a detail, a key whose role may not read these stats.
@@ -131,14 +133,14 @@ async function load(view) {
   }
 }
 
-/** The titles of the dashboard's top links, which the stats name by code only: each record read once while it stays open (unread: the code alone). */
+/** The titles of the dashboard's top links, which the stats name by code (and domain) only: each record read once while it stays open (unread: the name alone). */
 async function loadTitles(links) {
-  const codes = links.map((link) => link.short_code).filter((code) => !state.titles.has(code));
-  const read = async (code) => {
-    const res = await api(`api/urls/${encodeURIComponent(code)}`);
-    if (res.ok) state.titles.set(code, (await res.json()).title ?? null);
+  const unread = links.filter((link) => !state.titles.has(linkName(link.short_code, link.domain)));
+  const read = async ({ short_code, domain }) => {
+    const res = await api(linkPath(short_code, domain));
+    if (res.ok) state.titles.set(linkName(short_code, domain), (await res.json()).title ?? null);
   };
-  await Promise.all(codes.map((code) => read(code).catch(() => undefined)));
+  await Promise.all(unread.map((link) => read(link).catch(() => undefined)));
 }
 
 function showLink(record) {
@@ -160,7 +162,7 @@ export function startStats() {
     const input = event.target;
     if (!state.view || input.type !== 'radio') return;
     if (input.name === 'bots') return choose({ ...state.view, bots: input.value });
-    if (input.value !== 'custom') return choose({ code: state.view.code, bots: state.view.bots, range: input.value });
+    if (input.value !== 'custom') return choose({ code: state.view.code, domain: state.view.domain, bots: state.view.bots, range: input.value });
     // Custom starts from the days shown, ready to change.
     const shown = state.stats ? shownSeries(state.view, state.stats) : [];
     const first = shown[0]?.start ?? state.stats?.from ?? Date.now() / 1000 - 6 * DAY;

@@ -12,6 +12,7 @@ import type { Deprecations } from '../published/deprecations.ts';
 import type { Action, Principal } from '../links/access.ts';
 import type { Service } from '../links/service.ts';
 import { failureError } from './outcomes.ts';
+import { domainParam } from './route-types.ts';
 
 /** An error answering a deprecated usage still announces the deprecation. */
 export function keepNotice(err: unknown, notice: readonly HeaderPair[]): unknown {
@@ -49,7 +50,7 @@ export function adminKeyCheck(service: Pick<Service, 'keys' | 'mayTouch'>, depre
       const { principal, notice } = await keyOf(ctx, action);
       // A route of one link: an editor's key reaches only the links it made (404 for the others').
       const code = ctx.params['code'];
-      const may = code === undefined ? true : await service.mayTouch(principal!, code);
+      const may = code === undefined ? true : await service.mayTouch(principal!, code, domainParam(ctx));
       if (may !== true) throw failureError(may, notice);
       try {
         await handler(ctx, flatten(notice), principal!);

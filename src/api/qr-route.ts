@@ -3,7 +3,8 @@
  * encoder is the project's own (`src/qr/`): no dependency, and nothing leaves the server.
  */
 import { failureError } from './outcomes.ts';
-import type { ApiRoute, RouteDeps } from './route-types.ts';
+import { DOMAIN } from './routes-openapi.ts';
+import { domainParam, type ApiRoute, type RouteDeps } from './route-types.ts';
 import { HttpError } from '../errors.ts';
 import { body, json, ref } from '../published/openapi-parts.ts';
 import { MAX_QR_BYTES } from '../qr/encode.ts';
@@ -16,7 +17,7 @@ export function qrRoute({ service, reply }: Pick<RouteDeps, 'service' | 'reply'>
     path: '/api/urls/:code/qr',
     methods: {
       GET: async (ctx) => {
-        const outcome = await service.get(ctx.params['code']!);
+        const outcome = await service.get(ctx.params['code']!, domainParam(ctx));
         if (!outcome.ok) throw failureError(outcome);
         const shortUrl = outcome.record.short_url;
         // Only a long base path makes a short URL this long; the link itself is fine, so this is
@@ -38,8 +39,10 @@ export function qrRoute({ service, reply }: Pick<RouteDeps, 'service' | 'reply'>
           "An SVG QR code (ISO/IEC 18004, byte mode, error correction level M, or L when the short URL does not fit at M; 4-module quiet zone, black on white, viewBox set so it scales) that reads as exactly the record's short_url.",
         tag: 'links',
         access: 'gate',
+        parameters: [DOMAIN],
         responses: {
           200: body('The QR code.', SVG_TYPE, { type: 'string', description: 'An SVG document.' }, ['Cache-Control']),
+          400: ref('responses', 'BadRequest'),
           404: ref('responses', 'NotFound'),
           422: json(`The short URL is longer than any QR code holds (${MAX_QR_BYTES} bytes, version 40 at level L): a long base path.`, 'Error'),
         },

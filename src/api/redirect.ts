@@ -5,7 +5,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import { HTML_TYPE, htmlPage, type Responder } from '../http/respond.ts';
-import type { Visit } from '../links/service.ts';
+import type { Elsewhere } from '../links/domain-redirects.ts';
+import type { OrphanType } from '../links/service.ts';
+import type { MaybePromise, Visit } from '../links/service.ts';
 
 const NO_STORE = ['Cache-Control', 'private, no-store'];
 
@@ -71,4 +73,30 @@ export function answerVisit(reply: Responder, res: ServerResponse, hit: Visit, h
     case 'preview':
       return reply.send(res, 200, HTML_TYPE, pagesFor(res, home).preview, NO_STORE);
   }
+}
+
+/** The page answers a domain may send elsewhere instead (docs/api.md, domains), and the orphan visit each is. */
+const ELSEWHERE: Partial<Record<Visit['kind'], Elsewhere>> = { missing: 'notFound', expired: 'expired', limit_reached: 'expired' };
+const ORPHAN: Partial<Record<Visit['kind'], OrphanType>> = { missing: 'invalid_short_url', expired: 'expired', limit_reached: 'expired' };
+
+/**
+ * `answerVisit` on a domain: an unknown code, or an expired or used-up link, goes where the domain
+ * sends it (`elsewhere`, a `302` and never a visit) when it sends it anywhere; else the page. Each
+ * of those is an orphan visit, told to `orphan` (a GET's: a HEAD is none).
+ */
+export function answerVisitOn(
+  reply: Responder,
+  res: ServerResponse,
+  hit: Visit,
+  home: boolean,
+  elsewhere: (what: Elsewhere) => MaybePromise<string | null>,
+  orphan?: (type: OrphanType) => void,
+): void | Promise<void> {
+  const what = ELSEWHERE[hit.kind];
+  if (what === undefined) return answerVisit(reply, res, hit, home);
+  orphan?.(ORPHAN[hit.kind]!);
+  const to = elsewhere(what);
+  const answer = (url: string | null): void => (url === null ? answerVisit(reply, res, hit, home) : reply.found(res, url));
+  if (to instanceof Promise) return to.then(answer);
+  answer(to);
 }

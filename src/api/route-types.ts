@@ -6,11 +6,16 @@
 import type { Route } from '../http/router.ts';
 import type { StaticFile } from '../http/static.ts';
 import type { Responder } from '../http/respond.ts';
-import type { RouteHandler } from '../http/context.ts';
+import type { Ctx, RouteHandler } from '../http/context.ts';
 import type { Deprecations } from '../published/deprecations.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { RouteDoc } from '../published/openapi.ts';
 import type { Service } from '../links/service.ts';
+
+/** The `?domain=` of a route of one link (docs/api.md, domains): absent, the default domain. */
+export function domainParam(ctx: Ctx): string | undefined {
+  return ctx.query().get('domain') ?? undefined;
+}
 
 /** A route with the documentation of each method it serves. */
 export type ApiRoute = Route<RouteHandler> & { doc: RouteDoc };

@@ -19,6 +19,9 @@ const SHORTEN_ERRORS = {
   503: ref('responses', 'Unavailable'),
 };
 
+/** `?domain=` of a route of one link (docs/api.md, domains). */
+export const DOMAIN = ref('parameters', 'domain');
+
 const SHORTEN_PARAMS = [
   ref('parameters', 'shorten_url'),
   ref('parameters', 'retention_days'),
@@ -26,6 +29,7 @@ const SHORTEN_PARAMS = [
   ref('parameters', 'max_visits'),
   ref('parameters', 'title'),
   ref('parameters', 'tags'),
+  ref('parameters', 'shorten_domain'),
 ];
 
 const VISITS =
@@ -82,7 +86,7 @@ export const LIST_DOC: RouteDoc = {
       'X-Total-Count counts the links the filters keep, all pages together. A viewer or admin key lists every live link, an editor key the links it made.',
     tag: 'admin',
     access: 'admin',
-    parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q'), ref('parameters', 'tag')],
+    parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ref('parameters', 'q'), ref('parameters', 'tag'), ref('parameters', 'list_domain')],
     responses: {
       200: json('A page of links; Deprecation and Link only when the key came from api_key.', 'List', ['X-Total-Count', 'Deprecation', 'Link']),
       400: ref('responses', 'BadRequest'),
@@ -96,7 +100,8 @@ export const URL_DOC: RouteDoc = {
     summary: 'The record of one live link',
     tag: 'links',
     access: 'gate',
-    responses: { 200: json('The record.', 'Record'), 404: ref('responses', 'NotFound') },
+    parameters: [DOMAIN],
+    responses: { 200: json('The record.', 'Record'), 400: ref('responses', 'BadRequest'), 404: ref('responses', 'NotFound') },
   },
   PATCH: {
     operationId: 'updateUrl',
@@ -107,6 +112,7 @@ export const URL_DOC: RouteDoc = {
       'The key is checked first (403), then the body (415, 400), then the code (404). On disk before the answer.',
     tag: 'admin',
     access: 'admin',
+    parameters: [DOMAIN],
     requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'UpdateInput') } } },
     responses: {
       200: json('The updated record. Deprecation and Link only when the key came from api_key.', 'Record', ['Deprecation', 'Link']),
@@ -122,7 +128,9 @@ export const URL_DOC: RouteDoc = {
     summary: 'Delete a link',
     tag: 'admin',
     access: 'admin',
+    parameters: [DOMAIN],
     responses: {
+      400: ref('responses', 'BadRequest'),
       204: empty('Deleted (on disk before the answer). Deprecation and Link only when the key came from api_key.', ['Deprecation', 'Link']),
       404: ref('responses', 'NotFound'),
       503: ref('responses', 'Unavailable'),
@@ -136,7 +144,7 @@ export const LOOKUP_DOC: RouteDoc = {
     summary: 'The newest live link of an original URL',
     tag: 'links',
     access: 'gate',
-    parameters: [ref('parameters', 'lookup_url')],
+    parameters: [ref('parameters', 'lookup_url'), ref('parameters', 'list_domain')],
     responses: {
       200: json('The newest record whose original_url matches.', 'Record'),
       400: ref('responses', 'BadRequest'),

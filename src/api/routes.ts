@@ -8,14 +8,14 @@
  * (`ui-routes.ts`); the order matters only for `/:code`, which comes last and never takes a
  * reserved first segment.
  */
-import type { ServerResponse } from 'node:http';
 import { readBody, parseFields } from '../http/body.ts';
 import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
 import { TEXT_TYPE } from '../http/respond.ts';
-import { answerVisit } from './redirect.ts';
-import type { ListQuery, Visit } from '../links/service.ts';
+import { answerVisitOn } from './redirect.ts';
+import type { Domain } from '../links/domains.ts';
+import type { ListQuery, OrphanType, Visit } from '../links/service.ts';
 import { readEdit } from './json-body.ts';
 import type { Ctx } from '../http/context.ts';
 import { followDoc, HEALTH_DOC, LIST_DOC, LOOKUP_DOC, SHORTEN_DOC, URL_DOC } from './routes-openapi.ts';
@@ -23,22 +23,23 @@ import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
 import { uiRoutes } from './ui-routes.ts';
 import { qrRoute } from './qr-route.ts';
-import type { ApiRoute, RouteDeps } from './route-types.ts';
+import { domainParam, type ApiRoute, type RouteDeps } from './route-types.ts';
 
 export type { ApiRoute, RouteDeps } from './route-types.ts';
 
 /** The list's query string as the service takes it: the text as sent, every `tag` (each may hold several, comma-separated). */
 function listQuery(query: URLSearchParams): ListQuery {
   const text = (name: string): string | undefined => query.get(name) ?? undefined;
-  return { limit: text('limit'), offset: text('offset'), q: text('q'), tags: query.getAll('tag'), tagsAsText: true };
+  return { limit: text('limit'), offset: text('offset'), q: text('q'), tags: query.getAll('tag'), tagsAsText: true, domain: text('domain') };
 }
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
   const { keyOf, withKey } = adminKeyCheck(service, deprecations);
 
-  function redirect(res: ServerResponse, hit: Visit): void {
+  function redirect(ctx: Ctx, hit: Visit, domain: Domain): void | Promise<void> {
     metrics.redirected(hit.kind);
-    answerVisit(reply, res, hit, !production);
+    const orphan = ctx.method === 'GET' ? (type: OrphanType) => service.recordOrphan(type, domain, ctx.req) : undefined;
+    return answerVisitOn(reply, ctx.res, hit, !production, (what) => service.elsewhere(domain, what), orphan);
   }
 
   async function shorten(ctx: Ctx): Promise<void> {
@@ -64,6 +65,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits'), tags: textual('tags') },
         from: ctx.req,
         author: principal?.id,
+        domain: field('domain'),
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;
@@ -74,7 +76,16 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
   }
 
   return [
-    ...uiRoutes({ reply, production, files }),
+    ...uiRoutes({
+      reply,
+      production,
+      files,
+      home: {
+        domainOf: (req) => service.domains.ofRequest(req),
+        baseUrl: (domain) => service.elsewhere(domain, 'baseUrl'),
+        orphan: (req, domain) => service.recordOrphan('base_url', domain, req),
+      },
+    }),
     {
       path: '/api/health',
       methods: { GET: (ctx) => reply.json(ctx.res, 200, { status: 'ok', service: 'url-shortener' }) },
@@ -107,17 +118,17 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       path: '/api/urls/:code',
       methods: {
         GET: async (ctx) => {
-          const outcome = await service.get(ctx.params['code']!);
+          const outcome = await service.get(ctx.params['code']!, domainParam(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record);
         },
         PATCH: withKey('edit', async (ctx, notice) => {
-          const outcome = await service.update(ctx.params['code']!, await readEdit(ctx.req, maxBodyBytes));
+          const outcome = await service.update(ctx.params['code']!, await readEdit(ctx.req, maxBodyBytes), domainParam(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record, notice);
         }),
         DELETE: withKey('edit', async (ctx, notice) => {
-          const outcome = await service.remove(ctx.params['code']!);
+          const outcome = await service.remove(ctx.params['code']!, domainParam(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.empty(ctx.res, 204, notice);
         }),
@@ -129,7 +140,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       path: '/api/lookup',
       methods: {
         GET: async (ctx) => {
-          const outcome = await service.lookup(ctx.query().get('url') ?? undefined);
+          const outcome = await service.lookup(ctx.query().get('url') ?? undefined, domainParam(ctx));
           if (!outcome.ok) throw failureError(outcome);
           reply.json(ctx.res, 200, outcome.record);
         },
@@ -147,9 +158,10 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit. `?go` is the
           // preview page's "Continue": a visit, never a preview (docs/api.md, link previews).
-          const hit = service.visit(ctx.params['code']!, ctx.method === 'GET', ctx.req, ctx.query().has('go'));
-          if (hit instanceof Promise) return hit.then((decided) => redirect(ctx.res, decided));
-          redirect(ctx.res, hit);
+          const domain = service.domains.ofRequest(ctx.req);
+          const hit = service.visit(ctx.params['code']!, ctx.method === 'GET', ctx.req, ctx.query().has('go'), domain);
+          if (hit instanceof Promise) return hit.then((decided) => redirect(ctx, decided, domain));
+          return redirect(ctx, hit, domain);
         },
       },
       doc: followDoc(publicRedirects),

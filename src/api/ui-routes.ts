@@ -8,12 +8,27 @@ import { HTML_PAGE, body, empty } from '../published/openapi-parts.ts';
 import { HTML_TYPE, TEXT_TYPE, type Responder } from '../http/respond.ts';
 import type { StaticFile } from '../http/static.ts';
 import type { Ctx } from '../http/context.ts';
+import type { Domain } from '../links/domains.ts';
+import type { MaybePromise } from '../links/service.ts';
 import type { ApiRoute } from './route-types.ts';
+import type { RouteDoc } from '../published/openapi.ts';
 
 export interface UiRouteDeps {
   reply: Responder;
   production: boolean;
   files: ReadonlyMap<string, StaticFile>;
+  /**
+   * The domain of a request (null: the default one) and where its `GET /` goes when the UI is not
+   * served there (docs/api.md, domains); absent: one domain, no redirect.
+   */
+  home?:
+    | {
+        domainOf(req: Ctx['req']): Domain;
+        baseUrl(domain: Domain): MaybePromise<string | null>;
+        /** Records the orphan visit of a `GET /` the UI does not answer (docs/analytics.md). */
+        orphan(req: Ctx['req'], domain: Domain): void;
+      }
+    | undefined;
 }
 
 /** Crawlers would use up visit limits and, through the deprecated GET, create links: all is off limits. */
@@ -28,7 +43,25 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export function uiRoutes({ reply, production, files }: UiRouteDeps): ApiRoute[] {
+/** `GET /`: the UI, or another domain's base_url redirect. */
+const UI_DOC: RouteDoc = {
+  GET: {
+    operationId: 'getUi',
+    summary: 'The web UI',
+    tag: 'ui',
+    access: 'public',
+    responses: {
+      200: body('The UI page.', HTML_TYPE, HTML_PAGE),
+      302: empty(
+        "Where the domain's base_url redirect sends GET / where the UI is not served: on another domain than the default one, or with PRODUCTION=true.",
+        ['Location'],
+      ),
+      404: empty('No UI here (another domain, or PRODUCTION=true) and no base_url redirect. Empty body.'),
+    },
+  },
+};
+
+export function uiRoutes({ reply, production, files, home }: UiRouteDeps): ApiRoute[] {
   function serveFile(ctx: Ctx, name: string): void {
     const file = files.get(name);
     if (!file) throw new HttpError(404);
@@ -43,19 +76,21 @@ export function uiRoutes({ reply, production, files }: UiRouteDeps): ApiRoute[] 
       public: true,
       methods: {
         GET: (ctx) => {
-          if (production) throw new HttpError(404);
-          serveFile(ctx, 'index.html');
+          // The UI is served on the default domain only; elsewhere, and with PRODUCTION, `/` is the
+          // domain's base_url redirect when it has one, else a 404.
+          const domain = home === undefined ? null : home.domainOf(ctx.req);
+          if (!production && domain === null) return serveFile(ctx, 'index.html');
+          if (ctx.method === 'GET') home?.orphan(ctx.req, domain);
+          const to = home?.baseUrl(domain) ?? null;
+          const answer = (url: string | null): void => {
+            if (url === null) throw new HttpError(404);
+            reply.found(ctx.res, url);
+          };
+          if (to instanceof Promise) return to.then(answer);
+          answer(to);
         },
       },
-      doc: {
-        GET: {
-          operationId: 'getUi',
-          summary: 'The web UI',
-          tag: 'ui',
-          access: 'public',
-          responses: { 200: body('The UI page.', HTML_TYPE, HTML_PAGE), 404: empty('PRODUCTION=true: no UI. Empty body.') },
-        },
-      },
+      doc: UI_DOC,
     },
     {
       path: '/static/*',

@@ -3,10 +3,11 @@
  * of one, and a link's visits, one `RouteDoc` per route, from which `published/openapi.ts` builds
  * the document. Data, kept apart from the handlers as `routes-openapi.ts` is for `routes.ts`.
  */
+import { DOMAIN } from './routes-openapi.ts';
 import { DEFAULT_VISIT_PAGE, MAX_VISIT_PAGE } from '../links/visits.ts';
 import { json, ref, type OpenApiObject } from '../published/openapi-parts.ts';
 import type { RouteDoc } from '../published/openapi.ts';
-import { ALL_STATS_SCHEMA, DELETED_VISITS_SCHEMA, LINK_STATS_SCHEMA, VISIT_LIST_SCHEMA } from '../published/visit-schemas.ts';
+import { ALL_STATS_ORPHANS_SCHEMA, DELETED_VISITS_SCHEMA, LINK_STATS_SCHEMA, ORPHAN_LIST_SCHEMA, VISIT_LIST_SCHEMA } from '../published/visit-schemas.ts';
 
 const query = (name: string, description: string, schema: OpenApiObject = { type: 'string' }): OpenApiObject => ({ name, in: 'query', description, schema });
 
@@ -35,13 +36,13 @@ export const ALL_STATS_DOC: RouteDoc = {
     operationId: 'getAllStats',
     summary: 'Visits of every live link in a range',
     description:
-      'The stats of every live link together (visit_count summed), plus links: the 10 with the most visits in the range. ' +
+      'The stats of every live link together (visit_count summed), plus links: the 10 with the most visits in the range, and orphan_visits: the GETs no link answered in the range that pass bots. ' +
       `A viewer or admin key only: these totals count every author's visits, so an editor key reads the stats of each of its links instead. ${STATS_DESCRIPTION}`,
     tag: 'admin',
     access: 'admin',
     parameters: RANGE_PARAMS,
     responses: {
-      200: json('The stats. Deprecation and Link only when the key came from api_key.', ALL_STATS_SCHEMA, ['Deprecation', 'Link']),
+      200: json('The stats. Deprecation and Link only when the key came from api_key.', ALL_STATS_ORPHANS_SCHEMA, ['Deprecation', 'Link']),
       400: ref('responses', 'BadRequest'),
     },
   },
@@ -54,7 +55,7 @@ export const LINK_STATS_DOC: RouteDoc = {
     description: STATS_DESCRIPTION,
     tag: 'admin',
     access: 'admin',
-    parameters: RANGE_PARAMS,
+    parameters: [...RANGE_PARAMS, DOMAIN],
     responses: {
       200: json('The stats. Deprecation and Link only when the key came from api_key.', LINK_STATS_SCHEMA, ['Deprecation', 'Link']),
       400: ref('responses', 'BadRequest'),
@@ -79,6 +80,7 @@ export const VISITS_DOC: RouteDoc = {
       TO,
       TZ,
       BOTS,
+      DOMAIN,
     ],
     responses: {
       200: json('A page of visits. Deprecation and Link only when the key came from api_key.', VISIT_LIST_SCHEMA, ['X-Total-Count', 'Deprecation', 'Link']),
@@ -93,9 +95,41 @@ export const VISITS_DOC: RouteDoc = {
       'Removes every event of the link and sets visit_count and untracked_visits to 0, so a link with max_visits can be visited again. On disk before the answer.',
     tag: 'admin',
     access: 'admin',
+    parameters: [DOMAIN],
     responses: {
       200: json('Removed. Deprecation and Link only when the key came from api_key.', DELETED_VISITS_SCHEMA, ['Deprecation', 'Link']),
+      400: ref('responses', 'BadRequest'),
       404: ref('responses', 'NotFound'),
+      503: ref('responses', 'Unavailable'),
+    },
+  },
+};
+
+export const ORPHAN_VISITS_DOC: RouteDoc = {
+  GET: {
+    operationId: 'listOrphanVisits',
+    summary: 'The orphan visits, newest first',
+    description:
+      'A GET no link answered (docs/analytics.md): GET / of a domain where the UI is not served (base_url), an unknown code (invalid_short_url), an expired or used-up link (expired); ' +
+      'recorded with VISIT_TRACKING=events, each with the fields of a visit, its type and the domain it was sent to, never the path asked for. ' +
+      'from and to (default: every one) and bots (default exclude) filter them; X-Total-Count counts those the filter keeps. A viewer or admin key.',
+    tag: 'admin',
+    access: 'admin',
+    parameters: [
+      query('limit', `Page size, 1–${MAX_VISIT_PAGE} (default ${DEFAULT_VISIT_PAGE}).`, { type: 'integer', minimum: 1, maximum: MAX_VISIT_PAGE }),
+      ref('parameters', 'offset'),
+      FROM,
+      TO,
+      TZ,
+      BOTS,
+    ],
+    responses: {
+      200: json('A page of orphan visits. Deprecation and Link only when the key came from api_key.', ORPHAN_LIST_SCHEMA, [
+        'X-Total-Count',
+        'Deprecation',
+        'Link',
+      ]),
+      400: ref('responses', 'BadRequest'),
       503: ref('responses', 'Unavailable'),
     },
   },

@@ -30,6 +30,12 @@ export const VISIT_EXPORT_DOC: RouteDoc = {
     parameters: [
       { name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } },
       { name: 'code', in: 'query', description: 'Only the events of this link.', schema: { type: 'string' } },
+      {
+        name: 'domain',
+        in: 'query',
+        description: "The domain of code: one of the service's hosts (absent, default or the default host: the default domain); another is 400.",
+        schema: { type: 'string' },
+      },
       instant('from', 'at or after it'),
       instant('to', 'before it'),
       {

@@ -19,7 +19,7 @@ import { importHandler, UNBUILT_TRANSFER } from './transfer-routes.ts';
 import { VISIT_EXPORT_DOC, VISIT_IMPORT_DOC } from './visit-transfer-openapi.ts';
 
 export interface VisitTransferRouteDeps {
-  service: Pick<Service, 'keys' | 'mayTouch'>;
+  service: Pick<Service, 'keys' | 'mayTouch' | 'domains'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read: the routes then fail with a 500. */
@@ -38,7 +38,10 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     const asked = query.get('format') ?? 'jsonl';
     if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
     const format: ExportFormat = asked;
-    const filter = parseVisitExportFilter({ code: query.get('code'), from: query.get('from'), to: query.get('to'), bots: query.get('bots') });
+    const filter = parseVisitExportFilter(
+      { code: query.get('code'), domain: query.get('domain'), from: query.get('from'), to: query.get('to'), bots: query.get('bots') },
+      service.domains,
+    );
     if (typeof filter === 'string') throw new HttpError(400, filter);
     const name = visitExportFileName(format, transfer.now());
     // An editor's export holds the visits of its own links; another author's code is as unknown.

@@ -22,6 +22,7 @@ import { LogEngine, StoreOpenError } from '../store/log/log-engine.ts';
 import { exportText } from '../transfer/export.ts';
 import { LogSnapshotError, readLogSnapshot } from '../transfer/log-snapshot.ts';
 import { createTransfer, type Transfer } from '../transfer/transfer.ts';
+import { createDomains } from '../links/domains.ts';
 import { ImportInputError, type ImportFormat } from '../transfer/sources.ts';
 import { parseVisitExportFilter, visitExportText } from '../transfer/visit-transfer.ts';
 import type { Config } from '../config/config.ts';
@@ -110,7 +111,10 @@ function writeExport(
   source: Record<string, string>,
 ): Promise<number> {
   const format = cmd.format ?? 'jsonl';
-  return writePieces(records, (counted) => exportText(counted, format, baseUrlOf(config)), 'records', log, io, { ...source, format });
+  return writePieces(records, (counted) => exportText(counted, format, createDomains(baseUrlOf(config), config.domains)), 'records', log, io, {
+    ...source,
+    format,
+  });
 }
 
 /** Writes the events `cmd` asks for (`--code`, `--from`, `--to`, `--bots`) of `links` to stdout. */
@@ -208,9 +212,17 @@ async function importInto(links: LinkStore, cmd: TransferCommand, config: Config
   const file = cmd.file!;
   const stdin = file === '-' && cmd.command === 'import-visits';
   const format: ImportFormat = cmd.format ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
+  const domains = createDomains(baseUrlOf(config), config.domains);
   const transfer: Transfer = createTransfer({
     store: links,
-    rules: { baseUrl: baseUrlOf(config), maxLength: config.maxUrlLength, minShortLength: config.minShortLength, maxShortLength: config.maxShortLength },
+    rules: {
+      baseUrl: baseUrlOf(config),
+      domains,
+      otherBases: domains.otherBases,
+      maxLength: config.maxUrlLength,
+      minShortLength: config.minShortLength,
+      maxShortLength: config.maxShortLength,
+    },
     now: io.now,
     randomCode: createCodeSource(),
   });

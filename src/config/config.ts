@@ -20,6 +20,8 @@ export const CREATE_ACCESS: readonly CreateAccess[] = ['open', 'key'];
 export interface Config {
   /** Public address without a trailing slash (`https://s.example/x`); undefined = `http://localhost:<port>`. */
   baseUrl: string | undefined;
+  /** Extra short domains besides the host of `baseUrl`, lower case (docs/api.md, domains). */
+  domains: readonly string[];
   host: string;
   port: number;
   production: boolean;

@@ -4,6 +4,7 @@
  * the caller prefixes the setting's name as the user spelled it.
  */
 import { RATE_FORMS, rateText } from '../links/create-limit.ts';
+import { badHost } from '../links/domains.ts';
 
 /** A value parser, carrying the values it accepts as `--help` shows them. */
 export interface Parser<T> {
@@ -53,6 +54,16 @@ export const list = parser('a comma-separated list', (raw): string[] => {
   const items = Array.isArray(raw) ? raw.map(text) : text(raw).split(',');
   return items.map((s) => s.trim()).filter((s) => s.length > 0);
 });
+
+/** Host names (`go.example`, `s.example:8443`), lower-cased: the extra short domains (docs/api.md, domains). */
+export const hosts = parser('a comma-separated list of host names, each with an optional :port', (raw): string[] =>
+  list(raw).map((item) => {
+    const host = item.toLowerCase();
+    const bad = badHost(host);
+    if (bad !== undefined) throw new BadValue(bad);
+    return host;
+  }),
+);
 
 export const nonEmpty = parser('any non-empty text', (raw) => {
   const s = text(raw).trim();

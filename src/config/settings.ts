@@ -5,7 +5,7 @@
  */
 import { LOG_LEVELS, type LogLevel } from '../log.ts';
 import { CREATE_ACCESS, setting, VISIT_TRACKING, type AnySetting, type CreateAccess, type Config, type FsyncMode, type VisitTracking } from './config.ts';
-import { bearerToken, boolean, databaseUrl, headerName, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, rate } from './parsers.ts';
+import { bearerToken, boolean, databaseUrl, headerName, hosts, integer, list, nonEmpty, oneOf, optionalText, origins, publicUrl, rate } from './parsers.ts';
 import { SERVER_SETTINGS } from './server-settings.ts';
 
 const SERVICE_SETTINGS = [
@@ -18,6 +18,15 @@ const SERVICE_SETTINGS = [
     default: undefined,
     shownDefault: 'http://localhost:<port>',
     help: 'public address; its path prefixes every route',
+  }),
+  setting({
+    prop: 'domains',
+    file: 'domains',
+    env: 'DOMAINS',
+    flag: '--domains',
+    parse: hosts,
+    default: [],
+    help: "extra short domains (host[:port], comma-separated) besides base_url's host, the default one",
   }),
   setting({ prop: 'host', file: 'host', env: 'HOST', flag: '--host', parse: nonEmpty, default: '127.0.0.1', help: 'listen address' }),
   setting({ prop: 'port', file: 'port', env: 'PORT', flag: '--port', parse: integer(0, 65535), default: 3000, help: 'listen port; 0 picks a free one' }),

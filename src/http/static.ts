@@ -29,6 +29,25 @@ export interface StaticFile {
 /** The `static/` folder of the package, beside `src/` and `dist/`. */
 export const STATIC_DIR = fileURLToPath(new URL('static/', PACKAGE_ROOT));
 
+/** A file served from memory, with its strong ETag. */
+export function staticFile(body: Buffer, type: string): StaticFile {
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+/**
+ * `files` with the UI page naming this instance's domains (docs/ui.md), when it has several: a
+ * `<meta name="domains">` of the hosts, the default one first, that the shorten form's domain
+ * picker reads. The hosts are public names (each is the address of short links), so the page,
+ * which anyone may load, may name them.
+ */
+export function withDomains(files: ReadonlyMap<string, StaticFile>, hosts: readonly string[]): ReadonlyMap<string, StaticFile> {
+  const page = files.get('index.html');
+  if (page === undefined || hosts.length < 2) return files;
+  const meta = `<meta name="domains" content="${hosts.join(' ')}">\n</head>`;
+  const html = page.body.toString('utf8').replace('</head>', meta);
+  return new Map([...files, ['index.html', staticFile(Buffer.from(html, 'utf8'), page.type)]]);
+}
+
 /** Every file below `dir` by its relative path (`app.js`, `img/logo.svg`). Hidden files are skipped. */
 export function loadStatic(dir: string = STATIC_DIR): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
@@ -46,12 +65,7 @@ export function loadStatic(dir: string = STATIC_DIR): Map<string, StaticFile> {
         walk(path);
         continue;
       }
-      const body = readFileSync(join(dir, path));
-      files.set(path, {
-        body,
-        type: CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
-        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-      });
+      files.set(path, staticFile(readFileSync(join(dir, path)), CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream'));
     }
   };
   walk('');

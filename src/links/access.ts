@@ -13,9 +13,9 @@ export const ROLES: readonly Role[] = ['creator', 'viewer', 'editor', 'admin'];
  * visits; `list`, search and export links and their visits (an `editor` its own: every door asks
  * the service with its principal, and the service narrows); `read-all`: the stats of the whole
  * instance, which count every author's visits; `edit` or delete links; `import`; manage `keys`
- * (and later domains and webhooks).
+ * and `domains` (and later webhooks).
  */
-export type Action = 'create' | 'read' | 'list' | 'read-all' | 'edit' | 'import' | 'keys';
+export type Action = 'create' | 'read' | 'list' | 'read-all' | 'edit' | 'import' | 'keys' | 'domains';
 
 /**
  * The roles table: what each role may do. An `editor` may read, list, export and edit only its own
@@ -26,7 +26,7 @@ const MAY: Readonly<Record<Role, ReadonlySet<Action>>> = {
   creator: new Set(['create']),
   viewer: new Set(['read', 'list', 'read-all']),
   editor: new Set(['create', 'read', 'list', 'edit']),
-  admin: new Set(['create', 'read', 'list', 'read-all', 'edit', 'import', 'keys']),
+  admin: new Set(['create', 'read', 'list', 'read-all', 'edit', 'import', 'keys', 'domains']),
 };
 
 /** How a refusal names each action: "this key's role (viewer) does not allow creating links". */
@@ -38,6 +38,7 @@ const WHAT: Readonly<Record<Action, string>> = {
   edit: 'editing or deleting links',
   import: 'importing',
   keys: 'managing keys',
+  domains: 'managing domains',
 };
 
 /**

@@ -5,7 +5,7 @@
  * link exists.
  */
 import type { LinkChanges, LinkRecord, LinkStore } from '../store/link-store.ts';
-import { isCodeShaped } from './codes.ts';
+import type { KeyOf } from './domains.ts';
 import { NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
 import { Refusal } from './refusal.ts';
@@ -13,7 +13,7 @@ import { checkUrl, type UrlRules } from './url-rules.ts';
 import { checkMaxVisits, checkRetentionChange, checkTags, checkTitle } from './validate.ts';
 
 export type UpdateOutcome = Found | Invalid | NotFound | Unavailable;
-export type RemoveOutcome = { ok: true } | NotFound | Unavailable;
+export type RemoveOutcome = { ok: true } | Invalid | NotFound | Unavailable;
 
 /**
  * The fields an edit changes, as the door received them: absent (or undefined) ones stay, each
@@ -69,22 +69,24 @@ export interface EditDeps {
   /** Unix seconds now. */
   seconds: () => number;
   view: (record: LinkRecord) => UrlRecord;
+  keyOf: KeyOf;
 }
 
 const REMOVED: RemoveOutcome = { ok: true };
 
-export function createEdits({ store, urlRules, seconds, view }: EditDeps) {
+export function createEdits({ store, urlRules, seconds, view, keyOf }: EditDeps) {
   return {
     /**
      * Edits a live link: a visit limit of null clears the limit, a title of null the title, tags of
      * [] the tags; a retention counts from the creation, so it may expire the link at once.
      */
-    async update(code: string, edit: LinkEdit): Promise<UpdateOutcome> {
+    async update(code: string, edit: LinkEdit, domain?: unknown): Promise<UpdateOutcome> {
       const changes = checkEdit(edit, urlRules);
       if (changes instanceof Refusal) return refused(changes);
-      if (!isCodeShaped(code)) return NOT_FOUND;
+      const key = keyOf(code, domain);
+      if (typeof key !== 'string') return key;
       try {
-        const record = await store.update(code, changes, seconds());
+        const record = await store.update(key, changes, seconds());
         return record === undefined ? NOT_FOUND : { ok: true, record: view(record) };
       } catch (err) {
         return outage(err);
@@ -92,10 +94,11 @@ export function createEdits({ store, urlRules, seconds, view }: EditDeps) {
     },
 
     /** Not found when there is no such live code: an expired link is gone for every API, delete included. */
-    async remove(code: string): Promise<RemoveOutcome> {
-      if (!isCodeShaped(code)) return NOT_FOUND;
+    async remove(code: string, domain?: unknown): Promise<RemoveOutcome> {
+      const key = keyOf(code, domain);
+      if (typeof key !== 'string') return key;
       try {
-        return (await store.delete(code, seconds())) ? REMOVED : NOT_FOUND;
+        return (await store.delete(key, seconds())) ? REMOVED : NOT_FOUND;
       } catch (err) {
         return outage(err);
       }

@@ -64,8 +64,10 @@ export function checkKeyInput(input: KeyInput, now: number): Pick<KeyRecord, 'na
   const unstorable = unstorableText(name, 'name');
   if (unstorable !== undefined) return new Refusal(unstorable);
   if (!isRole(role)) return new Refusal('role must be one of creator, viewer, editor, admin');
-  // Until an instance serves several domains, a key acts on the default one.
-  if (domain !== undefined && domain !== null) return new Refusal('domain: this instance serves only its default domain');
+  // A key acts on every domain of the instance: one limited to a domain is not made yet, and a key
+  // that looked limited and was not would be worse than none (docs/security.md).
+  if (domain !== undefined && domain !== null)
+    return new Refusal('domain: a key acts on every domain of this instance; a key for one domain only is not supported yet');
   if (expiresAt !== undefined && expiresAt !== null) {
     if (typeof expiresAt !== 'number' || !Number.isSafeInteger(expiresAt)) return new Refusal('expires_at must be a whole number of Unix seconds, or null');
     if (expiresAt <= now) return new Refusal('expires_at must be in the future');

@@ -25,6 +25,11 @@ export interface ListQuery {
    * separated by commas, and an empty one is none. Otherwise each value is one tag.
    */
   tagsAsText?: boolean | undefined;
+  /**
+   * Keeps the links of one domain (`domains.ts`): a host of this service, or `default` (or the
+   * default host) for the default one; absent or empty: every domain's.
+   */
+  domain?: unknown;
 }
 
 /** A page of the list: `limit` undefined = every link from `offset` on. */

@@ -5,14 +5,14 @@
  * (`list-query.ts`) whichever door asked.
  */
 import { mapMaybe, type LinkPage, type LinkRecord, type LinkStore, type MaybePromise } from '../store/link-store.ts';
-import { isCodeShaped } from './codes.ts';
+import type { Domains, KeyOf } from './domains.ts';
 import { ownLinksOnly, type Principal } from './access.ts';
 import { checkListQuery, type ListQuery } from './list-query.ts';
 import { guarded, NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
 import type { UrlListing, UrlRecord } from './record.ts';
 import { Refusal, unstorableText } from './refusal.ts';
 
-export type GetOutcome = Found | NotFound | Unavailable;
+export type GetOutcome = Found | Invalid | NotFound | Unavailable;
 export type LookupOutcome = Found | Invalid | NotFound | Unavailable;
 /** A page of the list to read in slices (`UrlListing`): a database's slices are promises, which reject when it cannot be read. */
 export type Listing = UrlListing<MaybePromise<UrlRecord[]>> & { ok: true };
@@ -24,12 +24,15 @@ export interface ReadDeps {
   /** Unix seconds now. */
   seconds: () => number;
   view: (record: LinkRecord) => UrlRecord;
+  keyOf: KeyOf;
+  /** Which domain a list's `domain` names (`Domains.named`). */
+  named: Domains['named'];
 }
 
 const INVALID_URL: Invalid = { ok: false, error: 'invalid', detail: 'url must be an absolute URL such as https://example.com/page' };
 const URL_REQUIRED: Invalid = { ok: false, error: 'invalid', detail: 'url is required' };
 
-export function createReads({ store, seconds, view }: ReadDeps) {
+export function createReads({ store, seconds, view, keyOf, named }: ReadDeps) {
   const found = (record: LinkRecord | undefined): Found | NotFound => (record ? { ok: true, record: view(record) } : NOT_FOUND);
 
   /**
@@ -40,10 +43,13 @@ export function createReads({ store, seconds, view }: ReadDeps) {
   async function listing(query: ListQuery, who?: Principal): Promise<ListingOutcome> {
     const filter = checkListQuery(query);
     if (filter instanceof Refusal) return refused(filter);
+    // Absent or empty: every domain's links; else only those of the domain it names.
+    const domain = query.domain === undefined || query.domain === '' ? undefined : named(query.domain);
+    if (domain instanceof Refusal) return refused(domain);
     let page: LinkPage;
     try {
       const author = who === undefined ? undefined : ownLinksOnly(who);
-      page = await store.list({ limit: filter.limit, offset: filter.offset, now: seconds(), q: filter.q, tags: filter.tags, author });
+      page = await store.list({ limit: filter.limit, offset: filter.offset, now: seconds(), q: filter.q, tags: filter.tags, author, domain });
     } catch (err) {
       return outage(err);
     }
@@ -57,14 +63,21 @@ export function createReads({ store, seconds, view }: ReadDeps) {
   }
 
   return {
-    /** A code outside the code alphabet names no link, so no store is asked (MCP's codes are unchecked). */
-    async get(code: string): Promise<GetOutcome> {
-      if (!isCodeShaped(code)) return NOT_FOUND;
-      return guarded(() => mapMaybe(store.get(code, seconds()), found));
+    /**
+     * The live link of `code` on the domain `domain` names (absent: the default one). A code outside
+     * the code alphabet names no link, so no store is asked (MCP's codes are unchecked).
+     */
+    async get(code: string, domain?: unknown): Promise<GetOutcome> {
+      const key = keyOf(code, domain);
+      if (typeof key !== 'string') return key;
+      return guarded(() => mapMaybe(store.get(key, seconds()), found));
     },
 
-    /** The newest live record whose original URL equals `input` once normalized. */
-    async lookup(input: unknown): Promise<LookupOutcome> {
+    /**
+     * The newest live record whose original URL equals `input` once normalized; of the domain
+     * `domain` names, when given (`default` the default one), else of any.
+     */
+    async lookup(input: unknown, domain?: unknown): Promise<LookupOutcome> {
       if (input === undefined || input === null || input === '') return URL_REQUIRED;
       const unstorable = typeof input === 'string' ? unstorableText(input, 'url') : undefined;
       if (unstorable !== undefined) return { ok: false, error: 'invalid', detail: unstorable };
@@ -74,7 +87,9 @@ export function createReads({ store, seconds, view }: ReadDeps) {
       } catch {
         return INVALID_URL;
       }
-      return guarded(() => mapMaybe(store.newestByUrl(href, seconds()), found));
+      const on = domain === undefined || domain === '' ? undefined : named(domain);
+      if (on instanceof Refusal) return refused(on);
+      return guarded(() => mapMaybe(store.newestByUrl(href, seconds(), on), found));
     },
 
     listing,

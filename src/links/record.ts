@@ -3,10 +3,13 @@
  * the coming peer APIs read a stored link through `recordView`, so the public shape is decided once.
  */
 import { expiresAt, type LinkRecord, type MaybePromise } from '../store/link-store.ts';
+import type { Domains } from './domains.ts';
 
 /** The record as the API shows it (docs/api.md). */
 export interface UrlRecord {
   short_code: string;
+  /** The link's domain (docs/api.md, domains): null for the default one. */
+  domain: string | null;
   short_url: string;
   original_url: string;
   created_at: number;
@@ -44,11 +47,12 @@ export interface UrlListing<Slice extends MaybePromise<UrlRecord[]> = UrlRecord[
   release(): void;
 }
 
-/** A stored link as the API shows it: `short_url` is `baseUrl` + `/` + code. */
-export function recordView(rec: LinkRecord, baseUrl: string): UrlRecord {
+/** A stored link as the API shows it: its store key (`domains.ts`) read as its code, domain and short URL. */
+export function recordView(rec: LinkRecord, domains: Domains): UrlRecord {
   return {
-    short_code: rec.code,
-    short_url: `${baseUrl}/${rec.code}`,
+    short_code: domains.codeOf(rec.code),
+    domain: domains.domainOf(rec.code),
+    short_url: domains.shortUrl(rec.code),
     original_url: rec.url,
     created_at: rec.createdAt,
     visit_count: rec.visits,

@@ -46,55 +46,80 @@ export interface RedirectDeps {
   reserved: ReadonlySet<string>;
 }
 
-export function createRedirect({ store, seconds, recorder, reserved }: RedirectDeps) {
-  /**
-   * A preview of a live link with a visit limit is a page, counted nothing; anything else is the
-   * store's decision, counted for a GET, with the event of the visit when there is a recorder.
-   *
-   * Only a limited link asks about the `User-Agent`, so ordinary redirects pay nothing for
-   * previews. A store in memory (`inMemory`) is asked first without counting — a second lookup of
-   * a code just found costs less than reading the request's headers on every redirect — and then,
-   * in the same synchronous step, with counting. A database is asked once, except by a preview
-   * fetcher: its `User-Agent` is read first (next to a round trip it costs nothing), and only a
-   * fetcher's GET pays a second round trip, to learn whether the link has a limit before counting.
-   */
-  function redirect(ask: Ask, count: boolean, req: VisitRequest | undefined, go: boolean, inMemory: boolean): MaybePromise<Visit> {
-    if (!count) return go ? ask(false) : mapMaybe(ask(false), (decision) => previewOr(decision, req));
-    if (go) return counted(ask, req);
-    if (inMemory) {
-      return flatMaybe(ask(false), (decision): MaybePromise<Visit> => {
-        if (decision.kind !== 'found') return decision;
-        return decision.limited && isPreview(req) ? PREVIEW : counted(ask, req);
-      });
-    }
-    if (!isPreview(req)) return counted(ask, req);
-    return flatMaybe(ask(false), (decision): MaybePromise<Visit> => (decision.kind === 'found' && decision.limited ? PREVIEW : counted(ask, req)));
+/**
+ * A preview of a live link with a visit limit is a page, counted nothing; anything else is the
+ * store's decision, counted for a GET, with the event of the visit when there is a recorder.
+ *
+ * Only a limited link asks about the `User-Agent`, so ordinary redirects pay nothing for
+ * previews. A store in memory (`inMemory`) is asked first without counting — a second lookup of
+ * a code just found costs less than reading the request's headers on every redirect — and then,
+ * in the same synchronous step, with counting. A database is asked once, except by a preview
+ * fetcher: its `User-Agent` is read first (next to a round trip it costs nothing), and only a
+ * fetcher's GET pays a second round trip, to learn whether the link has a limit before counting.
+ */
+function redirectWith(
+  recorder: Recorder | undefined,
+  ask: Ask,
+  count: boolean,
+  req: VisitRequest | undefined,
+  go: boolean,
+  inMemory: boolean,
+): MaybePromise<Visit> {
+  if (!count) return go ? ask(false) : mapMaybe(ask(false), (decision) => previewOr(decision, req));
+  if (go) return countedWith(recorder, ask, req);
+  if (inMemory) {
+    return flatMaybe(ask(false), (decision): MaybePromise<Visit> => {
+      if (decision.kind !== 'found') return decision;
+      return decision.limited && isPreview(req) ? PREVIEW : countedWith(recorder, ask, req);
+    });
   }
+  if (!isPreview(req)) return countedWith(recorder, ask, req);
+  return flatMaybe(ask(false), (decision): MaybePromise<Visit> => (decision.kind === 'found' && decision.limited ? PREVIEW : countedWith(recorder, ask, req)));
+}
+
+/**
+ * The counted ask, with the event's source when events are recorded: a closure the store calls
+ * only for a visit it counts. A shared daily key still being fetched (a database's, once a day)
+ * is waited for first.
+ */
+function countedWith(recorder: Recorder | undefined, ask: Ask, req: VisitRequest | undefined): MaybePromise<Visit> {
+  if (recorder === undefined || req === undefined) return ask(true);
+  const waiting = recorder.ready();
+  if (waiting !== undefined) return waiting.then(() => ask(true, recorder.source(req)));
+  return ask(true, recorder.source(req));
+}
+
+export function createRedirect({ store, seconds, recorder, reserved }: RedirectDeps) {
+  const redirect = (ask: Ask, count: boolean, req: VisitRequest | undefined, go: boolean, inMemory: boolean): MaybePromise<Visit> =>
+    redirectWith(recorder, ask, count, req, go, inMemory);
+  const counted = (ask: Ask, req: VisitRequest | undefined): MaybePromise<Visit> => countedWith(recorder, ask, req);
 
   /**
-   * The counted ask, with the event's source when events are recorded: a closure the store calls
-   * only for a visit it counts. A shared daily key still being fetched (a database's, once a day)
-   * is waited for first.
+   * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
+   * once, so the redirect awaits nothing; a database answers with a promise, and so does the log
+   * store for a counted visit of a link with a limit (durable first). Such a promise rejects with
+   * the store's refusal when the visit cannot be written: `unavailableOf` (outcomes.ts) tells a
+   * door it is the 503 it stands for. `req` gives the visit's event (with a recorder) and tells a
+   * link preview; `go` (`/<code>?go`, the preview page's "Continue") is never a preview. `domain`:
+   * the domain the request was sent to (`Domains.ofRequest`), null for the default one.
    */
-  function counted(ask: Ask, req: VisitRequest | undefined): MaybePromise<Visit> {
-    if (recorder === undefined || req === undefined) return ask(true);
-    const waiting = recorder.ready();
-    if (waiting !== undefined) return waiting.then(() => ask(true, recorder.source(req)));
-    return ask(true, recorder.source(req));
+  function visit(code: string, count: boolean, req?: VisitRequest, go = false, domain: string | null = null): MaybePromise<Visit> {
+    if (!isCodeShaped(code)) return MISSING;
+    // The store's key of the code on its domain (`domains.ts`).
+    const key = domain === null ? code : `${domain}/${code}`;
+    return redirect((c, source) => store.countVisit(key, seconds, c, source), count, req, go, store.countVisitIn !== undefined);
   }
 
   return {
+    visit,
+
     /**
-     * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
-     * once, so the redirect awaits nothing; a database answers with a promise, and so does the log
-     * store for a counted visit of a link with a limit (durable first). Such a promise rejects with
-     * the store's refusal when the visit cannot be written: `unavailableOf` (outcomes.ts) tells a
-     * door it is the 503 it stands for. `req` gives the visit's event (with a recorder) and tells a
-     * link preview; `go` (`/<code>?go`, the preview page's "Continue") is never a preview.
+     * `visitIn` for a request sent to another domain than the default one: the code's key on that
+     * domain is a new string (`domains.ts`), so it is asked as any store is asked for a code.
      */
-    visit(code: string, count: boolean, req?: VisitRequest, go = false): MaybePromise<Visit> {
-      if (!isCodeShaped(code)) return MISSING;
-      return redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, go, store.countVisitIn !== undefined);
+    visitOn(text: string, start: number, count: boolean, req: VisitRequest, domain: string): MaybePromise<Visit> | undefined {
+      const code = text.slice(start);
+      return isCodeShaped(code) && !isReserved(code, reserved) ? visit(code, count, req, false, domain) : undefined;
     },
 
     /**

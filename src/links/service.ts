@@ -14,6 +14,9 @@ import type { LinkRecord, LinkStore } from '../store/link-store.ts';
 import type { Recorder } from '../visits/recorder.ts';
 import { RESERVED_SEGMENTS } from './codes.ts';
 import type { CreateLimiter } from './create-limit.ts';
+import { createDomainOperations } from './domain-redirects.ts';
+import { createOrphans } from './orphans.ts';
+import { createDomains, type Domain } from './domains.ts';
 import { createEdits } from './edits.ts';
 import { createKeys } from './keys.ts';
 import { ownLinksOnly, type Principal } from './access.ts';
@@ -33,11 +36,16 @@ export type { LinkEdit, RemoveOutcome, UpdateOutcome } from './edits.ts';
 export type { ListQuery } from './list-query.ts';
 export type { GetOutcome, Listing, ListingOutcome, ListOutcome, LookupOutcome } from './reads.ts';
 export type { Visit } from './redirect.ts';
+export type { OrphanType } from '../store/orphan-store.ts';
 export type { ShortenInput, ShortenOutcome } from './shorten.ts';
 
 export interface ServiceOptions {
   store: LinkStore;
   baseUrl: string;
+  /** Extra short domains besides `baseUrl`'s host (`domains.ts`); absent: none. */
+  domains?: readonly string[] | undefined;
+  /** A request's domain is its `X-Forwarded-Host` when it has one (`trust_proxy` > 0). */
+  forwardedHost?: boolean | undefined;
   minShortLength: number;
   maxShortLength: number;
   maxUrlLength: number;
@@ -63,13 +71,18 @@ export interface ServiceOptions {
 export function createService(options: ServiceOptions) {
   const { store, baseUrl, now } = options;
   const reserved = options.reserved ?? RESERVED_SEGMENTS;
-  const urlRules = { maxLength: options.maxUrlLength, baseUrl };
   const seconds = (): number => Math.floor(now() / 1000);
-  const view = (rec: LinkRecord): UrlRecord => recordView(rec, baseUrl);
-  const { visit, visitIn } = createRedirect({ store, seconds, recorder: options.recorder, reserved });
+  const domains = createDomains(baseUrl, options.domains, options.forwardedHost);
+  const { keyOf } = domains;
+  const urlRules = { maxLength: options.maxUrlLength, baseUrl, otherBases: domains.otherBases };
+  const view = (rec: LinkRecord): UrlRecord => recordView(rec, domains);
+  const { visit, visitIn, visitOn } = createRedirect({ store, seconds, recorder: options.recorder, reserved });
 
   return {
-    shortUrl: (code: string): string => `${baseUrl}/${code}`,
+    /** The service's domains (`domains.ts`): which hosts it answers for, and how a link's key reads. */
+    domains,
+
+    shortUrl: (code: string, domain: Domain = null): string => domains.shortUrl(domains.key(code, domain)),
 
     /** API keys with roles: who a presented key is, and the stored keys (`keys.ts`). */
     keys: createKeys({ keyStore: store.accessKeys, apiKeys: options.apiKeys, seconds, log: options.log, createAccess: options.createAccess ?? 'open' }),
@@ -79,10 +92,13 @@ export function createService(options: ServiceOptions) {
      * own links (an `editor`) and the link is another author's or none — then `not_found`, as if
      * it did not exist.
      */
-    async mayTouch(principal: Principal, code: string): Promise<true | NotFound | Unavailable> {
+    async mayTouch(principal: Principal, code: string, domain?: unknown): Promise<true | NotFound | Unavailable> {
       const author = ownLinksOnly(principal);
       if (author === undefined) return true;
-      const rec = await guarded(() => store.get(code, seconds()));
+      const key = keyOf(code, domain);
+      // A bad domain or code is the operation's own answer, which it gives next.
+      if (typeof key !== 'string') return true;
+      const rec = await guarded(() => store.get(key, seconds()));
       if (rec !== undefined && 'ok' in rec) return rec;
       return rec?.author === author ? true : NOT_FOUND;
     },
@@ -90,7 +106,7 @@ export function createService(options: ServiceOptions) {
     shorten: createShorten({
       store,
       urlRules,
-      codeRules: { minShortLength: options.minShortLength, maxShortLength: options.maxShortLength, reserved },
+      codeRules: { minShortLength: options.minShortLength, maxShortLength: options.maxShortLength, reserved, domains },
       seconds,
       view,
       randomCode: options.randomCode,
@@ -98,11 +114,14 @@ export function createService(options: ServiceOptions) {
       created: options.created,
       createLimit: options.createLimit,
     }),
-    ...createReads({ store, seconds, view }),
-    ...createEdits({ store, urlRules, seconds, view }),
-    ...createVisitOperations({ store, now, tracking: options.visitTracking ?? 'events' }),
+    ...createReads({ store, seconds, view, keyOf, named: domains.named }),
+    ...createDomainOperations({ store, domains, urlRules, seconds }),
+    ...createOrphans({ store, recorder: options.recorder }),
+    ...createEdits({ store, urlRules, seconds, view, keyOf }),
+    ...createVisitOperations({ store, now, tracking: options.visitTracking ?? 'events', domains }),
     visit,
     visitIn,
+    visitOn,
   };
 }
 

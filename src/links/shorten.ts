@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts';
 import { labelsOf, type Labels, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import type { VisitRequest } from '../visits/recorder.ts';
 import { candidateCodes } from './codes.ts';
+import type { Domain, Domains } from './domains.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { outage, refused, type Conflict, type Found, type Invalid, type RateLimited, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
@@ -41,6 +42,8 @@ export interface ShortenInput {
   from?: VisitRequest | undefined;
   /** The `id` of the stored key that asks (`access.ts`), recorded as the link's author; absent: none. */
   author?: string | null | undefined;
+  /** The domain the link lives on (`domains.ts`): a host of this service; absent, null or '' = the default one. */
+  domain?: unknown;
 }
 
 /** What the create rules allow a code to be. */
@@ -49,6 +52,8 @@ export interface CodeRules {
   maxShortLength: number;
   /** The instance's reserved words (codes.ts `reservedWords`). */
   reserved: ReadonlySet<string>;
+  /** The instance's domains, which a create's `domain` must name; absent: only the default one. */
+  domains?: Domains | undefined;
 }
 
 /** A create's fields by their rules: what is stored, but the code when none was asked for. */
@@ -59,6 +64,8 @@ export interface CheckedCreate {
   maxVisits: number | null;
   /** Only the labels the link has: most links have neither, and the stores keep nothing for them. */
   labels: Labels | undefined;
+  /** The link's domain: null for the default one. */
+  domain: Domain;
 }
 
 /** Every field of a create by its rule, in the order their refusals are told. */
@@ -77,7 +84,14 @@ export function checkCreate(input: ShortenInput, urlRules: UrlRules, codeRules: 
   if (title instanceof Refusal) return title;
   const tags = checkTags(input.tags, textual('tags'));
   if (tags instanceof Refusal) return tags;
-  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags) };
+  const domain = codeRules.domains === undefined ? checkNoDomain(input.domain) : codeRules.domains.named(input.domain);
+  if (domain instanceof Refusal) return domain;
+  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags), domain };
+}
+
+/** Without domains, only the default one may be named: by nothing at all. */
+function checkNoDomain(domain: unknown): null | Refusal {
+  return domain === undefined || domain === null || domain === '' ? null : new Refusal('domain must be absent: this service has only its default domain');
 }
 
 export interface ShortenDeps {
@@ -104,12 +118,14 @@ function rateLimited(retryAfter: number): RateLimited {
 
 export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promise<ShortenOutcome> {
   const { store, codeRules, view } = deps;
+  // A code on its domain is the store's key (`domains.ts`); without domains, the code itself.
+  const keyOf = codeRules.domains?.key ?? ((code: string): string => code);
 
   /** Generated codes offered to the store until it takes one; `undefined` when the code space is exhausted. */
   async function generated(fields: CheckedCreate, createdAt: number, author: Pick<LinkRecord, 'author'>): Promise<LinkRecord | undefined> {
     const { url, retentionDays, maxVisits, labels } = fields;
     for (const code of candidateCodes(deps.randomCode, codeRules.minShortLength, codeRules.maxShortLength, codeRules.reserved)) {
-      const record: LinkRecord = { code, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
+      const record: LinkRecord = { code: keyOf(code, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
       // A taken code is refused at once by the log store; only a write is awaited.
       const inserted = store.insert(record, createdAt);
       if (inserted === true || (inserted !== false && (await inserted))) return record;
@@ -136,7 +152,7 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
       } else {
         // One insert decides: of concurrent creates of one code the store lets exactly one win.
         const { url, retentionDays, maxVisits, labels } = fields;
-        record = { code: fields.custom, url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
+        record = { code: keyOf(fields.custom, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
         if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
       }
     } catch (err) {

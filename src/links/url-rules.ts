@@ -10,6 +10,8 @@ export interface UrlRules {
   maxLength: number;
   /** `https://s.example/x`: links into this space would redirect to themselves. */
   baseUrl: string;
+  /** The other domains' short URL spaces (`https://go.example/x`, links/domains.ts): a link into one loops too. */
+  otherBases?: readonly string[] | undefined;
 }
 
 /**
@@ -48,7 +50,7 @@ export function checkUrl(input: unknown, rules: UrlRules): string | Refusal {
   if (url.href.length > rules.maxLength) {
     return new Refusal(`url is too long once normalized: ${url.href.length} characters, the limit is ${rules.maxLength}`);
   }
-  if (isOwnShortLink(url, new URL(rules.baseUrl))) {
+  if (isOwnShortLink(url, new URL(rules.baseUrl)) || rules.otherBases?.some((base) => isOwnShortLink(url, new URL(base)))) {
     return new Refusal('url points at this shortener itself; a short link to a short link would loop');
   }
   return url.href;

@@ -6,7 +6,7 @@
  * be is decided once, in `visits/range.ts`, and a page as the list's is (`list-query.ts`). A store
  * that cannot be read or written answers `unavailable`.
  */
-import { isCodeShaped } from './codes.ts';
+import { createDomains, type Domains } from './domains.ts';
 import type { LinkStore } from '../store/link-store.ts';
 import type { TopList, VisitEvent, VisitStats } from '../visits/event.ts';
 import { parseEventFilter, parseStatsRange, RangeRefusal, type RangeParams, type StatsRange } from '../visits/range.ts';
@@ -46,7 +46,7 @@ export interface StatsJson {
   browsers: TopListJson;
   os: TopListJson;
   devices: TopListJson;
-  links?: { short_code: string; visits: number }[];
+  links?: { short_code: string; domain: string | null; visits: number }[];
 }
 
 /** An event as every door shows it: never the visitor id. */
@@ -62,7 +62,7 @@ export interface EventJson {
 
 export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound | Unavailable;
 export type VisitsOutcome = { ok: true; total: number; visits: EventJson[] } | Invalid | NotFound | Unavailable;
-export type DeleteVisitsOutcome = { ok: true; deleted: number } | NotFound | Unavailable;
+export type DeleteVisitsOutcome = { ok: true; deleted: number } | Invalid | NotFound | Unavailable;
 
 /** A page of events as the door received it: numbers, or decimal digits from a query string. */
 export interface VisitPaging {
@@ -76,6 +76,8 @@ export interface VisitOptions {
   /** Milliseconds since the epoch. */
   now: () => number;
   tracking: VisitTracking;
+  /** The service's domains; absent: only a default one (`http://localhost`). */
+  domains?: Domains | undefined;
 }
 
 const list = (l: TopList): TopListJson => ({ top: l.top.map(({ value, visits }) => ({ value, visits })), others: l.others });
@@ -90,8 +92,10 @@ export const eventJson = (e: VisitEvent): EventJson => ({
   bot: e.bot,
 });
 
-/** The stats of a store in the shape of the routes; `code` null = every link. */
-export function statsJson(code: string | null, range: StatsRange, stats: VisitStats, tracking: VisitTracking): StatsJson {
+const ONE_DOMAIN = createDomains('http://localhost');
+
+/** The stats of a store in the shape of the routes; `code` null = every link, each named by its code and domain (`domains`). */
+export function statsJson(code: string | null, range: StatsRange, stats: VisitStats, tracking: VisitTracking, domains: Domains = ONE_DOMAIN): StatsJson {
   const json: StatsJson = {
     ...(code === null ? {} : { short_code: code }),
     tracking,
@@ -111,46 +115,49 @@ export function statsJson(code: string | null, range: StatsRange, stats: VisitSt
     os: list(stats.os),
     devices: list(stats.devices),
   };
-  if (code === null) json.links = (stats.links ?? []).map((l) => ({ short_code: l.code, visits: l.visits }));
+  if (code === null) json.links = (stats.links ?? []).map((l) => ({ short_code: domains.codeOf(l.code), domain: domains.domainOf(l.code), visits: l.visits }));
   return json;
 }
 
 const rangeRefused = (r: RangeRefusal): Invalid => ({ ok: false, error: 'invalid', detail: r.detail });
 
-export function createVisitOperations({ store, now, tracking }: VisitOptions) {
+export function createVisitOperations({ store, now, tracking, domains = ONE_DOMAIN }: VisitOptions) {
   const seconds = (): number => Math.floor(now() / 1000);
 
   return {
-    /** `code` null: every live link. */
-    async stats(code: string | null, params: RangeParams): Promise<StatsOutcome> {
+    /** `code` null: every live link; else the link of `code` on the domain `domain` names. */
+    async stats(code: string | null, params: RangeParams, domain?: unknown): Promise<StatsOutcome> {
       const at = seconds();
       const range = parseStatsRange(params, at);
       if (range instanceof RangeRefusal) return rangeRefused(range);
-      if (code !== null && !isCodeShaped(code)) return NOT_FOUND;
-      const stats = await guarded(() => store.visitStats(code, range, at));
+      const key = code === null ? null : domains.keyOf(code, domain);
+      if (key !== null && typeof key !== 'string') return key;
+      const stats = await guarded(() => store.visitStats(key, range, at));
       if (stats === undefined) return NOT_FOUND;
       if ('error' in stats) return stats;
-      return { ok: true, stats: statsJson(code, range, stats, tracking) };
+      return { ok: true, stats: statsJson(code, range, stats, tracking, domains) };
     },
 
     /** A live link's events, newest first, `from`/`to`/`bots` filtered, paged (the page checked first). */
-    async visits(code: string, params: Omit<RangeParams, 'interval'>, paging: VisitPaging = {}): Promise<VisitsOutcome> {
+    async visits(code: string, params: Omit<RangeParams, 'interval'>, paging: VisitPaging = {}, domain?: unknown): Promise<VisitsOutcome> {
       const page = checkPaging(paging.limit, paging.offset);
       if (page instanceof Refusal) return refused(page);
       const filter = parseEventFilter(params);
       if (filter instanceof RangeRefusal) return rangeRefused(filter);
-      if (!isCodeShaped(code)) return NOT_FOUND;
-      const events = await guarded(() => store.listVisits(code, filter, page.limit ?? DEFAULT_VISIT_PAGE, page.offset, seconds()));
+      const key = domains.keyOf(code, domain);
+      if (typeof key !== 'string') return key;
+      const events = await guarded(() => store.listVisits(key, filter, page.limit ?? DEFAULT_VISIT_PAGE, page.offset, seconds()));
       if (events === undefined) return NOT_FOUND;
       if ('error' in events) return events;
       return { ok: true, total: events.total, visits: events.events.map(eventJson) };
     },
 
     /** Removes a live link's events and sets its counts to 0; durable before it resolves. */
-    async deleteVisits(code: string): Promise<DeleteVisitsOutcome> {
-      if (!isCodeShaped(code)) return NOT_FOUND;
+    async deleteVisits(code: string, domain?: unknown): Promise<DeleteVisitsOutcome> {
+      const key = domains.keyOf(code, domain);
+      if (typeof key !== 'string') return key;
       try {
-        const deleted = await store.deleteVisits(code, seconds());
+        const deleted = await store.deleteVisits(key, seconds());
         return deleted === undefined ? NOT_FOUND : { ok: true, deleted };
       } catch (err) {
         return outage(err);

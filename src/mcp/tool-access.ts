@@ -56,7 +56,7 @@ export async function runChecked(tool: Tool, args: Readonly<Record<string, unkno
   const { principal } = caller;
   const code = args['code'];
   if ((tool.access === 'read' || tool.access === 'edit') && principal !== undefined && typeof code === 'string') {
-    const may = await service.mayTouch(principal, code);
+    const may = await service.mayTouch(principal, code, args['domain']);
     if (may !== true) return may.error === 'unavailable' ? failed(may.detail) : unknownCode(code);
   }
   return tool.run(args, service, { from, principal });

@@ -62,8 +62,14 @@ export const asRecord = (r: UrlRecord): Record<string, unknown> => ({ ...r });
  * Unknown and expired read the same through the REST API (404); the model is told which. A HEAD's
  * decision: it counts nothing.
  */
-export async function missing(service: Service, code: string): Promise<ToolResult> {
-  return (await service.visit(code, false)).kind === 'expired' ? failed(`The short link ${JSON.stringify(code)} has expired.`) : unknownCode(code);
+export async function missing(service: Service, code: string, domain?: unknown): Promise<ToolResult> {
+  // Called for a `not_found` outcome, whose domain was a good one.
+  const on = service.domains.named(domain);
+  return typeof on === 'object' && on !== null
+    ? unknownCode(code)
+    : (await service.visit(code, false, undefined, false, on)).kind === 'expired'
+      ? failed(`The short link ${JSON.stringify(code)} has expired.`)
+      : unknownCode(code);
 }
 
 /** No link of `code` that the caller may see. */

@@ -23,6 +23,10 @@ const API_KEY = {
   description: 'An API key of this service whose role allows the tool, when the X-API-Key header carries none: a key of API_KEYS, or a stored key.',
 } as const;
 const CODE = { type: 'string', description: `${CODE_SCHEMA.description} The last path segment of a short URL.` } as const;
+const DOMAIN = {
+  type: 'string',
+  description: "The link's domain: one of the service's hosts (DOMAINS), or absent (or default) for the default one, the host of its base URL.",
+} as const;
 const CLOSED = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const RETENTION = { type: 'integer' } as const;
 const MAX_VISITS_ARG = { type: ['integer', 'null'] } as const;
@@ -54,6 +58,7 @@ export const TOOLS: readonly Tool[] = [
         max_visits: { ...MAX_VISITS_ARG, description: `Counted visits allowed before the link answers 410, 1 to ${MAX_VISITS}; null or absent = unlimited.` },
         title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
         tags: { ...TAGS_ARG, description: `Tags for the link (${TAG_RULES}); kept sorted.` },
+        domain: { ...DOMAIN, description: `${DOMAIN.description} The code is unique on its domain.` },
         api_key: {
           ...API_KEY,
           description: `${API_KEY.description} Needed only where the service asks for a key to create (CREATE_ACCESS=key); the link records a stored key as its author.`,
@@ -75,6 +80,7 @@ export const TOOLS: readonly Tool[] = [
         tags: args['tags'],
         from,
         author: principal?.id,
+        domain: args['domain'],
       });
       if (!outcome.ok && outcome.error === 'rate_limited') throw new RateLimitedCall(outcome.detail, outcome.retryAfter);
       if (!outcome.ok) return failed(outcome.detail);
@@ -85,14 +91,14 @@ export const TOOLS: readonly Tool[] = [
     name: 'get_url',
     title: 'Get a short link',
     description: "Get a short link's record by its code: the original URL, creation time (Unix seconds), visit count and retention.",
-    inputSchema: { type: 'object', properties: { code: CODE }, required: ['code'], additionalProperties: false },
+    inputSchema: { type: 'object', properties: { code: CODE, domain: DOMAIN }, required: ['code'], additionalProperties: false },
     outputSchema: RECORD_SCHEMA,
     annotations: CLOSED,
     async run(args, service) {
       const code = args['code'] as string;
-      const outcome = await service.get(code);
+      const outcome = await service.get(code, args['domain']);
       if (outcome.ok) return structured(asRecord(outcome.record));
-      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+      return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
     },
   },
   {
@@ -137,6 +143,10 @@ export const TOOLS: readonly Tool[] = [
           items: { type: 'string' },
           description: 'Keep only the links having every one of these tags (compared exactly, case-sensitively).',
         },
+        domain: {
+          ...DOMAIN,
+          description: "Keep only the links of this domain: one of the service's hosts, or default for the default one; absent = every domain's.",
+        },
       },
       additionalProperties: false,
     },
@@ -157,6 +167,7 @@ export const TOOLS: readonly Tool[] = [
           q: args['q'] as string | undefined,
           tags: args['tag'] as string[] | undefined,
           tagsAsText: true,
+          domain: args['domain'],
         },
         principal,
       );
@@ -171,7 +182,7 @@ export const TOOLS: readonly Tool[] = [
       'Delete a short link by its code: the short URL stops redirecting at once. Needs a key whose role may edit (admin, or an editor on the links it made). Cannot be undone.',
     inputSchema: {
       type: 'object',
-      properties: { code: CODE, api_key: API_KEY },
+      properties: { code: CODE, domain: DOMAIN, api_key: API_KEY },
       required: ['code'],
       additionalProperties: false,
     },
@@ -186,9 +197,9 @@ export const TOOLS: readonly Tool[] = [
     access: 'edit',
     async run(args, service) {
       const code = args['code'] as string;
-      const outcome = await service.remove(code);
+      const outcome = await service.remove(code, args['domain']);
       if (outcome.ok) return structured({ short_code: code, deleted: true });
-      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+      return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
     },
   },
   {
@@ -202,6 +213,7 @@ export const TOOLS: readonly Tool[] = [
       type: 'object',
       properties: {
         code: CODE,
+        domain: DOMAIN,
         api_key: API_KEY,
         url: { type: 'string', description: 'The new absolute http(s) URL.' },
         retention_days: { ...RETENTION, description: `The new lifetime in days from the creation time, 0 to ${MAX_RETENTION_DAYS}; 0 = forever.` },
@@ -220,9 +232,9 @@ export const TOOLS: readonly Tool[] = [
     async run(args, service) {
       const code = args['code'] as string;
       const edit = { url: args['url'], retentionDays: args['retention_days'], maxVisits: args['max_visits'], title: args['title'], tags: args['tags'] };
-      const outcome = await service.update(code, edit);
+      const outcome = await service.update(code, edit, args['domain']);
       if (outcome.ok) return structured(asRecord(outcome.record));
-      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+      return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
     },
   },
   {
@@ -236,6 +248,7 @@ export const TOOLS: readonly Tool[] = [
       type: 'object',
       properties: {
         code: CODE,
+        domain: DOMAIN,
         api_key: API_KEY,
         from: { type: 'string', description: 'Start of the range: Unix seconds (digits) or ISO 8601, e.g. 2026-03-01 or 2026-03-01T12:00:00Z.' },
         to: { type: 'string', description: 'End of the range (excluded): Unix seconds (digits) or ISO 8601.' },
@@ -252,9 +265,9 @@ export const TOOLS: readonly Tool[] = [
     async run(args, service) {
       const code = args['code'] as string;
       const { from, to, interval, tz, bots } = args;
-      const outcome = await service.stats(code, { from, to, interval, tz, bots });
+      const outcome = await service.stats(code, { from, to, interval, tz, bots }, args['domain']);
       if (outcome.ok) return structured({ ...outcome.stats });
-      return outcome.error === 'not_found' ? missing(service, code) : failed(outcome.detail);
+      return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
     },
   },
 ];

@@ -112,6 +112,25 @@ export const PARAMETERS: Record<string, OpenApiObject> = {
     `Tags: the parameter repeated, each value holding one tag or several separated by commas; each is trimmed and then 1–${MAX_TAG_LENGTH} characters, duplicates are dropped, at most ${MAX_TAGS} remain. Wins over the body field.`,
     { style: 'form', explode: true },
   ),
+  domain: param(
+    'domain',
+    'query',
+    { type: 'string' },
+    "The link's domain: one of the service's hosts (DOMAINS), or absent (or default) for the default one. Another host is 400.",
+  ),
+  list_domain: param(
+    'domain',
+    'query',
+    { type: 'string' },
+    "Keep only the links of this domain: one of the service's hosts, or default for the default one; absent = every domain's. Another host is 400.",
+  ),
+  shorten_domain: param(
+    'domain',
+    'query',
+    { type: 'string' },
+    "The domain the link lives on: one of the service's hosts (DOMAINS); absent, empty or default = the default one. Another host is 400. Wins over the body field.",
+  ),
+  host: param('host', 'path', { type: 'string' }, "One of the service's domains: base_url's host or a host of DOMAINS (with its port, if any)."),
   lookup_url: param('url', 'query', { type: 'string' }, 'The original URL; normalized like stored URLs before matching.', { required: true }),
   mcp_protocol_version: param(
     'MCP-Protocol-Version',
@@ -167,6 +186,7 @@ const FORM_SCHEMA = {
     code: { type: 'string', pattern: '^[A-Za-z0-9_-]*$', description: 'A custom code; empty or absent = generated.' },
     max_visits: { type: 'string', pattern: '^([0-9]*|null)$', description: 'Decimal digits, 1–2147483647; empty, null or absent = unlimited.' },
     title: { type: 'string', description: `At most ${MAX_TITLE_LENGTH} characters; empty or absent = none.` },
+    domain: { type: 'string', description: "One of the service's hosts; empty or absent = the default domain." },
     tags: {
       type: 'array',
       items: { type: 'string' },

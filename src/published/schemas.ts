@@ -33,7 +33,14 @@ export const RECORD_SCHEMA = {
   description: 'One short link.',
   properties: {
     short_code: { type: 'string', description: CODE_DESCRIPTION },
-    short_url: { type: 'string', description: 'The short link: the base URL, a slash and the code.' },
+    domain: {
+      type: ['string', 'null'],
+      description: "The link's domain (a host of DOMAINS, lower case, with its port if any); null for the default one, the host of the base URL.",
+    },
+    short_url: {
+      type: 'string',
+      description: "The short link: the base URL (on another domain, with that domain's host), a slash and the code.",
+    },
     original_url: { type: 'string', description: 'Where the link redirects: the WHATWG serialization of the submitted URL.' },
     created_at: { type: 'integer', description: 'Creation time, Unix seconds.' },
     visit_count: {
@@ -74,6 +81,7 @@ export const RECORD_SCHEMA = {
   },
   required: [
     'short_code',
+    'domain',
     'short_url',
     'original_url',
     'created_at',
@@ -154,6 +162,10 @@ export const SHORTEN_INPUT_SCHEMA = {
     max_visits: { ...MAX_VISITS_SCHEMA, description: 'Counted visits allowed (a one-time link is 1); null or absent = unlimited.' },
     title: { ...TITLE_SCHEMA, description: `A title, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
     tags: { type: ['array', 'null'], items: { type: 'string' }, description: `${TAGS_INPUT_DESCRIPTION} null or absent = none.` },
+    domain: {
+      type: ['string', 'null'],
+      description: "The domain the link lives on: one of the service's hosts (DOMAINS); null, empty, default or absent = the default one. Another host is 400.",
+    },
   },
 } as const satisfies JsonSchema;
 

@@ -92,14 +92,27 @@ export const ALL_STATS_SCHEMA = {
       description: 'The 10 links with the most visits in the range (ties by code).',
       items: {
         type: 'object',
-        properties: { short_code: { type: 'string' }, visits: COUNT },
-        required: ['short_code', 'visits'],
+        properties: { short_code: { type: 'string' }, domain: { type: ['string', 'null'] }, visits: COUNT },
+        required: ['short_code', 'domain', 'visits'],
         additionalProperties: false,
       },
     },
   },
   required: [...STATS_REQUIRED, 'links'],
   additionalProperties: false,
+} as const satisfies JsonSchema;
+
+/** `GET /api/stats` with `orphan_visits`: the route's answer, the MCP-free part of it above. */
+export const ALL_STATS_ORPHANS_SCHEMA = {
+  ...ALL_STATS_SCHEMA,
+  properties: {
+    ...ALL_STATS_SCHEMA.properties,
+    orphan_visits: {
+      ...COUNT,
+      description: "The range's orphan visits that pass bots (docs/analytics.md: a GET no link answered), counted apart from the links' visits.",
+    },
+  },
+  required: [...ALL_STATS_SCHEMA.required, 'orphan_visits'],
 } as const satisfies JsonSchema;
 
 export const EVENT_SCHEMA = {
@@ -122,6 +135,29 @@ export const VISIT_LIST_SCHEMA = {
   type: 'object',
   description: "A page of a link's visits, newest first (by time, then arrival).",
   properties: { count: { ...COUNT, description: 'Number of entries in visits.' }, visits: { type: 'array', items: EVENT_SCHEMA } },
+  required: ['count', 'visits'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
+export const ORPHAN_LIST_SCHEMA = {
+  type: 'object',
+  description: 'A page of the orphan visits, newest first (by time, then arrival).',
+  properties: {
+    count: { ...COUNT, description: 'Number of entries in visits.' },
+    visits: {
+      type: 'array',
+      items: {
+        ...EVENT_SCHEMA,
+        description: 'A GET no link answered: the event of a visit, its type and domain; never the path asked for.',
+        properties: {
+          ...EVENT_SCHEMA.properties,
+          type: { type: 'string', description: 'base_url (GET / of a domain), invalid_short_url (an unknown code), or expired (an expired or used-up link).' },
+          domain: { type: ['string', 'null'], description: 'The domain the request was sent to; null for the default one.' },
+        },
+        required: [...EVENT_SCHEMA.required, 'type', 'domain'],
+      },
+    },
+  },
   required: ['count', 'visits'],
   additionalProperties: false,
 } as const satisfies JsonSchema;

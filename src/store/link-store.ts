@@ -16,6 +16,10 @@
 
 export type MaybePromise<T> = T | Promise<T>;
 
+export { keyOnDomain, labelsOf, type Labels } from './record-fields.ts';
+
+import type { DomainStore } from './domain-store.ts';
+import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
 import type { VisitExportFilter } from '../visits/event.ts';
@@ -103,6 +107,11 @@ export interface ListQuery {
   tags?: readonly string[] | undefined;
   /** Keeps only the links the key of this `id` made (an editor's own links). Absent: every author's. */
   author?: string | undefined;
+  /**
+   * Keeps only the links of this domain (links/domains.ts): null the default one, whose keys hold
+   * no `/`; a host, whose keys start with `<host>/`. Absent: every domain's.
+   */
+  domain?: string | null | undefined;
 }
 
 /**
@@ -136,6 +145,10 @@ export interface InsertChain {
 export interface LinkStore {
   /** Stored API keys (`key-store.ts`); absent on a store that cannot keep them. */
   readonly accessKeys?: KeyStore;
+  /** The domains' own redirects (`domain-store.ts`); absent: a store that keeps none (a domain then has no redirects). */
+  readonly domains?: DomainStore;
+  /** Orphan visits (`orphan-store.ts`); absent: a store that keeps none. */
+  readonly orphans?: OrphanStore;
   /**
    * Stores a new link as the newest; false when a live link holds its code (a generated code's
    * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.
@@ -147,7 +160,7 @@ export interface LinkStore {
   /** The live link of `code`. */
   get(code: string, now: number): MaybePromise<LinkRecord | undefined>;
   /** The newest live link whose URL is exactly `url` (already normalized by the caller). */
-  newestByUrl(url: string, now: number): MaybePromise<LinkRecord | undefined>;
+  newestByUrl(url: string, now: number, domain?: string | null): MaybePromise<LinkRecord | undefined>;
   /**
    * A page of live links, newest first: in reverse order of insertion, whatever their `createdAt`
    * (a database keeps an insertion sequence for this, never the clock alone).
@@ -271,26 +284,6 @@ export function isExpiredAt(createdAt: number, retentionDays: number, nowSeconds
 /** `created_at + retention_days × 86400`, or null when the link is kept forever (the record's `expires_at`). */
 export function expiresAt(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>): number | null {
   return rec.retentionDays > 0 ? rec.createdAt + rec.retentionDays * DAY : null;
-}
-
-/** A link's title and tags, only those it has (`LinkRecord`): most links have neither. */
-export interface Labels {
-  title?: string;
-  tags?: readonly string[];
-}
-
-/**
- * The labels of a title and tags as given (null, empty or absent = none): undefined when there are
- * none, so a record or an entry without them carries no such field and a store keeps nothing.
- */
-export function labelsOf(title: string | null | undefined, tags: readonly string[] | undefined): Labels | undefined {
-  const hasTitle = title !== null && title !== undefined && title !== '';
-  const hasTags = tags !== undefined && tags.length > 0;
-  if (!hasTitle && !hasTags) return undefined;
-  const labels: Labels = {};
-  if (hasTitle) labels.title = title;
-  if (hasTags) labels.tags = tags;
-  return labels;
 }
 
 /** True when a link with a visit limit has used it up. */

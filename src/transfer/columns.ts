@@ -7,7 +7,7 @@
  */
 
 /** A field of an imported row, named as the record names it. */
-export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags' | 'author';
+export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags' | 'author' | 'domain';
 
 export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   url: ['original_url', 'url', 'long_url', 'longUrl', 'Long URL'],
@@ -19,6 +19,7 @@ export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   title: ['title'],
   tags: ['tags'],
   author: ['author'],
+  domain: ['domain'],
 };
 
 /** Lower-cased alias → field. */

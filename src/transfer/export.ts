@@ -4,6 +4,7 @@
  * more than one piece: memory stays flat with a million links. Shared by `GET /api/export` and the
  * offline `url-shortener export` command.
  */
+import type { Domains } from '../links/domains.ts';
 import { recordView, type UrlRecord } from '../links/record.ts';
 import type { LinkRecord } from '../store/link-store.ts';
 import { csvRow } from './csv.ts';
@@ -25,9 +26,9 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; exten
 
 /**
  * The CSV columns, in order: the record's fields without `expires_at`, which follows from them.
- * `title`, `tags` and `author` came later and are appended, so a reader that takes columns by
+ * `title`, `tags`, `author` and `domain` came later and are appended, so a reader that takes columns by
  * position still finds the older ones where they were; `tags` is one cell, the tags joined with
- * commas (a tag never holds one); `author` is empty for none.
+ * commas (a tag never holds one); `author` is empty for none, and `domain` for the default one.
  */
 export const CSV_COLUMNS = [
   'short_code',
@@ -40,6 +41,7 @@ export const CSV_COLUMNS = [
   'title',
   'tags',
   'author',
+  'domain',
 ] as const;
 
 /** Characters per piece: big enough to cost few writes, small enough to stay a young string. */
@@ -57,6 +59,7 @@ function csvLine(r: UrlRecord): string {
     r.title ?? '',
     r.tags.join(','),
     r.author ?? '',
+    r.domain ?? '',
   ]);
 }
 
@@ -65,11 +68,11 @@ function jsonLine(r: UrlRecord): string {
 }
 
 /** The export of `records` as text pieces: the CSV header first, then one line per record. */
-export async function* exportText(records: AsyncIterable<LinkRecord>, format: ExportFormat, baseUrl: string): AsyncGenerator<string> {
+export async function* exportText(records: AsyncIterable<LinkRecord>, format: ExportFormat, domains: Domains): AsyncGenerator<string> {
   const line = format === 'csv' ? csvLine : jsonLine;
   let piece = format === 'csv' ? csvRow(CSV_COLUMNS) : '';
   for await (const rec of records) {
-    piece += line(recordView(rec, baseUrl));
+    piece += line(recordView(rec, domains));
     if (piece.length >= PIECE_CHARS) {
       yield piece;
       piece = '';

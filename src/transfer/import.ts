@@ -5,6 +5,7 @@
  * `POST /api/import` and the offline `url-shortener import` command.
  */
 import { candidateCodes } from '../links/codes.ts';
+import { createDomains, type Domain } from '../links/domains.ts';
 import type { Field } from './columns.ts';
 import type { LinkRecord, LinkStore } from '../store/link-store.ts';
 import { runImport, type ImportResult, type ImportRun, type ImportSteps } from './pipeline.ts';
@@ -36,15 +37,17 @@ type LinkRow = Extract<CheckedRow, { ok: true }>;
 
 /** The links' steps of the pipeline: a row checked like a create, stored under its code or a generated one. */
 function linkSteps({ store, rules, randomCode }: ImportDeps): ImportSteps<Field, LinkRow> {
+  // A row's code on its domain is the store's key (`domains.ts`).
+  const { key } = rules.domains ?? createDomains(rules.baseUrl);
   /** Offers generated codes until the store takes one (or takes it in), or reports the code space exhausted. */
-  function placeGenerated(record: Omit<LinkRecord, 'code'>, line: number, run: ImportRun): void {
+  function placeGenerated(record: Omit<LinkRecord, 'code'>, domain: Domain, line: number, run: ImportRun): void {
     for (const code of candidateCodes(randomCode, rules.minShortLength, rules.maxShortLength, rules.reserved)) {
-      const taken = store.insert({ ...record, code }, run.now, run.chain);
+      const taken = store.insert({ ...record, code: key(code, domain) }, run.now, run.chain);
       if (taken === false) continue;
       if (taken === true) return run.imported();
       // Only a store answering with promises refuses a generated code this late (a database, where
       // another instance took it meanwhile): this one row then lands after those written since.
-      return run.later(line, taken, (stored) => (stored ? run.imported() : placeGenerated(record, line, run)));
+      return run.later(line, taken, (stored) => (stored ? run.imported() : placeGenerated(record, domain, line, run)));
     }
     run.refused(line, `no free short code up to ${rules.maxShortLength} characters; raise MAX_SHORT_LENGTH`);
   }
@@ -53,8 +56,8 @@ function linkSteps({ store, rules, randomCode }: ImportDeps): ImportSteps<Field,
     rows: LINK_ROWS,
     check: (values, now, textual) => checkRow(values, rules, now, textual),
     write(row, line, run) {
-      if (row.code === undefined) return placeGenerated(row.record, line, run);
-      const taken = store.insert({ ...row.record, code: row.code }, run.now, run.chain);
+      if (row.code === undefined) return placeGenerated(row.record, row.domain, line, run);
+      const taken = store.insert({ ...row.record, code: key(row.code, row.domain) }, run.now, run.chain);
       if (taken === false) run.refused(line, TAKEN);
       else if (taken === true) run.imported();
       else run.later(line, taken, (stored) => (stored ? run.imported() : run.refused(line, TAKEN)));

@@ -16,6 +16,7 @@ import {
   Refusal,
   type UrlRules,
 } from '../links/validate.ts';
+import { createDomains, type Domain, type Domains } from '../links/domains.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
 
@@ -24,13 +25,15 @@ export interface RowRules extends UrlRules {
   maxShortLength: number;
   /** The instance's reserved words (codes.ts `reservedWords`); default: the service's own. */
   reserved?: ReadonlySet<string>;
+  /** The instance's domains (`domains.ts`), which a row's `domain` must name; absent: only `baseUrl`'s host. */
+  domains?: Domains | undefined;
 }
 
 /** A row's values by field: text from CSV, typed values from JSON. */
 export type RowValues = Partial<Record<Field, unknown>>;
 
 /** A valid row: the record to store, `code` undefined when one is to be generated. */
-export type CheckedRow = { ok: true; record: Omit<LinkRecord, 'code'>; code: string | undefined } | { ok: false; detail: string };
+export type CheckedRow = { ok: true; record: Omit<LinkRecord, 'code'>; code: string | undefined; domain: Domain } | { ok: false; detail: string };
 
 /** A clock skew allowance: a creation time up to a day ahead of this server's clock is accepted. */
 const FUTURE_SLACK = 86400;
@@ -64,6 +67,10 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   if (tags instanceof Refusal) return refused(tags);
   const author = checkAuthor(get('author'));
   if (author instanceof Refusal) return refused(author);
+  // A host this instance does not serve (another shortener's export names its own) is read as the
+  // default domain: that is where its links land when the instance takes its place.
+  const named = (rules.domains ?? createDomains(rules.baseUrl)).named(get('domain'));
+  const domain = named instanceof Refusal ? null : named;
   // Imported counts have no events (yet): an import of the link's visits turns them into events.
   // Only the labels a row has, as a create stores them: most links have none.
   const record: Omit<LinkRecord, 'code'> = {
@@ -77,7 +84,7 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
     ...(author !== undefined && { author }),
   };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
-  return { ok: true, record, code };
+  return { ok: true, record, code, domain };
 }
 
 const refused = (refusal: Refusal): CheckedRow => ({ ok: false, detail: refusal.detail });

@@ -2,6 +2,7 @@
  * Export and import over one `LinkStore` (docs/api.md, export and import; docs/analytics.md, moving
  * history): what the HTTP routes and the offline commands share, built once from the settings.
  */
+import { createDomains } from '../links/domains.ts';
 import { exportText, type ExportFormat } from './export.ts';
 import { importLinks, type ImportDeps, type ImportResult } from './import.ts';
 import type { ImportFormat } from './sources.ts';
@@ -25,8 +26,9 @@ export interface Transfer {
 
 export function createTransfer(options: TransferOptions): Transfer {
   const { store, rules, now } = options;
+  const domains = rules.domains ?? createDomains(rules.baseUrl);
   return {
-    exportText: (format, author) => exportText(store.exportAll(Math.floor(now() / 1000), author), format, rules.baseUrl),
+    exportText: (format, author) => exportText(store.exportAll(Math.floor(now() / 1000), author), format, domains),
     importLinks: (body, format, fromLine) => importLinks(body, format, options, fromLine),
     exportVisits: (format, filter) => visitExportText(store.exportVisits(filter, Math.floor(now() / 1000)), format),
     importVisits: (body, format, fromLine) => importVisits(body, format, options, fromLine),

@@ -8,6 +8,7 @@
  * key, and an export is a file that outlives both. An imported event has none, so it counts as one
  * unique visitor.
  */
+import { splitKey } from '../links/domains.ts';
 import { isCodeShaped } from '../links/codes.ts';
 import { MAX_CODE_LENGTH } from '../store/link-store.ts';
 import type { Browser, CodedEvent, Device, Os, VisitEvent } from '../visits/event.ts';
@@ -19,10 +20,10 @@ import { parseCreatedText } from './dates.ts';
 import type { RowShape } from './sources.ts';
 
 /** A field of an imported event row. */
-export type VisitField = 'code' | 'time' | 'referrer' | 'country' | 'browser' | 'os' | 'device' | 'bot';
+export type VisitField = 'code' | 'time' | 'referrer' | 'country' | 'browser' | 'os' | 'device' | 'bot' | 'domain';
 
 /** The CSV header of the export, exactly; also the JSON keys of a line, in this order. */
-export const VISIT_COLUMNS = ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot'] as const;
+export const VISIT_COLUMNS = ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot', 'domain'] as const;
 
 /** Header name or JSON key (compared case-insensitively) → field: the export's own names. */
 const BY_NAME: ReadonlyMap<string, VisitField> = new Map([
@@ -34,6 +35,7 @@ const BY_NAME: ReadonlyMap<string, VisitField> = new Map([
   ['os', 'os'],
   ['device', 'device'],
   ['bot', 'bot'],
+  ['domain', 'domain'],
 ]);
 
 /** Without these two a row cannot be placed: a header lacking one is the file's problem, not a row's. */
@@ -62,21 +64,23 @@ export const VISIT_ROWS: RowShape<VisitField> = {
 // ---- the writer ------------------------------------------------------------------------------
 
 /** One event of the JSON Lines export, with its line break. */
-export function visitJsonLine({ code, event }: CodedEvent): string {
+export function visitJsonLine({ code: key, event }: CodedEvent): string {
   const { time, referrer, country, browser, os, device, bot } = event;
-  return `${JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot })}\n`;
+  const [code, domain] = splitKey(key);
+  return `${JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot, domain })}\n`;
 }
 
 /** One event of the CSV export, with its CRLF: `null` is an empty field, `bot` is `true` or `false`. */
-export function visitCsvLine({ code, event }: CodedEvent): string {
+export function visitCsvLine({ code: key, event }: CodedEvent): string {
   const { time, referrer, country, browser, os, device, bot } = event;
-  return csvRow([code, String(time), referrer ?? '', country ?? '', browser ?? '', os ?? '', device ?? '', bot ? 'true' : 'false']);
+  const [code, domain] = splitKey(key);
+  return csvRow([code, String(time), referrer ?? '', country ?? '', browser ?? '', os ?? '', device ?? '', bot ? 'true' : 'false', domain ?? '']);
 }
 
 // ---- the reader ------------------------------------------------------------------------------
 
-/** A valid row: the event to record for the link of `code`; or why the row is skipped. */
-export type CheckedVisit = { ok: true; code: string; event: VisitEvent } | { ok: false; detail: string };
+/** A valid row: the event to record for the link of `code` on `domain` (as given); or why the row is skipped. */
+export type CheckedVisit = { ok: true; code: string; domain: unknown; event: VisitEvent } | { ok: false; detail: string };
 
 /** A clock skew allowance, as for a link's `created_at`: an event up to a day ahead of this server's clock. */
 const FUTURE_SLACK = 86400;
@@ -115,6 +119,7 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
   return {
     ok: true,
     code,
+    domain: get('domain'),
     event: {
       time,
       referrer,

@@ -6,6 +6,8 @@
  *
  * The import is the links import's pipeline (`pipeline.ts`) with the steps of an event.
  */
+import type { Domains } from '../links/domains.ts';
+import { Refusal } from '../links/refusal.ts';
 import { isCodeShaped } from '../links/codes.ts';
 import type { LinkStore } from '../store/link-store.ts';
 import type { CodedEvent, ImportedVisit, VisitExportFilter } from '../visits/event.ts';
@@ -43,6 +45,8 @@ export type { VisitExportFilter } from '../visits/event.ts';
 /** The export's filter as a query or a command line gives it: text, or null when absent. */
 export interface VisitExportParams {
   readonly code?: string | null | undefined;
+  /** The domain of `code` (a host of the instance; absent: the default one). */
+  readonly domain?: string | null | undefined;
   readonly from?: string | null | undefined;
   readonly to?: string | null | undefined;
   readonly bots?: string | null | undefined;
@@ -53,16 +57,21 @@ export interface VisitExportParams {
  * the stats read them; a time without an offset is UTC), `bots` (default `include`: an export
  * moves history, bots included). The sentence naming the bad parameter when one is bad.
  */
-export function parseVisitExportFilter(params: VisitExportParams): VisitExportFilter | string {
+export function parseVisitExportFilter(params: VisitExportParams, domains?: Domains): VisitExportFilter | string {
   const code = params.code ?? undefined;
   if (code !== undefined && !isCodeShaped(code)) return 'code must be a short code: 1 to 64 characters of A-Z a-z 0-9 - _';
+  const domain = domains === undefined ? null : domains.named(params.domain);
+  if (domain instanceof Refusal) return domain.detail;
   const filter = parseEventFilter({ from: params.from ?? undefined, to: params.to ?? undefined, bots: params.bots ?? 'include' });
   if (filter instanceof RangeRefusal) return filter.detail;
-  return { ...filter, code };
+  // The store's key of the code on its domain (links/domains.ts).
+  return { ...filter, code: code === undefined || domain === null ? code : `${domain}/${code}` };
 }
 
 export interface VisitImportDeps {
   store: LinkStore;
+  /** The instance's domains, which a row's `domain` names (a host it does not serve: the default one). */
+  rules?: { domains?: Domains | undefined } | undefined;
   /** Milliseconds since the epoch. */
   now: () => number;
 }
@@ -73,13 +82,17 @@ export const UNKNOWN_CODE = 'no live link has this short_code (import the links 
 type VisitRow = Extract<CheckedVisit, { ok: true }>;
 
 /** The visits' steps of the pipeline: each event recorded through `store.importVisit`. */
-function visitSteps({ store }: VisitImportDeps): ImportSteps<VisitField, VisitRow> {
+function visitSteps({ store, rules }: VisitImportDeps): ImportSteps<VisitField, VisitRow> {
+  const keyOf = (code: string, domain: unknown): string => {
+    const named = rules?.domains?.named(domain) ?? null;
+    return named instanceof Refusal || named === null ? code : `${named}/${code}`;
+  };
   const counted = (line: number, outcome: ImportedVisit, run: ImportRun): void => (outcome === 'imported' ? run.imported() : run.refused(line, UNKNOWN_CODE));
   return {
     rows: VISIT_ROWS,
     check: checkVisitRow,
     write(row, line, run) {
-      const outcome = store.importVisit(row.code, row.event, run.now, run.chain);
+      const outcome = store.importVisit(keyOf(row.code, row.domain), row.event, run.now, run.chain);
       if (outcome instanceof Promise) run.later(line, outcome, (later) => counted(line, later, run));
       else counted(line, outcome, run);
     },

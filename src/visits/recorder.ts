@@ -55,8 +55,8 @@ export interface RecorderOptions {
 export interface Recorder {
   /** The event of `req`'s visit, made when the store calls it (a counted visit only). */
   source(req: VisitRequest): VisitEventSource;
-  /** The event of `req`'s visit, now. */
-  event(req: VisitRequest): VisitEvent;
+  /** The event of `req`'s visit, now; `counted` false for an orphan visit, which the events metric leaves out. */
+  event(req: VisitRequest, counted?: boolean): VisitEvent;
   /** Undefined when an event can be made at once; else a promise to wait for first (visitor-id.ts `ready`). */
   ready(): Promise<void> | undefined;
 }
@@ -89,7 +89,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     countries: () => (located === undefined ? undefined : (located.reader ?? located)),
   });
 
-  function event(req: VisitRequest): VisitEvent {
+  function event(req: VisitRequest, counted = true): VisitEvent {
     const headers = req.headers;
     const ms = now();
     const time = Math.floor(ms / 1000);
@@ -99,7 +99,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const key = today?.key;
     const agent = clients.agent(ua, key);
     const families = agent.families;
-    recorded?.(families.bot);
+    if (counted) recorded?.(families.bot);
     if (!tracksVisitor(headers)) {
       return { time, referrer: null, country: null, browser: null, os: null, device: null, bot: families.bot, visitor: null };
     }

@@ -132,6 +132,32 @@ test('of 50 concurrent creates of one code exactly one wins; the others are 409'
   assert.deepEqual(await listedCodes(h.port, KEY), ['race-code']);
 });
 
+test('a code is unique per domain: of 50 concurrent creates of one code on each of two domains, exactly one wins on each', async (t) => {
+  const h = await start(t, { apiKeys: [KEY], logLevel: 'silent', domains: ['go.example'] });
+  const domains = [null, 'go.example'];
+  const replies = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      request(h.port, '/api/shorten', {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ url: `https://example.com/race/${i}`, code: 'race-code', domain: domains[i % 2] }),
+      }),
+    ),
+  );
+  for (const [d, domain] of domains.entries()) {
+    const mine = replies.filter((_, i) => i % 2 === d);
+    const winners = mine.filter((r) => r.status === 201);
+    assert.equal(winners.length, 1, `${domain}: ${mine.map((r) => r.status).join(' ')}`);
+    assert.equal(mine.filter((r) => r.status === 409).length, 49);
+    const winner = replies.indexOf(winners[0]!);
+    const query = domain === null ? '' : `?domain=${domain}`;
+    assert.equal(record(await h.req(`/api/urls/race-code${query}`)).original_url, `https://example.com/race/${winner}`, String(domain));
+  }
+  const listed = await h.req('/api/urls', { headers: { 'x-api-key': KEY } });
+  const urls = (JSON.parse(listed.body) as { urls: UrlRecord[] }).urls;
+  assert.deepEqual(urls.map((r) => `${r.domain}/${r.short_code}`).sort(), ['go.example/race-code', 'null/race-code']);
+});
+
 test('a deleted or expired link gives its code back', async (t) => {
   let now = Date.UTC(2026, 0, 1);
   const h = await start(t, { apiKeys: [KEY], now: () => now });

@@ -45,6 +45,7 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
   assert.equal(r.headers.deprecation, undefined);
   const expected: UrlRecord = {
     short_code: code,
+    domain: null,
     short_url: `http://127.0.0.1:${h.port}/${code}`,
     original_url: 'https://example.com/new%20path',
     created_at: NOW_S,

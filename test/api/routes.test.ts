@@ -15,6 +15,7 @@ const CODE = /^[1-9A-HJ-NP-Za-km-z]+$/;
 const RECORD_FIELDS = [
   'author',
   'created_at',
+  'domain',
   'expires_at',
   'max_visits',
   'original_url',
@@ -137,6 +138,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
     urls: [
       {
         short_code: c,
+        domain: null,
         short_url: `http://127.0.0.1:${h.port}/${c}`,
         original_url: 'https://example.com/c',
         created_at: NOW_S,
@@ -151,6 +153,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
       },
       {
         short_code: b,
+        domain: null,
         short_url: `http://127.0.0.1:${h.port}/${b}`,
         original_url: 'https://example.com/b',
         created_at: NOW_S,
@@ -165,6 +168,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
       },
       {
         short_code: a,
+        domain: null,
         short_url: `http://127.0.0.1:${h.port}/${a}`,
         original_url: 'https://example.com/a',
         created_at: NOW_S,
@@ -224,6 +228,7 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
   assert.deepEqual(Object.keys(rec).sort(), RECORD_FIELDS);
   assert.deepEqual(rec, {
     short_code: code,
+    domain: null,
     short_url: `http://127.0.0.1:${h.port}/${code}`,
     original_url: 'https://example.com/meta?q=1#frag',
     created_at: NOW_S,

@@ -200,10 +200,10 @@ test('the stats of every link: visit_count summed, no short_code, the links top 
   assert.equal(body['short_code'], undefined);
   assert.deepEqual([body['visit_count'], body['visits'], body['bots'], body['unique_visitors']], [6, 5, 1, 2]);
   assert.deepEqual(body['links'], [
-    { short_code: b, visits: 3 },
+    { short_code: b, domain: null, visits: 3 },
     ...[
-      { short_code: a, visits: 1 },
-      { short_code: c, visits: 1 },
+      { short_code: a, domain: null, visits: 1 },
+      { short_code: c, domain: null, visits: 1 },
     ].sort((x, y) => (x.short_code < y.short_code ? -1 : 1)),
   ]);
   assert.equal((await h.req(`/api/urls/${b}`, { method: 'DELETE', headers: ADMIN })).status, 204);

@@ -53,6 +53,7 @@ function configError(fn: () => unknown): ConfigError {
 // The settings table of the README (configuration), as a reader of it would write it.
 const DOCUMENTED_DEFAULTS: Config = {
   baseUrl: undefined,
+  domains: [],
   host: '127.0.0.1',
   port: 3000,
   production: false,
@@ -440,6 +441,7 @@ describe('config file', () => {
   test("every snake_case key of the README's table", () => {
     const config = withFile({
       base_url: 'https://s.example/x',
+      domains: ['go.example', 'Short.Example:8443'],
       host: '0.0.0.0',
       port: 8081,
       production: true,
@@ -474,6 +476,8 @@ describe('config file', () => {
     });
     assert.deepEqual(config, {
       baseUrl: 'https://s.example/x',
+      // Lower case, as a Host header is compared.
+      domains: ['go.example', 'short.example:8443'],
       host: '0.0.0.0',
       port: 8081,
       production: true,

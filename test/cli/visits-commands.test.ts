@@ -130,7 +130,15 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
     .map((l) => JSON.parse(l) as { short_code: string; time: number; bot: boolean })
     .filter((e) => e.short_code === 'mover2' && e.time >= NOW + 3600 && !e.bot);
   assert.equal(csv.split('\r\n').filter(Boolean).length, 1 + expectedCsv.length);
-  assert.ok(csv.startsWith('short_code,time,referrer,country,browser,os,device,bot\r\n'));
+  assert.ok(csv.startsWith('short_code,time,referrer,country,browser,os,device,bot,domain\r\n'));
+  assert.ok(
+    csv
+      .split('\r\n')
+      .filter(Boolean)
+      .slice(1)
+      .every((row) => row.startsWith('mover2,') && row.endsWith(',')),
+    'each row: the bare code, and an empty domain cell (the default domain)',
+  );
   writeFileSync(join(files, 'links.jsonl'), links);
   writeFileSync(join(files, 'visits.jsonl'), visits);
 

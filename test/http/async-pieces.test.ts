@@ -11,6 +11,7 @@ import { createPacer, type Piece, type Sink } from '../../src/http/pacer.ts';
 
 const record = (i: number): UrlRecord => ({
   short_code: `c${i}`,
+  domain: null,
   short_url: `https://s.example/c${i}`,
   original_url: `https://example.com/${i}`,
   created_at: 1_790_000_000 + i,

@@ -163,6 +163,7 @@ test('a piece that fails to build rejects the stream', async (t) => {
 function listing(n: number, urlChars: number): UrlListing {
   const record = (i: number): UrlRecord => ({
     short_code: `c${i}`,
+    domain: null,
     short_url: `https://s.example/c${i}`,
     original_url: `https://example.com/${'u'.repeat(urlChars)}/${i}`,
     created_at: 1_790_000_000 + i,

@@ -106,5 +106,6 @@ test('a create: the fields in the order their refusals are told, and a custom co
     custom: 'x'.repeat(12),
     maxVisits: null,
     labels: { title: 'T', tags: ['a', 'b'] },
+    domain: null,
   });
 });

@@ -154,6 +154,7 @@ test('over a store that answers with promises, every operation works and reports
   const s = service(store);
   const record = {
     short_code: 'code01',
+    domain: null,
     short_url: 'https://s.example/code01',
     original_url: 'https://example.com/a',
     created_at: NOW,

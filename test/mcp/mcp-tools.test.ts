@@ -110,11 +110,11 @@ test('tools/list declares the seven tools with title, description, schemas and e
       assert.ok(output.required.includes('max_visits') && output.required.includes('expires_at'), String(t['name']));
     }
     const shorten = tools[0]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags', 'api_key']);
+    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags', 'domain', 'api_key']);
     const update = tools[5]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(update.properties), ['code', 'api_key', 'url', 'retention_days', 'max_visits', 'title', 'tags']);
+    assert.deepEqual(Object.keys(update.properties), ['code', 'domain', 'api_key', 'url', 'retention_days', 'max_visits', 'title', 'tags']);
     const list = tools[3]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(list.properties), ['api_key', 'limit', 'offset', 'q', 'tag']);
+    assert.deepEqual(Object.keys(list.properties), ['api_key', 'limit', 'offset', 'q', 'tag', 'domain']);
   });
 });
 
@@ -126,6 +126,7 @@ test('shorten_url answers the short URL as text and the record as structuredCont
     assert.deepEqual(r.content[0], { type: 'text', text: rec.short_url });
     assert.deepEqual(rec, {
       short_code: rec.short_code,
+      domain: null,
       short_url: `http://127.0.0.1:${h.port}/${rec.short_code}`,
       original_url: 'https://example.com/a%20b',
       created_at: NOW_S,
@@ -255,6 +256,7 @@ test('update_url checks the key, edits the record it returns, and reports unknow
     const updated = structured(await call(server, 'update_url', { code, api_key: KEY, url: 'HTTPS://EXAMPLE.COM/new', retention_days: 3, max_visits: 10 }));
     assert.deepEqual(updated, {
       short_code: code,
+      domain: null,
       short_url: `http://127.0.0.1:${h.port}/${code}`,
       original_url: 'https://example.com/new',
       created_at: NOW_S,

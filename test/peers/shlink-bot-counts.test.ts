@@ -32,7 +32,7 @@ function serviceWith(page: (code: string) => unknown): Service {
   } as unknown as Service;
 }
 
-const params = (query: string): ListParams => parseListParams(new URLSearchParams(query), 'sho.rt') as ListParams;
+const params = (query: string): ListParams => parseListParams(new URLSearchParams(query)) as ListParams;
 
 test('a visits summary whose bot count the store cannot give is the failure, not a count of 0', async () => {
   const down = serviceWith(() => DOWN);

@@ -107,8 +107,8 @@ test("orderBy: field-ASC or field-DESC of Shlink's fields; absent is newest firs
   }
 });
 
-test("the list's parameters: defaults, PHP-style arrays, the default domain, and each bad value named", () => {
-  const params = parseListParams(new URLSearchParams('tags[]=a&tags[]=b&tags[]=a&domain=DEFAULT&excludeMaxVisitsReached=true'), 's.example');
+test("the list's parameters: defaults, PHP-style arrays, the domain as sent, and each bad value named", () => {
+  const params = parseListParams(new URLSearchParams('tags[]=a&tags[]=b&tags[]=a&domain=DEFAULT&excludeMaxVisitsReached=true'));
   assert.ok(!isProblem(params));
   assert.deepEqual(params, {
     page: 1,
@@ -122,10 +122,19 @@ test("the list's parameters: defaults, PHP-style arrays, the default domain, and
     startDate: undefined,
     endDate: undefined,
     excludeMaxVisitsReached: true,
-    otherDomain: false,
+    domain: 'DEFAULT',
   });
-  assert.equal((parseListParams(new URLSearchParams('domain=S.example'), 's.example') as { otherDomain: boolean }).otherDomain, false);
-  assert.equal((parseListParams(new URLSearchParams('domain=other.example'), 's.example') as { otherDomain: boolean }).otherDomain, true);
+  // The domain is passed on as sent (the service tells a host from DEFAULT); absent or empty: every domain's.
+  for (const [query, domain] of [
+    ['domain=S.example', 'S.example'],
+    ['domain=other.example', 'other.example'],
+    ['domain=', undefined],
+    ['', undefined],
+  ] as const) {
+    const p = parseListParams(new URLSearchParams(query));
+    assert.ok(!isProblem(p), query);
+    assert.equal(p.domain, domain, query);
+  }
   for (const [query, element] of [
     ['page=0', 'page'],
     ['itemsPerPage=0', 'itemsPerPage'],
@@ -134,7 +143,7 @@ test("the list's parameters: defaults, PHP-style arrays, the default domain, and
     ['endDate=2026-02-30', 'endDate'],
     [`searchTerm=${'x'.repeat(201)}`, 'searchTerm'],
   ]) {
-    const p = parseListParams(new URLSearchParams(query), 's.example');
+    const p = parseListParams(new URLSearchParams(query));
     assert.ok(isProblem(p), query);
     assert.deepEqual([p.status, p.body['type'], p.body['invalidElements']], [400, ErrorType.INVALID_ARGUMENT, [element]], query);
   }
@@ -180,7 +189,7 @@ test('validUntil is a retention of whole days from the creation, rounded up; nul
 });
 
 test("a create: what the service checks passes through; what is Shlink's alone is decided here", () => {
-  const limits = { minShortLength: 6, maxShortLength: 12, host: 's.example' };
+  const limits = { minShortLength: 6, maxShortLength: 12 };
   assert.deepEqual(
     parseCreateBody(
       { longUrl: 'https://e.example/', customSlug: 'x', crawlable: true, forwardQuery: false, shortCodeLength: 12, domain: 's.example' },
@@ -196,11 +205,17 @@ test("a create: what the service checks passes through; what is Shlink's alone i
       retentionDays: 0,
       validUntil: undefined,
       findIfExists: false,
+      domain: 's.example',
     },
   );
+  // The domain is the service's to check (a host of another instance is its invalid-data): passed on as sent.
+  for (const domain of ['other.example', 'DEFAULT', null, undefined]) {
+    const p = parseCreateBody({ longUrl: 'https://e.example/', domain }, limits, 100);
+    assert.ok(!isProblem(p), String(domain));
+    assert.equal(p.domain, domain, String(domain));
+  }
   for (const [body, element] of [
     [{ validSince: '2026-01-01' }, 'validSince'],
-    [{ domain: 'other.example' }, 'domain'],
     [{ pathPrefix: 'p' }, 'pathPrefix'],
     [{ shortCodeLength: 5 }, 'shortCodeLength'],
     [{ shortCodeLength: 13 }, 'shortCodeLength'],

@@ -84,6 +84,7 @@ test("phpInt reads as PHP's intval", () => {
 function record(code: string, visits: number): UrlRecord {
   return {
     short_code: code,
+    domain: null,
     short_url: `https://s.example/${code}`,
     original_url: `https://example.com/${code}`,
     created_at: 0,

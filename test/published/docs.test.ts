@@ -79,7 +79,10 @@ test('renderDocs: self-contained, navigable, one entry per operation, the deprec
   assert.ok(operationIds.includes('updateUrl'));
   assert.ok(operationIds.includes('importUrls'));
   assert.ok(operationIds.includes('importVisits'));
-  assert.equal(operationIds.length, 34);
+  assert.ok(operationIds.includes('listDomains'));
+  assert.ok(operationIds.includes('setDomainRedirects'));
+  assert.ok(operationIds.includes('listOrphanVisits'));
+  assert.equal(operationIds.length, 37);
   for (const id of operationIds) {
     assert.equal(html.split(`<article id="op-${id}"`).length, 2, `one entry for ${id}`);
     assert.ok(html.includes(`<a href="#op-${id}">`), `contents link to ${id}`);

@@ -21,6 +21,7 @@ import {
 
 const RECORD = {
   short_code: 'abc123',
+  domain: null,
   short_url: 'http://s.example/abc123',
   original_url: 'https://example.com/',
   created_at: 1700000000,
@@ -74,6 +75,9 @@ const VALUES: readonly unknown[] = [
   { ...RECORD, author: 'k3y-1d_Z' },
   { ...RECORD, author: 5 },
   { ...RECORD, author: undefined },
+  { ...RECORD, domain: 'go.example:8080', short_url: 'http://go.example:8080/abc123' },
+  { ...RECORD, domain: 5 },
+  Object.fromEntries(Object.entries(RECORD).filter(([key]) => key !== 'domain')),
   { url: 'https://example.com/', title: null, tags: null },
   { url: 'https://example.com/', title: 'T', tags: [' spaced ', 'x'.repeat(60)] },
   { url: 'https://example.com/', tags: 'a,b' },

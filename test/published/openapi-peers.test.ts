@@ -14,6 +14,8 @@ import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';
 
 const KEY = 'k1';
+/** The server's other domain (DOMAINS), whose redirects Shlink's door sets. */
+const GO = 'go.example';
 const TOKEN = 'the-gate-token';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
 const METHODS = ['get', 'post', 'patch', 'delete'] as const;
@@ -166,6 +168,21 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
       probes: [get(`${v3}/visits`, 200), get(`${v3}/visits`, 401, {}), get(`${v3}/visits`, 403, { 'x-api-key': f.creator })],
       unexercised: { 503: DOWN },
     },
+    shlinkListOrphanVisits: {
+      probes: [
+        get(`${v3}/visits/orphan`, 200),
+        get(`${v3}/visits/orphan?page=2&itemsPerPage=1&excludeBots&startDate=2020-01-01&endDate=2099-01-01T00:00:00Z`, 200),
+        get(`${v3}/visits/orphan?itemsPerPage=-1`, 200, { 'x-api-key': f.viewer }),
+        get(`${v3}/visits/orphan?startDate=yesterday`, 400),
+        get(`${v3}/visits/orphan?startDate=2030-01-02&endDate=2030-01-01`, 400),
+        get(`${v3}/visits/orphan`, 401, {}),
+        get(`${v3}/visits/orphan`, 401, { 'x-api-key': 'wrong' }),
+        get(`${v3}/visits/orphan`, 403, { 'x-api-key': f.creator }),
+      ],
+      unexercised: {
+        503: 'a store that cannot be read: the log store reads the orphan visits from memory, so a full disk does not fail it; a PostgreSQL outage does, which no test provokes yet (test/peers/peer-outage.test.ts lists no orphan route)',
+      },
+    },
     shlinkListTags: {
       probes: [
         get(`${v3}/tags?searchTerm=KE`, 200),
@@ -184,7 +201,30 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
       ],
       unexercised: { 503: DOWN },
     },
-    shlinkListDomains: { probes: [get(`${v3}/domains`, 200), get(`${v3}/domains`, 401, {})] },
+    shlinkListDomains: {
+      probes: [get(`${v3}/domains`, 200), get(`${v3}/domains`, 200, { 'x-api-key': f.creator }), get(`${v3}/domains`, 401, {})],
+      unexercised: { 503: DOWN },
+    },
+    shlinkSetDomainRedirects: {
+      probes: [
+        send(
+          'PATCH',
+          `${v3}/domains/redirects`,
+          `{"domain":"${GO}","baseUrlRedirect":"https://home.example/","invalidShortUrlRedirect":"https://home.example/404"}`,
+          200,
+        ),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","invalidShortUrlRedirect":null,"regular404Redirect":null}`, 200),
+        send('PATCH', `${v3}/domains/redirects`, '{"domain":"nowhere.example","baseUrlRedirect":null}', 400),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","regular404Redirect":"https://home.example/other"}`, 400),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","baseUrlRedirect":"ftp://home.example/"}`, 400),
+        send('PATCH', `${v3}/domains/redirects`, '{"baseUrlRedirect":null}', 400),
+        send('PATCH', `${v3}/domains/redirects`, '{nope', 400),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","baseUrlRedirect":null}`, 401, { headers: {} }),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","baseUrlRedirect":null}`, 403, { headers: { 'x-api-key': f.viewer } }),
+        send('PATCH', `${v3}/domains/redirects`, BIG, 413),
+        send('PATCH', `${v3}/domains/redirects`, `{"domain":"${GO}","baseUrlRedirect":"https://home.example/full"}`, 503, { diskFull: true }),
+      ],
+    },
     shlinkMercureInfo: { probes: [get(`${v3}/mercure-info`, 501), get(`${v3}/mercure-info`, 401, {})] },
     ...unknown('UnknownRoot', '/rest'),
     ...unknown('Unknown', '/rest/v2/short-urls'),
@@ -253,7 +293,7 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
   let doc: OpenApiDocument;
   const { fs, disk } = fillableDisk();
   before(async () => {
-    h = await open({ apiKeys: [KEY], apiToken: TOKEN, shlinkApi: true, yourlsApi: true, fs });
+    h = await open({ apiKeys: [KEY], apiToken: TOKEN, shlinkApi: true, yourlsApi: true, domains: [GO], fs });
     const r = await h.req('/openapi.json', { headers: BEARER });
     assert.equal(r.status, 200);
     doc = JSON.parse(r.body) as OpenApiDocument;
@@ -292,6 +332,20 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
       headers: { ...BEARER, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', referer: 'https://news.example/a' },
     };
     assert.equal((await h.req(`/${fixture.keep}`, visit)).status, 302);
+    // Orphan visits (docs/analytics.md), one of each type: an unknown code, a used-up link, another domain's GET /.
+    const once = await shorten({ url: 'https://example.com/once', max_visits: 1 });
+    assert.equal((await h.req(`/${once}`, { headers: BEARER })).status, 302);
+    assert.equal((await h.req('/nope42', { headers: BEARER })).status, 404);
+    assert.equal((await h.req(`/${once}`, { headers: BEARER })).status, 410);
+    assert.equal((await h.req('/', { headers: { ...BEARER, host: GO } })).status, 404);
+    // They are written in the background: the pages the probes read are not empty once they have landed.
+    let orphans = 0;
+    for (let i = 0; i < 100 && orphans !== 3; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const r = await h.req('/rest/v3/visits/orphan', { headers: { 'x-api-key': KEY } });
+      orphans = (JSON.parse(r.body) as { visits: { pagination: { totalItems: number } } }).visits.pagination.totalItems;
+    }
+    assert.equal(orphans, 3, 'the three orphan visits have landed');
     const rows = { ...shlinkPlan(fixture), ...yourlsPlan(fixture) };
     const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
       METHODS.flatMap((method) => {

@@ -182,26 +182,27 @@ test("the operations document every route of the README's route table, with thei
   const ops = Object.fromEntries(operations(doc).map(({ path, method, op }) => [`${method} ${path}`, op]));
   const statuses = (key: string): string[] => Object.keys(ops[key]?.responses ?? {});
   const expected: Record<string, string[]> = {
-    'GET /': ['200', '404', '500'],
+    'GET /': ['200', '302', '404', '500'],
     'GET /static/{file}': ['200', '304', '404', '500'],
     'GET /robots.txt': ['200', '401', '500'],
     'GET /api/health': ['200', '401', '500'],
     'POST /api/shorten': ['201', '400', '401', '409', '413', '415', '429', '500', '503'],
     'GET /api/shorten': ['201', '400', '401', '409', '413', '415', '429', '500', '503'],
     'GET /api/urls': ['200', '400', '401', '403', '500'],
-    'GET /api/urls/{code}': ['200', '401', '404', '500'],
-    'GET /api/urls/{code}/qr': ['200', '401', '404', '422', '500'],
+    'GET /api/urls/{code}': ['200', '400', '401', '404', '500'],
+    'GET /api/urls/{code}/qr': ['200', '400', '401', '404', '422', '500'],
     'PATCH /api/urls/{code}': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
-    'DELETE /api/urls/{code}': ['204', '401', '403', '404', '500', '503'],
+    'DELETE /api/urls/{code}': ['204', '400', '401', '403', '404', '500', '503'],
     'GET /api/lookup': ['200', '400', '401', '404', '500'],
     'GET /api/export': ['200', '400', '401', '403', '500'],
     'POST /api/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
     'GET /api/stats': ['200', '400', '401', '403', '500'],
     'GET /api/urls/{code}/stats': ['200', '400', '401', '403', '404', '500'],
     'GET /api/urls/{code}/visits': ['200', '400', '401', '403', '404', '500'],
-    'DELETE /api/urls/{code}/visits': ['200', '401', '403', '404', '500', '503'],
+    'DELETE /api/urls/{code}/visits': ['200', '400', '401', '403', '404', '500', '503'],
     'GET /api/visits/export': ['200', '400', '401', '403', '500'],
     'POST /api/visits/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
+    'GET /api/visits/orphan': ['200', '400', '401', '403', '500', '503'],
     'GET /{code}': ['302', '401', '404', '410', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
@@ -209,6 +210,8 @@ test("the operations document every route of the README's route table, with thei
     'POST /api/keys': ['201', '400', '401', '403', '413', '415', '500', '503'],
     'GET /api/keys': ['200', '401', '403', '500', '503'],
     'DELETE /api/keys/{id}': ['204', '401', '403', '404', '500', '503'],
+    'GET /api/domains': ['200', '401', '403', '500', '503'],
+    'PATCH /api/domains/{host}': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
     'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '429', '500'],
     'GET /mcp': ['401', '405', '500'],
     'DELETE /mcp': ['401', '405', '500'],
@@ -235,9 +238,12 @@ test("the operations document every route of the README's route table, with thei
       'DELETE /api/urls/{code}/visits',
       'GET /api/visits/export',
       'POST /api/visits/import',
+      'GET /api/visits/orphan',
       'POST /api/keys',
       'GET /api/keys',
       'DELETE /api/keys/{id}',
+      'GET /api/domains',
+      'PATCH /api/domains/{host}',
     ].includes(key);
     const expectedSecurity = isPublic
       ? []
@@ -264,7 +270,7 @@ test("the operations document every route of the README's route table, with thei
   assert.deepEqual(ops['GET /api/urls']?.parameters?.at(-1), { $ref: '#/components/parameters/api_key' });
   assert.deepEqual(
     ops['GET /api/urls']?.parameters?.map((p) => p['$ref']),
-    ['limit', 'offset', 'q', 'tag', 'api_key'].map((n) => `#/components/parameters/${n}`),
+    ['limit', 'offset', 'q', 'tag', 'list_domain', 'api_key'].map((n) => `#/components/parameters/${n}`),
   );
   assert.deepEqual(doc.components.parameters['q']?.['schema'], { type: 'string', minLength: 1, maxLength: 200 });
   // tag repeats in the query string (tag=a&tag=b): an exploded form array, like the create's tags.
@@ -278,7 +284,7 @@ test("the operations document every route of the README's route table, with thei
   }
   assert.deepEqual(
     ops['POST /api/shorten']?.parameters?.map((p) => resolve(doc, p)['name']),
-    ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags'],
+    ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags', 'domain'],
   );
   assert.deepEqual(ops['POST /api/shorten']?.responses['409'], { $ref: '#/components/responses/Conflict' });
   // The edit: a JSON body of exactly the editable fields, answered with the record.
@@ -295,6 +301,9 @@ test("the operations document every route of the README's route table, with thei
   assert.deepEqual(record.properties['max_visits']?.type, ['integer', 'null']);
   assert.deepEqual(record.properties['expires_at']?.type, ['integer', 'null']);
   assert.ok(record.required.includes('max_visits') && record.required.includes('expires_at'));
+  // domain: always present, a host or null for the default domain.
+  assert.deepEqual(record.properties['domain']?.type, ['string', 'null']);
+  assert.ok(record.required.includes('domain'));
   // title and tags: always present, a string or null, and a bounded array of bounded strings.
   assert.ok(record.required.includes('title') && record.required.includes('tags'));
   assert.deepEqual(record.properties['title']?.type, ['string', 'null']);
@@ -402,6 +411,9 @@ interface Fixture {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** The live server's other domains (DOMAINS): one whose base_url the fixture sets, one without redirects. */
+const REDIRECTED = 'go.example';
+const BARE = 's.example';
 const ADMIN = { 'x-api-key': KEY };
 const BIG = JSON.stringify({ url: `https://example.com/${'x'.repeat(70 * 1024)}` });
 
@@ -421,6 +433,10 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     const { headers = { ...ADMIN, ...JSON_HEADERS }, ...rest } = extra;
     return { path: `/api/urls/${code}`, options: { method: 'PATCH', headers, body }, status, ...rest };
   };
+  const domainPatch = (host: string, body: string, status: number, extra: Partial<Probe> & { headers?: Record<string, string> } = {}): Probe => {
+    const { headers = { ...ADMIN, ...JSON_HEADERS }, ...rest } = extra;
+    return { path: `/api/domains/${host}`, options: { method: 'PATCH', headers, body }, status, ...rest };
+  };
   const importing = (type: string, body: string, status: number, extra: Partial<Probe> = {}): Probe => ({
     path: '/api/import',
     options: { method: 'POST', headers: { ...ADMIN, 'content-type': type }, body },
@@ -434,7 +450,14 @@ function plan(f: Fixture): Record<string, OperationPlan> {
   const rpc = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
   const mcp = (status: number, headers: Record<string, string>, body = rpc): Probe => ({ path: '/mcp', options: { method: 'POST', headers, body }, status });
   return {
-    getUi: { probes: [{ path: '/', status: 200 }], unexercised: { 404: 'only with production=true (test/api/routes.test.ts)' } },
+    getUi: {
+      probes: [
+        { path: '/', status: 200 },
+        // Another domain than the default one serves no UI: its base_url redirect (set by the fixture), or a 404.
+        { path: '/', options: { headers: { host: REDIRECTED } }, status: 302 },
+        { path: '/', options: { headers: { host: BARE } }, status: 404 },
+      ],
+    },
     getStaticFile: {
       probes: [
         { path: '/static/docs.css', status: 200 },
@@ -485,12 +508,14 @@ function plan(f: Fixture): Record<string, OperationPlan> {
       probes: [
         { path: `/api/urls/${f.keep}`, status: 200 },
         { path: `/api/urls/${f.usedUp}`, status: 200 },
+        { path: `/api/urls/${f.keep}?domain=unknown.example`, status: 400 },
         { path: '/api/urls/zzzzzz', status: 404 },
       ],
     },
     getUrlQr: {
       probes: [
         { path: `/api/urls/${f.keep}/qr`, status: 200 },
+        { path: `/api/urls/${f.keep}/qr?domain=unknown.example`, status: 400 },
         { path: '/api/urls/zzzzzz/qr', status: 404 },
       ],
       unexercised: { 422: 'a short URL over 2953 bytes, which needs a base path that long (test/qr covers it)' },
@@ -512,6 +537,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     deleteUrl: {
       probes: [
         { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE' }, status: 403 },
+        { path: `/api/urls/${f.doomed}?domain=unknown.example`, options: { method: 'DELETE', headers: ADMIN }, status: 400 },
         { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 503, diskFull: true },
         { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 204 },
         { path: `/api/urls/${f.doomed}`, options: { method: 'DELETE', headers: ADMIN }, status: 404 },
@@ -570,6 +596,7 @@ function plan(f: Fixture): Record<string, OperationPlan> {
     deleteUrlVisits: {
       probes: [
         { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE' }, status: 403 },
+        { path: `/api/urls/${f.keep}/visits?domain=unknown.example`, options: { method: 'DELETE', headers: ADMIN }, status: 400 },
         { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE', headers: ADMIN }, status: 503, diskFull: true },
         { path: `/api/urls/${f.keep}/visits`, options: { method: 'DELETE', headers: ADMIN }, status: 200 },
         { path: '/api/urls/zzzzzz/visits', options: { method: 'DELETE', headers: ADMIN }, status: 404 },
@@ -593,6 +620,18 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         importingVisits('text/csv', `short_code,time\n${f.keep},1700000002\n`, 503, { diskFull: true }),
       ],
       unexercised: { 413: 'a body over 256 MiB (test/transfer covers it for /api/import, the same limit)' },
+    },
+    listOrphanVisits: {
+      probes: [
+        { path: '/api/visits/orphan?bots=include&limit=10', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/visits/orphan?api_key=k1&offset=1&from=2026-01-01&to=2026-02-01&tz=Europe/Berlin&bots=only', status: 200 },
+        { path: '/api/visits/orphan?limit=0', options: { headers: ADMIN }, status: 400 },
+        { path: '/api/visits/orphan?from=yesterday', options: { headers: ADMIN }, status: 400 },
+        { path: '/api/visits/orphan', status: 403 },
+      ],
+      unexercised: {
+        503: 'the orphan visits are read from memory on the log store, so a full disk does not fail the read; only a PostgreSQL outage answers it, which no test provokes yet (test/peers/peer-outage.test.ts lists no orphan route)',
+      },
     },
     followLink: {
       probes: [
@@ -625,6 +664,30 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         },
         { path: '/api/keys', options: { method: 'POST', headers: JSON_HEADERS, body: '{"name":"tool","role":"creator"}' }, status: 403 },
         keyPost('{"name":"full","role":"viewer"}', 503, true),
+      ],
+    },
+    listDomains: {
+      probes: [
+        { path: '/api/domains', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/domains?api_key=k1', status: 200 },
+        { path: '/api/domains', status: 403 },
+      ],
+      unexercised: {
+        503: "the domains and their links are read from memory on the log store; PostgreSQL's outage answers it (test/peers/peer-outage.test.ts, through Shlink's door to the same read)",
+      },
+    },
+    setDomainRedirects: {
+      probes: [
+        domainPatch(REDIRECTED, '{"not_found":"https://home.example/unknown","expired":"https://home.example/expired"}', 200),
+        domainPatch(REDIRECTED, '{"expired":null}', 200),
+        domainPatch(REDIRECTED, '{}', 200),
+        domainPatch(REDIRECTED, '{"base_url":"ftp://home.example/"}', 400),
+        domainPatch(REDIRECTED, '{"home":"https://home.example/"}', 400),
+        domainPatch(REDIRECTED, '{"not_found":null}', 403, { headers: JSON_HEADERS }),
+        domainPatch('nowhere.example', '{"not_found":null}', 404),
+        domainPatch(REDIRECTED, BIG, 413),
+        domainPatch(REDIRECTED, 'not_found=', 415, { headers: { ...ADMIN, 'content-type': 'application/x-www-form-urlencoded' } }),
+        domainPatch(BARE, '{"not_found":"https://home.example/full"}', 503, { diskFull: true }),
       ],
     },
     listKeys: {
@@ -673,7 +736,7 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
   let clock = Date.UTC(2026, 0, 10);
   const { fs, disk } = fillableDisk();
   before(async () => {
-    h = await open({ apiKeys: [KEY], now: () => clock, fs });
+    h = await open({ apiKeys: [KEY], now: () => clock, fs, domains: [REDIRECTED, BARE] });
     doc = JSON.parse((await h.req('/openapi.json')).body) as OpenApiDocument;
   });
   after(() => h.close());
@@ -718,6 +781,23 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
       taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
     };
     assert.equal((await h.req(`/${fixture.usedUp}`)).status, 302);
+    const home = await h.req(`/api/domains/${REDIRECTED}`, {
+      method: 'PATCH',
+      headers: { ...ADMIN, ...JSON_HEADERS },
+      body: '{"base_url":"https://home.example/"}',
+    });
+    assert.equal(home.status, 200, home.body);
+    // Orphan visits (docs/analytics.md), one of each type: an unknown code, a used-up link, another domain's GET /.
+    assert.equal((await h.req('/nope42')).status, 404);
+    assert.equal((await h.req(`/${fixture.usedUp}`)).status, 410);
+    assert.equal((await h.req('/', { headers: { host: REDIRECTED } })).status, 302);
+    // They are written in the background: the page the probes read is not empty once they have landed.
+    let orphans = '0';
+    for (let i = 0; i < 100 && orphans !== '3'; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      orphans = String((await h.req('/api/visits/orphan?bots=include', { headers: ADMIN })).headers['x-total-count']);
+    }
+    assert.equal(orphans, '3', 'the three orphan visits have landed');
     const rows = plan(fixture);
     const ops = operations(doc);
     assert.deepEqual(ops.map((o) => o.op.operationId).sort(), Object.keys(rows).sort(), 'one row per operation of the document');

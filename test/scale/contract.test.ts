@@ -110,6 +110,7 @@ test('create on one instance, read on the next, redirect on the third', { skip }
   const record = await recordOf(d, code);
   assert.deepEqual(Object.keys(record), [
     'short_code',
+    'domain',
     'short_url',
     'original_url',
     'created_at',
@@ -123,6 +124,7 @@ test('create on one instance, read on the next, redirect on the third', { skip }
     'author',
   ]);
   assert.equal(record.short_code, code);
+  assert.equal(record.domain, null);
   assert.equal(record.short_url, r.body);
   assert.equal(record.original_url, 'https://example.com/scale/a');
   assert.ok(Math.abs(record.created_at - Date.now() / 1000) < 60);
@@ -299,6 +301,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
   const edited = JSON.parse(edit.body) as LinkRecord;
   assert.deepEqual(edited, {
     short_code: code,
+    domain: null,
     short_url: `${d.url}/${code}`,
     original_url: 'https://example.com/scale/after',
     created_at,
@@ -435,6 +438,7 @@ test('import through one instance, export through another: the same records, old
     assert.deepEqual(mine, [
       {
         short_code: `${marker}a`,
+        domain: null,
         short_url: `${d.url}/${marker}a`,
         original_url: `https://example.com/${marker}/a`,
         created_at: 1_700_000_000,
@@ -449,6 +453,7 @@ test('import through one instance, export through another: the same records, old
       },
       {
         short_code: `${marker}b`,
+        domain: null,
         short_url: `${d.url}/${marker}b`,
         original_url: `https://example.com/${marker}/b`,
         created_at: 1_700_000_100,
@@ -464,8 +469,8 @@ test('import through one instance, export through another: the same records, old
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');
-    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author\r\n'));
-    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,,\r\n`));
+    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n'));
+    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,,,\r\n`));
   }
   assert.equal((await via(d, '/api/export', { headers: AUTH })).status, 403);
 });

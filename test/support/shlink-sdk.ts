@@ -12,7 +12,9 @@ import type * as Errors from '../../node_modules/@shlinkio/shlink-js-sdk/dist/ap
 import type {
   ShlinkCreateShortUrlData,
   ShlinkDeleteVisitsResult,
+  ShlinkDomainRedirects,
   ShlinkDomainsList,
+  ShlinkEditDomainRedirects,
   ShlinkEditShortUrlData,
   ShlinkHealth,
   ShlinkMercureInfo,
@@ -46,9 +48,11 @@ export interface ShlinkClient {
   getShortUrlVisits(id: ShlinkShortUrlIdentifier, params?: ShlinkVisitsParams): Promise<ShlinkVisitsList>;
   deleteShortUrlVisits(id: ShlinkShortUrlIdentifier): Promise<ShlinkDeleteVisitsResult>;
   getVisitsOverview(): Promise<ShlinkVisitsOverview>;
+  getOrphanVisits(params?: ShlinkVisitsParams): Promise<ShlinkVisitsList>;
   listTags(): Promise<ShlinkTagsList>;
   tagsStats(): Promise<ShlinkTagsStatsList>;
   listDomains(): Promise<ShlinkDomainsList>;
+  editDomainRedirects(redirects: ShlinkEditDomainRedirects): Promise<ShlinkDomainRedirects>;
   mercureInfo(): Promise<ShlinkMercureInfo>;
 }
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test as nodeTest, type TestContext } from 'node:test';
+import type { DomainRedirects } from '../../src/store/domain-store.ts';
 import type { LinkRecord, LinkStore, MaybePromise, VisitDecision } from '../../src/store/link-store.ts';
 
 /** Where a store lives: opened empty the first time, and reopened with what it held at close. */
@@ -38,7 +39,7 @@ async function decide(store: LinkStore, code: string, now: number, count: boolea
 
 async function pageCodes(
   store: LinkStore,
-  query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[]; author?: string } = {},
+  query: { limit?: number; offset?: number; now?: number; q?: string; tags?: string[]; author?: string; domain?: string | null } = {},
 ): Promise<{ total: number; count: number; codes: string[] }> {
   const page = await store.list({
     limit: query.limit,
@@ -47,6 +48,7 @@ async function pageCodes(
     ...(query.q !== undefined && { q: query.q }),
     ...(query.tags !== undefined && { tags: query.tags }),
     ...(query.author !== undefined && { author: query.author }),
+    ...(query.domain !== undefined && { domain: query.domain }),
   });
   try {
     const records = await page.slice(0, page.count);
@@ -639,6 +641,47 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       );
       assert.deepEqual(await exported(store, T, 'nokey'), []);
       assert.equal((await exported(store)).length, 6);
+    });
+
+    test('keys of several domains (<host>/<code>): one link each, the list and newestByUrl filter by domain, a reopen keeps them', async (t) => {
+      const { store, reopen } = await fresh(t);
+      const url = 'https://example.com/same';
+      for (const code of ['same01', 'go.example/same01', 'go.example/other1', 's.example:8443/same01', 'go.exampleX'])
+        assert.equal(await inserted(store, rec(code, url)), true, code);
+      assert.equal(await inserted(store, rec('go.example/same01')), false, 'one link per (domain, code)');
+      assert.deepEqual(await pageCodes(store, { domain: 'go.example' }), { total: 2, count: 2, codes: ['go.example/other1', 'go.example/same01'] });
+      assert.deepEqual(await pageCodes(store, { domain: null }), { total: 2, count: 2, codes: ['go.exampleX', 'same01'] });
+      assert.deepEqual(await pageCodes(store, { domain: 's.example:8443', q: 'SAME' }), { total: 1, count: 1, codes: ['s.example:8443/same01'] });
+      assert.equal((await pageCodes(store)).total, 5);
+      assert.equal((await store.newestByUrl(url, T, 'go.example'))?.code, 'go.example/other1');
+      assert.equal((await store.newestByUrl(url, T, null))?.code, 'go.exampleX');
+      assert.equal((await store.newestByUrl(url, T, 'x.example'))?.code, undefined);
+      assert.equal((await store.newestByUrl(url, T))?.code, 'go.exampleX');
+      assert.deepEqual(await decide(store, 'go.example/same01', T, true), { kind: 'found', url });
+      assert.equal(await store.delete('go.example/same01', T), true);
+      assert.equal((await store.get('same01', T))?.code, 'same01', "the default domain's link stays");
+      const again = await reopen();
+      assert.deepEqual(await pageCodes(again, { domain: 'go.example' }), { total: 1, count: 1, codes: ['go.example/other1'] });
+      assert.equal((await again.get('s.example:8443/same01', T))?.url, url);
+    });
+
+    test("a domain's redirects: set whole, read back by host ('' the default domain), cleared by three nulls, kept through a reopen", async (t) => {
+      const { store, reopen } = await fresh(t);
+      const domains = store.domains!;
+      assert.ok(domains, 'the store keeps domain redirects');
+      assert.deepEqual([...(await domains.domainRedirects())], []);
+      const go = { baseUrl: 'https://home.example/', notFound: null, expired: 'https://home.example/gone' };
+      await domains.setDomainRedirects('go.example', go);
+      await domains.setDomainRedirects('', { baseUrl: null, notFound: 'https://default.example/404', expired: null });
+      await domains.setDomainRedirects('s.example', { baseUrl: 'https://s.example/home', notFound: null, expired: null });
+      await domains.setDomainRedirects('s.example', { baseUrl: null, notFound: null, expired: null });
+      const read = async (s: LinkStore) => new Map([...(await s.domains!.domainRedirects())].map(([host, r]) => [host, { ...r }]));
+      const expected = new Map<string, DomainRedirects>([
+        ['go.example', go],
+        ['', { baseUrl: null, notFound: 'https://default.example/404', expired: null }],
+      ]);
+      assert.deepEqual(await read(store), expected);
+      assert.deepEqual(await read(await reopen()), expected);
     });
 
     test('a page filtered by q is a snapshot too', async (t) => {

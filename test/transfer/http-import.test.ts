@@ -38,6 +38,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
   assert.deepEqual(got.slice(0, 2), [
     {
       short_code: 'first1',
+      domain: null,
       short_url: 'https://s.example/first1',
       original_url: 'https://example.com/a',
       created_at: 1700000000,
@@ -52,6 +53,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
     },
     {
       short_code: 'second',
+      domain: null,
       short_url: 'https://s.example/second',
       original_url: 'https://example.com/b',
       created_at: 1700000100,

@@ -41,12 +41,22 @@ async function withEvents(t: Parameters<typeof start>[0], options: Parameters<ty
 }
 
 const ALL = [
-  { short_code: 'alpha1', time: NOW, referrer: 'news.example', country: null, browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false },
-  { short_code: 'beta22', time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false },
-  { short_code: 'alpha1', time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true },
+  { short_code: 'alpha1', time: NOW, referrer: 'news.example', country: null, browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, domain: null },
+  { short_code: 'beta22', time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: null },
+  { short_code: 'alpha1', time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, domain: null },
   // DNT: 1 — the event holds only time and bot.
-  { short_code: 'beta22', time: NOW + 3600, referrer: null, country: null, browser: null, os: null, device: null, bot: false },
-  { short_code: 'alpha1', time: NOW + 7200, referrer: 'com.google.android.gm', country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false },
+  { short_code: 'beta22', time: NOW + 3600, referrer: null, country: null, browser: null, os: null, device: null, bot: false, domain: null },
+  {
+    short_code: 'alpha1',
+    time: NOW + 7200,
+    referrer: 'com.google.android.gm',
+    country: null,
+    browser: 'Safari',
+    os: 'iOS',
+    device: 'mobile',
+    bot: false,
+    domain: null,
+  },
 ];
 
 const jsonl = (events: readonly object[]): string => events.map((e) => `${JSON.stringify(e)}\n`).join('');
@@ -74,17 +84,17 @@ test('CSV: the exact header, empty fields for null, true/false for bot', async (
   assert.equal(r.headers['content-disposition'], 'attachment; filename="visits-2024-05-02.csv"');
   assert.equal(
     r.body,
-    'short_code,time,referrer,country,browser,os,device,bot\r\n' +
-      `alpha1,${NOW},news.example,,Firefox,Linux,desktop,false\r\n` +
-      `beta22,${NOW + 60},,,Safari,iOS,mobile,false\r\n` +
-      `alpha1,${NOW + 120},,,Other,Other,other,true\r\n` +
-      `beta22,${NOW + 3600},,,,,,false\r\n` +
-      `alpha1,${NOW + 7200},com.google.android.gm,,Safari,iOS,mobile,false\r\n`,
+    'short_code,time,referrer,country,browser,os,device,bot,domain\r\n' +
+      `alpha1,${NOW},news.example,,Firefox,Linux,desktop,false,\r\n` +
+      `beta22,${NOW + 60},,,Safari,iOS,mobile,false,\r\n` +
+      `alpha1,${NOW + 120},,,Other,Other,other,true,\r\n` +
+      `beta22,${NOW + 3600},,,,,,false,\r\n` +
+      `alpha1,${NOW + 7200},com.google.android.gm,,Safari,iOS,mobile,false,\r\n`,
   );
   const empty = await start(t, { apiKeys: [KEY] });
   const none = await exported(empty, '?format=csv');
   assert.equal(none.status, 200);
-  assert.equal(none.body, 'short_code,time,referrer,country,browser,os,device,bot\r\n', 'no events: the header alone');
+  assert.equal(none.body, 'short_code,time,referrer,country,browser,os,device,bot,domain\r\n', 'no events: the header alone');
   assert.equal((await exported(empty, '')).body, '');
 });
 
@@ -94,6 +104,9 @@ test('filters: code, from (inclusive), to (exclusive) as Unix seconds or ISO 860
     ['?code=alpha1', ALL.filter((e) => e.short_code === 'alpha1')],
     ['?code=beta22&format=jsonl', ALL.filter((e) => e.short_code === 'beta22')],
     ['?code=nolink', []],
+    // The default domain, named as `default` or as its host, is the one a code without a domain names.
+    ['?code=alpha1&domain=default', ALL.filter((e) => e.short_code === 'alpha1')],
+    [`?code=beta22&domain=127.0.0.1:${h.port}`, ALL.filter((e) => e.short_code === 'beta22')],
     [`?from=${NOW + 60}`, ALL.slice(1)],
     [`?to=${NOW + 3600}`, ALL.slice(0, 3)],
     [`?from=${NOW + 60}&to=${NOW + 3601}`, ALL.slice(1, 4)],
@@ -125,6 +138,8 @@ test('400 naming the bad parameter; 403 empty without the key; 401 at the gate; 
     [`?from=${NOW}&to=${NOW}`, 'from: 2024-05-01T12:00:00Z is not before to, 2024-05-01T12:00:00Z'],
     ['?to=0', 'to: 1970-01-01T00:00:00Z is the earliest time; a range must end after it'],
     ['?bots=some', 'bots must be one of exclude, include, only'],
+    // This instance serves its default domain alone.
+    ['?code=alpha1&domain=go.example', `domain must be one of this service's domains (127.0.0.1:${h.port}), or absent for the default one`],
   ];
   for (const [query, detail] of bad) {
     const r = await exported(h, query, bearer);

@@ -4,6 +4,7 @@
  * requires; JSON Lines carry both as the record does; the import reads them from this service's
  * files, from YOURLS' and Shlink's columns, checks them like a create, and stores them as given.
  */
+import { createDomains } from '../../src/links/domains.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LinkRecord, LinkStore } from '../../src/store/link-store.ts';
@@ -39,7 +40,7 @@ async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
 
 async function exported(records: readonly LinkRecord[], format: 'csv' | 'jsonl'): Promise<string> {
   let text = '';
-  for await (const piece of exportText(each(records), format, RULES.baseUrl)) text += piece;
+  for await (const piece of exportText(each(records), format, createDomains(RULES.baseUrl))) text += piece;
   return text;
 }
 
@@ -63,13 +64,14 @@ test('CSV export: title and tags follow max_visits; tags one cell joined with co
     'title',
     'tags',
     'author',
+    'domain',
   ]);
   assert.equal(
     await exported(RECORDS, 'csv'),
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author\r\n' +
-      'titled,https://s.example/titled,https://example.com/1,1714000000,2,0,,"Ünïcödé, ""quoted""\r\nline 2 😀 标题","a,with space,Ä",\r\n' +
-      'onetag,https://s.example/onetag,https://example.com/2,1714000001,0,0,3,,solo,\r\n' +
-      'bare01,https://s.example/bare01,https://example.com/3,1714000002,0,0,,,,\r\n',
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n' +
+      'titled,https://s.example/titled,https://example.com/1,1714000000,2,0,,"Ünïcödé, ""quoted""\r\nline 2 😀 标题","a,with space,Ä",,\r\n' +
+      'onetag,https://s.example/onetag,https://example.com/2,1714000001,0,0,3,,solo,,\r\n' +
+      'bare01,https://s.example/bare01,https://example.com/3,1714000002,0,0,,,,,\r\n',
   );
 });
 

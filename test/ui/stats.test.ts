@@ -384,18 +384,18 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     await file.saveAs(path);
     assert.equal(file.suggestedFilename(), 'visits-2024-05-15.csv');
     const lines = readFileSync(path, 'utf8').trim().split(/\r?\n/);
-    assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot');
+    assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain');
     // 7 d with bots: the five visits and both bots, oldest first.
     assert.deepEqual(
       lines.slice(1).map((l) => l.split(',').slice(2).join(',')),
       [
-        ',US,Other,Other,other,true',
-        't.co,JP,Safari,iOS,mobile,false',
-        ',US,Firefox,Linux,desktop,false',
-        'news.example,DE,Chrome,Windows,desktop,false',
-        'news.example,DE,Chrome,Windows,desktop,false',
-        'news.example,DE,Chrome,Windows,desktop,false',
-        ',US,Other,Other,other,true',
+        ',US,Other,Other,other,true,',
+        't.co,JP,Safari,iOS,mobile,false,',
+        ',US,Firefox,Linux,desktop,false,',
+        'news.example,DE,Chrome,Windows,desktop,false,',
+        'news.example,DE,Chrome,Windows,desktop,false,',
+        'news.example,DE,Chrome,Windows,desktop,false,',
+        ',US,Other,Other,other,true,',
       ],
     );
     const [jsonl] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Download JSONL' }).click()]);
@@ -403,9 +403,9 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     const events = readFileSync(join(dir, 'v.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { short_code: string; bot: boolean });
+      .map((l) => JSON.parse(l) as { short_code: string; bot: boolean; domain: string | null });
     assert.equal(events.length, 7);
-    assert.ok(events.every((e) => e.short_code === 'stats-a'));
+    assert.ok(events.every((e) => e.short_code === 'stats-a' && e.domain === null));
     assert.deepEqual(unexpected(w), []);
     await w.context.close();
   });

@@ -46,7 +46,7 @@ export function shlinkHandler(service: Pick<Service, 'keys' | 'mayTouch'>, reply
   async function reached(ctx: Ctx, who: Principal): Promise<Problem | undefined> {
     const code = ctx.params['code'];
     if (code === undefined) return undefined;
-    const may = await service.mayTouch(who, code);
+    const may = await service.mayTouch(who, code, ctx.query().get('domain') ?? undefined);
     if (may === true) return undefined;
     return may.error === 'unavailable' ? unavailable(may.detail) : shortUrlNotFound(code);
   }

@@ -11,6 +11,7 @@
  * service's visit page (`service.visits`, bots only, one event: the count comes with it); a link
  * with no events asks nothing. Ordering by `nonBotVisits` asks that of every matching link.
  */
+import { Refusal } from '../../links/refusal.ts';
 import type { Principal } from '../../links/access.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Failure, Service } from '../../links/service.ts';
@@ -28,7 +29,7 @@ const PARALLEL = 8;
  */
 export async function botVisits(service: Service, record: UrlRecord): Promise<number | Failure> {
   if (record.visit_count - record.untracked_visits <= 0) return 0;
-  const page = await service.visits(record.short_code, { bots: 'only' }, { limit: 1 });
+  const page = await service.visits(record.short_code, { bots: 'only' }, { limit: 1 }, record.domain);
   if (page.ok) return page.total;
   return page.error === 'not_found' ? 0 : page;
 }
@@ -135,13 +136,16 @@ const KEY: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (r: Url
 
 /** The page of the short URL list that `p` asks for, of the links `who` may list (an editor: its own). */
 export async function listShortUrls(service: Service, p: ListParams, who: Principal): Promise<ShortUrlPage | Failure> {
-  if (p.otherDomain) return { total: 0, records: [] };
+  // A domain that is not one of this service's holds no links.
+  const domain = p.domain === undefined ? undefined : service.domains.named(p.domain);
+  if (domain instanceof Refusal) return { total: 0, records: [] };
   const listing = await service.listing(
     {
       limit: undefined,
       offset: 0,
       q: p.searchTerm,
       tags: p.tags.length > 0 && (p.tags.length === 1 || p.tagsMode === 'all') ? p.tags : undefined,
+      domain: domain === null ? 'default' : domain,
     },
     who,
   );

@@ -26,7 +26,34 @@ const exact = (properties: Record<string, OpenApiObject>, description?: string):
 const paged = (key: string, items: OpenApiObject, description: string): OpenApiObject =>
   exact({ [key]: exact({ data: { type: 'array', items }, pagination: ref('schemas', 'ShlinkPagination') }) }, description);
 
-const NO_REDIRECTS = exact({ baseUrlRedirect: { type: 'null' }, regular404Redirect: { type: 'null' }, invalidShortUrlRedirect: { type: 'null' } });
+const REDIRECTS = exact({
+  baseUrlRedirect: { type: ['string', 'null'], description: "The domain's base_url redirect (docs/api.md, domains)." },
+  regular404Redirect: { type: 'null', description: 'Not supported: a path that is no short URL is a 404.' },
+  invalidShortUrlRedirect: { type: ['string', 'null'], description: "The domain's not_found redirect." },
+});
+
+/** What Shlink's `Visit` holds, as this service fills it in. */
+const VISIT_PROPERTIES = {
+  referer: { type: 'string', pattern: '^(https://[^/]+/)?$', description: "`https://<host>/` of the referrer's host, the only part kept; or empty." },
+  date: DATE,
+  userAgent: { type: 'string', description: "A typical User-Agent of the visit's browser and OS families (the text is never stored); empty without one." },
+  visitLocation: {
+    ...exact({
+      countryCode: { type: 'string' },
+      countryName: { type: 'string', description: "The country's English name." },
+      regionName: { type: 'null' },
+      cityName: { type: 'null' },
+      latitude: { type: 'null' },
+      longitude: { type: 'null' },
+      timezone: { type: 'null' },
+      isEmpty: { const: false },
+    }),
+    type: ['object', 'null'],
+    description: 'The country only; null without one.',
+  },
+  potentialBot: { type: 'boolean' },
+  visitedUrl: { type: 'string', description: 'The short URL.' },
+};
 
 const SCHEMAS: Record<string, OpenApiObject> = {
   ShlinkProblem: {
@@ -63,7 +90,7 @@ const SCHEMAS: Record<string, OpenApiObject> = {
         validUntil: { type: ['string', 'null'], pattern: DATE.pattern, description: 'expires_at; null when kept forever.' },
         maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS },
       }),
-      domain: { type: 'null', description: 'The default domain, the only one of this service.' },
+      domain: { type: ['string', 'null'], description: "The host of the link's domain; null for the default one." },
       title: { type: ['string', 'null'], maxLength: MAX_TITLE_LENGTH },
       crawlable: { const: false, description: 'robots.txt disallows every link.' },
       forwardQuery: { const: false, description: 'A query is never forwarded.' },
@@ -79,31 +106,20 @@ const SCHEMAS: Record<string, OpenApiObject> = {
     totalItems: COUNT,
   }),
   ShlinkShortUrlList: paged('shortUrls', ref('schemas', 'ShlinkShortUrl'), 'A page of the short URLs.'),
-  ShlinkVisit: exact(
-    {
-      referer: { type: 'string', pattern: '^(https://[^/]+/)?$', description: "`https://<host>/` of the referrer's host, the only part kept; or empty." },
-      date: DATE,
-      userAgent: { type: 'string', description: "A typical User-Agent of the visit's browser and OS families (the text is never stored); empty without one." },
-      visitLocation: {
-        ...exact({
-          countryCode: { type: 'string' },
-          countryName: { type: 'string', description: "The country's English name." },
-          regionName: { type: 'null' },
-          cityName: { type: 'null' },
-          latitude: { type: 'null' },
-          longitude: { type: 'null' },
-          timezone: { type: 'null' },
-          isEmpty: { const: false },
-        }),
-        type: ['object', 'null'],
-        description: 'The country only; null without one.',
-      },
-      potentialBot: { type: 'boolean' },
-      visitedUrl: { type: 'string', description: 'The short URL.' },
-    },
-    'A visit of a link, from its event.',
-  ),
+  ShlinkVisit: exact(VISIT_PROPERTIES, 'A visit of a link, from its event.'),
   ShlinkVisitList: paged('visits', ref('schemas', 'ShlinkVisit'), "A page of a link's visits, newest first."),
+  ShlinkOrphanVisitList: paged(
+    'visits',
+    exact(
+      {
+        ...VISIT_PROPERTIES,
+        visitedUrl: { type: 'string', description: 'Where the short URLs of the domain it was sent to start: the path asked for is not kept.' },
+        type: { enum: ['base_url', 'invalid_short_url'], description: 'GET / of a domain, or an unknown, expired or used-up short URL.' },
+      },
+      'An orphan visit.',
+    ),
+    'A page of the orphan visits, newest first.',
+  ),
   ShlinkVisitsOverview: exact(
     { visits: exact({ nonOrphanVisits: ref('schemas', 'ShlinkVisitsSummary'), orphanVisits: ref('schemas', 'ShlinkVisitsSummary') }) },
     'The visits of every live link; this service records no orphan visits, so those are all zero.',
@@ -120,14 +136,28 @@ const SCHEMAS: Record<string, OpenApiObject> = {
         data: {
           type: 'array',
           minItems: 1,
-          maxItems: 1,
-          items: exact({ domain: { type: 'string', description: "BASE_URL's host." }, isDefault: { const: true }, redirects: NO_REDIRECTS }),
+          items: exact({
+            domain: { type: 'string', description: "BASE_URL's host, or a host of DOMAINS." },
+            isDefault: { type: 'boolean' },
+            redirects: REDIRECTS,
+          }),
         },
-        defaultRedirects: NO_REDIRECTS,
+        defaultRedirects: REDIRECTS,
       }),
     },
-    'The one default domain, without redirects.',
+    'The default domain first, then those of DOMAINS, with their redirects.',
   ),
+  ShlinkDomainRedirects: REDIRECTS,
+  ShlinkDomainRedirectsInput: {
+    type: 'object',
+    required: ['domain'],
+    properties: {
+      domain: { type: 'string', description: 'One of the hosts of GET /rest/v3/domains.' },
+      baseUrlRedirect: { type: ['string', 'null'], description: 'Sets base_url; null clears it, absent keeps it.' },
+      regular404Redirect: { type: 'null', description: 'Not supported: any other value is invalid-data.' },
+      invalidShortUrlRedirect: { type: ['string', 'null'], description: 'Sets not_found and expired at once; null clears both, absent keeps them.' },
+    },
+  },
   ShlinkRedirectRules: exact(
     { defaultLongUrl: { type: 'string' }, redirectRules: { type: 'array', maxItems: 0 } },
     'No rules: the long URL is the only target.',
@@ -140,7 +170,7 @@ const SCHEMAS: Record<string, OpenApiObject> = {
   ShlinkCreateInput: {
     type: 'object',
     description:
-      'Any other field is ignored. Accepted and not acted on: crawlable, forwardQuery, shortCodeLength, domain naming this host, apiKeyName. Refused (invalid-data) unless absent, null or empty: validSince, another domain, pathPrefix, a redirect rule.',
+      "Any other field is ignored. Accepted and not acted on: crawlable, forwardQuery, shortCodeLength, apiKeyName. Refused (invalid-data) unless absent, null or empty: validSince, pathPrefix, a redirect rule. A domain that is none of this service's hosts is invalid-data.",
     properties: {
       longUrl: { type: 'string', description: 'The URL to shorten, as the REST API accepts it.' },
       customSlug: {
@@ -166,7 +196,7 @@ const SCHEMAS: Record<string, OpenApiObject> = {
       crawlable: { type: ['boolean', 'null'] },
       forwardQuery: { type: ['boolean', 'null'] },
       shortCodeLength: { type: ['integer', 'null'], description: "Within MIN_SHORT_LENGTH..MAX_SHORT_LENGTH; codes keep this service's lengths." },
-      domain: { type: ['string', 'null'], description: "This service's host (or empty)." },
+      domain: { type: ['string', 'null'], description: "The link's domain: a host of GET /rest/v3/domains; null, empty or absent: the default one." },
       validSince: { type: ['string', 'null'], maxLength: 0 },
       pathPrefix: { type: ['string', 'null'], maxLength: 0 },
       redirectRules: { type: ['array', 'null'], maxItems: 0 },

@@ -201,6 +201,18 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
       503: UNAVAILABLE,
     }),
   },
+  [`${V3}/visits/orphan`]: {
+    GET: roled(
+      'shlinkListOrphanVisits',
+      'The orphan visits, newest first',
+      { 200: ok('A page of the orphan visits.', 'ShlinkOrphanVisitList'), 400: invalid('A date is refused, or startDate is after endDate.'), 503: UNAVAILABLE },
+      {
+        parameters: VISIT_PARAMS,
+        description:
+          "A viewer or admin key. An expired or used-up link is an invalid_short_url, as in Shlink; visitedUrl is where its domain's short URLs start.",
+      },
+    ),
+  },
   [`${V3}/tags`]: {
     GET: roled(
       'shlinkListTags',
@@ -228,7 +240,22 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
       },
     ),
   },
-  [`${V3}/domains`]: { GET: keyed('shlinkListDomains', 'The domains: the one default', { 200: ok("BASE_URL's host.", 'ShlinkDomainList') }) },
+  [`${V3}/domains`]: {
+    GET: keyed('shlinkListDomains', 'The domains and their redirects', { 200: ok('The default domain first.', 'ShlinkDomainList'), 503: UNAVAILABLE }),
+  },
+  [`${V3}/domains/redirects`]: {
+    PATCH: roled(
+      'shlinkSetDomainRedirects',
+      "Set a domain's redirects (an admin key)",
+      {
+        200: ok('The redirects as they are now.', 'ShlinkDomainRedirects'),
+        400: badBody('domain is none of this service, a redirect is no URL, or regular404Redirect is set'),
+        413: TOO_LARGE,
+        503: UNAVAILABLE,
+      },
+      { requestBody: { ...json('ShlinkDomainRedirectsInput'), required: true } },
+    ),
+  },
   [`${V3}/mercure-info`]: {
     GET: keyed('shlinkMercureInfo', 'Mercure: not integrated', {
       501: problem(501, 'As Shlink without Mercure (mercure-not-configured): its web client then refreshes by polling.', ['mercure-not-configured']),

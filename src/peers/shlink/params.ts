@@ -33,8 +33,8 @@ export interface ListParams {
   startDate: number | undefined;
   endDate: number | undefined;
   excludeMaxVisitsReached: boolean;
-  /** Another domain than this service's: nothing is listed. */
-  otherDomain: boolean;
+  /** The links of one domain (a host, or DEFAULT); undefined: every domain's. */
+  domain: string | undefined;
 }
 
 export interface VisitParams {
@@ -113,8 +113,8 @@ function tagFilter(query: URLSearchParams, name: string): Parsed<string[]> {
   return checked instanceof Refusal ? refusedParam(name, checked) : (checked ?? []);
 }
 
-/** The query of `GET /rest/v3/short-urls`; `host`: this service's domain, which the list may name. */
-export function parseListParams(query: URLSearchParams, host: string): Parsed<ListParams> {
+/** The query of `GET /rest/v3/short-urls`. */
+export function parseListParams(query: URLSearchParams): Parsed<ListParams> {
   const page = positive(query, 'page', 1, false);
   if (isProblem(page)) return page;
   const itemsPerPage = positive(query, 'itemsPerPage', 10, true);
@@ -148,7 +148,7 @@ export function parseListParams(query: URLSearchParams, host: string): Parsed<Li
     startDate,
     endDate,
     excludeMaxVisitsReached: flag(query, 'excludeMaxVisitsReached'),
-    otherDomain: domain !== null && domain !== '' && domain !== 'DEFAULT' && domain.toLowerCase() !== host,
+    domain: domain === null || domain === '' ? undefined : domain,
   };
 }
 
@@ -195,8 +195,6 @@ export interface Limits {
   /** The code lengths this service generates (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH). */
   minShortLength: number;
   maxShortLength: number;
-  /** This service's domain (`host[:port]` of BASE_URL), the only one a link may name. */
-  host: string;
 }
 
 /**
@@ -214,11 +212,9 @@ export function retentionUntil(raw: unknown, createdAt: number): Parsed<number |
 }
 
 /** Options Shlink has and this service has not: refused unless absent, null or empty. */
-function refusedOptions(body: Readonly<Record<string, unknown>>, limits: Limits): Problem | undefined {
+function refusedOptions(body: Readonly<Record<string, unknown>>): Problem | undefined {
   const given = (name: string): boolean => body[name] !== undefined && body[name] !== null && body[name] !== '';
   if (given('validSince')) return invalidData(['validSince'], 'validSince is not supported: a link is valid from its creation');
-  if (given('domain') && String(body['domain']).toLowerCase() !== limits.host)
-    return invalidData(['domain'], `domain must be ${limits.host}, the only domain of this service`);
   if (given('pathPrefix')) return invalidData(['pathPrefix'], 'pathPrefix is not supported');
   if (Array.isArray(body['redirectRules']) && body['redirectRules'].length > 0) return invalidData(['redirectRules'], 'redirect rules are not supported');
   for (const name of ['crawlable', 'forwardQuery', 'findIfExists']) {
@@ -238,11 +234,13 @@ export interface CreateRequest {
   /** The deadline asked for (Unix seconds), to compare with an existing link's; undefined: none. */
   validUntil: number | undefined;
   findIfExists: boolean;
+  /** The link's domain as sent (a host; null, empty or absent: the default one), checked by the service. */
+  domain: unknown;
 }
 
 /** The body of `POST /rest/v3/short-urls`, at `now` (Unix seconds, the link's creation). */
 export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits: Limits, now: number): Parsed<CreateRequest> {
-  const refused = refusedOptions(body, limits);
+  const refused = refusedOptions(body);
   if (refused !== undefined) return refused;
   const length = body['shortCodeLength'];
   if (
@@ -263,6 +261,7 @@ export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits:
     retentionDays: retention ?? 0,
     validUntil: typeof body['validUntil'] === 'string' ? isoSeconds(body['validUntil'], Number.POSITIVE_INFINITY) : undefined,
     findIfExists: body['findIfExists'] === true,
+    domain: body['domain'],
   };
 }
 
@@ -270,8 +269,8 @@ export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits:
  * The edit for `service.update` (only the fields the body gives), from the body of
  * `PATCH /rest/v3/short-urls/:code` of a link created at `createdAt`. Tags of null clear them, as Shlink.
  */
-export function parseEditBody(body: Readonly<Record<string, unknown>>, limits: Limits, createdAt: number): Parsed<LinkEdit> {
-  const refused = refusedOptions(body, limits);
+export function parseEditBody(body: Readonly<Record<string, unknown>>, createdAt: number): Parsed<LinkEdit> {
+  const refused = refusedOptions(body);
   if (refused !== undefined) return refused;
   const edit: LinkEdit = {};
   if (body['longUrl'] !== undefined) edit.url = body['longUrl'];

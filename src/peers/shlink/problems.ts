@@ -89,6 +89,7 @@ const REASON_FIELDS: readonly (readonly [RegExp, string, string, string?])[] = [
   [/^max_visits\b/, 'max_visits', 'maxVisits'],
   [/^retention_days\b/, 'retention_days', 'validUntil', `validUntil must be at most ${MAX_RETENTION_DAYS} days after the short URL's creation`],
   [/^title\b/, 'title', 'title'],
+  [/^domain\b/, 'domain', 'domain'],
   [/^(?:tags\b|a tag\b|a link may have)/, 'tags', 'tags'],
   // A list's refusals: the search and the tag filter.
   [/^q\b/, 'q', 'searchTerm'],

@@ -11,12 +11,13 @@
  * is this surface's own credential, checked by `keyed.ts`, and a request without it gets Shlink's
  * 401, never the gate's `{"detail"}`.
  */
+import { listDomains, setDomainRedirects } from './domains.ts';
+import { orphanVisits } from './orphans.ts';
 import type { RouteHandler } from '../../http/context.ts';
 import type { Route } from '../../http/router.ts';
 import type { DocumentedRoute } from '../../published/openapi.ts';
 import type { Responder } from '../../http/respond.ts';
 import type { Service } from '../../links/service.ts';
-import { ok } from './answers.ts';
 import { shlinkHandler } from './keyed.ts';
 import { shlinkDocs } from './openapi.ts';
 import { MERCURE_OFF, routeNotFound } from './problems.ts';
@@ -51,10 +52,9 @@ type PeerRoute = Route<RouteHandler> & DocumentedRoute;
 
 export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
   const { service, reply } = deps;
-  const host = new URL(deps.baseUrl).host.toLowerCase();
   const c: ShlinkContext = {
     service,
-    limits: { minShortLength: deps.minShortLength, maxShortLength: deps.maxShortLength, host },
+    limits: { minShortLength: deps.minShortLength, maxShortLength: deps.maxShortLength },
     seconds: () => Math.floor(deps.now() / 1000),
     maxBodyBytes: deps.maxBodyBytes,
   };
@@ -73,9 +73,6 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       },
     };
   });
-
-  const noRedirects = { baseUrlRedirect: null, regular404Redirect: null, invalidShortUrlRedirect: null };
-  const domains = { domains: { data: [{ domain: host, isDefault: true, redirects: noRedirects }], defaultRedirects: noRedirects } };
 
   /** Shlink's 404 of a path it has no route for; behind the gate only a caller with a key learns even that. */
   const unknown = handler(deps.gated ? 'any' : 'open', (ctx) => routeNotFound(ctx.method, new URL(ctx.req.url ?? '/', 'http://x').pathname));
@@ -99,9 +96,11 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
       POST: handler('edit', (ctx) => redirectRules(c, ctx)),
     }),
     route(`${v3}/visits`, { GET: handler('list', (_ctx, who) => overview(c, who!)) }),
+    route(`${v3}/visits/orphan`, { GET: handler('read-all', (ctx) => orphanVisits(service, ctx)) }),
     route(`${v3}/tags`, { GET: handler('list', (ctx, who) => tags(c, ctx, false, who!)) }),
     route(`${v3}/tags/stats`, { GET: handler('list', (ctx, who) => tags(c, ctx, true, who!)) }),
-    route(`${v3}/domains`, { GET: handler('any', () => ok(domains)) }),
+    route(`${v3}/domains`, { GET: handler('any', () => listDomains(service)) }),
+    route(`${v3}/domains/redirects`, { PATCH: handler('domains', (ctx) => setDomainRedirects(service, ctx, deps.maxBodyBytes)) }),
     route(`${v3}/mercure-info`, { GET: handler('any', () => MERCURE_OFF) }),
     // `rest` is this surface's first segment: no other path under it reaches the short links.
     route('/rest', anyMethod),

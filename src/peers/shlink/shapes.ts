@@ -29,7 +29,7 @@ export interface ShortUrlJson {
   visitsSummary: VisitsSummary;
   tags: string[];
   meta: { validSince: null; validUntil: string | null; maxVisits: number | null };
-  domain: null;
+  domain: string | null;
   title: string | null;
   crawlable: boolean;
   forwardQuery: boolean;
@@ -38,8 +38,8 @@ export interface ShortUrlJson {
 
 /**
  * A record as a Shlink `ShortUrl`. What this service does not do is said as it is: no link is
- * crawlable (robots.txt disallows all), no query is forwarded, there are no redirect rules, and
- * every link lives on the one default domain (`domain: null`).
+ * crawlable (robots.txt disallows all), no query is forwarded, and there are no redirect rules. A
+ * link's `domain` is null on the default domain, as Shlink's.
  */
 export function shortUrlJson(record: UrlRecord, visits: VisitsSummary): ShortUrlJson {
   return {
@@ -50,7 +50,7 @@ export function shortUrlJson(record: UrlRecord, visits: VisitsSummary): ShortUrl
     visitsSummary: visits,
     tags: record.tags,
     meta: { validSince: null, validUntil: record.expires_at === null ? null : isoDate(record.expires_at), maxVisits: record.max_visits },
-    domain: null,
+    domain: record.domain,
     title: record.title,
     crawlable: false,
     forwardQuery: false,

@@ -44,7 +44,7 @@ async function shortUrl(c: ShlinkContext, record: UrlRecord): Promise<Answer> {
 }
 
 export async function list(c: ShlinkContext, ctx: Ctx, who: Principal): Promise<Answer> {
-  const params = parseListParams(ctx.query(), c.limits.host);
+  const params = parseListParams(ctx.query());
   if (isProblem(params)) return params;
   const page = await listShortUrls(c.service, params, who);
   if (!('records' in page)) return failed(page, '');
@@ -64,7 +64,10 @@ export async function list(c: ShlinkContext, ctx: Ctx, who: Principal): Promise<
  * field given matches it too. Undefined: create one. A store that cannot be read is its failure.
  */
 async function existing(c: ShlinkContext, request: CreateRequest): Promise<UrlRecord | undefined | Failure> {
-  const found = typeof request.code === 'string' && request.code !== '' ? await c.service.get(request.code) : await c.service.lookup(request.url);
+  const found =
+    typeof request.code === 'string' && request.code !== ''
+      ? await c.service.get(request.code, request.domain)
+      : await c.service.lookup(request.url, request.domain || 'default');
   if (!found.ok) return found.error === 'unavailable' ? found : undefined;
   const r = found.record;
   if (typeof request.url !== 'string' || normalized(request.url) !== r.original_url) return undefined;
@@ -93,14 +96,18 @@ export async function create(c: ShlinkContext, ctx: Ctx, who: Principal | undefi
     retentionDays: request.retentionDays,
     from: ctx.req,
     author: who?.id,
+    domain: request.domain,
   });
   if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');
   return shortUrl(c, made.record);
 }
 
+/** `?domain=` as Shlink's clients send it (a host, or absent for the default domain). */
+export const domainParam = (ctx: Ctx): string | undefined => ctx.query().get('domain') ?? undefined;
+
 export async function get(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const code = ctx.params['code']!;
-  const found = await c.service.get(code);
+  const found = await c.service.get(code, domainParam(ctx));
   return found.ok ? shortUrl(c, found.record) : failed(found, code);
 }
 
@@ -108,17 +115,17 @@ export async function edit(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const code = ctx.params['code']!;
   const body = await readObject(ctx.req, c.maxBodyBytes);
   if (isProblem(body)) return body;
-  const found = await c.service.get(code);
+  const found = await c.service.get(code, domainParam(ctx));
   if (!found.ok) return failed(found, code);
-  const edit = parseEditBody(body, c.limits, found.record.created_at);
+  const edit = parseEditBody(body, found.record.created_at);
   if (isProblem(edit)) return edit;
-  const updated = Object.keys(edit).length === 0 ? found : await c.service.update(code, edit);
+  const updated = Object.keys(edit).length === 0 ? found : await c.service.update(code, edit, domainParam(ctx));
   return updated.ok ? shortUrl(c, updated.record) : failed(updated, code);
 }
 
 export async function remove(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const code = ctx.params['code']!;
-  const removed = await c.service.remove(code);
+  const removed = await c.service.remove(code, domainParam(ctx));
   return removed.ok ? NO_CONTENT : failed(removed, code);
 }
 
@@ -130,6 +137,6 @@ export async function redirectRules(c: ShlinkContext, ctx: Ctx): Promise<Answer>
     if (isProblem(body)) return body;
     if (Array.isArray(body['redirectRules']) && body['redirectRules'].length > 0) return invalidData(['redirectRules'], 'redirect rules are not supported');
   }
-  const found = await c.service.get(code);
+  const found = await c.service.get(code, domainParam(ctx));
   return found.ok ? ok({ defaultLongUrl: found.record.original_url, redirectRules: [] }) : failed(found, code);
 }

@@ -3,6 +3,7 @@
  * deletion, the overview of every visit, and the tags with their stats, read from the service and
  * answered in Shlink's shapes or problems (`answers.ts`).
  */
+import { domainParam } from './short-urls.ts';
 import type { Ctx } from '../../http/context.ts';
 import { ownLinksOnly, type Principal } from '../../links/access.ts';
 import { failed, ok, unavailable, type Answer } from './answers.ts';
@@ -20,29 +21,32 @@ export async function visits(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   // The first slice gives the total; a page longer than the service's largest is read in slices.
   const first = params.itemsPerPage === -1 ? 0 : (params.page - 1) * params.itemsPerPage;
   const wanted = params.itemsPerPage === -1 ? Infinity : params.itemsPerPage;
-  let got = await c.service.visits(code, filter, { limit: Math.min(wanted, 1000), offset: first });
+  const domain = domainParam(ctx);
+  let got = await c.service.visits(code, filter, { limit: Math.min(wanted, 1000), offset: first }, domain);
   if (!got.ok) return failed(got, code);
   const total = got.total;
   const [from, to] = pageBounds(params.page, params.itemsPerPage, total);
   const events = got.visits.slice(0, to - from);
   while (events.length < to - from && got.visits.length > 0) {
-    got = await c.service.visits(code, filter, { limit: Math.min(to - from - events.length, 1000), offset: from + events.length });
+    got = await c.service.visits(code, filter, { limit: Math.min(to - from - events.length, 1000), offset: from + events.length }, domain);
     if (!got.ok) return failed(got, code);
     events.push(...got.visits);
   }
-  const link = c.service.shortUrl(code);
+  const named = c.service.domains.named(domain);
+  const link = c.service.shortUrl(code, typeof named === 'string' ? named : null);
   return ok({ visits: { data: events.map((e) => visitJson(e, link)), pagination: pagination(params.page, params.itemsPerPage, total, events.length) } });
 }
 
 export async function deleteVisits(c: ShlinkContext, ctx: Ctx): Promise<Answer> {
   const code = ctx.params['code']!;
-  const deleted = await c.service.deleteVisits(code);
+  const deleted = await c.service.deleteVisits(code, domainParam(ctx));
   return deleted.ok ? ok({ deletedVisits: deleted.deleted }) : failed(deleted, code);
 }
 
 /**
- * Every live link's visits since 1970 (the stats of every link, in months): this service records
- * no orphan visits. An editor's are those of its own links.
+ * Every live link's visits since 1970 (the stats of every link, in months), and the orphan visits
+ * kept (docs/analytics.md). An editor's are those of its own links, and no orphan visit: none is
+ * its own.
  */
 export async function overview(c: ShlinkContext, who: Principal): Promise<Answer> {
   if (ownLinksOnly(who) !== undefined) {
@@ -53,7 +57,9 @@ export async function overview(c: ShlinkContext, who: Principal): Promise<Answer
   const stats = await c.service.stats(null, { from: 0, interval: 'month', bots: 'include' });
   if (!stats.ok)
     return stats.error === 'unavailable' ? unavailable(stats.detail) : plainProblem(500, 'Internal Server Error', 'the visit totals could not be counted');
-  return ok({ visits: { nonOrphanVisits: summary(stats.stats.visit_count, stats.stats.bots), orphanVisits: summary(0, 0) } });
+  const orphans = await c.service.orphanCounts(0, Number.MAX_SAFE_INTEGER);
+  if ('error' in orphans) return unavailable(orphans.detail);
+  return ok({ visits: { nonOrphanVisits: summary(stats.stats.visit_count, stats.stats.bots), orphanVisits: summary(orphans.total, orphans.bots) } });
 }
 
 /** The tags, or their stats: `searchTerm`, `orderBy` (`tag`, counts), `page`, `itemsPerPage` (default all). */

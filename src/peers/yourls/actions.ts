@@ -37,7 +37,6 @@ export const ACCESS: Readonly<Record<string, KeyAction | 'any'>> = {
 
 export interface ActionDeps {
   service: Service;
-  baseUrl: string;
 }
 
 /**
@@ -49,50 +48,59 @@ function tidyTitle(raw: string | undefined): string | undefined {
   return title === '' ? undefined : title;
 }
 
-export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record<string, Action>> {
-  /**
-   * Every live link `who` may list (an editor: its own), newest first, to `visit`, sharing the
-   * event loop (`links/walk.ts`); the totals of `stats` and `db-stats` on the way, or the store's
-   * failure to be read.
-   */
-  async function eachLink(who: Principal, visit?: Selector): Promise<shape.Totals | Unavailable> {
-    const page = await service.listing({}, who);
-    // The list's query is fixed here: only a store that cannot be read refuses it.
-    if (!page.ok) return { ok: false, error: 'unavailable', detail: page.detail };
-    let clicks = 0;
-    try {
-      await walk(page, (records: UrlRecord[]) => {
-        for (const record of records) {
-          clicks += record.visit_count;
-          visit?.add(record);
-        }
-      });
-      return { links: page.count, clicks };
-    } finally {
-      page.release();
-    }
+/**
+ * Every live link `who` may list (an editor: its own), newest first, to `visit`, sharing the
+ * event loop (`links/walk.ts`); the totals of `stats` and `db-stats` on the way, or the store's
+ * failure to be read.
+ */
+async function eachLink(service: Service, who: Principal, from: VisitRequest, visit?: Selector): Promise<shape.Totals | Unavailable> {
+  const domain = service.domains.ofRequest(from);
+  const page = await service.listing({ domain: domain ?? 'default' }, who);
+  // The list's query is fixed here: only a store that cannot be read refuses it.
+  if (!page.ok) return { ok: false, error: 'unavailable', detail: page.detail };
+  let clicks = 0;
+  try {
+    await walk(page, (records: UrlRecord[]) => {
+      for (const record of records) {
+        clicks += record.visit_count;
+        visit?.add(record);
+      }
+    });
+    return { links: page.count, clicks };
+  } finally {
+    page.release();
   }
+}
 
-  /** The live link `shorturl` names (a keyword or a whole short URL), if `who` reaches it (an editor: only its own). */
-  async function find(params: ReadonlyMap<string, string>, who: Principal): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
-    const keyword = shape.keywordOf(params.get('shorturl') ?? '', baseUrl);
-    const may = await service.mayTouch(who, keyword);
-    if (may !== true) return may.error === 'unavailable' ? may : { keyword, record: undefined };
-    const found = await service.get(keyword);
-    if (found.ok) return { keyword, record: found.record };
-    return found.error === 'unavailable' ? found : { keyword, record: undefined };
-  }
+/** The live link `shorturl` names (a keyword or a whole short URL), if `who` reaches it (an editor: only its own). */
+async function find(
+  service: Service,
+  params: ReadonlyMap<string, string>,
+  from: VisitRequest,
+  who: Principal,
+): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
+  const domain = service.domains.ofRequest(from);
+  const keyword = shape.keywordOf(params.get('shorturl') ?? '', service.domains.origin(domain));
+  const may = await service.mayTouch(who, keyword, domain);
+  if (may !== true) return may.error === 'unavailable' ? may : { keyword, record: undefined };
+  const found = await service.get(keyword, domain);
+  if (found.ok) return { keyword, record: found.record };
+  return found.error === 'unavailable' ? found : { keyword, record: undefined };
+}
 
+export function yourlsActions({ service }: ActionDeps): Readonly<Record<string, Action>> {
   return {
     async shorturl(params, from, who) {
       const url = params.get('url') ?? '';
       const keyword = params.get('keyword') ?? '';
-      // One short URL per long URL, as YOURLS by default: the newest link of it answers instead.
-      const existing = await service.lookup(url);
-      if (existing.ok) return shape.alreadyStored(existing.record, baseUrl);
+      // One short URL per long URL, as YOURLS by default: the newest link of it answers instead
+      // (of the domain the request was sent to: a link of another one is another short URL).
+      const domain = service.domains.ofRequest(from);
+      const existing = await service.lookup(url, domain ?? 'default');
+      if (existing.ok) return shape.alreadyStored(existing.record, service.domains.origin(domain));
       if (existing.error === 'invalid') return shape.NO_URL();
       if (existing.error === 'unavailable') return shape.unavailable('shorturl', existing.detail);
-      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from, author: who.id });
+      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from, author: who.id, domain });
       if (outcome.ok) return shape.added(outcome.record);
       if (outcome.error === 'rate_limited') return shape.flooded(outcome.retryAfter);
       if (outcome.error === 'conflict') return shape.KEYWORD_TAKEN(keyword);
@@ -100,25 +108,25 @@ export function yourlsActions({ service, baseUrl }: ActionDeps): Readonly<Record
       return shape.refusal(outcome.detail, keyword);
     },
 
-    async expand(params, _from, who) {
-      const found = await find(params, who);
+    async expand(params, from, who) {
+      const found = await find(service, params, from, who);
       if ('error' in found) return shape.unavailable('expand', found.detail);
       return found.record === undefined ? shape.notExpanded(found.keyword) : shape.expanded(found.record);
     },
 
-    async 'url-stats'(params, _from, who) {
-      const found = await find(params, who);
+    async 'url-stats'(params, from, who) {
+      const found = await find(service, params, from, who);
       return 'error' in found ? shape.unavailable('url-stats', found.detail) : shape.urlStats(found.record);
     },
 
-    async stats(params, _from, who) {
+    async stats(params, from, who) {
       const picking = selector(statsFilter(params.get('filter')), phpInt(params.get('start')), phpInt(params.get('limit')));
-      const totals = await eachLink(who, picking);
+      const totals = await eachLink(service, who, from, picking);
       return 'error' in totals ? shape.unavailable('stats', totals.detail) : shape.stats(picking.picked(), totals);
     },
 
-    async 'db-stats'(_params, _from, who) {
-      const totals = await eachLink(who);
+    async 'db-stats'(_params, from, who) {
+      const totals = await eachLink(service, who, from);
       return 'error' in totals ? shape.unavailable('db-stats', totals.detail) : shape.dbStats(totals);
     },
 

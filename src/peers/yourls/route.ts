@@ -22,7 +22,6 @@ import { authError, INVALID_LOGIN, PLEASE_LOG_IN, unavailable, unknownAction, wi
 export interface YourlsDeps {
   service: Service;
   reply: Responder;
-  baseUrl: string;
   apiKeys: readonly string[];
   maxBodyBytes: number;
   /** Milliseconds since the epoch: signed timestamps are checked against it. */
@@ -32,8 +31,8 @@ export interface YourlsDeps {
 /** A route of the table with its documentation (the REST door's `ApiRoute`, which a peer does not import). */
 export type YourlsRoute = Route<RouteHandler> & DocumentedRoute;
 
-export function yourlsRoute({ service, reply, baseUrl, apiKeys, maxBodyBytes, now }: YourlsDeps): YourlsRoute {
-  const actions = yourlsActions({ service, baseUrl });
+export function yourlsRoute({ service, reply, apiKeys, maxBodyBytes, now }: YourlsDeps): YourlsRoute {
+  const actions = yourlsActions({ service });
 
   /**
    * Who signed the request, when the key may do what the action does; else the refusal in YOURLS'

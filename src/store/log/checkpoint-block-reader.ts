@@ -3,6 +3,7 @@
  * codes and URLs straight into the arena of the keydir being loaded, its other sections into that
  * keydir's columns, every block checked against its CRC-32 and the footer's totals.
  */
+import type { DomainRedirects } from '../domain-store.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
 import { crc32 } from './crc32.ts';
 import type { StoreFs } from './fs.ts';
@@ -45,6 +46,8 @@ export class BlockReader {
     labels: [number, SlotLabels][],
     referrers: [number, string][],
     keys: readonly KeyRecord[],
+    domains: [string, DomainRedirects][],
+    orphans: unknown[][],
   ) {
     const { slots, used, eventSlots, eventWords } = totals;
     const capacity = capacityFor(slots);
@@ -70,6 +73,8 @@ export class BlockReader {
       labels,
       referrers,
       keys,
+      domains,
+      orphans,
     };
   }
 

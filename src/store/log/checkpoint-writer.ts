@@ -5,6 +5,7 @@
  * (start-up, close); a compaction drives a `CheckpointWriter` a slice at a time
  * (`compaction-checkpoint.ts`).
  */
+import type { DomainRedirects } from '../domain-store.ts';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +37,8 @@ export class CheckpointWriter {
   private readonly late: number[] = [];
   private referrers: [number, string][] = [];
   private keys: KeyRecord[] = [];
+  private domains: [string, DomainRedirects][] = [];
+  private orphans: unknown[][] = [];
 
   /**
    * A new temp file beside `logPath`. `nextSeqs`: see `KeydirImage.copySlot`. `lateFrom`: the keydir's
@@ -53,12 +56,14 @@ export class CheckpointWriter {
   }
 
   /**
-   * The referrer hosts the log it covers names, and the stored API keys it leaves (by the end of
-   * those bytes).
+   * The referrer hosts the log it covers names, and the stored API keys, domains' redirects and
+   * orphan visits it leaves (by the end of those bytes).
    */
-  names(referrers: [number, string][], keys: readonly KeyRecord[]): void {
+  names(referrers: [number, string][], keys: readonly KeyRecord[], domains: [string, DomainRedirects][], orphans: unknown[][]): void {
     this.referrers = referrers;
     this.keys = [...keys];
+    this.domains = domains;
+    this.orphans = orphans;
   }
 
   private get temp(): string {
@@ -108,6 +113,8 @@ export class CheckpointWriter {
       labels: this.block.labelled,
       referrers: this.referrers,
       keys: this.keys,
+      domains: this.domains,
+      orphans: this.orphans,
       late: this.late,
       blocks: this.blocks,
     };
@@ -177,7 +184,7 @@ export class CheckpointWriter {
  */
 export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
   const writer = new CheckpointWriter(fs, logPath, records.hashSeed, true);
-  writer.names([...records.events.referrers.inLog()], records.accessKeys.list());
+  writer.names([...records.events.referrers.inLog()], records.accessKeys.list(), records.domains.entries(), records.orphans.rows());
   try {
     for (const s of records.slotsOldestFirst()) {
       writer.add(records, s);

@@ -22,6 +22,7 @@
  * The preamble is written last, so a file cut short anywhere is refused. This file holds the
  * layout and the reading back (`loadCheckpoint`).
  */
+import type { DomainRedirects } from '../domain-store.ts';
 import { endianness } from 'node:os';
 import { crc32 } from './crc32.ts';
 import { CHECKPOINT_SUFFIX } from './files.ts';
@@ -64,6 +65,10 @@ export interface Footer {
   referrers: [number, string][];
   /** The stored API keys as the log covered leaves them, oldest first (`key-table.ts`). */
   keys: KeyRecord[];
+  /** The domains' redirects as the log covered leaves them (`domain-format.ts`); absent before format 6, which had none. */
+  domains?: [string, DomainRedirects][];
+  /** The orphan visits kept (`orphan-log.ts`), oldest first, as rows; absent before format 6. */
+  orphans?: unknown[][];
   /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
   late: number[];
   blocks: BlockInfo[];
@@ -145,7 +150,7 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (log.head !== footer.log.head || log.tail !== footer.log.tail)
     return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
-  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers, footer.keys);
+  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers, footer.keys, footer.domains ?? [], footer.orphans ?? []);
   let at = PREAMBLE;
   for (const info of footer.blocks) {
     const wrong = blocks.read(fs, fd, at, info);

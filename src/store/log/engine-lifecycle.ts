@@ -17,6 +17,8 @@ import type { Entry } from './format.ts';
 import type { InsertChain } from '../link-store.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import type { Keydir } from './keydir.ts';
+import { LogDomains } from './domain-format.ts';
+import { LogOrphans } from './orphan-log.ts';
 import { LogKeys } from './log-keys.ts';
 import { LogWriter, type EncodedLines } from './log-writer.ts';
 import type { StoreParts } from './log-rewrite.ts';
@@ -63,6 +65,8 @@ export abstract class EngineLifecycle {
   protected readonly counts: VisitCounts;
   /** The stored API keys (`log-keys.ts`), written through `append` like every change. */
   readonly accessKeys: LogKeys;
+  readonly domains: LogDomains;
+  readonly orphans: LogOrphans;
   private readonly reattacher: Reattacher;
   private readonly log: Logger;
   private readonly problems: RepeatLog;
@@ -119,6 +123,14 @@ export abstract class EngineLifecycle {
       () => setImmediate(() => void this.flushVisits().catch(() => undefined)),
     );
     this.accessKeys = new LogKeys(this.records.accessKeys, (entries, durable) => this.append(entries, durable));
+    this.domains = new LogDomains(
+      () => this.records.domains,
+      (entries, durable) => this.append(entries, durable),
+    );
+    this.orphans = new LogOrphans(
+      () => this.records.orphans,
+      (entries, durable) => this.append(entries, durable),
+    );
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 

@@ -4,8 +4,10 @@
  * are read by `event-format.ts`, those of stored keys by `key-format.ts`, a `<labels>` field by
  * `link-labels.ts`; the hot shapes of a replay straight from bytes by `replay-line.ts`.
  */
+import { decodeOrphanFields } from './orphan-log.ts';
 import { decodeEventFields } from './event-format.ts';
 import type { Entry } from './format.ts';
+import { decodeDomainFields } from './domain-format.ts';
 import { decodeKeyFields, KEY_OPS } from './key-format.ts';
 import { decodeLabels } from './link-labels.ts';
 import { MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
@@ -67,6 +69,10 @@ export function decodePayload(text: string): Entry | undefined {
       }
       return { op: 'V', counts };
     }
+    case 'H':
+      return decodeDomainFields(f);
+    case 'O':
+      return decodeOrphanFields(f);
     default:
       return KEY_OPS.has(f[0]!) ? decodeKeyFields(f) : decodeEventFields(f);
   }

@@ -17,6 +17,8 @@
  *   V <code> <count> [<code> <count> …]                                count batch: untracked visits, absolute
  *   R, X, Y, K, J, Z, T                                                visit events (`event-format.ts`)
  *   A, W, U                                                            stored API keys (`key-format.ts`)
+ *   H                                                                  a domain's redirects (`domain-format.ts`)
+ *   O                                                                  an orphan visit (`orphan-log.ts`)
  *
  * `<labels>` (format 4) is the JSON array `[title, tags]` (title a string or null, tags an array of
  * strings), and a create's `[title, tags, author]` for a link with an author (format 5,
@@ -37,6 +39,7 @@
  * for a code wins (Bitcask). Visit counts and edits of codes that no longer exist are ignored. An
  * edit changes a link in place: it keeps its place in the newest-first order.
  */
+import { orphanPayload, orphanWritable, type OrphanEntry } from './orphan-log.ts';
 import { crc32 } from './crc32.ts';
 import {
   EVENT_OPS,
@@ -48,6 +51,7 @@ import {
   type EventEntry,
   type EventsEntry,
 } from './event-format.ts';
+import { domainPayload, domainWritable, type DomainEntry } from './domain-format.ts';
 import { KEY_OPS, keyPayload, keyWritable, type KeyEntry } from './key-format.ts';
 import type { StoredRecord } from './keydir.ts';
 import { encodeLabels, slotLabels, type LabelSource } from './link-labels.ts';
@@ -55,7 +59,7 @@ import { STRIDE } from '../../visits/packed.ts';
 import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 
@@ -72,7 +76,11 @@ export type Entry =
   /** Visit events and what changes them (format 3, `event-format.ts`). */
   | EventEntry
   /** Stored API keys (format 5, `key-format.ts`). */
-  | KeyEntry;
+  | KeyEntry
+  /** A domain's redirects (format 6, `domain-format.ts`). */
+  | DomainEntry
+  /** An orphan visit (format 6, `orphan-log.ts`). */
+  | OrphanEntry;
 
 /** The payload of an entry without events (those are written as bytes, `writeEventLine`). */
 function payload(entry: Exclude<Entry, EventsEntry>): string {
@@ -100,6 +108,10 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
     case 'W':
     case 'U':
       return keyPayload(entry);
+    case 'H':
+      return domainPayload(entry);
+    case 'O':
+      return orphanPayload(entry);
     default:
       return eventPayload(entry);
   }
@@ -118,6 +130,10 @@ function checkWritable(entry: Entry): void {
   }
   if (KEY_OPS.has(entry.op)) {
     if (!keyWritable(entry as KeyEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
+    return;
+  }
+  if (entry.op === 'H' || entry.op === 'O') {
+    if (!(entry.op === 'H' ? domainWritable(entry) : orphanWritable(entry))) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
     return;
   }
   const ints: number[] = [];

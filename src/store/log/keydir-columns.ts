@@ -8,6 +8,8 @@
  * reads the same fields directly (no extra object or call between a lookup and its columns), while
  * the growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
+import { OrphanTable } from './orphan-log.ts';
+import { DomainTable } from './domain-format.ts';
 import { LinkEvents } from './link-events.ts';
 import { HashChains, hashBytes, newSeed, NONE } from './hash-chains.ts';
 import { HotUrls } from './hot-urls.ts';
@@ -80,6 +82,10 @@ export abstract class KeydirColumns {
   protected labelled = new Map<number, SlotLabels>();
   /** The stored API keys (`key-table.ts`): not the links', but read and rewritten with them. */
   accessKeys = new KeyTable();
+  /** The domains' redirects (`domain-format.ts`), which go wherever the keydir goes, like the keys. */
+  domains = new DomainTable();
+  /** The orphan visits (`orphan-log.ts`), likewise. */
+  orphans = new OrphanTable();
 
   /** `arenaBytes`: room for codes and URLs to start with (what is never written is never resident). */
   constructor(capacity = 1024, arenaBytes = capacity * 64) {
@@ -153,6 +159,22 @@ export abstract class KeydirColumns {
     this.urlChains.link(s, this.urlHash[s]!);
     this.live++;
     return s;
+  }
+
+  /**
+   * Whether slot `s`'s key is of a domain (links/domains.ts): `prefix` null, the default one (no
+   * `/` in the key); else the bytes `<host>/` it starts with. Read on the stored bytes.
+   */
+  inDomain(s: number, prefix: Uint8Array | null): boolean {
+    const at = this.offset[s]!;
+    const len = this.codeLen[s]!;
+    if (prefix === null) {
+      for (let i = at; i < at + len; i++) if (this.arena[i] === 0x2f) return false;
+      return true;
+    }
+    if (len <= prefix.length) return false;
+    for (let i = 0; i < prefix.length; i++) if (this.arena[at + i] !== prefix[i]) return false;
+    return true;
   }
 
   /** The hash of slot `s`'s code, from its bytes. */

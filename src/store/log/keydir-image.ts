@@ -7,6 +7,9 @@
  * the columns (`keydir-columns.ts`) and `Keydir` extends it (through `KeydirVisits`), so each reads
  * the same fields directly.
  */
+import { OrphanTable } from './orphan-log.ts';
+import type { DomainRedirects } from '../domain-store.ts';
+import { DomainTable } from './domain-format.ts';
 import { KeydirColumns, LIVE, OFFSET32_MAX } from './keydir-columns.ts';
 import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
 import { NONE } from './hash-chains.ts';
@@ -38,6 +41,10 @@ export interface PackedKeydir {
   referrers: [number, string][];
   /** The stored API keys, oldest first (`key-table.ts`). */
   keys: readonly KeyRecord[];
+  /** The domains' redirects (`domain-format.ts`). */
+  domains: readonly [string, DomainRedirects][];
+  /** The orphan visits, as rows (`orphan-log.ts`). */
+  orphans: readonly unknown[];
 }
 
 /**
@@ -119,6 +126,8 @@ export abstract class KeydirImage extends KeydirColumns {
     this.events = LinkEvents.fromImage(packed.events, referrers);
     this.labelled = new Map(packed.labels);
     this.accessKeys = KeyTable.of(packed.keys);
+    this.domains = DomainTable.of(packed.domains);
+    this.orphans = OrphanTable.of(packed.orphans);
     this.hot.clear();
   }
 

@@ -5,9 +5,12 @@
  * visit of a link with a visit limit. A list filtered by `q` is a promise too: it is searched
  * across event-loop turns.
  */
+import type { OrphanStore } from '../orphan-store.ts';
+import type { DomainStore } from '../domain-store.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   IN_CODE_ALPHABET,
+  keyOnDomain,
   isExpired,
   isExpiredAt,
   MAX_CODE_LENGTH,
@@ -55,9 +58,13 @@ export class LogLinkStore implements LinkStore {
   private readonly editing = new Map<string, Promise<LinkRecord | undefined>>();
   /** Stored API keys, in memory and in the log beside the links (`log-keys.ts`). */
   readonly accessKeys: KeyStore;
+  readonly domains: DomainStore;
+  readonly orphans: OrphanStore;
 
   constructor(private readonly store: LogEngine) {
     this.accessKeys = store.accessKeys;
+    this.domains = store.domains;
+    this.orphans = store.orphans;
   }
 
   get count(): number {
@@ -92,19 +99,19 @@ export class LogLinkStore implements LinkStore {
     return rec && !isExpired(rec, now) ? rec : undefined;
   }
 
-  newestByUrl(url: string, now: number): LinkRecord | undefined {
-    for (const rec of this.store.withUrl(url)) if (!isExpired(rec, now)) return rec;
+  newestByUrl(url: string, now: number, domain?: string | null): LinkRecord | undefined {
+    for (const rec of this.store.withUrl(url)) if (!isExpired(rec, now) && (domain === undefined || keyOnDomain(rec.code, domain))) return rec;
     return undefined;
   }
 
-  list({ limit, offset, now, q, tags, author }: ListQuery): LinkPage | Promise<LinkPage> {
+  list({ limit, offset, now, q, tags, author, domain }: ListQuery): LinkPage | Promise<LinkPage> {
     const live = (createdAt: number, retentionDays: number): boolean => !isExpiredAt(createdAt, retentionDays, now);
     const tagged = tags !== undefined && tags.length > 0 ? tags : undefined;
-    if (q === undefined && tagged === undefined && author === undefined) {
+    if (q === undefined && tagged === undefined && author === undefined && domain === undefined) {
       const snapshot = this.store.snapshot(live);
       return snapshot instanceof Promise ? snapshot.then((taken) => page(taken, offset, limit)) : page(snapshot, offset, limit);
     }
-    return this.store.search(live, { q, tags: tagged, author }).then((snapshot) => page(snapshot, offset, limit));
+    return this.store.search(live, { q, tags: tagged, author, domain }).then((snapshot) => page(snapshot, offset, limit));
   }
 
   async delete(code: string, now: number): Promise<boolean> {

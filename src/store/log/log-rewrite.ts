@@ -76,12 +76,16 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   // begin (`compaction.ts`): those that change a key come after it.
   const named = [...records.events.referrers.entries()];
   const keys = records.accessKeys.list();
-  checkpoint?.names(named, keys);
+  const domains = records.domains.entries();
+  const orphans = records.orphans.all();
+  checkpoint?.names(named, keys, domains, records.orphans.rows());
   written.referrers = named.map(([n]) => n);
   const referrers = named.map(([n, host]) => encodeEntry({ op: 'R', n, host }));
   const keyLines = keys.map((key) => encodeEntry({ op: 'A', key }));
-  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers, ...keyLines]);
-  written.lines += referrers.length + keyLines.length;
+  const domainLines = domains.map(([host, redirects]) => encodeEntry({ op: 'H', host, redirects }));
+  const orphanLines = orphans.map((visit) => encodeEntry({ op: 'O', visit }));
+  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers, ...keyLines, ...domainLines, ...orphanLines]);
+  written.lines += referrers.length + keyLines.length + domainLines.length + orphanLines.length;
   for (let done = false; !done; ) {
     const chunks: Buffer[] = header ? [header] : [];
     for (let n = 0; n < COMPACT_SLICE; n++) {

@@ -96,6 +96,12 @@ function apply(records: Keydir, entry: Entry): void {
       break;
     case 'F':
       break;
+    case 'H':
+      records.domains.apply(entry);
+      break;
+    case 'O':
+      records.orphans.apply(entry);
+      break;
     default:
       if (KEY_OPS.has(entry.op)) records.accessKeys.apply(entry as KeyEntry);
       else applyEvents(records, entry as EventEntry);

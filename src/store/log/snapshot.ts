@@ -35,17 +35,20 @@ export interface SearchFilter {
   tags?: readonly string[] | undefined;
   /** The `id` of the key that made the records (an editor's own links). */
   author?: string | undefined;
+  /** The records of this domain: null the default one (`ListQuery.domain`). */
+  domain?: string | null | undefined;
 }
 
 /**
  * `takeSnapshot` narrowed to the records whose code, URL or title contains `q` (compared in lower
  * case: `toLowerCase()` of both sides), when given, that have every tag of `tags`, when given, and
- * that `author` made, when given.
+ * that `author` made, when given, and of the domain `domain` names, when given.
  * The slots are taken at once; they are then tested a slice of time per event-loop turn, so that
  * searching a million links never holds the loop for long.
  */
-export async function searchSnapshot(records: Keydir, keep: Keep, { q, tags, author }: SearchFilter, released: () => void): Promise<Snapshot> {
+export async function searchSnapshot(records: Keydir, keep: Keep, { q, tags, author, domain }: SearchFilter, released: () => void): Promise<Snapshot> {
   const needle = q?.toLowerCase();
+  const prefix = domain === undefined ? undefined : domain === null ? null : Buffer.from(`${domain}/`, 'latin1');
   // An ASCII needle is compared on the stored bytes, with no string per record (see
   // `Keydir.containsFolded`); any other, and a record with other bytes, on the strings.
   const bytes = needle !== undefined && /^[\x00-\x7f]+$/.test(needle) ? Buffer.from(needle, 'latin1') : undefined;
@@ -59,6 +62,7 @@ export async function searchSnapshot(records: Keydir, keep: Keep, { q, tags, aut
     }
     const s = slots[i]!;
     if (author !== undefined && !records.isBy(s, author)) continue;
+    if (prefix !== undefined && !records.inDomain(s, prefix)) continue;
     if (tags !== undefined && !records.hasTags(s, tags)) continue;
     if (needle === undefined) {
       slots[n++] = s;

@@ -167,6 +167,37 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE PROCEDURE api_keys_changed();
     `,
   },
+  {
+    version: 6,
+    name: 'domains',
+    // - A domain's own redirects (docs/api.md, domains), one row per host that has one; '' is the
+    //   default domain. A link of another domain needs no column: its key is `<host>/<code>`
+    //   (links/domains.ts), so `links` is as it was.
+    // - Orphan visits (docs/analytics.md): no link's, so no `link_seq`; type, browser, os and
+    //   device are small numbers, as in `visits`. `id` orders the visits of one second.
+    sql: `
+      CREATE TABLE domain_redirects (
+        host text PRIMARY KEY,
+        base_url text NULL,
+        not_found text NULL,
+        expired text NULL
+      );
+      CREATE TABLE orphan_visits (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        time bigint NOT NULL,
+        type smallint NOT NULL,
+        domain text NULL,
+        referrer text NULL,
+        country text NULL,
+        browser smallint NULL,
+        os smallint NULL,
+        device smallint NULL,
+        bot boolean NOT NULL,
+        visitor integer NULL
+      );
+      CREATE INDEX orphan_visits_time ON orphan_visits (time, id);
+    `,
+  },
 ];
 
 /**

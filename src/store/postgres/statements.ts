@@ -3,9 +3,8 @@
  * read. Each method only builds its query; nothing is sent until the store hands it to its bounded
  * `run` (`calls.ts`), which awaits it.
  *
- * Its own file so that what the store asks the database reads in one place, apart from how the
- * store batches, orders and bounds the calls. Expiry is decided here, at read time, by the clock
- * of the caller: never by the database's.
+ * What the store asks the database reads in one place, apart from how it batches, orders and
+ * bounds the calls. Expiry is decided here, at read time, by the caller's clock, never the database's.
  */
 import type postgres from 'postgres';
 import type { LinkRecord, ListQuery } from '../link-store.ts';
@@ -29,7 +28,7 @@ export interface Row {
 }
 
 /** What a list keeps (`ListQuery`'s filters). */
-export type ListFilter = Pick<ListQuery, 'q' | 'tags' | 'author'>;
+export type ListFilter = Pick<ListQuery, 'q' | 'tags' | 'author' | 'domain'>;
 
 export const toRecord = (r: Row): LinkRecord => ({
   code: r.code,
@@ -104,14 +103,19 @@ export class PostgresStatements {
     return this.sql`(l.retention_days = 0 OR l.created_at + l.retention_days::bigint * 86400 > ${now})`;
   }
 
+  /** A domain's links: the keys that start with `<host>/`; the default one's, those without a `/` (links/domains.ts). */
+  private onDomain(domain: string | null | undefined): postgres.PendingQuery<postgres.Row[]> {
+    return domain === undefined ? this.sql`` : domain === null ? this.sql`AND strpos(code, '/') = 0` : this.sql`AND starts_with(code, ${`${domain}/`})`;
+  }
+
   /**
    * `q` matched in code, URL and title on their own, and the tags contained in the link's. Stored
    * codes and URLs are ASCII (WHATWG serializations), and `lower` under the C collation folds
    * exactly A–Z like `toLowerCase` does on them; a title is any text, so it is matched in
    * `title_folded`, folded by `toLowerCase` when it was written (migration 4).
    */
-  private filter({ q, tags, author }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
-    const by = author === undefined ? this.sql`` : this.sql`AND author = ${author}`;
+  private filter({ q, tags, author, domain }: ListFilter): postgres.PendingQuery<postgres.Row[]> {
+    const by = author === undefined ? this.onDomain(domain) : this.sql`AND author = ${author} ${this.onDomain(domain)}`;
     const tagged = tags !== undefined && tags.length > 0 ? this.sql`AND tags @> ${tags as string[]}::text[] ${by}` : by;
     if (q === undefined) return tagged;
     const needle = q.toLowerCase();
@@ -125,11 +129,11 @@ export class PostgresStatements {
       WHERE code = ${code} AND ${this.live(now)}`;
   }
 
-  newestByUrl(url: string, now: number): postgres.PendingQuery<Row[]> {
-    // The hash index on url finds the few links of this URL; the newest live one wins.
+  newestByUrl(url: string, now: number, domain?: string | null): postgres.PendingQuery<Row[]> {
+    // The hash index on url finds the few links of this URL; the newest live one (of the domain) wins.
     return this.sql<Row[]>`
       SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
-      WHERE url = ${url} AND ${this.live(now)} ORDER BY seq DESC LIMIT 1`;
+      WHERE url = ${url} AND ${this.live(now)} ${this.onDomain(domain)} ORDER BY seq DESC LIMIT 1`;
   }
 
   /** A page and the total: one row with nulls but the total when the page is empty. */

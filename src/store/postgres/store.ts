@@ -1,15 +1,13 @@
 /**
  * The PostgreSQL backend of the storage contract (docs/postgres.md): every operation is one
- * statement, or one short transaction, on a pool of the `postgres` driver. No link is cached across
- * calls, so any number of instances can share one database: what one acknowledged, the next read
- * of every instance sees. The stored API keys are the one cache (`keys.ts` says why and how it
- * stays within a second of the table). The schema is in `schema.ts`; opening (driver, pool,
- * migrations) in `connect.ts`.
+ * statement, or one short transaction, on a pool of the `postgres` driver. No link is cached, so
+ * any number of instances can share one database: what one acknowledged, every instance's next
+ * read sees. The stored keys and the domains' redirects are the caches, each within a second of
+ * its table (`keys.ts`, `domains.ts`); orphan visits are `orphans.ts`'s. The schema is `schema.ts`.
  *
- * Faults: every call is bounded (the driver's connect timeout, a server-side statement timeout and
- * a timer here), and a database that cannot be reached, or goes away mid-call, is a
- * `StoreUnavailableError("database unavailable")`, which the service answers 503: never a hang,
- * never a 500. The pool reconnects by itself once the database is back.
+ * Faults: every call is bounded (connect timeout, statement timeout, a timer here); a database
+ * that cannot be reached, or goes away mid-call, is a `StoreUnavailableError("database
+ * unavailable")`, answered 503: never a hang, never a 500. The pool reconnects by itself.
  *
  * This class answers reads and the redirect, and wires the pieces: the SQL (`statements.ts`), the
  * bounded calls and what they mean for readiness (`calls.ts`), the changes to links (`writes.ts`,
@@ -18,6 +16,8 @@
  * `visits.ts`: their SQL, rows, stats, day summaries and daily key), the months of their table
  * and retention (`partitions.ts`).
  */
+import { PostgresDomains } from './domains.ts';
+import { PostgresOrphans } from './orphans.ts';
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
 import type {
@@ -93,6 +93,8 @@ export class PostgresStore implements LinkStore {
   private readonly writes: PostgresWrites;
   private readonly visits: PostgresVisits;
   readonly accessKeys: PostgresKeys;
+  readonly domains: PostgresDomains;
+  readonly orphans: PostgresOrphans;
   private closing: Promise<void> | undefined;
 
   private constructor(options: PostgresStoreOptions) {
@@ -110,6 +112,8 @@ export class PostgresStore implements LinkStore {
     this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote);
     this.visits = new PostgresVisits(this.sql, this.calls, this.statements, this.log, timeoutMs, chunk, wrote);
     this.accessKeys = new PostgresKeys(this.sql, this.calls, this.log, this.clock, options.keysMaxAgeMs ?? 1000);
+    this.domains = new PostgresDomains(this.sql, this.calls, this.clock, options.keysMaxAgeMs ?? 1000);
+    this.orphans = new PostgresOrphans(this.sql, this.calls);
   }
 
   /** A store over a migrated database (`openPostgresStore` in connect.ts does it all). */
@@ -145,14 +149,14 @@ export class PostgresStore implements LinkStore {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async newestByUrl(url: string, now: number): Promise<LinkRecord | undefined> {
-    const rows = await this.calls.run(this.statements.newestByUrl(url, now));
+  async newestByUrl(url: string, now: number, domain?: string | null): Promise<LinkRecord | undefined> {
+    const rows = await this.calls.run(this.statements.newestByUrl(url, now, domain));
     return rows[0] && toRecord(rows[0]);
   }
 
   async list(query: ListQuery): Promise<LinkPage> {
     const { limit, offset, now } = query;
-    const filter = { q: query.q, tags: query.tags, author: query.author };
+    const filter = { q: query.q, tags: query.tags, author: query.author, domain: query.domain };
     if (limit !== undefined) {
       // A page (at most 1000 links) and the total in one statement: one snapshot, no transaction.
       const rows = await this.calls.run(this.statements.page(limit, offset, now, filter));

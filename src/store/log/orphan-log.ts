@@ -1,0 +1,131 @@
+/**
+ * Orphan visits in the log store (format 6, docs/analytics.md): their log entry, the table replay
+ * and writes keep in memory, and the store of them (`OrphanStore`).
+ *
+ *   O <[time, type, domain, referrer, country, browser, os, device, bot, visitor]>
+ *
+ * One JSON array: JSON escapes any tab or line break, so the field needs no escaping of its own.
+ * The table keeps the newest `MAX_ORPHANS` (a scanner sending random paths all day must not grow
+ * memory without bound); a compaction writes those again, and a start-up checkpoint holds them.
+ */
+import type { OrphanStore, OrphanType, OrphanVisit } from '../orphan-store.ts';
+import { ORPHAN_TYPES } from '../orphan-store.ts';
+import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
+
+export type OrphanEntry = { op: 'O'; visit: OrphanVisit };
+
+/** The orphan visits a log store keeps: the newest ones. */
+export const MAX_ORPHANS = 100_000;
+
+type Row = [number, OrphanType, string | null, string | null, string | null, string | null, string | null, string | null, boolean, number | null];
+
+const row = (v: OrphanVisit): Row => [v.time, v.type, v.domain, v.referrer, v.country, v.browser, v.os, v.device, v.bot, v.visitor];
+
+const textOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+const oneOf = (list: readonly (string | null)[], v: unknown): boolean => v === null || list.includes(v as string);
+
+/** A visit from its row, or undefined when the row is none. */
+export function orphanOf(value: unknown): OrphanVisit | undefined {
+  if (!Array.isArray(value) || value.length !== 10) return undefined;
+  const [time, type, domain, referrer, country, browser, os, device, bot, visitor] = value as unknown[];
+  if (typeof time !== 'number' || !Number.isSafeInteger(time) || time < 0) return undefined;
+  if (!ORPHAN_TYPES.includes(type as OrphanType) || !textOrNull(domain) || !textOrNull(referrer) || !textOrNull(country)) return undefined;
+  if (!oneOf(BROWSERS, browser) || !oneOf(SYSTEMS, os) || !oneOf(DEVICES, device) || typeof bot !== 'boolean') return undefined;
+  if (visitor !== null && !(typeof visitor === 'number' && Number.isInteger(visitor))) return undefined;
+  return { time, type, domain, referrer, country, browser, os, device, bot, visitor } as OrphanVisit;
+}
+
+export function orphanPayload(entry: OrphanEntry): string {
+  return `O\t${JSON.stringify(row(entry.visit))}`;
+}
+
+export function orphanWritable(entry: OrphanEntry): boolean {
+  return orphanOf(row(entry.visit)) !== undefined;
+}
+
+export function decodeOrphanFields(f: readonly string[]): OrphanEntry | undefined {
+  if (f.length !== 2) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(f[1]!);
+  } catch {
+    return undefined;
+  }
+  const visit = orphanOf(value);
+  return visit === undefined ? undefined : { op: 'O', visit };
+}
+
+/** The newest `MAX_ORPHANS` orphan visits, in the order they were written. */
+export class OrphanTable {
+  private visits: OrphanVisit[] = [];
+
+  /** A table of these rows (a checkpoint's), oldest first. */
+  static of(rows: readonly unknown[]): OrphanTable {
+    const table = new OrphanTable();
+    for (const r of rows) {
+      const visit = orphanOf(r);
+      if (visit !== undefined) table.apply({ op: 'O', visit });
+    }
+    return table;
+  }
+
+  get size(): number {
+    return this.visits.length;
+  }
+
+  apply(entry: OrphanEntry): void {
+    this.visits.push(Object.freeze({ ...entry.visit }));
+    // Trimmed by a tenth at a time, so that dropping the oldest costs little per visit.
+    if (this.visits.length > MAX_ORPHANS + MAX_ORPHANS / 10) this.visits.splice(0, this.visits.length - MAX_ORPHANS);
+  }
+
+  /** The newest `MAX_ORPHANS`, oldest first. */
+  all(): readonly OrphanVisit[] {
+    return this.visits.length > MAX_ORPHANS ? this.visits.slice(-MAX_ORPHANS) : this.visits;
+  }
+
+  /** Their rows, as a checkpoint keeps them. */
+  rows(): Row[] {
+    return this.all().map(row);
+  }
+}
+
+/** Appends entries; `durable` runs once they are on disk, before the promise resolves. */
+export type AppendOrphans = (entries: OrphanEntry[], durable: () => void) => Promise<void>;
+
+export class LogOrphans implements OrphanStore {
+  constructor(
+    private readonly table: () => OrphanTable,
+    private readonly append: AppendOrphans,
+  ) {}
+
+  recordOrphan(visit: OrphanVisit): Promise<void> {
+    const entry: OrphanEntry = { op: 'O', visit };
+    // A log that cannot be written now loses the orphan visit, and nothing a link holds.
+    return this.append([entry], () => this.table().apply(entry)).catch(() => undefined);
+  }
+
+  listOrphans(from: number, to: number, bots: 'exclude' | 'include' | 'only', limit: number, offset: number): { total: number; visits: OrphanVisit[] } {
+    const all = this.table().all();
+    const kept: OrphanVisit[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const v = all[i]!;
+      if (v.time < from || v.time >= to || (bots === 'exclude' && v.bot) || (bots === 'only' && !v.bot)) continue;
+      kept.push(v);
+    }
+    // Newest first by time, then arrival: the stable sort keeps the arrival order of one second.
+    kept.sort((a, b) => b.time - a.time);
+    return { total: kept.length, visits: kept.slice(offset, offset + limit) };
+  }
+
+  countOrphans(from: number, to: number): { total: number; bots: number } {
+    let total = 0;
+    let bots = 0;
+    for (const v of this.table().all()) {
+      if (v.time < from || v.time >= to) continue;
+      total++;
+      if (v.bot) bots++;
+    }
+    return { total, bots };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The domains' own redirects on PostgreSQL (docs/postgres.md): the table `domain_redirects`
+ * (migration 6), one row per host that has a redirect (`''` for the default domain), and a copy in
+ * memory at most `maxAgeMs` old. The service asks for them on every unknown code, expired link and
+ * `GET /` of a domain, where a round trip each would cost more than the answer; a change made on
+ * another instance is seen within that second, one made here at once.
+ */
+import type postgres from 'postgres';
+import { noRedirects, type DomainRedirects, type DomainStore } from '../domain-store.ts';
+import type { MaybePromise } from '../link-store.ts';
+import type { PostgresCalls } from './calls.ts';
+
+interface DomainRow {
+  host: string;
+  base_url: string | null;
+  not_found: string | null;
+  expired: string | null;
+}
+
+export class PostgresDomains implements DomainStore {
+  private cached: ReadonlyMap<string, DomainRedirects> = new Map();
+  /** When the copy was read (the store's clock, ms); undefined: read again. */
+  private readAt: number | undefined;
+  private reading: Promise<ReadonlyMap<string, DomainRedirects>> | undefined;
+
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly calls: PostgresCalls,
+    private readonly clock: () => number,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  domainRedirects(): MaybePromise<ReadonlyMap<string, DomainRedirects>> {
+    if (this.readAt !== undefined) {
+      const age = this.clock() - this.readAt;
+      if (age >= 0 && age < this.maxAgeMs) return this.cached;
+    }
+    return (this.reading ??= this.read());
+  }
+
+  private async read(): Promise<ReadonlyMap<string, DomainRedirects>> {
+    const started = this.clock();
+    try {
+      const rows = await this.calls.run(this.sql<DomainRow[]>`SELECT host, base_url, not_found, expired FROM domain_redirects`);
+      const read = new Map(rows.map((r) => [r.host, Object.freeze({ baseUrl: r.base_url, notFound: r.not_found, expired: r.expired })]));
+      this.cached = read;
+      this.readAt = started;
+      return read;
+    } finally {
+      this.reading = undefined;
+    }
+  }
+
+  async setDomainRedirects(host: string, redirects: DomainRedirects): Promise<void> {
+    const { baseUrl, notFound, expired } = redirects;
+    await this.calls.run(
+      noRedirects(redirects)
+        ? this.sql`DELETE FROM domain_redirects WHERE host = ${host}`
+        : this.sql`
+            INSERT INTO domain_redirects (host, base_url, not_found, expired) VALUES (${host}, ${baseUrl}, ${notFound}, ${expired})
+            ON CONFLICT (host) DO UPDATE SET base_url = EXCLUDED.base_url, not_found = EXCLUDED.not_found, expired = EXCLUDED.expired`,
+    );
+    // This instance sees its own change at once.
+    this.readAt = undefined;
+  }
+}

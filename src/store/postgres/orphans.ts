@@ -1,0 +1,85 @@
+/**
+ * Orphan visits on PostgreSQL (docs/analytics.md, orphan visits): the table `orphan_visits`
+ * (migration 6), one row each. The type, browser, system and device are small numbers: their
+ * index in `ORPHAN_TYPES` and in the lists of `packed.ts`, as the visits table keeps them.
+ */
+import type postgres from 'postgres';
+import { ORPHAN_TYPES, type OrphanStore, type OrphanVisit } from '../orphan-store.ts';
+import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
+import type { PostgresCalls } from './calls.ts';
+
+interface OrphanRow {
+  time: string;
+  type: number;
+  domain: string | null;
+  referrer: string | null;
+  country: string | null;
+  browser: number | null;
+  os: number | null;
+  device: number | null;
+  bot: boolean;
+  visitor: number | null;
+}
+
+const index = (list: readonly string[], value: string | null): number | null => (value === null ? null : list.indexOf(value));
+const named = <T>(list: readonly T[], n: number | null): T | null => (n === null ? null : (list[n] ?? null));
+
+const visitOf = (r: OrphanRow): OrphanVisit => ({
+  time: Number(r.time),
+  type: ORPHAN_TYPES[r.type]!,
+  domain: r.domain,
+  referrer: r.referrer,
+  country: r.country,
+  browser: named(BROWSERS, r.browser),
+  os: named(SYSTEMS, r.os),
+  device: named(DEVICES, r.device),
+  bot: r.bot,
+  visitor: r.visitor,
+});
+
+export class PostgresOrphans implements OrphanStore {
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly calls: PostgresCalls,
+  ) {}
+
+  async recordOrphan(v: OrphanVisit): Promise<void> {
+    try {
+      await this.calls.run(this.sql`
+        INSERT INTO orphan_visits (time, type, domain, referrer, country, browser, os, device, bot, visitor)
+        VALUES (${v.time}, ${ORPHAN_TYPES.indexOf(v.type)}, ${v.domain}, ${v.referrer}, ${v.country},
+                ${index(BROWSERS, v.browser)}, ${index(SYSTEMS, v.os)}, ${index(DEVICES, v.device)}, ${v.bot}, ${v.visitor})`);
+    } catch {
+      // A database that cannot be written now loses the orphan visit, and nothing a link holds.
+    }
+  }
+
+  private bots(bots: 'exclude' | 'include' | 'only'): postgres.PendingQuery<postgres.Row[]> {
+    return bots === 'include' ? this.sql`` : bots === 'only' ? this.sql`AND bot` : this.sql`AND NOT bot`;
+  }
+
+  async listOrphans(
+    from: number,
+    to: number,
+    bots: 'exclude' | 'include' | 'only',
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; visits: OrphanVisit[] }> {
+    const [count, rows] = await Promise.all([
+      this.calls.run(this.sql<{ n: string }[]>`SELECT count(*) AS n FROM orphan_visits WHERE time >= ${from} AND time < ${to} ${this.bots(bots)}`),
+      this.calls.run(this.sql<OrphanRow[]>`
+        SELECT time, type, domain, referrer, country, browser, os, device, bot, visitor FROM orphan_visits
+        WHERE time >= ${from} AND time < ${to} ${this.bots(bots)}
+        ORDER BY time DESC, id DESC LIMIT ${limit} OFFSET ${offset}`),
+    ]);
+    return { total: Number(count[0]!.n), visits: rows.map(visitOf) };
+  }
+
+  async countOrphans(from: number, to: number): Promise<{ total: number; bots: number }> {
+    const [row] = await this.calls.run(
+      this.sql<{ total: string; bots: string }[]>`
+        SELECT count(*) AS total, count(*) FILTER (WHERE bot) AS bots FROM orphan_visits WHERE time >= ${from} AND time < ${to}`,
+    );
+    return { total: Number(row!.total), bots: Number(row!.bots) };
+  }
+}
