@@ -31,7 +31,8 @@
 // 1000) between runs; BENCH_CONNECTIONS (default 50); BENCH_LOADGEN=autocannon to use autocannon
 // even when wrk is installed; BENCH_LIST_ONLY=1 for the event-loop stall while listing alone;
 // BENCH_HTTP_ONLY=1 for the redirect comparison and the other HTTP scenarios alone;
-// BENCH_DOMAINS_ONLY=1 for the redirect with three domains configured against one, side by side;
+// BENCH_DOMAINS_ONLY=1 for the redirect with three domains configured against one, side by side,
+// and with three while a scanner sends BENCH_SCAN_PATHS (10,000) random paths to one of them;
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
 // 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
 // (the kernel's high-water mark, reset just before the measured operation); then an import of
@@ -542,7 +543,12 @@ async function runSideBySide(reference, redirect, relaunch) {
     // Warmed up side by side, as they are then measured.
     await Promise.all([runWrkAsync(reference.server.port, reference, 1), runWrkAsync(redirect.server.port, redirect, 1)]);
     await pause(PAUSE_MS);
-    const [a, b] = await Promise.all([runWrkAsync(reference.server.port, reference), runWrkAsync(redirect.server.port, redirect)]);
+    const [a, b, during] = await Promise.all([
+      runWrkAsync(reference.server.port, reference),
+      runWrkAsync(redirect.server.port, redirect),
+      redirect.during?.(redirect.server.port),
+    ]);
+    if (during !== undefined) process.stderr.write(`  alongside: ${during}\n`);
     const failures = a.failures + b.failures;
     if (failures > 0) console.error(`run failed: side by side: ${failures} errors or unexpected statuses`);
     rounds.push({ reference: a.rps, redirect: b.rps, ratio: b.rps / a.rps, failures });
@@ -757,6 +763,38 @@ async function reportAnalyticsSection() {
 // ---- Several domains -------------------------------------------------------------------------------
 
 const DOMAINS = 'go.example,s.example';
+/** Random paths a scanner sends in a side-by-side round of the domains section. */
+const SCAN_PATHS = Number(process.env.BENCH_SCAN_PATHS ?? 10_000);
+
+// The scanner: `n` GETs of random paths spread over `seconds`, a few at a time, on the load core.
+const SCANNER = `
+const http = require('node:http');
+const [port, n, seconds] = process.argv.slice(1).map(Number);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+let sent = 0, done = 0, bad = 0;
+const started = Date.now();
+const tick = setInterval(() => {
+  const due = Math.min(n, Math.ceil(((Date.now() - started) / 1000 / seconds) * n));
+  for (; sent < due; sent++) {
+    const path = '/' + Math.random().toString(36).slice(2, 10) + (sent % 3 === 0 ? '.php' : '');
+    http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      if (res.statusCode !== 404) bad++;
+      res.resume();
+      res.on('end', () => { if (++done === n) { clearInterval(tick); console.log(JSON.stringify({ done, bad })); process.exit(0); } });
+    }).on('error', () => { bad++; if (++done === n) process.exit(1); });
+  }
+}, 5);
+`;
+
+/** Runs the scanner against `port`; resolves with what it sent and how many were not a 404. */
+function scan(port, n, seconds) {
+  const [bin, argv] = pin(LOAD_CPU, process.execPath, ['-e', SCANNER, String(port), String(n), String(seconds)]);
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  return new Promise((resolve) => child.on('exit', () => (children.delete(child), resolve(out.trim()))));
+}
 
 /**
  * The redirect with three domains configured against the same with one (docs/performance.md,
@@ -793,9 +831,14 @@ async function reportDomains() {
   const one = scenario('one domain', {});
   const three = scenario('three domains, the default one', { DOMAINS });
   const other = scenario('three domains, Host: go.example', { DOMAINS }, { Host: 'go.example' });
+  // A scanner's random paths sent to the second server meanwhile, at a fixed rate: each is an
+  // unknown code, answered 404 and recorded as an orphan visit (docs/analytics.md).
+  const scanned = scenario(`three domains, while a scanner sends ${SCAN_PATHS} random paths`, { DOMAINS });
+  scanned.during = (port) => scan(port, SCAN_PATHS, SECONDS);
   const pairs = [
     [one, three],
     [one, other],
+    [three, scanned],
   ];
   console.log(`several domains, side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round, ${SIDE_ROUNDS} rounds):`);
   for (const [a, b] of pairs) {

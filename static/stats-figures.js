@@ -56,6 +56,11 @@ function renderTotals(view, stats) {
     );
   }
   if (stats.tracking === 'counts') notes.push('Visit tracking is off on this service: new visits are counted, not recorded here.');
+  // The dashboard only: requests no link answered, counted apart (docs/analytics.md, orphan visits).
+  if (!view.code && stats.orphan_visits > 0)
+    notes.push(
+      `${plural(stats.orphan_visits, 'orphan visit')} in this range: requests no link answered (unknown codes, expired links, a domain's home page), not in these figures.`,
+    );
   $('stats-notes').replaceChildren(...notes.map((text) => el('span', { textContent: text })));
   $('stats-notes').hidden = notes.length === 0;
 }

@@ -6,8 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { HTML_TYPE, htmlPage, type Responder } from '../http/respond.ts';
 import type { Elsewhere } from '../links/domain-redirects.ts';
-import type { OrphanType } from '../links/service.ts';
-import type { MaybePromise, Visit } from '../links/service.ts';
+import type { MaybePromise, OrphanType, Visit } from '../links/service.ts';
 
 const NO_STORE = ['Cache-Control', 'private, no-store'];
 

@@ -45,7 +45,7 @@ const EMPTY: ReadonlyMap<string, DomainRedirects> = new Map();
 const hostKey = (domain: Domain): string => domain ?? '';
 
 export function createDomainOperations({ store, domains, urlRules, seconds }: DomainDeps) {
-  const all = (): MaybePromise<ReadonlyMap<string, DomainRedirects>> => store.domains?.domainRedirects() ?? EMPTY;
+  const all = (fresh = false): MaybePromise<ReadonlyMap<string, DomainRedirects>> => store.domains?.domainRedirects(fresh) ?? EMPTY;
 
   async function view(domain: Domain, redirects: DomainRedirects): Promise<DomainView> {
     const page = await store.list({ limit: 1, offset: 0, now: seconds(), domain });
@@ -85,7 +85,7 @@ export function createDomainOperations({ store, domains, urlRules, seconds }: Do
     /** Every domain, the default one first, with its live links and its redirects. */
     async listDomains(): Promise<DomainsOutcome> {
       try {
-        const map = await all();
+        const map = await all(true);
         const hosts: Domain[] = [null, ...domains.hosts.slice(1)];
         return { ok: true, domains: await Promise.all(hosts.map((d) => view(d, map.get(hostKey(d)) ?? NO_REDIRECTS))) };
       } catch (err) {
@@ -98,7 +98,7 @@ export function createDomainOperations({ store, domains, urlRules, seconds }: Do
       const domain = domains.named(host);
       if (domain instanceof Refusal || host === '' || host.toLowerCase() === 'default') return NOT_FOUND;
       if (store.domains === undefined) return { ok: false, error: 'unavailable', detail: 'this store keeps no domain redirects' };
-      const map = await guarded(all);
+      const map = await guarded(() => all(true));
       if ('ok' in map) return map;
       const old = map.get(hostKey(domain)) ?? NO_REDIRECTS;
       const baseUrl = field(edit.baseUrl, old.baseUrl, 'base_url');

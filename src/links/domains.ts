@@ -118,7 +118,6 @@ export function createDomains(baseUrl: string, extra: readonly string[] = [], fo
   const listed: ReadonlySet<string> = new Set(others);
   const origin = (domain: Domain): string => `${scheme}//${domain ?? defaultHost}${basePath}`;
   const defaultOrigin = origin(null);
-  const slash = (key: string): number => key.indexOf('/');
 
   function ofHost(host: string | undefined): Domain {
     if (host === undefined || others.length === 0) return null;
@@ -151,17 +150,11 @@ export function createDomains(baseUrl: string, extra: readonly string[] = [], fo
       return isCodeShaped(code) ? key(code, name) : NOT_FOUND;
     },
     key,
-    domainOf(key) {
-      const at = slash(key);
-      return at < 0 ? null : key.slice(0, at);
-    },
-    codeOf(key) {
-      const at = slash(key);
-      return at < 0 ? key : key.slice(at + 1);
-    },
+    domainOf: (key) => splitKey(key)[1],
+    codeOf: (key) => splitKey(key)[0],
     shortUrl(key) {
-      const at = slash(key);
-      return at < 0 ? `${defaultOrigin}/${key}` : `${origin(key.slice(0, at))}/${key.slice(at + 1)}`;
+      const [code, domain] = splitKey(key);
+      return domain === null ? `${defaultOrigin}/${code}` : `${origin(domain)}/${code}`;
     },
     origin,
     otherBases: others.map(origin),

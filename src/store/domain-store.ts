@@ -18,8 +18,12 @@ export const NO_REDIRECTS: DomainRedirects = Object.freeze({ baseUrl: null, notF
 export const noRedirects = (r: DomainRedirects): boolean => r.baseUrl === null && r.notFound === null && r.expired === null;
 
 export interface DomainStore {
-  /** Every domain that has a redirect, by host (`''` the default domain). */
-  domainRedirects(): MaybePromise<ReadonlyMap<string, DomainRedirects>>;
+  /**
+   * Every domain that has a redirect, by host (`''` the default domain). A store shared by several
+   * instances may answer from a copy at most a second old, for the redirects themselves; `fresh`
+   * reads what is stored now (the admin's list and change of them).
+   */
+  domainRedirects(fresh?: boolean): MaybePromise<ReadonlyMap<string, DomainRedirects>>;
   /** Sets a domain's three redirects at once (all null: none); durable before it resolves. */
   setDomainRedirects(host: string, redirects: DomainRedirects): Promise<void>;
 }

@@ -277,8 +277,15 @@ describe('several domains in the UI', { skip: missing }, () => {
     const home1 = await download(page, dir, 'CSV');
     assert.deepEqual([home1.query.get('code'), home1.query.has('domain')], [CODE, false]);
     assert.deepEqual(home1.text.trim().split('\r\n').slice(1).map(withoutTime), [[CODE, '', '', 'Firefox', 'Linux', 'desktop', 'false', '']]);
+    // The dashboard tells the orphan visits apart: a scanner's path on go.example is one.
+    assert.equal((await h.req('/wp-login.php', { headers: { host: GO, 'user-agent': CHROME } })).status, 404);
     // The dashboard's top links name the link with its domain, and open its stats.
     await page.goto(`${origin}/#stats?range=7d`);
+    await page
+      .locator('#stats-notes span', {
+        hasText: /^\d+ orphan visits? in this range: requests no link answered \(unknown codes, expired links, a domain's home page\), not in these figures\.$/,
+      })
+      .waitFor();
     await page.getByRole('link', { name: `Stats of ${GO}/${CODE}` }).click();
     await page.locator('#stats-title', { hasText: `Stats of ${GO}/${CODE}` }).waitFor();
     await page.locator('#stats-latest-summary', { hasText: 'Visits 1–2 of 2, newest first.' }).waitFor();

@@ -3,7 +3,8 @@
  * (migration 6), one row per host that has a redirect (`''` for the default domain), and a copy in
  * memory at most `maxAgeMs` old. The service asks for them on every unknown code, expired link and
  * `GET /` of a domain, where a round trip each would cost more than the answer; a change made on
- * another instance is seen within that second, one made here at once.
+ * another instance is seen within that second, one made here at once. The admin's list and change
+ * of them read the table itself (`fresh`).
  */
 import type postgres from 'postgres';
 import { noRedirects, type DomainRedirects, type DomainStore } from '../domain-store.ts';
@@ -30,25 +31,23 @@ export class PostgresDomains implements DomainStore {
     private readonly maxAgeMs: number,
   ) {}
 
-  domainRedirects(): MaybePromise<ReadonlyMap<string, DomainRedirects>> {
+  domainRedirects(fresh = false): MaybePromise<ReadonlyMap<string, DomainRedirects>> {
+    if (fresh) return this.read();
     if (this.readAt !== undefined) {
       const age = this.clock() - this.readAt;
       if (age >= 0 && age < this.maxAgeMs) return this.cached;
     }
-    return (this.reading ??= this.read());
+    // One read for every caller while the copy is old.
+    return (this.reading ??= this.read().finally(() => (this.reading = undefined)));
   }
 
   private async read(): Promise<ReadonlyMap<string, DomainRedirects>> {
     const started = this.clock();
-    try {
-      const rows = await this.calls.run(this.sql<DomainRow[]>`SELECT host, base_url, not_found, expired FROM domain_redirects`);
-      const read = new Map(rows.map((r) => [r.host, Object.freeze({ baseUrl: r.base_url, notFound: r.not_found, expired: r.expired })]));
-      this.cached = read;
-      this.readAt = started;
-      return read;
-    } finally {
-      this.reading = undefined;
-    }
+    const rows = await this.calls.run(this.sql<DomainRow[]>`SELECT host, base_url, not_found, expired FROM domain_redirects`);
+    const read = new Map(rows.map((r) => [r.host, Object.freeze({ baseUrl: r.base_url, notFound: r.not_found, expired: r.expired })]));
+    this.cached = read;
+    this.readAt = started;
+    return read;
   }
 
   async setDomainRedirects(host: string, redirects: DomainRedirects): Promise<void> {
