@@ -849,8 +849,11 @@ async function reportDomains() {
       `  ${b.name} / ${a.name}: req/s per round ${rounds.map((r) => `${fmt(r.redirect)} vs ${fmt(r.reference)}`).join(', ')}; ` +
         `ratio per round ${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}`,
     );
-    await a.server.stop();
-    await b.server.stop();
+    // Stopped, and marked so: a scenario of the next pair starts anew without stopping it again.
+    for (const s of [a, b]) {
+      await s.server.stop();
+      s.server = { stop: async () => undefined };
+    }
   }
 }
 

@@ -43,9 +43,10 @@ export class Compactor {
   maybe(): void {
     const { records, writer, problems, log } = this.parts;
     // A compacted log holds a line per link and one per 4,096 of its events, and one per stored
-    // key; the lines of visits written since (a few events each) count as live until the events
-    // are a line's worth.
-    const live = records.size + records.accessKeys.size + Math.ceil(records.events.total / 64);
+    // key, domain with redirects and orphan visit kept; the lines of visits written since (a few
+    // events each) count as live until the events are a line's worth.
+    const kept = records.accessKeys.size + records.domains.size + records.orphans.size;
+    const live = records.size + kept + Math.ceil(records.events.total / 64);
     if (this.running || writer.detached || writer.size < this.minBytes || writer.entries - live <= live) return;
     this.run().then(
       (report) => {

@@ -94,15 +94,29 @@ export class OrphanTable {
 export type AppendOrphans = (entries: OrphanEntry[], durable: () => void) => Promise<void>;
 
 export class LogOrphans implements OrphanStore {
+  /** Visits of this event-loop turn, written together at its end: a scanner's burst is one write. */
+  private pending: OrphanEntry[] = [];
+  private written: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly table: () => OrphanTable,
     private readonly append: AppendOrphans,
   ) {}
 
+  /** Resolves once the visit is written, or lost: a log that cannot be written now loses it, and nothing a link holds. */
   recordOrphan(visit: OrphanVisit): Promise<void> {
-    const entry: OrphanEntry = { op: 'O', visit };
-    // A log that cannot be written now loses the orphan visit, and nothing a link holds.
-    return this.append([entry], () => this.table().apply(entry)).catch(() => undefined);
+    this.pending.push({ op: 'O', visit });
+    if (this.pending.length === 1) this.written = new Promise((done) => setImmediate(() => this.flush().then(done)));
+    return this.written;
+  }
+
+  private flush(): Promise<void> {
+    const entries = this.pending;
+    this.pending = [];
+    return this.append(entries, () => {
+      const table = this.table();
+      for (const entry of entries) table.apply(entry);
+    }).catch(() => undefined);
   }
 
   listOrphans(from: number, to: number, bots: 'exclude' | 'include' | 'only', limit: number, offset: number): { total: number; visits: OrphanVisit[] } {

@@ -656,6 +656,29 @@ test('compaction runs by itself once dead entries outweigh live ones, and not be
   assert.deepEqual(await live(store), expected);
 });
 
+test('orphan visits and domain redirects count as live: a log of them alone is not compacted again and again', { timeout: 10_000 }, async (t) => {
+  const logs = new LogCapture();
+  const stores = storeDir(t);
+  const store = stores.open({ log: createLogger('info', logs), compactMinBytes: 1, visitFlushMs: 20 });
+  await store.create(link('s0', 0));
+  const orphan = {
+    type: 'invalid_short_url',
+    domain: null,
+    referrer: null,
+    country: null,
+    browser: null,
+    os: null,
+    device: null,
+    bot: false,
+    visitor: null,
+  } as const;
+  for (let i = 0; i < 50; i++) await store.orphans.recordOrphan({ ...orphan, time: 1_700_000_000 + i });
+  await store.domains.setDomainRedirects('', { baseUrl: null, notFound: 'https://x.example/', expired: null });
+  await delay(300);
+  assert.equal(logs.find('log compacted'), undefined, 'no entry is dead');
+  assert.equal(readLog(stores.dir).entries, 52);
+});
+
 test('automatic compaction waits for the size floor (default 1 MiB) even when dead entries outweigh live ones', async (t) => {
   const dir = tempDir('compaction-test-');
   const logs = new LogCapture();
