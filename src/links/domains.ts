@@ -72,6 +72,11 @@ export interface Domains {
   readonly otherBases: readonly string[];
 }
 
+/** The store key of `code` on `domain` (null: the default one): the one spelling of the rule above. */
+export function storeKey(code: string, domain: Domain): string {
+  return domain === null ? code : `${domain}/${code}`;
+}
+
 /** A store key read as its code and domain (null: the default one), whatever domains an instance has. */
 export function splitKey(key: string): [code: string, domain: Domain] {
   const at = key.indexOf('/');
@@ -135,7 +140,7 @@ export function createDomains(baseUrl: string, extra: readonly string[] = [], fo
     return new Refusal(`domain must be one of this service's domains (${[defaultHost, ...others].join(', ')}), or absent for the default one`);
   }
 
-  const key = (code: string, domain: Domain): string => (domain === null ? code : `${domain}/${code}`);
+  const key = storeKey;
 
   return {
     defaultHost,

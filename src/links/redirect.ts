@@ -9,6 +9,7 @@ import type { VisitEventSource } from '../visits/event.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';
 import { isCodeShaped, isReserved } from './codes.ts';
+import { storeKey } from './domains.ts';
 
 /**
  * What a redirect answers (see `LinkStore.countVisit`: read it at once), or `preview`: a link
@@ -106,7 +107,7 @@ export function createRedirect({ store, seconds, recorder, reserved }: RedirectD
   function visit(code: string, count: boolean, req?: VisitRequest, go = false, domain: string | null = null): MaybePromise<Visit> {
     if (!isCodeShaped(code)) return MISSING;
     // The store's key of the code on its domain (`domains.ts`).
-    const key = domain === null ? code : `${domain}/${code}`;
+    const key = storeKey(code, domain);
     return redirect((c, source) => store.countVisit(key, seconds, c, source), count, req, go, store.countVisitIn !== undefined);
   }
 

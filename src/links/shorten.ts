@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { labelsOf, type Labels, type LinkRecord, type LinkStore } from '../store/link-store.ts';
 import type { VisitRequest } from '../visits/recorder.ts';
 import { candidateCodes } from './codes.ts';
-import type { Domain, Domains } from './domains.ts';
+import { storeKey, type Domain, type Domains } from './domains.ts';
 import type { CreateLimiter } from './create-limit.ts';
 import { outage, refused, type Conflict, type Found, type Invalid, type RateLimited, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
@@ -118,8 +118,8 @@ function rateLimited(retryAfter: number): RateLimited {
 
 export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promise<ShortenOutcome> {
   const { store, codeRules, view } = deps;
-  // A code on its domain is the store's key (`domains.ts`); without domains, the code itself.
-  const keyOf = codeRules.domains?.key ?? ((code: string): string => code);
+  // A code on its domain is the store's key (`domains.ts`).
+  const keyOf = storeKey;
 
   /** Generated codes offered to the store until it takes one; `undefined` when the code space is exhausted. */
   async function generated(fields: CheckedCreate, createdAt: number, author: Pick<LinkRecord, 'author'>): Promise<LinkRecord | undefined> {

@@ -6,7 +6,7 @@
  *
  * The import is the links import's pipeline (`pipeline.ts`) with the steps of an event.
  */
-import type { Domains } from '../links/domains.ts';
+import { storeKey, type Domains } from '../links/domains.ts';
 import { Refusal } from '../links/refusal.ts';
 import { isCodeShaped } from '../links/codes.ts';
 import type { LinkStore } from '../store/link-store.ts';
@@ -65,7 +65,7 @@ export function parseVisitExportFilter(params: VisitExportParams, domains?: Doma
   const filter = parseEventFilter({ from: params.from ?? undefined, to: params.to ?? undefined, bots: params.bots ?? 'include' });
   if (filter instanceof RangeRefusal) return filter.detail;
   // The store's key of the code on its domain (links/domains.ts).
-  return { ...filter, code: code === undefined || domain === null ? code : `${domain}/${code}` };
+  return { ...filter, code: code === undefined ? code : storeKey(code, domain) };
 }
 
 export interface VisitImportDeps {
@@ -85,7 +85,7 @@ type VisitRow = Extract<CheckedVisit, { ok: true }>;
 function visitSteps({ store, rules }: VisitImportDeps): ImportSteps<VisitField, VisitRow> {
   const keyOf = (code: string, domain: unknown): string => {
     const named = rules?.domains?.named(domain) ?? null;
-    return named instanceof Refusal || named === null ? code : `${named}/${code}`;
+    return storeKey(code, named instanceof Refusal ? null : named);
   };
   const counted = (line: number, outcome: ImportedVisit, run: ImportRun): void => (outcome === 'imported' ? run.imported() : run.refused(line, UNKNOWN_CODE));
   return {

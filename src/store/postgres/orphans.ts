@@ -5,37 +5,13 @@
  */
 import type postgres from 'postgres';
 import { ORPHAN_TYPES, type OrphanStore, type OrphanVisit } from '../orphan-store.ts';
-import { BROWSERS, DEVICES, SYSTEMS } from '../../visits/packed.ts';
 import type { PostgresCalls } from './calls.ts';
+import { eventColumns, eventOf, type EventRow } from './event-row.ts';
 
-interface OrphanRow {
-  time: string;
-  type: number;
-  domain: string | null;
-  referrer: string | null;
-  country: string | null;
-  browser: number | null;
-  os: number | null;
-  device: number | null;
-  bot: boolean;
-  visitor: number | null;
-}
+/** A row of `orphan_visits`: an event's, its type's index and its domain. */
+type OrphanRow = EventRow & { type: number; domain: string | null };
 
-const index = (list: readonly string[], value: string | null): number | null => (value === null ? null : list.indexOf(value));
-const named = <T>(list: readonly T[], n: number | null): T | null => (n === null ? null : (list[n] ?? null));
-
-const visitOf = (r: OrphanRow): OrphanVisit => ({
-  time: Number(r.time),
-  type: ORPHAN_TYPES[r.type]!,
-  domain: r.domain,
-  referrer: r.referrer,
-  country: r.country,
-  browser: named(BROWSERS, r.browser),
-  os: named(SYSTEMS, r.os),
-  device: named(DEVICES, r.device),
-  bot: r.bot,
-  visitor: r.visitor,
-});
+const visitOf = (r: OrphanRow): OrphanVisit => ({ ...eventOf(r), type: ORPHAN_TYPES[r.type]!, domain: r.domain });
 
 export class PostgresOrphans implements OrphanStore {
   constructor(
@@ -44,11 +20,12 @@ export class PostgresOrphans implements OrphanStore {
   ) {}
 
   async recordOrphan(v: OrphanVisit): Promise<void> {
+    const c = eventColumns(v);
     try {
       await this.calls.run(this.sql`
         INSERT INTO orphan_visits (time, type, domain, referrer, country, browser, os, device, bot, visitor)
-        VALUES (${v.time}, ${ORPHAN_TYPES.indexOf(v.type)}, ${v.domain}, ${v.referrer}, ${v.country},
-                ${index(BROWSERS, v.browser)}, ${index(SYSTEMS, v.os)}, ${index(DEVICES, v.device)}, ${v.bot}, ${v.visitor})`);
+        VALUES (${c.time}, ${ORPHAN_TYPES.indexOf(v.type)}, ${v.domain}, ${c.referrer}, ${c.country},
+                ${c.browser}, ${c.os}, ${c.device}, ${c.bot}, ${c.visitor})`);
     } catch {
       // A database that cannot be written now loses the orphan visit, and nothing a link holds.
     }
@@ -68,7 +45,7 @@ export class PostgresOrphans implements OrphanStore {
     const [count, rows] = await Promise.all([
       this.calls.run(this.sql<{ n: string }[]>`SELECT count(*) AS n FROM orphan_visits WHERE time >= ${from} AND time < ${to} ${this.bots(bots)}`),
       this.calls.run(this.sql<OrphanRow[]>`
-        SELECT time, type, domain, referrer, country, browser, os, device, bot, visitor FROM orphan_visits
+        SELECT time, type, domain, referrer, country, browser, os, device, bot FROM orphan_visits
         WHERE time >= ${from} AND time < ${to} ${this.bots(bots)}
         ORDER BY time DESC, id DESC LIMIT ${limit} OFFSET ${offset}`),
     ]);
