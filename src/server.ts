@@ -4,7 +4,7 @@
  * log one start-up line, and shut down cleanly on SIGTERM/SIGINT. Everything else lives in the
  * handler (and the server's connection limits in http-options.ts and connections.ts).
  */
-import { ensureFirstAdmin } from './cli/first-admin.ts';
+import { ensureFirstAdmin, heldUntil } from './cli/first-admin.ts';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,13 +104,13 @@ async function serve(config: Config): Promise<void> {
     server.on('error', (err: NodeJS.ErrnoException) => log.error('server error', { error: err.code ?? err.message }));
     const { port } = server.address() as AddressInfo;
     const shortener = opened.start(port);
-    connections.serve(shortener.handler);
+    // The first admin key exists before any request is answered (the requests of the moment wait).
+    connections.serve(heldUntil(ensureFirstAdmin(shortener.service.keys, config, log), shortener.handler));
     // Before the start-up line: whoever reads it may send SIGTERM at once, and a signal with no
     // listener yet would kill the process without the clean shutdown.
     const shutdown = shutdownOf(server, connections.table, shortener, config, log);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
     logStart(config, shortener, port, log);
-    void ensureFirstAdmin(shortener.service.keys, config, log);
   });
 }
 

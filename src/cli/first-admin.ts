@@ -6,6 +6,7 @@
  * logged; a database gets `INITIAL_API_KEY` as that key, or a line saying how to make one.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../log.ts';
@@ -48,4 +49,16 @@ function writeKeyFile(dataDir: string, secret: string, log: Logger): void {
   // A file left by an earlier run keeps its mode through writeFileSync: set it.
   chmodSync(file, 0o600);
   log.warn('no admin key existed: one was made, named "initial"; its secret is in this file, readable by its owner only', { file });
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * `handler`, holding each request until `first` (the first admin key's making) has settled: whoever
+ * waits for the port, then reads `initial-admin-key` or sends a key, finds it. Once settled, one
+ * check a request.
+ */
+export function heldUntil(first: Promise<void>, handler: Handler): Handler {
+  let waiting: Promise<void> | undefined = first.finally(() => (waiting = undefined));
+  return (req, res) => (waiting === undefined ? handler(req, res) : void waiting.then(() => handler(req, res)));
 }

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { validateValue } from '../../src/published/json-schema.ts';
 import { ORPHAN_LIST_SCHEMA } from '../../src/published/visit-schemas.ts';
+import { onOneProcess } from '../support/cluster.ts';
 import { dataDir, start, type Harness } from '../support/helpers.ts';
 import { openOnDatabase } from '../support/pg-app.ts';
 import { NO_POSTGRES, pgServer } from '../support/pg.ts';
@@ -44,7 +45,7 @@ async function orphans(door: Door, query = '?bots=include'): Promise<{ total: st
 
 /** The orphan visits a door has, once each background write has landed. */
 async function settled(door: Door, n: number): Promise<Orphan[]> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 500; i++) {
     const { visits } = await orphans(door);
     if (visits.length >= n) return visits;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -121,15 +122,19 @@ async function assertOrphans(door: Door, reopen?: () => Promise<Door>): Promise<
   if (reopen !== undefined) assert.deepEqual((await settled(await reopen(), 4)).map(brief), expected, 'kept through a compaction and a restart');
 }
 
-test('orphan visits are recorded with their type and domain, paged, counted apart, and kept (log store)', async (t) => {
-  const dir = dataDir(t);
-  const first = await dir.start(SETTINGS);
-  await assertOrphans(first, async () => {
-    await first.shortener.compact?.();
-    await first.close(true);
-    return dir.start(SETTINGS);
-  });
-});
+test(
+  'orphan visits are recorded with their type and domain, paged, counted apart, and kept (log store)',
+  onOneProcess('it compacts its log and starts again on it'),
+  async (t) => {
+    const dir = dataDir(t);
+    const first = await dir.start(SETTINGS);
+    await assertOrphans(first, async () => {
+      await first.shortener.compact?.();
+      await first.close(true);
+      return dir.start(SETTINGS);
+    });
+  },
+);
 
 test('orphan visits are recorded with their type and domain, paged and counted apart (PostgreSQL)', {
   ...(pg ? {} : { skip: NO_POSTGRES }),

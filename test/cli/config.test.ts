@@ -835,8 +835,14 @@ describe('CLI', { timeout: 180_000 }, () => {
       kill(run);
       rmSync(dir, { recursive: true, force: true });
     });
-    const [listening, warning] = await jsonLines(run, 2);
-    assert.ok(listening && warning);
+    const [listening] = await jsonLines(run, 1);
+    assert.ok(listening);
+    const file = join(dir, 'initial-admin-key');
+    // Whoever waits for the port and then reads the key's file finds it: no request is answered before.
+    assert.equal((await request(Number(new URL(String(listening['url'])).port), '/healthz')).status, 200);
+    assert.ok(existsSync(file), 'a request answered before the first admin key was written');
+    const [, warning] = await jsonLines(run, 2);
+    assert.ok(warning);
     assert.equal(listening['level'], 'info');
     assert.equal(listening['msg'], 'listening');
     assert.equal(typeof listening['time'], 'string');
@@ -853,7 +859,6 @@ describe('CLI', { timeout: 180_000 }, () => {
     assert.equal(warning['level'], 'warn');
     assert.match(String(warning['msg']), /admin key/);
     // The first admin key (docs/security.md): its secret in a file only its owner reads, never in the log.
-    const file = join(dir, 'initial-admin-key');
     assert.equal(warning['file'], file);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const secret = readFileSync(file, 'utf8').trim();

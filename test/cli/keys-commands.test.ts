@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import { INITIAL_KEY_FILE } from '../../src/cli/first-admin.ts';
+import { heldUntil, INITIAL_KEY_FILE } from '../../src/cli/first-admin.ts';
 import { parseKeysCommand, runKeysCommand } from '../../src/cli/keys-commands.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { request, runCli, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
@@ -243,3 +244,21 @@ async function within(ms: number, what: string, check: () => Promise<boolean>): 
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+test('no request is answered before the first admin key is made: those that come meanwhile wait, in order', async () => {
+  let made!: () => void;
+  const first = new Promise<void>((resolve) => (made = resolve));
+  const answered: string[] = [];
+  const handler = heldUntil(first, (req) => void answered.push(req.url!));
+  const send = (url: string): void => handler({ url } as IncomingMessage, {} as ServerResponse);
+  send('/healthz');
+  send('/api/urls');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(answered, [], 'answered while the key was being made');
+  made();
+  await first;
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(answered, ['/healthz', '/api/urls']);
+  send('/later');
+  assert.deepEqual(answered, ['/healthz', '/api/urls', '/later'], 'once made, at once');
+});
