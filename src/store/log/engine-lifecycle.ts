@@ -230,7 +230,23 @@ export abstract class EngineLifecycle {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const lost = this.reattacher.lockLost();
     if (lost) return Promise.reject(lost);
-    return this.writer.append(entries, durable, chain);
+    return this.writer.append(entries, Array.isArray(entries) ? this.naming(entries, durable) : durable, chain);
+  }
+
+  /**
+   * `durable`, after which the referrer numbers whose `R` entries `entries` carry are known to be
+   * in the log: every write that names one counts (an edit carrying a limited link's pending
+   * events, a durable visit, an import), or a reset would leave memory forgetting a name the log
+   * holds. (A flush's encoded lines mark their own.)
+   */
+  private naming(entries: Entry[], durable?: () => void): (() => void) | undefined {
+    let named: number[] | undefined;
+    for (const e of entries) if (e.op === 'R') (named ??= []).push(e.n);
+    if (named === undefined) return durable;
+    return () => {
+      for (const n of named) this.records.events.referrers.markWritten(n);
+      durable?.();
+    };
   }
 
   private async shutdown(): Promise<void> {

@@ -95,7 +95,7 @@ export class VisitCounts {
     const entries = this.pendingEntries(s);
     entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
     return this.append(entries).then(
-      () => records.events.referrers.markWritten(referrer),
+      () => undefined,
       (err: unknown) => {
         const now = records.find(code);
         if (now !== -1) {
@@ -125,7 +125,6 @@ export class VisitCounts {
     return this.append(entries, chain).then(
       () => {
         this.imported(code);
-        events.referrers.markWritten(referrer);
         const now = records.find(code);
         if (now === -1) return;
         const next = events.nextSeq(now);

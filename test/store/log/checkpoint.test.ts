@@ -333,6 +333,28 @@ test('a referrer host a compaction named is known as written, though the visit t
   }
 });
 
+test('a referrer host written by an edit that gave a link a limit is known as written, though a reset removed its visit', async (t) => {
+  // Found by the random histories: the edit carried the link's pending event and the host's line
+  // into the log, memory did not note it, and after the reset memory and a replay disagreed.
+  const dir = tempDir(t);
+  const store = open(dir);
+  await store.create(link('f6', 'https://example.com/f6', null));
+  await store.resolve(
+    'f6',
+    () => (T + 1) * 1000,
+    true,
+    undefined,
+    undefined,
+    () => event(T + 1, 'c.example'),
+  );
+  await store.edit({ ...store.get('f6')!, maxVisits: 1 });
+  await store.resetVisits('f6');
+  await store.flushVisits();
+  assert.deepEqual(state(store.keydir).referrers, [[1, 'c.example']]);
+  assert.deepEqual(fullReplay(dir), state(store.keydir));
+  await store.close();
+});
+
 /** A store of a few links with visits and labels, closed: its log has a checkpoint covering all of it. */
 async function closedStore(t: Parameters<typeof tempDir>[0]) {
   const dir = tempDir(t);
