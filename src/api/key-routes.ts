@@ -15,7 +15,7 @@ const KEY_FIELDS = {
   id: { type: 'string', description: 'Public: names the key in lists and logs, and in DELETE /api/keys/{id}.' },
   name: { type: 'string', minLength: 1, maxLength: 64 },
   role: { type: 'string', enum: ['creator', 'viewer', 'editor', 'admin'] },
-  domain: { type: ['string', 'null'], description: 'The domain the key acts on; null: the default one.' },
+  domain: { type: ['string', 'null'], description: 'The one domain the key acts on (a host of the instance); null: every domain.' },
   created_at: { type: 'integer', description: 'Unix seconds.' },
   expires_at: { type: ['integer', 'null'], description: 'Unix seconds after which the key is refused; null: never.' },
   last_used_at: { type: ['integer', 'null'], description: 'Unix seconds, at most a minute stale; null: never used.' },
@@ -27,7 +27,7 @@ const KEYS_DOC: RouteDoc = {
     operationId: 'createKey',
     summary: 'Make a stored API key',
     description:
-      'A JSON object: name (1–64 characters), role (creator, viewer, editor or admin), domain (null or absent: the default one) and expires_at (Unix seconds in the future; null or absent: never). ' +
+      'A JSON object: name (1–64 characters), role (creator, viewer, editor or admin), domain (a host of the instance, or default, for a key that acts on that domain only; null or absent: every domain) and expires_at (Unix seconds in the future; null or absent: never). ' +
       'The answer carries the secret in key (us_ and 43 base64url characters) this once: the store keeps only its SHA-256.',
     tag: 'admin',
     access: 'admin',

@@ -65,6 +65,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         textual: { retentionDays: textual('retention_days'), maxVisits: textual('max_visits'), tags: textual('tags') },
         from: ctx.req,
         author: principal?.id,
+        keyDomain: principal?.domain,
         domain: field('domain'),
       });
       if (!outcome.ok) throw failureError(outcome);

@@ -4,6 +4,8 @@
  * export one whose role may list (an editor's holds its own links), the import an admin's.
  */
 import { HttpError } from '../errors.ts';
+import { domainScope } from '../links/domains.ts';
+import { Refusal } from '../links/refusal.ts';
 import { IMPORT_BODY_LIMIT, mediaType, streamBody } from '../http/body.ts';
 import type { Ctx } from '../http/context.ts';
 import { JSON_TYPE, type Responder } from '../http/respond.ts';
@@ -19,7 +21,7 @@ import type { Service } from '../links/service.ts';
 import { ownLinksOnly, type Principal } from '../links/access.ts';
 
 export interface TransferRouteDeps {
-  service: Pick<Service, 'keys' | 'mayTouch'>;
+  service: Pick<Service, 'keys' | 'mayTouch' | 'domains'>;
   reply: Responder;
   deprecations: Deprecations;
   /** Absent in a table built only to be read (documentation, tests): the routes then fail with a 500. */
@@ -132,7 +134,10 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
     if (asked !== 'jsonl' && asked !== 'csv') throw new HttpError(400, 'format must be jsonl or csv');
     const format: ExportFormat = asked;
     const name = exportFileName(format, transfer.now());
-    const source = transfer.exportText(format, ownLinksOnly(principal));
+    // A key for one domain exports that domain's links (docs/security.md).
+    const domain = domainScope(service.domains.named, undefined, principal);
+    if (domain instanceof Refusal) throw new HttpError(400, domain.detail);
+    const source = transfer.exportText(format, ownLinksOnly(principal), domain);
     try {
       // The first piece is read before the head goes out: a store that cannot be read (a database
       // that is down) is then a 503 like the list's, and only a failure later cuts the answer.

@@ -5,6 +5,8 @@
  * OpenAPI documentation is `visit-transfer-openapi.ts`.
  */
 import { HttpError } from '../errors.ts';
+import { domainScope } from '../links/domains.ts';
+import { Refusal } from '../links/refusal.ts';
 import type { Ctx } from '../http/context.ts';
 import type { Responder } from '../http/respond.ts';
 import type { Service } from '../links/service.ts';
@@ -45,7 +47,10 @@ export function visitTransferRoutes({ service, reply, deprecations, transfer: gi
     if (typeof filter === 'string') throw new HttpError(400, filter);
     const name = visitExportFileName(format, transfer.now());
     // An editor's export holds the visits of its own links; another author's code is as unknown.
-    const source = transfer.exportVisits(format, { ...filter, author: ownLinksOnly(principal) });
+    // A key for one domain exports the visits of that domain's links (docs/security.md).
+    const domain = domainScope(service.domains.named, undefined, principal);
+    if (domain instanceof Refusal) throw new HttpError(400, domain.detail);
+    const source = transfer.exportVisits(format, { ...filter, author: ownLinksOnly(principal) }, domain);
     try {
       // As the links export: a store that cannot be read is a 503 before the head goes out, and the
       // pacer writes a piece only once the client took the previous ones (memory flat at 10M events).

@@ -40,7 +40,7 @@ export async function ensureFirstAdmin(
 
 async function hasAdmin(keys: Pick<Keys, 'list'>): Promise<boolean> {
   const listed = await keys.list();
-  return !listed.ok || listed.keys.some((k) => k.role === 'admin');
+  return !listed.ok || listed.keys.some((k) => k.role === 'admin' && k.domain === null);
 }
 
 function writeKeyFile(dataDir: string, secret: string, log: Logger): void {

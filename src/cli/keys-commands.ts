@@ -13,6 +13,7 @@
  * which see a new or revoked key within a second.
  */
 import { ConfigError } from '../errors.ts';
+import { createDomains } from '../links/domains.ts';
 import { createKeys, type KeyInput } from '../links/keys.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { KeyStore } from '../store/key-store.ts';
@@ -28,9 +29,10 @@ export type KeysAction = 'create' | 'list' | 'revoke';
 
 export interface KeysCommand {
   action: KeysAction;
-  /** `create --name N --role R --expires-at T`, as given. */
+  /** `create --name N --role R --domain H --expires-at T`, as given. */
   name?: string;
   role?: string;
+  domain?: string;
   expiresAt?: string;
   /** `revoke ID`. */
   id?: string;
@@ -40,8 +42,13 @@ export interface KeysCommand {
 
 const ACTIONS: ReadonlySet<string> = new Set(['create', 'list', 'revoke']);
 /** The options of `create`, and the field each one fills. */
-const CREATE_OPTIONS: Readonly<Record<string, 'name' | 'role' | 'expiresAt'>> = { '--name': 'name', '--role': 'role', '--expires-at': 'expiresAt' };
-const USAGE = 'node dist/server.js keys create --name NAME --role creator|viewer|editor|admin [--expires-at T] | keys list | keys revoke ID';
+const CREATE_OPTIONS: Readonly<Record<string, 'name' | 'role' | 'domain' | 'expiresAt'>> = {
+  '--name': 'name',
+  '--role': 'role',
+  '--domain': 'domain',
+  '--expires-at': 'expiresAt',
+};
+const USAGE = 'node dist/server.js keys create --name NAME --role creator|viewer|editor|admin [--domain HOST] [--expires-at T] | keys list | keys revoke ID';
 
 /** `keys create …`, `keys list …` or `keys revoke ID …`; undefined when argv is no `keys` command. Throws `ConfigError`. */
 export function parseKeysCommand(argv: readonly string[]): KeysCommand | undefined {
@@ -81,7 +88,7 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand | undefin
 /** The fields `POST /api/keys` would get: `--expires-at` is a number when it is written as one, so that the service's check names anything else. */
 function keyInput(cmd: KeysCommand): KeyInput {
   const at = cmd.expiresAt;
-  return { name: cmd.name, role: cmd.role, expires_at: at !== undefined && /^-?\d+$/.test(at) ? Number(at) : at };
+  return { name: cmd.name, role: cmd.role, domain: cmd.domain, expires_at: at !== undefined && /^-?\d+$/.test(at) ? Number(at) : at };
 }
 
 /** Runs the command; resolves with the exit code (0 done, 1 failed or no such key, 2 bad usage or a key the service refuses). */
@@ -109,7 +116,9 @@ export async function runKeysCommand(cmd: KeysCommand, io: CommandIo): Promise<n
 
 /** The command's work on the opened store's keys. */
 async function act(cmd: KeysCommand, keyStore: KeyStore | undefined, config: Config, log: Logger, io: CommandIo): Promise<number> {
-  const keys = createKeys({ keyStore, apiKeys: config.apiKeys, seconds: () => Math.floor(io.now() / 1000), log });
+  // The domains a key may be limited to are the server's, from the same settings.
+  const { hostOf } = createDomains(config.baseUrl ?? `http://localhost:${config.port}`, config.domains);
+  const keys = createKeys({ keyStore, apiKeys: config.apiKeys, seconds: () => Math.floor(io.now() / 1000), log, hostOf });
   if (cmd.action === 'create') {
     const made = await keys.create(keyInput(cmd));
     if (made.ok) io.stdout.write(`${JSON.stringify(made.key)}\n`);

@@ -48,6 +48,8 @@ const WHAT: Readonly<Record<Action, string>> = {
 export interface Principal {
   readonly role: Role;
   readonly id: string | null;
+  /** The host of the one domain a stored key acts on (docs/security.md, keys for one domain); absent: every domain. */
+  readonly domain?: string;
 }
 
 /** The admin of `API_KEYS`: no id, so the links it creates have no author. */
@@ -64,7 +66,24 @@ export function permits(role: Role, action: Action): boolean {
 
 /** The `detail` of the `403` a key whose role lacks `action` gets; undefined when it may. */
 export function refusalFor(principal: Principal, action: Action): string | undefined {
-  return permits(principal.role, action) ? undefined : `this key's role (${principal.role}) does not allow ${WHAT[action]}`;
+  if (!permits(principal.role, action)) return `this key's role (${principal.role}) does not allow ${WHAT[action]}`;
+  if (principal.domain !== undefined && WHOLE_INSTANCE.has(action))
+    return `this key acts on ${principal.domain} only, and ${WHAT[action]} concerns every domain`;
+  return undefined;
+}
+
+/**
+ * What concerns every domain at once: a key for one domain may do none of it, whatever its role
+ * (its totals would count other domains' visits; a key it made could act on every domain).
+ */
+const WHOLE_INSTANCE: ReadonlySet<Action> = new Set(['read-all', 'import', 'keys', 'domains']);
+
+/**
+ * Whether `principal` sees only some links: an `editor` its own, a key for one domain that
+ * domain's. Such a principal reads the instance's totals as those of the links it may see.
+ */
+export function narrowed(principal: Principal): boolean {
+  return ownLinksOnly(principal) !== undefined || principal.domain !== undefined;
 }
 
 /**

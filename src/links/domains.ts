@@ -56,6 +56,8 @@ export interface Domains {
    * default host is the default domain; a listed host is that domain; anything else is refused.
    */
   named(input: unknown): Domain | Refusal;
+  /** The host of the domain `input` names (`named`; the default one's host for it), or why none. */
+  hostOf(input: unknown): string | Refusal;
   /** `KeyOf` over these domains. */
   keyOf: KeyOf;
   /** The store's key of `(domain, code)`. */
@@ -70,6 +72,19 @@ export interface Domains {
   origin(domain: Domain): string;
   /** `origin` of every domain but the default one. */
   readonly otherBases: readonly string[];
+}
+
+/**
+ * The domain a list or an export is of: the one `input` names (absent or empty: every domain),
+ * narrowed to the one the key of `who` acts on, if it acts on one: absent means that one, and
+ * another is refused (a host no longer served names none, so such a key sees nothing).
+ */
+export function domainScope(named: Domains['named'], input: unknown, who?: { readonly domain?: string }): Domain | undefined | Refusal {
+  const asked = input === undefined || input === '' ? undefined : named(input);
+  if (asked instanceof Refusal || who?.domain === undefined) return asked;
+  const own = named(who.domain);
+  if (own instanceof Refusal || (asked !== undefined && asked !== own)) return new Refusal(`domain: this key acts on ${who.domain} only`);
+  return own;
 }
 
 /** The store key of `code` on `domain` (null: the default one): the one spelling of the rule above. */
@@ -149,6 +164,10 @@ export function createDomains(baseUrl: string, extra: readonly string[] = [], fo
     ofHost,
     ofRequest: (req) => (others.length === 0 ? null : ofHost(hostOf(req, forwardedHost))),
     named,
+    hostOf(input) {
+      const name = named(input);
+      return name instanceof Refusal ? name : (name ?? defaultHost);
+    },
     keyOf(code, domain) {
       const name = named(domain);
       if (name instanceof Refusal) return refused(name);

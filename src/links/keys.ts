@@ -57,23 +57,31 @@ export interface KeyInput {
 }
 
 /** The clean fields of a new key, or why not (`now`: Unix seconds, for the expiry). */
-export function checkKeyInput(input: KeyInput, now: number): Pick<KeyRecord, 'name' | 'role' | 'domain' | 'expiresAt'> | Refusal {
+export function checkKeyInput(
+  input: KeyInput,
+  now: number,
+  hostOf: HostOf = ONLY_DEFAULT,
+): Pick<KeyRecord, 'name' | 'role' | 'domain' | 'expiresAt'> | Refusal {
   const { name, role, domain, expires_at: expiresAt } = input;
   if (typeof name !== 'string' || name.trim() === '') return new Refusal('name is required: 1 to 64 characters');
   if (codePoints(name) > MAX_KEY_NAME || /[\u0000-\u001f\u007f]/.test(name)) return new Refusal('name must be 1 to 64 characters, without control characters');
   const unstorable = unstorableText(name, 'name');
   if (unstorable !== undefined) return new Refusal(unstorable);
   if (!isRole(role)) return new Refusal('role must be one of creator, viewer, editor, admin');
-  // A key acts on every domain of the instance: one limited to a domain is not made yet, and a key
-  // that looked limited and was not would be worse than none (docs/security.md).
-  if (domain !== undefined && domain !== null)
-    return new Refusal('domain: a key acts on every domain of this instance; a key for one domain only is not supported yet');
+  // Absent or null: every domain. Else a host of this service, kept as its host (the default one's too).
+  const host = domain === undefined || domain === null || domain === '' ? null : hostOf(domain);
+  if (host instanceof Refusal) return host;
   if (expiresAt !== undefined && expiresAt !== null) {
     if (typeof expiresAt !== 'number' || !Number.isSafeInteger(expiresAt)) return new Refusal('expires_at must be a whole number of Unix seconds, or null');
     if (expiresAt <= now) return new Refusal('expires_at must be in the future');
   }
-  return { name, role, domain: null, expiresAt: typeof expiresAt === 'number' ? expiresAt : null };
+  return { name, role, domain: host, expiresAt: typeof expiresAt === 'number' ? expiresAt : null };
 }
+
+/** The host of a domain a key names (`Domains.hostOf`), or why it names none. */
+export type HostOf = (input: unknown) => string | Refusal;
+
+const ONLY_DEFAULT: HostOf = () => new Refusal('domain: this service has only its default domain; a key acts on it without one');
 
 export interface KeyOptions {
   /** Absent: the store keeps no keys, and only `API_KEYS` keys exist. */
@@ -84,6 +92,8 @@ export interface KeyOptions {
   log: Logger;
   /** `create_access`: `key` makes every create need a key whose role may create. */
   createAccess?: 'open' | 'key';
+  /** The host of a domain of this service a key may be limited to; absent: only every domain. */
+  hostOf?: HostOf;
 }
 
 /** Who presented a key: `identify`, and its use recorded at most once a minute a key. */
@@ -115,7 +125,7 @@ function createIdentify({ keyStore, apiKeys, seconds, log }: KeyOptions) {
     const now = seconds();
     if (key === undefined || (key.expiresAt !== null && key.expiresAt <= now)) return NO_KEY;
     touch(keyStore, key, now);
-    return { role: key.role, id: key.id };
+    return key.domain === null ? { role: key.role, id: key.id } : { role: key.role, id: key.id, domain: key.domain };
   }
 
   return { identify, forget: (id: string) => touched.delete(id) };
@@ -177,7 +187,7 @@ export function createKeys(options: KeyOptions) {
     async create(input: KeyInput): Promise<{ ok: true; key: KeyView & { key: string } } | Invalid | Unavailable> {
       if (keyStore === undefined) return { ok: false, error: 'unavailable', detail: 'this store keeps no API keys' };
       const now = seconds();
-      const fields = checkKeyInput(input, now);
+      const fields = checkKeyInput(input, now, options.hostOf);
       if (fields instanceof Refusal) return refused(fields);
       const { record, secret } = newKey(fields, now);
       return (await store(record)) ?? { ok: true, key: { ...keyView(record), key: secret } };
@@ -191,7 +201,8 @@ export function createKeys(options: KeyOptions) {
     async initialAdmin(secret?: string): Promise<string | undefined> {
       if (keyStore === undefined || options.apiKeys.length > 0) return undefined;
       const keys = await keyStore.keys();
-      if (keys.some((k) => k.role === 'admin')) return undefined;
+      // An admin for one domain manages no keys: it does not count.
+      if (keys.some((k) => k.role === 'admin' && k.domain === null)) return undefined;
       const made = newKey({ name: 'initial', role: 'admin', domain: null, expiresAt: null }, seconds(), secret);
       // Quiet: start-up says it in one line, with the file that holds the secret.
       const failed = await store(made.record, true);

@@ -5,7 +5,7 @@
  * (`list-query.ts`) whichever door asked.
  */
 import { mapMaybe, type LinkPage, type LinkRecord, type LinkStore, type MaybePromise } from '../store/link-store.ts';
-import type { Domains, KeyOf } from './domains.ts';
+import { domainScope, type Domains, type KeyOf } from './domains.ts';
 import { ownLinksOnly, type Principal } from './access.ts';
 import { checkListQuery, type ListQuery } from './list-query.ts';
 import { guarded, NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
@@ -43,8 +43,9 @@ export function createReads({ store, seconds, view, keyOf, named }: ReadDeps) {
   async function listing(query: ListQuery, who?: Principal): Promise<ListingOutcome> {
     const filter = checkListQuery(query);
     if (filter instanceof Refusal) return refused(filter);
-    // Absent or empty: every domain's links; else only those of the domain it names.
-    const domain = query.domain === undefined || query.domain === '' ? undefined : named(query.domain);
+    // Absent or empty: every domain's links; else only those of the domain it names. A key for
+    // one domain lists that domain's (`domainScope`).
+    const domain = domainScope(named, query.domain, who);
     if (domain instanceof Refusal) return refused(domain);
     let page: LinkPage;
     try {

@@ -85,19 +85,27 @@ export function createService(options: ServiceOptions) {
     shortUrl: (code: string, domain: Domain = null): string => domains.shortUrl(domains.key(code, domain)),
 
     /** API keys with roles: who a presented key is, and the stored keys (`keys.ts`). */
-    keys: createKeys({ keyStore: store.accessKeys, apiKeys: options.apiKeys, seconds, log: options.log, createAccess: options.createAccess ?? 'open' }),
+    keys: createKeys({
+      keyStore: store.accessKeys,
+      apiKeys: options.apiKeys,
+      seconds,
+      log: options.log,
+      createAccess: options.createAccess ?? 'open',
+      hostOf: domains.hostOf,
+    }),
 
     /**
-     * Whether `principal` may touch the link of `code`: always, unless its role limits it to its
-     * own links (an `editor`) and the link is another author's or none — then `not_found`, as if
-     * it did not exist.
+     * Whether `principal` may touch the link of `code`: always, unless its key acts on one domain
+     * and the link is on another, or its role limits it to its own links (an `editor`) and the
+     * link is another author's or none — then `not_found`, as if it did not exist.
      */
     async mayTouch(principal: Principal, code: string, domain?: unknown): Promise<true | NotFound | Unavailable> {
-      const author = ownLinksOnly(principal);
-      if (author === undefined) return true;
       const key = keyOf(code, domain);
       // A bad domain or code is the operation's own answer, which it gives next.
       if (typeof key !== 'string') return true;
+      if (principal.domain !== undefined && domains.named(principal.domain) !== domains.domainOf(key)) return NOT_FOUND;
+      const author = ownLinksOnly(principal);
+      if (author === undefined) return true;
       const rec = await guarded(() => store.get(key, seconds()));
       if (rec !== undefined && 'ok' in rec) return rec;
       return rec?.author === author ? true : NOT_FOUND;

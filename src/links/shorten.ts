@@ -44,6 +44,8 @@ export interface ShortenInput {
   author?: string | null | undefined;
   /** The domain the link lives on (`domains.ts`): a host of this service; absent, null or '' = the default one. */
   domain?: unknown;
+  /** The host of the one domain the asking key acts on (`access.ts`): the link lands there, and another `domain` is refused. */
+  keyDomain?: string | undefined;
 }
 
 /** What the create rules allow a code to be. */
@@ -133,6 +135,15 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
     return undefined;
   }
 
+  /** `fields` as the key's domain has them: absent, that domain; another, refused. */
+  function onKeyDomain(fields: CheckedCreate, input: ShortenInput): CheckedCreate | Refusal {
+    if (input.keyDomain === undefined) return fields;
+    const own = codeRules.domains === undefined ? null : codeRules.domains.named(input.keyDomain);
+    const named = !(input.domain === undefined || input.domain === null || input.domain === '');
+    if (own instanceof Refusal || (named && fields.domain !== own)) return new Refusal(`domain: this key acts on ${input.keyDomain} only`);
+    return { ...fields, domain: own };
+  }
+
   return async function shorten(input) {
     // First: every create request counts, valid or not (a refused one does not), and a client
     // past its limit costs no validation and no write.
@@ -140,7 +151,8 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
       const wait = deps.createLimit.take(input.from);
       if (wait > 0) return rateLimited(wait);
     }
-    const fields = checkCreate(input, deps.urlRules, codeRules);
+    const checked = checkCreate(input, deps.urlRules, codeRules);
+    const fields = checked instanceof Refusal ? checked : onKeyDomain(checked, input);
     if (fields instanceof Refusal) return refused(fields);
     const createdAt = deps.seconds();
     let record: LinkRecord | undefined;

@@ -80,6 +80,7 @@ export const TOOLS: readonly Tool[] = [
         tags: args['tags'],
         from,
         author: principal?.id,
+        keyDomain: principal?.domain,
         domain: args['domain'],
       });
       if (!outcome.ok && outcome.error === 'rate_limited') throw new RateLimitedCall(outcome.detail, outcome.retryAfter);

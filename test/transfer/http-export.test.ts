@@ -3,6 +3,7 @@
  * slow reader: the export is pulled only as fast as the client reads, and a client that leaves
  * ends it.
  */
+import { createDomains } from '../../src/links/domains.ts';
 import { createKeys } from '../../src/links/keys.ts';
 import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
@@ -122,6 +123,7 @@ test('a slow reader: the export is pulled only as fast as the client reads; a cl
   const [route] = transferRoutes({
     service: {
       mayTouch: async () => true as const,
+      domains: createDomains('http://x'),
       keys: createKeys({ keyStore: undefined, apiKeys: [KEY], seconds: () => NOW / 1000, log: createLogger('silent') }),
     },
     reply,

@@ -96,6 +96,7 @@ export async function create(c: ShlinkContext, ctx: Ctx, who: Principal | undefi
     retentionDays: request.retentionDays,
     from: ctx.req,
     author: who?.id,
+    keyDomain: who?.domain,
     domain: request.domain,
   });
   if (!made.ok) return failed(made, typeof request.code === 'string' ? request.code : '');

@@ -5,7 +5,7 @@
  */
 import { domainParam } from './short-urls.ts';
 import type { Ctx } from '../../http/context.ts';
-import { ownLinksOnly, type Principal } from '../../links/access.ts';
+import { narrowed, type Principal } from '../../links/access.ts';
 import { failed, ok, unavailable, type Answer } from './answers.ts';
 import { listedTotals, TAG_ORDERS, tagTable } from './lists.ts';
 import { isProblem, parseSearchTerm, parseVisitParams } from './params.ts';
@@ -45,11 +45,11 @@ export async function deleteVisits(c: ShlinkContext, ctx: Ctx): Promise<Answer> 
 
 /**
  * Every live link's visits since 1970 (the stats of every link, in months), and the orphan visits
- * kept (docs/analytics.md). An editor's are those of its own links, and no orphan visit: none is
- * its own.
+ * kept (docs/analytics.md). An editor's are those of its own links, a key for one domain's those
+ * of that domain's, and no orphan visit: none is their own.
  */
 export async function overview(c: ShlinkContext, who: Principal): Promise<Answer> {
-  if (ownLinksOnly(who) !== undefined) {
+  if (narrowed(who)) {
     const own = await listedTotals(c.service, who);
     if ('ok' in own) return failed(own, '');
     return ok({ visits: { nonOrphanVisits: summary(own.visits, own.bots), orphanVisits: summary(0, 0) } });

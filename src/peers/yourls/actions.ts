@@ -6,6 +6,8 @@
 import type { Action as KeyAction, Principal } from '../../links/access.ts';
 import type { UrlRecord } from '../../links/record.ts';
 import type { Service, Unavailable, VisitRequest } from '../../links/service.ts';
+import type { Domain } from '../../links/domains.ts';
+import { Refusal } from '../../links/refusal.ts';
 import { walk } from '../../links/walk.ts';
 import { phpInt } from './params.ts';
 import * as shape from './shapes.ts';
@@ -49,12 +51,21 @@ function tidyTitle(raw: string | undefined): string | undefined {
 }
 
 /**
+ * The domain a call acts on: the one it was sent to, or the one its key acts on (docs/compat.md).
+ * (A key's host the instance no longer serves acts on none: the calls' checks refuse it.)
+ */
+function callDomain(service: Service, who: Principal, from: VisitRequest): Domain {
+  const own = who.domain === undefined ? undefined : service.domains.named(who.domain);
+  return own === undefined || own instanceof Refusal ? service.domains.ofRequest(from) : own;
+}
+
+/**
  * Every live link `who` may list (an editor: its own), newest first, to `visit`, sharing the
  * event loop (`links/walk.ts`); the totals of `stats` and `db-stats` on the way, or the store's
  * failure to be read.
  */
 async function eachLink(service: Service, who: Principal, from: VisitRequest, visit?: Selector): Promise<shape.Totals | Unavailable> {
-  const domain = service.domains.ofRequest(from);
+  const domain = callDomain(service, who, from);
   const page = await service.listing({ domain: domain ?? 'default' }, who);
   // The list's query is fixed here: only a store that cannot be read refuses it.
   if (!page.ok) return { ok: false, error: 'unavailable', detail: page.detail };
@@ -79,7 +90,7 @@ async function find(
   from: VisitRequest,
   who: Principal,
 ): Promise<{ keyword: string; record: UrlRecord | undefined } | Unavailable> {
-  const domain = service.domains.ofRequest(from);
+  const domain = callDomain(service, who, from);
   const keyword = shape.keywordOf(params.get('shorturl') ?? '', service.domains.origin(domain));
   const may = await service.mayTouch(who, keyword, domain);
   if (may !== true) return may.error === 'unavailable' ? may : { keyword, record: undefined };
@@ -95,12 +106,12 @@ export function yourlsActions({ service }: ActionDeps): Readonly<Record<string, 
       const keyword = params.get('keyword') ?? '';
       // One short URL per long URL, as YOURLS by default: the newest link of it answers instead
       // (of the domain the request was sent to: a link of another one is another short URL).
-      const domain = service.domains.ofRequest(from);
+      const domain = callDomain(service, who, from);
       const existing = await service.lookup(url, domain ?? 'default');
       if (existing.ok) return shape.alreadyStored(existing.record, service.domains.origin(domain));
       if (existing.error === 'invalid') return shape.NO_URL();
       if (existing.error === 'unavailable') return shape.unavailable('shorturl', existing.detail);
-      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from, author: who.id, domain });
+      const outcome = await service.shorten({ url, code: keyword, title: tidyTitle(params.get('title')), from, author: who.id, keyDomain: who.domain, domain });
       if (outcome.ok) return shape.added(outcome.record);
       if (outcome.error === 'rate_limited') return shape.flooded(outcome.retryAfter);
       if (outcome.error === 'conflict') return shape.KEYWORD_TAKEN(keyword);
