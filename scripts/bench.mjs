@@ -543,12 +543,13 @@ async function runSideBySide(reference, redirect, relaunch) {
     // Warmed up side by side, as they are then measured.
     await Promise.all([runWrkAsync(reference.server.port, reference, 1), runWrkAsync(redirect.server.port, redirect, 1)]);
     await pause(PAUSE_MS);
-    const [a, b, during] = await Promise.all([
+    const [a, b, ...alongside] = await Promise.all([
       runWrkAsync(reference.server.port, reference),
       runWrkAsync(redirect.server.port, redirect),
+      reference.during?.(reference.server.port),
       redirect.during?.(redirect.server.port),
     ]);
-    if (during !== undefined) process.stderr.write(`  alongside: ${during}\n`);
+    for (const during of alongside) if (during !== undefined) process.stderr.write(`  alongside: ${during}\n`);
     const failures = a.failures + b.failures;
     if (failures > 0) console.error(`run failed: side by side: ${failures} errors or unexpected statuses`);
     rounds.push({ reference: a.rps, redirect: b.rps, ratio: b.rps / a.rps, failures });
@@ -769,16 +770,18 @@ const SCAN_PATHS = Number(process.env.BENCH_SCAN_PATHS ?? 10_000);
 // The scanner: `n` GETs of random paths spread over `seconds`, a few at a time, on the load core.
 const SCANNER = `
 const http = require('node:http');
-const [port, n, seconds] = process.argv.slice(1).map(Number);
+const [port, n, seconds] = process.argv.slice(1, 4).map(Number);
+// A fixed path (a known code): the same traffic, as visits instead of random paths.
+const fixed = process.argv[4];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 let sent = 0, done = 0, bad = 0;
 const started = Date.now();
 const tick = setInterval(() => {
   const due = Math.min(n, Math.ceil(((Date.now() - started) / 1000 / seconds) * n));
   for (; sent < due; sent++) {
-    const path = '/' + Math.random().toString(36).slice(2, 10) + (sent % 3 === 0 ? '.php' : '');
+    const path = fixed ?? '/' + Math.random().toString(36).slice(2, 10) + (sent % 3 === 0 ? '.php' : '');
     http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
-      if (res.statusCode !== 404) bad++;
+      if (res.statusCode !== (fixed ? 302 : 404)) bad++;
       res.resume();
       res.on('end', () => { if (++done === n) { clearInterval(tick); console.log(JSON.stringify({ done, bad })); process.exit(0); } });
     }).on('error', () => { bad++; if (++done === n) process.exit(1); });
@@ -786,9 +789,9 @@ const tick = setInterval(() => {
 }, 5);
 `;
 
-/** Runs the scanner against `port`; resolves with what it sent and how many were not a 404. */
-function scan(port, n, seconds) {
-  const [bin, argv] = pin(LOAD_CPU, process.execPath, ['-e', SCANNER, String(port), String(n), String(seconds)]);
+/** Runs the scanner against `port` (random paths, or `fixed`); resolves with what it sent and how many were not a 404 (a 302). */
+function scan(port, n, seconds, fixed) {
+  const [bin, argv] = pin(LOAD_CPU, process.execPath, ['-e', SCANNER, String(port), String(n), String(seconds), ...(fixed ? [fixed] : [])]);
   const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   let out = '';
@@ -835,11 +838,26 @@ async function reportDomains() {
   // unknown code, answered 404 and recorded as an orphan visit (docs/analytics.md).
   const scanned = scenario(`three domains, while a scanner sends ${SCAN_PATHS} random paths`, { DOMAINS });
   scanned.during = (port) => scan(port, SCAN_PATHS, SECONDS);
-  const pairs = [
+  // The same number of requests at the same rate, each a visit of a known code: what any traffic
+  // of that rate costs, against which the scanner's 404s and orphan visits are measured.
+  const visited = scenario(`three domains, while ${SCAN_PATHS} visits of a known code come at the scanner's rate`, { DOMAINS });
+  visited.during = (port) => scan(port, SCAN_PATHS, SECONDS, path);
+  // With counts only: no orphan visit is recorded, so what is left is the 404 itself.
+  const counts = { DOMAINS, VISIT_TRACKING: 'counts' };
+  const visitedCounts = scenario(`${visited.name}, VISIT_TRACKING=counts`, counts);
+  visitedCounts.during = visited.during;
+  const scannedCounts = scenario(`${scanned.name}, VISIT_TRACKING=counts`, counts);
+  scannedCounts.during = scanned.during;
+  const every = [
     [one, three],
     [one, other],
     [three, scanned],
+    [visited, scanned],
+    [visitedCounts, scannedCounts],
   ];
+  // BENCH_DOMAIN_PAIRS=3,4 runs only those pairs (by their index here).
+  const picked = process.env.BENCH_DOMAIN_PAIRS?.split(',').map(Number);
+  const pairs = picked === undefined ? every : every.filter((_, i) => picked.includes(i));
   console.log(`several domains, side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round, ${SIDE_ROUNDS} rounds):`);
   for (const [a, b] of pairs) {
     const rounds = await runSideBySide(a, b, relaunch);

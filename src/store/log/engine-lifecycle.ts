@@ -253,6 +253,8 @@ export abstract class EngineLifecycle {
     clearInterval(this.timer);
     await this.compactor.running?.catch(() => undefined);
     await this.reattacher.lastChance();
+    // The orphan visits waiting for their batch's write go first: a write after close would fail.
+    await this.orphans.settle();
     try {
       await this.flushVisits();
     } catch {

@@ -93,10 +93,18 @@ export class OrphanTable {
 /** Appends entries; `durable` runs once they are on disk, before the promise resolves. */
 export type AppendOrphans = (entries: OrphanEntry[], durable: () => void) => Promise<void>;
 
+/**
+ * How long orphan visits wait to be written together: a scanner's paths arrive one or two an
+ * event-loop turn, and a write (with its fsync) for each cost more than the 404s themselves.
+ */
+export const ORPHAN_BATCH_MS = 100;
+
 export class LogOrphans implements OrphanStore {
-  /** Visits of this event-loop turn, written together at its end: a scanner's burst is one write. */
+  /** Visits waiting for the batch's write, at most `ORPHAN_BATCH_MS`. */
   private pending: OrphanEntry[] = [];
   private written: Promise<void> = Promise.resolve();
+  /** Writes the batch now (its timer cleared); set while one waits. */
+  private release: (() => void) | undefined;
 
   constructor(
     private readonly table: () => OrphanTable,
@@ -106,7 +114,23 @@ export class LogOrphans implements OrphanStore {
   /** Resolves once the visit is written, or lost: a log that cannot be written now loses it, and nothing a link holds. */
   recordOrphan(visit: OrphanVisit): Promise<void> {
     this.pending.push({ op: 'O', visit });
-    if (this.pending.length === 1) this.written = new Promise((done) => setImmediate(() => this.flush().then(done)));
+    if (this.pending.length === 1) {
+      this.written = new Promise((done) => {
+        // Not unref'd: a batch is written even when nothing else holds the process (close writes it at once).
+        const timer = setTimeout(() => this.release?.(), ORPHAN_BATCH_MS);
+        this.release = () => {
+          clearTimeout(timer);
+          this.release = undefined;
+          void this.flush().then(done);
+        };
+      });
+    }
+    return this.written;
+  }
+
+  /** Writes the waiting batch now; resolves once it is written (or lost). */
+  settle(): Promise<void> {
+    this.release?.();
     return this.written;
   }
 

@@ -672,7 +672,7 @@ test('orphan visits and domain redirects count as live: a log of them alone is n
     bot: false,
     visitor: null,
   } as const;
-  for (let i = 0; i < 50; i++) await store.orphans.recordOrphan({ ...orphan, time: 1_700_000_000 + i });
+  await Promise.all(Array.from({ length: 50 }, (_, i) => store.orphans.recordOrphan({ ...orphan, time: 1_700_000_000 + i })));
   await store.domains.setDomainRedirects('', { baseUrl: null, notFound: 'https://x.example/', expired: null });
   await delay(300);
   assert.equal(logs.find('log compacted'), undefined, 'no entry is dead');

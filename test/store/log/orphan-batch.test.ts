@@ -1,0 +1,71 @@
+/**
+ * Orphan visits are written in batches (`orphan-log.ts`): a scanner's paths come one or two an
+ * event-loop turn, and a write with its fsync for each cost more than the 404s themselves. Those
+ * that come within `ORPHAN_BATCH_MS` are one write; a close writes the batch that waits.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../../src/log.ts';
+import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
+import { LogEngine } from '../../../src/store/log/log-engine.ts';
+import type { OrphanVisit } from '../../../src/store/orphan-store.ts';
+import { tempDir } from '../../support/helpers.ts';
+
+const visit = (i: number): OrphanVisit => ({
+  time: 1_700_000_000 + i,
+  type: 'invalid_short_url',
+  domain: i % 2 === 0 ? null : 'go.example',
+  referrer: null,
+  country: null,
+  browser: null,
+  os: null,
+  device: null,
+  bot: false,
+  visitor: null,
+});
+
+/** A store whose writes are counted. */
+function counted(dir: string): { store: LogEngine; writes: () => number } {
+  let writes = 0;
+  const fs: StoreFs = { ...nodeFs, write: (fd, data, position) => (writes++, nodeFs.write(fd, data, position)) };
+  return { store: new LogEngine({ dir, fsync: 'always', log: createLogger('silent'), fs }), writes: () => writes };
+}
+
+test('the orphan visits of a burst are one write, and each reads back in the order it came', async (t) => {
+  const dir = tempDir(t);
+  const { store, writes } = counted(dir);
+  t.after(() => store.close());
+  const before = writes();
+  // A scanner's burst, a few an event-loop turn.
+  const recorded: Promise<void>[] = [];
+  for (let turn = 0; turn < 50; turn++) {
+    for (let i = 0; i < 4; i++) recorded.push(store.orphans.recordOrphan(visit(turn * 4 + i)));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(recorded);
+  assert.equal(writes() - before, 1, 'one write for the 200');
+  const listed = store.orphans.listOrphans(0, Number.MAX_SAFE_INTEGER, 'include', 1000, 0);
+  assert.equal(listed.total, 200);
+  assert.deepEqual(
+    listed.visits.map((v) => v.time),
+    Array.from({ length: 200 }, (_, i) => 1_700_000_199 - i),
+  );
+});
+
+test('a close writes the batch that waits: the orphan visits are there after a restart', async (t) => {
+  const dir = tempDir(t);
+  const first = counted(dir).store;
+  const recorded = [first.orphans.recordOrphan(visit(0)), first.orphans.recordOrphan(visit(1))];
+  // Closed at once, well within the batch's wait.
+  await first.close();
+  await Promise.all(recorded);
+  const again = new LogEngine({ dir, fsync: 'off', log: createLogger('silent') });
+  t.after(() => again.close());
+  assert.deepEqual(
+    again.orphans.listOrphans(0, Number.MAX_SAFE_INTEGER, 'include', 10, 0).visits.map((v) => [v.time, v.domain]),
+    [
+      [1_700_000_001, 'go.example'],
+      [1_700_000_000, null],
+    ],
+  );
+});
