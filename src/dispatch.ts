@@ -5,13 +5,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { answerVisitOn } from './api/redirect.ts';
+import { answerVisitOn, CODE_ROUTE } from './api/redirect.ts';
 import { createFailures, MAX_REQUEST_HEADERS } from './failures.ts';
 import { createGeneralPath, HANDED_ON } from './general-path.ts';
 import type { RouteHandler } from './http/context.ts';
 import type { Gate } from './http/gate.ts';
 import type { Responder } from './http/respond.ts';
 import type { Match } from './http/router.ts';
+import { isCodeShaped } from './links/codes.ts';
 import type { Domain } from './links/domains.ts';
 import type { OrphanType, Service, Visit } from './links/service.ts';
 import { redactTarget, type Logger } from './log.ts';
@@ -56,6 +57,32 @@ function reservedPathsOf(reserved: ReadonlySet<string>, linkPrefix: string): Rea
   return new Set([...reserved].map((word) => linkPrefix + word));
 }
 
+/**
+ * The fast path's answers other than a plain hit: `fastAnswer` for a database's decision or a
+ * preview, and `missed` for a code no link has (counted as the general path counts `/:code`).
+ */
+function fastAnswers({ service, reply, metrics, uiServed }: DispatchDeps) {
+  const fastCounts = metrics.fastRedirects;
+
+  function fastAnswer(res: ServerResponse, req: IncomingMessage, hit: Visit, domain: Domain): void | Promise<void> {
+    const get = req.method === 'GET';
+    if (hit.kind === 'found') fastCounts[get ? FAST_GET : FAST_HEAD]!++;
+    else metrics.redirected(hit.kind);
+    const orphan = get ? (type: OrphanType) => service.recordOrphan(type, domain, req) : undefined;
+    return answerVisitOn(reply, res, hit, uiServed, (what) => service.elsewhere(domain, what), orphan);
+  }
+
+  function missed(res: ServerResponse, req: IncomingMessage, method: string, hit: Visit, domain: Domain): void {
+    const started = performance.now();
+    const count = (): void => metrics.request(CODE_ROUTE, method, res.statusCode, (performance.now() - started) / 1000);
+    const pending = fastAnswer(res, req, hit, domain);
+    if (pending) void pending.then(count);
+    else count();
+  }
+
+  return { fastAnswer, missed };
+}
+
 export function createDispatch(deps: DispatchDeps): Handler {
   const { service, reply, metrics, log, basePathRaw } = deps;
   const linkPrefix = `${basePathRaw}/`;
@@ -72,14 +99,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
   const { fail, crowded } = failures;
   const general = createGeneralPath(deps, failures);
 
-  /** The answer of a redirect decided on the fast path but not a plain hit: a database's, or a preview's. */
-  function fastAnswer(res: ServerResponse, req: IncomingMessage, hit: Visit, domain: Domain): void | Promise<void> {
-    const get = req.method === 'GET';
-    if (hit.kind === 'found') fastCounts[get ? FAST_GET : FAST_HEAD]!++;
-    else metrics.redirected(hit.kind);
-    const orphan = get ? (type: OrphanType) => service.recordOrphan(type, domain, req) : undefined;
-    return answerVisitOn(reply, res, hit, deps.uiServed, (what) => service.elsewhere(domain, what), orphan);
-  }
+  const { fastAnswer, missed } = fastAnswers(deps);
 
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
@@ -119,6 +139,11 @@ export function createDispatch(deps: DispatchDeps): Handler {
           );
         // A link preview of a limited link: decided here, answered here (a page, no count).
         if (decided?.kind === 'preview') return void fastAnswer(res, req, decided, domain);
+        // A miss of a code (alphabet characters only, no reserved word): the general path would
+        // route it to `/:code` and give this same answer, a 404 or the domain's redirect, and an
+        // orphan visit. Given here, and counted as it counts it: a scanner's random paths cost
+        // less (docs/performance.md, several domains).
+        if (decided?.kind === 'missing' && isCodeShaped(target.slice(linkPrefix.length))) return missed(res, req, method, decided, domain);
       } catch (err) {
         return fail(res, err, method, target);
       }

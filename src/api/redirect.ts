@@ -55,6 +55,9 @@ function pagesFor(res: ServerResponse, home: boolean): LinkPages {
   return path.endsWith('/') ? set.slash : set.plain;
 }
 
+/** The route of a short link, as the route table and the metrics name it. */
+export const CODE_ROUTE = '/:code';
+
 /**
  * The answer to `GET`/`HEAD /<code>` once the store decided. `home`: the UI is served (not
  * `PRODUCTION=true`), so the pages link to it.

@@ -13,7 +13,7 @@ import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
 import { TEXT_TYPE } from '../http/respond.ts';
-import { answerVisitOn } from './redirect.ts';
+import { answerVisitOn, CODE_ROUTE } from './redirect.ts';
 import type { Domain } from '../links/domains.ts';
 import type { ListQuery, OrphanType, Visit } from '../links/service.ts';
 import { readEdit } from './json-body.ts';
@@ -149,7 +149,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       doc: LOOKUP_DOC,
     },
     {
-      path: '/:code',
+      path: CODE_ROUTE,
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
       // A gated instance is a private one, reached through a proxy that adds the token (docs/security.md):
       // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET and HEAD only,

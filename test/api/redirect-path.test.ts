@@ -83,6 +83,30 @@ async function rawAnswer(port: number, path: string, method = 'GET'): Promise<st
   return reply.text.replace(/^Date: .*\r\n/m, '');
 }
 
+test('a plain code no link has is answered on the fast path with the bytes the general path sends for it', async (t) => {
+  // The fast path answers such a miss itself (a scanner's random paths cost less): the same page,
+  // or the same redirect of a domain's not_found, as another spelling of it gets from the router.
+  const h = await start(t, { logLevel: 'silent', apiKeys: ['k'], domains: ['go.example'] });
+  try {
+    const fast = await rawAnswer(h.port, '/zzzzzz');
+    assert.match(fast, /^HTTP\/1\.1 404 Not Found\r\n/);
+    assert.match(fast, /Link not found/);
+    assert.equal(await rawAnswer(h.port, '/zzzzzz?utm=x'), fast);
+    assert.equal(await rawAnswer(h.port, '/zzzzzz', 'HEAD'), fast.slice(0, fast.indexOf('\r\n\r\n') + 4), 'HEAD: the same head, no body');
+    const set = await h.req(`/api/domains/127.0.0.1:${h.port}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: '{"not_found":"https://example.com/lost"}',
+    });
+    assert.equal(set.status, 200, set.body);
+    const elsewhere = await rawAnswer(h.port, '/zzzzzz');
+    assert.match(elsewhere, /^HTTP\/1\.1 302 Found\r\n[^]*\r\nLocation: https:\/\/example\.com\/lost\r\n/);
+    assert.equal(await rawAnswer(h.port, '/zzzzzz?utm=x'), elsewhere);
+  } finally {
+    await h.close();
+  }
+});
+
 test('the fast path sends the bytes the general path sends, header order included', async (t) => {
   const h = await start(t, { logLevel: 'silent' });
   try {

@@ -15,17 +15,27 @@
  * proxy sees an address of the client's that is not its own.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { createServer, connect } from 'node:net';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
 import { configBlock, environmentFile, substitute } from '../support/doc-blocks.ts';
 import { serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
-import { missingTool } from '../support/missing-tool.ts';
 import { writeMmdb } from '../support/mmdb-writer.ts';
+import {
+  type Answer,
+  type Exchange,
+  type ProxyPorts,
+  CADDY_RENAMED_BASICAUTH,
+  OPENSSL,
+  caddyPasswordHash,
+  exchange,
+  headerValues,
+  makeCertificate,
+  proxyToolsMissing,
+  run,
+  startCaddy,
+  startNginx,
+} from '../support/reverse-proxies.ts';
 
 const PAGE = 'docs/deploy.md';
 const HOSTNAME = 'short.example.com';
@@ -37,66 +47,7 @@ const PASSWORD = 'correct horse battery staple';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const HSTS = 'max-age=31536000; includeSubDomains';
 
-/** A program from Debian's PATH, also where a non-root PATH lacks `/usr/sbin`. */
-function tool(name: string): string | undefined {
-  for (const candidate of [name, `/usr/sbin/${name}`]) if (!spawnSync(candidate, ['-v'], { stdio: 'ignore' }).error) return candidate;
-  return undefined;
-}
-const NGINX = tool('nginx');
-const CADDY = spawnSync('caddy', ['version'], { stdio: 'ignore' }).error ? undefined : 'caddy';
-/**
- * Caddy 2.8 renamed `basicauth` to `basic_auth` and warns about the old name; the older ones know
- * only the old one. The page shows the old one and says to write the new from 2.8 on: so does this.
- */
-const CADDY_RENAMED_BASICAUTH = ((): boolean => {
-  const [major = 0, minor = 0] = (/(\d+)\.(\d+)/.exec(CADDY ? spawnSync(CADDY, ['version'], { encoding: 'utf8' }).stdout : '') ?? []).slice(1).map(Number);
-  return major > 2 || (major === 2 && minor >= 8);
-})();
-const OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).error ? undefined : 'openssl';
-const missing = [NGINX ? '' : 'nginx', CADDY ? '' : 'caddy', OPENSSL ? '' : 'openssl'].filter(Boolean);
-const skip =
-  missing.length > 0 ? missingTool('the reverse proxy tests', `${missing.join(', ')} not installed (Debian: apt-get install nginx caddy openssl)`) : false;
-
-function run(command: string, args: readonly string[], input?: string): string {
-  const r = spawnSync(command, args, { encoding: 'utf8', ...(input === undefined ? {} : { input }) });
-  assert.equal(r.status, 0, `${command} ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** Caddy's hash of the password (bcrypt, as `caddy hash-password` makes it for the docs' block). */
-function hashPassword(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CADDY!, ['hash-password', '--plaintext', PASSWORD], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`caddy hash-password exited ${code}`))));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** Resolves once `port` accepts a connection; rejects if `child` exits first or 10 s pass. */
-async function listening(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited before listening: ${output()}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (up) return;
-    if (Date.now() > deadline) throw new Error(`port ${port} never opened: ${output()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const skip = proxyToolsMissing('the reverse proxy tests');
 
 interface Files {
   cert: string;
@@ -129,35 +80,17 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
   });
   const certDir = `${join(dir, 'tls')}/`;
   mkdirSync(certDir);
-  run(OPENSSL!, [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${HOSTNAME}`,
-    '-addext',
-    `subjectAltName=DNS:${HOSTNAME}`,
-    '-keyout',
-    `${certDir}privkey.pem`,
-    '-out',
-    `${certDir}fullchain.pem`,
-  ]);
+  const cert = makeCertificate(certDir, [HOSTNAME]);
   const htpasswd = join(dir, 'htpasswd');
   writeFileSync(htpasswd, `${USER}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], PASSWORD).trim()}\n`);
   // bcrypt at Caddy's cost takes a second: while the servers start.
-  const caddyHash = hashPassword();
+  const caddyHash = caddyPasswordHash(PASSWORD);
   const site = join(dir, 'www');
   for (const [path, text] of Object.entries(SITE_FILES)) {
     mkdirSync(join(site, path, '..'), { recursive: true });
     writeFileSync(join(site, path), text);
   }
-  const files = { cert: readFileSync(`${certDir}fullchain.pem`, 'utf8'), certDir, htpasswd, site };
+  const files = { cert, certDir, htpasswd, site };
 
   // The client's address, the proxy's and one a client could write: three countries.
   const db = join(dir, 'country.mmdb');
@@ -189,11 +122,6 @@ async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: Serv
 // Once for the file: its `after` stops the servers after the last test.
 const { files, open, gated } = skip ? ({} as Awaited<ReturnType<typeof setUp>>) : await setUp();
 
-interface Proxy {
-  http: number;
-  https: number;
-}
-
 /** Replaces what only this machine knows in a block of the page: ports, paths, secrets. */
 function localized(block: string, backend: number, replacements: Record<string, string>): string {
   return substitute(configBlock(PAGE, block), {
@@ -204,81 +132,14 @@ function localized(block: string, backend: number, replacements: Record<string, 
   });
 }
 
-/** nginx, in the foreground as one process, with the page's block `name` as its `http` content. */
-async function startNginx(t: TestContext, name: string, backend: number, extra: Record<string, string>): Promise<Proxy> {
-  const ports = { http: await freePort(), https: await freePort() };
-  const dir = tempDir(t, 'nginx-');
-  const site = localized(name, backend, {
-    'listen 80;': `listen 127.0.0.1:${ports.http};`,
-    'listen 443 ssl;': `listen 127.0.0.1:${ports.https} ssl;`,
-    ...extra,
-  });
-  writeFileSync(join(dir, 'site.conf'), site);
-  // What a system's nginx.conf gives around a site: here its files stay in the temp dir.
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    [
-      'daemon off;',
-      'master_process off;',
-      `pid ${dir}/nginx.pid;`,
-      'events { worker_connections 64; }',
-      'http {',
-      '  access_log off;',
-      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `  ${kind}_temp_path ${dir}/${kind};`),
-      `  include ${dir}/site.conf;`,
-      '}',
-      '',
-    ].join('\n'),
-  );
-  const child = spawn(NGINX!, ['-e', 'stderr', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  // nginx writes a deprecated directive (`listen … http2` from 1.25.1 on) as a [warn] line.
-  return proxyProcess(t, child, ports, /\[(warn|emerg|alert|crit)\]/);
+/** The page's nginx block `name`, made local, run by nginx. */
+function startNginxBlock(t: TestContext, name: string, backend: number, extra: Record<string, string>): Promise<ProxyPorts> {
+  return startNginx(t, localized(name, backend, extra));
 }
 
-/** Caddy, with the page's block `name` after global options that pick ports and a storage dir. */
-async function startCaddy(t: TestContext, name: string, backend: number, extra: Record<string, string>): Promise<Proxy> {
-  const ports = { http: await freePort(), https: await freePort() };
-  const dir = tempDir(t, 'caddy-');
-  const site = localized(name, backend, extra);
-  const global = [
-    '{',
-    '\tadmin off',
-    `\thttp_port ${ports.http}`,
-    `\thttps_port ${ports.https}`,
-    '\tdefault_bind 127.0.0.1',
-    `\tstorage file_system ${dir}/data`,
-    '\tskip_install_trust',
-    '}',
-    '',
-  ].join('\n');
-  const file = join(dir, 'Caddyfile');
-  writeFileSync(file, `${global}\n${site}`);
-  const env = { PATH: process.env['PATH'] ?? '', HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, API_TOKEN: TOKEN };
-  const child = spawn(CADDY!, ['run', '--config', file, '--adapter', 'caddyfile'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  // Caddy warns about a Caddyfile not in its own format, and about a deprecated directive.
-  return proxyProcess(t, child, ports, /not formatted|deprecated/);
-}
-
-/** Stopped after the test `t` (before its temp dir goes); `warning` must not be in its output once it listens. */
-async function proxyProcess(t: TestContext, child: ChildProcess, ports: Proxy, warning: RegExp): Promise<Proxy> {
-  let output = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (output += c));
-  const exited = new Promise((done) => child.once('exit', done));
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  });
-  await Promise.all([listening(ports.http, child, () => output), listening(ports.https, child, () => output)]);
-  assert.doesNotMatch(output, warning);
-  return ports;
-}
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** Header names and values as sent, repeats included. */
-  raw: string[];
-  body: string;
+/** The page's Caddy block `name`, made local, run by Caddy with the token in its environment. */
+function startCaddyBlock(t: TestContext, name: string, backend: number, extra: Record<string, string>): Promise<ProxyPorts> {
+  return startCaddy(t, localized(name, backend, extra), { API_TOKEN: TOKEN });
 }
 
 interface Ask {
@@ -290,35 +151,9 @@ interface Ask {
 }
 
 /** A request to `port` on 127.0.0.1 from the client's address, for `short.example.com`. */
-function ask(port: number, path: string, { method = 'GET', headers = {}, body, plain = false }: Ask = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const options = {
-      host: '127.0.0.1',
-      port,
-      path,
-      method,
-      localAddress: CLIENT,
-      agent: false as const,
-      headers: { Host: HOSTNAME, 'User-Agent': BROWSER, ...headers },
-    };
-    const onResponse = (res: import('node:http').IncomingMessage): void => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, raw: res.rawHeaders, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    };
-    // The certificate is checked for the name, against the one openssl made: as a browser would.
-    const req = plain ? httpRequest(options, onResponse) : httpsRequest({ ...options, ca: files.cert, servername: HOSTNAME }, onResponse);
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Every value of the header `name` (lower case) as sent, repeats included. */
-function headerValues(answer: Answer, name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < answer.raw.length; i += 2) if (answer.raw[i]!.toLowerCase() === name) values.push(answer.raw[i + 1]!);
-  return values;
+function ask(port: number, path: string, { headers = {}, plain = false, ...rest }: Ask = {}): Promise<Answer> {
+  const exchanged: Exchange = { ...rest, host: HOSTNAME, localAddress: CLIENT, headers: { 'User-Agent': BROWSER, ...headers } };
+  return exchange(port, path, plain ? exchanged : { ...exchanged, ca: files.cert });
 }
 
 /** The HSTS header, exactly once, as the server sends it (a proxy adding its own would repeat it). */
@@ -332,7 +167,7 @@ const basic = (user: string, password: string): string => `Basic ${Buffer.from(`
  * The site's other paths are the site's, through the proxy: its files, without the service's HSTS
  * (or its 404). A prefix match on `/s` would hand `/shop` and the others to the service.
  */
-async function assertTheSiteKeepsItsPaths(proxy: Proxy): Promise<void> {
+async function assertTheSiteKeepsItsPaths(proxy: ProxyPorts): Promise<void> {
   for (const [path, text] of Object.entries(SITE_FILES)) {
     const r = await ask(proxy.https, path);
     assert.deepEqual([r.status, r.body], [200, text], path);
@@ -344,13 +179,13 @@ async function assertTheSiteKeepsItsPaths(proxy: Proxy): Promise<void> {
  * `http://…/path` is redirected to the same path and query on `https://short.example.com` (port
  * 443: neither proxy names the port it was configured with here).
  */
-async function assertRedirectToHttps(proxy: Proxy, status: number): Promise<void> {
+async function assertRedirectToHttps(proxy: ProxyPorts, status: number): Promise<void> {
   const r = await ask(proxy.http, '/s/abc123?x=1', { plain: true });
   assert.equal(r.status, status, r.body);
   assert.equal(r.headers.location, `https://${HOSTNAME}/s/abc123?x=1`);
 }
 
-async function shorten(proxy: Proxy, target: string, headers: Record<string, string> = {}): Promise<string> {
+async function shorten(proxy: ProxyPorts, target: string, headers: Record<string, string> = {}): Promise<string> {
   const r = await ask(proxy.https, '/s/api/shorten', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
@@ -364,7 +199,7 @@ async function shorten(proxy: Proxy, target: string, headers: Record<string, str
 }
 
 /** The countries of `code`'s visit events, newest first, once `count` are recorded. */
-async function countries(proxy: Proxy, code: string, count: number, headers: Record<string, string> = {}): Promise<(string | null)[]> {
+async function countries(proxy: ProxyPorts, code: string, count: number, headers: Record<string, string> = {}): Promise<(string | null)[]> {
   const deadline = Date.now() + 5_000;
   for (;;) {
     const r = await ask(proxy.https, `/s/api/urls/${code}/visits`, { headers: { 'X-API-Key': KEY_FOR_TESTS, ...headers } });
@@ -377,7 +212,7 @@ async function countries(proxy: Proxy, code: string, count: number, headers: Rec
 
 interface Kind {
   name: string;
-  start: (t: TestContext, block: string, backend: number, extra: Record<string, string>) => Promise<Proxy>;
+  start: (t: TestContext, block: string, backend: number, extra: Record<string, string>) => Promise<ProxyPorts>;
   /** The status of the redirect from `http` to `https`. */
   redirect: number;
   /** The password file's or hash's placeholder → this test's. */
@@ -387,13 +222,13 @@ interface Kind {
 const KINDS: Kind[] = [
   {
     name: 'nginx',
-    start: startNginx,
+    start: startNginxBlock,
     redirect: 301,
     credentials: () => ({ '/etc/nginx/url-shortener.htpasswd': files.htpasswd, 'replace-with-the-API_TOKEN': TOKEN }),
   },
   {
     name: 'caddy',
-    start: startCaddy,
+    start: startCaddyBlock,
     redirect: 308,
     credentials: () => ({
       'replace-with-the-hash-from-caddy-hash-password': files.caddyHash,
