@@ -154,7 +154,8 @@ export abstract class EngineLifecycle {
 
   /**
    * Retention (docs/analytics.md): the events older than `before` become untracked visits of their
-   * links, in memory at once and in the log as one `T` entry. Returns the events removed.
+   * links, and the orphan visits older are removed, in memory at once and in the log as one `T`
+   * entry. Returns the link events removed.
    */
   async expireEvents(before: number): Promise<number> {
     const records = this.records;
@@ -170,7 +171,8 @@ export abstract class EngineLifecycle {
     this.counts.dropPendingBefore(before);
     // Should the write fail, memory and the log still agree on every count: the log holds those
     // events still, and the next compaction writes memory as it is.
-    if (counts.length > 0) await this.append([{ op: 'T', before, counts }]);
+    const orphans = records.orphans.expire(before);
+    if (counts.length > 0 || orphans > 0) await this.append([{ op: 'T', before, counts }]);
     return removed;
   }
 

@@ -10,7 +10,8 @@
  *   Z <code> <seq>                                the link's events removed (those numbered below seq,
  *                                                 wherever they are in the log), its counts set to 0
  *   T <before> <code> <untracked> […]             retention: events before `before` removed, the
- *                                                 untracked visits of the links that had some, absolute
+ *                                                 untracked visits of the links that had some, absolute;
+ *                                                 the orphan visits before `before` removed too
  *
  * An event is four comma-separated numbers in base 36: its time (the first event of a line: Unix
  * seconds; each later one: the difference from the one before, `-` when earlier), the visitor id

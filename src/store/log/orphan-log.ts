@@ -79,6 +79,14 @@ export class OrphanTable {
     if (this.visits.length > MAX_ORPHANS + MAX_ORPHANS / 10) this.visits.splice(0, this.visits.length - MAX_ORPHANS);
   }
 
+  /** Removes the visits older than `before` (Unix seconds: retention); returns how many. */
+  expire(before: number): number {
+    const kept = this.visits.filter((v) => v.time >= before);
+    const removed = this.visits.length - kept.length;
+    if (removed > 0) this.visits = kept;
+    return removed;
+  }
+
   /** The newest `MAX_ORPHANS`, oldest first. */
   all(): readonly OrphanVisit[] {
     return this.visits.length > MAX_ORPHANS ? this.visits.slice(-MAX_ORPHANS) : this.visits;

@@ -115,6 +115,8 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
     return;
   }
   if (entry.op === 'T') {
+    // Retention removes the orphan visits older too (format 6).
+    records.orphans.expire(entry.before);
     for (const [code, untracked] of entry.counts) {
       const s = records.find(code);
       if (s === -1) continue;

@@ -113,7 +113,8 @@ export async function ensurePartitions(calls: PostgresCalls, log: Logger, now: n
  * Removes the events older than `retentionDays` before `now`: the months entirely older are
  * dropped, each in its own transaction, the rest (the boundary month, the DEFAULT partition) are
  * deleted row by row; in each transaction the removed events are added to their links'
- * `untracked_visits`. One instance at a time. Resolves with the number of events removed.
+ * `untracked_visits`. The orphan visits older go with the rest. One instance at a time. Resolves
+ * with the number of link events removed.
  */
 export async function applyRetention(calls: PostgresCalls, log: Logger, now: number, retentionDays: number): Promise<number> {
   if (retentionDays <= 0) return 0;
@@ -171,6 +172,8 @@ export async function applyRetention(calls: PostgresCalls, log: Logger, now: num
           SELECT coalesce(sum(n), 0)::text AS n FROM counted`;
         // The summaries of the days it emptied or cut, the boundary day included.
         await tx`DELETE FROM visit_days WHERE day <= ${Math.floor(cutoff / 86400)}::integer`;
+        // Orphan visits past it too (docs/analytics.md): no link counts them, so nothing moves.
+        await tx`DELETE FROM orphan_visits WHERE time < ${cutoff}::bigint`;
         return Number(row?.n ?? 0);
       }),
     JOB_TIMEOUT_MS,

@@ -4,11 +4,12 @@
  * invariant events + untracked = visits exactly; events belong to the link, not its code.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import type { LinkRecord } from '../../../src/store/link-store.ts';
+import { checkpointPath } from '../../../src/store/log/checkpoint.ts';
 import { encodeEntry, FORMAT_VERSION } from '../../../src/store/log/format.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { FLUSH_EVENTS } from '../../../src/store/log/visit-counts.ts';
@@ -226,6 +227,36 @@ test('retention turns old events into untracked visits, in memory and in the log
   ({ store } = open(dir));
   t.after(() => store.close());
   check(store, 'ret001', 5, 3, 2);
+});
+
+test('retention removes the orphan visits older too, in memory and in the log (a replay of it included)', async (t) => {
+  const dir = tempDir(t);
+  const DAY = 86_400;
+  let { store, raw } = open(dir);
+  const orphan = (time: number) =>
+    ({
+      time,
+      type: 'invalid_short_url',
+      domain: null,
+      referrer: null,
+      country: null,
+      browser: null,
+      os: null,
+      device: null,
+      bot: false,
+      visitor: null,
+    }) as const;
+  await Promise.all([T, T + DAY, T + 10 * DAY, T + 11 * DAY].map((time) => raw.orphans.recordOrphan(orphan(time))));
+  const times = (engine: LogEngine): number[] => engine.orphans.listOrphans(0, 2 ** 32, 'include', 10, 0).visits.map((v) => v.time);
+  // No link has an event to remove: the orphan visits alone make the T line.
+  assert.equal(await raw.expireEvents(T + 5 * DAY), 0);
+  assert.deepEqual(times(raw), [T + 11 * DAY, T + 10 * DAY]);
+  await store.close();
+  // A start from the whole log replays the T line; none from a checkpoint.
+  rmSync(checkpointPath(join(dir, LOG_FILE)), { force: true });
+  ({ store, raw } = open(dir));
+  t.after(() => store.close());
+  assert.deepEqual(times(raw), [T + 11 * DAY, T + 10 * DAY]);
 });
 
 test('a code deleted and created again starts with no events, also after a restart', async (t) => {

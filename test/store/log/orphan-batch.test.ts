@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
+import { ORPHAN_BATCH_MS } from '../../../src/store/log/orphan-log.ts';
 import type { OrphanVisit } from '../../../src/store/orphan-store.ts';
 import { tempDir } from '../../support/helpers.ts';
 
@@ -36,13 +37,18 @@ test('the orphan visits of a burst are one write, and each reads back in the ord
   const { store, writes } = counted(dir);
   t.after(() => store.close());
   const before = writes();
+  // The batch's wait on a fake clock: however slow the machine, the burst is within it.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   // A scanner's burst, a few an event-loop turn.
   const recorded: Promise<void>[] = [];
   for (let turn = 0; turn < 50; turn++) {
     for (let i = 0; i < 4; i++) recorded.push(store.orphans.recordOrphan(visit(turn * 4 + i)));
     await new Promise((resolve) => setImmediate(resolve));
   }
+  assert.equal(writes() - before, 0, 'nothing written before the batch is due');
+  t.mock.timers.tick(ORPHAN_BATCH_MS);
   await Promise.all(recorded);
+  t.mock.timers.reset();
   assert.equal(writes() - before, 1, 'one write for the 200');
   const listed = store.orphans.listOrphans(0, Number.MAX_SAFE_INTEGER, 'include', 1000, 0);
   assert.equal(listed.total, 200);

@@ -236,6 +236,26 @@ test('retention drops the months past it and deletes the rest of the boundary, a
   assert.deepEqual([(await store.get('keep01', T))?.visits, (await store.get('keep01', T))?.untracked], [9, 7], 'events + untracked = visits');
   assert.deepEqual([(await store.get('keep02', T))?.visits, (await store.get('keep02', T))?.untracked], [2, 1]);
   assert.equal(await store.applyRetention(T), 0, 'nothing left to remove');
+  // Orphan visits past the retention go too (they count in no link's figures).
+  const orphan = (time: number) =>
+    ({
+      time,
+      type: 'invalid_short_url',
+      domain: null,
+      referrer: null,
+      country: null,
+      browser: null,
+      os: null,
+      device: null,
+      bot: false,
+      visitor: null,
+    }) as const;
+  await Promise.all([utc(2026, 7, 3), utc(2026, 9, 1)].map((time) => store.orphans!.recordOrphan(orphan(time))));
+  await store.applyRetention(T);
+  assert.deepEqual(
+    (await store.orphans!.listOrphans(0, 2 ** 32, 'include', 10, 0)).visits.map((v) => v.time),
+    [utc(2026, 9, 1)],
+  );
   // Without a retention nothing is removed.
   const { store: forever } = await setup(t);
   await forever.insert(rec('old001'), T);
