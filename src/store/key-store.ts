@@ -15,7 +15,7 @@ export interface KeyRecord {
   /** 1 to 64 characters. */
   readonly name: string;
   readonly role: Role;
-  /** The domain the key acts on (docs: domains); null for the default one. */
+  /** The host of the one domain the key acts on (docs/security.md, keys for one domain); null: every domain. */
   readonly domain: string | null;
   /** SHA-256 of the secret, 64 lower-case hex digits. */
   readonly digest: string;
