@@ -1,14 +1,15 @@
 /**
  * Orphan visits are written in batches (`orphan-log.ts`): a scanner's paths come one or two an
  * event-loop turn, and a write with its fsync for each cost more than the 404s themselves. Those
- * that come within `ORPHAN_BATCH_MS` are one write; a close writes the batch that waits.
+ * that come within `ORPHAN_BATCH_MS` are one write; a close writes the batch that waits. And memory
+ * holds the newest `MAX_ORPHANS` of them, however many come.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import { ORPHAN_BATCH_MS } from '../../../src/store/log/orphan-log.ts';
+import { MAX_ORPHANS, ORPHAN_BATCH_MS, OrphanTable } from '../../../src/store/log/orphan-log.ts';
 import type { OrphanVisit } from '../../../src/store/orphan-store.ts';
 import { tempDir } from '../../support/helpers.ts';
 
@@ -74,4 +75,19 @@ test('a close writes the batch that waits: the orphan visits are there after a r
       [1_700_000_000, null],
     ],
   );
+});
+
+test('memory holds the newest MAX_ORPHANS orphan visits, however many come (a scanner all day)', () => {
+  const table = new OrphanTable();
+  const n = MAX_ORPHANS + MAX_ORPHANS / 5;
+  let longest = 0;
+  for (let i = 0; i < n; i++) {
+    table.apply({ op: 'O', visit: visit(i) });
+    longest = Math.max(longest, table.size);
+  }
+  assert.ok(longest <= MAX_ORPHANS * 1.1 + 1, `at most a tenth more is held at a time: ${longest}`);
+  const kept = table.all();
+  assert.equal(kept.length, MAX_ORPHANS);
+  assert.deepEqual([kept[0]!.time, kept.at(-1)!.time], [1_700_000_000 + n - MAX_ORPHANS, 1_700_000_000 + n - 1], 'the newest, oldest first');
+  assert.equal(table.rows().length, MAX_ORPHANS, 'and a compaction or a checkpoint writes those');
 });
