@@ -1,5 +1,6 @@
 /** The link and the visit event the store tests start from: one fixture instead of a copy in each file. */
 import type { LinkRecord } from '../../src/store/link-store.ts';
+import type { OrphanVisit } from '../../src/store/orphan-store.ts';
 import type { VisitEvent } from '../../src/visits/event.ts';
 
 /** The tests' "now", Unix seconds (2026-09-21). */
@@ -20,4 +21,12 @@ export const bareEvent = (time: number): VisitEvent => ({
   device: null,
   bot: false,
   visitor: null,
+});
+
+/** An orphan visit at `time`: an unknown code asked on the default domain, by a visitor it knows nothing of; `extra` replaces fields. */
+export const bareOrphan = (time: number, extra: Partial<OrphanVisit> = {}): OrphanVisit => ({
+  ...bareEvent(time),
+  type: 'invalid_short_url',
+  domain: null,
+  ...extra,
 });

@@ -16,6 +16,7 @@ import { replay, type ReplayResult } from '../../../src/store/log/replay.ts';
 import { nodeFs, type StoreFs } from '../../../src/store/log/fs.ts';
 import { COMPACT_SUFFIX, LOG_FILE, LogEngine, type LogEngineOptions } from '../../../src/store/log/log-engine.ts';
 import { LogCapture, runCli, tempDir } from '../../support/helpers.ts';
+import { bareOrphan } from '../../support/records.ts';
 import { logEntries } from '../../support/log-entries.ts';
 
 const TEMP_FILE = LOG_FILE + COMPACT_SUFFIX;
@@ -661,18 +662,7 @@ test('orphan visits and domain redirects count as live: a log of them alone is n
   const stores = storeDir(t);
   const store = stores.open({ log: createLogger('info', logs), compactMinBytes: 1, visitFlushMs: 20 });
   await store.create(link('s0', 0));
-  const orphan = {
-    type: 'invalid_short_url',
-    domain: null,
-    referrer: null,
-    country: null,
-    browser: null,
-    os: null,
-    device: null,
-    bot: false,
-    visitor: null,
-  } as const;
-  await Promise.all(Array.from({ length: 50 }, (_, i) => store.orphans.recordOrphan({ ...orphan, time: 1_700_000_000 + i })));
+  await Promise.all(Array.from({ length: 50 }, (_, i) => store.orphans.recordOrphan(bareOrphan(1_700_000_000 + i))));
   await store.domains.setDomainRedirects('', { baseUrl: null, notFound: 'https://x.example/', expired: null });
   await delay(300);
   assert.equal(logs.find('log compacted'), undefined, 'no entry is dead');

@@ -16,6 +16,7 @@ import { FLUSH_EVENTS } from '../../../src/store/log/visit-counts.ts';
 import { LOG_FILE, LogEngine } from '../../../src/store/log/log-engine.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { tempDir } from '../../support/helpers.ts';
+import { bareOrphan } from '../../support/records.ts';
 import { logEntries } from '../../support/log-entries.ts';
 
 const T = 1_790_000_000;
@@ -233,20 +234,7 @@ test('retention removes the orphan visits older too, in memory and in the log (a
   const dir = tempDir(t);
   const DAY = 86_400;
   let { store, raw } = open(dir);
-  const orphan = (time: number) =>
-    ({
-      time,
-      type: 'invalid_short_url',
-      domain: null,
-      referrer: null,
-      country: null,
-      browser: null,
-      os: null,
-      device: null,
-      bot: false,
-      visitor: null,
-    }) as const;
-  await Promise.all([T, T + DAY, T + 10 * DAY, T + 11 * DAY].map((time) => raw.orphans.recordOrphan(orphan(time))));
+  await Promise.all([T, T + DAY, T + 10 * DAY, T + 11 * DAY].map((time) => raw.orphans.recordOrphan(bareOrphan(time))));
   const times = (engine: LogEngine): number[] => engine.orphans.listOrphans(0, 2 ** 32, 'include', 10, 0).visits.map((v) => v.time);
   // No link has an event to remove: the orphan visits alone make the T line.
   assert.equal(await raw.expireEvents(T + 5 * DAY), 0);

@@ -12,19 +12,9 @@ import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { MAX_ORPHANS, ORPHAN_BATCH_MS, OrphanTable } from '../../../src/store/log/orphan-log.ts';
 import type { OrphanVisit } from '../../../src/store/orphan-store.ts';
 import { tempDir } from '../../support/helpers.ts';
+import { bareOrphan } from '../../support/records.ts';
 
-const visit = (i: number): OrphanVisit => ({
-  time: 1_700_000_000 + i,
-  type: 'invalid_short_url',
-  domain: i % 2 === 0 ? null : 'go.example',
-  referrer: null,
-  country: null,
-  browser: null,
-  os: null,
-  device: null,
-  bot: false,
-  visitor: null,
-});
+const visit = (i: number): OrphanVisit => bareOrphan(1_700_000_000 + i, { domain: i % 2 === 0 ? null : 'go.example' });
 
 /** A store whose writes are counted. */
 function counted(dir: string): { store: LogEngine; writes: () => number } {

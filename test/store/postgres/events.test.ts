@@ -16,6 +16,7 @@ import type { PostgresStore } from '../../../src/store/postgres/store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { runEventConformance } from '../../support/event-conformance.ts';
 import { NO_POSTGRES, pgServer } from '../../support/pg.ts';
+import { bareOrphan } from '../../support/records.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
@@ -237,20 +238,7 @@ test('retention drops the months past it and deletes the rest of the boundary, a
   assert.deepEqual([(await store.get('keep02', T))?.visits, (await store.get('keep02', T))?.untracked], [2, 1]);
   assert.equal(await store.applyRetention(T), 0, 'nothing left to remove');
   // Orphan visits past the retention go too (they count in no link's figures).
-  const orphan = (time: number) =>
-    ({
-      time,
-      type: 'invalid_short_url',
-      domain: null,
-      referrer: null,
-      country: null,
-      browser: null,
-      os: null,
-      device: null,
-      bot: false,
-      visitor: null,
-    }) as const;
-  await Promise.all([utc(2026, 7, 3), utc(2026, 9, 1)].map((time) => store.orphans!.recordOrphan(orphan(time))));
+  await Promise.all([utc(2026, 7, 3), utc(2026, 9, 1)].map((time) => store.orphans!.recordOrphan(bareOrphan(time))));
   await store.applyRetention(T);
   assert.deepEqual(
     (await store.orphans!.listOrphans(0, 2 ** 32, 'include', 10, 0)).visits.map((v) => v.time),
