@@ -15,24 +15,21 @@
  * proxy sees an address of the client's that is not its own.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test, type TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { configBlock, environmentFile, substitute } from '../support/doc-blocks.ts';
-import { serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
+import type { ServerProcess } from '../support/helpers.ts';
 import { writeMmdb } from '../support/mmdb-writer.ts';
 import {
   type Answer,
   type Exchange,
   type ProxyPorts,
   CADDY_RENAMED_BASICAUTH,
-  OPENSSL,
-  caddyPasswordHash,
   exchange,
   headerValues,
-  makeCertificate,
+  proxySetUp,
   proxyToolsMissing,
-  run,
   startCaddy,
   startNginx,
 } from '../support/reverse-proxies.ts';
@@ -70,54 +67,41 @@ const SITE_FILES: Readonly<Record<string, string>> = {
   '/s.txt': 'a file beside /s\n',
 };
 
-/** The certificate, the password file and hash, the site's files, and the two servers (open, gated), made once. */
+/** The certificate, the password file and hash, the site's files, the country database and the two servers (open, gated), made once. */
 async function setUp(): Promise<{ files: Files; open: ServerProcess; gated: ServerProcess }> {
-  const dir = tempDir('proxy-test-');
-  const servers: ServerProcess[] = [];
-  after(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    rmSync(dir, { recursive: true, force: true });
+  const docs = environmentFile(configBlock(PAGE, 'env'));
+  assert.equal(docs['BASE_URL'], `https://${HOSTNAME}/s`);
+  assert.equal(docs['TRUST_PROXY'], '1');
+  const set = await proxySetUp('proxy-test-', {
+    names: [HOSTNAME],
+    user: USER,
+    password: PASSWORD,
+    token: TOKEN,
+    env: (dir) => {
+      // The client's address, the proxy's and one a client could write: three countries.
+      const db = join(dir, 'country.mmdb');
+      writeFileSync(
+        db,
+        writeMmdb({
+          ipVersion: 6,
+          recordSize: 24,
+          networks: [
+            [`${CLIENT}/32`, { country_code: 'NZ' }],
+            ['127.0.0.1/32', { country_code: 'AQ' }],
+            ['198.51.100.0/24', { country_code: 'NL' }],
+          ],
+        }),
+      );
+      return { ...docs, API_KEYS: KEY_FOR_TESTS, GEOIP_DB: db, FSYNC: 'off' };
+    },
   });
-  const certDir = `${join(dir, 'tls')}/`;
-  mkdirSync(certDir);
-  const cert = makeCertificate(certDir, [HOSTNAME]);
-  const htpasswd = join(dir, 'htpasswd');
-  writeFileSync(htpasswd, `${USER}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], PASSWORD).trim()}\n`);
-  // bcrypt at Caddy's cost takes a second: while the servers start.
-  const caddyHash = caddyPasswordHash(PASSWORD);
-  const site = join(dir, 'www');
+  const site = join(set.dir, 'www');
   for (const [path, text] of Object.entries(SITE_FILES)) {
     mkdirSync(join(site, path, '..'), { recursive: true });
     writeFileSync(join(site, path), text);
   }
-  const files = { cert, certDir, htpasswd, site };
-
-  // The client's address, the proxy's and one a client could write: three countries.
-  const db = join(dir, 'country.mmdb');
-  writeFileSync(
-    db,
-    writeMmdb({
-      ipVersion: 6,
-      recordSize: 24,
-      networks: [
-        [`${CLIENT}/32`, { country_code: 'NZ' }],
-        ['127.0.0.1/32', { country_code: 'AQ' }],
-        ['198.51.100.0/24', { country_code: 'NL' }],
-      ],
-    }),
-  );
-  const docs = environmentFile(configBlock(PAGE, 'env'));
-  const env = { ...docs, API_KEYS: KEY_FOR_TESTS, GEOIP_DB: db, FSYNC: 'off' };
-  assert.equal(docs['BASE_URL'], `https://${HOSTNAME}/s`);
-  assert.equal(docs['TRUST_PROXY'], '1');
-  mkdirSync(join(dir, 'open'));
-  mkdirSync(join(dir, 'gated'));
-  const [open, gated] = await Promise.all([
-    serverProcess({ ...env, DATA_DIR: join(dir, 'open') }),
-    serverProcess({ ...env, DATA_DIR: join(dir, 'gated'), API_TOKEN: TOKEN }),
-  ]);
-  servers.push(open, gated);
-  return { files: { ...files, caddyHash: await caddyHash }, open, gated };
+  const { cert, certDir, htpasswd, caddyHash, open, gated } = set;
+  return { files: { cert, certDir, htpasswd, site, caddyHash }, open, gated };
 }
 // Once for the file: its `after` stops the servers after the last test.
 const { files, open, gated } = skip ? ({} as Awaited<ReturnType<typeof setUp>>) : await setUp();

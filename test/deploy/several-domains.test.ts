@@ -16,23 +16,21 @@
  * section's `server_name` line is what lets the second name in, not nginx's default server.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test, type TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { configBlock, environmentFile, substitute } from '../support/doc-blocks.ts';
-import { serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
+import type { ServerProcess } from '../support/helpers.ts';
 import {
   type Answer,
   type ProxyPorts,
+  type ProxySetUp,
   CADDY_RENAMED_BASICAUTH,
-  OPENSSL,
-  caddyPasswordHash,
   exchange,
   headerValues,
-  makeCertificate,
+  proxySetUp,
   proxyToolsMissing,
-  run,
   startCaddy,
   startNginx,
 } from '../support/reverse-proxies.ts';
@@ -65,47 +63,26 @@ assert.match(CADDY_SITE_ADDRESS, / \{$/, "the caddy-domains block opens with the
 
 const skip = proxyToolsMissing('the several short domains proxy tests');
 
-interface Setup {
-  cert: string;
-  certDir: string;
+type Setup = ProxySetUp & {
   /** An empty dir for the site's `root`: nothing here asks for the site's own files. */
   site: string;
-  htpasswd: string;
-  caddyHash: string;
-  open: ServerProcess;
-  gated: ServerProcess;
-}
+};
 
 /** The certificate for both names, the password file and hash, and the two servers (open, gated), made once. */
 async function setUp(): Promise<Setup> {
-  const dir = tempDir('domains-proxy-test-');
-  const servers: ServerProcess[] = [];
-  after(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const certDir = `${join(dir, 'tls')}/`;
-  mkdirSync(certDir);
-  // One certificate whose names are both hosts: the section's "a certificate for both".
-  const cert = makeCertificate(certDir, [HOSTNAME, OTHER]);
-  const site = join(dir, 'www');
-  mkdirSync(site);
-  const htpasswd = join(dir, 'htpasswd');
-  writeFileSync(htpasswd, `${USER}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], PASSWORD).trim()}\n`);
-  // bcrypt at Caddy's cost takes a second: while the servers start.
-  const caddyHash = caddyPasswordHash(PASSWORD);
-
   const docs = environmentFile(configBlock(PAGE, 'env'));
   assert.equal(docs['BASE_URL'], `https://${HOSTNAME}/s`);
-  const env = { ...docs, ...DOMAINS, FSYNC: 'off' };
-  mkdirSync(join(dir, 'open'));
-  mkdirSync(join(dir, 'gated'));
-  const [open, gated] = await Promise.all([
-    serverProcess({ ...env, DATA_DIR: join(dir, 'open') }),
-    serverProcess({ ...env, DATA_DIR: join(dir, 'gated'), API_TOKEN: TOKEN }),
-  ]);
-  servers.push(open, gated);
-  return { cert, certDir, site, htpasswd, caddyHash: await caddyHash, open, gated };
+  // One certificate whose names are both hosts: the section's "a certificate for both".
+  const set = await proxySetUp('domains-proxy-test-', {
+    names: [HOSTNAME, OTHER],
+    user: USER,
+    password: PASSWORD,
+    token: TOKEN,
+    env: () => ({ ...docs, ...DOMAINS, FSYNC: 'off' }),
+  });
+  const site = join(set.dir, 'www');
+  mkdirSync(site);
+  return { ...set, site };
 }
 // Once for the file: its `after` stops the servers after the last test.
 const setup = skip ? ({} as Setup) : await setUp();

@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { substitute } from './doc-blocks.ts';
-import { tempDir } from './helpers.ts';
+import { serverProcess, tempDir, type ServerProcess } from './helpers.ts';
 import { missingTool } from './missing-tool.ts';
 
 /** A program from Debian's PATH, also where a non-root PATH lacks `/usr/sbin`. */
@@ -74,6 +74,59 @@ export function makeCertificate(certDir: string, names: readonly string[]): stri
     `${certDir}fullchain.pem`,
   ]);
   return readFileSync(`${certDir}fullchain.pem`, 'utf8');
+}
+
+/** What a proxy test sets up once (`proxySetUp`). */
+export interface ProxySetUp {
+  /** Its temp dir, removed after the file's last test. */
+  dir: string;
+  cert: string;
+  certDir: string;
+  htpasswd: string;
+  caddyHash: string;
+  /** The server on `env`, and the same with `API_TOKEN` set to the gated configuration's token. */
+  open: ServerProcess;
+  gated: ServerProcess;
+}
+
+/**
+ * A certificate for `names`, the password file and Caddy's hash of `user`'s `password`, and two
+ * servers on what `env` gives (it may write files into the dir first; open, and gated with
+ * `token`), each in a data dir of its own: made once for a test file, stopped and removed after
+ * its last test.
+ */
+export async function proxySetUp(
+  prefix: string,
+  {
+    names,
+    user,
+    password,
+    env,
+    token,
+  }: { names: readonly string[]; user: string; password: string; env: (dir: string) => Record<string, string>; token: string },
+): Promise<ProxySetUp> {
+  const dir = tempDir(prefix);
+  const servers: ServerProcess[] = [];
+  after(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const certDir = `${join(dir, 'tls')}/`;
+  mkdirSync(certDir);
+  const cert = makeCertificate(certDir, names);
+  const htpasswd = join(dir, 'htpasswd');
+  writeFileSync(htpasswd, `${user}:${run(OPENSSL!, ['passwd', '-6', '-stdin'], password).trim()}\n`);
+  // bcrypt at Caddy's cost takes a second: while the servers start.
+  const caddyHash = caddyPasswordHash(password);
+  const settings = env(dir);
+  mkdirSync(join(dir, 'open'));
+  mkdirSync(join(dir, 'gated'));
+  const [open, gated] = await Promise.all([
+    serverProcess({ ...settings, DATA_DIR: join(dir, 'open') }),
+    serverProcess({ ...settings, DATA_DIR: join(dir, 'gated'), API_TOKEN: token }),
+  ]);
+  servers.push(open, gated);
+  return { dir, cert, certDir, htpasswd, caddyHash: await caddyHash, open, gated };
 }
 
 /** Caddy's hash of `password` (bcrypt, as `caddy hash-password` makes it for the page's block): a second at Caddy's cost. */
