@@ -105,6 +105,7 @@ async function download(page: Page, dir: string, format: 'CSV' | 'JSONL'): Promi
 /** Opens the Domains page from the header's navigation; the key of "Your links" (if any) is used. */
 async function openDomains(page: Page): Promise<void> {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Domains' }).click();
+  await page.locator('#domains').waitFor({ state: 'visible' });
 }
 
 const domainForm = (page: Page, host: string) => page.getByRole('form', { name: host, exact: true });
@@ -409,6 +410,7 @@ describe('several domains in the UI', { skip: missing }, () => {
 
     // Back home and again: the page reads them back.
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Links' }).click();
+    await page.locator('#home').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#domains').isVisible(), false);
     await openDomains(page);
     await page.locator('#domains-summary', { hasText: '2 domains' }).waitFor();
