@@ -46,9 +46,14 @@ export class LogKeys implements KeyStore {
     return true;
   }
 
-  /** Nothing is written for a key not there (revoked meanwhile): a revoked key stays revoked. */
+  /**
+   * Nothing is written for a key not there (revoked already). A use while a revoke of the key is on
+   * its way is written after it, as any write: acknowledged only once that revoke is durable too,
+   * and kept if a crash loses the revoke. Written after a revoke, it changes nothing (`KeyTable`):
+   * a revoked key stays revoked.
+   */
   async touchKey(id: string, at: number): Promise<void> {
-    if (this.table.get(id) === undefined || this.revoking.has(id)) return;
+    if (this.table.get(id) === undefined) return;
     await this.write({ op: 'U', id, at });
   }
 

@@ -125,6 +125,36 @@ test('of concurrent revokes of one key exactly one is true; a key is listed only
   assert.deepEqual(keys.keys(), [key('k2')]);
 });
 
+test('a use while a revoke of the key is on its way is written after it: acknowledged, it is never lost, even if the revoke is', async (t) => {
+  const dir = tempDir();
+  const held = heldWrites();
+  const { store, engine } = open(dir, { fs: held.fs });
+  t.after(() => engine.close().finally(() => rmSync(dir, { recursive: true, force: true })));
+  const keys = store.accessKeys;
+  await keys.addKey(key('k1'));
+  held.ctl.hold = true;
+  const revoking = keys.revokeKey('k1');
+  await held.held();
+  // Said done at once, with nothing written, a use was lost whenever the revoke then was (a crash).
+  let touched = false;
+  const touching = keys.touchKey('k1', T + 5).then(() => (touched = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(touched, false, 'not acknowledged before anything is durable');
+  held.release();
+  held.ctl.hold = false;
+  assert.equal(await revoking, true);
+  await touching;
+  assert.deepEqual(
+    logEntries(dir)
+      .filter((e) => e.op === 'W' || e.op === 'U')
+      .map((e) => e.op),
+    ['W', 'U'],
+    'the use written after the revoke',
+  );
+  assert.deepEqual(keys.keys(), [], 'and the revoked key stays revoked');
+  assert.deepEqual(replayedKeys(dir), []);
+});
+
 test('a key write that fails is StoreUnavailableError, leaves memory as it was, and is not there after a restart', async (t) => {
   const dir = tempDir();
   const { fs, disk } = fillableDisk();
