@@ -4,20 +4,38 @@
  *
  * - Four: most files wait on child processes (servers, browsers, databases) more than they compute;
  *   on two cores, two at a time left a core idle a fifth of the run, and five was slower again.
- * - Longest first: a run ends when its last file does. Were the browser and crash tests (a minute
- *   each) last, as their folders' names put them, the run would end on one file, the other slots
- *   idle.
+ * - Longest first: a run ends when its last file does. Were a minute-long file (a browser's, a
+ *   crash test's, the fuzzing) started last, the run would end on it, the other slots idle. The
+ *   order is each file's time in the last run on this machine (`test-output/file-times.json`,
+ *   written by the reporter), else in the table kept with the tests (`file-times.json` here,
+ *   a whole run's); a file in neither (a new one) counts as long as the median one, so that it is
+ *   not the one the run waits for at the end.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Folders whose files take longest (measured: browsers, crashes, lock races, clusters), in that order; then the rest by name. */
+/** Where the reporter writes this run's times, and where the next run reads them. */
+const LAST_RUN = 'test-output/file-times.json';
+/** The times kept with the tests: a clean clone (CI) orders by them. */
+const KEPT = 'test/support/file-times.json';
+
+/** Folders whose new files are likely long (browsers, crashes, lock races, clusters), in that order. */
 const LONGEST_FIRST = ['test/ui/', 'test/store/', 'test/scale/', 'test/cli/', 'test/deploy/'];
 
 const rank = (file: string): number => {
   const i = LONGEST_FIRST.findIndex((folder) => file.startsWith(folder));
   return i === -1 ? LONGEST_FIRST.length : i;
 };
+
+/** Seconds each file took, by path; a table that cannot be read is none. */
+function timesIn(path: string): Record<string, number> {
+  if (!existsSync(path)) return {};
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
 
 /** The `.test.ts` files in `dir` and in its folders, down to `depth` levels. */
 function testFiles(dir: string, depth: number): string[] {
@@ -28,14 +46,20 @@ function testFiles(dir: string, depth: number): string[] {
   });
 }
 
+const times = { ...timesIn(KEPT), ...timesIn(LAST_RUN) };
+// A file not timed yet: as long as the median timed one, so it starts among the long ones.
+const known = Object.values(times).sort((a, b) => a - b);
+const unknown = known[Math.floor(known.length / 2)] ?? 0;
+const timeOf = (file: string): number => times[file] ?? unknown;
+
 // Files in a folder of test/ or one level deeper, never in test/ itself.
 const files = testFiles('test', 2)
   .filter((file) => file.split('/').length > 2)
-  .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  .sort((a, b) => timeOf(b) - timeOf(a) || rank(a) - rank(b) || (a < b ? -1 : 1));
 
 const run = spawnSync(
   process.execPath,
   ['--import', './scripts/ts-loader.mjs', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...files],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: { ...process.env, TEST_FILE_TIMES_OUT: LAST_RUN } },
 );
 process.exit(run.status ?? 1);

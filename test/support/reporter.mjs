@@ -3,10 +3,12 @@
  * name, message, diff and stack), then each failed test's file and name, each test not run with
  * its reason (in the cluster target, those about one process's own state), the output of a file
  * that failed outside its tests (its own failure says only "test failed"; under CI a missing tool
- * fails a file so, as it loads), the 20 slowest files, then the run's totals on one line. Plain JavaScript: node loads
- * reporters before the TypeScript loader (`--import ./scripts/ts-loader.mjs`) applies.
+ * fails a file so, as it loads), the 20 slowest files, then the run's totals on one line; and,
+ * when `TEST_FILE_TIMES_OUT` names a file, every file's time there as JSON (the next run's order,
+ * local-pass.ts). Plain JavaScript: node loads reporters before the TypeScript loader (`--import ./scripts/ts-loader.mjs`) applies.
  */
-import { relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import { dot } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
@@ -59,6 +61,13 @@ export default async function* reporter(source) {
   if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
   for (const file of broken) yield `\n${where(file)}failed outside its tests; its output:\n${stderr.get(file) ?? '(none)\n'}`;
+  // Each file's time, for the next run's order (local-pass.ts), when the pass asks for it.
+  const timesOut = process.env.TEST_FILE_TIMES_OUT;
+  if (timesOut && files.size) {
+    const times = Object.fromEntries([...files].map(([file, ms]) => [where(file).slice(0, -2), Math.round(ms / 100) / 10]).sort());
+    mkdirSync(dirname(timesOut), { recursive: true });
+    writeFileSync(timesOut, `${JSON.stringify(times, null, 1)}\n`);
+  }
   if (files.size) {
     const slowest = [...files].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
     yield `\nSlowest files (time in their tests, other files running beside them):\n${slowest.map(([file, ms]) => `${(ms / 1000).toFixed(1).padStart(7)} s  ${where(file).slice(0, -2)}`).join('\n')}\n`;
