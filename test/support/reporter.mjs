@@ -66,7 +66,7 @@ export default async function* reporter(source) {
   if (timesOut && files.size) {
     const times = Object.fromEntries([...files].map(([file, ms]) => [where(file).slice(0, -2), Math.round(ms / 100) / 10]).sort());
     mkdirSync(dirname(timesOut), { recursive: true });
-    writeFileSync(timesOut, `${JSON.stringify(times, null, 1)}\n`);
+    writeFileSync(timesOut, `${JSON.stringify(times, null, 2)}\n`);
   }
   if (files.size) {
     const slowest = [...files].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
