@@ -39,6 +39,23 @@ export interface DispatchDeps {
   reserved: ReadonlySet<string>;
 }
 
+/**
+ * The characters of a path segment that normalizing leaves as they are (paths.ts): printable ASCII
+ * but `/ ? # % \`, as a table by char code (1: plain).
+ */
+const PLAIN = new Uint8Array(128);
+for (let c = 0x21; c < 0x7f; c++) PLAIN[c] = '/?#%\\'.includes(String.fromCharCode(c)) ? 0 : 1;
+
+/** True when `s` is one path segment that `normalizeTarget` gives back unchanged (no dot segment). */
+function isPlainSegment(s: string): boolean {
+  if (s.length === 0 || s === '.' || s === '..') return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || PLAIN[c] === 0) return false;
+  }
+  return true;
+}
+
 /** `rawHeaders` holds names and values in turn. */
 const MAX_RAW_HEADERS = MAX_REQUEST_HEADERS * 2;
 
@@ -59,9 +76,10 @@ function reservedPathsOf(reserved: ReadonlySet<string>, linkPrefix: string): Rea
 
 /**
  * The fast path's answers other than a plain hit: `fastAnswer` for a database's decision or a
- * preview, and `missed` for a code no link has (counted as the general path counts `/:code`).
+ * preview, and `missed` for a code no link has (counted as the general path counts `/:code`), or
+ * a path the general path would route there (`codeRouted`).
  */
-function fastAnswers({ service, reply, metrics, uiServed }: DispatchDeps) {
+function fastAnswers({ service, reply, metrics, uiServed, match }: DispatchDeps) {
   const fastCounts = metrics.fastRedirects;
 
   function fastAnswer(res: ServerResponse, req: IncomingMessage, hit: Visit, domain: Domain): void | Promise<void> {
@@ -80,7 +98,19 @@ function fastAnswers({ service, reply, metrics, uiServed }: DispatchDeps) {
     else count();
   }
 
-  return { fastAnswer, missed };
+  /**
+   * Whether the general path would answer `rest` with the route of a short link: a code, or one
+   * plain segment (nothing normalizing changes) that no other route takes (`/yourls-api.php` is
+   * YOURLS' while it is on).
+   */
+  function codeRouted(rest: string, method: string): boolean {
+    if (isCodeShaped(rest)) return true;
+    if (!isPlainSegment(rest)) return false;
+    const found = match(method, [rest]);
+    return found?.route.path === CODE_ROUTE && found.handler !== undefined;
+  }
+
+  return { fastAnswer, missed, codeRouted };
 }
 
 export function createDispatch(deps: DispatchDeps): Handler {
@@ -99,7 +129,7 @@ export function createDispatch(deps: DispatchDeps): Handler {
   const { fail, crowded } = failures;
   const general = createGeneralPath(deps, failures);
 
-  const { fastAnswer, missed } = fastAnswers(deps);
+  const { fastAnswer, missed, codeRouted } = fastAnswers(deps);
 
   function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void {
     const target = targetOf(req);
@@ -143,7 +173,8 @@ export function createDispatch(deps: DispatchDeps): Handler {
         // route it to `/:code` and give this same answer, a 404 or the domain's redirect, and an
         // orphan visit. Given here, and counted as it counts it: a scanner's random paths cost
         // less (docs/performance.md, several domains).
-        if (decided?.kind === 'missing' && isCodeShaped(target.slice(linkPrefix.length))) return missed(res, req, method, decided, domain);
+        // So is a miss of any other one plain segment (`/wp-login.php`) the router gives `/:code`.
+        if (decided?.kind === 'missing' && codeRouted(target.slice(linkPrefix.length), method)) return missed(res, req, method, decided, domain);
       } catch (err) {
         return fail(res, err, method, target);
       }

@@ -93,6 +93,13 @@ test('a plain code no link has is answered on the fast path with the bytes the g
     assert.match(fast, /Link not found/);
     assert.equal(await rawAnswer(h.port, '/zzzzzz?utm=x'), fast);
     assert.equal(await rawAnswer(h.port, '/zzzzzz', 'HEAD'), fast.slice(0, fast.indexOf('\r\n\r\n') + 4), 'HEAD: the same head, no body');
+    // Any other plain segment a scanner sends is the same miss, on the fast path too; the spelling
+    // with a query, or with a letter escaped, takes the router.
+    for (const path of ['/wp-login.php', "/a.b~c!$&'()*+,;=:@"]) {
+      assert.equal(await rawAnswer(h.port, path), fast, path);
+      assert.equal(await rawAnswer(h.port, `${path}?x=1`), fast, `${path}?x=1`);
+    }
+    assert.equal(await rawAnswer(h.port, '/wp-login.ph%70'), fast);
     const set = await h.req(`/api/domains/127.0.0.1:${h.port}`, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
