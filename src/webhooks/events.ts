@@ -1,0 +1,102 @@
+/**
+ * What a webhook can tell (SPEC §18): the event types, the rule for a subscription's list of them,
+ * and the body of a delivery. The body follows the Standard Webhooks payload structure,
+ * `{"type","timestamp","data"}`, written here once so every sender writes it alike.
+ */
+import { Refusal } from '../links/refusal.ts';
+
+/** The event types, in the order the API and the UI list them. Names follow the specification: `noun.verb`, `[a-z_]`. */
+export const EVENT_TYPES = Object.freeze(['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached', 'ping'] as const);
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Each type: whether a subscription may ask for it, and what it says. `ping` is sent only by
+ * `POST /api/webhooks/<id>/test`, to the one subscription tested, whatever its list says: asking
+ * for it would mean nothing.
+ */
+export const EVENT_TABLE: Readonly<Record<EventType, { readonly subscribable: boolean; readonly description: string }>> = Object.freeze({
+  'link.created': { subscribable: true, description: 'a link was made' },
+  'link.updated': { subscribable: true, description: 'a link was edited' },
+  'link.deleted': { subscribable: true, description: 'a link was deleted' },
+  'link.clicked': { subscribable: true, description: 'a visit was counted' },
+  'link.limit_reached': { subscribable: true, description: "a visit used up a link's visit limit" },
+  ping: { subscribable: false, description: 'a test delivery' },
+});
+
+/** The types a subscription may ask for, in table order. */
+export const SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = Object.freeze(EVENT_TYPES.filter((type) => EVENT_TABLE[type].subscribable));
+
+// A Set, not `in EVENT_TABLE`: `'toString' in table` is true, and a type is only what is listed.
+const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && KNOWN.has(value);
+}
+
+/**
+ * A subscription's `events`: a non-empty array of distinct, known, subscribable types. The result
+ * is in table order, not the order sent: two subscriptions to the same events store the same list.
+ */
+export function checkEventList(input: unknown): EventType[] | Refusal {
+  const choices = `one or more of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}`;
+  if (!Array.isArray(input)) return new Refusal(`events must be an array of event types: ${choices}`);
+  if (input.length === 0) return new Refusal(`events must not be empty: ${choices}`);
+  const seen = new Set<EventType>();
+  for (const item of input) {
+    if (typeof item !== 'string') return new Refusal(`events must be strings: ${choices}`);
+    if (!isEventType(item)) return new Refusal(`events: ${quoted(item)} is not an event type: ${choices}`);
+    if (!EVENT_TABLE[item].subscribable) return new Refusal(`events: ${item} cannot be subscribed to (it is sent only by a test delivery)`);
+    if (seen.has(item)) return new Refusal(`events: ${item} is listed more than once`);
+    seen.add(item);
+  }
+  return SUBSCRIBABLE_EVENT_TYPES.filter((type) => seen.has(type));
+}
+
+/** A value from a request, echoed in a refusal: as JSON, and cut, so a long one cannot fill a log line. */
+function quoted(value: string): string {
+  const chars = [...value];
+  return JSON.stringify(chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : value);
+}
+
+/** 9999-12-31T23:59:59Z: past it ISO 8601 needs a six-digit, signed year that few readers parse. */
+const MAX_TIMESTAMP_S = 253_402_300_799;
+
+/**
+ * The body of a delivery: `{"type","timestamp","data"}`, keys in that order, no spaces (the body is
+ * signed as sent, so it is made once and never re-serialised). `timestamp` is when the event
+ * happened, not when it is sent (the `webhook-timestamp` header is that), in ISO 8601 UTC with a
+ * `Z`, as the specification's example writes it, but to the second (`2022-11-03T20:26:10Z`): the
+ * event's time is whole Unix seconds, and a `.000` would claim a precision it does not have. The
+ * keys of `data` keep the order the caller built them in. `data` must be a value JSON can hold:
+ * `undefined` would drop the key, so it is a bug here.
+ */
+export function eventBody(type: EventType, timestamp: number, data: unknown): string {
+  if (!isEventType(type)) throw new TypeError('eventBody needs a known event type');
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0 || timestamp > MAX_TIMESTAMP_S)
+    throw new RangeError('an event timestamp must be whole Unix seconds from 1970 to 9999');
+  if (data === undefined) throw new TypeError('an event needs data (null for none)');
+  const iso = new Date(timestamp * 1000).toISOString().replace('.000Z', 'Z');
+  return JSON.stringify({ type, timestamp: iso, data });
+}
+
+/** What a visit event of §13 holds that a route may show: never the daily visitor id. */
+export interface ClickedVisit {
+  readonly time: number;
+  readonly referrer: string | null;
+  readonly country: string | null;
+  readonly browser: string | null;
+  readonly os: string | null;
+  readonly device: string | null;
+  readonly bot: boolean;
+}
+
+/**
+ * The `data` of `link.clicked`: the link's code and domain (null for the default one) and the
+ * visit's event, copied field by field, so whatever else the recorder's event carries (the daily
+ * visitor id, and anything added later) is never sent.
+ */
+export function clickedData(code: string, domain: string | null, visit: ClickedVisit): Record<string, unknown> {
+  const { time, referrer, country, browser, os, device, bot } = visit;
+  return { short_code: code, domain, visit: { time, referrer, country, browser, os, device, bot } };
+}

@@ -1,0 +1,103 @@
+/**
+ * Signing a delivery the way the Standard Webhooks specification (standardwebhooks.com, version
+ * 1.0.0) says, so a receiver verifies it with any of that project's libraries and nothing of ours:
+ * the secret is `whsec_` + base64 of its key bytes; the signed content is `id.timestamp.body`; the
+ * signature is `v1,` + base64 of HMAC-SHA256 under the key bytes (not under the `whsec_` text); the
+ * three `webhook-*` headers carry id, timestamp and signature.
+ *
+ * A bad secret, id or timestamp here is a bug of the caller (each comes from this service, never
+ * from a request), so it throws; the message never holds the secret, since an error may be logged.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+const SECRET_PREFIX = 'whsec_';
+
+/** Bytes of a secret's key (SPEC §18): 192 bits, more than any brute force reaches. */
+export const SECRET_BYTES = 24;
+
+/**
+ * Exactly what `newSecret` makes: 24 bytes are 32 base64 characters with no padding. Stricter than
+ * the specification on purpose: Node's base64 decoder skips characters it does not know, so a
+ * looser check would let a damaged secret sign with other key bytes than the receiver holds.
+ */
+const SECRET_SHAPE = /^whsec_[A-Za-z0-9+/]{32}$/;
+
+/**
+ * The message id may not hold a `.`: it is the delimiter of the signed content, and an id with one
+ * could make two different (id, timestamp, body) triples sign the same text.
+ */
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A new signing secret, shown once when a subscription is made. */
+export function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+}
+
+/** Whether `s` is a secret as `newSecret` makes them. */
+export function isSecret(s: unknown): s is string {
+  return typeof s === 'string' && SECRET_SHAPE.test(s);
+}
+
+/** `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` (UTF-8) under the secret's key bytes. */
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  if (!isSecret(secret)) throw new TypeError(`a webhook secret must be "${SECRET_PREFIX}" and the base64 of ${SECRET_BYTES} bytes`);
+  if (!ID_SHAPE.test(id)) throw new TypeError('a webhook message id must be 1 to 128 letters, digits, "_" or "-"');
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError('a webhook timestamp must be whole Unix seconds');
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/**
+ * The headers of one delivery attempt, as pairs in the order they are sent. `timestamp` is the
+ * attempt's time (Unix seconds), not the event's: each retry is signed anew, so a receiver's
+ * replay window (five minutes in the official libraries) judges the attempt it is reading.
+ */
+export function deliveryHeaders(secret: string, id: string, timestamp: number, body: string): [name: string, value: string][] {
+  return [
+    ['webhook-id', id],
+    ['webhook-timestamp', String(timestamp)],
+    ['webhook-signature', signature(secret, id, timestamp, body)],
+    ['content-type', 'application/json'],
+  ];
+}
+
+/** Crockford's base32: no I, L, O or U, so an id read aloud or retyped is not misread. */
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The largest time a ULID's 48 bits hold (the year 10889). */
+const MAX_ULID_MS = 2 ** 48 - 1;
+
+/**
+ * A new event id: `msg_` + a ULID (ulid/spec): 10 characters of the time in milliseconds, then 16
+ * of 80 random bits, all Crockford base32. Fixed width and time first, so ids sort by when they
+ * were made (to the millisecond; within one millisecond the order is random), which makes a list
+ * of deliveries and a receiver's log readable in order. Nothing relies on that order: delivery
+ * order comes from the outbox's sequence, and the id is the receiver's idempotency key, which
+ * needs only uniqueness (two ids of one millisecond collide with odds of 2⁻⁸⁰). Chosen over the
+ * specification's example (a KSUID, base62) because base32 of whole bits needs no big-number
+ * division. `nowMs` is the injected clock's reading; `Date.now()` only when none is given.
+ */
+export function newEventId(nowMs: number = Date.now()): string {
+  if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > MAX_ULID_MS) throw new RangeError('an event id needs a time of 0 to 2^48 - 1 milliseconds');
+  let time = '';
+  for (let rest = nowMs, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = CROCKFORD[rest % 32] + time;
+  return `msg_${time}${base32(randomBytes(10))}`;
+}
+
+/** Base32 of whole 5-bit groups (10 bytes are 80 bits, 16 characters: nothing is left over). */
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let buffered = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffered = (buffered << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(buffered >>> bits) & 31];
+    }
+    // Only the bits not yet written are kept, so `buffered` never grows past 12 bits.
+    buffered &= (1 << bits) - 1;
+  }
+  return out;
+}
