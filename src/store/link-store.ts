@@ -17,8 +17,10 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 export { keyOnDomain, labelsOf, type Labels } from './record-fields.ts';
+export { routingOf, someRouting, type Routing, type StoredCondition, type StoredRule } from './routing.ts';
 
 import type { DomainStore } from './domain-store.ts';
+import type { Routing } from './routing.ts';
 import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
@@ -66,6 +68,8 @@ export interface LinkRecord {
   tags?: readonly string[] | undefined;
   /** The `id` of the stored key that made the link (docs/security.md); absent or null = none. */
   author?: string | null | undefined;
+  /** Where the link sends each visitor (rules, validity, password: `routing.ts`); absent or null = none. */
+  routing?: Routing | null | undefined;
 }
 
 /**
@@ -81,6 +85,8 @@ export interface LinkChanges {
   title?: string | null;
   /** [] clears the tags. */
   tags?: readonly string[];
+  /** The link's whole routing (`routing.ts`), as it is to be; null clears it. */
+  routing?: Routing | null;
 }
 
 /**

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test as nodeTest, type TestContext } from 'node:test';
 import type { DomainRedirects } from '../../src/store/domain-store.ts';
-import type { LinkRecord, LinkStore, MaybePromise, VisitDecision } from '../../src/store/link-store.ts';
+import type { LinkRecord, LinkStore, MaybePromise, Routing, VisitDecision } from '../../src/store/link-store.ts';
 
 /** Where a store lives: opened empty the first time, and reopened with what it held at close. */
 export interface StorePlace {
@@ -562,6 +562,61 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       assert.deepEqual(await store.update('lab004', { tags: ['p', 'q'] }, T), retagged);
       expected = [edited, retitled, untitled, retagged];
       await check('after edits');
+      store = await handle.reopen();
+      await check('after edits and a reopen');
+    });
+
+    test('routing round-trips whole through insert, get, list, export, update (set, replace, clear, kept) and a reopen', async (t) => {
+      const handle = await fresh(t);
+      let store = handle.store;
+      // Every part, with text a JSON field must escape: a tab, a quote, a line separator, non-ASCII.
+      const routing: Routing = {
+        rules: [
+          { url: 'https://example.com/ios?a="b"', conditions: [{ type: 'device', key: null, value: 'ios' }] },
+          {
+            url: 'https://example.com/fr\u2028',
+            conditions: [
+              { type: 'language', key: null, value: 'fr' },
+              { type: 'query-param', key: 'ref\t', value: 'Émile' },
+            ],
+          },
+        ],
+        forwardQuery: true,
+        validSince: T - 10,
+        validUntil: T + 1_000,
+        fallbackUrl: 'https://example.com/later',
+        passwordHash: `scrypt$N=16384,r=8,p=1$${'a'.repeat(22)}$${'b'.repeat(43)}`,
+      };
+      const routed: LinkRecord = { ...rec('rte001', 'https://example.com/r'), author: 'keyA', routing };
+      const partly: LinkRecord = { ...rec('rte002'), title: 't', routing: { forwardQuery: true } };
+      const plain = rec('rte003');
+      for (const r of [routed, partly, plain]) assert.equal(await inserted(store, r), true);
+      let expected = [routed, partly, plain];
+      const check = async (label: string): Promise<void> => {
+        for (const r of expected) assert.deepEqual(await settle(store.get(r.code, T)), r, `${label}: get ${r.code}`);
+        const page = await store.list({ offset: 0, now: T });
+        try {
+          assert.deepEqual(await page.slice(0, page.count), [...expected].reverse(), label);
+        } finally {
+          page.release();
+        }
+        assert.deepEqual(await exported(store), expected, label);
+      };
+      await check('before reopen');
+      store = await handle.reopen();
+      await check('after reopen');
+      const moved: LinkRecord = { ...routed, url: 'https://example.com/r2' };
+      assert.deepEqual(await store.update('rte001', { url: 'https://example.com/r2' }, T), moved, 'an edit of another field keeps the routing');
+      const replaced: LinkRecord = { ...partly, routing: { validUntil: T + 5 } };
+      assert.deepEqual(await store.update('rte002', { routing: { validUntil: T + 5 } }, T), replaced, 'routing is replaced whole');
+      const given: LinkRecord = { ...plain, routing: { fallbackUrl: 'https://example.com/f' } };
+      assert.deepEqual(await store.update('rte003', { routing: { fallbackUrl: 'https://example.com/f' } }, T), given);
+      expected = [moved, replaced, given];
+      await check('after edits');
+      const cleared = rec('rte003');
+      assert.deepEqual(await store.update('rte003', { routing: null }, T), cleared, 'null clears it');
+      assert.deepEqual(await store.update('rte002', { routing: {} }, T), { ...rec('rte002'), title: 't' }, 'so does an empty one');
+      expected = [moved, { ...rec('rte002'), title: 't' }, cleared];
       store = await handle.reopen();
       await check('after edits and a reopen');
     });

@@ -21,9 +21,11 @@
  *   O                                                                  an orphan visit (`orphan-log.ts`)
  *
  * `<labels>` (format 4) is the JSON array `[title, tags]` (title a string or null, tags an array of
- * strings), and a create's `[title, tags, author]` for a link with an author (format 5,
- * `link-labels.ts`). A link without any has no such field, in a create or an edit: an edit carries
- * the link's title and tags whole, so one without labels clears them; it never changes the author.
+ * strings), a create's `[title, tags, author]` for a link with an author (format 5), and with the
+ * link's routing last (format 7: `[title, tags, author, routing]` in a create, `[title, tags,
+ * routing]` in an edit; `link-labels.ts`). A link without any has no such field, in a create or an
+ * edit: an edit carries the link's title, tags and routing whole, so one without labels clears
+ * them; it never changes the author.
  *
  * A link's visit count is its untracked visits (the count of its create or count batch) plus its
  * events; in a log before format 3 every visit was an untracked one.
@@ -59,7 +61,7 @@ import { STRIDE } from '../../visits/packed.ts';
 import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 

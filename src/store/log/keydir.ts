@@ -168,12 +168,12 @@ export class Keydir extends KeydirVisits {
   /**
    * Edits the live slot `s` in place (an edit entry): it keeps its slot, so its place in the
    * newest-first order. A new URL gets fresh arena bytes (the old ones are reclaimed by `vacuum`)
-   * and moves the slot to its new URL's chain. The title and tags are the edit's, whole; the
-   * author stays the slot's (an edit never changes it).
+   * and moves the slot to its new URL's chain. The title, tags and routing are the edit's, whole;
+   * the author stays the slot's (an edit never changes it).
    */
   edit(s: number, url: string, retentionDays: number, maxVisits: number | null, labels?: LabelSource): void {
     this.remembered.clear();
-    this.setLabels(s, { title: labels?.title, tags: labels?.tags, author: this.labelled.get(s)?.author });
+    this.setLabels(s, { title: labels?.title, tags: labels?.tags, author: this.labelled.get(s)?.author, routing: labels?.routing });
     this.retention[s] = retentionDays;
     this.limit[s] = maxVisits ?? 0;
     const codeBytes = this.codeLen[s]!;
@@ -283,6 +283,7 @@ export class Keydir extends KeydirVisits {
     if (labels?.title !== undefined) rec.title = labels.title;
     if (labels?.tags !== undefined) rec.tags = labels.tags;
     if (labels?.author !== undefined) rec.author = labels.author;
+    if (labels?.routing !== undefined) rec.routing = labels.routing;
     return rec;
   }
 

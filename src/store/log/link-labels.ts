@@ -1,22 +1,26 @@
 /**
- * A link's labels in the log store: its title and tags (format 4) and its author, the `id` of the
- * stored key that created it (format 5, docs/storage.md). What a slot keeps of them (`slotLabels`:
- * only what it has, nothing for a link that has none, so the others pay nothing) and the
- * `<labels>` field of a log line that carries them, written and read back here side by side.
+ * A link's labels in the log store: its title and tags (format 4), its author, the `id` of the
+ * stored key that created it (format 5, docs/storage.md), and its routing (format 7: rules,
+ * validity, password, `routing.ts`). What a slot keeps of them (`slotLabels`: only what it has,
+ * nothing for a link that has none, so the others pay nothing) and the `<labels>` field of a log
+ * line that carries them, written and read back here side by side.
  *
- * The field is the JSON array `[title, tags]`, or `[title, tags, author]` for a link with an
- * author: JSON escapes every tab and line break a title may hold, so the field needs no escaping of
- * its own. Only a create carries the author: an edit never changes it, so an edit's labels are
- * `[title, tags]` and an edit keeps the author its link has.
+ * The field is the JSON array `[title, tags]`, `[title, tags, author]` for a link with an author,
+ * and `[title, tags, author, routing]` (author null for none) for a link with routing: JSON
+ * escapes every tab and line break a title may hold, so the field needs no escaping of its own.
+ * Only a create carries the author: an edit never changes it, so an edit's labels are
+ * `[title, tags]`, or `[title, tags, routing]`, and an edit keeps the author its link has. An edit
+ * carries the routing whole, as it does the title and tags: one without any clears it.
  */
-import { labelsOf, type Labels, type LinkRecord } from '../link-store.ts';
+import { labelsOf, routingOf, someRouting, type Labels, type LinkRecord, type Routing } from '../link-store.ts';
 
 /** Where labels are read from: a record, an entry of the log. */
-export type LabelSource = Pick<LinkRecord, 'title' | 'tags' | 'author'>;
+export type LabelSource = Pick<LinkRecord, 'title' | 'tags' | 'author' | 'routing'>;
 
 /** The labels a slot keeps: only those it has (`LinkRecord`). */
 export interface SlotLabels extends Labels {
   author?: string;
+  routing?: Routing;
 }
 
 /** An author as given (null, empty or absent = none): the id, or undefined. */
@@ -32,8 +36,9 @@ function authorOf(source: LabelSource | undefined): string | undefined {
 export function slotLabels(source: LabelSource | undefined): SlotLabels | undefined {
   const labels: SlotLabels | undefined = source && labelsOf(source.title, source.tags);
   const author = authorOf(source);
-  if (author === undefined) return labels;
-  return { ...labels, author };
+  const routing = someRouting(source?.routing);
+  if (author === undefined && routing === undefined) return labels;
+  return { ...labels, ...(author === undefined ? {} : { author }), ...(routing === undefined ? {} : { routing }) };
 }
 
 /**
@@ -43,6 +48,11 @@ export function slotLabels(source: LabelSource | undefined): SlotLabels | undefi
 export function encodeLabels(source: LabelSource, withAuthor: boolean): string | undefined {
   const labels = labelsOf(source.title, source.tags);
   const author = withAuthor ? authorOf(source) : undefined;
+  const routing = someRouting(source.routing);
+  if (routing !== undefined) {
+    const head = [labels?.title ?? null, labels?.tags ?? []];
+    return JSON.stringify(withAuthor ? [...head, author ?? null, routing] : [...head, routing]);
+  }
   if (author !== undefined) return JSON.stringify([labels?.title ?? null, labels?.tags ?? [], author]);
   return labels && JSON.stringify([labels.title ?? null, labels.tags ?? []]);
 }
@@ -58,14 +68,20 @@ export function decodeLabels(text: string, withAuthor: boolean): LabelSource | u
   } catch {
     return undefined;
   }
-  if (!Array.isArray(value) || (value.length !== 2 && !(withAuthor && value.length === 3))) return undefined;
-  const [title, tags, author] = value as unknown[];
+  // A create's: [title, tags], [title, tags, author] or [title, tags, author | null, routing]; an
+  // edit's: [title, tags] or [title, tags, routing].
+  if (!Array.isArray(value) || value.length < 2 || value.length > (withAuthor ? 4 : 3)) return undefined;
+  const [title, tags] = value as unknown[];
+  const author: unknown = withAuthor ? value[2] : undefined;
+  const routing = routingOf(value.length === (withAuthor ? 4 : 3) ? value[value.length - 1] : undefined);
   if ((title !== null && typeof title !== 'string') || !Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
-  if (value.length === 3 && (typeof author !== 'string' || author === '')) return undefined;
+  if (routing === false) return undefined;
+  if (withAuthor && value.length >= 3 && !(typeof author === 'string' && author !== '') && !(value.length === 4 && author === null)) return undefined;
   const labels: LabelSource = {};
   if (title !== null) labels.title = title;
   if (tags.length > 0) labels.tags = tags as string[];
   if (typeof author === 'string') labels.author = author;
+  if (routing !== undefined) labels.routing = routing;
   return labels;
 }
 

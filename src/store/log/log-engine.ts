@@ -85,8 +85,8 @@ export class LogEngine extends EngineLifecycle {
   }
 
   /**
-   * Edits the record of `code` in place: `url`, `retentionDays`, `maxVisits`, `title` and `tags`
-   * become those of `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
+   * Edits the record of `code` in place: `url`, `retentionDays`, `maxVisits`, `title`, `tags` and
+   * `routing` become those of `rec`. Resolves once the edit entry is durable with the record as edited, or undefined when
    * the code was gone by then. The caller makes sure one edit of a code runs at a time.
    *
    * A link left with a visit limit has its count written with the edit, in the same write and
@@ -99,7 +99,16 @@ export class LogEngine extends EngineLifecycle {
     const counted = before === -1 ? 0 : records.visits(before);
     const gainsLimit = rec.maxVisits !== null && before !== -1 && records.maxVisits(before) === 0;
     const entries: Entry[] = [
-      { op: 'E', code: rec.code, url: rec.url, retentionDays: rec.retentionDays, maxVisits: rec.maxVisits, title: rec.title, tags: rec.tags },
+      {
+        op: 'E',
+        code: rec.code,
+        url: rec.url,
+        retentionDays: rec.retentionDays,
+        maxVisits: rec.maxVisits,
+        title: rec.title,
+        tags: rec.tags,
+        routing: rec.routing,
+      },
     ];
     if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
     let edited: StoredRecord | undefined;

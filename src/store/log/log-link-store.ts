@@ -245,6 +245,7 @@ export class LogLinkStore implements LinkStore {
         maxVisits: changes.maxVisits === undefined ? rec.maxVisits : changes.maxVisits,
         title: changes.title === undefined ? rec.title : changes.title,
         tags: changes.tags ?? rec.tags,
+        routing: changes.routing === undefined ? rec.routing : changes.routing,
       });
     } catch (err) {
       throw unwritable(err);

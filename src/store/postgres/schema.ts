@@ -198,6 +198,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX orphan_visits_time ON orphan_visits (time, id);
     `,
   },
+  {
+    version: 7,
+    name: 'routing',
+    // Where a link sends each visitor (docs/api.md: rules, validity, password): one JSON object,
+    // NULL for the links that have none (nearly all), read whole with the link (store/routing.ts).
+    sql: `
+      ALTER TABLE links ADD COLUMN routing jsonb NULL;
+    `,
+  },
 ];
 
 /**

@@ -7,45 +7,12 @@
  * bounds the calls. Expiry is decided here, at read time, by the caller's clock, never the database's.
  */
 import type postgres from 'postgres';
-import type { LinkRecord, ListQuery } from '../link-store.ts';
+import { someRouting, type LinkRecord, type Routing } from '../link-store.ts';
 import type { EventColumns } from './event-row.ts';
+import { type ColumnValue, folded, type ListFilter, type Row } from './link-rows.ts';
 import { REAPER_LOCK } from './schema.ts';
 
-/** A row of `links` as the driver returns it: `bigint` columns come as strings. */
-export interface Row {
-  code: string;
-  url: string;
-  created_at: string;
-  retention_days: number;
-  visit_count: string;
-  untracked_visits: string;
-  max_visits: number | null;
-  title: string | null;
-  tags: string[];
-  /** Migration 5: the stored key that created the link. */
-  author: string | null;
-  seq: string;
-}
-
-/** What a list keeps (`ListQuery`'s filters). */
-export type ListFilter = Pick<ListQuery, 'q' | 'tags' | 'author' | 'domain'>;
-
-export const toRecord = (r: Row): LinkRecord => ({
-  code: r.code,
-  url: r.url,
-  createdAt: Number(r.created_at),
-  retentionDays: r.retention_days,
-  visits: Number(r.visit_count),
-  untracked: Number(r.untracked_visits),
-  maxVisits: r.max_visits,
-  // Only what the link has, as every store answers (most links have neither).
-  ...(r.title !== null && { title: r.title }),
-  ...(r.tags.length > 0 && { tags: r.tags }),
-  ...(r.author !== null && { author: r.author }),
-});
-
-/** A title as the list's `q` searches it (`title_folded`, migration 4). */
-export const folded = (title: string | null | undefined): string | null => (title === null || title === undefined ? null : title.toLowerCase());
+export { folded, toRecord, type ColumnValue, type ListFilter, type Row } from './link-rows.ts';
 
 /** Reads a chunk of a long page inside its held snapshot: on from seq `after`, or at offset `skip`. */
 export type ChunkQuery = (tx: postgres.TransactionSql, after: string | undefined, skip: number, n: number) => postgres.PendingQuery<Row[]>;
@@ -125,14 +92,14 @@ export class PostgresStatements {
 
   get(code: string, now: number): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing FROM links
       WHERE code = ${code} AND ${this.live(now)}`;
   }
 
   newestByUrl(url: string, now: number, domain?: string | null): postgres.PendingQuery<Row[]> {
     // The hash index on url finds the few links of this URL; the newest live one (of the domain) wins.
     return this.sql<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing FROM links
       WHERE url = ${url} AND ${this.live(now)} ${this.onDomain(domain)} ORDER BY seq DESC LIMIT 1`;
   }
 
@@ -141,7 +108,7 @@ export class PostgresStatements {
     return this.sql<(Row & { total: string })[]>`
       SELECT p.*, (SELECT count(*) FROM links WHERE ${this.live(now)} ${this.filter(filter)}) AS total
       FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author FROM links
+        SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing FROM links
         WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}
       ) AS p ON true`;
   }
@@ -153,7 +120,7 @@ export class PostgresStatements {
   /** The first chunk of a long page, newest first. */
   firstChunk(tx: postgres.TransactionSql, now: number, filter: ListFilter, n: number, offset: number): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing, seq FROM links
       WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${offset}`;
   }
 
@@ -161,16 +128,16 @@ export class PostgresStatements {
   chunks(now: number, filter: ListFilter): ChunkQuery {
     return (tx, after, skip, n) =>
       after !== undefined
-        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
+        ? tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing, seq FROM links
             WHERE ${this.live(now)} ${this.filter(filter)} AND seq < ${after} ORDER BY seq DESC LIMIT ${n}`
-        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
+        : tx<Row[]>`SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing, seq FROM links
             WHERE ${this.live(now)} ${this.filter(filter)} ORDER BY seq DESC LIMIT ${n} OFFSET ${skip}`;
   }
 
   /** A chunk of the export: oldest first, on from seq `after`. */
   exportChunk(tx: postgres.TransactionSql, now: number, after: string, n: number, author: string | undefined): postgres.PendingQuery<Row[]> {
     return tx<Row[]>`
-      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, seq FROM links
+      SELECT code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing, seq FROM links
       WHERE ${this.live(now)} ${this.filter({ author })} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
@@ -188,6 +155,7 @@ export class PostgresStatements {
       title_folded: folded(r.title),
       tags: (r.tags ?? []) as string[],
       author: r.author ?? null,
+      routing: this.routing(r.routing),
     }));
     const columns: (keyof (typeof rows)[number])[] = [
       'code',
@@ -201,6 +169,7 @@ export class PostgresStatements {
       'title_folded',
       'tags',
       'author',
+      'routing',
     ];
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
@@ -218,8 +187,9 @@ export class PostgresStatements {
     const tags = (record.tags ?? []) as string[];
     const author = record.author ?? null;
     return tx`
-      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, title_folded, tags, author)
-      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${folded(title)}, ${tags}::text[], ${author})
+      INSERT INTO links (code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, title_folded, tags, author, routing)
+      VALUES (${code}, ${url}, ${createdAt}, ${retentionDays}, ${visits}, ${untracked}, ${maxVisits}, ${title}, ${folded(title)}, ${tags}::text[], ${author},
+        ${this.routing(record.routing)})
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 
@@ -238,10 +208,16 @@ export class PostgresStatements {
   }
 
   /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
-  update(code: string, now: number, set: Record<string, string | number | string[] | null>, columns: string[]): postgres.PendingQuery<Row[]> {
+  /** A record's routing as the column takes it: a JSON parameter (`jsonb`), or NULL for none. */
+  routing(routing: Routing | null | undefined): postgres.Parameter | null {
+    const some = someRouting(routing);
+    return some === undefined ? null : this.sql.json(some as unknown as postgres.JSONValue);
+  }
+
+  update(code: string, now: number, set: Record<string, ColumnValue>, columns: string[]): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
       UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
-      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author`;
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`;
   }
 
   /**

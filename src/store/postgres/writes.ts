@@ -10,7 +10,7 @@ import type { InsertChain, LinkChanges, LinkRecord } from '../link-store.ts';
 import type { PostgresCalls } from './calls.ts';
 import { InsertBatches, type PendingInsert } from './inserts.ts';
 import type { LinkCount } from './jobs.ts';
-import { folded, type PostgresStatements, toRecord } from './statements.ts';
+import { type ColumnValue, folded, type PostgresStatements, toRecord } from './statements.ts';
 
 export class PostgresWrites {
   private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
@@ -108,7 +108,7 @@ export class PostgresWrites {
   }
 
   private async updateNow(code: string, changes: LinkChanges, now: number): Promise<LinkRecord | undefined> {
-    const set: Record<string, string | number | string[] | null> = {};
+    const set: Record<string, ColumnValue> = {};
     if (changes.url !== undefined) set['url'] = changes.url;
     if (changes.retentionDays !== undefined) set['retention_days'] = changes.retentionDays;
     if (changes.maxVisits !== undefined) set['max_visits'] = changes.maxVisits;
@@ -117,6 +117,7 @@ export class PostgresWrites {
       set['title_folded'] = folded(changes.title);
     }
     if (changes.tags !== undefined) set['tags'] = [...changes.tags];
+    if (changes.routing !== undefined) set['routing'] = this.statements.routing(changes.routing);
     const columns = Object.keys(set);
     if (columns.length === 0) {
       const rows = await this.calls.run(this.statements.get(code, now));

@@ -1,9 +1,10 @@
 /**
  * Format 5 (stored API keys, a link's author; docs/storage.md and docs/upgrade.md): a log of
- * format 4 opens with every link as it was, is rewritten as the current format (6) right after
+ * format 4 opens with every link as it was, is rewritten as the current format right after
  * start-up, before anything is appended, and takes keys and authors from then on. A log of format 5
- * is rewritten as format 6 too (a domain's redirects, orphan visits), its links, keys and authors
- * kept, and takes a domain's redirects only once it says format 6.
+ * is rewritten as the current format too (format 6: a domain's redirects, orphan visits; format 7:
+ * a link's routing), its links, keys and authors kept, and takes a domain's redirects only once it
+ * says the current format.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -56,8 +57,8 @@ function open(dir: string, logs = new LogCapture()): { engine: LogEngine; store:
   return { engine, store: new LogLinkStore(engine) };
 }
 
-test('a format 4 log opens with its links, and is the current format (6) after start-up, before anything is appended', async (t) => {
-  assert.equal(FORMAT_VERSION, 6);
+test('a format 4 log opens with its links, and is the current format after start-up, before anything is appended', async (t) => {
+  assert.equal(FORMAT_VERSION, 7);
   const dir = tempDir(t);
   writeFileSync(join(dir, LOG_FILE), v4Log());
   const logs = new LogCapture();
@@ -138,7 +139,7 @@ const expected5 = [
 
 const redirects = { baseUrl: 'https://www.example.com/', notFound: null, expired: 'https://www.example.com/expired' };
 
-test('a format 5 log opens with its links, keys and authors, and is format 6 after start-up, all of them kept', async (t) => {
+test('a format 5 log opens with its links, keys and authors, and is the current format after start-up, all of them kept', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, LOG_FILE), v5Log());
   const logs = new LogCapture();
@@ -149,7 +150,7 @@ test('a format 5 log opens with its links, keys and authors, and is format 6 aft
   assert.deepEqual(store.accessKeys.keys(), [admin, viewer], 'its keys, the last use kept');
   assert.equal((await store.domains.domainRedirects()).size, 0, 'no domain redirect in a log of format 5');
   await engine.close();
-  assert.equal(logVersion(dir), 6);
+  assert.equal(logVersion(dir), FORMAT_VERSION);
   assert.deepEqual(
     logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)),
     ['A', 'A', 'plain1', 'auth01', 'auth02'],
@@ -165,7 +166,7 @@ test('a format 5 log opens with its links, keys and authors, and is format 6 aft
   ({ engine, store } = open(dir));
   assert.deepEqual([...(await store.domains.domainRedirects())], [['', redirects]], 'a domain redirect taken from then on');
   assert.deepEqual(read(store), [...expected5, undefined]);
-  assert.match(readFileSync(join(dir, LOG_FILE), 'utf8'), /^[0-9a-f]{8} F\turl-shortener-log\t6\n/);
+  assert.match(readFileSync(join(dir, LOG_FILE), 'utf8'), new RegExp(`^[0-9a-f]{8} F\turl-shortener-log\t${FORMAT_VERSION}\n`));
 });
 
 test('a format 5 log gets no domain line before it is rewritten: a redirect set at once waits for the rewrite', async (t) => {
@@ -174,7 +175,7 @@ test('a format 5 log gets no domain line before it is rewritten: a redirect set 
   const { engine, store } = open(dir);
   t.after(() => engine.close());
   await store.domains.setDomainRedirects('go.example', redirects);
-  assert.equal(logVersion(dir), 6);
+  assert.equal(logVersion(dir), FORMAT_VERSION);
   assert.deepEqual(
     logEntries(dir).map((e) => (e.op === 'C' ? e.code : e.op)),
     ['A', 'A', 'plain1', 'auth01', 'auth02', 'H'],
