@@ -1,5 +1,5 @@
 /**
- * Where a link sends each visitor, as every store keeps it (SPEC §17, docs/api.md): its redirect
+ * Where a link sends each visitor, as every store keeps it (docs/api.md): its redirect
  * rules, whether it forwards the short URL's query, its validity, its fallback and its password's
  * hash. One optional object on a record: most links have none of these, so a store keeps nothing
  * for them, and the redirect asks one question ("has it routing?") before the plain answer.

@@ -1,5 +1,5 @@
 /**
- * What a webhook can tell (SPEC §18): the event types, the rule for a subscription's list of them,
+ * What a webhook can tell: the event types, the rule for a subscription's list of them,
  * and the body of a delivery. The body follows the Standard Webhooks payload structure,
  * `{"type","timestamp","data"}`, written here once so every sender writes it alike.
  */

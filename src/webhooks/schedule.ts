@@ -1,5 +1,5 @@
 /**
- * When a delivery is tried again, what an answer means, and what of it is kept (SPEC §18, and the
+ * When a delivery is tried again, what an answer means, and what of it is kept (the
  * Standard Webhooks specification's "Deliverability and reliability"). Pure: the caller passes the
  * time and the attempt's result, and does the waiting and the sending itself.
  */

@@ -12,7 +12,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
-/** Bytes of a secret's key (SPEC §18): 192 bits, more than any brute force reaches. */
+/** Bytes of a secret's key: 192 bits, more than any brute force reaches. */
 export const SECRET_BYTES = 24;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Where a webhook may be delivered (SPEC §18, Safety): a receiver out on the internet, never this
+ * Where a webhook may be delivered: a receiver out on the internet, never this
  * machine, its private network, a link-local service or a cloud's metadata server, which would
  * hand an admin who can name a URL (or whoever controls that URL's DNS) the credentials of the host.
  * Pure: the DNS lookup is passed in, and nothing here opens a socket.
@@ -20,7 +20,7 @@ import { isLoopbackHost } from '../links/url-rules.ts';
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 const LOOPBACK = 'a loopback address';
-const UNSPECIFIED = 'an unspecified address';
+const NO_ADDRESS = 'an unspecified address';
 const PRIVATE = 'a private address';
 const LINK_LOCAL = 'a link-local address';
 const METADATA = 'a cloud metadata address';
@@ -45,7 +45,7 @@ const V4: readonly (readonly [string, string])[] = [
   ['192.0.0.192', METADATA],
   ['255.255.255.255', 'the broadcast address'],
   // Connecting to 0.0.0.0 reaches this machine on Linux and macOS.
-  ['0.0.0.0/8', UNSPECIFIED],
+  ['0.0.0.0/8', NO_ADDRESS],
   ['10.0.0.0/8', PRIVATE],
   ['100.64.0.0/10', 'a carrier-grade NAT address'],
   ['127.0.0.0/8', LOOPBACK],
@@ -74,7 +74,7 @@ const V4: readonly (readonly [string, string])[] = [
  * SRv6 prefix 5f00::/16 and whatever IANA later carves out of unallocated space.
  */
 const V6: readonly (readonly [string, string])[] = [
-  ['::', UNSPECIFIED],
+  ['::', NO_ADDRESS],
   ['::1', LOOPBACK],
   ['fd00:ec2::254', METADATA],
   ['fd20:ce::254', METADATA],

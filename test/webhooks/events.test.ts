@@ -1,5 +1,5 @@
 /**
- * What a webhook can tell (SPEC §18): the event types, a subscription's list of them, and the body
+ * What a webhook can tell: the event types, a subscription's list of them, and the body
  * of a delivery, `{"type","timestamp","data"}` in that order with an ISO 8601 time, as the
  * Standard Webhooks payload structure has it.
  */
@@ -10,7 +10,7 @@ import { checkEventList, clickedData, EVENT_TABLE, EVENT_TYPES, eventBody, isEve
 
 const SUBSCRIBABLE = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached'];
 
-test('the event types are SPEC §18, and ping, which only a test delivery sends', () => {
+test('the event types are the five link events, and ping, which only a test delivery sends', () => {
   assert.deepEqual(EVENT_TYPES, [...SUBSCRIBABLE, 'ping']);
   assert.deepEqual(Object.keys(EVENT_TABLE), EVENT_TYPES, 'the table has a row for each, in the same order');
   assert.deepEqual(SUBSCRIBABLE_EVENT_TYPES, SUBSCRIBABLE);

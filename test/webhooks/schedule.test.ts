@@ -1,5 +1,5 @@
 /**
- * The retry schedule and the reading of an attempt (SPEC §18): the delays after each failure, the
+ * The retry schedule and the reading of an attempt: the delays after each failure, the
  * point where an event is given up, which answers deliver, retry or disable, and the part of an
  * answer that is kept. The clock is a number: nothing waits.
  */
@@ -19,7 +19,7 @@ import {
 /** 2024-03-31 00:00 UTC, in milliseconds. */
 const NOW = Date.UTC(2024, 2, 31);
 
-test('the table is SPEC §18: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h', () => {
+test('the table is the documented one: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h', () => {
   assert.deepEqual(RETRY_DELAYS_S, [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600]);
   assert.ok(Object.isFrozen(RETRY_DELAYS_S), 'no caller can change it');
   assert.equal(DELIVERY_TIMEOUT_MS, 10_000);

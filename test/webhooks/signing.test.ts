@@ -1,5 +1,5 @@
 /**
- * Signing a delivery (SPEC §18, Standard Webhooks): judged by the official `standardwebhooks`
+ * Signing a delivery (Standard Webhooks): judged by the official `standardwebhooks`
  * package, which nobody here wrote, and by the signature vector its own tests publish. A delivery
  * it accepts must stop being accepted when any signed part changes: the body, the id, the
  * timestamp, or the secret it is checked with.

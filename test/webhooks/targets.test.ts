@@ -13,7 +13,7 @@ import { checkWebhookUrl, forbiddenReason, type LookupAddress, resolveTarget } f
 const seed = Number(process.env['FC_SEED'] ?? Date.now() % 1e9);
 
 // The reasons, as an admin reads them in the deliveries list.
-const [LOOPBACK, UNSPECIFIED, PRIVATE, LINK_LOCAL] = ['a loopback address', 'an unspecified address', 'a private address', 'a link-local address'];
+const [LOOPBACK, NO_ADDRESS, PRIVATE, LINK_LOCAL] = ['a loopback address', 'an unspecified address', 'a private address', 'a link-local address'];
 const [METADATA, MULTICAST, DOCS, BENCH] = ['a cloud metadata address', 'a multicast address', 'a documentation address', 'a benchmarking address'];
 const [RESERVED, CGN, TEREDO, BROADCAST] = ['a reserved address', 'a carrier-grade NAT address', 'a Teredo tunnel address', 'the broadcast address'];
 const F = 'ffff:ffff:ffff:ffff:ffff:ffff';
@@ -31,7 +31,7 @@ const EDGES: readonly [string, string, string, string | null, string | undefined
   [METADATA, 'fd00:ec2::254', 'fd00:ec2::254', 'fd00:ec2::253', PRIVATE, 'fd00:ec2::255', PRIVATE],
   [METADATA, 'fd20:ce::254', 'fd20:ce::254', 'fd20:ce::253', PRIVATE, 'fd20:ce::255', PRIVATE],
   [BROADCAST, '255.255.255.255', '255.255.255.255', '255.255.255.254', RESERVED, null, undefined],
-  [UNSPECIFIED, '0.0.0.0', '0.255.255.255', null, undefined, '1.0.0.0', undefined],
+  [NO_ADDRESS, '0.0.0.0', '0.255.255.255', null, undefined, '1.0.0.0', undefined],
   [PRIVATE, '10.0.0.0', '10.255.255.255', '9.255.255.255', undefined, '11.0.0.0', undefined],
   [CGN, '100.64.0.0', '100.127.255.255', '100.63.255.255', undefined, '100.128.0.0', undefined],
   [LOOPBACK, '127.0.0.0', '127.255.255.255', '126.255.255.255', undefined, '128.0.0.0', undefined],
@@ -46,8 +46,8 @@ const EDGES: readonly [string, string, string, string | null, string | undefined
   [DOCS, '203.0.113.0', '203.0.113.255', '203.0.112.255', undefined, '203.0.114.0', undefined],
   [MULTICAST, '224.0.0.0', '239.255.255.255', '223.255.255.255', undefined, '240.0.0.0', RESERVED],
   [RESERVED, '240.0.0.0', '255.255.255.254', '239.255.255.255', MULTICAST, '255.255.255.255', BROADCAST],
-  [UNSPECIFIED, '::', '::', null, undefined, '::1', LOOPBACK],
-  [LOOPBACK, '::1', '::1', '::', UNSPECIFIED, '::2', `${UNSPECIFIED} (0.0.0.2, IPv4-compatible)`],
+  [NO_ADDRESS, '::', '::', null, undefined, '::1', LOOPBACK],
+  [LOOPBACK, '::1', '::1', '::', NO_ADDRESS, '::2', `${NO_ADDRESS} (0.0.0.2, IPv4-compatible)`],
   [PRIVATE, '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', '64:ff9b:0:ffff:ffff:ffff:ffff:ffff', RESERVED, '64:ff9b:2::', RESERVED],
   [TEREDO, '2001::', `2001:0:${F}`, `2000:ffff:${F}`, undefined, '2001:1::', undefined],
   [BENCH, '2001:2::', '2001:2:0:ffff:ffff:ffff:ffff:ffff', `2001:1:${F}`, undefined, '2001:2:1::', undefined],
@@ -93,9 +93,9 @@ test('an IPv4 address carried in IPv6 is judged as that IPv4 address, at every I
       if (after !== null) assert.equal(forbiddenReason(spell(after)), judged(afterReason, after, form), spell(after));
     }
   }
-  assert.equal(forbiddenReason('::0.0.0.0'), UNSPECIFIED);
+  assert.equal(forbiddenReason('::0.0.0.0'), NO_ADDRESS);
   assert.equal(forbiddenReason('::0.0.0.1'), LOOPBACK);
-  assert.equal(forbiddenReason('::0.0.0.2'), `${UNSPECIFIED} (0.0.0.2, IPv4-compatible)`);
+  assert.equal(forbiddenReason('::0.0.0.2'), `${NO_ADDRESS} (0.0.0.2, IPv4-compatible)`);
   // Just outside each form the address is IPv6 of its own: reserved, or (beside 6to4) allowed.
   for (const outside of ['::1:0:0', '::fffe:ffff:ffff', '::1:0:0:0', '::fffe:ffff:ffff:ffff', '64:ff9b::1:0:0', '64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff']) {
     assert.equal(forbiddenReason(outside), RESERVED, outside);
