@@ -12,7 +12,7 @@
  * forwards its query (`forward_query`) or chooses its target by it (a `query-param` rule) sends the
  * visitor where the same link without a password would. `form-action 'self'` allows it.
  */
-import { escapeHtml } from '../http/respond.ts';
+import { escapeHtml, htmlPage } from '../http/respond.ts';
 
 export interface PasswordPageOptions {
   /** The last password sent was wrong (`401`). */
@@ -58,23 +58,9 @@ function form(options: PasswordPageOptions): string {
   );
 }
 
-/** The whole page, as `htmlPage` lays out the other pages of a link, with the form in its card. */
+/** The whole page: a page of a link (`htmlPage`) with the form in its card and the controls' stylesheet. */
 export function passwordPage(options: PasswordPageOptions): string {
-  const r = escapeHtml(options.root);
-  return (
-    '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
-    '<meta name="color-scheme" content="light dark">\n' +
-    `<title>${TITLE}</title>\n` +
-    `<link rel="icon" href="${r}static/favicon.svg" type="image/svg+xml">\n` +
-    `<link rel="stylesheet" href="${r}static/style.css">\n` +
-    `<link rel="stylesheet" href="${r}static/controls.css">\n` +
-    '</head>\n<body class="link-page">\n<main>\n<div class="card">\n' +
-    `<h1>${TITLE}</h1>\n<p>${MESSAGE}</p>\n` +
-    form(options) +
-    (options.home ? `<p><a href="${r || './'}">Go to the home page</a></p>\n` : '') +
-    '</div>\n</main>\n</body>\n</html>\n'
-  );
+  return htmlPage(TITLE, MESSAGE, { home: options.home, root: options.root, body: form(options), stylesheets: ['controls.css'] });
 }
 
 /**

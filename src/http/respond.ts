@@ -72,6 +72,10 @@ export interface PageOptions {
   home?: boolean;
   /** A link to go on with (the link preview page's "Continue"), relative to the page. */
   action?: { readonly href: string; readonly text: string };
+  /** HTML of the page's own, after the message (a protected link's form), already escaped. */
+  body?: string;
+  /** The UI's stylesheets the page needs besides `style.css` (`controls.css` for a form's field). */
+  stylesheets?: readonly string[];
 }
 
 /**
@@ -79,8 +83,9 @@ export interface PageOptions {
  * the UI's stylesheet, which is public even behind the gate. Its URLs are relative to `root`, so
  * the page works under any base path.
  */
-export function htmlPage(title: string, message: string, { status, root = '', home = false, action }: PageOptions = {}): string {
+export function htmlPage(title: string, message: string, { status, root = '', home = false, action, body = '', stylesheets = [] }: PageOptions = {}): string {
   const r = escapeHtml(root);
+  const extra = stylesheets.map((name) => `<link rel="stylesheet" href="${r}static/${escapeHtml(name)}">\n`).join('');
   return (
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
@@ -88,9 +93,11 @@ export function htmlPage(title: string, message: string, { status, root = '', ho
     `<title>${escapeHtml(title)}</title>\n` +
     `<link rel="icon" href="${r}static/favicon.svg" type="image/svg+xml">\n` +
     `<link rel="stylesheet" href="${r}static/style.css">\n` +
+    extra +
     '</head>\n<body class="link-page">\n<main>\n<div class="card">\n' +
     (status === undefined ? '' : `<p class="status-code">Error ${status}</p>\n`) +
     `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n` +
+    body +
     (action === undefined ? '' : `<p><a href="${escapeHtml(action.href)}">${escapeHtml(action.text)}</a></p>\n`) +
     (home ? `<p><a href="${r || './'}">Go to the home page</a></p>\n` : '') +
     '</div>\n</main>\n</body>\n</html>\n'
