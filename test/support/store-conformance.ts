@@ -64,6 +64,18 @@ async function exported(store: LinkStore, now = T, author?: string): Promise<Lin
   return out;
 }
 
+/** Every read gives back `expected` as they are: get, the list (newest first) and the export (oldest first). */
+async function readsBack(store: LinkStore, expected: readonly LinkRecord[], label: string): Promise<void> {
+  for (const r of expected) assert.deepEqual(await Promise.resolve(store.get(r.code, T)), r, `${label}: get ${r.code}`);
+  const page = await store.list({ offset: 0, now: T });
+  try {
+    assert.deepEqual(await page.slice(0, page.count), [...expected].reverse(), label);
+  } finally {
+    page.release();
+  }
+  assert.deepEqual(await exported(store), expected, label);
+}
+
 async function inserted(store: LinkStore, record: LinkRecord, now = record.createdAt): Promise<boolean> {
   return store.insert(record, now);
 }
@@ -538,15 +550,8 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       for (const r of [titled, tagged, named, plain]) assert.equal(await inserted(store, r), true);
       let expected = [titled, tagged, named, plain];
       const check = async (label: string): Promise<void> => {
-        for (const r of expected) assert.deepEqual(await settle(store.get(r.code, T)), r, `${label}: get ${r.code}`);
+        await readsBack(store, expected, label);
         assert.deepEqual(await settle(store.newestByUrl('https://example.com/t', T)), expected[1], label);
-        const page = await store.list({ offset: 0, now: T });
-        try {
-          assert.deepEqual(await page.slice(0, page.count), [...expected].reverse(), label);
-        } finally {
-          page.release();
-        }
-        assert.deepEqual(await exported(store), expected, label);
       };
       await check('before reopen');
       store = await handle.reopen();
@@ -592,16 +597,7 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       const plain = rec('rte003');
       for (const r of [routed, partly, plain]) assert.equal(await inserted(store, r), true);
       let expected = [routed, partly, plain];
-      const check = async (label: string): Promise<void> => {
-        for (const r of expected) assert.deepEqual(await settle(store.get(r.code, T)), r, `${label}: get ${r.code}`);
-        const page = await store.list({ offset: 0, now: T });
-        try {
-          assert.deepEqual(await page.slice(0, page.count), [...expected].reverse(), label);
-        } finally {
-          page.release();
-        }
-        assert.deepEqual(await exported(store), expected, label);
-      };
+      const check = (label: string): Promise<void> => readsBack(store, expected, label);
       await check('before reopen');
       store = await handle.reopen();
       await check('after reopen');

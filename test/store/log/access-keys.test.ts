@@ -60,6 +60,17 @@ function stores(t: TestContext) {
   };
 }
 
+/** A store whose log writes can be held (`heldWrites`), holding the key `k1`; closed and removed after the test. */
+async function heldStore(t: TestContext) {
+  const dir = tempDir();
+  const held = heldWrites();
+  const { store, engine } = open(dir, { fs: held.fs });
+  t.after(() => engine.close().finally(() => rmSync(dir, { recursive: true, force: true })));
+  const keys = store.accessKeys;
+  await keys.addKey(key('k1'));
+  return { dir, held, keys };
+}
+
 /** The keys a replay of the whole log of `dir` gives. */
 const replayedKeys = (dir: string): readonly KeyRecord[] => replay(readFileSync(join(dir, LOG_FILE))).records.accessKeys.list();
 const logBytes = (dir: string): Buffer => readFileSync(join(dir, LOG_FILE));
@@ -106,12 +117,7 @@ test('keys are answered at once from memory, oldest first, revoked ones left out
 });
 
 test('of concurrent revokes of one key exactly one is true; a key is listed only once its write is durable', async (t) => {
-  const dir = tempDir();
-  const held = heldWrites();
-  const { store, engine } = open(dir, { fs: held.fs });
-  t.after(() => engine.close().finally(() => rmSync(dir, { recursive: true, force: true })));
-  const keys = store.accessKeys;
-  await keys.addKey(key('k1'));
+  const { dir, held, keys } = await heldStore(t);
   const revokes = await Promise.all([keys.revokeKey('k1'), keys.revokeKey('k1'), keys.revokeKey('k1')]);
   assert.deepEqual(revokes.filter(Boolean).length, 1);
   assert.equal(logEntries(dir).filter((e) => e.op === 'W').length, 1, 'one revoke written');
@@ -126,12 +132,7 @@ test('of concurrent revokes of one key exactly one is true; a key is listed only
 });
 
 test('a use while a revoke of the key is on its way is written after it: acknowledged, it is never lost, even if the revoke is', async (t) => {
-  const dir = tempDir();
-  const held = heldWrites();
-  const { store, engine } = open(dir, { fs: held.fs });
-  t.after(() => engine.close().finally(() => rmSync(dir, { recursive: true, force: true })));
-  const keys = store.accessKeys;
-  await keys.addKey(key('k1'));
+  const { dir, held, keys } = await heldStore(t);
   held.ctl.hold = true;
   const revoking = keys.revokeKey('k1');
   await held.held();
