@@ -6,7 +6,9 @@
 import type { ServerResponse } from 'node:http';
 import { HTML_TYPE, htmlPage, type Responder } from '../http/respond.ts';
 import type { Elsewhere } from '../links/domain-redirects.ts';
+import type { PasswordAnswer } from '../links/routed-visit.ts';
 import type { MaybePromise, OrphanType, Visit } from '../links/service.ts';
+import { passwordPage } from './password-page.ts';
 
 const NO_STORE = ['Cache-Control', 'private, no-store'];
 
@@ -47,12 +49,16 @@ const PAGES = {
   bare: { plain: linkPages(false, ''), slash: linkPages(false, '../') },
 };
 
-/** The pages for this request: relative URLs must resolve from where the browser is. */
-function pagesFor(res: ServerResponse, home: boolean): LinkPages {
+/** Where the service's root is from this request's page: relative URLs must resolve from where the browser is. */
+function rootOf(res: ServerResponse): '' | '../' {
   const url = (res as Partial<ServerResponse>).req?.url ?? '';
-  const path = url.split('?', 1)[0]!;
+  return url.split('?', 1)[0]!.endsWith('/') ? '../' : '';
+}
+
+/** The pages for this request. */
+function pagesFor(res: ServerResponse, home: boolean): LinkPages {
   const set = home ? PAGES.home : PAGES.bare;
-  return path.endsWith('/') ? set.slash : set.plain;
+  return rootOf(res) === '' ? set.plain : set.slash;
 }
 
 /** The route of a short link, as the route table and the metrics name it. */
@@ -74,7 +80,21 @@ export function answerVisit(reply: Responder, res: ServerResponse, hit: Visit, h
       return reply.send(res, 404, HTML_TYPE, pagesFor(res, home).missing, NO_STORE);
     case 'preview':
       return reply.send(res, 200, HTML_TYPE, pagesFor(res, home).preview, NO_STORE);
+    case 'fallback':
+      return reply.found(res, hit.url);
+    case 'password':
+      return answerPassword(reply, res, hit, home);
   }
+}
+
+/** The form of a protected link: asked (`200`), a wrong password (`401`), or too many (`429` with `Retry-After`). */
+function answerPassword(reply: Responder, res: ServerResponse, hit: PasswordAnswer, home: boolean): void {
+  const root = rootOf(res);
+  if (hit.status === 429) {
+    const page = passwordPage({ home, root, retryAfter: hit.retryAfter });
+    return reply.send(res, 429, HTML_TYPE, page, [...NO_STORE, 'Retry-After', String(hit.retryAfter)]);
+  }
+  return reply.send(res, hit.status, HTML_TYPE, passwordPage({ home, root, wrong: hit.status === 401 }), NO_STORE);
 }
 
 /** The page answers a domain may send elsewhere instead (docs/api.md, domains), and the orphan visit each is. */

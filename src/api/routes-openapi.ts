@@ -154,6 +154,8 @@ export const LOOKUP_DOC: RouteDoc = {
 };
 
 /** `/:code`, whose access depends on `PUBLIC_REDIRECTS`. */
+const PASSWORD_LIMIT = 'After 5 wrong passwords in a minute for one link from one address, the form answers 429 with Retry-After until the minute has passed.';
+
 export const followDoc = (publicRedirects: boolean): RouteDoc => ({
   GET: {
     operationId: 'followLink',
@@ -164,15 +166,50 @@ export const followDoc = (publicRedirects: boolean): RouteDoc => ({
     tag: 'links',
     access: publicRedirects ? 'public' : 'gate',
     responses: {
-      302: empty('Redirect to the original URL.', ['Location', 'Cache-Control']),
-      404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      200: body(
+        'A page instead of the redirect: the password form of a protected link (not a visit; X-Link-Password sends the password with the GET), or a link preview of a link with a visit limit.',
+        HTML_TYPE,
+        HTML_PAGE,
+        ['Cache-Control'],
+      ),
+      302: empty(
+        "Redirect to the link's target (the original URL, or the first redirect rule that holds for the visitor), or to its fallback_url when it is expired or used up (not a visit).",
+        ['Location', 'Cache-Control'],
+      ),
+      401: body('A wrong X-Link-Password: the form, saying so.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      404: body('No such link, or one not valid yet: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
       410: body(
         'The link has expired (a small "This link has expired" page), or its visit limit is used up (a small "This link has reached its visit limit" page; not counted as a visit).',
         HTML_TYPE,
         HTML_PAGE,
         ['Cache-Control'],
       ),
+      429: body('Too many wrong passwords for this link from this address.', HTML_TYPE, HTML_PAGE, ['Cache-Control', 'Retry-After']),
       503: json('A counted visit of a link with a visit limit could not be made durable (storage not writable); no visit was granted.', 'Error'),
+    },
+  },
+  POST: {
+    operationId: 'openProtectedLink',
+    summary: "Send a protected link's password",
+    description: `The form of a password-protected link posts here, with its password field. The right password is the redirect (a visit); a wrong one the form again with 401. ${PASSWORD_LIMIT} A link without a password answers as to a GET.`,
+    tag: 'links',
+    access: publicRedirects ? 'public' : 'gate',
+    requestBody: {
+      required: true,
+      content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { password: { type: 'string' } } } } },
+    },
+    responses: {
+      302: empty("Redirect to the link's target: the password was right.", ['Location', 'Cache-Control']),
+      401: body('Wrong password: the form again, saying so.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      404: body('No such link: a small "Link not found" page.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      410: body('The link has expired or its visit limit is used up.', HTML_TYPE, HTML_PAGE, ['Cache-Control']),
+      413: ref('responses', 'PayloadTooLarge'),
+      415: ref('responses', 'UnsupportedMediaType'),
+      429: body('Too many wrong passwords for this link from this address: the form, saying when to try again.', HTML_TYPE, HTML_PAGE, [
+        'Cache-Control',
+        'Retry-After',
+      ]),
+      503: json('The visit could not be made durable (storage not writable); no visit was granted.', 'Error'),
     },
   },
 });

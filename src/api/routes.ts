@@ -8,7 +8,9 @@
  * (`ui-routes.ts`); the order matters only for `/:code`, which comes last and never takes a
  * reserved first segment.
  */
-import { readBody, parseFields } from '../http/body.ts';
+import { mediaType, readBody, parseFields } from '../http/body.ts';
+import { HttpError } from '../errors.ts';
+import { passwordFromForm } from './password-page.ts';
 import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
@@ -32,6 +34,10 @@ function listQuery(query: URLSearchParams): ListQuery {
   const text = (name: string): string | undefined => query.get(name) ?? undefined;
   return { limit: text('limit'), offset: text('offset'), q: text('q'), tags: query.getAll('tag'), tagsAsText: true, domain: text('domain') };
 }
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+/** A password form's body: one field of at most 128 characters, escaped, fits many times over. */
+const PASSWORD_FORM_LIMIT = 4096;
 
 export function apiRoutes({ service, reply, production, publicRedirects, files, deprecations, maxBodyBytes, metrics }: RouteDeps): ApiRoute[] {
   const { keyOf, withKey } = adminKeyCheck(service, deprecations);
@@ -152,9 +158,9 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       path: CODE_ROUTE,
       accept: (segment) => !RESERVED_SEGMENTS.has(segment),
       // A gated instance is a private one, reached through a proxy that adds the token (docs/security.md):
-      // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET and HEAD only,
-      // any other method on a link stays behind the gate.
-      ...(publicRedirects ? { public: ['GET', 'HEAD'] as const } : {}),
+      // its links are gated like the rest unless PUBLIC_REDIRECTS opens them — GET, HEAD and a
+      // password form's POST only, any other method on a link stays behind the gate.
+      ...(publicRedirects ? { public: ['GET', 'HEAD', 'POST'] as const } : {}),
       methods: {
         GET: (ctx) => {
           // HEAD is answered by this handler too, and does not count as a visit. `?go` is the
@@ -162,6 +168,15 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
           const domain = service.domains.ofRequest(ctx.req);
           const hit = service.visit(ctx.params['code']!, ctx.method === 'GET', ctx.req, ctx.query().has('go'), domain);
           if (hit instanceof Promise) return hit.then((decided) => redirect(ctx, decided, domain));
+          return redirect(ctx, hit, domain);
+        },
+        // The password form of a protected link posts here (docs/api.md, password-protected
+        // links); a link without a password answers as to a GET.
+        POST: async (ctx) => {
+          if (mediaType(ctx.req.headers['content-type']) !== FORM_TYPE) throw new HttpError(415, `send the password as a form (Content-Type: ${FORM_TYPE})`);
+          const posted = passwordFromForm((await readBody(ctx.req, PASSWORD_FORM_LIMIT)).toString('utf8'));
+          const domain = service.domains.ofRequest(ctx.req);
+          const hit = await service.visit(ctx.params['code']!, true, ctx.req, true, domain, posted ?? '');
           return redirect(ctx, hit, domain);
         },
       },

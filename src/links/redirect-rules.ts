@@ -17,6 +17,7 @@
  * - `before-date` holds while now < value, `after-date` once now > value: at the very second of
  *   the value neither holds (as in Shlink), so `before X` and `after X` never both hold.
  */
+import type { StoredCondition, StoredRule } from '../store/routing.ts';
 import type { Browser } from '../visits/event.ts';
 import { BROWSERS } from '../visits/packed.ts';
 import { codePoints, Refusal, unstorableText } from './refusal.ts';
@@ -252,9 +253,19 @@ export class CompiledRules {
   constructor(readonly tests: readonly (readonly ConditionTest[])[]) {}
 }
 
+const NEVER: ConditionTest = () => false;
+
+/** One stored condition's test; one this build cannot read (a newer type, a damaged value) never holds. */
+function compileCondition(c: StoredCondition): ConditionTest {
+  if (!Object.hasOwn(CONDITION_TYPES, c.type)) return NEVER;
+  const spec = CONDITION_TYPES[c.type as ConditionType];
+  if (spec.key !== (typeof c.key === 'string' && c.key !== '') || spec.check(c.value) !== c.value) return NEVER;
+  return spec.compile(c as RuleCondition);
+}
+
 /** A list of stored rules (as `parseRules` answers them), compiled. */
-export function compileRules(rules: readonly RedirectRule[]): CompiledRules {
-  return new CompiledRules(rules.map((rule) => rule.conditions.map((c) => CONDITION_TYPES[c.type].compile(c))));
+export function compileRules(rules: readonly StoredRule[]): CompiledRules {
+  return new CompiledRules(rules.map((rule) => rule.conditions.map(compileCondition)));
 }
 
 /**
@@ -262,7 +273,7 @@ export function compileRules(rules: readonly RedirectRule[]): CompiledRules {
  * its first visit and again only when the link is given a new list (a list is never changed in
  * place). Weak, so a replaced list is forgotten with its record.
  */
-const compiled = new WeakMap<readonly RedirectRule[], CompiledRules>();
+const compiled = new WeakMap<readonly StoredRule[], CompiledRules>();
 
 /** One visitor's facts at a time: `firstMatch` runs to its end before another can start. */
 const facts = new Facts();
@@ -271,7 +282,7 @@ const facts = new Facts();
  * The index of the first rule whose conditions all hold for `visitor`, or null when none does.
  * Each of the visitor's facts is asked at most once, and only when a condition reads it.
  */
-export function firstMatch(rules: readonly RedirectRule[] | CompiledRules, visitor: RuleVisitor): number | null {
+export function firstMatch(rules: readonly StoredRule[] | CompiledRules, visitor: RuleVisitor): number | null {
   let list: CompiledRules | undefined;
   if (rules instanceof CompiledRules) list = rules;
   else if ((list = compiled.get(rules)) === undefined) compiled.set(rules, (list = compileRules(rules)));

@@ -5,17 +5,21 @@
  * it does not need.
  */
 import { mapMaybe, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
+import { createRuleVisitors, type RoutedRequest, type RuleVisitors } from '../visits/rule-visitor.ts';
 import type { VisitEventSource } from '../visits/event.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';
 import { isCodeShaped, isReserved } from './codes.ts';
 import { storeKey } from './domains.ts';
+import { PasswordAttempts } from './password-attempts.ts';
+import { createRoutedVisits, type RoutedVisit } from './routed-visit.ts';
 
 /**
  * What a redirect answers (see `LinkStore.countVisit`: read it at once), or `preview`: a link
- * preview of a live link with a visit limit, answered with a page and not counted (docs/api.md).
+ * preview of a live link with a visit limit, answered with a page and not counted (docs/api.md);
+ * for a link with routing, its fallback or its password form (`routed-visit.ts`).
  */
-export type Visit = VisitDecision | { readonly kind: 'preview' };
+export type Visit = RoutedVisit;
 
 const PREVIEW: Visit = { kind: 'preview' };
 const MISSING: Visit = { kind: 'missing' };
@@ -30,11 +34,6 @@ function isPreview(req: VisitRequest | undefined): boolean {
   return req !== undefined && isPreviewFetcher(req.headers['user-agent']);
 }
 
-/** A decision without counting, or the preview page it becomes. */
-function previewOr(decision: VisitDecision, req: VisitRequest | undefined): Visit {
-  return decision.kind === 'found' && decision.limited && isPreview(req) ? PREVIEW : decision;
-}
-
 type Ask = (count: boolean, source?: VisitEventSource) => MaybePromise<VisitDecision>;
 
 export interface RedirectDeps {
@@ -45,6 +44,10 @@ export interface RedirectDeps {
   recorder: Recorder | undefined;
   /** The instance's reserved words (codes.ts `reservedWords`). */
   reserved: ReadonlySet<string>;
+  /** What redirect rules may ask of a request (rule-visitor.ts); default: its socket address, no country database. */
+  visitors?: RuleVisitors | undefined;
+  /** Wrong password attempts per link and address (password-attempts.ts); default: 5 a minute, on `seconds`. */
+  attempts?: PasswordAttempts | undefined;
 }
 
 /**
@@ -57,6 +60,7 @@ export interface RedirectDeps {
  * in the same synchronous step, with counting. A database is asked once, except by a preview
  * fetcher: its `User-Agent` is read first (next to a round trip it costs nothing), and only a
  * fetcher's GET pays a second round trip, to learn whether the link has a limit before counting.
+ * A link with routing is answered `routed` and counted nothing, whichever way it was asked.
  */
 function redirectWith(
   recorder: Recorder | undefined,
@@ -65,17 +69,22 @@ function redirectWith(
   req: VisitRequest | undefined,
   go: boolean,
   inMemory: boolean,
-): MaybePromise<Visit> {
+): MaybePromise<VisitDecision | typeof PREVIEW> {
   if (!count) return go ? ask(false) : mapMaybe(ask(false), (decision) => previewOr(decision, req));
   if (go) return countedWith(recorder, ask, req);
   if (inMemory) {
-    return flatMaybe(ask(false), (decision): MaybePromise<Visit> => {
+    return flatMaybe(ask(false), (decision): MaybePromise<VisitDecision | typeof PREVIEW> => {
       if (decision.kind !== 'found') return decision;
       return decision.limited && isPreview(req) ? PREVIEW : countedWith(recorder, ask, req);
     });
   }
   if (!isPreview(req)) return countedWith(recorder, ask, req);
-  return flatMaybe(ask(false), (decision): MaybePromise<Visit> => (decision.kind === 'found' && decision.limited ? PREVIEW : countedWith(recorder, ask, req)));
+  return flatMaybe(ask(false), (decision) => (decision.kind === 'found' && decision.limited ? PREVIEW : countedWith(recorder, ask, req)));
+}
+
+/** A decision without counting, or the preview page it becomes. */
+function previewOr(decision: VisitDecision, req: VisitRequest | undefined): VisitDecision | typeof PREVIEW {
+  return decision.kind === 'found' && decision.limited && isPreview(req) ? PREVIEW : decision;
 }
 
 /**
@@ -83,17 +92,35 @@ function redirectWith(
  * only for a visit it counts. A shared daily key still being fetched (a database's, once a day)
  * is waited for first.
  */
-function countedWith(recorder: Recorder | undefined, ask: Ask, req: VisitRequest | undefined): MaybePromise<Visit> {
+function countedWith(recorder: Recorder | undefined, ask: Ask, req: VisitRequest | undefined): MaybePromise<VisitDecision> {
   if (recorder === undefined || req === undefined) return ask(true);
   const waiting = recorder.ready();
   if (waiting !== undefined) return waiting.then(() => ask(true, recorder.source(req)));
   return ask(true, recorder.source(req));
 }
 
-export function createRedirect({ store, seconds, recorder, reserved }: RedirectDeps) {
-  const redirect = (ask: Ask, count: boolean, req: VisitRequest | undefined, go: boolean, inMemory: boolean): MaybePromise<Visit> =>
-    redirectWith(recorder, ask, count, req, go, inMemory);
-  const counted = (ask: Ask, req: VisitRequest | undefined): MaybePromise<Visit> => countedWith(recorder, ask, req);
+export function createRedirect({ store, seconds, recorder, reserved, ...deps }: RedirectDeps) {
+  const routedVisit = createRoutedVisits({
+    seconds,
+    recorder,
+    visitors: deps.visitors ?? createRuleVisitors({ trustProxy: 0, geoipHeader: '', seconds }),
+    attempts: deps.attempts ?? new PasswordAttempts({ now: () => seconds() * 1000 }),
+    isPreview,
+  });
+  const inMemory = store.countVisitIn !== undefined;
+
+  /** The store's answer for the link of `key`, a link with routing settled (`routed-visit.ts`). */
+  function settled(
+    key: string,
+    decision: VisitDecision | typeof PREVIEW,
+    count: boolean,
+    req: RoutedRequest | undefined,
+    go: boolean,
+    posted: string | undefined,
+  ): MaybePromise<Visit> {
+    if (decision.kind !== 'routed') return decision;
+    return routedVisit(decision, key, count, req, go, posted, (c, source) => store.countVisit(key, seconds, c, source, true));
+  }
 
   /**
    * Resolves a short code for a redirect; `count` is false for HEAD. The log store answers at
@@ -102,13 +129,15 @@ export function createRedirect({ store, seconds, recorder, reserved }: RedirectD
    * the store's refusal when the visit cannot be written: `unavailableOf` (outcomes.ts) tells a
    * door it is the 503 it stands for. `req` gives the visit's event (with a recorder) and tells a
    * link preview; `go` (`/<code>?go`, the preview page's "Continue") is never a preview. `domain`:
-   * the domain the request was sent to (`Domains.ofRequest`), null for the default one.
+   * the domain the request was sent to (`Domains.ofRequest`), null for the default one. `posted`:
+   * the password a `POST /<code>` sent in its form.
    */
-  function visit(code: string, count: boolean, req?: VisitRequest, go = false, domain: string | null = null): MaybePromise<Visit> {
+  function visit(code: string, count: boolean, req?: RoutedRequest, go = false, domain: string | null = null, posted?: string): MaybePromise<Visit> {
     if (!isCodeShaped(code)) return MISSING;
     // The store's key of the code on its domain (`domains.ts`).
     const key = storeKey(code, domain);
-    return redirect((c, source) => store.countVisit(key, seconds, c, source), count, req, go, store.countVisitIn !== undefined);
+    const decided = redirectWith(recorder, (c, source) => store.countVisit(key, seconds, c, source), count, req, go, inMemory);
+    return flatMaybe(decided, (decision) => settled(key, decision, count, req, go, posted));
   }
 
   return {
@@ -118,7 +147,7 @@ export function createRedirect({ store, seconds, recorder, reserved }: RedirectD
      * `visitIn` for a request sent to another domain than the default one: the code's key on that
      * domain is a new string (`domains.ts`), so it is asked as any store is asked for a code.
      */
-    visitOn(text: string, start: number, count: boolean, req: VisitRequest, domain: string): MaybePromise<Visit> | undefined {
+    visitOn(text: string, start: number, count: boolean, req: RoutedRequest, domain: string): MaybePromise<Visit> | undefined {
       const code = text.slice(start);
       return isCodeShaped(code) && !isReserved(code, reserved) ? visit(code, count, req, false, domain) : undefined;
     },
@@ -131,21 +160,19 @@ export function createRedirect({ store, seconds, recorder, reserved }: RedirectD
      */
     visitIn: store.countVisitIn
       ? // `redirect` written out for the store in memory, with no closure but the event's source.
-        (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
+        (text: string, start: number, count: boolean, req?: RoutedRequest): MaybePromise<Visit> | undefined => {
           const decision = store.countVisitIn!(text, start, seconds, false);
-          if (decision instanceof Promise) return redirect((c, source) => store.countVisitIn!(text, start, seconds, c, source), count, req, false, true);
-          if (decision.kind !== 'found') return decision;
+          if (decision instanceof Promise) return visit(text.slice(start), count, req);
+          if (decision.kind !== 'found') return decision.kind === 'routed' ? settled(text.slice(start), decision, count, req, false, undefined) : decision;
           if (decision.limited && isPreview(req)) return PREVIEW;
           if (!count) return decision;
-          if (recorder === undefined || req === undefined) return store.countVisitIn!(text, start, seconds, true);
-          if (recorder.ready() !== undefined) return counted((c, source) => store.countVisitIn!(text, start, seconds, c, source), req);
-          return store.countVisitIn!(text, start, seconds, true, recorder.source(req));
+          if (recorder === undefined || req === undefined) return store.countVisitIn!(text, start, seconds, true) as MaybePromise<Visit>;
+          if (recorder.ready() !== undefined) return visit(text.slice(start), count, req);
+          return store.countVisitIn!(text, start, seconds, true, recorder.source(req)) as MaybePromise<Visit>;
         }
-      : (text: string, start: number, count: boolean, req?: VisitRequest): MaybePromise<Visit> | undefined => {
+      : (text: string, start: number, count: boolean, req?: RoutedRequest): MaybePromise<Visit> | undefined => {
           const code = text.slice(start);
-          return isCodeShaped(code) && !isReserved(code, reserved)
-            ? redirect((c, source) => store.countVisit(code, seconds, c, source), count, req, false, false)
-            : undefined;
+          return isCodeShaped(code) && !isReserved(code, reserved) ? visit(code, count, req) : undefined;
         },
   };
 }

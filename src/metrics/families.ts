@@ -18,8 +18,16 @@ export const LINK_ROUTE = '/:code';
 export const NO_ROUTE = 'none';
 
 /** The `result` label of `shortener_redirects_total`, every value always exported. */
-export const REDIRECT_RESULTS = ['found', 'not_found', 'expired', 'limit_reached', 'preview'] as const;
-export const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = { found: 0, missing: 1, expired: 2, limit_reached: 3, preview: 4 };
+export const REDIRECT_RESULTS = ['found', 'not_found', 'expired', 'limit_reached', 'preview', 'fallback', 'password'] as const;
+export const RESULT_SLOT: Readonly<Record<Visit['kind'], number>> = {
+  found: 0,
+  missing: 1,
+  expired: 2,
+  limit_reached: 3,
+  preview: 4,
+  fallback: 5,
+  password: 6,
+};
 
 /** Slots of `fastRedirects`. */
 export const FAST_GET = 0;

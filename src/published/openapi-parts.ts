@@ -156,7 +156,7 @@ export const HEADERS: Record<string, OpenApiObject> = {
   Allow: header('The methods the path serves.'),
   'WWW-Authenticate': header('`Bearer`.'),
   ETag: header('Strong validator of the file; send it back in If-None-Match.'),
-  'Retry-After': header('Whole seconds until this client address may create again.', { type: 'integer', minimum: 1 }),
+  'Retry-After': header('Whole seconds until this client address may try again: create again, or try another password.', { type: 'integer', minimum: 1 }),
   'Cache-Control': header('`private, no-store` on redirects; `no-cache` on static files.'),
 };
 

@@ -17,10 +17,10 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 export { keyOnDomain, labelsOf, type Labels } from './record-fields.ts';
-export { routingOf, someRouting, type Routing, type StoredCondition, type StoredRule } from './routing.ts';
+export { mergeRouting, routingOf, someRouting, type Routing, type RoutingChange, type StoredCondition, type StoredRule } from './routing.ts';
 
 import type { DomainStore } from './domain-store.ts';
-import type { Routing } from './routing.ts';
+import type { Routing, RoutingChange } from './routing.ts';
 import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
@@ -85,8 +85,8 @@ export interface LinkChanges {
   title?: string | null;
   /** [] clears the tags. */
   tags?: readonly string[];
-  /** The link's whole routing (`routing.ts`), as it is to be; null clears it. */
-  routing?: Routing | null;
+  /** Parts of the link's routing (`routing.ts`): each given replaces its part, a null part removes it; null removes them all. */
+  routing?: RoutingChange | null;
 }
 
 /**
@@ -94,10 +94,24 @@ export interface LinkChanges {
  * preview of a limited link is answered with a page and not counted, docs/api.md: the redirect
  * asks about the `User-Agent` only then); the others are answered with a page.
  */
+export interface RoutedDecision {
+  readonly kind: 'routed';
+  readonly url: string;
+  readonly limited: boolean;
+  readonly routing: Routing;
+  readonly gone: 'expired' | 'limit_reached' | null;
+}
+
 export type VisitDecision =
   | { readonly kind: 'found'; readonly url: string; readonly limited: boolean }
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired' }
+  /**
+   * A link with routing (`routing.ts`), asked without `routed`: nothing is counted, whatever
+   * `count` said. The redirect settles the routing (validity, password, rules) and asks again
+   * with `routed` to count. `gone`: the link is expired, or used up, which its fallback may answer.
+   */
+  | RoutedDecision
   /** The link's visit limit is used up (docs/api.md): `visits >= maxVisits`. */
   | { readonly kind: 'limit_reached' };
 
@@ -183,8 +197,10 @@ export interface LinkStore {
    * link), counts the visit, in one call. Counts are exact: every counted `found` adds one.
    * The answer is read at once: the log store reuses one object for every `found`, so that a
    * redirect allocates nothing but the URL. `now` is read only when the link can expire.
+   * A link with routing answers `routed` and counts nothing unless `routed` is true: then it is
+   * decided and counted as a link without any (its routing was settled by the caller).
    */
-  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource): MaybePromise<VisitDecision>;
+  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): MaybePromise<VisitDecision>;
   /**
    * Optional, for a store that answers from memory: `countVisit` of the code that `text` spells
    * from `start` to its end, asked without making that string (the redirect's fast path passes its
@@ -192,7 +208,7 @@ export interface LinkStore {
    * the code alphabet or more than `MAX_CODE_LENGTH` of them, is `missing`, at once. A store
    * without it is asked `countVisit` only with a code-shaped, unreserved code.
    */
-  countVisitIn?(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource): MaybePromise<VisitDecision>;
+  countVisitIn?(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): MaybePromise<VisitDecision>;
   /*
    * Events (docs/analytics.md): a counted visit with `event` records the event `event()` makes
    * (called once, only for a counted visit) as one unit with the count: durable together, lost

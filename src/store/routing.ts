@@ -90,3 +90,20 @@ export function routingOf(value: unknown): Routing | undefined | false {
 export function someRouting(routing: Routing | null | undefined): Routing | undefined {
   return routing === null || routing === undefined || Object.keys(routing).length === 0 ? undefined : routing;
 }
+
+/** An edit of a link's routing: each part given replaces that part, a part given as null removes it. */
+export type RoutingChange = { readonly [K in keyof Routing]?: Routing[K] | null };
+
+/**
+ * `old` with `change` applied (`null`: every part removed): undefined when no part is left. The
+ * stores apply it in the edit's own atomic step, so two edits of different parts both hold.
+ */
+export function mergeRouting(old: Routing | null | undefined, change: RoutingChange | null): Routing | undefined {
+  if (change === null) return undefined;
+  const merged: Record<string, unknown> = { ...old };
+  for (const [part, value] of Object.entries(change)) {
+    if (value === null) delete merged[part];
+    else if (value !== undefined) merged[part] = value;
+  }
+  return someRouting(merged as Routing);
+}

@@ -571,7 +571,7 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await check('after edits and a reopen');
     });
 
-    test('routing round-trips whole through insert, get, list, export, update (set, replace, clear, kept) and a reopen', async (t) => {
+    test('routing round-trips whole through insert, get, list, export, update (parts set, removed, cleared, kept) and a reopen', async (t) => {
       const handle = await fresh(t);
       let store = handle.store;
       // Every part, with text a JSON field must escape: a tab, a quote, a line separator, non-ASCII.
@@ -603,18 +603,61 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await check('after reopen');
       const moved: LinkRecord = { ...routed, url: 'https://example.com/r2' };
       assert.deepEqual(await store.update('rte001', { url: 'https://example.com/r2' }, T), moved, 'an edit of another field keeps the routing');
+      const merged: LinkRecord = { ...partly, routing: { forwardQuery: true, validUntil: T + 5 } };
+      assert.deepEqual(await store.update('rte002', { routing: { validUntil: T + 5 } }, T), merged, 'a part given joins the others');
       const replaced: LinkRecord = { ...partly, routing: { validUntil: T + 5 } };
-      assert.deepEqual(await store.update('rte002', { routing: { validUntil: T + 5 } }, T), replaced, 'routing is replaced whole');
+      assert.deepEqual(await store.update('rte002', { routing: { forwardQuery: null } }, T), replaced, 'a null part is removed');
       const given: LinkRecord = { ...plain, routing: { fallbackUrl: 'https://example.com/f' } };
       assert.deepEqual(await store.update('rte003', { routing: { fallbackUrl: 'https://example.com/f' } }, T), given);
       expected = [moved, replaced, given];
       await check('after edits');
       const cleared = rec('rte003');
       assert.deepEqual(await store.update('rte003', { routing: null }, T), cleared, 'null clears it');
-      assert.deepEqual(await store.update('rte002', { routing: {} }, T), { ...rec('rte002'), title: 't' }, 'so does an empty one');
+      assert.deepEqual(await store.update('rte002', { routing: {} }, T), replaced, 'an empty change changes nothing');
+      assert.deepEqual(await store.update('rte002', { routing: { validUntil: null } }, T), { ...rec('rte002'), title: 't' }, 'no part left: none');
       expected = [moved, { ...rec('rte002'), title: 't' }, cleared];
       store = await handle.reopen();
       await check('after edits and a reopen');
+    });
+
+    test('a link with routing is answered routed and counted nothing, until asked with routed; gone says expired or used up', async (t) => {
+      const { store } = await fresh(t);
+      const routing: Routing = { forwardQuery: true, fallbackUrl: 'https://example.com/fb' };
+      await inserted(store, { ...rec('rtv001', 'https://example.com/t', T, 0, 0, 2), routing });
+      await inserted(store, { ...rec('rtv002', 'https://example.com/u', T, 1), routing: { validUntil: T + 5 } });
+      const routed = async (code: string, now: number, count: boolean, again = false) => {
+        const d = await store.countVisit(code, () => now, count, undefined, again);
+        return d.kind === 'routed' ? { kind: d.kind, url: d.url, limited: d.limited, routing: d.routing, gone: d.gone } : { kind: d.kind };
+      };
+      for (const count of [true, false]) {
+        assert.deepEqual(await routed('rtv001', T, count), { kind: 'routed', url: 'https://example.com/t', limited: true, routing, gone: null });
+      }
+      assert.deepEqual(await routed('rtv002', T, true), {
+        kind: 'routed',
+        url: 'https://example.com/u',
+        limited: false,
+        routing: { validUntil: T + 5 },
+        gone: null,
+      });
+      assert.equal((await settle(store.get('rtv001', T)))?.visits, 0, 'nothing counted without routed');
+      assert.deepEqual(await routed('rtv001', T, true, true), { kind: 'found' });
+      assert.deepEqual(await routed('rtv001', T, false, true), { kind: 'found' }, 'HEAD with routed counts nothing');
+      assert.deepEqual(await routed('rtv001', T, true, true), { kind: 'found' });
+      assert.equal((await settle(store.get('rtv001', T)))?.visits, 2);
+      assert.deepEqual(await routed('rtv001', T, true), { kind: 'routed', url: 'https://example.com/t', limited: true, routing, gone: 'limit_reached' });
+      assert.deepEqual(await routed('rtv001', T, true, true), { kind: 'limit_reached' });
+      assert.deepEqual((await routed('rtv002', T + DAY, true)).gone, 'expired');
+      assert.deepEqual(await routed('rtv002', T + DAY, true, true), { kind: 'expired' });
+      assert.deepEqual(await routed('rtv003', T, true), { kind: 'missing' });
+      // A plain link is as before, asked either way.
+      await inserted(store, rec('rtv004', 'https://example.com/p'));
+      assert.deepEqual(await decide(store, 'rtv004', T, true), { kind: 'found', url: 'https://example.com/p' });
+      // An edit that removes the routing makes the link plain again; one that adds it, routed.
+      await store.update('rtv004', { routing: { forwardQuery: true } }, T);
+      assert.equal((await routed('rtv004', T, true)).kind, 'routed');
+      await store.update('rtv004', { routing: null }, T);
+      assert.deepEqual(await decide(store, 'rtv004', T, true), { kind: 'found', url: 'https://example.com/p' });
+      assert.equal((await settle(store.get('rtv004', T)))?.visits, 2);
     });
 
     test('the tag filter keeps links having every tag asked; q also matches titles; they combine, with paging and total', async (t) => {

@@ -9,15 +9,13 @@
  * heap, so the garbage collector has almost nothing to trace, and replay copies bytes from the log
  * into the arena without creating a string.
  *
- * Slots are handed out in creation order, so newest-first is a walk down the slot numbers. A
- * deleted (or re-created) record leaves a dead slot behind; `vacuum()` squeezes them out once they
- * outnumber the live ones, which renumbers slots: callers holding slot numbers get the mapping.
+ * Slots are handed out in creation order: newest-first walks down the slot numbers. A deleted or
+ * re-created record leaves a dead slot; `vacuum()` squeezes them out once they outnumber the live
+ * ones, renumbering slots (callers holding slot numbers get the mapping).
  *
- * This file holds what the service asks of the records: lookups, adds and edits, the values of a
- * slot and the tests of a search. `Keydir` extends, each in its own file and reading the same
- * fields: a slot's visit counts and events (`keydir-visits.ts`), the keydir as a checkpoint copies
- * and loads it (`keydir-image.ts`), and the columns themselves, their indexes and walks, their
- * growth and `vacuum` (`keydir-columns.ts`).
+ * Here: lookups, adds and edits, a slot's values, a search's tests. Beside it, on the same fields:
+ * visit counts and events (`keydir-visits.ts`), the checkpoint's copy (`keydir-image.ts`), the
+ * columns, their indexes, growth and `vacuum` (`keydir-columns.ts`).
  */
 import { foldedIndex } from './ascii-fold.ts';
 import { hashBytes, hashStep, hashString, NONE } from './hash-chains.ts';
@@ -26,7 +24,7 @@ import type { PackedKeydir } from './keydir-image.ts';
 import { KeydirVisits } from './keydir-visits.ts';
 import { slotLabels, type LabelSource } from './link-labels.ts';
 import { RememberedPaths, type Found } from './remembered-paths.ts';
-import type { LinkRecord } from '../link-store.ts';
+import type { LinkRecord, Routing } from '../link-store.ts';
 
 /** A record as the rest of the service sees it (the contract's), materialized from the columns. */
 export type StoredRecord = LinkRecord;
@@ -48,8 +46,7 @@ export class Keydir extends KeydirVisits {
 
   /** A code's bytes while it is looked up (`find`); grown for a longer code. */
   private row = new Uint8Array(64);
-  /** See `findIn`. */
-  private readonly remembered = new RememberedPaths();
+  private readonly remembered = new RememberedPaths(); // see `findIn`
 
   /**
    * The live slot of the code that `text` spells from `start` to its end (all of `text` by
@@ -84,7 +81,7 @@ export class Keydir extends KeydirVisits {
     if (kept !== undefined) return kept;
     const s = this.find(text, start, allowed);
     if (s === NONE) return undefined;
-    const plain = this.retention[s] === 0 && this.limit[s] === 0 && this.urlLen[s]! <= HOT_URL_MAX_BYTES;
+    const plain = this.retention[s] === 0 && this.limit[s] === 0 && this.urlLen[s]! <= HOT_URL_MAX_BYTES && this.routingOf(s) === undefined;
     const found: Found = { slot: s, url: plain ? this.redirectUrl(s) : null };
     this.remembered.set(text, found);
     return found;
@@ -264,6 +261,9 @@ export class Keydir extends KeydirVisits {
     const own = this.labelled.get(s)?.tags;
     return own !== undefined && tags.every((tag) => own.includes(tag));
   }
+
+  /** Slot `s`'s routing (`routing.ts`), if any: one Map lookup at most. */
+  routingOf = (s: number): Routing | undefined => (this.labelled.size === 0 ? undefined : this.labelled.get(s)?.routing);
 
   /** Whether slot `s` was made by the key `author` (`id`). */
   isBy = (s: number, author: string): boolean => this.labelled.get(s)?.author === author;

@@ -16,7 +16,7 @@
  */
 import { EngineLifecycle } from './engine-lifecycle.ts';
 import { isExpiredAt, type Entry } from './format.ts';
-import type { Clock, InsertChain } from '../link-store.ts';
+import type { Clock, InsertChain, RoutedDecision, Routing } from '../link-store.ts';
 import type { StoredRecord } from './keydir.ts';
 import { searchSnapshot, takeSnapshot, type SearchFilter, type Snapshot } from './snapshot.ts';
 import type { VisitEvent, VisitEventSource } from '../../visits/event.ts';
@@ -167,7 +167,8 @@ export class LogEngine extends EngineLifecycle {
    * `count`; a promise for a limited link, see `limited`), `null` when expired by `now()` (read only
    * for a link that can expire), `undefined` when unknown, `false` when its visit limit is used up.
    * The code is `text` from `start` on, of the characters `allowed` (`Keydir.find`; `findIn`,
-   * whose answer carries the URL of a link that needs no other check).
+   * whose answer carries the URL of a link that needs no other check). A link with routing, unless
+   * `routed`, is its `RoutedDecision`, counted nothing (link-store.ts `countVisit`).
    */
   resolve(
     text: string,
@@ -176,7 +177,8 @@ export class LogEngine extends EngineLifecycle {
     start?: number,
     allowed?: Uint8Array,
     event?: VisitEventSource,
-  ): string | null | undefined | false | Promise<string> {
+    routed?: boolean,
+  ): string | null | undefined | false | Promise<string> | RoutedDecision {
     const records = this.records;
     // A remembered answer is only ever one of a link without a limit (`Keydir.findIn`).
     this.resolvedLimited = false;
@@ -195,6 +197,11 @@ export class LogEngine extends EngineLifecycle {
       s = found.slot;
     }
     if (s === -1) return undefined;
+    // A remembered answer is never one of a link with routing (`Keydir.findIn`).
+    if (routed !== true) {
+      const routing = records.routingOf(s);
+      if (routing !== undefined) return this.routedAt(s, routing, now);
+    }
     const days = records.retentionDays(s);
     if (days > 0 && isExpiredAt(records.createdAt(s), days, now())) return null;
     // The one read a link without a limit pays for limits.
@@ -220,6 +227,15 @@ export class LogEngine extends EngineLifecycle {
     const url = records.redirectUrl(s);
     if (!count) return url;
     return (event === undefined ? this.counts.countDurably(s) : this.counts.recordDurably(s, event())).then(() => url);
+  }
+
+  /** What a link with routing is now, counting nothing. */
+  private routedAt(s: number, routing: Routing, now: Clock): RoutedDecision {
+    const records = this.records;
+    const days = records.retentionDays(s);
+    const limit = records.maxVisits(s);
+    const gone = days > 0 && isExpiredAt(records.createdAt(s), days, now()) ? 'expired' : limit !== 0 && records.visits(s) >= limit ? 'limit_reached' : null;
+    return { kind: 'routed', url: records.redirectUrl(s), limited: limit !== 0, routing, gone };
   }
 
   /** The live slot of `code`, or -1 (expiry is the caller's). */

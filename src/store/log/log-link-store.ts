@@ -14,6 +14,7 @@ import {
   isExpired,
   isExpiredAt,
   MAX_CODE_LENGTH,
+  mergeRouting,
   type Clock,
   type InsertChain,
   type LinkChanges,
@@ -124,14 +125,14 @@ export class LogLinkStore implements LinkStore {
     }
   }
 
-  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource): VisitDecision | Promise<VisitDecision> {
-    return this.decision(this.store.resolve(code, now, count, undefined, undefined, event));
+  countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): VisitDecision | Promise<VisitDecision> {
+    return this.decision(this.store.resolve(code, now, count, undefined, undefined, event, routed));
   }
 
-  countVisitIn(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource): VisitDecision | Promise<VisitDecision> {
+  countVisitIn(text: string, start: number, now: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): VisitDecision | Promise<VisitDecision> {
     const length = text.length - start;
     if (length < 1 || length > MAX_CODE_LENGTH) return MISSING;
-    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET, event));
+    return this.decision(this.store.resolve(text, now, count, start, IN_CODE_ALPHABET, event, routed));
   }
 
   /** The decision `LogEngine.resolve` answered (see there), as the contract spells it. */
@@ -144,6 +145,7 @@ export class LogLinkStore implements LinkStore {
     if (url === undefined) return MISSING;
     if (url === null) return EXPIRED;
     if (url === false) return LIMIT_REACHED;
+    if (!(url instanceof Promise)) return url;
     // A counted visit of a link with a limit: granted once its count is durable.
     return url.then(
       (target) => ({ kind: 'found', url: target, limited: true }),
@@ -245,7 +247,7 @@ export class LogLinkStore implements LinkStore {
         maxVisits: changes.maxVisits === undefined ? rec.maxVisits : changes.maxVisits,
         title: changes.title === undefined ? rec.title : changes.title,
         tags: changes.tags ?? rec.tags,
-        routing: changes.routing === undefined ? rec.routing : changes.routing,
+        routing: changes.routing === undefined ? rec.routing : mergeRouting(rec.routing, changes.routing),
       });
     } catch (err) {
       throw unwritable(err);

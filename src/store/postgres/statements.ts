@@ -7,7 +7,7 @@
  * bounds the calls. Expiry is decided here, at read time, by the caller's clock, never the database's.
  */
 import type postgres from 'postgres';
-import { someRouting, type LinkRecord, type Routing } from '../link-store.ts';
+import { someRouting, type LinkRecord, type Routing, type RoutingChange } from '../link-store.ts';
 import type { EventColumns } from './event-row.ts';
 import { type ColumnValue, folded, type ListFilter, type Row } from './link-rows.ts';
 import { REAPER_LOCK } from './schema.ts';
@@ -21,13 +21,15 @@ export type ChunkQuery = (tx: postgres.TransactionSql, after: string | undefined
 const LIVE_AT_2 = '(retention_days = 0 OR created_at + retention_days::bigint * 86400 > $2::bigint)';
 /** The visit's row: live, with visits left. */
 const COUNTED = `code = $1::text AND ${LIVE_AT_2} AND (max_visits IS NULL OR visit_count < max_visits)`;
+/** The row of a plain visit: it has no routing either (a routed one is counted once it is settled, redirect.ts). */
+const COUNTED_PLAIN = `${COUNTED} AND routing IS NULL`;
 const COMMIT_RULE = "set_config('synchronous_commit', CASE WHEN max_visits IS NULL THEN 'off' ELSE 'on' END, true)";
 
-/** `countVisit` without an event: `$1` code, `$2` now. */
-const COUNT_UNTRACKED = `
+/** `countVisit` without an event: `$1` code, `$2` now; `counted` the row it counts. */
+const countUntracked = (counted: string): string => `
   UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991),
     untracked_visits = least(untracked_visits + 1, 9007199254740991)
-  WHERE ${COUNTED}
+  WHERE ${counted}
   RETURNING url, max_visits, ${COMMIT_RULE}`;
 
 /**
@@ -44,17 +46,21 @@ function familiesWord(e: EventColumns): number {
 const family = (shift: number): string => `(NULLIF(($6::integer >> ${shift}) & 15, 0) - 1)::smallint`;
 
 /** `countVisit` with its event: `$3` time, `$4` referrer, `$5` country, `$6` `familiesWord`, `$7` visitor. */
-const COUNT_WITH_EVENT = `
+const countWithEvent = (counted: string): string => `
   WITH hit AS (
     UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991),
       events_epoch = events_epoch + ($3::bigint < events_closed::bigint * 86400)::int
-    WHERE ${COUNTED}
+    WHERE ${counted}
     RETURNING seq, url, max_visits, ${COMMIT_RULE}
   ), event AS (
     INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor)
     SELECT seq, $3::bigint, $4::text, $5::text, ${family(0)}, ${family(4)}, ${family(8)}, ($6::integer & 4096) <> 0, $7::integer FROM hit
   )
   SELECT url, max_visits FROM hit`;
+
+/** The redirect's texts: a plain visit's, and a routed one's once the service settled its routing. */
+const PLAIN = { untracked: countUntracked(COUNTED_PLAIN), withEvent: countWithEvent(COUNTED_PLAIN) };
+const ROUTED = { untracked: countUntracked(COUNTED), withEvent: countWithEvent(COUNTED) };
 
 export class PostgresStatements {
   constructor(private readonly sql: postgres.Sql) {}
@@ -207,6 +213,19 @@ export class PostgresStatements {
     return tx`DELETE FROM visits WHERE link_seq = ANY(${seqs}::bigint[])`;
   }
 
+  /**
+   * A routing edit (`mergeRouting`) applied to the row as the row lock holds it: the parts removed,
+   * then the parts given, and no routing at all when none is left. So concurrent edits of two parts
+   * on two instances both hold.
+   */
+  private routingChange(change: RoutingChange | null): postgres.PendingQuery<postgres.Row[]> {
+    if (change === null) return this.sql`routing = NULL`;
+    const removed = Object.keys(change).filter((part) => change[part as keyof RoutingChange] === null);
+    const given = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== null && value !== undefined));
+    const json = this.sql.json(given as postgres.JSONValue);
+    return this.sql`routing = nullif((coalesce(routing, '{}'::jsonb) - ${removed}::text[]) || ${json}, '{}'::jsonb)`;
+  }
+
   /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
   /** A record's routing as the column takes it: a JSON parameter (`jsonb`), or NULL for none. */
   routing(routing: Routing | null | undefined): postgres.Parameter | null {
@@ -214,9 +233,11 @@ export class PostgresStatements {
     return some === undefined ? null : this.sql.json(some as unknown as postgres.JSONValue);
   }
 
-  update(code: string, now: number, set: Record<string, ColumnValue>, columns: string[]): postgres.PendingQuery<Row[]> {
+  update(code: string, now: number, set: Record<string, ColumnValue>, columns: string[], routing?: RoutingChange | null): postgres.PendingQuery<Row[]> {
+    const assigned = [...(columns.length > 0 ? [this.sql(set, columns)] : []), ...(routing === undefined ? [] : [this.routingChange(routing)])];
+    const list = assigned.reduce((a, b) => this.sql`${a}, ${b}`);
     return this.sql<Row[]>`
-      UPDATE links SET ${this.sql(set, columns)} WHERE code = ${code} AND ${this.live(now)}
+      UPDATE links SET ${list} WHERE code = ${code} AND ${this.live(now)}
       RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`;
   }
 
@@ -231,12 +252,13 @@ export class PostgresStatements {
    * closed it) retires the link's day summaries in the same UPDATE (`day-summaries.ts` says why
    * that is exact): the row the UPDATE reads is the latest, whatever it waited for.
    */
-  countVisit(code: string, now: number, event: EventColumns | undefined): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
+  countVisit(code: string, now: number, event: EventColumns | undefined, routed = false): postgres.PendingQuery<{ url: string; max_visits: number | null }[]> {
     // Constant texts with numbered parameters: the redirect is the one statement run thousands of
     // times a second, and building it from fragments cost the driver more than sending it.
-    if (event === undefined) return this.sql.unsafe(COUNT_UNTRACKED, [code, now], { prepare: true });
+    const texts = routed ? ROUTED : PLAIN;
+    if (event === undefined) return this.sql.unsafe(texts.untracked, [code, now], { prepare: true });
     const e = event;
-    return this.sql.unsafe(COUNT_WITH_EVENT, [code, now, e.time, e.referrer, e.country, familiesWord(e), e.visitor], { prepare: true });
+    return this.sql.unsafe(texts.withEvent, [code, now, e.time, e.referrer, e.country, familiesWord(e), e.visitor], { prepare: true });
   }
 
   /** An event's values after its `link_seq`, in the column order of `countVisit`'s insert. */
@@ -248,7 +270,7 @@ export class PostgresStatements {
   /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */
   peek(code: string): postgres.PendingQuery<Row[]> {
     return this.sql<Row[]>`
-      SELECT url, created_at, retention_days, visit_count, max_visits FROM links WHERE code = ${code}`;
+      SELECT url, created_at, retention_days, visit_count, max_visits, routing FROM links WHERE code = ${code}`;
   }
 
   /** The reaper's advisory lock, for this transaction: one instance reaps at a time. */

@@ -31,22 +31,11 @@ import type {
   VisitPage,
   VisitStats,
 } from '../../visits/event.ts';
-import {
-  isExpiredAt,
-  isUsedUp,
-  type Clock,
-  type InsertChain,
-  type LinkChanges,
-  type LinkPage,
-  type LinkRecord,
-  type LinkStore,
-  type ListQuery,
-  type VisitDecision,
-} from '../link-store.ts';
+import type { Clock, InsertChain, LinkChanges, LinkPage, LinkRecord, LinkStore, ListQuery, VisitDecision } from '../link-store.ts';
 import { PostgresCalls } from './calls.ts';
-import { eventColumns } from './event-row.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { PostgresKeys } from './keys.ts';
+import { PostgresRedirect } from './redirect.ts';
 import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
 import { PostgresStatements, toRecord } from './statements.ts';
@@ -87,6 +76,7 @@ export class PostgresStore implements LinkStore {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly calls: PostgresCalls;
   private readonly statements: PostgresStatements;
+  private readonly redirect: PostgresRedirect;
   private readonly retentionDays: number;
   private readonly snapshots: SnapshotReads;
   private readonly links = new LinkCount();
@@ -110,6 +100,7 @@ export class PostgresStore implements LinkStore {
     this.retentionDays = options.visitRetentionDays ?? 0;
     this.snapshots = new SnapshotReads(this.calls, this.statements, chunk);
     this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote);
+    this.redirect = new PostgresRedirect(this.calls, this.statements, wrote);
     this.visits = new PostgresVisits(this.sql, this.calls, this.statements, this.log, timeoutMs, chunk, wrote);
     this.accessKeys = new PostgresKeys(this.sql, this.calls, this.log, this.clock, options.keysMaxAgeMs ?? 1000);
     this.domains = new PostgresDomains(this.sql, this.calls, this.clock, options.keysMaxAgeMs ?? 1000);
@@ -217,44 +208,9 @@ export class PostgresStore implements LinkStore {
 
   // ---- The redirect --------------------------------------------------------------------------
 
-  /**
-   * The redirect. A GET is one conditional UPDATE: it counts the visit only of a live link with
-   * visits left, so a limit is exact under any concurrency, on any number of instances. The commit
-   * is synchronous for a link with a limit (a crash cannot grant the visit twice) and asynchronous
-   * for the others (`set_config(…, true)` lasts until this statement's own commit): a database crash
-   * may lose the last fraction of a second of their counts, never a link or a limit. Only when it
-   * matched nothing is the link read, to tell missing, expired and used up apart.
-   */
-  async countVisit(code: string, clock: Clock, count: boolean, event?: VisitEventSource): Promise<VisitDecision> {
-    // One reading for the whole decision: the statement and the read after it agree on the time.
-    const now = clock();
-    if (!count) return this.peek(code, now);
-    // Made before the statement, which decides whether the visit counts: a GET of a code that is
-    // not found pays for it, which a database round trip dwarfs anyway.
-    const columns = event && eventColumns(event());
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      const rows = await this.calls.run(this.statements.countVisit(code, now, columns));
-      const hit = rows[0];
-      if (hit) {
-        if (hit.max_visits !== null) this.wrote(started);
-        return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
-      }
-      const decision = await this.peek(code, now);
-      // `found` here means the link changed in between (created, or its limit raised): count again.
-      if (decision.kind !== 'found') return decision;
-      if (attempt === 2) return { kind: 'limit_reached' };
-    }
-  }
-
-  /** What a visit would be, counting nothing (HEAD, and the reason of a GET that counted nothing). */
-  private async peek(code: string, now: number): Promise<VisitDecision> {
-    const rows = await this.calls.run(this.statements.peek(code));
-    const row = rows[0];
-    if (!row) return { kind: 'missing' };
-    if (isExpiredAt(Number(row.created_at), row.retention_days, now)) return { kind: 'expired' };
-    if (isUsedUp({ visits: Number(row.visit_count), maxVisits: row.max_visits })) return { kind: 'limit_reached' };
-    return { kind: 'found', url: row.url, limited: row.max_visits !== null };
+  /** The redirect (`redirect.ts`). */
+  countVisit(code: string, clock: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): Promise<VisitDecision> {
+    return this.redirect.countVisit(code, clock, count, event, routed);
   }
 
   // ---- Background work ---------------------------------------------------------------------

@@ -117,14 +117,13 @@ export class PostgresWrites {
       set['title_folded'] = folded(changes.title);
     }
     if (changes.tags !== undefined) set['tags'] = [...changes.tags];
-    if (changes.routing !== undefined) set['routing'] = this.statements.routing(changes.routing);
     const columns = Object.keys(set);
-    if (columns.length === 0) {
+    if (columns.length === 0 && changes.routing === undefined) {
       const rows = await this.calls.run(this.statements.get(code, now));
       return rows[0] && toRecord(rows[0]);
     }
     const started = performance.now();
-    const rows = await this.calls.run(this.statements.update(code, now, set, columns));
+    const rows = await this.calls.run(this.statements.update(code, now, set, columns, changes.routing));
     if (rows.length === 0) return undefined;
     this.wrote(started);
     return toRecord(rows[0]!);
