@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../errors.ts';
 import { jsonBodyError, mediaType, readJsonObject, type JsonObject } from '../http/body.ts';
+import { ROUTING_FIELDS, routingInputOf } from '../links/routing-input.ts';
 import type { LinkEdit } from '../links/service.ts';
 
 /** The fields an edit may hold, by their JSON names. A `Map`: the names are the request's text. */
@@ -23,9 +24,12 @@ export function editOf(body: JsonObject): LinkEdit | string {
   const edit: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     const field = EDITABLE.get(name);
-    if (field === undefined) return `${JSON.stringify(name)} cannot be changed; an edit may hold ${[...EDITABLE.keys()].join(', ')}`;
-    edit[field] = value;
+    if (field !== undefined) edit[field] = value;
+    else if (!ROUTING_FIELDS.has(name))
+      return `${JSON.stringify(name)} cannot be changed; an edit may hold ${[...EDITABLE.keys(), ...ROUTING_FIELDS.keys()].join(', ')}`;
   }
+  const routing = routingInputOf((name) => body[name]);
+  if (routing !== undefined) edit['routing'] = routing;
   return edit as LinkEdit;
 }
 

@@ -11,6 +11,7 @@
 import { mediaType, readBody, parseFields } from '../http/body.ts';
 import { HttpError } from '../errors.ts';
 import { passwordFromForm } from './password-page.ts';
+import { ROUTING_FIELDS, routingInputOf, type RoutingInput } from '../links/routing-input.ts';
 import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
@@ -25,6 +26,7 @@ import { sendList } from './list-json.ts';
 import { failureError } from './outcomes.ts';
 import { uiRoutes } from './ui-routes.ts';
 import { qrRoute } from './qr-route.ts';
+import { rulesRoute } from './rules-routes.ts';
 import { domainParam, type ApiRoute, type RouteDeps } from './route-types.ts';
 
 export type { ApiRoute, RouteDeps } from './route-types.ts';
@@ -36,6 +38,9 @@ function listQuery(query: URLSearchParams): ListQuery {
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** Routing fields as a query string or a form gives them: numbers as digits, booleans as words. */
+const withText = (input: RoutingInput | undefined, textual: boolean): RoutingInput | undefined => (input === undefined ? undefined : { ...input, textual });
 /** A password form's body: one field of at most 128 characters, escaped, fits many times over. */
 const PASSWORD_FORM_LIMIT = 4096;
 
@@ -73,6 +78,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         author: principal?.id,
         keyDomain: principal?.domain,
         domain: field('domain'),
+        routing: withText(routingInputOf(field), fields.textual || [...ROUTING_FIELDS.keys()].some((name) => query.has(name))),
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;
@@ -143,6 +149,7 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
       doc: URL_DOC,
     },
     qrRoute({ service, reply }),
+    rulesRoute({ service, reply, maxBodyBytes }, withKey),
     {
       path: '/api/lookup',
       methods: {

@@ -9,6 +9,7 @@ import type { KeyOf } from './domains.ts';
 import { NOT_FOUND, outage, refused, type Found, type Invalid, type NotFound, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
 import { Refusal } from './refusal.ts';
+import { checkRouting, hashedChange, type RoutingInput } from './routing-input.ts';
 import { checkUrl, type UrlRules } from './url-rules.ts';
 import { checkMaxVisits, checkRetentionChange, checkTags, checkTitle } from './validate.ts';
 
@@ -29,6 +30,14 @@ export interface LinkEdit {
   title?: unknown;
   /** An array of tags replacing them all; [] clears them, null is refused. */
   tags?: unknown;
+  /** Routing fields (`routing-input.ts`): each given replaces its part, null removes it. */
+  routing?: RoutingInput | undefined;
+}
+
+/** A checked edit: the store's changes, and a new password still to hash. */
+export interface CheckedEdit {
+  changes: LinkChanges;
+  password: string | undefined;
 }
 
 /** An edit by the rules, as the store's changes; the fields in the order their refusals are told. */
@@ -63,6 +72,16 @@ export function checkEdit(edit: LinkEdit, urlRules: UrlRules): LinkChanges | Ref
   return changes;
 }
 
+/** `checkEdit` with the routing fields: the changes, the new password apart. */
+export function checkLinkEdit(edit: LinkEdit, urlRules: UrlRules): CheckedEdit | Refusal {
+  const changes = checkEdit(edit, urlRules);
+  if (changes instanceof Refusal || edit.routing === undefined) return changes instanceof Refusal ? changes : { changes, password: undefined };
+  const routing = checkRouting(edit.routing, urlRules);
+  if (routing instanceof Refusal) return routing;
+  if (Object.keys(routing.change).length > 0 || routing.password !== undefined) changes.routing = routing.change;
+  return { changes, password: routing.password };
+}
+
 export interface EditDeps {
   store: LinkStore;
   urlRules: UrlRules;
@@ -81,10 +100,12 @@ export function createEdits({ store, urlRules, seconds, view, keyOf }: EditDeps)
      * [] the tags; a retention counts from the creation, so it may expire the link at once.
      */
     async update(code: string, edit: LinkEdit, domain?: unknown): Promise<UpdateOutcome> {
-      const changes = checkEdit(edit, urlRules);
-      if (changes instanceof Refusal) return refused(changes);
+      const checked = checkLinkEdit(edit, urlRules);
+      if (checked instanceof Refusal) return refused(checked);
       const key = keyOf(code, domain);
       if (typeof key !== 'string') return key;
+      const { changes, password } = checked;
+      if (password !== undefined) changes.routing = await hashedChange({ change: changes.routing ?? {}, password });
       try {
         const record = await store.update(key, changes, seconds());
         return record === undefined ? NOT_FOUND : { ok: true, record: view(record) };

@@ -4,9 +4,10 @@
  */
 import { expiresAt, type LinkRecord, type MaybePromise } from '../store/link-store.ts';
 import type { Domains } from './domains.ts';
+import { routingView, type RoutingView } from './routing-input.ts';
 
-/** The record as the API shows it (docs/api.md). */
-export interface UrlRecord {
+/** The link's own fields as the API shows them (docs/api.md). */
+export interface UrlFields {
   short_code: string;
   /** The link's domain (docs/api.md, domains): null for the default one. */
   domain: string | null;
@@ -27,6 +28,9 @@ export interface UrlRecord {
   /** The `id` of the stored key that made the link (docs/security.md); null for none (no key, or a key of `API_KEYS`). */
   author: string | null;
 }
+
+/** The record as every door shows it: the link's fields, then where it sends each visitor (`routing-input.ts`). */
+export type UrlRecord = UrlFields & RoutingView;
 
 export interface UrlList {
   count: number;
@@ -64,5 +68,6 @@ export function recordView(rec: LinkRecord, domains: Domains): UrlRecord {
     tags: rec.tags === undefined ? [] : [...rec.tags],
     // Absent, null or empty: none, as both stores read it.
     author: rec.author || null,
+    ...routingView(rec.routing),
   };
 }

@@ -12,6 +12,7 @@ import type { CreateLimiter } from './create-limit.ts';
 import { outage, refused, type Conflict, type Found, type Invalid, type RateLimited, type Unavailable } from './outcomes.ts';
 import type { UrlRecord } from './record.ts';
 import { Refusal } from './refusal.ts';
+import { checkRouting, createdRouting, hashedChange, type CheckedRouting, type RoutingInput } from './routing-input.ts';
 import { checkUrl, type UrlRules } from './url-rules.ts';
 import { checkCustomCode, checkMaxVisits, checkRetention, checkTags, checkTitle } from './validate.ts';
 
@@ -46,6 +47,8 @@ export interface ShortenInput {
   domain?: unknown;
   /** The host of the one domain the asking key acts on (`access.ts`): the link lands there, and another `domain` is refused. */
   keyDomain?: string | undefined;
+  /** Where the link sends each visitor (`routing-input.ts`): rules, forward_query, validity, fallback, password. */
+  routing?: RoutingInput | undefined;
 }
 
 /** What the create rules allow a code to be. */
@@ -68,6 +71,8 @@ export interface CheckedCreate {
   labels: Labels | undefined;
   /** The link's domain: null for the default one. */
   domain: Domain;
+  /** Its routing, the password not yet hashed. */
+  routing: CheckedRouting | undefined;
 }
 
 /** Every field of a create by its rule, in the order their refusals are told. */
@@ -88,7 +93,9 @@ export function checkCreate(input: ShortenInput, urlRules: UrlRules, codeRules: 
   if (tags instanceof Refusal) return tags;
   const domain = codeRules.domains === undefined ? checkNoDomain(input.domain) : codeRules.domains.named(input.domain);
   if (domain instanceof Refusal) return domain;
-  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags), domain };
+  const routing = input.routing === undefined ? undefined : checkRouting({ textual: input.textual === true, ...input.routing }, urlRules);
+  if (routing instanceof Refusal) return routing;
+  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags), domain, routing };
 }
 
 /** Without domains, only the default one may be named: by nothing at all. */
@@ -124,10 +131,10 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
   const keyOf = storeKey;
 
   /** Generated codes offered to the store until it takes one; `undefined` when the code space is exhausted. */
-  async function generated(fields: CheckedCreate, createdAt: number, author: Pick<LinkRecord, 'author'>): Promise<LinkRecord | undefined> {
+  async function generated(fields: CheckedCreate, createdAt: number, extra: Pick<LinkRecord, 'author' | 'routing'>): Promise<LinkRecord | undefined> {
     const { url, retentionDays, maxVisits, labels } = fields;
     for (const code of candidateCodes(deps.randomCode, codeRules.minShortLength, codeRules.maxShortLength, codeRules.reserved)) {
-      const record: LinkRecord = { code: keyOf(code, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
+      const record: LinkRecord = { code: keyOf(code, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...extra };
       // A taken code is refused at once by the log store; only a write is awaited.
       const inserted = store.insert(record, createdAt);
       if (inserted === true || (inserted !== false && (await inserted))) return record;
@@ -154,17 +161,19 @@ export function createShorten(deps: ShortenDeps): (input: ShortenInput) => Promi
     const checked = checkCreate(input, deps.urlRules, codeRules);
     const fields = checked instanceof Refusal ? checked : onKeyDomain(checked, input);
     if (fields instanceof Refusal) return refused(fields);
-    const createdAt = deps.seconds();
     let record: LinkRecord | undefined;
-    // A link made without a stored key carries no author field at all, as before keys had ids.
-    const author = input.author ? { author: input.author } : {};
+    // A link made without a stored key carries no author field at all, as before keys had ids;
+    // one without routing no routing field.
+    const routing = fields.routing === undefined ? undefined : createdRouting(await hashedChange(fields.routing));
+    const extra = { ...(input.author ? { author: input.author } : {}), ...(routing === undefined ? {} : { routing }) };
+    const createdAt = deps.seconds();
     try {
       if (fields.custom === undefined) {
-        record = await generated(fields, createdAt, author);
+        record = await generated(fields, createdAt, extra);
       } else {
         // One insert decides: of concurrent creates of one code the store lets exactly one win.
         const { url, retentionDays, maxVisits, labels } = fields;
-        record = { code: keyOf(fields.custom, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...author };
+        record = { code: keyOf(fields.custom, fields.domain), url, createdAt, retentionDays, visits: 0, untracked: 0, maxVisits, ...labels, ...extra };
         if (!(await store.insert(record, createdAt))) return CODE_IN_USE;
       }
     } catch (err) {

@@ -16,7 +16,9 @@ export interface JsonSchema {
   required?: readonly string[];
   additionalProperties?: boolean;
   items?: JsonSchema;
+  minItems?: number;
   maxItems?: number;
+  enum?: readonly string[];
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -59,6 +61,7 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
     }
   }
   if (schema.const !== undefined && value !== schema.const) errors.push(`${at} must be ${JSON.stringify(schema.const)}`);
+  if (schema.enum !== undefined && !schema.enum.includes(value as string)) errors.push(`${at} must be one of ${schema.enum.join(', ')}`);
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${at} must be at least ${schema.minimum}`);
     if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${at} must be at most ${schema.maximum}`);
@@ -70,6 +73,7 @@ function check(schema: JsonSchema, value: unknown, path: string, root: string, e
       errors.push(`${at} must have at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'}`);
     if (schema.maxLength !== undefined && length > schema.maxLength) errors.push(`${at} must have at most ${schema.maxLength} characters`);
   }
+  if (Array.isArray(value) && schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${at} must have at least ${schema.minItems} items`);
   if (Array.isArray(value) && schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at} must have at most ${schema.maxItems} items`);
   if (Array.isArray(value) && schema.items) {
     const items = schema.items;

@@ -55,7 +55,7 @@ export interface OperationDoc {
   extensions?: Readonly<Record<`x-${string}`, unknown>>;
 }
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The documentation of one route: one operation per method. */
 export type RouteDoc = Readonly<Partial<Record<Method, OperationDoc>>>;

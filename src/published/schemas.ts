@@ -3,6 +3,7 @@
  * `outputSchema`s are built from these same objects, so the two descriptions cannot drift apart.
  */
 import type { JsonSchema } from './json-schema.ts';
+import { ROUTING_INPUT_PROPERTIES, ROUTING_RECORD_PROPERTIES, ROUTING_REQUIRED } from './routing-schemas.ts';
 import { MAX_COUNT, MAX_LIMIT, MAX_RETENTION_DAYS, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../links/validate.ts';
 
 const CODE_DESCRIPTION =
@@ -78,6 +79,7 @@ export const RECORD_SCHEMA = {
       type: ['string', 'null'],
       description: 'The id of the stored API key that created the link (GET /api/keys); null when it was made without a key or with a key of API_KEYS.',
     },
+    ...ROUTING_RECORD_PROPERTIES,
   },
   required: [
     'short_code',
@@ -93,6 +95,7 @@ export const RECORD_SCHEMA = {
     'title',
     'tags',
     'author',
+    ...ROUTING_REQUIRED,
   ],
   additionalProperties: false,
 } as const satisfies JsonSchema;
@@ -166,6 +169,7 @@ export const SHORTEN_INPUT_SCHEMA = {
       type: ['string', 'null'],
       description: "The domain the link lives on: one of the service's hosts (DOMAINS); null, empty, default or absent = the default one. Another host is 400.",
     },
+    ...ROUTING_INPUT_PROPERTIES,
   },
 } as const satisfies JsonSchema;
 
@@ -187,6 +191,7 @@ export const UPDATE_INPUT_SCHEMA = {
       items: { type: 'string' },
       description: `The new tags, replacing the old ones; [] clears them (null is 400). ${TAGS_INPUT_DESCRIPTION}`,
     },
+    ...ROUTING_INPUT_PROPERTIES,
   },
   additionalProperties: false,
 } as const satisfies JsonSchema;

@@ -10,6 +10,7 @@ import type { UrlRecord } from '../../src/links/record.ts';
 import { codeOf, start, type Harness, type Reply, type RequestOptions } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const KEY = 'k1';
 const NOW_MS = Date.UTC(2026, 2, 1);
@@ -57,6 +58,7 @@ test('PATCH changes url, retention_days and max_visits, answers 200 with the rec
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   };
   assert.deepEqual(JSON.parse(r.body), expected);
   assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), expected);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { UrlList, UrlRecord } from '../../src/links/record.ts';
 import { codeOf, start, type Reply } from '../support/helpers.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
@@ -150,6 +151,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         title: null,
         tags: [],
         author: null,
+        ...NO_ROUTING,
       },
       {
         short_code: b,
@@ -165,6 +167,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         title: null,
         tags: [],
         author: null,
+        ...NO_ROUTING,
       },
       {
         short_code: a,
@@ -180,6 +183,7 @@ test('GET /api/urls with a key lists exact records newest first (header and quer
         title: null,
         tags: [],
         author: null,
+        ...NO_ROUTING,
       },
     ],
   };
@@ -240,6 +244,7 @@ test('GET /api/urls/<code> answers the exact record', async (t) => {
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   });
 });
 

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { listJson } from '../../src/api/list-json.ts';
 import type { UrlListing, UrlRecord } from '../../src/links/record.ts';
 import { createPacer, type Piece, type Sink } from '../../src/http/pacer.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const record = (i: number): UrlRecord => ({
   short_code: `c${i}`,
@@ -23,6 +24,7 @@ const record = (i: number): UrlRecord => ({
   title: null,
   tags: [],
   author: null,
+  ...NO_ROUTING,
 });
 
 function asyncListing(n: number): UrlListing<Promise<UrlRecord[]>> {

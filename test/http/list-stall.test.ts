@@ -18,6 +18,7 @@ import type { UrlListing, UrlRecord } from '../../src/links/record.ts';
 import { encodeEntry } from '../../src/store/log/format.ts';
 import { start, tempDir } from '../support/helpers.ts';
 import { onOneProcess } from '../support/cluster.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 /** Counts event-loop turns: a setImmediate callback that schedules itself, until the test ends. */
 function turnCounter(t: TestContext): () => number {
@@ -175,6 +176,7 @@ function listing(n: number, urlChars: number): UrlListing {
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   });
   return {
     total: n,

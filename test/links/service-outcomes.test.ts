@@ -25,6 +25,7 @@ import {
   type ListQuery,
   type VisitDecision,
 } from '../../src/store/link-store.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const NOW_MS = 1_790_000_000_000;
 const NOW = NOW_MS / 1000;
@@ -166,6 +167,7 @@ test('over a store that answers with promises, every operation works and reports
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   };
   assert.deepEqual(await s.shorten({ url: 'https://example.com/a', retentionDays: 0 }), { ok: true, record });
   const hit = s.visit('code01', true);

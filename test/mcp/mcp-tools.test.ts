@@ -14,6 +14,7 @@ import type { UrlRecord } from '../../src/links/record.ts';
 import { LogCapture, start, type Harness } from '../support/helpers.ts';
 import { fillableDisk } from '../support/disk-full.ts';
 import { onOneProcess } from '../support/cluster.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const KEY = 'admin-key';
 const NOW_MS = 1_700_000_000_000;
@@ -138,6 +139,7 @@ test('shorten_url answers the short URL as text and the record as structuredCont
       title: null,
       tags: [],
       author: null,
+      ...NO_ROUTING,
     });
     // The same link the REST API sees.
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${rec.short_code}`)).body), rec);
@@ -268,6 +270,7 @@ test('update_url checks the key, edits the record it returns, and reports unknow
       title: null,
       tags: [],
       author: null,
+      ...NO_ROUTING,
     });
     assert.deepEqual(JSON.parse((await h.req(`/api/urls/${code}`)).body), updated, 'the REST API sees the edit');
     assert.equal(structured(await call(server, 'update_url', { code, api_key: KEY, max_visits: null }))['max_visits'], null);

@@ -15,6 +15,7 @@ import { phpInt } from '../../src/peers/yourls/params.ts';
 import { keywordOf, trimLong } from '../../src/peers/yourls/shapes.ts';
 import { selector, statsFilter } from '../../src/peers/yourls/stats.ts';
 import { readXml } from '../support/xml.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 test('json as PHP writes it: slashes and every non-ASCII character escaped, control characters as JSON escapes them', () => {
   assert.equal(
@@ -96,6 +97,7 @@ function record(code: string, visits: number): UrlRecord {
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   };
 }
 

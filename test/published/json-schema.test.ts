@@ -18,6 +18,7 @@ import {
   SHORTEN_INPUT_SCHEMA,
   UPDATE_INPUT_SCHEMA,
 } from '../../src/published/schemas.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const RECORD = {
   short_code: 'abc123',
@@ -33,6 +34,7 @@ const RECORD = {
   title: null,
   tags: [],
   author: null,
+  ...NO_ROUTING,
 };
 
 /** Values that probe every keyword of the subset: types, required, extras, ranges, lengths, const, items. */

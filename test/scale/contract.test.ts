@@ -19,6 +19,7 @@ import { codeOf, request, type Reply, type RequestOptions } from '../support/hel
 import { startInstances, type Instances } from '../support/instances.ts';
 import { pgServer } from '../support/pg.ts';
 import type { UrlRecord as LinkRecord } from '../../src/links/record.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const TOKEN = 'scale-token';
 const KEY = 'scale-admin';
@@ -313,6 +314,7 @@ test('an edit made on one instance is what the others answer and redirect to', {
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   });
   for (let i = 0; i < 2; i++) assert.deepEqual(await recordOf(d, code), edited);
   assert.equal((await via(d, `/${code}`, { method: 'HEAD' })).headers.location, 'https://example.com/scale/after');
@@ -450,6 +452,7 @@ test('import through one instance, export through another: the same records, old
         title: null,
         tags: [],
         author: null,
+        ...NO_ROUTING,
       },
       {
         short_code: `${marker}b`,
@@ -465,6 +468,7 @@ test('import through one instance, export through another: the same records, old
         title: null,
         tags: [],
         author: null,
+        ...NO_ROUTING,
       },
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });

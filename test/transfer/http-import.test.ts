@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { start, type Harness } from '../support/helpers.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const KEY = 'admin-key';
 /** 2024-05-01T12:00:00Z. */
@@ -50,6 +51,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
       title: null,
       tags: [],
       author: null,
+      ...NO_ROUTING,
     },
     {
       short_code: 'second',
@@ -65,6 +67,7 @@ test('JSON Lines: records are stored as given, in file order, and reported', asy
       title: null,
       tags: [],
       author: null,
+      ...NO_ROUTING,
     },
   ]);
   const third = got[2]!;

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { start, type Harness } from '../support/helpers.ts';
+import { NO_ROUTING } from '../support/no-routing.ts';
 
 const KEY = 'admin-key';
 const NOW = 1714564800_000;
@@ -77,6 +78,7 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
     title: null,
     tags: [],
     author: null,
+    ...NO_ROUTING,
   });
   // The labels as sent (tags trimmed and sorted), so that an identical export below proves they
   // travelled, not that both sides lost them alike.
