@@ -9,6 +9,7 @@ import { CODE_SCHEMA, LIST_SCHEMA, RECORD_SCHEMA } from '../published/schemas.ts
 import { RateLimitedCall } from './jsonrpc.ts';
 import { MAX_LIMIT, MAX_RETENTION_DAYS, MAX_SEARCH_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../links/validate.ts';
 import { LINK_STATS_SCHEMA } from '../published/visit-schemas.ts';
+import { ROUTING_ARGS, routingArgs, SET_RULES } from './routing-tools.ts';
 import { asRecord, failed, missing, structured, type Tool } from './tool-results.ts';
 
 export type { Tool, ToolAnnotations, ToolCall, ToolResult } from './tool-results.ts';
@@ -44,7 +45,8 @@ export const TOOLS: readonly Tool[] = [
       `retention_days (1–${MAX_RETENTION_DAYS}) makes the link expire after that many days; 0 or absent keeps it forever. ` +
       'code asks for a custom code instead of a generated one (fails with "code already in use" when a live link holds it); ' +
       'max_visits makes the link stop redirecting after that many visits (1 = a one-time link). ' +
-      'title and tags label the link for people and for list_urls (q searches titles, tag filters by tags).',
+      'title and tags label the link for people and for list_urls (q searches titles, tag filters by tags). ' +
+      'rules, forward_query, valid_since, valid_until, fallback_url and password say where it sends each visitor (set_rules changes the rules later).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -59,6 +61,7 @@ export const TOOLS: readonly Tool[] = [
         title: { ...TITLE_ARG, description: `A title for the link, at most ${MAX_TITLE_LENGTH} characters; null, empty or absent = none.` },
         tags: { ...TAGS_ARG, description: `Tags for the link (${TAG_RULES}); kept sorted.` },
         domain: { ...DOMAIN, description: `${DOMAIN.description} The code is unique on its domain.` },
+        ...ROUTING_ARGS,
         api_key: {
           ...API_KEY,
           description: `${API_KEY.description} Needed only where the service asks for a key to create (CREATE_ACCESS=key); the link records a stored key as its author.`,
@@ -82,6 +85,7 @@ export const TOOLS: readonly Tool[] = [
         author: principal?.id,
         keyDomain: principal?.domain,
         domain: args['domain'],
+        routing: routingArgs(args),
       });
       if (!outcome.ok && outcome.error === 'rate_limited') throw new RateLimitedCall(outcome.detail, outcome.retryAfter);
       if (!outcome.ok) return failed(outcome.detail);
@@ -209,7 +213,8 @@ export const TOOLS: readonly Tool[] = [
     description:
       'Change the original URL, the retention, the visit limit, the title or the tags of a live short link; the code, creation time and visit count stay. Needs a key whose role may edit (admin, or an editor on the links it made). ' +
       'retention_days still counts from the creation time, so a shorter one can expire the link at once; max_visits null removes the limit, ' +
-      'and one at or below the visit count uses the link up; title null removes the title; tags replaces every tag ([] removes them). Returns the updated link.',
+      'and one at or below the visit count uses the link up; title null removes the title; tags replaces every tag ([] removes them); ' +
+      'each routing argument (rules, forward_query, valid_since, valid_until, fallback_url, password) sets its part, null removes it. Returns the updated link.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -221,6 +226,7 @@ export const TOOLS: readonly Tool[] = [
         max_visits: { ...MAX_VISITS_ARG, description: `The new limit of counted visits, 1 to ${MAX_VISITS}; null = unlimited.` },
         title: { ...TITLE_ARG, description: `The new title, at most ${MAX_TITLE_LENGTH} characters; null or empty removes it.` },
         tags: { ...TAGS_ARG, description: `The new tags, replacing the old ones (${TAG_RULES}); [] removes them.` },
+        ...ROUTING_ARGS,
       },
       required: ['code'],
       additionalProperties: false,
@@ -232,7 +238,14 @@ export const TOOLS: readonly Tool[] = [
     access: 'edit',
     async run(args, service) {
       const code = args['code'] as string;
-      const edit = { url: args['url'], retentionDays: args['retention_days'], maxVisits: args['max_visits'], title: args['title'], tags: args['tags'] };
+      const edit = {
+        url: args['url'],
+        retentionDays: args['retention_days'],
+        maxVisits: args['max_visits'],
+        title: args['title'],
+        tags: args['tags'],
+        routing: routingArgs(args),
+      };
       const outcome = await service.update(code, edit, args['domain']);
       if (outcome.ok) return structured(asRecord(outcome.record));
       return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
@@ -271,4 +284,5 @@ export const TOOLS: readonly Tool[] = [
       return outcome.error === 'not_found' ? missing(service, code, args['domain']) : failed(outcome.detail);
     },
   },
+  SET_RULES,
 ];
