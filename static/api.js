@@ -60,6 +60,16 @@ const FIELD_NAMES = [
   [/^title\b/, 'The title'],
   [/^tags\b/, 'The tags'],
   [/^domain\b/, 'The domain'],
+  // Where a link sends visitors: a place in its rules as the edit form numbers them ("Rule 2, condition 1: …").
+  [
+    /^rules\[(\d+)\](?:\.conditions\[(\d+)\])?(?:\.(url|key)|\.\w+)?: (?:url )?/,
+    (_, rule, condition, part) =>
+      `Rule ${Number(rule) + 1}${condition ? `, condition ${Number(condition) + 1}` : ''}${part ? `, ${part === 'url' ? 'URL' : 'parameter'}` : ''}: `,
+  ],
+  [/^fallback_url: url\b/, 'Fallback URL:'],
+  [/valid_since/g, '“Valid from”'],
+  [/valid_until/g, '“Valid until”'],
+  [/^password\b/, 'The password'],
 ];
 
 /** The input a `detail` is about, by its first words (tags: "a tag …", "a link may have at most 20 distinct tags"). */

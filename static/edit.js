@@ -1,10 +1,12 @@
 // A link's edit form (docs/ui.md, your links), opened under its row: every field filled from the
-// record, sent whole as one `PATCH` to the link on its domain (an emptied field clears its value).
+// record, sent whole as one `PATCH` to the link on its domain (an emptied field clears its value),
+// with the changes of where it sends visitors (routing.js).
 
 import { api, linkPath, problem } from './api.js';
 import { el, pending, showError } from './dom.js';
 import { formReason, numberField, tagList, withScheme } from './input.js';
 import { formatDate, linkName } from './records.js';
+import { routingSection } from './routing.js';
 
 /** The form's fields: key (in the id), label, the input's attributes, its value from the record, its hint. */
 const EDIT_FIELDS = [
@@ -66,6 +68,7 @@ export function editForm(record, { cancel, saved }) {
     inputs[key] = input;
     return field(id, label, input, help);
   });
+  const routing = routingSection(record, slug);
   const error = el('p', { className: 'error', id: errorId, role: 'alert', hidden: true });
   const save = el('button', { type: 'submit', textContent: 'Save' });
   const cancelButton = el('button', { type: 'button', className: 'secondary', textContent: 'Cancel' });
@@ -73,6 +76,7 @@ export function editForm(record, { cancel, saved }) {
     'form',
     { className: 'edit-form', novalidate: '', 'aria-label': `Edit ${code}` },
     el('div', { className: 'fields' }, ...fields),
+    routing.section,
     error,
     el('div', { className: 'row wrap' }, save, cancelButton),
   );
@@ -83,7 +87,12 @@ export function editForm(record, { cancel, saved }) {
     const typed = inputs.url.value.trim();
     if (!typed) return showError(error, 'Enter the target URL.');
     inputs.url.value = withScheme(typed);
-    const body = editBody(inputs);
+    let body;
+    try {
+      body = { ...editBody(inputs), ...routing.changes() };
+    } catch (err) {
+      return showError(error, err.message);
+    }
     void pending(save, async () => {
       try {
         const res = await api(linkPath(record.short_code, record.domain), {

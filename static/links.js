@@ -8,7 +8,7 @@ import { editForm } from './edit.js';
 import { probeLinks } from './gate.js';
 import { tagList } from './input.js';
 import { showQr } from './qr.js';
-import { HOSTS, expiry, formatDate, linkName, statsHref, visits } from './records.js';
+import { HOSTS, expiry, formatDate, linkName, routingMarks, statsHref, visits } from './records.js';
 
 const PAGE_SIZE = 20;
 const TARGET_CHARS = 48;
@@ -107,7 +107,7 @@ function breakable(text) {
   return text.split(/(?<=[/.\-_])(?!\/)|(?=[?&#=])/).flatMap((part, i) => (i === 0 ? [part] : [el('wbr'), part]));
 }
 
-/** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list. */
+/** The target cell: the title above the (shortened) URL, the tags under it as chips that filter the list, then marks of its rules, password and validity. */
 function targetCell(record) {
   const url = record.original_url;
   const target = link(url);
@@ -124,6 +124,11 @@ function targetCell(record) {
       return el('li', {}, chip);
     });
     box.append(el('ul', { className: 'tags', 'aria-label': `Tags of ${linkName(record.short_code, record.domain)}` }, ...chips));
+  }
+  const marks = routingMarks(record);
+  if (marks.length) {
+    const name = `How ${linkName(record.short_code, record.domain)} sends visitors`;
+    box.append(el('ul', { className: 'tags', 'aria-label': name }, ...marks.map((text) => el('li', { className: 'mark', textContent: text }))));
   }
   return box;
 }

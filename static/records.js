@@ -27,6 +27,18 @@ export function visits(record) {
   return record.max_visits == null ? String(record.visit_count) : `${record.visit_count} of ${record.max_visits}`;
 }
 
+/** What a link does beyond its target, in words for its row: its rules, a password, its validity. */
+export function routingMarks(record) {
+  const rules = record.rules?.length ?? 0;
+  const since = record.valid_since == null ? '' : formatDate(record.valid_since);
+  const until = record.valid_until == null ? '' : formatDate(record.valid_until);
+  return [
+    ...(rules ? [rules === 1 ? '1 rule' : `${rules} rules`] : []),
+    ...(record.password_protected ? ['Password'] : []),
+    ...(since || until ? [since && until ? `Valid ${since} – ${until}` : since ? `Valid from ${since}` : `Valid until ${until}`] : []),
+  ];
+}
+
 /** Fills a <dl> with the fields of a record (title and tags only when it has them). */
 export function showRecord(dl, record) {
   const rows = [

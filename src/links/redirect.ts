@@ -5,7 +5,7 @@
  * it does not need.
  */
 import { mapMaybe, type LinkStore, type MaybePromise, type VisitDecision } from '../store/link-store.ts';
-import { createRuleVisitors, type RoutedRequest, type RuleVisitors } from '../visits/rule-visitor.ts';
+import { createRuleVisitors, type RoutedRequest, type RuleVisitors } from './rule-visitor.ts';
 import type { VisitEventSource } from '../visits/event.ts';
 import { isPreviewFetcher } from '../visits/preview-fetchers.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';

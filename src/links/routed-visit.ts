@@ -13,7 +13,7 @@
 import { mapMaybe, type MaybePromise, type RoutedDecision, type VisitDecision } from '../store/link-store.ts';
 import type { VisitEventSource } from '../visits/event.ts';
 import type { Recorder } from '../visits/recorder.ts';
-import { queryOf, type RoutedRequest, type RuleVisitors } from '../visits/rule-visitor.ts';
+import { queryOf, type RoutedRequest, type RuleVisitors } from './rule-visitor.ts';
 import { verifyPassword } from './link-password.ts';
 import type { PasswordAttempts } from './password-attempts.ts';
 import { firstMatch } from './redirect-rules.ts';

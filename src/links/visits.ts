@@ -58,6 +58,8 @@ export interface EventJson {
   os: string | null;
   device: string | null;
   bot: boolean;
+  /** The redirect rule that sent the visitor (its index in the link's rules), or null. */
+  rule: number | null;
 }
 
 export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound | Unavailable;
@@ -90,6 +92,7 @@ export const eventJson = (e: VisitEvent): EventJson => ({
   os: e.os,
   device: e.device,
   bot: e.bot,
+  rule: e.rule ?? null,
 });
 
 const ONE_DOMAIN = createDomains('http://localhost');

@@ -17,10 +17,19 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 export { keyOnDomain, labelsOf, type Labels } from './record-fields.ts';
-export { mergeRouting, routingOf, someRouting, type Routing, type RoutingChange, type StoredCondition, type StoredRule } from './routing.ts';
+export {
+  mergeRouting,
+  routingOf,
+  someRouting,
+  type RoutedDecision,
+  type Routing,
+  type RoutingChange,
+  type StoredCondition,
+  type StoredRule,
+} from './routing.ts';
 
 import type { DomainStore } from './domain-store.ts';
-import type { Routing, RoutingChange } from './routing.ts';
+import type { RoutedDecision, Routing, RoutingChange } from './routing.ts';
 import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
@@ -91,26 +100,13 @@ export interface LinkChanges {
 
 /**
  * What a redirect does. `found` carries the URL, and whether the link has a visit limit (a link
- * preview of a limited link is answered with a page and not counted, docs/api.md: the redirect
- * asks about the `User-Agent` only then); the others are answered with a page.
+ * preview of a limited link is a page, not counted: docs/api.md); the others are pages.
  */
-export interface RoutedDecision {
-  readonly kind: 'routed';
-  readonly url: string;
-  readonly limited: boolean;
-  readonly routing: Routing;
-  readonly gone: 'expired' | 'limit_reached' | null;
-}
-
 export type VisitDecision =
   | { readonly kind: 'found'; readonly url: string; readonly limited: boolean }
   | { readonly kind: 'missing' }
   | { readonly kind: 'expired' }
-  /**
-   * A link with routing (`routing.ts`), asked without `routed`: nothing is counted, whatever
-   * `count` said. The redirect settles the routing (validity, password, rules) and asks again
-   * with `routed` to count. `gone`: the link is expired, or used up, which its fallback may answer.
-   */
+  /** A link with routing, counted nothing: the service settles it, then asks again (`countVisit`). */
   | RoutedDecision
   /** The link's visit limit is used up (docs/api.md): `visits >= maxVisits`. */
   | { readonly kind: 'limit_reached' };
@@ -197,8 +193,7 @@ export interface LinkStore {
    * link), counts the visit, in one call. Counts are exact: every counted `found` adds one.
    * The answer is read at once: the log store reuses one object for every `found`, so that a
    * redirect allocates nothing but the URL. `now` is read only when the link can expire.
-   * A link with routing answers `routed` and counts nothing unless `routed` is true: then it is
-   * decided and counted as a link without any (its routing was settled by the caller).
+   * A link with routing answers `routed`, counting nothing, unless `routed`: then it is counted as any.
    */
   countVisit(code: string, now: Clock, count: boolean, event?: VisitEventSource, routed?: boolean): MaybePromise<VisitDecision>;
   /**

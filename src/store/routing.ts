@@ -107,3 +107,15 @@ export function mergeRouting(old: Routing | null | undefined, change: RoutingCha
   }
   return someRouting(merged as Routing);
 }
+
+/**
+ * A redirect's answer for a link with routing, asked without `routed` (link-store.ts
+ * `countVisit`): nothing counted. `gone`: expired, or used up, which its fallback may answer.
+ */
+export interface RoutedDecision {
+  readonly kind: 'routed';
+  readonly url: string;
+  readonly limited: boolean;
+  readonly routing: Routing;
+  readonly gone: 'expired' | 'limit_reached' | null;
+}

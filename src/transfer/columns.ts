@@ -7,7 +7,25 @@
  */
 
 /** A field of an imported row, named as the record names it. */
-export type Field = 'url' | 'code' | 'created' | 'visits' | 'retention' | 'maxVisits' | 'title' | 'tags' | 'author' | 'domain';
+export type Field =
+  | 'url'
+  | 'code'
+  | 'created'
+  | 'visits'
+  | 'retention'
+  | 'maxVisits'
+  | 'title'
+  | 'tags'
+  | 'author'
+  | 'domain'
+  | 'rules'
+  | 'forwardQuery'
+  | 'validSince'
+  | 'validUntil'
+  | 'fallbackUrl'
+  | 'passwordHash'
+  | 'password'
+  | 'passwordProtected';
 
 export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   url: ['original_url', 'url', 'long_url', 'longUrl', 'Long URL'],
@@ -20,6 +38,16 @@ export const ALIASES: Readonly<Record<Field, readonly string[]>> = {
   tags: ['tags'],
   author: ['author'],
   domain: ['domain'],
+  // The routing (row-routing.ts). Shlink names these three so in its API, with the same meaning.
+  rules: ['rules'],
+  forwardQuery: ['forward_query', 'forwardQuery'],
+  validSince: ['valid_since', 'validSince'],
+  validUntil: ['valid_until', 'validUntil'],
+  fallbackUrl: ['fallback_url'],
+  passwordHash: ['password_hash'],
+  // Read only to refuse a row that would otherwise lose its protection unseen (row-routing.ts).
+  password: ['password'],
+  passwordProtected: ['password_protected'],
 };
 
 /** Lower-cased alias → field. */

@@ -26,9 +26,11 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, { type: string; exten
 
 /**
  * The CSV columns, in order: the record's fields without `expires_at`, which follows from them.
- * `title`, `tags`, `author` and `domain` came later and are appended, so a reader that takes columns by
- * position still finds the older ones where they were; `tags` is one cell, the tags joined with
- * commas (a tag never holds one); `author` is empty for none, and `domain` for the default one.
+ * `title`, `tags`, `author`, `domain` and then the routing came later and are appended, so a reader
+ * that takes columns by position still finds the older ones where they were; `tags` is one cell,
+ * the tags joined with commas (a tag never holds one); `author` is empty for none, and `domain`
+ * for the default one. The routing columns are those of the record, except that `password_hash`
+ * replaces `password_protected`: a move must keep the protection, and only the hash can carry it.
  */
 export const CSV_COLUMNS = [
   'short_code',
@@ -42,12 +44,21 @@ export const CSV_COLUMNS = [
   'tags',
   'author',
   'domain',
+  'rules',
+  'forward_query',
+  'valid_since',
+  'valid_until',
+  'fallback_url',
+  'password_hash',
 ] as const;
 
 /** Characters per piece: big enough to cost few writes, small enough to stay a young string. */
 const PIECE_CHARS = 64 * 1024;
 
-function csvLine(r: UrlRecord): string {
+/** An instant's cell: Unix seconds, empty for none. */
+const instantCell = (seconds: number | null): string => (seconds === null ? '' : String(seconds));
+
+function csvLine(r: UrlRecord, passwordHash: string | undefined): string {
   return csvRow([
     r.short_code,
     r.short_url,
@@ -60,11 +71,22 @@ function csvLine(r: UrlRecord): string {
     r.tags.join(','),
     r.author ?? '',
     r.domain ?? '',
+    // Compact JSON, as the import reads it back; it starts with `[`, never a formula.
+    r.rules.length === 0 ? '' : JSON.stringify(r.rules),
+    String(r.forward_query),
+    instantCell(r.valid_since),
+    instantCell(r.valid_until),
+    r.fallback_url ?? '',
+    passwordHash ?? '',
   ]);
 }
 
-function jsonLine(r: UrlRecord): string {
-  return `${JSON.stringify(r)}\n`;
+/**
+ * The record as `GET /api/urls/<code>` shows it, plus `password_hash` on a password-protected link
+ * only: a line of a link without one is exactly its record.
+ */
+function jsonLine(r: UrlRecord, passwordHash: string | undefined): string {
+  return `${JSON.stringify(passwordHash === undefined ? r : { ...r, password_hash: passwordHash })}\n`;
 }
 
 /** The export of `records` as text pieces: the CSV header first, then one line per record. */
@@ -72,7 +94,7 @@ export async function* exportText(records: AsyncIterable<LinkRecord>, format: Ex
   const line = format === 'csv' ? csvLine : jsonLine;
   let piece = format === 'csv' ? csvRow(CSV_COLUMNS) : '';
   for await (const rec of records) {
-    piece += line(recordView(rec, domains));
+    piece += line(recordView(rec, domains), rec.routing?.passwordHash);
     if (piece.length >= PIECE_CHARS) {
       yield piece;
       piece = '';

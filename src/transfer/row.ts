@@ -1,7 +1,8 @@
 /**
  * One imported row checked like a create (docs/api.md, export and import): the same URL rules
  * (the self-link check included), the custom-code rule for a given code, retention, max_visits,
- * title and tags; `created_at`, `visit_count` and `author` are kept as given. Pure: the caller stores the result.
+ * title, tags and the routing (`row-routing.ts`); `created_at`, `visit_count` and `author` are kept
+ * as given. Pure: the caller stores the result.
  */
 import { isExpired, labelsOf, type LinkRecord } from '../store/link-store.ts';
 import {
@@ -19,6 +20,7 @@ import {
 import { createDomains, type Domain, type Domains } from '../links/domains.ts';
 import { parseCreatedText } from './dates.ts';
 import type { Field } from './columns.ts';
+import { importedRouting } from './row-routing.ts';
 
 export interface RowRules extends UrlRules {
   minShortLength: number;
@@ -67,6 +69,8 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
   if (tags instanceof Refusal) return refused(tags);
   const author = checkAuthor(get('author'));
   if (author instanceof Refusal) return refused(author);
+  const routing = importedRouting(get, rules, textual);
+  if (routing instanceof Refusal) return refused(routing);
   // A host this instance does not serve (another shortener's export names its own) is read as the
   // default domain: that is where its links land when the instance takes its place.
   const named = (rules.domains ?? createDomains(rules.baseUrl)).named(get('domain'));
@@ -82,6 +86,7 @@ export function checkRow(values: RowValues, rules: RowRules, now: number, textua
     maxVisits,
     ...labelsOf(title, tags),
     ...(author !== undefined && { author }),
+    ...(routing !== undefined && { routing }),
   };
   if (isExpired(record, now)) return { ok: false, detail: 'the link has already expired (created_at + retention_days is past)' };
   return { ok: true, record, code, domain };

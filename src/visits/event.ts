@@ -24,6 +24,11 @@ export interface VisitEvent {
    * to be tracked, had no address, or was imported. Never shown by any route.
    */
   readonly visitor: number | null;
+  /**
+   * The redirect rule that sent the visitor (docs/api.md, redirect rules): its index in the link's
+   * rules. Absent when none did (no rule held, or the link has none), as in every event before rules.
+   */
+  readonly rule?: number;
 }
 
 /** Made only when a visit is counted: the redirect of a link that is not found pays nothing. */

@@ -8,7 +8,8 @@
  * - `referrer`: an index into the store's table of referrer hosts; 0 = none.
  * - `attrs`: bits 0–9 the country (0 = none, else 1 + 26 × letter + letter), 10–12 the browser,
  *   13–15 the OS, 16–18 the device (each 0 = none, else 1 + its index in the lists below), bit 19
- *   the bot flag, bit 20 set when `visitor` holds an id.
+ *   the bot flag, bit 20 set when `visitor` holds an id, bits 21–24 the redirect rule that sent the
+ *   visitor (0 = none, else 1 + its index; older logs hold 0 there).
  */
 import type { Browser, Device, Os, VisitEvent } from './event.ts';
 
@@ -50,6 +51,8 @@ export const BOT_SHIFT = 19;
 export const BOT = 1 << BOT_SHIFT;
 export const HAS_VISITOR_SHIFT = 20;
 export const HAS_VISITOR = 1 << HAS_VISITOR_SHIFT;
+export const RULE_SHIFT = 21;
+export const RULE_BITS = 0xf;
 
 /** Country codes: 1 + 26 × first letter + second letter, for the 676 pairs of `A`–`Z`. */
 export const COUNTRY_CODES = 677;
@@ -83,7 +86,8 @@ export function packAttrs(event: VisitEvent): number {
       (indexOf(SYSTEMS, event.os) << OS_SHIFT) |
       (indexOf(DEVICES, event.device) << DEVICE_SHIFT) |
       (event.bot ? BOT : 0) |
-      (event.visitor !== null ? HAS_VISITOR : 0)) >>>
+      (event.visitor !== null ? HAS_VISITOR : 0) |
+      (event.rule === undefined ? 0 : ((event.rule + 1) & RULE_BITS) << RULE_SHIFT)) >>>
     0
   );
 }
@@ -95,7 +99,8 @@ export function unpack(data: Uint32Array, at: number, referrer: (index: number) 
     const n = (attrs >>> shift) & FAMILY_BITS;
     return n === 0 ? null : list[n - 1]!;
   };
-  return {
+  const rule = (attrs >>> RULE_SHIFT) & RULE_BITS;
+  const event: VisitEvent = {
     time: data[at + TIME]!,
     referrer: referrer(data[at + REFERRER]!),
     country: countryOf(attrs & COUNTRY_BITS),
@@ -105,4 +110,5 @@ export function unpack(data: Uint32Array, at: number, referrer: (index: number) 
     bot: (attrs & BOT) !== 0,
     visitor: (attrs & HAS_VISITOR) !== 0 ? data[at + VISITOR]! | 0 : null,
   };
+  return rule === 0 ? event : { ...event, rule: rule - 1 };
 }

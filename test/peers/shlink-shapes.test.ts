@@ -2,8 +2,9 @@
  * The pure parts of the Shlink surface (docs/compat.md), without a socket: the typical
  * `User-Agent` of each browser and OS family (it must parse back to those families, by this
  * service's classifier and, for the pairs that exist, by `bowser`, the parser Shlink's web client
- * uses), Shlink's dates and pagination, the parameters it sends, `validUntil` as whole days, and
- * problem details whose `type` is one the SDK knows.
+ * uses), Shlink's dates and pagination, the parameters it sends, `validSince` and `validUntil` as
+ * instants, which of `valid_until` and the retention's end shows as `validUntil`, and problem
+ * details whose `type` is one the SDK knows.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,8 +12,9 @@ import bowser from 'bowser';
 import { classifyUserAgent } from '../../src/visits/user-agent.ts';
 import type { Browser, Os } from '../../src/visits/event.ts';
 import { typicalUserAgent } from '../../src/peers/shlink/user-agents.ts';
-import { isoDate, pageBounds, pagination, visitJson } from '../../src/peers/shlink/shapes.ts';
-import { isProblem, parseCreateBody, parseListParams, parseOrder, parseVisitParams, retentionUntil } from '../../src/peers/shlink/params.ts';
+import { isoDate, pageBounds, pagination, validUntilOf, visitJson } from '../../src/peers/shlink/shapes.ts';
+import { instantOf, parseCreateBody, parseEditBody } from '../../src/peers/shlink/bodies.ts';
+import { isProblem, parseListParams, parseOrder, parseVisitParams } from '../../src/peers/shlink/params.ts';
 import { INVALID_KEY, MERCURE_OFF, MISSING_KEY, nonUniqueSlug, refusedInput, routeNotFound, shortUrlNotFound } from '../../src/peers/shlink/problems.ts';
 import { ErrorType } from '../support/shlink-sdk.ts';
 
@@ -65,7 +67,7 @@ test("bowser, the web client's parser, reads the same families from them; Other 
 
 test('a visit without a User-Agent (or one that asked not to be tracked) shows an empty one', () => {
   assert.equal(typicalUserAgent(null, null), '');
-  const v = visitJson({ time: 0, referrer: null, country: null, browser: null, os: null, device: null, bot: false }, 'https://s.example/abc');
+  const v = visitJson({ time: 0, referrer: null, country: null, browser: null, os: null, device: null, bot: false, rule: null }, 'https://s.example/abc');
   assert.deepEqual(v, {
     referer: '',
     date: '1970-01-01T00:00:00+00:00',
@@ -123,7 +125,9 @@ test("the list's parameters: defaults, PHP-style arrays, the domain as sent, and
     endDate: undefined,
     excludeMaxVisitsReached: true,
     domain: 'DEFAULT',
+    excludePastValidUntil: false,
   });
+  assert.equal((parseListParams(new URLSearchParams('excludePastValidUntil=true')) as { excludePastValidUntil: boolean }).excludePastValidUntil, true);
   // The domain is passed on as sent (the service tells a host from DEFAULT); absent or empty: every domain's.
   for (const [query, domain] of [
     ['domain=S.example', 'S.example'],
@@ -169,60 +173,85 @@ test('a visit list: every visit by default, excludeBots set by its presence (as 
   assert.ok(isProblem(reversed));
 });
 
-test('validUntil is a retention of whole days from the creation, rounded up; null is forever; not after the creation is refused', () => {
-  const created = 1_777_627_800;
-  const iso = (s: number): string => new Date(s * 1000).toISOString();
-  assert.equal(retentionUntil(iso(created + 86400), created), 1);
-  assert.equal(retentionUntil(iso(created + 86401), created), 2);
-  assert.equal(retentionUntil(iso(created + 1), created), 1);
-  assert.equal(retentionUntil(null, created), 0);
-  assert.equal(retentionUntil(undefined, created), undefined);
-  // A deadline past 2106 (the last second a visit's time can hold) is a deadline all the same:
-  // the longest retention, 36500 days, ends in 2126.
-  assert.equal(retentionUntil('2126-04-07T09:30:00Z', created), 36500);
-  assert.equal(retentionUntil('2107-01-01', created), Math.ceil((Date.UTC(2107, 0, 1) / 1000 - created) / 86400));
-  for (const bad of [iso(created), iso(created - 1), 'soon', 42]) {
-    const p = retentionUntil(bad, created);
-    assert.ok(isProblem(p), String(bad));
-    assert.deepEqual(p.body['invalidElements'], ['validUntil']);
+test('validSince and validUntil: ISO 8601 as Unix seconds (UTC without an offset), null or empty for none, anything else refused naming the field', () => {
+  assert.equal(instantOf('2026-05-01T10:00:00+02:00', 'validUntil'), Date.UTC(2026, 4, 1, 8) / 1000);
+  assert.equal(instantOf('2026-05-01T10:00:00', 'validSince'), Date.UTC(2026, 4, 1, 10) / 1000);
+  assert.equal(instantOf('2026-05-01', 'validSince'), Date.UTC(2026, 4, 1) / 1000);
+  // Past 2106 (the last second a visit's time can hold) and up to the last second ISO 8601 spells.
+  assert.equal(instantOf('9999-12-31T23:59:59Z', 'validUntil'), 253402300799);
+  assert.equal(instantOf(null, 'validUntil'), null);
+  assert.equal(instantOf('', 'validSince'), null);
+  assert.equal(instantOf(undefined, 'validUntil'), undefined);
+  for (const bad of ['soon', '1777629600', '2026-02-30', '1969-01-01', 42, true]) {
+    for (const name of ['validSince', 'validUntil'] as const) {
+      const p = instantOf(bad, name);
+      assert.ok(isProblem(p), `${name} ${String(bad)}`);
+      assert.deepEqual([p.body['type'], p.body['invalidElements']], [ErrorType.INVALID_ARGUMENT, [name]], `${name} ${String(bad)}`);
+    }
   }
+});
+
+test("Shlink's validUntil is the link's valid_until, or its retention's end when that comes first or alone", () => {
+  assert.equal(validUntilOf({ valid_until: null, expires_at: null }), null);
+  assert.equal(validUntilOf({ valid_until: 500, expires_at: null }), 500);
+  assert.equal(validUntilOf({ valid_until: null, expires_at: 700 }), 700);
+  assert.equal(validUntilOf({ valid_until: 500, expires_at: 700 }), 500);
+  assert.equal(validUntilOf({ valid_until: 900, expires_at: 700 }), 700);
+});
+
+test('an edit of validUntil: null or later than the retention removes the retention, so the end set is the end read back', () => {
+  const at = (s: number): string => new Date(s * 1000).toISOString();
+  assert.deepEqual(parseEditBody({ validUntil: at(900) }, 700), { routing: { validUntil: 900 }, retentionDays: 0 });
+  assert.deepEqual(parseEditBody({ validUntil: null }, 700), { routing: { validUntil: null }, retentionDays: 0 });
+  // An earlier end, or the retention's own (what a client that writes back what it read sends), keeps it.
+  assert.deepEqual(parseEditBody({ validUntil: at(500) }, 700), { routing: { validUntil: 500 } });
+  assert.deepEqual(parseEditBody({ validUntil: at(700) }, 700), { routing: { validUntil: 700 } });
+  // Without a retention, nothing to remove; validSince and forwardQuery are the routing's alone.
+  assert.deepEqual(parseEditBody({ validUntil: null, validSince: at(100), forwardQuery: true }, null), {
+    routing: { validSince: 100, validUntil: null, forwardQuery: true },
+  });
+  assert.deepEqual(parseEditBody({ title: 'x' }, 700), { title: 'x' });
 });
 
 test("a create: what the service checks passes through; what is Shlink's alone is decided here", () => {
   const limits = { minShortLength: 6, maxShortLength: 12 };
   assert.deepEqual(
-    parseCreateBody(
-      { longUrl: 'https://e.example/', customSlug: 'x', crawlable: true, forwardQuery: false, shortCodeLength: 12, domain: 's.example' },
-      limits,
-      100,
-    ),
+    parseCreateBody({ longUrl: 'https://e.example/', customSlug: 'x', crawlable: true, forwardQuery: false, shortCodeLength: 12, domain: 's.example' }, limits),
     {
       url: 'https://e.example/',
       code: 'x',
       title: undefined,
       tags: undefined,
       maxVisits: undefined,
-      retentionDays: 0,
+      routing: { forwardQuery: false },
+      validSince: undefined,
       validUntil: undefined,
       findIfExists: false,
       domain: 's.example',
     },
   );
+  const dated = parseCreateBody({ longUrl: 'https://e.example/', validSince: '2026-01-01', validUntil: '2026-02-01T00:00:00Z', forwardQuery: true }, limits);
+  assert.ok(!isProblem(dated));
+  const [since, until] = [Date.UTC(2026, 0, 1) / 1000, Date.UTC(2026, 1, 1) / 1000];
+  assert.deepEqual([dated.routing, dated.validSince, dated.validUntil], [{ validSince: since, validUntil: until, forwardQuery: true }, since, until]);
+  assert.equal((parseCreateBody({ longUrl: 'https://e.example/' }, limits) as { routing: unknown }).routing, undefined);
   // The domain is the service's to check (a host of another instance is its invalid-data): passed on as sent.
   for (const domain of ['other.example', 'DEFAULT', null, undefined]) {
-    const p = parseCreateBody({ longUrl: 'https://e.example/', domain }, limits, 100);
+    const p = parseCreateBody({ longUrl: 'https://e.example/', domain }, limits);
     assert.ok(!isProblem(p), String(domain));
     assert.equal(p.domain, domain, String(domain));
   }
   for (const [body, element] of [
-    [{ validSince: '2026-01-01' }, 'validSince'],
+    [{ validSince: 'tomorrow' }, 'validSince'],
+    [{ validUntil: '1777629600' }, 'validUntil'],
     [{ pathPrefix: 'p' }, 'pathPrefix'],
     [{ shortCodeLength: 5 }, 'shortCodeLength'],
     [{ shortCodeLength: 13 }, 'shortCodeLength'],
     [{ findIfExists: 'yes' }, 'findIfExists'],
+    [{ forwardQuery: 'yes' }, 'forwardQuery'],
     [{ redirectRules: [{ longUrl: 'https://x.example/', conditions: [] }] }, 'redirectRules'],
   ] as const) {
-    const p = parseCreateBody({ longUrl: 'https://e.example/', ...body }, limits, 100);
+    const p = parseCreateBody({ longUrl: 'https://e.example/', ...body }, limits);
     assert.ok(isProblem(p), element);
     assert.deepEqual(p.body['invalidElements'], [element], element);
   }
@@ -256,10 +285,11 @@ test("problems: Shlink's types (the SDK's ErrorType), titles, statuses and extra
       'maxVisits must be an integer from 1 to 2147483647, or null for no limit',
     ],
     [
-      'retention_days must be an integer from 0 to 36500 (0 keeps the link forever)',
-      'validUntil',
-      "validUntil must be at most 36500 days after the short URL's creation",
+      'valid_since must be before valid_until: the link would never be valid',
+      'validSince',
+      'validSince must be before validUntil: the link would never be valid',
     ],
+    ['forward_query must be true or false', 'forwardQuery', 'forwardQuery must be true or false'],
     ['a tag must not contain a comma: "a,b"', 'tags', 'a tag must not contain a comma: "a,b"'],
     ['title must be at most 512 characters long, not 600', 'title', 'title must be at most 512 characters long, not 600'],
   ];

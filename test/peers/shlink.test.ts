@@ -91,21 +91,28 @@ describe('short URLs: create, get, update, delete', () => {
     ...over,
   });
 
-  test('createShortUrl: customSlug, tags, title, maxVisits, and validUntil as whole days from now, rounded up', async () => {
+  test('createShortUrl: customSlug, tags, title, maxVisits, validSince, validUntil and forwardQuery', async () => {
     const created = await s.sdk.createShortUrl({
       longUrl: 'https://example.com/page',
       customSlug: 'launch-1',
       tags: ['promo', 'blog', 'promo'],
       title: 'Launch',
       maxVisits: 7,
-      // A day and a half: the link keeps two whole days.
+      validSince: s.iso(T0 - DAY),
+      // To the second: a day and a half, no rounding.
       validUntil: s.iso(T0 + DAY + DAY / 2),
       crawlable: true,
       forwardQuery: true,
     });
     assert.deepEqual(
       created,
-      expected({ shortCode: 'launch-1', tags: ['blog', 'promo'], title: 'Launch', meta: { validSince: null, validUntil: s.iso(T0 + 2 * DAY), maxVisits: 7 } }),
+      expected({
+        shortCode: 'launch-1',
+        tags: ['blog', 'promo'],
+        title: 'Launch',
+        meta: { validSince: s.iso(T0 - DAY), validUntil: s.iso(T0 + DAY + DAY / 2), maxVisits: 7 },
+        forwardQuery: true,
+      }),
     );
   });
 
@@ -132,7 +139,7 @@ describe('short URLs: create, get, update, delete', () => {
     assert.equal(taken.type, ErrorType.INVALID_SLUG);
   });
 
-  test('createShortUrl refusals: a taken slug, validSince, another domain, a bad long URL or slug, a reserved slug', async () => {
+  test('createShortUrl refusals: a taken slug, a date that is none, another domain, a bad long URL or slug, a reserved slug', async () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'taken1' });
     assert.deepEqual(await problemOf(s.sdk.createShortUrl({ longUrl: 'https://example.com/x', customSlug: 'taken1' })), {
       type: ErrorType.INVALID_SLUG,
@@ -142,13 +149,14 @@ describe('short URLs: create, get, update, delete', () => {
       customSlug: 'taken1',
     });
     const cases: [Parameters<ShlinkClient['createShortUrl']>[0], string][] = [
-      [{ longUrl: 'https://example.com/x', validSince: s.iso(T0) }, 'validSince'],
+      [{ longUrl: 'https://example.com/x', validSince: 'yesterday' }, 'validSince'],
+      [{ longUrl: 'https://example.com/x', validSince: s.iso(T0 + DAY), validUntil: s.iso(T0) }, 'validSince'],
       [{ longUrl: 'https://example.com/x', domain: 'other.example' }, 'domain'],
       [{ longUrl: 'ftp://example.com/x' }, 'longUrl'],
       [{ longUrl: 'https://example.com/x', customSlug: 'no/slash' }, 'customSlug'],
       [{ longUrl: 'https://example.com/x', customSlug: 'rest' }, 'customSlug'],
       [{ longUrl: 'https://example.com/x', maxVisits: -1 }, 'maxVisits'],
-      [{ longUrl: 'https://example.com/x', validUntil: s.iso(T0 - DAY) }, 'validUntil'],
+      [{ longUrl: 'https://example.com/x', validUntil: '2026-02-30T00:00:00Z' }, 'validUntil'],
       [{ longUrl: 'https://example.com/x', shortCodeLength: 99 }, 'shortCodeLength'],
     ];
     for (const [data, element] of cases) {
@@ -198,12 +206,20 @@ describe('short URLs: create, get, update, delete', () => {
     });
   });
 
-  test('updateShortUrl: longUrl, title, tags, maxVisits and validUntil (from the creation, rounded up; null keeps it forever)', async () => {
+  test('updateShortUrl: longUrl, title, tags, maxVisits, validSince, validUntil and forwardQuery; null clears each', async () => {
     await s.sdk.createShortUrl({ longUrl: 'https://example.com/page', customSlug: 'edit-me' });
     s.clock.s = T0 + 100;
     const updated = await s.sdk.updateShortUrl(
       { shortCode: 'edit-me' },
-      { longUrl: 'https://example.com/new', title: 'New', tags: ['x'], maxVisits: 9, validUntil: s.iso(T0 + 3 * DAY + 1) },
+      {
+        longUrl: 'https://example.com/new',
+        title: 'New',
+        tags: ['x'],
+        maxVisits: 9,
+        validSince: s.iso(T0 + 50),
+        validUntil: s.iso(T0 + 3 * DAY + 1),
+        forwardQuery: true,
+      },
     );
     assert.deepEqual(
       updated,
@@ -212,15 +228,19 @@ describe('short URLs: create, get, update, delete', () => {
         longUrl: 'https://example.com/new',
         title: 'New',
         tags: ['x'],
-        meta: { validSince: null, validUntil: s.iso(T0 + 4 * DAY), maxVisits: 9 },
+        meta: { validSince: s.iso(T0 + 50), validUntil: s.iso(T0 + 3 * DAY + 1), maxVisits: 9 },
+        forwardQuery: true,
       }),
     );
-    const cleared = await s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { title: null, maxVisits: null, validUntil: null, tags: [] });
+    const cleared = await s.sdk.updateShortUrl(
+      { shortCode: 'edit-me' },
+      { title: null, maxVisits: null, validSince: null, validUntil: null, tags: [], forwardQuery: false },
+    );
     assert.deepEqual(cleared, expected({ shortCode: 'edit-me', longUrl: 'https://example.com/new' }));
     assert.deepEqual(await s.sdk.getShortUrl({ shortCode: 'edit-me' }), cleared);
     s.clock.s = T0;
     assert.equal((await problemOf(s.sdk.updateShortUrl({ shortCode: 'nothing-here' }, { title: 'x' }))).type, ErrorType.INVALID_SHORTCODE);
-    const since = await problemOf(s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { validSince: s.iso(T0) }));
+    const since = await problemOf(s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { validSince: 'soon' }));
     assert.deepEqual([since.type, since['invalidElements']], [ErrorType.INVALID_ARGUMENT, ['validSince']]);
     const badUrl = await problemOf(s.sdk.updateShortUrl({ shortCode: 'edit-me' }, { longUrl: 'not a url' }));
     assert.deepEqual([badUrl.type, badUrl['invalidElements']], [ErrorType.INVALID_ARGUMENT, ['longUrl']]);

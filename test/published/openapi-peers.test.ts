@@ -38,11 +38,33 @@ const BUG = { 500: 'the generic answer to a bug' };
 const DOWN = 'a store that cannot be read (a database down: test/peers/peer-outage.test.ts)';
 const RATE_LIMITED = 'only with CREATE_RATE_LIMIT (the door conformance suite, test/doors/)';
 const BIG = JSON.stringify({ longUrl: `https://example.com/${'x'.repeat(70 * 1024)}` });
+/** Shlink's rules of every shape a condition takes: a value, a key and a value, a key alone, a date. */
+const RULES = JSON.stringify({
+  redirectRules: [
+    {
+      longUrl: 'https://example.com/ios-fr',
+      conditions: [
+        { type: 'device', matchKey: null, matchValue: 'ios' },
+        { type: 'language', matchKey: null, matchValue: 'fr' },
+      ],
+    },
+    {
+      longUrl: 'https://example.com/campaign',
+      conditions: [
+        { type: 'query-param', matchKey: 'utm', matchValue: 'spring' },
+        { type: 'valueless-query-param', matchKey: 'ref', matchValue: null },
+        { type: 'after-date', matchKey: null, matchValue: '2026-01-01T00:00:00+00:00' },
+      ],
+    },
+  ],
+});
 
 interface Fixture {
   keep: string;
   doomed: string;
   taken: string;
+  /** A link with redirect rules, validity and a forwarded query. */
+  ruled: string;
   /** Secrets of stored keys whose role may not read (`creator`) or change anything (`viewer`): the 403 of a role too low. */
   creator: string;
   viewer: string;
@@ -106,7 +128,8 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
     shlinkEditShortUrl: {
       probes: [
         send('PATCH', `${v3}/short-urls/${f.keep}`, '{"title":"Kept, edited","maxVisits":null,"validUntil":"2031-06-01T12:00:00Z"}', 200),
-        send('PATCH', `${v3}/short-urls/${f.keep}`, '{"validSince":"2020-01-01"}', 400),
+        send('PATCH', `${v3}/short-urls/${f.keep}`, '{"validSince":"2020-01-01","forwardQuery":true}', 200),
+        send('PATCH', `${v3}/short-urls/${f.keep}`, '{"validSince":"soon"}', 400),
         send('PATCH', `${v3}/short-urls/${f.keep}`, '"text"', 400),
         send('PATCH', `${v3}/short-urls/zzzzzz`, '{"title":"x"}', 404),
         send('PATCH', `${v3}/short-urls/${f.keep}`, '{"title":"x"}', 401, { headers: {} }),
@@ -147,6 +170,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
     shlinkGetRedirectRules: {
       probes: [
         get(`${v3}/short-urls/${f.keep}/redirect-rules`, 200),
+        get(`${v3}/short-urls/${f.ruled}/redirect-rules`, 200),
         get(`${v3}/short-urls/zzzzzz/redirect-rules`, 404),
         get(`${v3}/short-urls/${f.keep}/redirect-rules`, 401, {}),
         get(`${v3}/short-urls/${f.keep}/redirect-rules`, 403, { 'x-api-key': f.creator }),
@@ -155,14 +179,15 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
     },
     shlinkSetRedirectRules: {
       probes: [
-        send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{"redirectRules":[]}', 200),
+        send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, RULES, 200),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{"redirectRules":[{"longUrl":"https://example.com/"}]}', 400),
+        send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '"text"', 400),
+        send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, RULES, 503, { diskFull: true }),
         send('POST', `${v3}/short-urls/zzzzzz/redirect-rules`, '{}', 404),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{}', 401, { headers: {} }),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, '{}', 403, { headers: { 'x-api-key': f.viewer } }),
         send('POST', `${v3}/short-urls/${f.keep}/redirect-rules`, BIG, 413),
       ],
-      unexercised: { 503: DOWN },
     },
     shlinkVisitsOverview: {
       probes: [get(`${v3}/visits`, 200), get(`${v3}/visits`, 401, {}), get(`${v3}/visits`, 403, { 'x-api-key': f.creator })],
@@ -325,6 +350,14 @@ describe('the peers documented == served, live', onOneProcess('it fills its disk
       keep: await shorten({ url: 'https://example.com/keep', title: 'Kept — Ünïcödé 😀', tags: ['kept', 'labelled'], max_visits: 50, retention_days: 30 }),
       doomed: await shorten({ url: 'https://example.com/doomed' }),
       taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
+      // Every routing field Shlink's shapes show: rules, validity and a forwarded query.
+      ruled: await shorten({
+        url: 'https://example.com/ruled',
+        rules: [{ url: 'https://example.com/android', conditions: [{ type: 'device', value: 'android' }] }],
+        valid_since: 1_700_000_000,
+        valid_until: 4_000_000_000,
+        forward_query: true,
+      }),
       creator: await makeKey('creator'),
       viewer: await makeKey('viewer'),
     };

@@ -473,8 +473,12 @@ test('import through one instance, export through another: the same records, old
     ]);
     const csv = await via(d, '/api/export?format=csv', { headers: ADMIN });
     assert.equal(csv.headers['content-type'], 'text/csv');
-    assert.ok(csv.body.startsWith('short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n'));
-    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,,,\r\n`));
+    assert.ok(
+      csv.body.startsWith(
+        'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash\r\n',
+      ),
+    );
+    assert.ok(csv.body.includes(`${marker}b,${d.url}/${marker}b,https://example.com/${marker}/b,1700000100,0,0,9,,,,,,false,,,,\r\n`));
   }
   assert.equal((await via(d, '/api/export', { headers: AUTH })).status, 403);
 });

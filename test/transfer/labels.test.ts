@@ -65,13 +65,19 @@ test('CSV export: title and tags follow max_visits; tags one cell joined with co
     'tags',
     'author',
     'domain',
+    'rules',
+    'forward_query',
+    'valid_since',
+    'valid_until',
+    'fallback_url',
+    'password_hash',
   ]);
   assert.equal(
     await exported(RECORDS, 'csv'),
-    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain\r\n' +
-      'titled,https://s.example/titled,https://example.com/1,1714000000,2,0,,"Ünïcödé, ""quoted""\r\nline 2 😀 标题","a,with space,Ä",,\r\n' +
-      'onetag,https://s.example/onetag,https://example.com/2,1714000001,0,0,3,,solo,,\r\n' +
-      'bare01,https://s.example/bare01,https://example.com/3,1714000002,0,0,,,,,\r\n',
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash\r\n' +
+      'titled,https://s.example/titled,https://example.com/1,1714000000,2,0,,"Ünïcödé, ""quoted""\r\nline 2 😀 标题","a,with space,Ä",,,,false,,,,\r\n' +
+      'onetag,https://s.example/onetag,https://example.com/2,1714000001,0,0,3,,solo,,,,false,,,,\r\n' +
+      'bare01,https://s.example/bare01,https://example.com/3,1714000002,0,0,,,,,,,false,,,,\r\n',
   );
 });
 

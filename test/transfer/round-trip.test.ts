@@ -89,8 +89,8 @@ async function source(t: Parameters<typeof start>[0]): Promise<Harness> {
   assert.deepEqual(await labels(a), { title: TITLE, tags: ['a', 'b', 'with space', 'Ä'] });
   assert.deepEqual(await labels('Custom-Code_'), { title: 'Imported', tags: ['Zeta', 'alpha'] });
   const csv = await exported(h, 'csv');
-  assert.ok(csv.includes(`,Imported,"Zeta,alpha",,\r\n`), csv);
-  assert.ok(csv.includes(`,"${TITLE.replaceAll('"', '""')}","a,b,with space,Ä",,\r\n`), csv);
+  assert.ok(csv.includes(`,Imported,"Zeta,alpha",,,,false,,,,\r\n`), csv);
+  assert.ok(csv.includes(`,"${TITLE.replaceAll('"', '""')}","a,b,with space,Ä",,,,false,,,,\r\n`), csv);
   return h;
 }
 

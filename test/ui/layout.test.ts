@@ -207,7 +207,7 @@ describe('the layout', { skip: missing }, () => {
     const form = page.getByRole('form', { name: 'Edit guide1' });
     const [field, fields] = await Promise.all([
       form.getByLabel('Target').evaluate((e) => e.getBoundingClientRect().width),
-      form.locator('.fields').evaluate((e) => e.getBoundingClientRect().width),
+      form.locator(':scope > .fields').evaluate((e) => e.getBoundingClientRect().width),
     ]);
     assert.ok(Math.abs(field - fields) < 1, `target field ${field} px of ${fields}`);
     await shot(page, 'links-room');

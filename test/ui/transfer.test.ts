@@ -61,7 +61,10 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
   );
   const csv = await download(w.page, 'Export CSV', dir);
   assert.match(csv.name, /^urls-\d{4}-\d{2}-\d{2}\.csv$/);
-  assert.equal(csv.text.split('\r\n')[0], 'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain');
+  assert.equal(
+    csv.text.split('\r\n')[0],
+    'short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash',
+  );
   assert.match(csv.text, /"https:\/\/three\.example\/\?a=1,2"/);
   assert.deepEqual(unexpected(w), []);
   await w.context.close();

@@ -5,7 +5,7 @@
  * The service lists links newest first, filtered by text and by tags (links having all), and
  * pages that order itself. A Shlink list that asks only that (newest or oldest first, no dates,
  * one tag or all of several) reads just its page. Anything else — another ordering, a creation
- * date range, any of several tags, excluded tags — is a walk over every matching link, in slices,
+ * date range, any of several tags, excluded tags, used-up or past links left out — is a walk over every matching link, in slices,
  * kept in memory for the one request (`links/walk.ts`: the walk and the sort give the event loop a
  * turn every few milliseconds, so 100k links never hold it). A link's bot visits are its bot events, counted by the
  * service's visit page (`service.visits`, bots only, one event: the count comes with it); a link
@@ -101,6 +101,7 @@ function servedAsListed(p: ListParams): boolean {
     p.startDate === undefined &&
     p.endDate === undefined &&
     !p.excludeMaxVisitsReached &&
+    !p.excludePastValidUntil &&
     p.excludeTags.length === 0 &&
     (p.tags.length <= 1 || p.tagsMode === 'all')
   );
@@ -109,9 +110,13 @@ function servedAsListed(p: ListParams): boolean {
 const hasAny = (tags: readonly string[], wanted: readonly string[]): boolean => wanted.some((t) => tags.includes(t));
 const hasAll = (tags: readonly string[], wanted: readonly string[]): boolean => wanted.every((t) => tags.includes(t));
 
-/** Whether a record the service listed passes what the service could not filter. */
-function passes(r: UrlRecord, p: ListParams): boolean {
+/**
+ * Whether a record the service listed passes what the service could not filter, at `now` (Unix
+ * seconds): from its `valid_until` on a link answers as expired, so it is past then.
+ */
+function passes(r: UrlRecord, p: ListParams, now: number): boolean {
   if (p.startDate !== undefined && r.created_at < p.startDate) return false;
+  if (p.excludePastValidUntil && r.valid_until !== null && r.valid_until <= now) return false;
   if (p.endDate !== undefined && r.created_at > p.endDate) return false;
   if (p.excludeMaxVisitsReached && r.max_visits !== null && r.visit_count >= r.max_visits) return false;
   if (p.tags.length > 1 && p.tagsMode === 'any' && !hasAny(r.tags, p.tags)) return false;
@@ -134,8 +139,8 @@ const KEY: Readonly<Record<'shortCode' | 'longUrl' | 'title' | 'visits', (r: Url
   visits: (r) => r.visit_count,
 };
 
-/** The page of the short URL list that `p` asks for, of the links `who` may list (an editor: its own). */
-export async function listShortUrls(service: Service, p: ListParams, who: Principal): Promise<ShortUrlPage | Failure> {
+/** The page of the short URL list that `p` asks for at `now` (Unix seconds), of the links `who` may list (an editor: its own). */
+export async function listShortUrls(service: Service, p: ListParams, who: Principal, now: number): Promise<ShortUrlPage | Failure> {
   // A domain that is not one of this service's holds no links.
   const domain = p.domain === undefined ? undefined : service.domains.named(p.domain);
   if (domain instanceof Refusal) return { total: 0, records: [] };
@@ -158,7 +163,7 @@ export async function listShortUrls(service: Service, p: ListParams, who: Princi
       const records = await listing.slice(listing.total - to, listing.total - from);
       return { total: listing.total, records: records.reverse() };
     }
-    const matched = await matching(service, listing, p);
+    const matched = await matching(service, listing, p, now);
     if (!('positions' in matched)) return matched;
     const { positions, keys } = matched;
     const order = await ordered(positions.length, keys, p.order);
@@ -180,7 +185,12 @@ export async function listShortUrls(service: Service, p: ListParams, who: Princi
  * keys (none when the list's own order is asked). Ordering by non-bot visits asks each kept link's
  * bot visits, slice by slice as the walk goes.
  */
-async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListParams): Promise<{ positions: number[]; keys: (string | number)[] } | Failure> {
+async function matching(
+  service: Service,
+  listing: Walkable<UrlRecord>,
+  p: ListParams,
+  now: number,
+): Promise<{ positions: number[]; keys: (string | number)[] } | Failure> {
   const positions: number[] = [];
   const keys: (string | number)[] = [];
   const field = p.order.field;
@@ -189,7 +199,7 @@ async function matching(service: Service, listing: Walkable<UrlRecord>, p: ListP
     if (failure !== undefined) return;
     const passing: UrlRecord[] = [];
     for (let k = 0; k < records.length; k++) {
-      if (!passes(records[k]!, p)) continue;
+      if (!passes(records[k]!, p, now)) continue;
       positions.push(from + k);
       passing.push(records[k]!);
     }

@@ -67,7 +67,11 @@ export const LIST_PARAMS = [
   param('ShlinkEndDate'),
   query('excludeMaxVisitsReached', { type: 'boolean' }, 'true: leave out the links whose visit limit is used up.'),
   query('domain', { type: 'string' }, "DEFAULT or this service's host; another domain lists nothing."),
-  query('excludePastValidUntil', { type: 'boolean' }, 'Accepted and ignored: expired links are never listed.'),
+  query(
+    'excludePastValidUntil',
+    { type: 'boolean' },
+    'true: leave out the links past their validUntil (valid_until); a link past its retention is never listed.',
+  ),
 ];
 
 export const VISIT_PARAMS = [

@@ -6,12 +6,19 @@
  */
 import { ref, type OpenApiObject } from '../../published/openapi-parts.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS, MAX_TITLE_LENGTH, MAX_VISITS } from '../../links/validate.ts';
+import { RULE_SCHEMAS } from './openapi-rules.ts';
 import { errorType, PROBLEM_TYPE, type ShlinkError } from './problems.ts';
 
 /** A date as `shapes.ts` writes one: ISO 8601, to the second, in UTC with an offset. */
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\+00:00$' } as const;
 
 const COUNT = { type: 'integer', minimum: 0 } as const;
+
+/** An instant a client sends: Shlink's ISO 8601, which this service keeps to the second. */
+const INSTANT = {
+  type: ['string', 'null'],
+  description: 'An ISO 8601 date or time from 1970 to 9999 (UTC without an offset), such as 2026-05-01T10:00:00+02:00; null or empty: none.',
+} as const;
 
 /** An object whose every property is required, and no other allowed: how `shapes.ts` writes each. */
 const exact = (properties: Record<string, OpenApiObject>, description?: string): OpenApiObject => ({
@@ -86,15 +93,19 @@ const SCHEMAS: Record<string, OpenApiObject> = {
       visitsSummary: ref('schemas', 'ShlinkVisitsSummary'),
       tags: { type: 'array', maxItems: MAX_TAGS, items: { type: 'string', minLength: 1, maxLength: MAX_TAG_LENGTH } },
       meta: exact({
-        validSince: { type: 'null', description: 'A link is valid from its creation.' },
-        validUntil: { type: ['string', 'null'], pattern: DATE.pattern, description: 'expires_at; null when kept forever.' },
+        validSince: { type: ['string', 'null'], pattern: DATE.pattern, description: 'valid_since; null when the link is valid from its creation.' },
+        validUntil: {
+          type: ['string', 'null'],
+          pattern: DATE.pattern,
+          description: 'When the link stops answering: valid_until, or the end of its retention (expires_at) when that comes first or alone; null: never.',
+        },
         maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS },
       }),
       domain: { type: ['string', 'null'], description: "The host of the link's domain; null for the default one." },
       title: { type: ['string', 'null'], maxLength: MAX_TITLE_LENGTH },
       crawlable: { const: false, description: 'robots.txt disallows every link.' },
-      forwardQuery: { const: false, description: 'A query is never forwarded.' },
-      hasRedirectRules: { const: false, description: 'There are no redirect rules.' },
+      forwardQuery: { type: 'boolean', description: "forward_query: the short URL's query is added to the target's." },
+      hasRedirectRules: { type: 'boolean', description: 'The link has redirect rules (GET …/redirect-rules lists them).' },
     },
     "A link in Shlink's shape.",
   ),
@@ -158,19 +169,12 @@ const SCHEMAS: Record<string, OpenApiObject> = {
       invalidShortUrlRedirect: { type: ['string', 'null'], description: 'Sets not_found and expired at once; null clears both, absent keeps them.' },
     },
   },
-  ShlinkRedirectRules: exact(
-    { defaultLongUrl: { type: 'string' }, redirectRules: { type: 'array', maxItems: 0 } },
-    'No rules: the long URL is the only target.',
-  ),
   ShlinkDeletedVisits: exact({ deletedVisits: COUNT }),
-  ShlinkRedirectRulesInput: {
-    type: 'object',
-    properties: { redirectRules: { type: 'array', maxItems: 0, description: 'Any rule is invalid-data: redirect rules are not supported.' } },
-  },
+  ...RULE_SCHEMAS,
   ShlinkCreateInput: {
     type: 'object',
     description:
-      "Any other field is ignored. Accepted and not acted on: crawlable, forwardQuery, shortCodeLength, apiKeyName. Refused (invalid-data) unless absent, null or empty: validSince, pathPrefix, a redirect rule. A domain that is none of this service's hosts is invalid-data.",
+      "Any other field is ignored. Accepted and not acted on: crawlable, shortCodeLength, apiKeyName. Refused (invalid-data) unless absent, null or empty: pathPrefix, a redirect rule (set with POST …/redirect-rules). A domain that is none of this service's hosts is invalid-data.",
     properties: {
       longUrl: { type: 'string', description: 'The URL to shorten, as the REST API accepts it.' },
       customSlug: {
@@ -184,20 +188,16 @@ const SCHEMAS: Record<string, OpenApiObject> = {
         description: `As the REST API: trimmed, distinct, sorted; at most ${MAX_TAGS} of 1–${MAX_TAG_LENGTH} characters.`,
       },
       maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS },
-      validUntil: {
-        type: ['string', 'null'],
-        description:
-          'An ISO 8601 date or time (UTC without an offset), later than now: a retention of whole days from the creation, rounded up. null: forever.',
-      },
+      validSince: { ...INSTANT, description: `valid_since: before it, the link answers as an unknown code. ${INSTANT.description}` },
+      validUntil: { ...INSTANT, description: `valid_until: from it on, the link answers as expired. ${INSTANT.description}` },
       findIfExists: {
         type: ['boolean', 'null'],
         description: 'true: the link of customSlug, or else the newest link of longUrl, when the other fields given match it; nothing is created then.',
       },
       crawlable: { type: ['boolean', 'null'] },
-      forwardQuery: { type: ['boolean', 'null'] },
+      forwardQuery: { type: ['boolean', 'null'], description: "forward_query: add the short URL's query to the target's. Absent or null: false." },
       shortCodeLength: { type: ['integer', 'null'], description: "Within MIN_SHORT_LENGTH..MAX_SHORT_LENGTH; codes keep this service's lengths." },
       domain: { type: ['string', 'null'], description: "The link's domain: a host of GET /rest/v3/domains; null, empty or absent: the default one." },
-      validSince: { type: ['string', 'null'], maxLength: 0 },
       pathPrefix: { type: ['string', 'null'], maxLength: 0 },
       redirectRules: { type: ['array', 'null'], maxItems: 0 },
     },
@@ -211,9 +211,13 @@ const SCHEMAS: Record<string, OpenApiObject> = {
       title: { type: ['string', 'null'], maxLength: MAX_TITLE_LENGTH, description: 'null or empty clears it.' },
       tags: { type: ['array', 'null'], items: { type: 'string' }, description: 'Replace the tags; null or [] clears them.' },
       maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: MAX_VISITS, description: 'null clears the limit.' },
-      validUntil: { type: ['string', 'null'], description: "Later than the link's creation, counted from it in whole days; null: forever." },
+      validSince: { ...INSTANT, description: `Sets valid_since; null clears it. ${INSTANT.description}` },
+      validUntil: {
+        ...INSTANT,
+        description: `Sets valid_until; null clears it. Null or later than the end of the link's retention also removes the retention, so the link ends when validUntil says. ${INSTANT.description}`,
+      },
       crawlable: { type: ['boolean', 'null'] },
-      forwardQuery: { type: ['boolean', 'null'] },
+      forwardQuery: { type: ['boolean', 'null'], description: 'Sets forward_query; null is false.' },
     },
   },
 };

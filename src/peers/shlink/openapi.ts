@@ -173,22 +173,25 @@ const FIXED: Readonly<Record<string, RouteDoc>> = {
     }),
   },
   [`${V3}/short-urls/:code/redirect-rules`]: {
-    GET: roled('shlinkGetRedirectRules', "A short URL's redirect rules: none", {
-      200: ok('No rules.', 'ShlinkRedirectRules'),
+    GET: roled('shlinkGetRedirectRules', "A short URL's redirect rules", {
+      200: ok('Its rules in order, and its long URL as the default.', 'ShlinkRedirectRules'),
       404: NOT_FOUND,
       503: UNAVAILABLE,
     }),
     POST: roled(
       'shlinkSetRedirectRules',
-      'Set redirect rules: only none',
+      "Replace a short URL's redirect rules",
       {
-        200: ok('No rules.', 'ShlinkRedirectRules'),
-        400: badBody('A rule was given (redirect rules are not supported)'),
+        200: ok('The rules as they are now.', 'ShlinkRedirectRules'),
+        400: badBody('A rule or condition is refused, named in detail (invalidElements: redirectRules)'),
         404: NOT_FOUND,
         413: TOO_LARGE,
         503: UNAVAILABLE,
       },
-      { requestBody: json('ShlinkRedirectRulesInput') },
+      {
+        description: "The body first (413, 400), then the code (404), then the rules (400). The same rules as the REST API's rules field (docs/api.md).",
+        requestBody: { ...json('ShlinkRedirectRulesInput'), required: true },
+      },
     ),
   },
   [`${V3}/visits`]: {

@@ -1,18 +1,15 @@
 /**
- * Shlink's request parameters and bodies in our terms (docs/compat.md): the list's query, a visit
- * list's query, and the bodies of a create and an edit. Pure: each returns what the service is to
- * be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title, a
+ * Shlink's request parameters in our terms (docs/compat.md): the list's query and a visit list's
+ * query (the bodies of a create and an edit are `bodies.ts`'s). Pure: each returns what the service
+ * is to be asked, or the `invalid-data` problem naming Shlink's field. What a URL, a code, a title, a
  * search or a tag may be is decided by the service's rules (a tag filter this door applies itself,
  * `excludeTags` or several tags of which any will do, is checked by the same rule as the one the
  * service applies); only what is Shlink's alone is decided here.
  */
 import { checkSearch, checkTagFilter } from '../../links/list-query.ts';
-import type { LinkEdit } from '../../links/service.ts';
 import { Refusal } from '../../links/validate.ts';
 import { MAX_TIME, parseTime, RangeRefusal, zoneOf } from '../../visits/range.ts';
 import { invalidData, Problem } from './problems.ts';
-
-const DAY = 86400;
 
 /** `field-DIR` orderings of the short URL list (Shlink's `OrderableField`). */
 export const ORDER_FIELDS = ['dateCreated', 'shortCode', 'longUrl', 'title', 'visits', 'nonBotVisits'] as const;
@@ -35,6 +32,8 @@ export interface ListParams {
   excludeMaxVisitsReached: boolean;
   /** The links of one domain (a host, or DEFAULT); undefined: every domain's. */
   domain: string | undefined;
+  /** Leave out the links past their `valid_until` (Shlink's links past `validUntil`). */
+  excludePastValidUntil: boolean;
 }
 
 export interface VisitParams {
@@ -56,7 +55,7 @@ const UTC = zoneOf('UTC')!;
 /**
  * An ISO 8601 date or time as Unix seconds, read as every door of this service reads one
  * (`visits/range.ts`); a time without an offset is UTC. A visit's time ends in 2106 (`MAX_TIME`);
- * a deadline (`latest` Infinity: `validUntil`) may be later, up to the year 9999 the format spells.
+ * an instant of a link (`latest`: `validUntil`, a rule's date) may be later, up to the year 9999.
  */
 export function isoSeconds(text: string, latest?: number): number | undefined {
   const seconds = parseTime('from', text, UTC, latest);
@@ -149,6 +148,7 @@ export function parseListParams(query: URLSearchParams): Parsed<ListParams> {
     endDate,
     excludeMaxVisitsReached: flag(query, 'excludeMaxVisitsReached'),
     domain: domain === null || domain === '' ? undefined : domain,
+    excludePastValidUntil: flag(query, 'excludePastValidUntil'),
   };
 }
 
@@ -188,97 +188,4 @@ export function parseVisitParams(query: URLSearchParams): Parsed<VisitParams> {
     to,
     excludeBots: query.has('excludeBots'),
   };
-}
-
-/** What the create and the edit bodies share: the deadline and the refused options. */
-export interface Limits {
-  /** The code lengths this service generates (MIN_SHORT_LENGTH..MAX_SHORT_LENGTH). */
-  minShortLength: number;
-  maxShortLength: number;
-}
-
-/**
- * `validUntil` as a retention counted from `createdAt`: whole days, rounded up, so the link lives
- * at least until then. Null or absent: forever (0). A deadline not after `createdAt` cannot be a
- * retention.
- */
-export function retentionUntil(raw: unknown, createdAt: number): Parsed<number | undefined> {
-  if (raw === undefined) return undefined;
-  if (raw === null) return 0;
-  const until = typeof raw === 'string' ? isoSeconds(raw, Number.POSITIVE_INFINITY) : undefined;
-  if (until === undefined) return invalidData(['validUntil'], 'validUntil must be an ISO 8601 date, or null');
-  if (until <= createdAt) return invalidData(['validUntil'], "validUntil must be later than the short URL's creation");
-  return Math.ceil((until - createdAt) / DAY);
-}
-
-/** Options Shlink has and this service has not: refused unless absent, null or empty. */
-function refusedOptions(body: Readonly<Record<string, unknown>>): Problem | undefined {
-  const given = (name: string): boolean => body[name] !== undefined && body[name] !== null && body[name] !== '';
-  if (given('validSince')) return invalidData(['validSince'], 'validSince is not supported: a link is valid from its creation');
-  if (given('pathPrefix')) return invalidData(['pathPrefix'], 'pathPrefix is not supported');
-  if (Array.isArray(body['redirectRules']) && body['redirectRules'].length > 0) return invalidData(['redirectRules'], 'redirect rules are not supported');
-  for (const name of ['crawlable', 'forwardQuery', 'findIfExists']) {
-    if (body[name] !== undefined && body[name] !== null && typeof body[name] !== 'boolean') return invalidData([name], `${name} must be true or false`);
-  }
-  return undefined;
-}
-
-export interface CreateRequest {
-  /** `ShortenInput` fields, unchecked: the service checks them. */
-  url: unknown;
-  code: unknown;
-  title: unknown;
-  tags: unknown;
-  maxVisits: unknown;
-  retentionDays: number;
-  /** The deadline asked for (Unix seconds), to compare with an existing link's; undefined: none. */
-  validUntil: number | undefined;
-  findIfExists: boolean;
-  /** The link's domain as sent (a host; null, empty or absent: the default one), checked by the service. */
-  domain: unknown;
-}
-
-/** The body of `POST /rest/v3/short-urls`, at `now` (Unix seconds, the link's creation). */
-export function parseCreateBody(body: Readonly<Record<string, unknown>>, limits: Limits, now: number): Parsed<CreateRequest> {
-  const refused = refusedOptions(body);
-  if (refused !== undefined) return refused;
-  const length = body['shortCodeLength'];
-  if (
-    length !== undefined &&
-    length !== null &&
-    (typeof length !== 'number' || !Number.isInteger(length) || length < limits.minShortLength || length > limits.maxShortLength)
-  ) {
-    return invalidData(['shortCodeLength'], `shortCodeLength must be an integer from ${limits.minShortLength} to ${limits.maxShortLength}`);
-  }
-  const retention = retentionUntil(body['validUntil'], now);
-  if (isProblem(retention)) return retention;
-  return {
-    url: body['longUrl'],
-    code: body['customSlug'],
-    title: body['title'],
-    tags: body['tags'],
-    maxVisits: body['maxVisits'],
-    retentionDays: retention ?? 0,
-    validUntil: typeof body['validUntil'] === 'string' ? isoSeconds(body['validUntil'], Number.POSITIVE_INFINITY) : undefined,
-    findIfExists: body['findIfExists'] === true,
-    domain: body['domain'],
-  };
-}
-
-/**
- * The edit for `service.update` (only the fields the body gives), from the body of
- * `PATCH /rest/v3/short-urls/:code` of a link created at `createdAt`. Tags of null clear them, as Shlink.
- */
-export function parseEditBody(body: Readonly<Record<string, unknown>>, createdAt: number): Parsed<LinkEdit> {
-  const refused = refusedOptions(body);
-  if (refused !== undefined) return refused;
-  const edit: LinkEdit = {};
-  if (body['longUrl'] !== undefined) edit.url = body['longUrl'];
-  if (body['title'] !== undefined) edit.title = body['title'];
-  if (body['tags'] !== undefined) edit.tags = body['tags'] === null ? [] : body['tags'];
-  if (body['maxVisits'] !== undefined) edit.maxVisits = body['maxVisits'];
-  const retention = retentionUntil(body['validUntil'], createdAt);
-  if (isProblem(retention)) return retention;
-  if (retention !== undefined) edit.retentionDays = retention;
-  return edit;
 }

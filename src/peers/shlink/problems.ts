@@ -4,7 +4,6 @@
  * `expectedHeaders`). Data in one table; `problem()` makes the body, a pure function.
  */
 import type { HeaderPair } from '../../http/headers.ts';
-import { MAX_RETENTION_DAYS } from '../../links/validate.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -81,13 +80,16 @@ export const routeNotFound = (method: string, path: string): Problem => problem(
 /**
  * Our reasons name our fields (`url`, `code`, `max_visits`…); a Shlink client knows its own. Each
  * row: the start of a reason from the service's validators, the Shlink field it concerns, and
- * the reason in Shlink's terms when the field is not the same thing (a retention is a deadline).
+ * the reason in Shlink's terms when it names more than the field.
  */
 const REASON_FIELDS: readonly (readonly [RegExp, string, string, string?])[] = [
   [/^url\b/, 'url', 'longUrl'],
   [/^code\b/, 'code', 'customSlug'],
   [/^max_visits\b/, 'max_visits', 'maxVisits'],
-  [/^retention_days\b/, 'retention_days', 'validUntil', `validUntil must be at most ${MAX_RETENTION_DAYS} days after the short URL's creation`],
+  [/^valid_since must be before valid_until\b/, 'valid_since', 'validSince', 'validSince must be before validUntil: the link would never be valid'],
+  [/^valid_since\b/, 'valid_since', 'validSince'],
+  [/^valid_until\b/, 'valid_until', 'validUntil'],
+  [/^forward_query\b/, 'forward_query', 'forwardQuery'],
   [/^title\b/, 'title', 'title'],
   [/^domain\b/, 'domain', 'domain'],
   [/^(?:tags\b|a tag\b|a link may have)/, 'tags', 'tags'],

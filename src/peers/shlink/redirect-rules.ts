@@ -25,6 +25,7 @@
 import { type ConditionType, MAX_RULE_TIME, parseRules, type RedirectRule, type RuleCondition } from '../../links/redirect-rules.ts';
 import { Refusal } from '../../links/refusal.ts';
 import { notThis } from '../../links/rule-conditions.ts';
+import type { UrlRecord } from '../../links/record.ts';
 import { isoSeconds } from './params.ts';
 import { isoDate } from './shapes.ts';
 
@@ -56,6 +57,10 @@ const SHLINK_BROWSERS: Readonly<Record<string, string>> = {
   Other: 'other',
 };
 const OUR_BROWSERS: ReadonlyMap<string, string> = new Map(Object.entries(SHLINK_BROWSERS).map(([ours, theirs]) => [theirs, ours]));
+
+/** A rule and a condition as a record holds them. */
+type StoredRule = UrlRecord['rules'][number];
+type StoredCondition = StoredRule['conditions'][number];
 
 const condition = (type: ShlinkConditionType, matchKey: string | null, matchValue: string | null): ShlinkCondition => ({ type, matchKey, matchValue });
 
@@ -99,7 +104,10 @@ const FROM_SHLINK = {
 /** Shlink's condition types, as its `RedirectConditionType` names them. */
 export type ShlinkConditionType = keyof typeof FROM_SHLINK;
 
-const SHLINK_TYPES = Object.keys(FROM_SHLINK).join(', ');
+/** Shlink's condition types, in its order. */
+export const SHLINK_CONDITION_TYPES = Object.keys(FROM_SHLINK) as ShlinkConditionType[];
+
+const SHLINK_TYPES = SHLINK_CONDITION_TYPES.join(', ');
 
 /** Shlink's browser names (and ours in its style) as our families. */
 function browser(value: unknown): Translated {
@@ -128,18 +136,31 @@ function wildcardBlock(value: string): Translated {
   return keyless('ip-address', `${[...parts.slice(0, first), ...parts.slice(first).map(() => '0')].join('.')}/${first * 8}`);
 }
 
-/** Our rules as Shlink's `GET` (and `POST`) answers them; `priority` counts from 1, as Shlink's does. */
-export function toShlinkRules(rules: readonly RedirectRule[], defaultLongUrl: string): ShlinkRulesList {
+/**
+ * A stored condition as Shlink writes it. One of a type this build does not know (a newer one, on
+ * a store another build shares) is written with its own names: it never holds here, and a client
+ * that writes the list back is refused for it rather than dropping it unseen.
+ */
+function toShlinkCondition(c: StoredCondition): ShlinkCondition {
+  const write = Object.hasOwn(TO_SHLINK, c.type) ? TO_SHLINK[c.type as ConditionType] : undefined;
+  return write === undefined ? condition(c.type as ShlinkConditionType, c.key, c.value) : write(c as RuleCondition);
+}
+
+/** Our rules (as a record holds them) as Shlink's `GET` (and `POST`) answers them; `priority` counts from 1, as Shlink's does. */
+export function toShlinkRules(rules: readonly StoredRule[], defaultLongUrl: string): ShlinkRulesList {
   return {
     defaultLongUrl,
-    redirectRules: rules.map((rule, i) => ({ longUrl: rule.url, priority: i + 1, conditions: rule.conditions.map((c) => TO_SHLINK[c.type](c)) })),
+    redirectRules: rules.map((rule, i) => ({ longUrl: rule.url, priority: i + 1, conditions: rule.conditions.map(toShlinkCondition) })),
   };
 }
 
 const isObject = (raw: unknown): raw is Record<string, unknown> => typeof raw === 'object' && raw !== null && !Array.isArray(raw);
 
-/** Our input shape's path in Shlink's names: `rules[0].conditions[1].value` → `redirectRules[0].conditions[1].matchValue`. */
-function shlinkPath(detail: string): string {
+/**
+ * A refusal of our rules (`parseRules`, here or the service's) in Shlink's names:
+ * `rules[0].conditions[1].value: …` → `redirectRules[0].conditions[1].matchValue: …`.
+ */
+export function shlinkPath(detail: string): string {
   return detail
     .replace(/^rules\b/, 'redirectRules')
     .replace(/^(redirectRules\[\d+\])\.url:/, '$1.longUrl:')

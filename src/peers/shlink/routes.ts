@@ -21,10 +21,15 @@ import type { Service } from '../../links/service.ts';
 import { shlinkHandler } from './keyed.ts';
 import { shlinkDocs } from './openapi.ts';
 import { MERCURE_OFF, routeNotFound } from './problems.ts';
-import { create, edit, get, list, redirectRules, remove, type ShlinkContext } from './short-urls.ts';
+import { create, edit, get, list, redirectRules, remove, setRedirectRules, type ShlinkContext } from './short-urls.ts';
 import { deleteVisits, overview, tags, visits } from './visits-and-tags.ts';
 
-/** The Shlink release whose REST API this surface implements, as `/rest/health` reports it (docs/compat.md). */
+/**
+ * The Shlink release whose REST API this surface implements, as `/rest/health` reports it
+ * (docs/compat.md, version): the newest all of whose features are served. Shlink's web client
+ * turns features on by it, and each later release adds one this service lacks (a city condition in
+ * 4.3, visit lists by domain in 4.6, the `android_browser` condition in 5.1).
+ */
 export const SHLINK_VERSION = '4.2.0';
 
 const HEALTH_TYPE = 'application/health+json';
@@ -37,7 +42,7 @@ export interface ShlinkDeps {
   gated: boolean;
   /** Undefined while reads work, else why not (the readiness probe's question). */
   readiness: () => string | undefined;
-  /** Milliseconds since the epoch: a `validUntil` becomes a retention counted from now. */
+  /** Milliseconds since the epoch: which links are past their `validUntil`. */
   now: () => number;
   maxBodyBytes: number;
   minShortLength: number;
@@ -93,7 +98,7 @@ export function shlinkRoutes(deps: ShlinkDeps): PeerRoute[] {
     route(`${v3}/short-urls/:code/visits`, { GET: handler('read', (ctx) => visits(c, ctx)), DELETE: handler('edit', (ctx) => deleteVisits(c, ctx)) }),
     route(`${v3}/short-urls/:code/redirect-rules`, {
       GET: handler('read', (ctx) => redirectRules(c, ctx)),
-      POST: handler('edit', (ctx) => redirectRules(c, ctx)),
+      POST: handler('edit', (ctx) => setRedirectRules(c, ctx)),
     }),
     route(`${v3}/visits`, { GET: handler('list', (_ctx, who) => overview(c, who!)) }),
     route(`${v3}/visits/orphan`, { GET: handler('read-all', (ctx) => orphanVisits(service, ctx)) }),

@@ -28,7 +28,7 @@ export interface ShortUrlJson {
   dateCreated: string;
   visitsSummary: VisitsSummary;
   tags: string[];
-  meta: { validSince: null; validUntil: string | null; maxVisits: number | null };
+  meta: { validSince: string | null; validUntil: string | null; maxVisits: number | null };
   domain: string | null;
   title: string | null;
   crawlable: boolean;
@@ -37,8 +37,23 @@ export interface ShortUrlJson {
 }
 
 /**
- * A record as a Shlink `ShortUrl`. What this service does not do is said as it is: no link is
- * crawlable (robots.txt disallows all), no query is forwarded, and there are no redirect rules. A
+ * Until when a link answers (Unix seconds; null: without end), as Shlink's `validUntil` says it.
+ * Two things end a link here: its `valid_until`, and its retention (`expires_at`, from
+ * `retention_days`, which links made through this surface before it served `validUntil` have).
+ * Shlink has one field for both, so it shows the one that comes first: `valid_until` when set and
+ * no later than the retention's end, else that end, which is what it always showed.
+ */
+export function validUntilOf(record: Pick<UrlRecord, 'valid_until' | 'expires_at'>): number | null {
+  const { valid_until: until, expires_at: expires } = record;
+  if (until === null) return expires;
+  return expires === null ? until : Math.min(until, expires);
+}
+
+const isoOrNull = (seconds: number | null): string | null => (seconds === null ? null : isoDate(seconds));
+
+/**
+ * A record as a Shlink `ShortUrl`. No link is crawlable (robots.txt disallows all); the rest is the
+ * record's own: its validity, whether it forwards the query, whether it has redirect rules. A
  * link's `domain` is null on the default domain, as Shlink's.
  */
 export function shortUrlJson(record: UrlRecord, visits: VisitsSummary): ShortUrlJson {
@@ -49,12 +64,12 @@ export function shortUrlJson(record: UrlRecord, visits: VisitsSummary): ShortUrl
     dateCreated: isoDate(record.created_at),
     visitsSummary: visits,
     tags: record.tags,
-    meta: { validSince: null, validUntil: record.expires_at === null ? null : isoDate(record.expires_at), maxVisits: record.max_visits },
+    meta: { validSince: isoOrNull(record.valid_since), validUntil: isoOrNull(validUntilOf(record)), maxVisits: record.max_visits },
     domain: record.domain,
     title: record.title,
     crawlable: false,
-    forwardQuery: false,
-    hasRedirectRules: false,
+    forwardQuery: record.forward_query,
+    hasRedirectRules: record.rules.length > 0,
   };
 }
 

@@ -226,18 +226,23 @@ export class PostgresStatements {
     return this.sql`routing = nullif((coalesce(routing, '{}'::jsonb) - ${removed}::text[]) || ${json}, '{}'::jsonb)`;
   }
 
-  /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
   /** A record's routing as the column takes it: a JSON parameter (`jsonb`), or NULL for none. */
   routing(routing: Routing | null | undefined): postgres.Parameter | null {
     const some = someRouting(routing);
     return some === undefined ? null : this.sql.json(some as unknown as postgres.JSONValue);
   }
 
+  /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
   update(code: string, now: number, set: Record<string, ColumnValue>, columns: string[], routing?: RoutingChange | null): postgres.PendingQuery<Row[]> {
-    const assigned = [...(columns.length > 0 ? [this.sql(set, columns)] : []), ...(routing === undefined ? [] : [this.routingChange(routing)])];
-    const list = assigned.reduce((a, b) => this.sql`${a}, ${b}`);
-    return this.sql<Row[]>`
-      UPDATE links SET ${list} WHERE code = ${code} AND ${this.live(now)}
+    // The driver reads its column helper as an update list only right after SET, in this text.
+    const changed = routing === undefined ? this.sql`` : this.sql`${columns.length === 0 ? this.sql`` : this.sql`,`} ${this.routingChange(routing)}`;
+    const where = this.sql`WHERE code = ${code} AND ${this.live(now)}`;
+    return columns.length === 0
+      ? this.sql<Row[]>`
+      UPDATE links SET ${changed} ${where}
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`
+      : this.sql<Row[]>`
+      UPDATE links SET ${this.sql(set, columns)}${changed} ${where}
       RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`;
   }
 

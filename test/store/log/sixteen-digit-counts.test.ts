@@ -85,7 +85,7 @@ test('an imported count of 2^53 − 1 survives a restart and its CSV export impo
 
   server = await started(t, dir);
   const exported = await (await get(server.port, '/api/export?format=csv')).text();
-  assert.match(exported, new RegExp(`^jsonl1,http://s.test/jsonl1,https://example.com/j,\\d+,${MAX},0,,,,,$`, 'm'));
+  assert.match(exported, new RegExp(`^jsonl1,http://s.test/jsonl1,https://example.com/j,\\d+,${MAX},0,,,,,,,false,,,,$`, 'm'));
 
   const other = await started(t, tempDir(t));
   const back = await get(other.port, '/api/import', { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: exported });

@@ -8,10 +8,10 @@
  * `DNT` and `Sec-GPC` do not apply: nothing here is kept, and a rule is the link owner's choice of
  * where to send a visitor, as a language or device redirect on any site is.
  */
-import type { RuleVisitor } from '../links/rule-conditions.ts';
-import { canonicalAddress, clientAddressEntry } from './client-address.ts';
-import { headerCountry, type CountrySource, type VisitRequest } from './recorder.ts';
-import { createUserAgentClassifier, type UserAgentClass } from './user-agent.ts';
+import type { RuleVisitor } from './rule-conditions.ts';
+import { canonicalAddress, clientAddressEntry } from '../visits/client-address.ts';
+import { headerCountry, type CountrySource, type VisitRequest } from '../visits/recorder.ts';
+import { createUserAgentClassifier, type UserAgentClass } from '../visits/user-agent.ts';
 
 export interface RuleVisitorOptions {
   /** Proxies in front (0–10), as `trust_proxy`. */
