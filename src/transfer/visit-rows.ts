@@ -1,6 +1,6 @@
 /**
  * A visit event as a line of the visits export and a row of its import (docs/analytics.md, moving
- * history): `short_code,time,referrer,country,browser,os,device,bot`, as JSON Lines or as CSV. The
+ * history): `short_code,time,referrer,country,browser,os,device,bot,domain,rule`, as JSON Lines or as CSV. The
  * writer and the reader sit side by side so that what one writes the other reads back unchanged.
  * Pure: no store, no clock but the `now` passed in.
  *
@@ -10,6 +10,7 @@
  */
 import { splitKey } from '../links/domains.ts';
 import { isCodeShaped } from '../links/codes.ts';
+import { MAX_RULES } from '../links/redirect-rules.ts';
 import { MAX_CODE_LENGTH } from '../store/link-store.ts';
 import type { Browser, CodedEvent, Device, Os, VisitEvent } from '../visits/event.ts';
 import { BROWSERS, DEVICES, SYSTEMS } from '../visits/packed.ts';
@@ -20,10 +21,10 @@ import { parseCreatedText } from './dates.ts';
 import type { RowShape } from './sources.ts';
 
 /** A field of an imported event row. */
-export type VisitField = 'code' | 'time' | 'referrer' | 'country' | 'browser' | 'os' | 'device' | 'bot' | 'domain';
+export type VisitField = 'code' | 'time' | 'referrer' | 'country' | 'browser' | 'os' | 'device' | 'bot' | 'domain' | 'rule';
 
 /** The CSV header of the export, exactly; also the JSON keys of a line, in this order. */
-export const VISIT_COLUMNS = ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot', 'domain'] as const;
+export const VISIT_COLUMNS = ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot', 'domain', 'rule'] as const;
 
 /** Header name or JSON key (compared case-insensitively) → field: the export's own names. */
 const BY_NAME: ReadonlyMap<string, VisitField> = new Map([
@@ -36,6 +37,7 @@ const BY_NAME: ReadonlyMap<string, VisitField> = new Map([
   ['device', 'device'],
   ['bot', 'bot'],
   ['domain', 'domain'],
+  ['rule', 'rule'],
 ]);
 
 /** Without these two a row cannot be placed: a header lacking one is the file's problem, not a row's. */
@@ -67,14 +69,15 @@ export const VISIT_ROWS: RowShape<VisitField> = {
 export function visitJsonLine({ code: key, event }: CodedEvent): string {
   const { time, referrer, country, browser, os, device, bot } = event;
   const [code, domain] = splitKey(key);
-  return `${JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot, domain })}\n`;
+  return `${JSON.stringify({ short_code: code, time, referrer, country, browser, os, device, bot, domain, rule: event.rule ?? null })}\n`;
 }
 
 /** One event of the CSV export, with its CRLF: `null` is an empty field, `bot` is `true` or `false`. */
 export function visitCsvLine({ code: key, event }: CodedEvent): string {
   const { time, referrer, country, browser, os, device, bot } = event;
   const [code, domain] = splitKey(key);
-  return csvRow([code, String(time), referrer ?? '', country ?? '', browser ?? '', os ?? '', device ?? '', bot ? 'true' : 'false', domain ?? '']);
+  const rule = event.rule === undefined ? '' : String(event.rule);
+  return csvRow([code, String(time), referrer ?? '', country ?? '', browser ?? '', os ?? '', device ?? '', bot ? 'true' : 'false', domain ?? '', rule]);
 }
 
 // ---- the reader ------------------------------------------------------------------------------
@@ -116,21 +119,26 @@ export function checkVisitRow(values: Partial<Record<VisitField, unknown>>, now:
   if (device === undefined) return bad(`device must be one of ${DEVICES.join(', ')}, or empty`);
   const bot = checkBot(get('bot'), textual);
   if (bot === undefined) return bad('bot must be true or false');
-  return {
-    ok: true,
-    code,
-    domain: get('domain'),
-    event: {
-      time,
-      referrer,
-      country: country === null ? null : (country as string).toUpperCase(),
-      browser,
-      os,
-      device,
-      bot,
-      visitor: null,
-    },
+  const rule = checkRule(get('rule'), textual);
+  if (rule === undefined) return bad(`rule must be the index of a redirect rule, 0 to ${MAX_RULES - 1}, or empty`);
+  const event: VisitEvent = {
+    time,
+    referrer,
+    country: country === null ? null : (country as string).toUpperCase(),
+    browser,
+    os,
+    device,
+    bot,
+    visitor: null,
   };
+  return { ok: true, code, domain: get('domain'), event: rule === null ? event : { ...event, rule } };
+}
+
+/** An event's `rule`: an index of a link's rules (digits in CSV), or null; undefined when it is neither. */
+function checkRule(raw: unknown, textual: boolean): number | null | undefined {
+  if (raw === null) return null;
+  const value = textual && typeof raw === 'string' && /^\d$/.test(raw) ? Number(raw) : raw;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < MAX_RULES ? value : undefined;
 }
 
 const bad = (detail: string): CheckedVisit => ({ ok: false, detail });

@@ -241,3 +241,24 @@ test(
     assert.equal((await h.req(`/${code}`, { headers: { 'x-link-password': 'the password' } })).status, 302);
   },
 );
+
+test("a visit's event keeps the rule that sent it: its index, or null; the events list and the visits export show it", async (t) => {
+  const h = await start(t, { apiKeys: [KEY], logLevel: 'silent', visitFlushMs: 5 });
+  const rules = [
+    { url: 'https://apps.apple.com/app', conditions: [{ type: 'device', key: null, value: 'ios' }] },
+    { url: 'https://example.com/campaign', conditions: [{ type: 'any-value-query-param', key: 'utm', value: null }] },
+  ];
+  const code = codeOf(await create(h, { url: 'https://example.com/home', rules }));
+  for (const [path, ua] of [[`/${code}`, IPHONE], [`/${code}?utm=x`, WINDOWS], [`/${code}`, WINDOWS], [`/${code}?utm=y`, IPHONE]] as const) {
+    assert.equal((await h.req(path, { headers: { 'user-agent': ua } })).status, 302);
+  }
+  const listed = await h.req(`/api/urls/${code}/visits`, { headers: { 'x-api-key': KEY } });
+  assert.equal(listed.status, 200, listed.body);
+  const events = (JSON.parse(listed.body) as { visits: { rule: number | null; os: string }[] }).visits;
+  assert.deepEqual(events.map((e) => `${e.os}:${e.rule}`).sort(), ['Windows:1', 'Windows:null', 'iOS:0', 'iOS:0']);
+  const exported = await h.req('/api/visits/export?format=csv', { headers: { 'x-api-key': KEY } });
+  assert.equal(exported.status, 200, exported.body);
+  const lines = exported.body.trim().split('\r\n');
+  assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain,rule');
+  assert.deepEqual(lines.slice(1).map((line) => line.split(',').at(-1)).sort(), ['', '0', '0', '1']);
+});

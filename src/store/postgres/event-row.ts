@@ -19,6 +19,8 @@ export interface EventColumns {
   device: number | null;
   bot: boolean;
   visitor: number | null;
+  /** The rule that sent the visitor (migration 8); null for none. */
+  rule: number | null;
 }
 
 /** An event as the driver returns it: `bigint` columns come as strings. */
@@ -30,6 +32,7 @@ export interface EventRow {
   os: number | null;
   device: number | null;
   bot: boolean;
+  rule?: number | null;
 }
 
 const indexIn = <T>(list: readonly T[], value: T | null): number | null => {
@@ -51,12 +54,13 @@ export function eventColumns(event: VisitEvent): EventColumns {
     device: indexIn(DEVICES, event.device),
     bot: event.bot,
     visitor: event.visitor,
+    rule: event.rule ?? null,
   };
 }
 
 /** The event of a row; the visitor id is never read back (no route shows it). */
 export function eventOf(row: EventRow): VisitEvent {
-  return {
+  const event: VisitEvent = {
     time: Number(row.time),
     referrer: row.referrer,
     country: row.country,
@@ -66,6 +70,7 @@ export function eventOf(row: EventRow): VisitEvent {
     bot: row.bot,
     visitor: null,
   };
+  return row.rule === null || row.rule === undefined ? event : { ...event, rule: row.rule };
 }
 
 /** The family names of a column's numbers, for the stats' top lists. */

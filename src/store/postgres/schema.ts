@@ -207,6 +207,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE links ADD COLUMN routing jsonb NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'visit rule',
+    // The redirect rule that sent a visitor (docs/analytics.md): its index in the link's rules, NULL
+    // for none, as every event before rules. On the parent: every month's partition gets it.
+    sql: `
+      ALTER TABLE visits ADD COLUMN rule smallint NULL;
+    `,
+  },
 ];
 
 /**

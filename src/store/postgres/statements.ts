@@ -45,22 +45,25 @@ function familiesWord(e: EventColumns): number {
 /** A family's number from `$6` (`familiesWord`), its bits at `shift`; NULL for none. */
 const family = (shift: number): string => `(NULLIF(($6::integer >> ${shift}) & 15, 0) - 1)::smallint`;
 
-/** `countVisit` with its event: `$3` time, `$4` referrer, `$5` country, `$6` `familiesWord`, `$7` visitor. */
-const countWithEvent = (counted: string): string => `
+/**
+ * `countVisit` with its event: `$3` time, `$4` referrer, `$5` country, `$6` `familiesWord`, `$7`
+ * visitor, and for a routed visit `$8` the rule that sent it.
+ */
+const countWithEvent = (counted: string, rule: boolean): string => `
   WITH hit AS (
     UPDATE links SET visit_count = least(visit_count + 1, 9007199254740991),
       events_epoch = events_epoch + ($3::bigint < events_closed::bigint * 86400)::int
     WHERE ${counted}
     RETURNING seq, url, max_visits, ${COMMIT_RULE}
   ), event AS (
-    INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor)
-    SELECT seq, $3::bigint, $4::text, $5::text, ${family(0)}, ${family(4)}, ${family(8)}, ($6::integer & 4096) <> 0, $7::integer FROM hit
+    INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor${rule ? ', rule' : ''})
+    SELECT seq, $3::bigint, $4::text, $5::text, ${family(0)}, ${family(4)}, ${family(8)}, ($6::integer & 4096) <> 0, $7::integer${rule ? ', $8::smallint' : ''} FROM hit
   )
   SELECT url, max_visits FROM hit`;
 
 /** The redirect's texts: a plain visit's, and a routed one's once the service settled its routing. */
-const PLAIN = { untracked: countUntracked(COUNTED_PLAIN), withEvent: countWithEvent(COUNTED_PLAIN) };
-const ROUTED = { untracked: countUntracked(COUNTED), withEvent: countWithEvent(COUNTED) };
+const PLAIN = { untracked: countUntracked(COUNTED_PLAIN), withEvent: countWithEvent(COUNTED_PLAIN, false) };
+const ROUTED = { untracked: countUntracked(COUNTED), withEvent: countWithEvent(COUNTED, true) };
 
 export class PostgresStatements {
   constructor(private readonly sql: postgres.Sql) {}
@@ -263,13 +266,14 @@ export class PostgresStatements {
     const texts = routed ? ROUTED : PLAIN;
     if (event === undefined) return this.sql.unsafe(texts.untracked, [code, now], { prepare: true });
     const e = event;
-    return this.sql.unsafe(texts.withEvent, [code, now, e.time, e.referrer, e.country, familiesWord(e), e.visitor], { prepare: true });
+    const values = [code, now, e.time, e.referrer, e.country, familiesWord(e), e.visitor];
+    return this.sql.unsafe(texts.withEvent, routed ? [...values, e.rule] : values, { prepare: true });
   }
 
   /** An event's values after its `link_seq`, in the column order of `countVisit`'s insert. */
   eventValues(e: EventColumns): postgres.PendingQuery<postgres.Row[]> {
     return this
-      .sql`${e.time}::bigint, ${e.referrer}::text, ${e.country}::text, ${e.browser}::smallint, ${e.os}::smallint, ${e.device}::smallint, ${e.bot}::boolean, ${e.visitor}::integer`;
+      .sql`${e.time}::bigint, ${e.referrer}::text, ${e.country}::text, ${e.browser}::smallint, ${e.os}::smallint, ${e.device}::smallint, ${e.bot}::boolean, ${e.visitor}::integer, ${e.rule}::smallint`;
   }
 
   /** The row of `code`, expired or not: the store tells missing, expired and used up apart. */

@@ -153,7 +153,7 @@ export class VisitStatements {
       SELECT p.*, (SELECT count(*) FROM ${events}) AS total
       FROM (SELECT seq FROM links WHERE code = ${code} AND ${this.links.live(now)}) AS link
       LEFT JOIN LATERAL (
-        SELECT e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot FROM ${events}
+        SELECT e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot, e.rule FROM ${events}
         ORDER BY e.time DESC, e.id DESC LIMIT ${limit} OFFSET ${offset}
       ) AS p ON true`;
   }
@@ -191,7 +191,7 @@ export class VisitStatements {
     const byAuthor = filter.author === undefined ? sql`` : sql`AND l.author = ${filter.author}`;
     const after = place === undefined ? sql`` : sql`AND (e.time, e.id) > (${place.time}::bigint, ${place.id}::bigint)`;
     return tx<ExportRow[]>`
-      SELECT l.code, e.id, e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot
+      SELECT l.code, e.id, e.time, e.referrer, e.country, e.browser, e.os, e.device, e.bot, e.rule
       FROM visits e JOIN links l ON l.seq = e.link_seq
       WHERE ${this.links.liveAs(now)} ${ofLink} ${byAuthor} AND ${this.range(filter)} AND ${this.pass(filter.bots)} ${after}
       ORDER BY e.time, e.id LIMIT ${n}`;
@@ -214,7 +214,7 @@ export class VisitStatements {
         WHERE code = ${code} AND ${this.links.live(now)}
         RETURNING seq
       ), event AS (
-        INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor)
+        INSERT INTO visits (link_seq, time, referrer, country, browser, os, device, bot, visitor, rule)
         SELECT seq, ${this.links.eventValues(event)} FROM link
       )
       SELECT seq FROM link`;
