@@ -71,8 +71,8 @@ export interface CheckedCreate {
   labels: Labels | undefined;
   /** The link's domain: null for the default one. */
   domain: Domain;
-  /** Its routing, the password not yet hashed. */
-  routing: CheckedRouting | undefined;
+  /** Its routing, the password not yet hashed; absent for none. */
+  routing?: CheckedRouting;
 }
 
 /** Every field of a create by its rule, in the order their refusals are told. */
@@ -95,7 +95,7 @@ export function checkCreate(input: ShortenInput, urlRules: UrlRules, codeRules: 
   if (domain instanceof Refusal) return domain;
   const routing = input.routing === undefined ? undefined : checkRouting({ textual: input.textual === true, ...input.routing }, urlRules);
   if (routing instanceof Refusal) return routing;
-  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags), domain, routing };
+  return { url, retentionDays, custom, maxVisits, labels: labelsOf(title, tags), domain, ...(routing === undefined ? {} : { routing }) };
 }
 
 /** Without domains, only the default one may be named: by nothing at all. */

@@ -58,12 +58,15 @@ export interface EventJson {
   os: string | null;
   device: string | null;
   bot: boolean;
-  /** The redirect rule that sent the visitor (its index in the link's rules), or null. */
+}
+
+/** A link's event: which of its redirect rules sent the visitor (its index), or null. */
+export interface LinkEventJson extends EventJson {
   rule: number | null;
 }
 
 export type StatsOutcome = { ok: true; stats: StatsJson } | Invalid | NotFound | Unavailable;
-export type VisitsOutcome = { ok: true; total: number; visits: EventJson[] } | Invalid | NotFound | Unavailable;
+export type VisitsOutcome = { ok: true; total: number; visits: LinkEventJson[] } | Invalid | NotFound | Unavailable;
 export type DeleteVisitsOutcome = { ok: true; deleted: number } | Invalid | NotFound | Unavailable;
 
 /** A page of events as the door received it: numbers, or decimal digits from a query string. */
@@ -92,8 +95,9 @@ export const eventJson = (e: VisitEvent): EventJson => ({
   os: e.os,
   device: e.device,
   bot: e.bot,
-  rule: e.rule ?? null,
 });
+
+const linkEventJson = (e: VisitEvent): LinkEventJson => ({ ...eventJson(e), rule: e.rule ?? null });
 
 const ONE_DOMAIN = createDomains('http://localhost');
 
@@ -152,7 +156,7 @@ export function createVisitOperations({ store, now, tracking, domains = ONE_DOMA
       const events = await guarded(() => store.listVisits(key, filter, page.limit ?? DEFAULT_VISIT_PAGE, page.offset, seconds()));
       if (events === undefined) return NOT_FOUND;
       if ('error' in events) return events;
-      return { ok: true, total: events.total, visits: events.events.map(eventJson) };
+      return { ok: true, total: events.total, visits: events.events.map(linkEventJson) };
     },
 
     /** Removes a live link's events and sets its counts to 0; durable before it resolves. */

@@ -131,10 +131,20 @@ export const EVENT_SCHEMA = {
   additionalProperties: false,
 } as const satisfies JsonSchema;
 
+/** A link's event: an event, and the redirect rule that sent the visitor. */
+const LINK_EVENT_SCHEMA = {
+  ...EVENT_SCHEMA,
+  properties: {
+    ...EVENT_SCHEMA.properties,
+    rule: { type: ['integer', 'null'], minimum: 0, description: "The index of the link's redirect rule that sent the visitor; null when none did." },
+  },
+  required: [...EVENT_SCHEMA.required, 'rule'],
+} as const satisfies JsonSchema;
+
 export const VISIT_LIST_SCHEMA = {
   type: 'object',
   description: "A page of a link's visits, newest first (by time, then arrival).",
-  properties: { count: { ...COUNT, description: 'Number of entries in visits.' }, visits: { type: 'array', items: EVENT_SCHEMA } },
+  properties: { count: { ...COUNT, description: 'Number of entries in visits.' }, visits: { type: 'array', items: LINK_EVENT_SCHEMA } },
   required: ['count', 'visits'],
   additionalProperties: false,
 } as const satisfies JsonSchema;

@@ -17,16 +17,7 @@
 export type MaybePromise<T> = T | Promise<T>;
 
 export { keyOnDomain, labelsOf, type Labels } from './record-fields.ts';
-export {
-  mergeRouting,
-  routingOf,
-  someRouting,
-  type RoutedDecision,
-  type Routing,
-  type RoutingChange,
-  type StoredCondition,
-  type StoredRule,
-} from './routing.ts';
+export * from './routing.ts';
 
 import type { DomainStore } from './domain-store.ts';
 import type { RoutedDecision, Routing, RoutingChange } from './routing.ts';

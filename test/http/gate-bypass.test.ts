@@ -158,7 +158,7 @@ const ROWS: readonly Row[] = [
   { method: 'PROPFIND', target: '/api/urls', without: 401, with: 405 },
   { method: 'SEARCH', target: '/api/urls', without: 401, with: 405 },
   { method: 'M-SEARCH', target: '/api/urls', without: 401, with: 405 },
-  { method: 'POST', target: '/{code}', without: 401, with: 405 },
+  { method: 'POST', target: '/{code}', without: 401, with: 415 },
   { method: 'DELETE', target: '/{code}', without: 401, with: 405 },
   // Short links themselves: a gated instance is a private one (docs/security.md).
   { method: 'GET', target: '/{code}', without: 401, with: 302 },

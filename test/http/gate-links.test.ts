@@ -14,7 +14,7 @@ import { codeOf, start, type Harness, visitsOf } from '../support/helpers.ts';
 
 type Auth = 'none' | 'right' | 'wrong';
 /** A status, or a 401 with the refusal it must carry. */
-type Outcome = 302 | 404 | 405 | 410 | Refusal;
+type Outcome = 302 | 404 | 405 | 410 | 415 | Refusal;
 
 interface Row {
   method: string;
@@ -42,9 +42,10 @@ const ROWS: readonly Row[] = [
   { method: 'HEAD', target: '{p}/{code}/', auth: 'none', gated: 'missing', open: 302 },
   // Two Authorization headers: refused where the token counts, ignored where the link is public.
   { method: 'GET', target: '{p}/{code}', auth: 'none', gated: 'repeated', open: 302 },
+  // A password form's POST is public with the links: without a form, it is 415.
+  { method: 'POST', target: '{p}/{code}', auth: 'none', gated: 'missing', open: 415 },
+  { method: 'POST', target: '{p}/{code}', auth: 'right', gated: 415, open: 415 },
   // Other methods on a link stay gated either way.
-  { method: 'POST', target: '{p}/{code}', auth: 'none', gated: 'missing', open: 'missing' },
-  { method: 'POST', target: '{p}/{code}', auth: 'right', gated: 405, open: 405 },
   { method: 'DELETE', target: '{p}/{code}', auth: 'none', gated: 'missing', open: 'missing' },
   { method: 'PUT', target: '{p}/{code}', auth: 'wrong', gated: 'invalid', open: 'invalid' },
   // Unknown and expired codes: gated answers without the token, the link pages once public.

@@ -103,7 +103,7 @@ describe('createGate (pure, over the real route table)', () => {
     ['short link HEAD', 'HEAD', ['abc123'], [], 'pass'],
     ['short link GET, wrong token (not looked at)', 'GET', ['abc123'], auth('Bearer wrong'), 'pass'],
     ['short link GET, two headers (not looked at)', 'GET', ['abc123'], [...auth(RIGHT), 'Authorization', RIGHT], 'pass'],
-    ['short link POST', 'POST', ['abc123'], [], 'missing'],
+    ['short link POST (a password form)', 'POST', ['abc123'], [], 'pass'],
     ['short link DELETE', 'DELETE', ['abc123'], [], 'missing'],
     ['short link PUT, wrong token', 'PUT', ['abc123'], auth('Bearer wrong'), 'invalid'],
     ['reserved word is no short link', 'GET', ['robots.txt'], [], 'missing'],
@@ -137,6 +137,7 @@ describe('createGate (pure, over the real route table)', () => {
       '/api/urls': 'protected',
       '/api/urls/:code': 'protected',
       '/api/urls/:code/qr': 'protected',
+      '/api/urls/:code/rules': 'protected',
       '/api/lookup': 'protected',
       '/api/deprecations': 'protected',
       '/api/export': 'protected',
@@ -160,7 +161,7 @@ describe('createGate (pure, over the real route table)', () => {
     });
     // public_redirects changes exactly one entry; absent from the table's config means off.
     const open = Object.fromEntries(openLinks.map((r) => [r.path, r.public ?? 'protected']));
-    assert.deepEqual(open, { ...table, '/:code': ['GET', 'HEAD'] });
+    assert.deepEqual(open, { ...table, '/:code': ['GET', 'HEAD', 'POST'] });
     assert.deepEqual(Object.fromEntries(tableFor(false).map((r) => [r.path, r.public ?? 'protected'])), table);
   });
 

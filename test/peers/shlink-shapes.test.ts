@@ -67,7 +67,7 @@ test("bowser, the web client's parser, reads the same families from them; Other 
 
 test('a visit without a User-Agent (or one that asked not to be tracked) shows an empty one', () => {
   assert.equal(typicalUserAgent(null, null), '');
-  const v = visitJson({ time: 0, referrer: null, country: null, browser: null, os: null, device: null, bot: false, rule: null }, 'https://s.example/abc');
+  const v = visitJson({ time: 0, referrer: null, country: null, browser: null, os: null, device: null, bot: false }, 'https://s.example/abc');
   assert.deepEqual(v, {
     referer: '',
     date: '1970-01-01T00:00:00+00:00',
