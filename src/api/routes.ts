@@ -11,7 +11,7 @@
 import { mediaType, readBody, parseFields } from '../http/body.ts';
 import { HttpError } from '../errors.ts';
 import { passwordFromForm } from './password-page.ts';
-import { ROUTING_FIELDS, routingInputOf, type RoutingInput } from '../links/routing-input.ts';
+import { routingInputOf, type RoutingInput } from '../links/routing-input.ts';
 import { RESERVED_SEGMENTS } from '../links/codes.ts';
 import { flatten } from '../http/headers.ts';
 import { adminKeyCheck, keepNotice } from './admin-key.ts';
@@ -78,7 +78,11 @@ export function apiRoutes({ service, reply, production, publicRedirects, files, 
         author: principal?.id,
         keyDomain: principal?.domain,
         domain: field('domain'),
-        routing: withText(routingInputOf(field), fields.textual || [...ROUTING_FIELDS.keys()].some((name) => query.has(name))),
+        // From the body only: a password in a query string would reach access logs and histories.
+        routing: withText(
+          routingInputOf((name) => fields.get(name)),
+          fields.textual,
+        ),
       });
       if (!outcome.ok) throw failureError(outcome);
       const { short_url } = outcome.record;

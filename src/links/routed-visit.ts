@@ -80,7 +80,13 @@ export function createRoutedVisits(deps: RoutedDeps) {
     decision.routing.fallbackUrl !== undefined ? { kind: 'fallback', url: decision.routing.fallbackUrl } : { kind: gone };
 
   /** The count, the rule chosen: the store's answer as the visitor's. */
-  function counted(decision: RoutedDecision, req: RoutedRequest | undefined, again: CountAgain, target: string, rule: number | null): MaybePromise<RoutedVisit> {
+  function counted(
+    decision: RoutedDecision,
+    req: RoutedRequest | undefined,
+    again: CountAgain,
+    target: string,
+    rule: number | null,
+  ): MaybePromise<RoutedVisit> {
     const answer = (settled: VisitDecision): RoutedVisit => {
       if (settled.kind === 'found') return { kind: 'found', url: target, limited: settled.limited };
       if (settled.kind === 'expired' || settled.kind === 'limit_reached') return goneTo(decision, settled.kind);

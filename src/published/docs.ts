@@ -6,7 +6,7 @@
 import type { OpenApiDocument, OpenApiObject, Operation } from './openapi.ts';
 import { escapeHtml } from '../http/respond.ts';
 
-const METHODS = ['get', 'post', 'patch', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Escapes, then renders `code` spans and blank-line paragraphs: all the markup descriptions use. */
 function prose(text: string | undefined): string {

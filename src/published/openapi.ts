@@ -96,7 +96,7 @@ const RULES = [
   "Every path is relative to the server URL (the service's BASE_URL, whose path prefixes every route; with a base path, GET of the bare base path `/s` is 301 to `/s/`). Every route also accepts a trailing slash, also before a query string. HEAD works wherever GET does, except on /api/shorten (405: a HEAD must change nothing).",
   'A request with more than 100 header lines is 431 with a `detail`, before anything else. OPTIONS on any path is a CORS preflight: 204, before the gate. A path with a `.` or `..` segment, an encoded slash, a backslash, an empty segment or a control character is 400. A known path with another method is 405 with an Allow header; other /api/* paths are 404 with an empty body.',
   'Every response carries the CORS headers (Access-Control-Allow-Origin: *, exposing Location, Mcp-Session-Id, Deprecation and Link) and the security headers (nosniff, DENY framing, no-referrer, a same-origin Content-Security-Policy; HSTS when BASE_URL is https).',
-  'The gate: when the server runs with API_TOKEN, every operation except the public ones needs `Authorization: Bearer <API_TOKEN>` and is otherwise 401. GET /, /static/*, /healthz and /auth-check are public; short links (GET and HEAD /{code}) only when the server runs with PUBLIC_REDIRECTS=true.',
+  'The gate: when the server runs with API_TOKEN, every operation except the public ones needs `Authorization: Bearer <API_TOKEN>` and is otherwise 401. GET /, /static/*, /healthz and /auth-check are public; short links (GET, HEAD and a password form POST /{code}) only when the server runs with PUBLIC_REDIRECTS=true.',
   'Deprecated usages keep working and are answered with `Deprecation: @<seconds>` (RFC 9745) and `Link: <base_url/docs#deprecations>; rel="deprecation"`; `x-deprecations` lists them.',
 ].join('\n\n');
 
@@ -119,10 +119,26 @@ function security(doc: OperationDoc, schemes: Components['securitySchemes']): re
   return [{ [doc.credential]: [] }];
 }
 
+/**
+ * The 401 of a gated operation that has a 401 of its own (a protected link's wrong password): one
+ * status, two answers, each with its content type; `WWW-Authenticate` comes with the gate's only.
+ */
+function eitherUnauthorized(own: OpenApiObject): OpenApiObject {
+  return {
+    description: `${String(own['description'])} Or, with the gate on, Authorization is missing or not exactly \`Bearer <API_TOKEN>\` (JSON, with WWW-Authenticate).`,
+    content: { ...(own['content'] as object), 'application/json': { schema: ref('schemas', 'Error') } },
+    headers: {
+      ...(own['headers'] as object | undefined),
+      'WWW-Authenticate': { description: "Only on the gate's 401: `Bearer`.", required: false, schema: { type: 'string' } },
+    },
+  };
+}
+
 function operation(doc: OperationDoc, path: string, components: Components): Operation {
   const responses: Record<string, OpenApiObject> = {};
   for (const [status, response] of Object.entries(doc.responses)) responses[status] = response;
-  if (doc.access !== 'public') responses['401'] = ref('responses', 'Unauthorized');
+  if (doc.access !== 'public')
+    responses['401'] = doc.responses['401'] === undefined ? ref('responses', 'Unauthorized') : eitherUnauthorized(doc.responses['401']);
   if (doc.access === 'admin') responses['403'] = ref('responses', 'Forbidden');
   responses['500'] ??= ref('responses', 'InternalError');
   const parameters = [...pathParams(path, components.parameters), ...(doc.parameters ?? []), ...(doc.access === 'admin' ? [ref('parameters', 'api_key')] : [])];
@@ -217,7 +233,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], info: Docume
   for (const route of routes) {
     const path = openApiPath(route.path, route.wildcard);
     const item: Partial<Record<Lowercase<Method>, Operation>> = {};
-    for (const method of ['GET', 'POST', 'PATCH', 'DELETE'] as const) {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       const doc = route.doc[method];
       if (!doc) continue;
       checkTag(route, doc);

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { editOf } from '../../src/api/json-body.ts';
 
-const REFUSED = (name: string): string => `${JSON.stringify(name)} cannot be changed; an edit may hold url, retention_days, max_visits, title, tags, rules, forward_query, valid_since, valid_until, fallback_url, password`;
+const REFUSED = (name: string): string =>
+  `${JSON.stringify(name)} cannot be changed; an edit may hold url, retention_days, max_visits, title, tags, rules, forward_query, valid_since, valid_until, fallback_url, password`;
 
 test("an edit's JSON names become the service's, values as sent", () => {
   assert.deepEqual(editOf({}), {});

@@ -128,7 +128,10 @@ test('each field is validated as on a create, and any other field is 400 naming 
   const h = await start(t, { apiKeys: [KEY] });
   const code = await create(h, { url: 'https://example.com/v' });
   const cases: [Record<string, unknown>, string | RegExp][] = [
-    [{ short_code: 'other1' }, '"short_code" cannot be changed; an edit may hold url, retention_days, max_visits, title, tags, rules, forward_query, valid_since, valid_until, fallback_url, password'],
+    [
+      { short_code: 'other1' },
+      '"short_code" cannot be changed; an edit may hold url, retention_days, max_visits, title, tags, rules, forward_query, valid_since, valid_until, fallback_url, password',
+    ],
     [{ created_at: 1 }, /^"created_at" cannot be changed/],
     [{ visit_count: 0, url: 'https://example.com/ok' }, /^"visit_count" cannot be changed/],
     [{ code: 'abc' }, /^"code" cannot be changed/],

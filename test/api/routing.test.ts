@@ -249,7 +249,12 @@ test("a visit's event keeps the rule that sent it: its index, or null; the event
     { url: 'https://example.com/campaign', conditions: [{ type: 'any-value-query-param', key: 'utm', value: null }] },
   ];
   const code = codeOf(await create(h, { url: 'https://example.com/home', rules }));
-  for (const [path, ua] of [[`/${code}`, IPHONE], [`/${code}?utm=x`, WINDOWS], [`/${code}`, WINDOWS], [`/${code}?utm=y`, IPHONE]] as const) {
+  for (const [path, ua] of [
+    [`/${code}`, IPHONE],
+    [`/${code}?utm=x`, WINDOWS],
+    [`/${code}`, WINDOWS],
+    [`/${code}?utm=y`, IPHONE],
+  ] as const) {
     assert.equal((await h.req(path, { headers: { 'user-agent': ua } })).status, 302);
   }
   const listed = await h.req(`/api/urls/${code}/visits`, { headers: { 'x-api-key': KEY } });
@@ -260,5 +265,11 @@ test("a visit's event keeps the rule that sent it: its index, or null; the event
   assert.equal(exported.status, 200, exported.body);
   const lines = exported.body.trim().split('\r\n');
   assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain,rule');
-  assert.deepEqual(lines.slice(1).map((line) => line.split(',').at(-1)).sort(), ['', '0', '0', '1']);
+  assert.deepEqual(
+    lines
+      .slice(1)
+      .map((line) => line.split(',').at(-1))
+      .sort(),
+    ['', '0', '0', '1'],
+  );
 });

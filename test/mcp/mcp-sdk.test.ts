@@ -79,7 +79,7 @@ describe('MCP SDK client', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+      ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats', 'set_rules'],
     );
     for (const tool of tools) {
       assert.ok(tool.title && tool.description && tool.outputSchema, tool.name);

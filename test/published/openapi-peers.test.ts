@@ -18,7 +18,7 @@ const KEY = 'k1';
 const GO = 'go.example';
 const TOKEN = 'the-gate-token';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
-const METHODS = ['get', 'post', 'patch', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 interface Probe {
   path: string;
@@ -82,7 +82,7 @@ function shlinkPlan(f: Fixture): Record<string, OperationPlan> {
   /** The catch-all's operations of one path: 401 without a key (the gate is on), 404 with one. */
   const unknown = (name: string, path: string): Record<string, OperationPlan> =>
     Object.fromEntries(
-      ['GET', 'POST', 'PATCH', 'DELETE'].map((method) => [
+      ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((method) => [
         `shlink${name}${method[0]}${method.slice(1).toLowerCase()}`,
         { probes: [send(method, path, '', 401, { headers: {} }), send(method, path, '', 404)] },
       ]),

@@ -24,7 +24,7 @@ import { onOneProcess } from '../support/cluster.ts';
 
 const NOTICE_SCHEMA: unknown = JSON.parse(readFileSync(new URL('../../schemas/v2/DeprecationNoticeNotification.json', import.meta.url), 'utf8'));
 const KEY = 'k1';
-const METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type LowerMethod = 'get' | 'post' | 'patch' | 'delete';
 
 /** The peers' surfaces (docs/compat.md) a table is built with, and the gate they may sit behind. */
@@ -203,7 +203,10 @@ test("the operations document every route of the README's route table, with thei
     'GET /api/visits/export': ['200', '400', '401', '403', '500'],
     'POST /api/visits/import': ['200', '400', '401', '403', '413', '415', '500', '503'],
     'GET /api/visits/orphan': ['200', '400', '401', '403', '500', '503'],
-    'GET /{code}': ['302', '401', '404', '410', '500', '503'],
+    'GET /{code}': ['200', '302', '401', '404', '410', '429', '500', '503'],
+    'POST /{code}': ['302', '401', '404', '410', '413', '415', '429', '500', '503'],
+    'GET /api/urls/{code}/rules': ['200', '400', '401', '404', '500'],
+    'PUT /api/urls/{code}/rules': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
     'GET /healthz': ['200', '500', '503'],
     'GET /auth-check': ['200', '500'],
     'GET /api/deprecations': ['200', '401', '500'],
@@ -229,6 +232,7 @@ test("the operations document every route of the README's route table, with thei
     const isAdmin = [
       'GET /api/urls',
       'PATCH /api/urls/{code}',
+      'PUT /api/urls/{code}/rules',
       'DELETE /api/urls/{code}',
       'GET /api/export',
       'POST /api/import',
@@ -291,7 +295,19 @@ test("the operations document every route of the README's route table, with thei
   const patch = ops['PATCH /api/urls/{code}']!;
   assert.deepEqual(patch.requestBody, { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateInput' } } } });
   const update = doc.components.schemas['UpdateInput'] as { properties: object; additionalProperties: boolean };
-  assert.deepEqual(Object.keys(update.properties), ['url', 'retention_days', 'max_visits', 'title', 'tags']);
+  assert.deepEqual(Object.keys(update.properties), [
+    'url',
+    'retention_days',
+    'max_visits',
+    'title',
+    'tags',
+    'rules',
+    'forward_query',
+    'valid_since',
+    'valid_until',
+    'fallback_url',
+    'password',
+  ]);
   assert.equal(update.additionalProperties, false);
   assert.deepEqual((resolve(doc, patch.responses['200']!)['content'] as Record<string, { schema: unknown }>)['application/json']?.schema, {
     $ref: '#/components/schemas/Record',
@@ -344,27 +360,32 @@ test("the operations document every route of the README's route table, with thei
   // MCP tools are described on the operation.
   assert.deepEqual(
     (ops['POST /mcp']!['x-mcp-tools'] as { name: string }[]).map((t) => t.name),
-    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats', 'set_rules'],
   );
 });
 
 test('the redirect is documented behind the gate, or public where the server runs with PUBLIC_REDIRECTS', async () => {
   const gated = buildDoc().paths['/{code}']!.get!;
   assert.deepEqual(gated.security, [{ bearerAuth: [] }]);
-  assert.deepEqual(gated.responses['401'], { $ref: '#/components/responses/Unauthorized' });
+  // Its 401 is the gate's or a protected link's wrong password: both documented, each with its type.
+  const unauthorized = gated.responses['401'] as { description: string; content: Record<string, unknown> };
+  assert.match(unauthorized.description, /^A wrong X-Link-Password.*Or, with the gate on/);
+  assert.deepEqual(Object.keys(unauthorized.content).sort(), ['application/json', 'text/html; charset=utf-8']);
+  assert.deepEqual(buildDoc().paths['/api/urls/{code}']!.get!.responses['401'], { $ref: '#/components/responses/Unauthorized' });
   assert.match(gated.description ?? '', /^Behind the gate like the API when the server runs with API_TOKEN .*PUBLIC_REDIRECTS=true makes short links public\./);
 
   const open = buildDoc('https://s.example/x', true);
   const link = open.paths['/{code}']!.get!;
   assert.deepEqual(link.security, []);
-  assert.deepEqual(Object.keys(link.responses), ['302', '404', '410', '500', '503']);
+  assert.deepEqual(Object.keys(link.responses), ['200', '302', '401', '404', '410', '429', '500', '503']);
   assert.match(link.description ?? '', /^Public on this server \(PUBLIC_REDIRECTS=true\)/);
   // Nothing else differs between the two documents.
+  assert.deepEqual(open.paths['/{code}']!.post!.security, []);
   const { '/{code}': _a, ...rest } = open.paths;
   const { '/{code}': _b, ...restGated } = buildDoc().paths;
   assert.deepEqual(rest, restGated);
   assert.deepEqual(await new Validator().validate(open as unknown as Record<string, unknown>), { valid: true });
-  assert.match(open.info.description, /short links \(GET and HEAD \/\{code\}\) only when the server runs with PUBLIC_REDIRECTS=true/);
+  assert.match(open.info.description, /short links \(GET, HEAD and a password form POST \/\{code\}\) only when the server runs with PUBLIC_REDIRECTS=true/);
 });
 
 /** A request the live test sends, and the status it must get (a status the operation documents). */
@@ -408,7 +429,13 @@ interface Fixture {
   expired: string;
   /** Taken by a custom code. */
   taken: string;
+  /** Protected by the password `PASSWORD`, with redirect rules. */
+  locked: string;
 }
+
+const PASSWORD = 'open sesame';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const IOS_RULE = '{"url":"https://apps.apple.com/x","conditions":[{"type":"device","key":null,"value":"ios"}]}';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** The live server's other domains (DOMAINS): one whose base_url the fixture sets, one without redirects. */
@@ -641,6 +668,49 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         { path: `/${f.expired}`, status: 410 },
         { path: `/${f.usedUp}`, status: 410 },
         { path: `/${f.limited}`, status: 503, diskFull: true },
+        { path: `/${f.locked}`, status: 200 },
+        { path: `/${f.locked}`, options: { headers: { 'x-link-password': PASSWORD } }, status: 302 },
+        { path: `/${f.locked}`, options: { headers: { 'x-link-password': 'not the one' } }, status: 401 },
+      ],
+      unexercised: { 429: 'five wrong passwords in a minute (test/api/routing.test.ts)' },
+    },
+    openProtectedLink: {
+      probes: [
+        { path: `/${f.locked}`, options: { method: 'POST', headers: FORM, body: `password=${encodeURIComponent(PASSWORD)}` }, status: 302 },
+        { path: `/${f.locked}`, options: { method: 'POST', headers: FORM, body: 'password=wrong%20one' }, status: 401 },
+        { path: '/zzzzzz', options: { method: 'POST', headers: FORM, body: 'password=x' }, status: 404 },
+        { path: `/${f.expired}`, options: { method: 'POST', headers: FORM, body: 'password=x' }, status: 410 },
+        { path: `/${f.locked}`, options: { method: 'POST', headers: FORM, body: `password=${'x'.repeat(70 * 1024)}` }, status: 413 },
+        { path: `/${f.locked}`, options: { method: 'POST', headers: JSON_HEADERS, body: '{}' }, status: 415 },
+        { path: `/${f.limited}`, options: { method: 'POST', headers: FORM, body: 'password=x' }, status: 503, diskFull: true },
+      ],
+      unexercised: { 429: 'five wrong passwords in a minute (test/api/routing.test.ts)' },
+    },
+    getUrlRules: {
+      probes: [
+        { path: `/api/urls/${f.locked}/rules`, status: 200 },
+        { path: `/api/urls/${f.keep}/rules?domain=unknown.example`, status: 400 },
+        { path: '/api/urls/zzzzzz/rules', status: 404 },
+      ],
+    },
+    setUrlRules: {
+      probes: [
+        {
+          path: `/api/urls/${f.locked}/rules`,
+          options: { method: 'PUT', headers: { ...ADMIN, ...JSON_HEADERS }, body: `{"rules":[${IOS_RULE}]}` },
+          status: 200,
+        },
+        { path: `/api/urls/${f.locked}/rules`, options: { method: 'PUT', headers: { ...ADMIN, ...JSON_HEADERS }, body: '{"rules":{}}' }, status: 400 },
+        { path: `/api/urls/${f.locked}/rules`, options: { method: 'PUT', headers: JSON_HEADERS, body: '{"rules":[]}' }, status: 403 },
+        { path: '/api/urls/zzzzzz/rules', options: { method: 'PUT', headers: { ...ADMIN, ...JSON_HEADERS }, body: '{"rules":[]}' }, status: 404 },
+        { path: `/api/urls/${f.locked}/rules`, options: { method: 'PUT', headers: { ...ADMIN, ...JSON_HEADERS }, body: BIG }, status: 413 },
+        { path: `/api/urls/${f.locked}/rules`, options: { method: 'PUT', headers: { ...ADMIN, ...FORM }, body: 'rules=' }, status: 415 },
+        {
+          path: `/api/urls/${f.locked}/rules`,
+          options: { method: 'PUT', headers: { ...ADMIN, ...JSON_HEADERS }, body: `{"rules":[${IOS_RULE}]}` },
+          status: 503,
+          diskFull: true,
+        },
       ],
     },
     getHealthz: {
@@ -779,6 +849,7 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
       limited: await shorten({ url: 'https://example.com/limited', max_visits: 5 }),
       expired,
       taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
+      locked: await shorten({ url: 'https://example.com/locked', password: PASSWORD, rules: [JSON.parse(IOS_RULE)] }),
     };
     assert.equal((await h.req(`/${fixture.usedUp}`)).status, 302);
     const home = await h.req(`/api/domains/${REDIRECTED}`, {
@@ -821,7 +892,9 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
         assert.ok(documented, `${method} ${path} answered ${r.status}, not documented (${Object.keys(op.responses).join(', ')})`);
         const response = resolve(doc, documented);
         for (const name of Object.keys((response['headers'] as object | undefined) ?? {})) {
-          const conditional = (name === 'Deprecation' || name === 'Link') && !op.deprecated && !probe.path.includes('api_key=');
+          const headers = response['headers'] as Record<string, OpenApiObject>;
+          const optional = resolve(doc, headers[name]!)['required'] === false;
+          const conditional = optional || ((name === 'Deprecation' || name === 'Link') && !op.deprecated && !probe.path.includes('api_key='));
           if (!conditional) assert.ok(r.headers[name.toLowerCase()] !== undefined, `${label}: header ${name} missing`);
         }
         const content = response['content'] as Record<string, { schema?: OpenApiObject }> | undefined;
@@ -844,10 +917,10 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
       assert.deepEqual(missed, [], `${op.operationId}: documented statuses no probe provoked`);
     }
   });
-  test('on every documented path, an undocumented method is 405 whose Allow lists the documented ones', async () => {
+  test('on every documented path, an undocumented method (PROPFIND) is 405 whose Allow lists the documented ones', async () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       const concrete = path.replace('{code}', 'abc123').replace('{file}', 'docs.css');
-      const r = await h.req(concrete, { method: 'PUT' });
+      const r = await h.req(concrete, { method: 'PROPFIND' });
       assert.equal(r.status, 405, path);
       const served = METHODS.filter((m) => {
         const op = item[m.toLowerCase() as LowerMethod];

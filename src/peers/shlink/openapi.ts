@@ -97,11 +97,11 @@ function healthSchema(status: 'pass' | 'fail', version: string): OpenApiObject {
 function unknown(name: string, path: string, gated: boolean): RouteDoc {
   const doc = (method: string): OperationDoc => {
     const notFound = problem(404, `No route of Shlink's serves ${path}: \`Cannot ${method} <path>\`.`, ['not-found']);
-    const summary = `Any other path under /rest: Shlink's 404 (PUT too)`;
+    const summary = `Any other path under /rest: Shlink's 404`;
     const operationId = `shlink${name}${method[0]}${method.slice(1).toLowerCase()}`;
     return gated ? keyed(operationId, summary, { 404: notFound }) : { operationId, summary, tag: 'Shlink', access: 'public', responses: { 404: notFound } };
   };
-  return { GET: doc('GET'), POST: doc('POST'), PATCH: doc('PATCH'), DELETE: doc('DELETE') };
+  return { GET: doc('GET'), POST: doc('POST'), PUT: doc('PUT'), PATCH: doc('PATCH'), DELETE: doc('DELETE') };
 }
 
 const V3 = '/rest/v3';

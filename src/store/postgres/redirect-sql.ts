@@ -52,4 +52,3 @@ const countWithEvent = (counted: string, rule: boolean): string => `
 /** The redirect's texts: a plain visit's, and a routed one's once the service settled its routing. */
 export const PLAIN = { untracked: countUntracked(COUNTED_PLAIN), withEvent: countWithEvent(COUNTED_PLAIN, false) };
 export const ROUTED = { untracked: countUntracked(COUNTED), withEvent: countWithEvent(COUNTED, true) };
-
