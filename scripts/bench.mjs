@@ -34,6 +34,8 @@
 // BENCH_DOMAINS_ONLY=1 for the redirect with three domains configured against one, side by side,
 // and with three while a scanner asks for BENCH_SCAN_PATHS (10,000) random paths a round to one of
 // them (SCAN_PHP=0: none ending in `.php`); BENCH_DOMAIN_PAIRS=i,j for some of its pairs only;
+// BENCH_RULES_ONLY=1 for a plain link against one with five redirect rules, side by side, and with
+// BENCH_BASE_SERVER=<another build's dist/server.js> this build's plain redirect against that one's;
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
 // 100k rows (rows/s, FSYNC=always) and export of 1M links (MB/s), each with the server's peak RSS
 // (the kernel's high-water mark, reset just before the measured operation); then an import of
@@ -165,12 +167,12 @@ function rawHead(port, path) {
 }
 
 /** The real server on a fresh (or given) data dir; `env` adds settings. */
-function startServer({ fsync = 'off', dir, env = {} } = {}) {
+function startServer({ fsync = 'off', dir, env = {}, entry = 'dist/server.js' } = {}) {
   const dataDir = dir ?? mkdtempSync(join(tmpdir(), 'bench-'));
   dirs.add(dataDir);
   return startProcess(
     process.execPath,
-    ['dist/server.js'],
+    [entry],
     { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, FSYNC: fsync, LOG_LEVEL: 'info', API_KEYS: API_KEY, API_TOKEN: '', ...env },
     (line) => {
       try {
@@ -899,8 +901,66 @@ async function reportDomains() {
   }
 }
 
+/** The five rules of the rules section: each holds for no request it sends, so every condition is asked. */
+const FIVE_RULES = [
+  { url: 'https://example.com/ios', conditions: [{ type: 'device', key: null, value: 'ios' }] },
+  { url: 'https://example.com/fr', conditions: [{ type: 'country', key: null, value: 'FR' }] },
+  { url: 'https://example.com/fr-lang', conditions: [{ type: 'language', key: null, value: 'fr' }] },
+  { url: 'https://example.com/utm', conditions: [{ type: 'query-param', key: 'utm', value: 'x' }] },
+  { url: 'https://example.com/later', conditions: [{ type: 'after-date', key: null, value: '4102444800' }] },
+];
+
+/**
+ * Redirect rules (docs/performance.md, redirect rules), side by side: a plain link against the
+ * same with five rules (device, country, language, query, date) that a desktop Chrome sending
+ * `Accept-Language: de` does not match, so all five are asked; and, with BENCH_BASE_SERVER naming
+ * another build's `dist/server.js`, this build's plain redirect against that build's.
+ */
+async function reportRules() {
+  if (!PINNED || !WRK || SIDE_ROUNDS === 0) {
+    console.log('redirect rules: needs taskset, two cores and wrk (side by side); section skipped');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const creator = await startServer({ fsync: 'always', dir });
+  const code = await shorten(creator.port, TARGET);
+  const made = await call(creator.port, 'POST', '/api/shorten', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: TARGET, rules: FIVE_RULES }),
+  });
+  if (made.status !== 201) throw new Error(`shorten with rules: ${made.status} ${made.body}`);
+  const ruled = made.body.slice(made.body.lastIndexOf('/') + 1);
+  await creator.stop();
+  const headers = { 'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36', 'Accept-Language': 'de' };
+  // Two servers run at once, and a data dir has one writer: each scenario gets a copy of the log.
+  const scenario = (name, path, entry) => {
+    const own = mkdtempSync(join(tmpdir(), 'bench-'));
+    cpSync(join(dir, 'urls.log'), join(own, 'urls.log'));
+    return { name, start: () => startServer({ dir: own, entry }), path, expect: 302, headers, server: { stop: async () => undefined } };
+  };
+  const relaunch = async (s) => {
+    await s.server.stop();
+    s.server = await s.start();
+  };
+  const pairs = [[scenario('a plain link', `/${code}`), scenario('a link with five rules, none holding', `/${ruled}`)]];
+  const base = process.env.BENCH_BASE_SERVER;
+  if (base) pairs.push([scenario(`a plain link, ${base}`, `/${code}`, base), scenario('a plain link, this build', `/${code}`)]);
+  console.log(`redirect rules, side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round, ${SIDE_ROUNDS} rounds):`);
+  for (const [a, b] of pairs) {
+    const rounds = await runSideBySide(a, b, relaunch);
+    if (rounds.some((r) => r.failures > 0)) process.exitCode = 1;
+    const ratios = rounds.map((r) => r.ratio);
+    console.log(
+      `  ${b.name} / ${a.name}: req/s per round ${rounds.map((r) => `${fmt(r.redirect)} vs ${fmt(r.reference)}`).join(', ')}; ` +
+        `ratio per round ${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}`,
+    );
+    for (const s of [a, b]) await s.server.stop();
+  }
+}
+
 async function main() {
   if (process.env.BENCH_ANALYTICS_ONLY === '1') return reportAnalyticsSection();
+  if (process.env.BENCH_RULES_ONLY === '1') return reportRules();
   if (process.env.BENCH_DOMAINS_ONLY === '1') return reportDomains();
   if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();
@@ -1058,6 +1118,7 @@ async function main() {
   if (process.env.BENCH_HTTP_ONLY === '1') return;
   console.log('');
   await reportDomains();
+  await reportRules();
   console.log('');
   await reportListing();
   console.log('');

@@ -123,6 +123,12 @@ test('create on one instance, read on the next, redirect on the third', { skip }
     'title',
     'tags',
     'author',
+    'rules',
+    'forward_query',
+    'valid_since',
+    'valid_until',
+    'fallback_url',
+    'password_protected',
   ]);
   assert.equal(record.short_code, code);
   assert.equal(record.domain, null);
@@ -514,6 +520,16 @@ test('500 simultaneous redirects of a link with max_visits 50 across the instanc
   const others = answers.filter((r) => r.status !== 302 && r.status !== 410).map((r) => `${r.status} ${r.body.slice(0, 200)}`);
   assert.deepEqual([count(302), count(410), answers.length], [50, 450, 500], others.join('\n'));
   assert.equal((await recordOf(d, code)).visit_count, 50);
+});
+
+test('500 simultaneous redirects of a link with max_visits 20 and a fallback_url across the instances: exactly 20 visits, the rest its fallback', { skip }, async () => {
+  const d = deployment!;
+  const code = await created(d, { url: 'https://example.com/scale/twenty', max_visits: 20, fallback_url: 'https://example.com/scale/sold-out' });
+  const answers = await Promise.all(Array.from({ length: 500 }, () => via(d, `/${code}`)));
+  const to = (location: string): number => answers.filter((r) => r.status === 302 && r.headers.location === location).length;
+  const others = answers.filter((r) => r.status !== 302).map((r) => `${r.status} ${r.body.slice(0, 200)}`);
+  assert.deepEqual([to('https://example.com/scale/twenty'), to('https://example.com/scale/sold-out'), others.length], [20, 480, 0], others.join('\n'));
+  assert.equal((await recordOf(d, code)).visit_count, 20, 'a fallback is no visit');
 });
 
 test('visit counts are exact across instances: N GETs make visit_count N', { skip }, async () => {

@@ -41,6 +41,12 @@ export interface CreateInput {
   retention_days?: number;
   /** null: no limit. */
   max_visits?: number | null;
+  /** Where the link sends each visitor (docs/api.md): the record's names, instants in Unix seconds. */
+  rules?: readonly unknown[];
+  forward_query?: boolean;
+  valid_since?: number;
+  valid_until?: number;
+  password?: string;
 }
 
 /** The fields an edit changes. */
@@ -175,7 +181,8 @@ const isRecord = (r: Reply): boolean => r.headers['content-type'] === 'applicati
 const rest: Door = {
   name: 'rest',
   async create(input, caller) {
-    const body = { url: input.url, code: input.code, title: input.title, tags: input.tags, retention_days: input.retention_days, max_visits: input.max_visits };
+    const { url, code, title, tags, retention_days, max_visits, ...routing } = input;
+    const body = { url, code, title, tags, retention_days, max_visits, ...routing };
     const r = await send(caller, 'POST', '/api/shorten', {}, body);
     return restOutcome(r, 201, (reply) => reply.body.startsWith('http') && reply.headers.location === reply.body);
   },
@@ -275,8 +282,12 @@ const defined = (args: Record<string, unknown>): Record<string, unknown> => Obje
 const mcp: Door = {
   name: 'mcp',
   create(input, caller) {
-    const { url, code, title, tags, retention_days, max_visits } = input;
-    return tool(caller, 'shorten_url', defined({ url, code, title, tags, retention_days, max_visits }));
+    const { url, code, title, tags, retention_days, max_visits, rules, forward_query, valid_since, valid_until, password } = input;
+    return tool(
+      caller,
+      'shorten_url',
+      defined({ url, code, title, tags, retention_days, max_visits, rules, forward_query, valid_since, valid_until, password }),
+    );
   },
   get(code, caller) {
     return tool(caller, 'get_url', { code });
@@ -307,7 +318,7 @@ const SHLINK_PROBLEMS: Readonly<Record<string, readonly [status: number, title: 
 };
 
 /** Shlink's names of the service's fields, in a create or an edit body and in a list's query. */
-const SHLINK_BODY_NAMES = { longUrl: 'url', customSlug: 'code', maxVisits: 'max_visits' };
+const SHLINK_BODY_NAMES = { longUrl: 'url', customSlug: 'code', maxVisits: 'max_visits', validSince: 'valid_since', validUntil: 'valid_until' };
 const SHLINK_QUERY_NAMES = { searchTerm: 'q', tags: 'tag' };
 
 /** Shlink's shapes: RFC 7807 problem details (`application/problem+json`, `type`, `title`, `detail`, `status`). */
@@ -325,10 +336,13 @@ function shlinkOutcome(r: Reply, success: number, names: Readonly<Record<string,
 }
 
 /**
- * Shlink has no count of days: its `validUntil` is a deadline, which the door turns into whole days
- * from the creation, rounded up (docs/compat.md). A retention is not what a Shlink client sends.
+ * Shlink has no count of days: its `validUntil` is the link's `valid_until` (docs/compat.md), a
+ * deadline, not a retention; a retention is not what a Shlink client sends.
  */
-const SHLINK_NO_RETENTION = "Shlink's validUntil is a deadline, not a count of days";
+const SHLINK_NO_RETENTION = "Shlink's validUntil is a deadline (valid_until), not a count of days";
+/** An instant as Shlink's clients write it. */
+const iso = (seconds: number | undefined): string | undefined =>
+  seconds === undefined ? undefined : new Date(seconds * 1000).toISOString().replace('.000Z', '+00:00');
 
 const shlinkPath = (code: string): string => `/rest/v3/short-urls/${encodeURIComponent(code)}`;
 
@@ -336,7 +350,18 @@ const shlink: Door = {
   name: 'shlink',
   async create(input, caller) {
     if (input.retention_days !== undefined) return notOffered(SHLINK_NO_RETENTION);
-    const body = { longUrl: input.url, customSlug: input.code, title: input.title, tags: input.tags, maxVisits: input.max_visits };
+    if (input.rules !== undefined) return notOffered('Shlink sets rules through its redirect-rules route, not in a create');
+    if (input.password !== undefined) return notOffered('Shlink has no link passwords');
+    const body = {
+      longUrl: input.url,
+      customSlug: input.code,
+      title: input.title,
+      tags: input.tags,
+      maxVisits: input.max_visits,
+      forwardQuery: input.forward_query,
+      validSince: iso(input.valid_since),
+      validUntil: iso(input.valid_until),
+    };
     return shlinkOutcome(await send(caller, 'POST', '/rest/v3/short-urls', { 'x-api-key': caller.key }, body), 200, SHLINK_BODY_NAMES);
   },
   async get(code, caller) {
@@ -433,6 +458,8 @@ const yourls: Door = {
   async create(input, caller) {
     if (input.tags !== undefined) return notOffered("YOURLS' shorturl takes no tags");
     if (input.retention_days !== undefined || input.max_visits !== undefined) return notOffered("YOURLS' shorturl takes no retention and no visit limit");
+    const { rules, forward_query, valid_since, valid_until, password } = input;
+    if ([rules, forward_query, valid_since, valid_until, password].some((v) => v !== undefined)) return notOffered("YOURLS' shorturl takes no routing");
     const r = await yourlsCall(caller, [
       ['action', 'shorturl'],
       ['url', input.url],

@@ -171,8 +171,7 @@ const NO_LIMIT_OFFSET = {
   yourls: "YOURLS' stats reads limit and start as PHP integers and refuses none, as YOURLS does",
 };
 const YOURLS_NO_LIMITS = "YOURLS' shorturl takes no retention and no visit limit";
-const SHLINK_NO_RETENTION =
-  'Shlink has no count of days: its validUntil is a deadline, which the door turns into whole days from the creation, rounded up (docs/compat.md)';
+const SHLINK_NO_RETENTION = "Shlink's validUntil is a deadline (valid_until), not a count of days";
 const YOURLS_URL_WORDS = { yourls: 'YOURLS answers every refused url with its own "Missing or malformed URL" (error:nourl), as YOURLS does' };
 
 const create = (input: CreateInput): Step => ({ operation: 'create', input });
@@ -241,7 +240,57 @@ const whileDown =
   (store: StoreUnderTest): Expectation =>
     read && store.readsDuringOutage ? ACCEPTED : { verdict: 'unavailable', reason: store.outageReason };
 
+const YOURLS_NO_ROUTING = "YOURLS' shorturl takes no routing";
+const SHLINK_RULES_APART = 'Shlink sets rules through its redirect-rules route, not in a create';
+const SHLINK_NO_PASSWORD = 'Shlink has no link passwords';
+const iosRule = (url: string) => ({ url, conditions: [{ type: 'device', key: null, value: 'ios' }] });
+const LATER = 1_900_000_000;
+
+/** Where a link sends each visitor (docs/api.md): the service's rules, whichever door sets them. */
+const ROUTING_CASES: readonly Case[] = [
+  {
+    name: 'create: rules, forward_query, validity and a password',
+    step: (u) =>
+      create({
+        url: u.url(),
+        rules: [iosRule(u.url(40, 'ios'))],
+        forward_query: true,
+        valid_since: 1_700_000_000,
+        valid_until: LATER,
+        password: 'a long password',
+      }),
+    expect: ACCEPTED,
+    notOffered: { shlink: SHLINK_RULES_APART, yourls: YOURLS_NO_ROUTING },
+  },
+  {
+    name: 'create: forward_query and a validity window',
+    step: (u) => create({ url: u.url(), forward_query: true, valid_since: 1_700_000_000, valid_until: LATER }),
+    expect: ACCEPTED,
+    notOffered: { yourls: YOURLS_NO_ROUTING },
+  },
+  {
+    name: 'create: valid_since not before valid_until',
+    step: (u) => create({ url: u.url(), valid_since: LATER, valid_until: LATER }),
+    expect: refused('valid_since must be before valid_until: the link would never be valid'),
+    notOffered: { yourls: YOURLS_NO_ROUTING },
+    verdictOnly: { shlink: 'Shlink names both fields its way: validSince must be before validUntil' },
+  },
+  {
+    name: 'create: a rule whose url is not http(s)',
+    step: (u) => create({ url: u.url(), rules: [iosRule('ftp://example.com/x')] }),
+    expect: refused('rules[0].url: url must use http or https, not ftp'),
+    notOffered: { shlink: SHLINK_RULES_APART, yourls: YOURLS_NO_ROUTING },
+  },
+  {
+    name: 'create: a password of 7 characters',
+    step: (u) => create({ url: u.url(), password: 'seven77' }),
+    expect: refused('password must be 8 to 128 characters long'),
+    notOffered: { shlink: SHLINK_NO_PASSWORD, yourls: YOURLS_NO_ROUTING },
+  },
+];
+
 export const CASES: readonly Case[] = [
+  ...ROUTING_CASES,
   // Creates: the URL.
   { name: 'create: a plain URL', step: (u) => create({ url: u.url() }), expect: ACCEPTED },
   { name: 'create: a url holding a NUL', step: (u) => create({ url: `${u.url()}\0x` }), expect: refused(nul('url')), verdictOnly: YOURLS_URL_WORDS },
