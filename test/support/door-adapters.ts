@@ -130,12 +130,18 @@ function jsonBody(r: Reply): Record<string, unknown> | undefined {
   return isObject(value) ? value : undefined;
 }
 
-/** `theirs` at the start of `reason` (a door's own name for a field) renamed to the service's `ours`. */
+/**
+ * A door's own names for fields in `reason` renamed to the service's: `theirs` at its start, and a
+ * camelCase name (which no service reason spells) as a whole word anywhere ("validSince must be
+ * before validUntil").
+ */
 function renamed(reason: string, names: Readonly<Record<string, string>>): string {
+  let text = reason;
   for (const [theirs, ours] of Object.entries(names)) {
-    if (reason.startsWith(theirs) && !/[\w-]/.test(reason.charAt(theirs.length))) return ours + reason.slice(theirs.length);
+    if (/[A-Z]/.test(theirs)) text = text.replace(new RegExp(`(?<![\\w-])${theirs}(?![\\w-])`, 'g'), ours);
+    else if (text.startsWith(theirs) && !/[\w-]/.test(text.charAt(theirs.length))) text = ours + text.slice(theirs.length);
   }
-  return reason;
+  return text;
 }
 
 function send(caller: Caller, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Reply> {

@@ -273,7 +273,6 @@ const ROUTING_CASES: readonly Case[] = [
     step: (u) => create({ url: u.url(), valid_since: LATER, valid_until: LATER }),
     expect: refused('valid_since must be before valid_until: the link would never be valid'),
     notOffered: { yourls: YOURLS_NO_ROUTING },
-    verdictOnly: { shlink: 'Shlink names both fields its way: validSince must be before validUntil' },
   },
   {
     name: 'create: a rule whose url is not http(s)',
