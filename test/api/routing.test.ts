@@ -273,3 +273,42 @@ test("a visit's event keeps the rule that sent it: its index, or null; the event
     ['', '0', '0', '1'],
   );
 });
+
+test('a password is in no answer, log line, metric or export; previews get the form; a rule URL is checked as a link', async (t) => {
+  const secret = 'Marker-Pass-9137';
+  const h = await start(t, { apiKeys: [KEY], logLevel: 'debug' });
+  const code = codeOf(await create(h, { url: 'https://example.com/guarded', password: secret, max_visits: 3 }));
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const answers = [
+    await h.req(`/${code}`, { headers: { 'x-link-password': secret } }),
+    await h.req(`/${code}`, { method: 'POST', headers: form, body: `password=${secret}` }),
+    await h.req(`/${code}`, { method: 'POST', headers: form, body: `password=${secret}x` }),
+    await patch(h, code, { password: `${secret}-2` }),
+    await h.req(`/api/urls/${code}`),
+    await h.req('/api/urls', { headers: { 'x-api-key': KEY } }),
+    await h.req('/api/export', { headers: { 'x-api-key': KEY } }),
+    await h.req('/api/export?format=csv', { headers: { 'x-api-key': KEY } }),
+    await h.req('/metrics'),
+  ];
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [302, 302, 401, 200, 200, 200, 200, 200, 200],
+  );
+  for (const r of answers) assert.ok(!r.body.includes(secret) && !JSON.stringify(r.headers).includes(secret), r.body.slice(0, 100));
+  assert.ok(
+    h.logs.lines.some((l) => l['msg'] === 'request'),
+    'requests were logged',
+  );
+  assert.ok(!h.logs.raw.includes(secret), 'no log line holds the password');
+  // A link-preview fetcher gets the form, as anyone without the password.
+  const preview = await h.req(`/${code}`, { headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } });
+  assert.equal(preview.status, 200);
+  assert.match(preview.body, /<form method="post">/);
+  // A rule's target obeys the URL rules: no userinfo, never a short link of this service.
+  const device = [{ type: 'device', key: null, value: 'ios' }];
+  for (const target of ['https://user:pw@example.com/', `http://127.0.0.1:${h.port}/${code}`]) {
+    const refused = await create(h, { url: 'https://example.com/r', rules: [{ url: target, conditions: device }] });
+    assert.equal(refused.status, 400, target);
+    assert.match((JSON.parse(refused.body) as { detail: string }).detail, /^rules\[0\]\.url: /);
+  }
+});

@@ -522,7 +522,9 @@ test('500 simultaneous redirects of a link with max_visits 50 across the instanc
   assert.equal((await recordOf(d, code)).visit_count, 50);
 });
 
-test('500 simultaneous redirects of a link with max_visits 20 and a fallback_url across the instances: exactly 20 visits, the rest its fallback', { skip }, async () => {
+test('500 simultaneous redirects of a link with max_visits 20 and a fallback_url across the instances: exactly 20 visits, the rest its fallback', {
+  skip,
+}, async () => {
   const d = deployment!;
   const code = await created(d, { url: 'https://example.com/scale/twenty', max_visits: 20, fallback_url: 'https://example.com/scale/sold-out' });
   const answers = await Promise.all(Array.from({ length: 500 }, () => via(d, `/${code}`)));
