@@ -72,36 +72,37 @@ function givenPassword(req: RoutedRequest | undefined, posted: string | undefine
   return typeof header === 'string' ? header : undefined;
 }
 
+/** A gone link's answer: its fallback when it has one, else what it is. */
+const goneTo = (decision: RoutedDecision, gone: 'expired' | 'limit_reached'): RoutedVisit =>
+  decision.routing.fallbackUrl !== undefined ? { kind: 'fallback', url: decision.routing.fallbackUrl } : { kind: gone };
+
+/** The count, the rule chosen: the store's answer as the visitor's. */
+function counted(
+  recorder: Recorder | undefined,
+  decision: RoutedDecision,
+  req: RoutedRequest | undefined,
+  again: CountAgain,
+  target: string,
+  rule: number | null,
+): MaybePromise<RoutedVisit> {
+  const answer = (settled: VisitDecision): RoutedVisit => {
+    if (settled.kind === 'found') return { kind: 'found', url: target, limited: settled.limited };
+    if (settled.kind === 'expired' || settled.kind === 'limit_reached') return goneTo(decision, settled.kind);
+    return MISSING;
+  };
+  if (recorder === undefined || req === undefined) return mapMaybe(again(true), answer);
+  // The event keeps which rule sent the visitor (docs/analytics.md).
+  const source = (): VisitEventSource => {
+    const event = recorder.source(req);
+    return rule === null ? event : () => ({ ...event(), rule });
+  };
+  const waiting = recorder.ready();
+  if (waiting !== undefined) return waiting.then(() => mapMaybe(again(true, source()), answer));
+  return mapMaybe(again(true, source()), answer);
+}
+
 export function createRoutedVisits(deps: RoutedDeps) {
   const { seconds, recorder, visitors, attempts } = deps;
-
-  /** A gone link's answer: its fallback when it has one, else what it is. */
-  const goneTo = (decision: RoutedDecision, gone: 'expired' | 'limit_reached'): RoutedVisit =>
-    decision.routing.fallbackUrl !== undefined ? { kind: 'fallback', url: decision.routing.fallbackUrl } : { kind: gone };
-
-  /** The count, the rule chosen: the store's answer as the visitor's. */
-  function counted(
-    decision: RoutedDecision,
-    req: RoutedRequest | undefined,
-    again: CountAgain,
-    target: string,
-    rule: number | null,
-  ): MaybePromise<RoutedVisit> {
-    const answer = (settled: VisitDecision): RoutedVisit => {
-      if (settled.kind === 'found') return { kind: 'found', url: target, limited: settled.limited };
-      if (settled.kind === 'expired' || settled.kind === 'limit_reached') return goneTo(decision, settled.kind);
-      return MISSING;
-    };
-    if (recorder === undefined || req === undefined) return mapMaybe(again(true), answer);
-    // The event keeps which rule sent the visitor (docs/analytics.md).
-    const source = (): VisitEventSource => {
-      const event = recorder.source(req);
-      return rule === null ? event : () => ({ ...event(), rule });
-    };
-    const waiting = recorder.ready();
-    if (waiting !== undefined) return waiting.then(() => mapMaybe(again(true, source()), answer));
-    return mapMaybe(again(true, source()), answer);
-  }
 
   /** A link whose password (if any) is passed: its target, counted for a GET. */
   function passed(
@@ -118,7 +119,7 @@ export function createRoutedVisits(deps: RoutedDeps) {
     const url = rule === null ? decision.url : routing.rules![rule]!.url;
     const target = routing.forwardQuery === true ? withQuery(url, queryOf(req?.url)) : url;
     if (!count) return { kind: 'found', url: target, limited: decision.limited };
-    return counted(decision, req, again, target, rule);
+    return counted(recorder, decision, req, again, target, rule);
   }
 
   /**

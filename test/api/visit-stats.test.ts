@@ -229,8 +229,17 @@ test('the visits of a link: newest first, never the visitor id, paged with X-Tot
     visits.map((v) => v['time']),
     [4, 3, 1, 0].map((i) => NOW_S + i),
   );
-  assert.deepEqual(visits[0], { time: NOW_S + 4, referrer: 'r4.example', country: null, browser: 'Chrome', os: 'Windows', device: 'desktop', bot: false });
-  assert.deepEqual(Object.keys(visits[1]!).sort(), ['bot', 'browser', 'country', 'device', 'os', 'referrer', 'time']);
+  assert.deepEqual(visits[0], {
+    time: NOW_S + 4,
+    referrer: 'r4.example',
+    country: null,
+    browser: 'Chrome',
+    os: 'Windows',
+    device: 'desktop',
+    bot: false,
+    rule: null,
+  });
+  assert.deepEqual(Object.keys(visits[1]!).sort(), ['bot', 'browser', 'country', 'device', 'os', 'referrer', 'rule', 'time']);
 
   const page = await h.req(`/api/urls/${code}/visits?limit=2&offset=1&bots=include`, { headers: ADMIN });
   assert.equal(page.headers['x-total-count'], '5');
@@ -239,7 +248,9 @@ test('the visits of a link: newest first, never the visitor id, paged with X-Tot
     [NOW_S + 3, NOW_S + 2],
   );
   const bots = ok(await h.req(`/api/urls/${code}/visits?bots=only`, { headers: ADMIN }));
-  assert.deepEqual(bots['visits'], [{ time: NOW_S + 2, referrer: 'r2.example', country: null, browser: 'Other', os: 'Other', device: 'other', bot: true }]);
+  assert.deepEqual(bots['visits'], [
+    { time: NOW_S + 2, referrer: 'r2.example', country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, rule: null },
+  ]);
   const ranged = await h.req(`/api/urls/${code}/visits?from=${NOW_S + 1}&to=${NOW_S + 4}&bots=include`, { headers: ADMIN });
   assert.equal(ranged.headers['x-total-count'], '3');
   const iso = await h.req(`/api/urls/${code}/visits?from=2026-03-29T10:00:03Z`, { headers: ADMIN });

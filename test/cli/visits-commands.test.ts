@@ -130,7 +130,7 @@ test('log store → PostgreSQL with export, export-visits, import, import-visits
     .map((l) => JSON.parse(l) as { short_code: string; time: number; bot: boolean })
     .filter((e) => e.short_code === 'mover2' && e.time >= NOW + 3600 && !e.bot);
   assert.equal(csv.split('\r\n').filter(Boolean).length, 1 + expectedCsv.length);
-  assert.ok(csv.startsWith('short_code,time,referrer,country,browser,os,device,bot,domain\r\n'));
+  assert.ok(csv.startsWith('short_code,time,referrer,country,browser,os,device,bot,domain,rule\r\n'));
   assert.ok(
     csv
       .split('\r\n')

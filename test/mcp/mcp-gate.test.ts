@@ -47,7 +47,7 @@ test('with Authorization: Bearer <API_TOKEN> the SDK client connects, lists and 
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
-    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats'],
+    ['shorten_url', 'get_url', 'lookup_url', 'list_urls', 'delete_url', 'update_url', 'get_stats', 'set_rules'],
   );
   const r = (await client.callTool({ name: 'shorten_url', arguments: { url: 'https://example.com/gated' } })) as {
     structuredContent?: { original_url?: string };

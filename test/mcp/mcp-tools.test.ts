@@ -72,7 +72,7 @@ async function withServer(t: TestContext, options: Parameters<typeof start>[1], 
   await body(createMcpServer(h.shortener.service, createLogger('silent')), h);
 }
 
-test('tools/list declares the seven tools with title, description, schemas and exact annotations', async (t) => {
+test('tools/list declares the eight tools with title, description, schemas and exact annotations', async (t) => {
   await withServer(t, {}, async (server) => {
     const r = await rpc(server, 'tools/list');
     assert.ok('result' in r);
@@ -87,6 +87,7 @@ test('tools/list declares the seven tools with title, description, schemas and e
         ['delete_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
         ['update_url', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
         ['get_stats', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+        ['set_rules', { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }],
       ],
     );
     for (const t of tools) {
@@ -97,7 +98,7 @@ test('tools/list declares the seven tools with title, description, schemas and e
     }
     assert.deepEqual(
       tools.map((t) => (t['inputSchema'] as { required: string[] }).required),
-      [['url'], ['code'], ['url'], undefined, ['code'], ['code'], ['code']],
+      [['url'], ['code'], ['url'], undefined, ['code'], ['code'], ['code'], ['code', 'rules']],
     );
     // The records every tool but delete_url and get_stats answers declare the limit and the expiry.
     for (const t of tools.filter((t) => !['delete_url', 'list_urls', 'get_stats'].includes(t['name'] as string))) {
@@ -111,9 +112,39 @@ test('tools/list declares the seven tools with title, description, schemas and e
       assert.ok(output.required.includes('max_visits') && output.required.includes('expires_at'), String(t['name']));
     }
     const shorten = tools[0]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(shorten.properties), ['url', 'retention_days', 'code', 'max_visits', 'title', 'tags', 'domain', 'api_key']);
+    assert.deepEqual(Object.keys(shorten.properties), [
+      'url',
+      'retention_days',
+      'code',
+      'max_visits',
+      'title',
+      'tags',
+      'domain',
+      'rules',
+      'forward_query',
+      'valid_since',
+      'valid_until',
+      'fallback_url',
+      'password',
+      'api_key',
+    ]);
     const update = tools[5]!['inputSchema'] as { properties: Record<string, unknown> };
-    assert.deepEqual(Object.keys(update.properties), ['code', 'domain', 'api_key', 'url', 'retention_days', 'max_visits', 'title', 'tags']);
+    assert.deepEqual(Object.keys(update.properties), [
+      'code',
+      'domain',
+      'api_key',
+      'url',
+      'retention_days',
+      'max_visits',
+      'title',
+      'tags',
+      'rules',
+      'forward_query',
+      'valid_since',
+      'valid_until',
+      'fallback_url',
+      'password',
+    ]);
     const list = tools[3]!['inputSchema'] as { properties: Record<string, unknown> };
     assert.deepEqual(Object.keys(list.properties), ['api_key', 'limit', 'offset', 'q', 'tag', 'domain']);
   });

@@ -74,11 +74,11 @@ test('the visits CSV export: a Referer whose host is a formula is no referrer; a
   const csv = await get(a, '/api/visits/export?format=csv');
   assert.equal(
     csv,
-    'short_code,time,referrer,country,browser,os,device,bot,domain\r\n' +
-      `'-cmd01,${NOW},,,Firefox,Linux,desktop,false,\r\n` +
-      `plain1,${NOW + 1},,,Firefox,Linux,desktop,false,\r\n` +
-      `plain1,${NOW + 2},'-x.example,,Firefox,Linux,desktop,false,\r\n` +
-      `'-cmd01,${NOW + 3},news.example,,Firefox,Linux,desktop,false,\r\n`,
+    'short_code,time,referrer,country,browser,os,device,bot,domain,rule\r\n' +
+      `'-cmd01,${NOW},,,Firefox,Linux,desktop,false,,\r\n` +
+      `plain1,${NOW + 1},,,Firefox,Linux,desktop,false,,\r\n` +
+      `plain1,${NOW + 2},'-x.example,,Firefox,Linux,desktop,false,,\r\n` +
+      `'-cmd01,${NOW + 3},news.example,,Firefox,Linux,desktop,false,,\r\n`,
   );
   const b = await open(t);
   assert.deepEqual(await post(b, '/api/import', 'text/csv', await get(a, '/api/export?format=csv')), { imported: 2, skipped: 0, errors: [] });
@@ -110,6 +110,6 @@ test('the visits import refuses a referrer no visit records, escaped or not, eac
   });
   assert.equal(
     await get(h, '/api/visits/export'),
-    `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false,"domain":null}\n`,
+    `{"short_code":"plain1","time":${NOW},"referrer":"-x.example","country":null,"browser":null,"os":null,"device":null,"bot":false,"domain":null,"rule":null}\n`,
   );
 });

@@ -24,7 +24,7 @@ const GO = 'go.example';
 const CODE = 'same01';
 /** 2024-05-01T12:00:00Z. */
 const NOW = 1714564800;
-const HEADER = 'short_code,time,referrer,country,browser,os,device,bot,domain';
+const HEADER = 'short_code,time,referrer,country,browser,os,device,bot,domain,rule';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
@@ -71,21 +71,44 @@ type Event = {
   device: string;
   bot: boolean;
   domain: string | null;
+  rule: number | null;
 };
 
 /** The events of the scenario, oldest first: three on go.example's link, one on the default domain's. */
 const EVENTS: Event[] = [
-  { short_code: CODE, time: NOW, referrer: 'news.example', country: null, browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, domain: GO },
-  { short_code: CODE, time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: null },
-  { short_code: CODE, time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, domain: GO },
-  { short_code: CODE, time: NOW + 3600, referrer: 'social.example', country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: GO },
+  {
+    short_code: CODE,
+    time: NOW,
+    referrer: 'news.example',
+    country: null,
+    browser: 'Firefox',
+    os: 'Linux',
+    device: 'desktop',
+    bot: false,
+    domain: GO,
+    rule: null,
+  },
+  { short_code: CODE, time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: null, rule: null },
+  { short_code: CODE, time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, domain: GO, rule: null },
+  {
+    short_code: CODE,
+    time: NOW + 3600,
+    referrer: 'social.example',
+    country: null,
+    browser: 'Safari',
+    os: 'iOS',
+    device: 'mobile',
+    bot: false,
+    domain: GO,
+    rule: null,
+  },
 ];
 
 const jsonl = (events: readonly Event[]): string => events.map((e) => `${JSON.stringify(e)}\n`).join('');
 
 const csvOf = (events: readonly Event[]): string =>
   `${HEADER}\r\n` +
-  events.map((e) => `${[e.short_code, e.time, e.referrer ?? '', '', e.browser, e.os, e.device, e.bot, e.domain ?? ''].join(',')}\r\n`).join('');
+  events.map((e) => `${[e.short_code, e.time, e.referrer ?? '', '', e.browser, e.os, e.device, e.bot, e.domain ?? '', ''].join(',')}\r\n`).join('');
 
 /** `same01` on the default domain and on go.example, each visited through its own host. */
 async function withVisits(door: Door): Promise<void> {

@@ -41,11 +41,22 @@ async function withEvents(t: Parameters<typeof start>[0], options: Parameters<ty
 }
 
 const ALL = [
-  { short_code: 'alpha1', time: NOW, referrer: 'news.example', country: null, browser: 'Firefox', os: 'Linux', device: 'desktop', bot: false, domain: null },
-  { short_code: 'beta22', time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: null },
-  { short_code: 'alpha1', time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, domain: null },
+  {
+    short_code: 'alpha1',
+    time: NOW,
+    referrer: 'news.example',
+    country: null,
+    browser: 'Firefox',
+    os: 'Linux',
+    device: 'desktop',
+    bot: false,
+    domain: null,
+    rule: null,
+  },
+  { short_code: 'beta22', time: NOW + 60, referrer: null, country: null, browser: 'Safari', os: 'iOS', device: 'mobile', bot: false, domain: null, rule: null },
+  { short_code: 'alpha1', time: NOW + 120, referrer: null, country: null, browser: 'Other', os: 'Other', device: 'other', bot: true, domain: null, rule: null },
   // DNT: 1 — the event holds only time and bot.
-  { short_code: 'beta22', time: NOW + 3600, referrer: null, country: null, browser: null, os: null, device: null, bot: false, domain: null },
+  { short_code: 'beta22', time: NOW + 3600, referrer: null, country: null, browser: null, os: null, device: null, bot: false, domain: null, rule: null },
   {
     short_code: 'alpha1',
     time: NOW + 7200,
@@ -56,6 +67,7 @@ const ALL = [
     device: 'mobile',
     bot: false,
     domain: null,
+    rule: null,
   },
 ];
 
@@ -84,17 +96,17 @@ test('CSV: the exact header, empty fields for null, true/false for bot', async (
   assert.equal(r.headers['content-disposition'], 'attachment; filename="visits-2024-05-02.csv"');
   assert.equal(
     r.body,
-    'short_code,time,referrer,country,browser,os,device,bot,domain\r\n' +
-      `alpha1,${NOW},news.example,,Firefox,Linux,desktop,false,\r\n` +
-      `beta22,${NOW + 60},,,Safari,iOS,mobile,false,\r\n` +
-      `alpha1,${NOW + 120},,,Other,Other,other,true,\r\n` +
-      `beta22,${NOW + 3600},,,,,,false,\r\n` +
-      `alpha1,${NOW + 7200},com.google.android.gm,,Safari,iOS,mobile,false,\r\n`,
+    'short_code,time,referrer,country,browser,os,device,bot,domain,rule\r\n' +
+      `alpha1,${NOW},news.example,,Firefox,Linux,desktop,false,,\r\n` +
+      `beta22,${NOW + 60},,,Safari,iOS,mobile,false,,\r\n` +
+      `alpha1,${NOW + 120},,,Other,Other,other,true,,\r\n` +
+      `beta22,${NOW + 3600},,,,,,false,,\r\n` +
+      `alpha1,${NOW + 7200},com.google.android.gm,,Safari,iOS,mobile,false,,\r\n`,
   );
   const empty = await start(t, { apiKeys: [KEY] });
   const none = await exported(empty, '?format=csv');
   assert.equal(none.status, 200);
-  assert.equal(none.body, 'short_code,time,referrer,country,browser,os,device,bot,domain\r\n', 'no events: the header alone');
+  assert.equal(none.body, 'short_code,time,referrer,country,browser,os,device,bot,domain,rule\r\n', 'no events: the header alone');
   assert.equal((await exported(empty, '')).body, '');
 });
 

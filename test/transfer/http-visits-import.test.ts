@@ -143,8 +143,8 @@ test('unknown codes and invalid rows are skipped and reported by line; the other
   });
   assert.equal(
     await get(h, '/api/visits/export'),
-    `{"short_code":"known1","time":${NOW - 10},"referrer":"example.com","country":null,"browser":null,"os":null,"device":null,"bot":false,"domain":null}\n` +
-      `{"short_code":"known1","time":${NOW - 5},"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true,"domain":null}\n`,
+    `{"short_code":"known1","time":${NOW - 10},"referrer":"example.com","country":null,"browser":null,"os":null,"device":null,"bot":false,"domain":null,"rule":null}\n` +
+      `{"short_code":"known1","time":${NOW - 5},"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true,"domain":null,"rule":null}\n`,
   );
 
   const lines = [
@@ -194,7 +194,7 @@ test('refusals: 403 empty before anything, 401 at the gate, 415 for another type
   const header = await post(h, 'text/csv', 'short_code,bot\nx,true\n', '', bearer);
   assert.equal(header.status, 400);
   assert.deepEqual(JSON.parse(header.body), {
-    detail: 'line 1: the header has no time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain)',
+    detail: 'line 1: the header has no time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain,rule)',
   });
   const from = await post(h, 'text/csv', 'short_code,time\n', '?from_line=0', bearer);
   assert.equal(from.status, 400);

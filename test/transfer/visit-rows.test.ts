@@ -83,25 +83,25 @@ test('the writer: JSON Lines and CSV of one event, exactly; the visitor id is ne
   const coded: CodedEvent = { code: 'abc-_9', event: EVENT };
   assert.equal(
     visitJsonLine(coded),
-    '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false,"domain":null}\n',
+    '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false,"domain":null,"rule":null}\n',
   );
-  assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false,\r\n');
+  assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false,,\r\n');
   const empty: CodedEvent = { code: 'x', event: { time: 5, referrer: null, country: null, browser: null, os: null, device: null, bot: true, visitor: null } };
   assert.equal(
     visitJsonLine(empty),
-    '{"short_code":"x","time":5,"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true,"domain":null}\n',
+    '{"short_code":"x","time":5,"referrer":null,"country":null,"browser":null,"os":null,"device":null,"bot":true,"domain":null,"rule":null}\n',
   );
-  assert.equal(visitCsvLine(empty), 'x,5,,,,,,true,\r\n');
-  assert.deepEqual([...VISIT_COLUMNS], ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot', 'domain']);
+  assert.equal(visitCsvLine(empty), 'x,5,,,,,,true,,\r\n');
+  assert.deepEqual([...VISIT_COLUMNS], ['short_code', 'time', 'referrer', 'country', 'browser', 'os', 'device', 'bot', 'domain', 'rule']);
 });
 
 test('the writer: a link on another domain (store key `<host>/<code>`) is written as its bare code and its domain, never its key', () => {
   const coded: CodedEvent = { code: 'go.example:8443/abc-_9', event: EVENT };
   assert.equal(
     visitJsonLine(coded),
-    '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false,"domain":"go.example:8443"}\n',
+    '{"short_code":"abc-_9","time":1700000000,"referrer":"news.example","country":"DE","browser":"Firefox","os":"Linux","device":"desktop","bot":false,"domain":"go.example:8443","rule":null}\n',
   );
-  assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false,go.example:8443\r\n');
+  assert.equal(visitCsvLine(coded), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false,go.example:8443,\r\n');
   // The reader hands the domain over as written, for the import to resolve against its own domains.
   const expected = { ok: true, code: 'abc-_9', domain: 'go.example:8443', event: { ...EVENT, visitor: null } };
   assert.deepEqual(checkVisitRow(jsonValues(visitJsonLine(coded)), NOW, false), expected);
@@ -114,7 +114,7 @@ test('the writer: a link on another domain (store key `<host>/<code>`) is writte
 
 test('the CSV writer escapes a cell that would start a spreadsheet formula: a code or a referrer starting with -', () => {
   const coded: CodedEvent = { code: '-cmd', event: { ...EVENT, referrer: '-x.example' } };
-  assert.equal(visitCsvLine(coded), "'-cmd,1700000000,'-x.example,DE,Firefox,Linux,desktop,false,\r\n");
+  assert.equal(visitCsvLine(coded), "'-cmd,1700000000,'-x.example,DE,Firefox,Linux,desktop,false,,\r\n");
   assert.deepEqual(checkVisitRow(csvValues(HEADER, visitCsvLine(coded)), NOW, true), {
     ok: true,
     code: '-cmd',
@@ -244,16 +244,17 @@ test('the header: found by name, case-insensitively, in any order; short_code an
     device: 6,
     bot: 7,
     domain: 8,
+    rule: 9,
   });
   assert.deepEqual(VISIT_ROWS.columnsOf(['DOMAIN', 'time', 'short_code']), { domain: 0, time: 1, code: 2 });
   assert.equal(VISIT_ROWS.columnsOf(['short_code', 'time', 'domain', 'Domain']), 'the header names the domain column twice ("domain" and "Domain")');
   assert.equal(
     VISIT_ROWS.columnsOf(['time', 'bot']),
-    'the header has no short_code column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain)',
+    'the header has no short_code column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain,rule)',
   );
   assert.equal(
     VISIT_ROWS.columnsOf(['referrer']),
-    'the header has no short_code or time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain)',
+    'the header has no short_code or time column (a visits import starts with short_code,time,referrer,country,browser,os,device,bot,domain,rule)',
   );
   assert.equal(VISIT_ROWS.columnsOf(['short_code', 'time', 'Time']), 'the header names the time column twice ("time" and "Time")');
   assert.equal(VISIT_ROWS.fieldOf('visitor'), undefined, 'a visitor column is ignored');

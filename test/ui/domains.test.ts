@@ -245,10 +245,10 @@ describe('several domains in the UI', { skip: missing }, () => {
     const csv = await download(page, dir, 'CSV');
     assert.deepEqual([csv.query.get('format'), csv.query.get('code'), csv.query.get('domain')], ['csv', CODE, GO]);
     const csvLines = csv.text.trim().split('\r\n');
-    assert.equal(csvLines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain');
+    assert.equal(csvLines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain,rule');
     assert.deepEqual(csvLines.slice(1).map(withoutTime), [
-      [CODE, '', '', 'Chrome', 'Linux', 'desktop', 'false', GO],
-      [CODE, '', '', 'Chrome', 'Linux', 'desktop', 'false', GO],
+      [CODE, '', '', 'Chrome', 'Linux', 'desktop', 'false', GO, ''],
+      [CODE, '', '', 'Chrome', 'Linux', 'desktop', 'false', GO, ''],
     ]);
     const jsonl = await download(page, dir, 'JSONL');
     assert.deepEqual([jsonl.query.get('format'), jsonl.query.get('code'), jsonl.query.get('domain')], ['jsonl', CODE, GO]);
@@ -277,7 +277,7 @@ describe('several domains in the UI', { skip: missing }, () => {
     await page.locator('#stats-latest-summary', { hasText: 'Visits 1–1 of 1, newest first.' }).waitFor();
     const home1 = await download(page, dir, 'CSV');
     assert.deepEqual([home1.query.get('code'), home1.query.has('domain')], [CODE, false]);
-    assert.deepEqual(home1.text.trim().split('\r\n').slice(1).map(withoutTime), [[CODE, '', '', 'Firefox', 'Linux', 'desktop', 'false', '']]);
+    assert.deepEqual(home1.text.trim().split('\r\n').slice(1).map(withoutTime), [[CODE, '', '', 'Firefox', 'Linux', 'desktop', 'false', '', '']]);
     // The dashboard tells the orphan visits apart: a scanner's path on go.example is one.
     assert.equal((await h.req('/wp-login.php', { headers: { host: GO, 'user-agent': CHROME } })).status, 404);
     // It is written in the background: the dashboard is loaded once the API has it.

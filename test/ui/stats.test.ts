@@ -384,18 +384,18 @@ describe('stats in the web UI', { timeout: 180_000 }, () => {
     await file.saveAs(path);
     assert.equal(file.suggestedFilename(), 'visits-2024-05-15.csv');
     const lines = readFileSync(path, 'utf8').trim().split(/\r?\n/);
-    assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain');
+    assert.equal(lines[0], 'short_code,time,referrer,country,browser,os,device,bot,domain,rule');
     // 7 d with bots: the five visits and both bots, oldest first.
     assert.deepEqual(
       lines.slice(1).map((l) => l.split(',').slice(2).join(',')),
       [
-        ',US,Other,Other,other,true,',
-        't.co,JP,Safari,iOS,mobile,false,',
-        ',US,Firefox,Linux,desktop,false,',
-        'news.example,DE,Chrome,Windows,desktop,false,',
-        'news.example,DE,Chrome,Windows,desktop,false,',
-        'news.example,DE,Chrome,Windows,desktop,false,',
-        ',US,Other,Other,other,true,',
+        ',US,Other,Other,other,true,,',
+        't.co,JP,Safari,iOS,mobile,false,,',
+        ',US,Firefox,Linux,desktop,false,,',
+        'news.example,DE,Chrome,Windows,desktop,false,,',
+        'news.example,DE,Chrome,Windows,desktop,false,,',
+        'news.example,DE,Chrome,Windows,desktop,false,,',
+        ',US,Other,Other,other,true,,',
       ],
     );
     const [jsonl] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Download JSONL' }).click()]);
