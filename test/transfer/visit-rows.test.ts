@@ -259,3 +259,24 @@ test('the header: found by name, case-insensitively, in any order; short_code an
   assert.equal(VISIT_ROWS.columnsOf(['short_code', 'time', 'Time']), 'the header names the time column twice ("time" and "Time")');
   assert.equal(VISIT_ROWS.fieldOf('visitor'), undefined, 'a visitor column is ignored');
 });
+
+test("an event's rule: written as its index, read back from JSON and CSV; anything but an index 0–9 refused", () => {
+  const ruled: CodedEvent = { code: 'abc-_9', event: { ...EVENT, rule: 3 } };
+  assert.match(visitJsonLine(ruled), /"domain":null,"rule":3\}\n$/);
+  assert.equal(visitCsvLine(ruled), 'abc-_9,1700000000,news.example,DE,Firefox,Linux,desktop,false,,3\r\n');
+  const expected = { ok: true, code: 'abc-_9', domain: null, event: { ...EVENT, visitor: null, rule: 3 } };
+  assert.deepEqual(checkVisitRow(jsonValues(visitJsonLine(ruled)), NOW, false), expected);
+  assert.deepEqual(checkVisitRow(csvValues(HEADER, visitCsvLine(ruled)), NOW, true), expected);
+  const refusal = { ok: false, detail: 'rule must be the index of a redirect rule, 0 to 9, or empty' };
+  for (const [rule, textual] of [
+    [10, false],
+    [-1, false],
+    [1.5, false],
+    ['3', false],
+    ['10', true],
+    ['x', true],
+  ] as const) {
+    assert.deepEqual(checkVisitRow({ code: 'abc', time: 1, rule }, NOW, textual), refusal, `${rule} ${textual}`);
+  }
+  assert.equal('rule' in (checkVisitRow({ code: 'abc', time: '1', rule: '' }, NOW, true) as { event: object }).event, false, 'empty: none');
+});
