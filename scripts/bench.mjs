@@ -931,7 +931,10 @@ async function reportRules() {
   if (made.status !== 201) throw new Error(`shorten with rules: ${made.status} ${made.body}`);
   const ruled = made.body.slice(made.body.lastIndexOf('/') + 1);
   await creator.stop();
-  const headers = { 'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36', 'Accept-Language': 'de' };
+  const headers = {
+    'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+    'Accept-Language': 'de',
+  };
   // Two servers run at once, and a data dir has one writer: each scenario gets a copy of the log.
   const scenario = (name, path, entry) => {
     const own = mkdtempSync(join(tmpdir(), 'bench-'));
