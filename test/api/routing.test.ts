@@ -312,3 +312,20 @@ test('a password is in no answer, log line, metric or export; previews get the f
     assert.match((JSON.parse(refused.body) as { detail: string }).detail, /^rules\[0\]\.url: /);
   }
 });
+
+test(
+  "past valid_until, a link without a fallback_url goes to its domain's expired redirect; one with a fallback_url to its own",
+  onOneProcess("it moves its own clock, and a domain's redirects reach the other instances within a second"),
+  async (t) => {
+    const clock = { ms: T * 1000 };
+    const h = await start(t, { apiKeys: [KEY], logLevel: 'silent', now: () => clock.ms, domains: ['go.example'] });
+    const set = await h.req(`/api/domains/127.0.0.1:${h.port}`, { method: 'PATCH', headers: JSON_HEADERS, body: '{"expired":"https://home.example/gone"}' });
+    assert.equal(set.status, 200, set.body);
+    const plain = codeOf(await create(h, { url: 'https://example.com/a', valid_until: T + 5 }));
+    const own = codeOf(await create(h, { url: 'https://example.com/b', valid_until: T + 5, fallback_url: 'https://example.com/own' }));
+    clock.ms = (T + 5) * 1000;
+    assert.equal((await h.req(`/${plain}`)).headers.location, 'https://home.example/gone');
+    assert.equal((await h.req(`/${own}`)).headers.location, 'https://example.com/own');
+    assert.deepEqual([await visits(h, plain), await visits(h, own)], [0, 0]);
+  },
+);
