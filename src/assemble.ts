@@ -24,6 +24,7 @@ import type { CompactReport } from './store/log/log-engine.ts';
 import { createTransfer } from './transfer/transfer.ts';
 import type { Geoip } from './visits/geoip.ts';
 import { createRecorder, type Recorder } from './visits/recorder.ts';
+import { createRuleVisitors } from './links/rule-visitor.ts';
 import { createVisitorIds } from './visits/visitor-id.ts';
 
 export interface Shortener {
@@ -171,6 +172,14 @@ function serviceFor({ config, log, links, metrics, geoip }: Opened, injected: In
     reserved,
     createLimit: createLimiterFor(config, now),
     createAccess: config.createAccess,
+    // The same readings as a visit's event: the client address behind trust_proxy, the country
+    // from a trusted proxy's header or the country database.
+    ruleVisitors: createRuleVisitors({
+      trustProxy: config.trustProxy,
+      geoipHeader: config.geoipHeader,
+      countries: geoip,
+      seconds: () => Math.floor(now() / 1000),
+    }),
   });
 }
 

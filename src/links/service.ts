@@ -24,6 +24,7 @@ import { guarded, NOT_FOUND, type NotFound, type Unavailable } from './outcomes.
 import { createReads } from './reads.ts';
 import { recordView, type UrlRecord } from './record.ts';
 import { createRedirect } from './redirect.ts';
+import type { RuleVisitors } from './rule-visitor.ts';
 import { createShorten } from './shorten.ts';
 import { createVisitOperations, type VisitTracking } from './visits.ts';
 
@@ -66,6 +67,8 @@ export interface ServiceOptions {
   createLimit?: CreateLimiter | undefined;
   /** `create_access` (access.ts): `key` makes every create need a key whose role may create; default `open`. */
   createAccess?: 'open' | 'key';
+  /** What redirect rules and password attempts read of a request (rule-visitor.ts): `trust_proxy`, the country's source. */
+  ruleVisitors?: RuleVisitors | undefined;
 }
 
 export function createService(options: ServiceOptions) {
@@ -76,7 +79,7 @@ export function createService(options: ServiceOptions) {
   const { keyOf } = domains;
   const urlRules = { maxLength: options.maxUrlLength, baseUrl, otherBases: domains.otherBases };
   const view = (rec: LinkRecord): UrlRecord => recordView(rec, domains);
-  const { visit, visitIn, visitOn } = createRedirect({ store, seconds, recorder: options.recorder, reserved });
+  const { visit, visitIn, visitOn } = createRedirect({ store, seconds, recorder: options.recorder, reserved, visitors: options.ruleVisitors });
 
   return {
     /** The service's domains (`domains.ts`): which hosts it answers for, and how a link's key reads. */

@@ -329,3 +329,17 @@ test(
     assert.deepEqual([await visits(h, plain), await visits(h, own)], [0, 0]);
   },
 );
+
+test("country and address rules read the request as its event does: behind trust_proxy, the proxy's country header and the forwarded address", async (t) => {
+  const h = await start(t, { apiKeys: [KEY], logLevel: 'silent', trustProxy: 1, geoipHeader: 'CF-IPCountry' });
+  const rules = [
+    { url: 'https://example.com/fr', conditions: [{ type: 'country', key: null, value: 'fr' }] },
+    { url: 'https://example.com/office', conditions: [{ type: 'ip-address', key: null, value: '203.0.113.0/24' }] },
+  ];
+  const code = codeOf(await create(h, { url: 'https://example.com/home', rules }));
+  const to = async (headers: Record<string, string>) => (await h.req(`/${code}`, { headers })).headers.location;
+  assert.equal(await to({ 'cf-ipcountry': 'FR', 'x-forwarded-for': '198.51.100.7' }), 'https://example.com/fr');
+  assert.equal(await to({ 'cf-ipcountry': 'DE', 'x-forwarded-for': '203.0.113.9' }), 'https://example.com/office');
+  assert.equal(await to({ 'cf-ipcountry': 'DE', 'x-forwarded-for': '203.0.113.9, 198.51.100.7' }), 'https://example.com/home', 'the entry the proxy added');
+  assert.equal(await to({}), 'https://example.com/home', 'the socket (127.0.0.1) is in no rule');
+});
