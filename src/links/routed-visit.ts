@@ -65,6 +65,16 @@ export function withQuery(target: string, query: string): string {
   return head + joiner + safe + tail;
 }
 
+/** The query a link forwards: without the preview page's own `go` (docs/api.md, link previews). */
+function forwarded(query: string, go: boolean): string {
+  return go
+    ? query
+        .split('&')
+        .filter((part) => part !== 'go' && !part.startsWith('go='))
+        .join('&')
+    : query;
+}
+
 /** The password a request brings: the form's (`POST /<code>`), else the `X-Link-Password` header's. */
 function givenPassword(req: RoutedRequest | undefined, posted: string | undefined): string | undefined {
   if (posted !== undefined) return posted;
@@ -117,7 +127,7 @@ export function createRoutedVisits(deps: RoutedDeps) {
     if (count && !go && !protectedLink && decision.limited && deps.isPreview(req)) return PREVIEW;
     const rule = routing.rules === undefined || req === undefined ? null : firstMatch(routing.rules, visitors.of(req));
     const url = rule === null ? decision.url : routing.rules![rule]!.url;
-    const target = routing.forwardQuery === true ? withQuery(url, queryOf(req?.url)) : url;
+    const target = routing.forwardQuery === true ? withQuery(url, forwarded(queryOf(req?.url), go)) : url;
     if (!count) return { kind: 'found', url: target, limited: decision.limited };
     return counted(recorder, decision, req, again, target, rule);
   }

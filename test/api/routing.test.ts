@@ -164,6 +164,9 @@ test('forward_query appends the short URL query after the target query and befor
     assert.equal(got.status, 302);
     assert.equal(got.headers.location, location, `${target} + ${query}`);
   }
+  // A preview page's Continue (`?go`) is not the visitor's query.
+  const limited = codeOf(await create(h, { url: 'https://example.com/l', forward_query: true, max_visits: 5 }));
+  assert.equal((await h.req(`/${limited}?utm=x&go`)).headers.location, 'https://example.com/l?utm=x');
   const plain = codeOf(await create(h, { url: 'https://example.com/p?b=1' }));
   assert.equal((await h.req(`/${plain}?utm=x`)).headers.location, 'https://example.com/p?b=1', 'without forward_query the query stays behind');
 });
