@@ -45,6 +45,7 @@ const PICKED: readonly [file: string, why: string][] = [
   ['test/api/list-search.test.ts', 'searches the database answers'],
   ['test/api/list-stream.test.ts', 'a list read while deletes go on elsewhere'],
   ['test/api/routes.test.ts', 'the core routes over shared links'],
+  ['test/api/routing.test.ts', "a link's routing the database holds, edits of its parts merged there, the rule of each event"],
   ['test/api/tag-nfc.test.ts', 'tags the database holds and filters'],
   ['test/api/unstorable-text.test.ts', 'text the database must hold'],
   ['test/api/visit-events.test.ts', 'events and counts: the invariant'],
@@ -54,8 +55,10 @@ const PICKED: readonly [file: string, why: string][] = [
   ['test/mcp/mcp-labels.test.ts', "MCP's door over shared links"],
   ['test/mcp/mcp-sdk.test.ts', "MCP's door over shared links"],
   ['test/mcp/mcp-stats.test.ts', "MCP's door over shared events"],
+  ['test/mcp/mcp-routing.test.ts', "MCP's door over shared routing"],
   ['test/peers/shlink.test.ts', "Shlink's door over shared links"],
   ['test/peers/shlink-domains.test.ts', "Shlink's door over links of several domains"],
+  ['test/peers/shlink-rules.test.ts', "Shlink's door over shared routing"],
   ['test/peers/shlink-unstorable-text.test.ts', 'text the database must hold, through Shlink'],
   ['test/peers/yourls-actions.test.ts', "YOURLS' door over shared links"],
   ['test/peers/yourls-domains.test.ts', "YOURLS' door over links of several domains"],
@@ -67,6 +70,7 @@ const PICKED: readonly [file: string, why: string][] = [
   ['test/transfer/http-visits-export.test.ts', 'exports of events'],
   ['test/transfer/http-visits-import.test.ts', 'imports of events'],
   ['test/transfer/round-trip.test.ts', 'exports imported again'],
+  ['test/transfer/routing.test.ts', 'routing exported and imported again'],
 ];
 
 const FILES = process.argv.includes('--all') || process.env['TEST_CLUSTER'] === 'all' ? ALL : PICKED.map(([file]) => file);
