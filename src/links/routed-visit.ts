@@ -104,7 +104,7 @@ function counted(
   // The event keeps which rule sent the visitor (docs/analytics.md).
   const source = (): VisitEventSource => {
     const event = recorder.source(req);
-    return rule === null ? event : (counted?: boolean) => ({ ...event(counted), rule });
+    return rule === null ? event : () => ({ ...event(), rule });
   };
   const waiting = recorder.ready();
   if (waiting !== undefined) return waiting.then(() => mapMaybe(again(true, source()), answer));

@@ -32,11 +32,7 @@ export interface VisitEvent {
 }
 
 /** Made only when a visit is counted: the redirect of a link that is not found pays nothing. */
-/**
- * `counted` false: the event without telling the metrics, for a store that must make it before it
- * knows whether the visit counts (a database's one statement), which calls it again once it did.
- */
-export type VisitEventSource = (counted?: boolean) => VisitEvent;
+export type VisitEventSource = () => VisitEvent;
 
 /** `bots`: leave bot events out (the default), count them too, or count only them. */
 export type BotFilter = 'exclude' | 'include' | 'only';

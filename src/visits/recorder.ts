@@ -120,8 +120,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   return {
     source(req) {
-      return function visitEvent(counted?: boolean) {
-        return event(req, counted);
+      return function visitEvent() {
+        return event(req);
       };
     },
     event,

@@ -35,15 +35,13 @@ export class PostgresRedirect {
     if (!count) return this.peek(code, now, routed);
     // Made before the statement, which decides whether the visit counts: a GET of a code that is
     // not found pays for it, which a database round trip dwarfs anyway.
-    // Made before the statement decides: told to the metrics only once the visit counted.
-    const columns = event && eventColumns(event(false));
+    const columns = event && eventColumns(event());
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       const rows = await this.calls.run(this.statements.countVisit(code, now, columns, routed));
       const hit = rows[0];
       if (hit) {
         if (hit.max_visits !== null) this.wrote(started);
-        event?.();
         return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
       }
       const decision = await this.peek(code, now, routed);
