@@ -107,7 +107,7 @@ export const URL_DOC: RouteDoc = {
     operationId: 'updateUrl',
     summary: 'Edit a link',
     description:
-      'A JSON object holding any of url, retention_days, max_visits (null clears the limit), title (null or empty clears it) and tags (an array replacing the tags; [] clears them), each validated as on a create; any other field is 400. ' +
+      'A JSON object holding any of url, retention_days, max_visits (null clears the limit), title (null or empty clears it), tags (an array replacing the tags; [] clears them) and the routing fields rules, forward_query, valid_since, valid_until, fallback_url and password (each sets its part, null removes it), each validated as on a create; any other field is 400. ' +
       'The code, created_at and visit_count never change; retention_days counts from created_at, so it can expire the link at once, and a max_visits at or below visit_count uses it up at once. ' +
       'The key is checked first (403), then the body (415, 400), then the code (404). On disk before the answer.',
     tag: 'admin',

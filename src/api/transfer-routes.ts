@@ -167,8 +167,8 @@ export function transferRoutes({ service, reply, deprecations, transfer: given, 
           summary: 'Export the live links, oldest first',
           description:
             'A viewer or admin key exports every live link, an editor key the links it made. ' +
-            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author ' +
-            '(max_visits, title and author empty when there is none; tags one cell, joined with commas). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
+            'JSON Lines (one record per line), or with format=csv RFC 4180 CSV with the header short_code,short_url,original_url,created_at,visit_count,retention_days,max_visits,title,tags,author,domain,rules,forward_query,valid_since,valid_until,fallback_url,password_hash ' +
+            '(an empty cell for none; tags one cell, joined with commas; rules as JSON text; a password only as its hash). Streamed; Content-Disposition names the file urls-YYYY-MM-DD.jsonl or .csv.',
           tag: 'admin',
           access: 'admin',
           parameters: [{ name: 'format', in: 'query', description: 'jsonl (the default) or csv.', schema: { type: 'string', enum: ['jsonl', 'csv'] } }],
