@@ -23,6 +23,7 @@ import type { DomainStore } from './domain-store.ts';
 import type { RoutedDecision, Routing, RoutingChange } from './routing.ts';
 import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
 import type { VisitExportFilter } from '../visits/event.ts';
 
@@ -156,6 +157,12 @@ export interface LinkStore {
   readonly domains?: DomainStore;
   /** Orphan visits (`orphan-store.ts`); absent: a store that keeps none. */
   readonly orphans?: OrphanStore;
+  /**
+   * Webhook subscriptions and their outbox (`webhook-store.ts`); absent: a store that keeps none.
+   * A store that has it writes a change's events with the change itself (insert, update, delete,
+   * a counted visit), from the bodies it was opened with.
+   */
+  readonly webhooks?: WebhookStore;
   /**
    * Stores a new link as the newest; false when a live link holds its code (a generated code's
    * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.

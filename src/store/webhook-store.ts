@@ -1,0 +1,123 @@
+/**
+ * The storage contract of webhooks (docs/webhooks.md): subscriptions, and the outbox of their
+ * deliveries. An event is fanned out when it happens, into one outbox row per subscription that
+ * asks for it, written in the same durable unit as the change it tells of (the log store's write,
+ * PostgreSQL's statement or transaction): a crash neither loses an acknowledged change's event nor
+ * leaves one for a change that did not happen. Rows leave the outbox once delivered or given up.
+ *
+ * Order per subscription is the rows' `seq`: a subscription's next delivery is always its oldest
+ * row, so a receiver that is down holds back only its own events.
+ */
+import type { EventType } from '../webhooks/events.ts';
+import type { LinkRecord, MaybePromise } from './link-store.ts';
+import type { VisitEvent } from '../visits/event.ts';
+
+export interface WebhookSubscription {
+  /** `wh_` + 16 base64url characters. */
+  readonly id: string;
+  /** The receiver, as `checkWebhookUrl` normalized it. */
+  readonly url: string;
+  /** Subscribable types, in table order (`checkEventList`). */
+  readonly events: readonly EventType[];
+  /** Whose links it hears of: null every domain's, `''` the default domain's, else that host's. */
+  readonly domain: string | null;
+  /** `whsec_…`: shown once when made, then only used to sign. */
+  readonly secret: string;
+  /** Unix seconds. */
+  readonly createdAt: number;
+  /** Set when the receiver answered `410 Gone`: nothing more is sent, and the outbox keeps nothing new for it. */
+  readonly disabled: boolean;
+}
+
+/** One event as a subscription will receive it: everything its body and headers are made of. */
+export interface OutboxEvent {
+  /** `msg_` + a ULID (`newEventId`): the `webhook-id` of every attempt, to every subscription. */
+  readonly id: string;
+  readonly type: EventType;
+  /** When it happened, Unix seconds. */
+  readonly time: number;
+  /** The body's `data`, as JSON text. */
+  readonly data: string;
+}
+
+/** A row of the outbox: one event owed to one subscription. */
+export interface PendingDelivery {
+  /** Its place in the outbox: a subscription's rows are delivered in this order. */
+  readonly seq: number;
+  readonly subscription: string;
+  readonly event: OutboxEvent;
+  /** Attempts that failed so far. */
+  readonly attempts: number;
+  /** When it may be tried (milliseconds). */
+  readonly nextAt: number;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
+
+/** One attempt, as the list of deliveries shows it. */
+export interface DeliveryAttempt {
+  /** When it was made, milliseconds. */
+  readonly at: number;
+  readonly eventId: string;
+  readonly type: EventType;
+  /** The receiver's status, null when none was read (a network error, a timeout, a refused target). */
+  readonly status: number | null;
+  readonly durationMs: number;
+  /** Why it failed, or the start of the receiver's answer (`keptResponse`); null for none. */
+  readonly error: string | null;
+  readonly outcome: DeliveryOutcome;
+}
+
+/** A store's answer to "what is owed to whom", for the fan-out of a change. */
+export interface WebhookAudience {
+  /** The subscriptions (not disabled) that ask for `type` of a link on `domain` (null the default one). */
+  wanting(type: EventType, domain: string | null): readonly WebhookSubscription[];
+}
+
+/** Whether `sub` asks for `type` of a link on `domain` (null the default domain). */
+export function wants(sub: WebhookSubscription, type: EventType, domain: string | null): boolean {
+  return !sub.disabled && sub.events.includes(type) && (sub.domain === null || sub.domain === (domain ?? ''));
+}
+
+export interface WebhookStore {
+  /** Stores a new subscription; durable before it resolves. */
+  addSubscription(sub: WebhookSubscription): Promise<void>;
+  /** Every subscription, oldest first. */
+  subscriptions(): MaybePromise<readonly WebhookSubscription[]>;
+  /** Deletes a subscription and every row owed to it: false when there is none. */
+  removeSubscription(id: string): Promise<boolean>;
+  /** Puts `event` in the outbox for one subscription (a test's `ping`); false when there is none. */
+  enqueue(subscription: string, event: OutboxEvent, now: number): Promise<boolean>;
+  /**
+   * The rows due by `now` (ms): each subscription's oldest row, when it is due and the
+   * subscription is not disabled, at most `limit`. On a store shared by several instances a row
+   * handed out is held by this instance until `settle`, or until it dies: another instance is
+   * handed it only then.
+   */
+  due(now: number, limit: number): Promise<readonly PendingDelivery[]>;
+  /**
+   * Records an attempt of `row`: `delivered` and `failed` take it out of the outbox, `retry` keeps
+   * it with one more failed attempt until `nextAt`, `disabled` takes it out and disables its
+   * subscription (rows owed to it stay, unsent, until it is deleted). The attempt joins the
+   * subscription's list of deliveries, of which the newest 100 are kept.
+   */
+  settle(row: PendingDelivery, attempt: DeliveryAttempt, nextAt: number | null): Promise<void>;
+  /** A subscription's newest attempts, newest first, at most 100; undefined when there is none. */
+  deliveries(subscription: string): MaybePromise<readonly DeliveryAttempt[] | undefined>;
+  /** Rows waiting, per subscription, and the `link.clicked` events dropped by the cap, for `/metrics`. */
+  backlog(): MaybePromise<{ pending: number; dropped: number }>;
+}
+
+/** Attempts a subscription's list of deliveries keeps. */
+export const KEPT_ATTEMPTS = 100;
+
+/**
+ * What a store writes as an event's `data`, given by the service (it alone knows how a record is
+ * shown): the store calls these while it makes the change, so the row is written with it.
+ */
+export interface WebhookBodies {
+  /** The `data` of `link.created`, `link.updated`, `link.deleted` and `link.limit_reached`: the record as the API shows it. */
+  link(record: LinkRecord): string;
+  /** The `data` of `link.clicked`: the link's code and domain and the visit's event (`clickedData`). */
+  clicked(code: string, domain: string | null, visit: VisitEvent): string;
+}
