@@ -12,7 +12,9 @@ import { configFromOptions } from './config/resolve.ts';
 import { ConfigError } from './errors.ts';
 import type { RandomSource } from './links/codes.ts';
 import { createLogger, type Logger, type LogSink } from './log.ts';
-import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { createMetrics, type Metrics, type MetricsSource } from './metrics/metrics.ts';
+import { webhookBodies } from './webhooks/bodies.ts';
+import { createDomains } from './links/domains.ts';
 import type { StoreFs } from './store/log/fs.ts';
 import { LogEngine } from './store/log/log-engine.ts';
 import { LogLinkStore } from './store/log/log-link-store.ts';
@@ -83,14 +85,25 @@ export async function createShortenerAsync(options: ShortenerOptions = {}): Prom
 }
 
 /** Validated settings, the logger and the metrics: the part of opening common to both stores. */
-function prepare(options: ShortenerOptions): { config: Config; log: Logger; metrics: Metrics; count: { links: () => number } } {
+/** What a store writes as its webhooks' events: records shown on this instance's domains. */
+function bodiesFor(config: Config): ReturnType<typeof webhookBodies> {
+  return webhookBodies(createDomains(config.baseUrl ?? `http://localhost:${config.port}`, config.domains, config.trustProxy > 0));
+}
+
+/** What a scrape asks of the store, set once it is open. */
+interface Count {
+  links: () => number;
+  webhooks: NonNullable<MetricsSource['webhooks']>;
+}
+
+function prepare(options: ShortenerOptions): { config: Config; log: Logger; metrics: Metrics; count: Count } {
   const { logger, logStream, now, random, fs, visitFlushMs, staticDir, driverModule, ...settings } = options;
   // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
   const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
   const log = logger ?? createLogger(config.logLevel, logStream);
   // The gauge reads the store once it exists.
-  const count = { links: (): number => 0 };
-  const metrics = createMetrics({ links: () => count.links() });
+  const count: Count = { links: (): number => 0, webhooks: () => undefined };
+  const metrics = createMetrics({ links: () => count.links(), webhooks: () => count.webhooks() });
   return { config, log, metrics, count };
 }
 
@@ -134,12 +147,14 @@ export async function openShortenerAsync(options: ShortenerOptions = {}): Promis
       ...(options.driverModule !== undefined ? { driverModule: options.driverModule } : {}),
       onWrite: metrics.storeWrite,
       visitRetentionDays: config.visitRetentionDays,
+      webhookBodies: bodiesFor(config),
     });
   } catch (err) {
     geoip?.close();
     throw err;
   }
   count.links = () => store.count;
+  count.webhooks = () => store.webhooks?.backlog();
   return opened(options, {
     config,
     log,
@@ -176,12 +191,14 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
       ...(visitFlushMs ? { visitFlushMs } : {}),
       onWrite: metrics.storeWrite,
       visitRetentionDays: config.visitRetentionDays,
+      webhookBodies: bodiesFor(config),
     });
   } catch (err) {
     geoip?.close();
     throw err;
   }
   count.links = () => store.count;
+  count.webhooks = () => store.webhooks.backlog();
   // The service sees the storage contract only.
   const links = new LogLinkStore(store);
   return opened(options, {

@@ -24,6 +24,9 @@ import type { CompactReport } from './store/log/log-engine.ts';
 import { createTransfer } from './transfer/transfer.ts';
 import type { Geoip } from './visits/geoip.ts';
 import { createRecorder, type Recorder } from './visits/recorder.ts';
+import { createSender } from './webhooks/send.ts';
+import { createWebhooks, type Webhooks } from './webhooks/subscriptions.ts';
+import { startWorker, type Worker } from './webhooks/worker.ts';
 import { createRuleVisitors } from './links/rule-visitor.ts';
 import { createVisitorIds } from './visits/visitor-id.ts';
 
@@ -128,16 +131,19 @@ export function assemble(injected: Injected, parts: Opened): Shortener {
   const reserved = reservedWords({ shlinkApi: config.shlinkApi });
   const service = serviceFor(parts, injected, baseUrl, reserved);
   warnShadowed(service, { shlinkApi: config.shlinkApi }, log);
-  const handler = handlerFor(parts, injected, { service, baseUrl, reserved, readiness });
+  const { webhooks, worker } = webhooksFor(parts, injected, service);
+  const handler = handlerFor(parts, injected, { service, baseUrl, reserved, readiness, webhooks });
 
   return {
     handler,
     beginShutdown() {
       shuttingDown = true;
     },
-    close() {
+    async close() {
       shuttingDown = true;
       geoip?.close();
+      // Attempts under way are settled first; what is still owed is sent after the next start.
+      await worker?.stop();
       return links.close();
     },
     compact,
@@ -183,16 +189,34 @@ function serviceFor({ config, log, links, metrics, geoip }: Opened, injected: In
   });
 }
 
-/** What the handler is built around: the service, the public address, the reserved words, readiness. */
+/** What the handler is built around: the service, the public address, the reserved words, readiness, the webhooks. */
 interface Core {
   service: Service;
   baseUrl: string;
   reserved: ReadonlySet<string>;
   readiness: () => string | undefined;
+  webhooks: Webhooks;
+}
+
+/** The webhooks' subscriptions, and their delivery running in the background when the store keeps them (docs/webhooks.md). */
+function webhooksFor({ config, log, links, metrics }: Opened, injected: Injected, service: Service): { webhooks: Webhooks; worker: Worker | undefined } {
+  const now = injected.now ?? Date.now;
+  const allowPrivate = config.webhookAllowPrivate;
+  const webhooks = createWebhooks({ store: links.webhooks, domains: service.domains, allowPrivate, clicksTracked: config.visitTracking === 'events', now });
+  if (links.webhooks === undefined) return { webhooks, worker: undefined };
+  const worker = startWorker({
+    store: links.webhooks,
+    send: createSender(),
+    allowPrivate,
+    now,
+    attempted: (outcome) => metrics.webhookAttempt(outcome),
+    warn: (message, fields) => log.warn(message, fields),
+  });
+  return { webhooks, worker };
 }
 
 /** The request handler: the responder, the transfers, the route table and its router, the gate, the base path. */
-function handlerFor({ config, log, links, metrics }: Opened, injected: Injected, { service, baseUrl, reserved, readiness }: Core): Handler {
+function handlerFor({ config, log, links, metrics }: Opened, injected: Injected, { service, baseUrl, reserved, readiness, webhooks }: Core): Handler {
   const now = injected.now ?? Date.now;
   const base = new URL(baseUrl);
   const reply = createResponder(flatten(baseHeaders({ https: base.protocol === 'https:' })));
@@ -220,6 +244,7 @@ function handlerFor({ config, log, links, metrics }: Opened, injected: Injected,
     readiness,
     transfer,
     now,
+    webhooks,
   });
   // The base path as the router sees paths: decoded segments. `basePathRaw` is its spelling on the wire.
   const basePathRaw = base.pathname.replace(/\/+$/, '');

@@ -18,6 +18,8 @@ import { PROMETHEUS_TYPE, renderPrometheus } from './metrics/prometheus.ts';
 import { HTML_TYPE, JSON_TYPE, type Responder } from './http/respond.ts';
 import { domainRoutes } from './api/domain-routes.ts';
 import { keyRoutes } from './api/key-routes.ts';
+import { webhookRoutes } from './api/webhook-routes.ts';
+import { createWebhooks, type Webhooks } from './webhooks/subscriptions.ts';
 import { apiRoutes, type ApiRoute } from './api/routes.ts';
 import type { Service } from './links/service.ts';
 import type { StaticFile } from './http/static.ts';
@@ -50,7 +52,13 @@ export interface TableDeps {
   transfer?: Transfer;
   /** The clock, milliseconds (default `Date.now`): YOURLS' timestamped signatures are checked against it, Shlink's `validUntil` counts from it. */
   now?: () => number;
+  /** The webhooks' subscriptions (default: none kept; the routes are still there, for the documents). */
+  webhooks?: Webhooks;
 }
+
+/** The webhooks of a table built without a store's (its routes answer that none are kept). */
+const noWebhooks = (service: Service): Webhooks =>
+  createWebhooks({ store: undefined, domains: service.domains, allowPrivate: false, clicksTracked: true, now: Date.now });
 
 const NOT_ALLOWED = { 405: ref('responses', 'MethodNotAllowed') };
 
@@ -248,6 +256,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     ...transferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     ...keyRoutes({ service, reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
     ...domainRoutes({ service, reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
+    ...webhookRoutes({ service, webhooks: deps.webhooks ?? noWebhooks(service), reply, deprecations, maxBodyBytes: config.maxBodyBytes }),
     ...visitRoutes({ service, reply, deprecations }),
     ...visitTransferRoutes({ service, reply, deprecations, transfer: deps.transfer, baseUrl: config.baseUrl }),
     // The peers' surfaces (docs/compat.md), only when turned on: off, their paths are what they were.

@@ -31,6 +31,8 @@ export interface Config {
   apiToken: string;
   /** With the gate on, `GET`/`HEAD /<code>` need no token (docs/security.md). */
   publicRedirects: boolean;
+  /** `webhook_allow_private`: webhook receivers may be on loopback, private or link-local addresses. */
+  webhookAllowPrivate: boolean;
   dataDir: string;
   fsync: FsyncMode;
   /** `postgres://…`: the links live in PostgreSQL (docs/postgres.md); empty: the log store in `dataDir`. */

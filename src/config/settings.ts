@@ -90,6 +90,16 @@ const SERVICE_SETTINGS = [
     help: 'with API_TOKEN set, anyone may open short links (GET/HEAD /<code>); the rest stays gated',
   }),
   setting({
+    prop: 'webhookAllowPrivate',
+    file: 'webhook_allow_private',
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    flag: '--webhook-allow-private',
+    boolean: true,
+    parse: boolean,
+    default: false,
+    help: 'let webhooks be delivered to this machine and private networks (for tests and private receivers)',
+  }),
+  setting({
     prop: 'dataDir',
     file: 'data_dir',
     env: 'DATA_DIR',

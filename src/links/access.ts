@@ -15,7 +15,7 @@ export const ROLES: readonly Role[] = ['creator', 'viewer', 'editor', 'admin'];
  * instance, which count every author's visits; `edit` or delete links; `import`; manage `keys`
  * and `domains` (and later webhooks).
  */
-export type Action = 'create' | 'read' | 'list' | 'read-all' | 'edit' | 'import' | 'keys' | 'domains';
+export type Action = 'create' | 'read' | 'list' | 'read-all' | 'edit' | 'import' | 'keys' | 'domains' | 'webhooks';
 
 /**
  * The roles table: what each role may do. An `editor` may read, list, export and edit only its own
@@ -26,7 +26,7 @@ const MAY: Readonly<Record<Role, ReadonlySet<Action>>> = {
   creator: new Set(['create']),
   viewer: new Set(['read', 'list', 'read-all']),
   editor: new Set(['create', 'read', 'list', 'edit']),
-  admin: new Set(['create', 'read', 'list', 'read-all', 'edit', 'import', 'keys', 'domains']),
+  admin: new Set(['create', 'read', 'list', 'read-all', 'edit', 'import', 'keys', 'domains', 'webhooks']),
 };
 
 /** How a refusal names each action: "this key's role (viewer) does not allow creating links". */
@@ -39,6 +39,7 @@ const WHAT: Readonly<Record<Action, string>> = {
   import: 'importing',
   keys: 'managing keys',
   domains: 'managing domains',
+  webhooks: 'managing webhooks',
 };
 
 /**
@@ -76,7 +77,7 @@ export function refusalFor(principal: Principal, action: Action): string | undef
  * What concerns every domain at once: a key for one domain may do none of it, whatever its role
  * (its totals would count other domains' visits; a key it made could act on every domain).
  */
-const WHOLE_INSTANCE: ReadonlySet<Action> = new Set(['read-all', 'import', 'keys', 'domains']);
+const WHOLE_INSTANCE: ReadonlySet<Action> = new Set(['read-all', 'import', 'keys', 'domains', 'webhooks']);
 
 /**
  * Whether `principal` sees only some links: an `editor` its own, a key for one domain that

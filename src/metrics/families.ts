@@ -73,6 +73,17 @@ export interface Counts {
   /** Visit events made: [not bots, bots]. */
   readonly events: Float64Array;
   created: number;
+  /** Webhook attempts, by `WEBHOOK_OUTCOMES`. */
+  readonly webhooks: Float64Array;
+}
+
+/** The outcomes of a webhook's attempt (docs/webhooks.md), in the order `Counts.webhooks` keeps them. */
+export const WEBHOOK_OUTCOMES = ['delivered', 'retry', 'failed', 'disabled'] as const;
+
+/** The outbox as a scrape reads it: rows owed, and `link.clicked` events dropped by the cap. */
+export interface Backlog {
+  pending: number;
+  dropped: number;
 }
 
 function requestSamples({ routes, fastRedirects }: Counts): Sample[] {
@@ -100,7 +111,7 @@ function requestSamples({ routes, fastRedirects }: Counts): Sample[] {
 }
 
 /** Every family of a scrape: `counts`, the links the store holds, and the event loop's lag (seconds) just measured. */
-export function families(counts: Counts, links: number, lag: number): Family[] {
+export function families(counts: Counts, links: number, lag: number, backlog: Backlog = { pending: 0, dropped: 0 }): Family[] {
   const { fastRedirects, redirects, routes, storeWrites, events } = counts;
   const cpu = process.cpuUsage();
   const found = redirects[RESULT_SLOT.found]! + fastRedirects[FAST_GET]! + fastRedirects[FAST_HEAD]!;
@@ -135,6 +146,7 @@ export function families(counts: Counts, links: number, lag: number): Family[] {
         { labels: [['bot', 'true']], value: events[1]! },
       ],
     },
+    ...webhookFamilies(counts, backlog),
     {
       name: 'shortener_links',
       help: 'Links held by the store (an expired link until its storage is reclaimed).',
@@ -165,6 +177,30 @@ export function families(counts: Counts, links: number, lag: number): Family[] {
       help: 'Lag of the event loop in seconds: how long a callback queued at scrape time waited to run.',
       type: 'gauge',
       samples: [{ labels: [], value: lag }],
+    },
+  ];
+}
+
+/** The webhooks' families: attempts by outcome, the outbox's rows owed, the clicks the cap dropped. */
+function webhookFamilies(counts: Counts, backlog: Backlog): Family[] {
+  return [
+    {
+      name: 'shortener_webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome: delivered (a 2xx), retry (failed, tried again later), failed (given up), disabled (the receiver answered 410).',
+      type: 'counter',
+      samples: WEBHOOK_OUTCOMES.map((outcome, i) => ({ labels: [['outcome', outcome]], value: counts.webhooks[i]! })),
+    },
+    {
+      name: 'shortener_webhook_pending',
+      help: 'Webhook deliveries owed and not yet made, every subscription together.',
+      type: 'gauge',
+      samples: [{ labels: [], value: backlog.pending }],
+    },
+    {
+      name: 'shortener_webhook_clicks_dropped_total',
+      help: 'link.clicked events not queued because their subscription already had 100,000 waiting (since this process started).',
+      type: 'counter',
+      samples: [{ labels: [], value: backlog.dropped }],
     },
   ];
 }

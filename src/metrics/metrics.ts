@@ -18,7 +18,19 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Visit } from '../links/service.ts';
-import { families, Histogram, key, REDIRECT_RESULTS, RESULT_SLOT, REQUEST_BUCKETS, STORE_WRITE_BUCKETS, type Counts, type RouteStats } from './families.ts';
+import {
+  families,
+  Histogram,
+  key,
+  REDIRECT_RESULTS,
+  RESULT_SLOT,
+  REQUEST_BUCKETS,
+  STORE_WRITE_BUCKETS,
+  WEBHOOK_OUTCOMES,
+  type Backlog,
+  type Counts,
+  type RouteStats,
+} from './families.ts';
 import type { Family } from './prometheus.ts';
 
 export { FAST_GET, FAST_HEAD, LINK_ROUTE, NO_ROUTE, REDIRECT_RESULTS, REQUEST_BUCKETS, STORE_WRITE_BUCKETS } from './families.ts';
@@ -26,6 +38,8 @@ export { FAST_GET, FAST_HEAD, LINK_ROUTE, NO_ROUTE, REDIRECT_RESULTS, REQUEST_BU
 export interface MetricsSource {
   /** Links held by the store. */
   links(): number;
+  /** The webhooks' outbox (absent: none). */
+  webhooks?(): Backlog | Promise<Backlog> | undefined;
 }
 
 export interface Metrics {
@@ -43,6 +57,8 @@ export interface Metrics {
   visitEvent(bot: boolean): void;
   /** One group-commit write of the log, with its fsync. */
   storeWrite(seconds: number): void;
+  /** One webhook attempt, by its outcome. */
+  webhookAttempt(outcome: (typeof WEBHOOK_OUTCOMES)[number]): void;
   /** Everything, as plain metric families; it awaits one turn of the event loop (the lag). */
   collect(): Promise<Family[]>;
 }
@@ -77,6 +93,7 @@ export function createMetrics(source: MetricsSource): Metrics {
     storeWrites: new Histogram(STORE_WRITE_BUCKETS),
     events: new Float64Array(2),
     created: 0,
+    webhooks: new Float64Array(WEBHOOK_OUTCOMES.length),
   };
   const { fastRedirects, redirects, storeWrites, events } = counts;
   const routes = counts.routes as Map<string, RouteStats>;
@@ -89,7 +106,9 @@ export function createMetrics(source: MetricsSource): Metrics {
 
   async function collectOwn(): Promise<Family[]> {
     const lag = await eventLoopLag();
-    return families(counts, source.links(), lag);
+    // A store that cannot say now (a database away) reports an empty outbox rather than no scrape.
+    const backlog = await Promise.resolve(source.webhooks?.()).catch(() => undefined);
+    return families(counts, source.links(), lag, backlog);
   }
 
   const scope = scrapeScope;
@@ -114,6 +133,9 @@ export function createMetrics(source: MetricsSource): Metrics {
     },
     storeWrite(seconds) {
       storeWrites.observe(seconds);
+    },
+    webhookAttempt(outcome) {
+      counts.webhooks[WEBHOOK_OUTCOMES.indexOf(outcome)]!++;
     },
     collect() {
       return scope ? scope.gather() : collectOwn();

@@ -23,7 +23,6 @@ import type { DomainStore } from './domain-store.ts';
 import type { RoutedDecision, Routing, RoutingChange } from './routing.ts';
 import type { OrphanStore } from './orphan-store.ts';
 import type { KeyStore } from './key-store.ts';
-import type { WebhookStore } from './webhook-store.ts';
 import type { CodedEvent, EventFilter, ImportedVisit, StatsQuery, VisitEvent, VisitEventSource, VisitPage, VisitStats } from '../visits/event.ts';
 import type { VisitExportFilter } from '../visits/event.ts';
 
@@ -157,12 +156,8 @@ export interface LinkStore {
   readonly domains?: DomainStore;
   /** Orphan visits (`orphan-store.ts`); absent: a store that keeps none. */
   readonly orphans?: OrphanStore;
-  /**
-   * Webhook subscriptions and their outbox (`webhook-store.ts`); absent: a store that keeps none.
-   * A store that has it writes a change's events with the change itself (insert, update, delete,
-   * a counted visit), from the bodies it was opened with.
-   */
-  readonly webhooks?: WebhookStore;
+  /** Webhooks (`webhook-store.ts`): a change's events are written with it. Absent: a store that keeps none. */
+  readonly webhooks?: import('./webhook-store.ts').WebhookStore;
   /**
    * Stores a new link as the newest; false when a live link holds its code (a generated code's
    * collision, or a custom code in use). The code of a deleted or expired (by `now`) link is free.
@@ -268,10 +263,7 @@ export interface LinkStore {
   readonly count: number;
 }
 
-/**
- * A change the store could not make now (disk full or read-only, data file removed, database
- * unreachable): nothing was changed, and a retry may succeed. Its message is for clients.
- */
+/** A change the store could not make now (disk full, data file gone, database unreachable): nothing changed, a retry may succeed. */
 export class StoreUnavailableError extends Error {
   constructor(message: string) {
     super(message);
@@ -285,7 +277,6 @@ export function mapMaybe<T, U>(value: MaybePromise<T>, f: (value: T) => U): Mayb
 }
 
 const DAY = 86400;
-
 /** True once a record with a retention has passed `created_at + retention_days × 86400` (seconds). */
 export function isExpired(rec: Pick<LinkRecord, 'createdAt' | 'retentionDays'>, nowSeconds: number): boolean {
   return isExpiredAt(rec.createdAt, rec.retentionDays, nowSeconds);

@@ -8,9 +8,30 @@
  * Order per subscription is the rows' `seq`: a subscription's next delivery is always its oldest
  * row, so a receiver that is down holds back only its own events.
  */
-import type { EventType } from '../webhooks/events.ts';
+import { randomBytes } from 'node:crypto';
 import type { LinkRecord, MaybePromise } from './link-store.ts';
 import type { VisitEvent } from '../visits/event.ts';
+
+/** The event types, in the order the API and the UI list them (their meaning: `src/webhooks/events.ts`). */
+export const EVENT_TYPES = Object.freeze(['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached', 'ping'] as const);
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+// A Set, not `in` a table: `'toString' in table` is true, and a type is only what is listed.
+const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && KNOWN.has(value);
+}
+
+/** Pending `link.clicked` rows per subscription beyond which new ones are dropped and counted (docs/webhooks.md). */
+export const CLICK_CAP = 100_000;
+
+/** The domain of a store key (`links/domains.ts`): the host before its `/`, null for the default domain's. */
+export function keyDomain(key: string): string | null {
+  const slash = key.indexOf('/');
+  return slash === -1 ? null : key.slice(0, slash);
+}
 
 export interface WebhookSubscription {
   /** `wh_` + 16 base64url characters. */
@@ -106,6 +127,8 @@ export interface WebhookStore {
   deliveries(subscription: string): MaybePromise<readonly DeliveryAttempt[] | undefined>;
   /** Rows waiting, per subscription, and the `link.clicked` events dropped by the cap, for `/metrics`. */
   backlog(): MaybePromise<{ pending: number; dropped: number }>;
+  /** Calls `written` whenever this process writes rows, so delivery need not wait for its next look; optional. */
+  listen?(written: () => void): void;
 }
 
 /** Attempts a subscription's list of deliveries keeps. */
@@ -120,4 +143,45 @@ export interface WebhookBodies {
   link(record: LinkRecord): string;
   /** The `data` of `link.clicked`: the link's code and domain and the visit's event (`clickedData`). */
   clicked(code: string, domain: string | null, visit: VisitEvent): string;
+}
+
+/** Crockford's base32: no I, L, O or U, so an id read aloud or retyped is not misread. */
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The largest time a ULID's 48 bits hold (the year 10889). */
+const MAX_ULID_MS = 2 ** 48 - 1;
+
+/**
+ * A new event id: `msg_` + a ULID (ulid/spec): 10 characters of the time in milliseconds, then 16
+ * of 80 random bits, all Crockford base32. Fixed width and time first, so ids sort by when they
+ * were made (to the millisecond; within one millisecond the order is random), which makes a list
+ * of deliveries and a receiver's log readable in order. Nothing relies on that order: delivery
+ * order comes from the outbox's sequence, and the id is the receiver's idempotency key, which
+ * needs only uniqueness (two ids of one millisecond collide with odds of 2⁻⁸⁰). Chosen over the
+ * specification's example (a KSUID, base62) because base32 of whole bits needs no big-number
+ * division. `nowMs` is the injected clock's reading; `Date.now()` only when none is given.
+ */
+export function newEventId(nowMs: number = Date.now()): string {
+  if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > MAX_ULID_MS) throw new RangeError('an event id needs a time of 0 to 2^48 - 1 milliseconds');
+  let time = '';
+  for (let rest = nowMs, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = CROCKFORD[rest % 32] + time;
+  return `msg_${time}${base32(randomBytes(10))}`;
+}
+
+/** Base32 of whole 5-bit groups (10 bytes are 80 bits, 16 characters: nothing is left over). */
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let buffered = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffered = (buffered << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(buffered >>> bits) & 31];
+    }
+    // Only the bits not yet written are kept, so `buffered` never grows past 12 bits.
+    buffered &= (1 << bits) - 1;
+  }
+  return out;
 }

@@ -4,11 +4,11 @@
  * `{"type","timestamp","data"}`, written here once so every sender writes it alike.
  */
 import { Refusal } from '../links/refusal.ts';
+import { EVENT_TYPES, isEventType, type EventType } from '../store/webhook-store.ts';
 
-/** The event types, in the order the API and the UI list them. Names follow the specification: `noun.verb`, `[a-z_]`. */
-export const EVENT_TYPES = Object.freeze(['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached', 'ping'] as const);
-
-export type EventType = (typeof EVENT_TYPES)[number];
+// The types' names follow the specification (`noun.verb`, `[a-z_]`); the list is the storage
+// contract's, which stores them.
+export { EVENT_TYPES, isEventType, type EventType } from '../store/webhook-store.ts';
 
 /**
  * Each type: whether a subscription may ask for it, and what it says. `ping` is sent only by
@@ -26,13 +26,6 @@ export const EVENT_TABLE: Readonly<Record<EventType, { readonly subscribable: bo
 
 /** The types a subscription may ask for, in table order. */
 export const SUBSCRIBABLE_EVENT_TYPES: readonly EventType[] = Object.freeze(EVENT_TYPES.filter((type) => EVENT_TABLE[type].subscribable));
-
-// A Set, not `in EVENT_TABLE`: `'toString' in table` is true, and a type is only what is listed.
-const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
-
-export function isEventType(value: unknown): value is EventType {
-  return typeof value === 'string' && KNOWN.has(value);
-}
 
 /**
  * A subscription's `events`: a non-empty array of distinct, known, subscribable types. The result

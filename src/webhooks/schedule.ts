@@ -19,8 +19,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How much of a receiver's answer is kept for the list of deliveries: enough to read an error. */
 export const MAX_RESPONSE_BYTES = 1024;
 
-/** Pending `link.clicked` events per subscription beyond which new ones are dropped and counted. */
-export const CLICK_CAP = 100_000;
+/** Pending `link.clicked` events per subscription beyond which new ones are dropped and counted: the store's. */
+export { CLICK_CAP } from '../store/webhook-store.ts';
 
 /**
  * When to try again after `failedAttempts` attempts have failed (1 after the first), in the unit of

@@ -61,43 +61,5 @@ export function deliveryHeaders(secret: string, id: string, timestamp: number, b
   ];
 }
 
-/** Crockford's base32: no I, L, O or U, so an id read aloud or retyped is not misread. */
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** The largest time a ULID's 48 bits hold (the year 10889). */
-const MAX_ULID_MS = 2 ** 48 - 1;
-
-/**
- * A new event id: `msg_` + a ULID (ulid/spec): 10 characters of the time in milliseconds, then 16
- * of 80 random bits, all Crockford base32. Fixed width and time first, so ids sort by when they
- * were made (to the millisecond; within one millisecond the order is random), which makes a list
- * of deliveries and a receiver's log readable in order. Nothing relies on that order: delivery
- * order comes from the outbox's sequence, and the id is the receiver's idempotency key, which
- * needs only uniqueness (two ids of one millisecond collide with odds of 2⁻⁸⁰). Chosen over the
- * specification's example (a KSUID, base62) because base32 of whole bits needs no big-number
- * division. `nowMs` is the injected clock's reading; `Date.now()` only when none is given.
- */
-export function newEventId(nowMs: number = Date.now()): string {
-  if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > MAX_ULID_MS) throw new RangeError('an event id needs a time of 0 to 2^48 - 1 milliseconds');
-  let time = '';
-  for (let rest = nowMs, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = CROCKFORD[rest % 32] + time;
-  return `msg_${time}${base32(randomBytes(10))}`;
-}
-
-/** Base32 of whole 5-bit groups (10 bytes are 80 bits, 16 characters: nothing is left over). */
-function base32(bytes: Uint8Array): string {
-  let out = '';
-  let buffered = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffered = (buffered << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      out += CROCKFORD[(buffered >>> bits) & 31];
-    }
-    // Only the bits not yet written are kept, so `buffered` never grows past 12 bits.
-    buffered &= (1 << bits) - 1;
-  }
-  return out;
-}
+// Event ids are the outbox's: a store makes them with the rows it writes.
+export { newEventId } from '../store/webhook-store.ts';

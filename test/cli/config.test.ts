@@ -62,6 +62,7 @@ const DOCUMENTED_DEFAULTS: Config = {
   apiKeys: [],
   apiToken: '',
   publicRedirects: false,
+  webhookAllowPrivate: false,
   dataDir: './data',
   fsync: 'always',
   databaseUrl: '',

@@ -3,6 +3,7 @@
  * codes and URLs straight into the arena of the keydir being loaded, its other sections into that
  * keydir's columns, every block checked against its CRC-32 and the footer's totals.
  */
+import type { WebhookImage } from './webhook-table.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
 import { crc32 } from './crc32.ts';
@@ -48,6 +49,7 @@ export class BlockReader {
     keys: readonly KeyRecord[],
     domains: [string, DomainRedirects][],
     orphans: unknown[][],
+    webhooks: WebhookImage | undefined,
   ) {
     const { slots, used, eventSlots, eventWords } = totals;
     const capacity = capacityFor(slots);
@@ -75,6 +77,7 @@ export class BlockReader {
       keys,
       domains,
       orphans,
+      webhooks,
     };
   }
 

@@ -5,6 +5,7 @@
  * (start-up, close); a compaction drives a `CheckpointWriter` a slice at a time
  * (`compaction-checkpoint.ts`).
  */
+import type { WebhookImage } from './webhook-table.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
@@ -39,6 +40,7 @@ export class CheckpointWriter {
   private keys: KeyRecord[] = [];
   private domains: [string, DomainRedirects][] = [];
   private orphans: unknown[][] = [];
+  private webhooks: WebhookImage | undefined;
 
   /**
    * A new temp file beside `logPath`. `nextSeqs`: see `KeydirImage.copySlot`. `lateFrom`: the keydir's
@@ -59,7 +61,8 @@ export class CheckpointWriter {
    * The referrer hosts the log it covers names, and the stored API keys, domains' redirects and
    * orphan visits it leaves (by the end of those bytes).
    */
-  names(referrers: [number, string][], keys: readonly KeyRecord[], domains: [string, DomainRedirects][], orphans: unknown[][]): void {
+  names(referrers: [number, string][], keys: readonly KeyRecord[], domains: [string, DomainRedirects][], orphans: unknown[][], webhooks?: WebhookImage): void {
+    this.webhooks = webhooks;
     this.referrers = referrers;
     this.keys = [...keys];
     this.domains = domains;
@@ -115,6 +118,7 @@ export class CheckpointWriter {
       keys: this.keys,
       domains: this.domains,
       orphans: this.orphans,
+      ...(this.webhooks === undefined ? {} : { webhooks: this.webhooks }),
       late: this.late,
       blocks: this.blocks,
     };
@@ -184,7 +188,13 @@ export class CheckpointWriter {
  */
 export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, records: Keydir, covered: Covered): { bytes: number; ms: number } {
   const writer = new CheckpointWriter(fs, logPath, records.hashSeed, true);
-  writer.names([...records.events.referrers.inLog()], records.accessKeys.list(), records.domains.entries(), records.orphans.rows());
+  writer.names(
+    [...records.events.referrers.inLog()],
+    records.accessKeys.list(),
+    records.domains.entries(),
+    records.orphans.rows(),
+    records.webhooks.size > 0 ? records.webhooks.image() : undefined,
+  );
   try {
     for (const s of records.slotsOldestFirst()) {
       writer.add(records, s);

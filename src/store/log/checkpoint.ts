@@ -22,6 +22,7 @@
  * The preamble is written last, so a file cut short anywhere is refused. This file holds the
  * layout and the reading back (`loadCheckpoint`).
  */
+import type { WebhookImage } from './webhook-table.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { endianness } from 'node:os';
 import { crc32 } from './crc32.ts';
@@ -69,6 +70,8 @@ export interface Footer {
   domains?: [string, DomainRedirects][];
   /** The orphan visits kept (`orphan-log.ts`), oldest first, as rows; absent before format 6. */
   orphans?: unknown[][];
+  /** The webhooks (`webhook-table.ts`); absent when there are none, and before format 8. */
+  webhooks?: WebhookImage;
   /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
   late: number[];
   blocks: BlockInfo[];
@@ -150,7 +153,16 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (log.head !== footer.log.head || log.tail !== footer.log.tail)
     return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
-  const blocks = new BlockReader(footer.keydir, footer.blocks, footer.labels, footer.referrers, footer.keys, footer.domains ?? [], footer.orphans ?? []);
+  const blocks = new BlockReader(
+    footer.keydir,
+    footer.blocks,
+    footer.labels,
+    footer.referrers,
+    footer.keys,
+    footer.domains ?? [],
+    footer.orphans ?? [],
+    footer.webhooks,
+  );
   let at = PREAMBLE;
   for (const info of footer.blocks) {
     const wrong = blocks.read(fs, fd, at, info);

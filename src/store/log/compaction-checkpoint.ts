@@ -5,6 +5,7 @@
  * into place right after the new log. A failure to write it gives the checkpoint up with a warning,
  * never the compaction.
  */
+import type { WebhookImage } from './webhook-table.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { checkpointDue, checkpointPath, type Covered } from './checkpoint.ts';
 import { CheckpointWriter } from './checkpoint-writer.ts';
@@ -31,8 +32,8 @@ export class CompactionCheckpoint {
   }
 
   /** The referrer hosts, the stored API keys and the domains' redirects the new log names first (`writeRecords`). */
-  names(referrers: [number, string][], keys: readonly KeyRecord[], domains: [string, DomainRedirects][], orphans: unknown[][]): void {
-    this.writer?.names(referrers, keys, domains, orphans);
+  names(referrers: [number, string][], keys: readonly KeyRecord[], domains: [string, DomainRedirects][], orphans: unknown[][], webhooks?: WebhookImage): void {
+    this.writer?.names(referrers, keys, domains, orphans, webhooks);
   }
 
   /** Copies the live slot `s`, whose line was just encoded. */

@@ -20,6 +20,8 @@ import type { Keydir } from './keydir.ts';
 import { LogDomains } from './domain-format.ts';
 import { LogOrphans } from './orphan-log.ts';
 import { LogKeys } from './log-keys.ts';
+import { LogWebhooks } from './log-webhooks.ts';
+import type { WebhookBodies } from '../webhook-store.ts';
 import { LogWriter, type EncodedLines } from './log-writer.ts';
 import type { StoreParts } from './log-rewrite.ts';
 import { openLog } from './open.ts';
@@ -53,6 +55,8 @@ export interface LogEngineOptions {
   onWrite?: (seconds: number) => void;
   /** Events older than this many days become untracked visits, checked hourly (0 = keep them). */
   visitRetentionDays?: number;
+  /** What a webhook's event says of a link or a visit (the service's); absent: no event is written. */
+  webhookBodies?: WebhookBodies;
   /** The start-up checkpoint is written once this much log (and 1/32 of it) is past the last one (`checkpoint.ts`). */
   checkpointMinBytes?: number;
 }
@@ -67,6 +71,8 @@ export abstract class EngineLifecycle {
   readonly accessKeys: LogKeys;
   readonly domains: LogDomains;
   readonly orphans: LogOrphans;
+  /** Webhook subscriptions and their outbox (`log-webhooks.ts`), written with the changes they tell of. */
+  readonly webhooks: LogWebhooks;
   private readonly reattacher: Reattacher;
   private readonly log: Logger;
   private readonly problems: RepeatLog;
@@ -131,6 +137,13 @@ export abstract class EngineLifecycle {
       () => this.records.orphans,
       (entries, durable) => this.append(entries, durable),
     );
+    this.webhooks = new LogWebhooks(
+      () => this.records.webhooks,
+      (entries, durable) => this.append(entries, durable),
+      options.webhookBodies,
+      now,
+    );
+    this.counts.webhooks = this.webhooks;
     this.compactor = new Compactor(this.parts, options.compactMinBytes ?? COMPACT_MIN_BYTES, opened);
     this.maybeVacuum();
 
@@ -226,6 +239,11 @@ export abstract class EngineLifecycle {
   compact(): Promise<CompactReport> {
     if (this.closed || this.closing) return Promise.reject(new Error('store is closed'));
     return this.compactor.run();
+  }
+
+  /** The clock, in Unix seconds. */
+  protected seconds(): number {
+    return this.webhooks.seconds();
   }
 
   protected append(entries: Entry[] | EncodedLines, durable?: () => void, chain?: InsertChain): Promise<void> {

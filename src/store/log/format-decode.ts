@@ -8,6 +8,7 @@ import { decodeOrphanFields } from './orphan-log.ts';
 import { decodeEventFields } from './event-format.ts';
 import type { Entry } from './format.ts';
 import { decodeDomainFields } from './domain-format.ts';
+import { decodeWebhookFields } from './webhook-format.ts';
 import { decodeKeyFields, KEY_OPS } from './key-format.ts';
 import { decodeLabels } from './link-labels.ts';
 import { MAX_COUNT, MAX_DIGITS } from '../record-limits.ts';
@@ -73,6 +74,11 @@ export function decodePayload(text: string): Entry | undefined {
       return decodeDomainFields(f);
     case 'O':
       return decodeOrphanFields(f);
+    case 'S':
+    case 'Q':
+    case 'N':
+    case 'M':
+      return decodeWebhookFields(f);
     default:
       return KEY_OPS.has(f[0]!) ? decodeKeyFields(f) : decodeEventFields(f);
   }

@@ -19,6 +19,7 @@
  *   A, W, U                                                            stored API keys (`key-format.ts`)
  *   H                                                                  a domain's redirects (`domain-format.ts`)
  *   O                                                                  an orphan visit (`orphan-log.ts`)
+ *   S, Q, N, M                                                         webhooks (`webhook-format.ts`)
  *
  * `<labels>` (format 4) is the JSON array `[title, tags]` (title a string or null, tags an array of
  * strings), a create's `[title, tags, author]` for a link with an author (format 5), and with the
@@ -54,6 +55,7 @@ import {
   type EventsEntry,
 } from './event-format.ts';
 import { domainPayload, domainWritable, type DomainEntry } from './domain-format.ts';
+import { WEBHOOK_OPS, webhookPayload, webhookWritable, type WebhookEntry } from './webhook-format.ts';
 import { KEY_OPS, keyPayload, keyWritable, type KeyEntry } from './key-format.ts';
 import type { StoredRecord } from './keydir.ts';
 import { encodeLabels, slotLabels, type LabelSource } from './link-labels.ts';
@@ -61,7 +63,7 @@ import { STRIDE } from '../../visits/packed.ts';
 import { isRecordInteger, MAX_COUNT } from '../record-limits.ts';
 
 /** The format this build writes, and the newest it reads. */
-export const FORMAT_VERSION = 7;
+export const FORMAT_VERSION = 8;
 /** The name in the version line: a log of this service, not some other checksummed file. */
 export const FORMAT_NAME = 'url-shortener-log';
 
@@ -82,7 +84,9 @@ export type Entry =
   /** A domain's redirects (format 6, `domain-format.ts`). */
   | DomainEntry
   /** An orphan visit (format 6, `orphan-log.ts`). */
-  | OrphanEntry;
+  | OrphanEntry
+  /** Webhooks: subscriptions, outbox rows, attempts (format 8, `webhook-format.ts`). */
+  | WebhookEntry;
 
 /** The payload of an entry without events (those are written as bytes, `writeEventLine`). */
 function payload(entry: Exclude<Entry, EventsEntry>): string {
@@ -114,6 +118,11 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
       return domainPayload(entry);
     case 'O':
       return orphanPayload(entry);
+    case 'S':
+    case 'Q':
+    case 'N':
+    case 'M':
+      return webhookPayload(entry);
     default:
       return eventPayload(entry);
   }
@@ -132,6 +141,10 @@ function checkWritable(entry: Entry): void {
   }
   if (KEY_OPS.has(entry.op)) {
     if (!keyWritable(entry as KeyEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
+    return;
+  }
+  if (WEBHOOK_OPS.has(entry.op)) {
+    if (!webhookWritable(entry as WebhookEntry)) throw new RangeError(`log entry ${entry.op}: a field no reader reads back`);
     return;
   }
   if (entry.op === 'H' || entry.op === 'O') {

@@ -8,6 +8,7 @@
  * reads the same fields directly (no extra object or call between a lookup and its columns), while
  * the growth, the renumbering and the rebuild of the indexes, none of which a lookup runs, live here.
  */
+import { WebhookTable } from './webhook-table.ts';
 import { OrphanTable } from './orphan-log.ts';
 import { DomainTable } from './domain-format.ts';
 import { LinkEvents } from './link-events.ts';
@@ -86,6 +87,8 @@ export abstract class KeydirColumns {
   domains = new DomainTable();
   /** The orphan visits (`orphan-log.ts`), likewise. */
   orphans = new OrphanTable();
+  /** The webhooks' subscriptions and outbox (`webhook-table.ts`), likewise. */
+  webhooks = new WebhookTable();
 
   /** `arenaBytes`: room for codes and URLs to start with (what is never written is never resident). */
   constructor(capacity = 1024, arenaBytes = capacity * 64) {

@@ -7,6 +7,7 @@
  * the columns (`keydir-columns.ts`) and `Keydir` extends it (through `KeydirVisits`), so each reads
  * the same fields directly.
  */
+import { WebhookTable, type WebhookImage } from './webhook-table.ts';
 import { OrphanTable } from './orphan-log.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { DomainTable } from './domain-format.ts';
@@ -45,6 +46,8 @@ export interface PackedKeydir {
   domains: readonly [string, DomainRedirects][];
   /** The orphan visits, as rows (`orphan-log.ts`). */
   orphans: readonly unknown[];
+  /** The webhooks (`webhook-table.ts`), absent when none. */
+  webhooks?: WebhookImage | undefined;
 }
 
 /**
@@ -128,6 +131,7 @@ export abstract class KeydirImage extends KeydirColumns {
     this.accessKeys = KeyTable.of(packed.keys);
     this.domains = DomainTable.of(packed.domains);
     this.orphans = OrphanTable.of(packed.orphans);
+    this.webhooks = WebhookTable.of(packed.webhooks);
     this.hot.clear();
   }
 

@@ -69,10 +69,12 @@ export class LogEngine extends EngineLifecycle {
   async create(rec: StoredRecord, chain?: InsertChain): Promise<StoredRecord> {
     // Whether the code is free is the caller's to decide (`LogLinkStore.insert` keeps codes being
     // inserted apart), so two creates of one code never both reach the log.
+    const told = this.webhooks.linkRows('link.created', rec, rec.createdAt);
     await this.append(
-      [{ op: 'C', ...rec }],
+      told === undefined ? [{ op: 'C', ...rec }] : [{ op: 'C', ...rec }, told],
       () => {
         this.records.add(rec.code, rec.url, rec.createdAt, rec.retentionDays, rec.visits, rec.maxVisits, rec);
+        if (told !== undefined) this.records.webhooks.apply(told);
       },
       chain,
     );
@@ -111,8 +113,13 @@ export class LogEngine extends EngineLifecycle {
       },
     ];
     if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
+    // The record as the edit leaves it: its count is memory's, not the caller's copy's.
+    const told = before === -1 ? undefined : this.webhooks.linkRows('link.updated', { ...rec, visits: records.visits(before) }, this.seconds());
+    if (told !== undefined) entries.push(told);
     let edited: StoredRecord | undefined;
     await this.append(entries, () => {
+      // Memory holds what the log does: the rows are written, whatever became of the link meanwhile.
+      if (told !== undefined) records.webhooks.apply(told);
       const s = records.find(rec.code);
       if (s === -1) return;
       records.edit(s, rec.url, rec.retentionDays, rec.maxVisits, rec);
@@ -137,7 +144,12 @@ export class LogEngine extends EngineLifecycle {
     if (!this.records.has(code) || this.deleting.has(code)) return false;
     this.deleting.add(code);
     try {
-      await this.append([{ op: 'D', code }], () => this.forget(code));
+      const s = this.records.find(code);
+      const told = this.webhooks.linkRows('link.deleted', this.records.record(s, code), this.seconds());
+      await this.append(told === undefined ? [{ op: 'D', code }] : [{ op: 'D', code }, told], () => {
+        this.forget(code);
+        if (told !== undefined) this.records.webhooks.apply(told);
+      });
     } finally {
       this.deleting.delete(code);
     }

@@ -5,6 +5,7 @@
  * visit of a link with a visit limit. A list filtered by `q` is a promise too: it is searched
  * across event-loop turns.
  */
+import type { WebhookStore } from '../webhook-store.ts';
 import type { OrphanStore } from '../orphan-store.ts';
 import type { DomainStore } from '../domain-store.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -61,11 +62,13 @@ export class LogLinkStore implements LinkStore {
   readonly accessKeys: KeyStore;
   readonly domains: DomainStore;
   readonly orphans: OrphanStore;
+  readonly webhooks: WebhookStore;
 
   constructor(private readonly store: LogEngine) {
     this.accessKeys = store.accessKeys;
     this.domains = store.domains;
     this.orphans = store.orphans;
+    this.webhooks = store.webhooks;
   }
 
   get count(): number {

@@ -5,6 +5,7 @@
  * up. A compaction (`compaction.ts`) and the reattach of a removed data dir (`reattach.ts`) both
  * rewrite the log so.
  */
+import { webhookEntries } from './webhook-format.ts';
 import { checkpointPath, type Covered } from './checkpoint.ts';
 import type { CompactionCheckpoint } from './compaction-checkpoint.ts';
 import { RETIRED_SUFFIX } from './files.ts';
@@ -78,14 +79,16 @@ export async function writeRecords(parts: StoreParts, fd: number, checkpoint?: C
   const keys = records.accessKeys.list();
   const domains = records.domains.entries();
   const orphans = records.orphans.all();
-  checkpoint?.names(named, keys, domains, records.orphans.rows());
+  const webhooks = records.webhooks.image();
+  checkpoint?.names(named, keys, domains, records.orphans.rows(), records.webhooks.size > 0 ? webhooks : undefined);
   written.referrers = named.map(([n]) => n);
   const referrers = named.map(([n, host]) => encodeEntry({ op: 'R', n, host }));
   const keyLines = keys.map((key) => encodeEntry({ op: 'A', key }));
   const domainLines = domains.map(([host, redirects]) => encodeEntry({ op: 'H', host, redirects }));
   const orphanLines = orphans.map((visit) => encodeEntry({ op: 'O', visit }));
-  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers, ...keyLines, ...domainLines, ...orphanLines]);
-  written.lines += referrers.length + keyLines.length + domainLines.length + orphanLines.length;
+  const webhookLines = webhookEntries(webhooks).map(encodeEntry);
+  let header: Buffer | undefined = Buffer.concat([HEADER, ...referrers, ...keyLines, ...domainLines, ...orphanLines, ...webhookLines]);
+  written.lines += referrers.length + keyLines.length + domainLines.length + orphanLines.length + webhookLines.length;
   for (let done = false; !done; ) {
     const chunks: Buffer[] = header ? [header] : [];
     for (let n = 0; n < COMPACT_SLICE; n++) {

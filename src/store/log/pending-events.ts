@@ -126,3 +126,20 @@ export function eventLines(records: Keydir, p: number[]): { lines: EncodedLines;
   }
   return { lines: { bytes: out.subarray(0, at), lines: count }, referrers };
 }
+
+/** Pending events (`PENDING` numbers each) after a vacuum: `renumber[old slot]` is the new slot, or -1 (gone). */
+export function renumbered(events: readonly number[], renumber: Int32Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < events.length; i += PENDING) {
+    const to = renumber[events[i]!]!;
+    if (to !== -1) out.push(to, ...events.slice(i + 1, i + PENDING));
+  }
+  return out;
+}
+
+/** The pending events for which `keep` holds (given the array and where the event starts in it). */
+export function keptEvents(events: number[], keep: (events: number[], at: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < events.length; i += PENDING) if (keep(events, i)) out.push(...events.slice(i, i + PENDING));
+  return out;
+}

@@ -102,6 +102,12 @@ function apply(records: Keydir, entry: Entry): void {
     case 'O':
       records.orphans.apply(entry);
       break;
+    case 'S':
+    case 'Q':
+    case 'N':
+    case 'M':
+      records.webhooks.apply(entry);
+      break;
     default:
       if (KEY_OPS.has(entry.op)) records.accessKeys.apply(entry as KeyEntry);
       else applyEvents(records, entry as EventEntry);

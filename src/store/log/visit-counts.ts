@@ -11,7 +11,7 @@
  * queue order, so the counts on disk never go down, but for a visit given back (see there).
  */
 import { encodeEntry, type Entry } from './format.ts';
-import { eventEntries, eventLines, PENDING, referrerEntries } from './pending-events.ts';
+import { eventEntries, eventLines, keptEvents, PENDING, referrerEntries, renumbered } from './pending-events.ts';
 import type { EncodedLines } from './log-writer.ts';
 import type { InsertChain } from '../link-store.ts';
 import type { VisitEvent } from '../../visits/event.ts';
@@ -19,6 +19,7 @@ import { packAttrs } from '../../visits/packed.ts';
 import type { Keydir } from './keydir.ts';
 import { errorKind, neverWritten } from './write-errors.ts';
 import type { RepeatLog } from '../../log-throttle.ts';
+import type { LogWebhooks } from './log-webhooks.ts';
 
 /** Counts per count-batch entry: keeps a line (and a torn write) small when many codes are hot. */
 const COUNTS_PER_ENTRY = 500;
@@ -45,6 +46,8 @@ export class VisitCounts {
    * where its line stands, and a count read before memory applied it would undo it (`untrackedAfterImports`).
    */
   private importing = new Map<string, number>();
+  /** Webhooks (`log-webhooks.ts`), told of counted visits and used-up limits; set by the engine. */
+  webhooks: LogWebhooks | undefined;
 
   constructor(
     private readonly records: Keydir,
@@ -72,6 +75,7 @@ export class VisitCounts {
     const attrs = packAttrs(event);
     const seq = records.addEvent(s, event.time, visitor, referrer, attrs);
     this.pending.push(s, seq, event.time, visitor, referrer, attrs);
+    if (this.webhooks?.hearsClicks === true) this.webhooks.noteClick(records.code(s), event);
     // A busy second's events written at once would hold the loop for tens of milliseconds: a
     // flush's worth is written as it fills instead.
     if (this.pending.length === PENDING * FLUSH_EVENTS) this.full();
@@ -94,8 +98,9 @@ export class VisitCounts {
     const code = records.code(s);
     const entries = this.pendingEntries(s);
     entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
+    const told = this.webhooks?.addLimited(entries, records, s, { code, event });
     return this.append(entries).then(
-      () => undefined,
+      () => told?.(),
       (err: unknown) => {
         const now = records.find(code);
         if (now !== -1) {
@@ -182,12 +187,17 @@ export class VisitCounts {
     const count = records.visits(s) + 1;
     records.setVisits(s, count);
     const code = records.code(s);
-    return this.append(this.carried(s)).catch((err: unknown) => {
-      const now = records.find(code);
-      if (now !== -1 && neverWritten(err) && records.visits(now) > 0) records.setVisits(now, records.visits(now) - 1);
-      this.retry(code);
-      throw err;
-    });
+    const entries = this.carried(s);
+    const told = this.webhooks?.addLimited(entries, records, s, undefined);
+    return this.append(entries).then(
+      () => told?.(),
+      (err: unknown) => {
+        const now = records.find(code);
+        if (now !== -1 && neverWritten(err) && records.visits(now) > 0) records.setVisits(now, records.visits(now) - 1);
+        this.retry(code);
+        throw err;
+      },
+    );
   }
 
   /**
@@ -219,16 +229,8 @@ export class VisitCounts {
   /** Follows a vacuum of the keydir: `renumber[old slot]` is the new slot, or -1. */
   renumber(renumber: Int32Array): void {
     this.dirty = this.dirty.map((s) => renumber[s]!).filter((s) => s !== -1);
-    const renumbered = (events: number[]): number[] => {
-      const out: number[] = [];
-      for (let i = 0; i < events.length; i += PENDING) {
-        const to = renumber[events[i]!]!;
-        if (to !== -1) out.push(to, ...events.slice(i + 1, i + PENDING));
-      }
-      return out;
-    };
-    this.pending = renumbered(this.pending);
-    this.inflight = renumbered(this.inflight);
+    this.pending = renumbered(this.pending, renumber);
+    this.inflight = renumbered(this.inflight, renumber);
   }
 
   /** Forgets the pending events of slot `s` (its events were removed). */
@@ -243,13 +245,8 @@ export class VisitCounts {
 
   /** Keeps the pending events, and those of the flush under way (not written again should it fail), for which `keep` holds. */
   private keepPending(keep: (events: number[], at: number) => boolean): void {
-    const kept = (events: number[]): number[] => {
-      const out: number[] = [];
-      for (let i = 0; i < events.length; i += PENDING) if (keep(events, i)) out.push(...events.slice(i, i + PENDING));
-      return out;
-    };
-    this.pending = kept(this.pending);
-    this.inflight = kept(this.inflight);
+    this.pending = keptEvents(this.pending, keep);
+    this.inflight = keptEvents(this.inflight, keep);
   }
 
   /** The flush whose write is under way, if any (settled: never rejects). */
@@ -282,15 +279,19 @@ export class VisitCounts {
     const { lines, referrers } = eventLines(this.records, this.inflight);
     const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
+    // The visits' `link.clicked` rows go last, in the same write: read back, their events were too.
+    const rows = this.webhooks?.flushRows(entries) ?? [];
     const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
     try {
       await this.append({ bytes: Buffer.concat(written.map((w) => w.bytes)), lines: written.reduce((n, w) => n + w.lines, 0) });
+      if (rows.length > 0) records.webhooks.apply({ op: 'N', rows });
       this.inflight = [];
       for (const r of referrers) records.events.referrers.markWritten(r.n);
     } catch (err) {
       // Keep them dirty; the next flush writes the by then larger counts, and the events again.
       for (const [code] of counts) this.retry(code);
       this.pending = this.inflight.concat(this.pending);
+      this.webhooks?.unsent(rows);
       this.inflight = [];
       this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
       throw err;

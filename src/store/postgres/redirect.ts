@@ -7,6 +7,9 @@
  * their counts, never a link or a limit. Only when it matched nothing is the link read, to tell
  * missing, expired, used up and routed apart.
  *
+ * A link some webhook subscription hears of has its events written by the same statement, or, for
+ * the visit that reaches its limit, in the same transaction (`webhooks-fanout.ts`).
+ *
  * A link with routing (store/routing.ts) is never counted by the plain statement (it matches only
  * rows without any): its read answers `routed`, and the service asks again with `routed` once it
  * has settled the routing. A routing this build cannot read fails closed, a 503: taken as none, it
@@ -18,6 +21,7 @@ import { isExpiredAt, isUsedUp, routingOf, StoreUnavailableError, type Clock, ty
 import type { PostgresCalls } from './calls.ts';
 import { eventColumns } from './event-row.ts';
 import type { PostgresStatements } from './statements.ts';
+import type { WebhookFanout } from './webhooks-fanout.ts';
 
 const MISSING: VisitDecision = { kind: 'missing' };
 
@@ -27,6 +31,8 @@ export class PostgresRedirect {
     private readonly statements: PostgresStatements,
     /** Told when a synchronous commit (a limited link's count) started at `started` has ended. */
     private readonly wrote: (started: number) => void,
+    /** The events of a counted visit; absent: a store opened without webhook bodies. */
+    private readonly fanout?: WebhookFanout,
   ) {}
 
   async countVisit(code: string, clock: Clock, count: boolean, event?: VisitEventSource, routed = false): Promise<VisitDecision> {
@@ -35,17 +41,24 @@ export class PostgresRedirect {
     if (!count) return this.peek(code, now, routed);
     // Made before the statement, which decides whether the visit counts: a GET of a code that is
     // not found pays for it, which a database round trip dwarfs anyway.
-    const columns = event && eventColumns(event());
+    const visit = event?.();
+    const columns = visit && eventColumns(visit);
+    // No subscription wants this visit (the copy in memory says so at once): the plain statement.
+    const asked = this.fanout?.forVisit(code, visit);
+    const hooks = asked instanceof Promise ? await asked : asked;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const rows = await this.calls.run(this.statements.countVisit(code, now, columns, routed));
-      const hit = rows[0];
+      const hit =
+        hooks === undefined
+          ? (await this.calls.run(this.statements.countVisit(code, now, columns, routed)))[0]
+          : await this.fanout!.count(this.calls, code, now, columns, routed, hooks, attempt > 0);
       if (hit) {
         if (hit.max_visits !== null) this.wrote(started);
         return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
       }
       const decision = await this.peek(code, now, routed);
-      // `found` here means the link changed in between (created, or its limit raised): count again.
+      // `found` here means the link changed in between (created, or its limit raised): count again;
+      // or, while `link.limit_reached` is wanted, that this visit is its last (`webhooks-fanout.ts`).
       if (decision.kind !== 'found') return decision;
       if (attempt === 2) return { kind: 'limit_reached' };
     }

@@ -216,6 +216,52 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE visits ADD COLUMN rule smallint NULL;
     `,
   },
+  {
+    version: 9,
+    name: 'webhooks',
+    // Subscriptions, their outbox and attempts (docs/postgres.md, webhooks; claims: `webhooks.ts`);
+    // `click_no` numbers a subscription's clicks for the cap (`redirect-sql.ts`).
+    sql: `
+      CREATE TABLE webhook_subscriptions (
+        id text PRIMARY KEY,
+        url text NOT NULL,
+        events text[] NOT NULL,
+        domain text NULL,
+        secret text NOT NULL,
+        created_at bigint NOT NULL,
+        disabled boolean NOT NULL DEFAULT false,
+        seq bigint GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE TABLE webhook_outbox (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        subscription_id text NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+        event_id text NOT NULL,
+        type text NOT NULL,
+        time bigint NOT NULL,
+        data text NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_at bigint NOT NULL,
+        claimed_until bigint NULL,
+        click_no bigint NULL
+      );
+      CREATE INDEX webhook_outbox_order ON webhook_outbox (subscription_id, seq);
+      CREATE INDEX webhook_outbox_clicks ON webhook_outbox (subscription_id, click_no) WHERE click_no IS NOT NULL;
+      CREATE TABLE webhook_attempts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        subscription_id text NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE,
+        at bigint NOT NULL,
+        event_id text NOT NULL,
+        type text NOT NULL,
+        status integer NULL,
+        duration_ms integer NOT NULL,
+        error text NULL,
+        outcome text NOT NULL CHECK (outcome IN ('delivered', 'retry', 'failed', 'disabled'))
+      );
+      CREATE INDEX webhook_attempts_newest ON webhook_attempts (subscription_id, id);
+      CREATE TABLE webhook_counters (one boolean PRIMARY KEY DEFAULT true CHECK (one), dropped_clicks bigint NOT NULL DEFAULT 0);
+      INSERT INTO webhook_counters DEFAULT VALUES;
+    `,
+  },
 ];
 
 /**

@@ -9,7 +9,7 @@
 import type postgres from 'postgres';
 import { someRouting, type LinkRecord, type Routing, type RoutingChange } from '../link-store.ts';
 import type { EventColumns } from './event-row.ts';
-import { familiesWord, PLAIN, ROUTED } from './redirect-sql.ts';
+import { PLAIN, ROUTED, visitParams } from './redirect-sql.ts';
 import { type ColumnValue, folded, type ListFilter, type Row } from './link-rows.ts';
 import { REAPER_LOCK } from './schema.ts';
 
@@ -103,8 +103,11 @@ export class PostgresStatements {
       WHERE ${this.live(now)} ${this.filter({ author })} AND seq > ${after} ORDER BY seq LIMIT ${n}`;
   }
 
-  /** One multi-row insert; it returns the codes it took (a code held already is skipped). */
-  insertBatch(batch: readonly { record: LinkRecord }[]): postgres.PendingQuery<postgres.Row[]> {
+  /**
+   * One multi-row insert; it returns the codes it took (a code held already is skipped). `outbox`,
+   * an INSERT that reads the CTE `inserted` (`webhooks-fanout.ts`), writes their events with them.
+   */
+  insertBatch(batch: readonly { record: LinkRecord }[], outbox?: postgres.PendingQuery<postgres.Row[]>): postgres.PendingQuery<postgres.Row[]> {
     const rows = batch.map(({ record: r }) => ({
       code: r.code,
       url: r.url,
@@ -133,6 +136,10 @@ export class PostgresStatements {
       'author',
       'routing',
     ];
+    if (outbox !== undefined)
+      return this.sql`
+        WITH inserted AS (INSERT INTO links ${this.sql(rows, columns)} ON CONFLICT (code) DO NOTHING RETURNING code), outbox AS (${outbox})
+        SELECT code FROM inserted`;
     return this.sql`
       INSERT INTO links ${this.sql(rows, columns)}
       ON CONFLICT (code) DO NOTHING RETURNING code`;
@@ -155,9 +162,11 @@ export class PostgresStatements {
       ON CONFLICT (code) DO NOTHING RETURNING 1`;
   }
 
-  /** Deletes the live link of `code`; its events go in the same transaction (`deleteEvents`). */
-  delete(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<{ seq: string }[]> {
-    return tx<{ seq: string }[]>`DELETE FROM links WHERE code = ${code} AND ${this.live(now)} RETURNING seq`;
+  /** Deletes the live link of `code`, returning it (`link.deleted`'s data); its events go in the same transaction (`deleteEvents`). */
+  delete(tx: postgres.TransactionSql, code: string, now: number): postgres.PendingQuery<Row[]> {
+    return tx<Row[]>`
+      DELETE FROM links WHERE code = ${code} AND ${this.live(now)}
+      RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing, seq`;
   }
 
   /**
@@ -188,16 +197,23 @@ export class PostgresStatements {
     return some === undefined ? null : this.sql.json(some as unknown as postgres.JSONValue);
   }
 
-  /** One statement: the row lock orders it against concurrent edits, deletes and visits. */
-  update(code: string, now: number, set: Record<string, ColumnValue>, columns: string[], routing?: RoutingChange | null): postgres.PendingQuery<Row[]> {
+  /** One statement (of `tx` when given): the row lock orders it against concurrent edits, deletes and visits. */
+  update(
+    code: string,
+    now: number,
+    set: Record<string, ColumnValue>,
+    columns: string[],
+    routing?: RoutingChange | null,
+    tx: postgres.ISql = this.sql,
+  ): postgres.PendingQuery<Row[]> {
     // The driver reads its column helper as an update list only right after SET, in this text.
     const changed = routing === undefined ? this.sql`` : this.sql`${columns.length === 0 ? this.sql`` : this.sql`,`} ${this.routingChange(routing)}`;
     const where = this.sql`WHERE code = ${code} AND ${this.live(now)}`;
     return columns.length === 0
-      ? this.sql<Row[]>`
+      ? tx<Row[]>`
       UPDATE links SET ${changed} ${where}
       RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`
-      : this.sql<Row[]>`
+      : tx<Row[]>`
       UPDATE links SET ${this.sql(set, columns)}${changed} ${where}
       RETURNING code, url, created_at, retention_days, visit_count, untracked_visits, max_visits, title, tags, author, routing`;
   }
@@ -217,10 +233,7 @@ export class PostgresStatements {
     // Constant texts with numbered parameters: the redirect is the one statement run thousands of
     // times a second, and building it from fragments cost the driver more than sending it.
     const texts = routed ? ROUTED : PLAIN;
-    if (event === undefined) return this.sql.unsafe(texts.untracked, [code, now], { prepare: true });
-    const e = event;
-    const values = [code, now, e.time, e.referrer, e.country, familiesWord(e), e.visitor];
-    return this.sql.unsafe(texts.withEvent, routed ? [...values, e.rule] : values, { prepare: true });
+    return this.sql.unsafe(event === undefined ? texts.untracked : texts.withEvent, visitParams(code, now, event, routed), { prepare: true });
   }
 
   /** An event's values after its `link_seq`, in the column order of `countVisit`'s insert. */

@@ -14,7 +14,8 @@
  * with the batching of inserts in `inserts.ts`), the long reads over a held snapshot
  * (`pages.ts`), the background work (`jobs.ts`), and the visit events (docs/analytics.md,
  * `visits.ts`: their SQL, rows, stats, day summaries and daily key), the months of their table
- * and retention (`partitions.ts`).
+ * and retention (`partitions.ts`). Webhooks (`webhooks.ts`) are subscriptions and an outbox, whose
+ * rows every change writes with itself when some subscription wants its event (`webhooks-fanout.ts`).
  */
 import { PostgresDomains } from './domains.ts';
 import { PostgresOrphans } from './orphans.ts';
@@ -32,6 +33,7 @@ import type {
   VisitStats,
 } from '../../visits/event.ts';
 import type { Clock, InsertChain, LinkChanges, LinkPage, LinkRecord, LinkStore, ListQuery, VisitDecision } from '../link-store.ts';
+import type { WebhookBodies } from '../webhook-store.ts';
 import { PostgresCalls } from './calls.ts';
 import { every, LinkCount, reapExpired } from './jobs.ts';
 import { PostgresKeys } from './keys.ts';
@@ -40,6 +42,8 @@ import { memoryPage, SnapshotReads } from './pages.ts';
 import { applyRetention, ensurePartitions } from './partitions.ts';
 import { PostgresStatements, toRecord } from './statements.ts';
 import { PostgresVisits } from './visits.ts';
+import { PostgresWebhooks } from './webhooks.ts';
+import { WebhookFanout } from './webhooks-fanout.ts';
 import { PostgresWrites } from './writes.ts';
 
 export interface PostgresStoreOptions {
@@ -66,6 +70,12 @@ export interface PostgresStoreOptions {
   visitJobsMs?: number;
   /** How old the stored keys read from memory may be when no change was notified, ms (default 1000: a revoke reaches every instance within a second). */
   keysMaxAgeMs?: number;
+  /** The `data` of webhook events (the service's): without them no change writes events. */
+  webhookBodies?: WebhookBodies;
+  /** Pending `link.clicked` rows per subscription past which new ones are dropped (default `CLICK_CAP`). */
+  webhookClickCap?: number;
+  /** How long a row handed out by `due` stays with this instance, ms (default 30000). */
+  webhookLeaseMs?: number;
 }
 
 export class PostgresStore implements LinkStore {
@@ -85,6 +95,7 @@ export class PostgresStore implements LinkStore {
   readonly accessKeys: PostgresKeys;
   readonly domains: PostgresDomains;
   readonly orphans: PostgresOrphans;
+  readonly webhooks: PostgresWebhooks;
   private closing: Promise<void> | undefined;
 
   private constructor(options: PostgresStoreOptions) {
@@ -99,8 +110,11 @@ export class PostgresStore implements LinkStore {
     this.statements = new PostgresStatements(this.sql);
     this.retentionDays = options.visitRetentionDays ?? 0;
     this.snapshots = new SnapshotReads(this.calls, this.statements, chunk);
-    this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote);
-    this.redirect = new PostgresRedirect(this.calls, this.statements, wrote);
+    this.webhooks = new PostgresWebhooks(this.sql, this.calls, this.clock, options.keysMaxAgeMs ?? 1000, options.webhookLeaseMs);
+    const bodies = options.webhookBodies;
+    const fanout = bodies && new WebhookFanout(this.sql, this.webhooks, bodies, this.clock, options.webhookClickCap);
+    this.writes = new PostgresWrites(this.calls, this.statements, this.links, wrote, fanout);
+    this.redirect = new PostgresRedirect(this.calls, this.statements, wrote, fanout);
     this.visits = new PostgresVisits(this.sql, this.calls, this.statements, this.log, timeoutMs, chunk, wrote);
     this.accessKeys = new PostgresKeys(this.sql, this.calls, this.log, this.clock, options.keysMaxAgeMs ?? 1000);
     this.domains = new PostgresDomains(this.sql, this.calls, this.clock, options.keysMaxAgeMs ?? 1000);
@@ -117,6 +131,7 @@ export class PostgresStore implements LinkStore {
     every(store.timers, options.readyCheckMs, 1000, () => store.probe());
     every(store.timers, options.reapIntervalMs, 60_000, () => store.reapExpired(store.seconds()));
     every(store.timers, options.countRefreshMs, 30_000, () => store.refreshCount());
+    every(store.timers, undefined, 1000, () => store.webhooks.flushDrops());
     every(store.timers, options.visitJobsMs, 3_600_000, async () => {
       await store.ensurePartitions(store.seconds());
       await store.applyRetention(store.seconds());
@@ -245,6 +260,7 @@ export class PostgresStore implements LinkStore {
   async close(): Promise<void> {
     this.closing ??= (async () => {
       for (const timer of this.timers) clearInterval(timer);
+      await this.webhooks.flushDrops().catch(() => undefined);
       await this.sql.end({ timeout: 5 });
     })();
     return this.closing;

@@ -1,16 +1,20 @@
 /**
  * The PostgreSQL store's changes to links (docs/postgres.md): inserts in batches (`inserts.ts`
  * groups them; here is what a batch sends, and how the code of an expired link is taken over),
- * deletes with their events, and edits of one code in the order they were asked.
+ * deletes with their events, and edits of one code in the order they were asked. Each writes its
+ * webhook events (docs/postgres.md, webhooks) in its own statement or transaction (`webhooks-fanout.ts`).
  *
  * Its own file because each is a short transaction or a statement with its own rule of order,
  * apart from the reads and the redirect: `PostgresStore` hands them over as they come.
  */
 import type { InsertChain, LinkChanges, LinkRecord } from '../link-store.ts';
+import type { EventType } from '../webhook-store.ts';
 import type { PostgresCalls } from './calls.ts';
 import { InsertBatches, type PendingInsert } from './inserts.ts';
 import type { LinkCount } from './jobs.ts';
 import { type ColumnValue, folded, type PostgresStatements, toRecord } from './statements.ts';
+import type { WebhookFanout } from './webhooks-fanout.ts';
+import type { CreatedEvents } from './webhooks-sql.ts';
 
 export class PostgresWrites {
   private readonly inserts = new InsertBatches((batch) => this.insertBatch(batch));
@@ -23,7 +27,14 @@ export class PostgresWrites {
     private readonly statements: PostgresStatements,
     private readonly links: LinkCount,
     private readonly wrote: (started: number) => void,
+    /** The events of the changes; absent: a store opened without webhook bodies. */
+    private readonly fanout?: WebhookFanout,
   ) {}
+
+  /** Whether some subscription wants `type` of the link of `code` (the copy in memory's answer). */
+  private async told(type: EventType, code: string): Promise<boolean> {
+    return this.fanout === undefined ? false : await this.fanout.wants(type, code);
+  }
 
   /** Inserts go out in batches, in the order they were asked (see `InsertBatches`). */
   insert(record: LinkRecord, now: number, chain?: InsertChain): Promise<boolean> {
@@ -33,8 +44,13 @@ export class PostgresWrites {
   private async insertBatch(batch: PendingInsert[]): Promise<void> {
     const started = performance.now();
     let inserted: Set<string>;
+    let created: CreatedEvents | undefined;
     try {
-      const done = await this.calls.run(this.statements.insertBatch(batch));
+      const asked = this.fanout?.created(batch.map((p) => p.record));
+      created = asked instanceof Promise ? await asked : asked;
+      // The links and their `link.created` rows in one statement: a code lost to another writes none.
+      const outbox = created === undefined ? undefined : this.fanout?.afterInsert(created);
+      const done = await this.calls.run(this.statements.insertBatch(batch, outbox));
       inserted = new Set(done.map((r) => (r as { code: string }).code));
     } catch (err) {
       for (const p of batch) p.reject(err);
@@ -46,7 +62,7 @@ export class PostgresWrites {
     }
     for (const p of batch) {
       if (inserted.has(p.record.code)) p.resolve(true);
-      else await this.replaceExpired(p.record, p.now).then(p.resolve, p.reject);
+      else await this.replaceExpired(p.record, p.now, created).then(p.resolve, p.reject);
     }
   }
 
@@ -55,7 +71,8 @@ export class PostgresWrites {
    * code is free. Of concurrent inserts the first to delete it wins: the others wait on its row
    * lock, then find no expired row, or conflict with the new one.
    */
-  private async replaceExpired(record: LinkRecord, now: number): Promise<boolean> {
+  private async replaceExpired(record: LinkRecord, now: number, created: CreatedEvents | undefined): Promise<boolean> {
+    const event = created === undefined ? undefined : this.fanout?.createdOne(created, record.code);
     const started = performance.now();
     const replaced = await this.calls.transaction(async (tx) => {
       const gone = await this.statements.deleteExpired(tx, record.code, now);
@@ -65,7 +82,9 @@ export class PostgresWrites {
         gone.map((r) => r.seq),
       );
       const added = await this.statements.insertOne(tx, record);
-      return added.length > 0;
+      if (added.length === 0) return false;
+      if (event !== undefined) await this.fanout!.writeIn(tx, event);
+      return true;
     });
     if (replaced) this.wrote(started);
     return replaced;
@@ -73,7 +92,8 @@ export class PostgresWrites {
 
   async delete(code: string, now: number): Promise<boolean> {
     const started = performance.now();
-    // The link, then its events (`deleteEvents` says why two statements), in one transaction.
+    const told = await this.told('link.deleted', code);
+    // The link, then its events (`deleteEvents` says why two statements), then its webhooks', in one transaction.
     const deleted = await this.calls.transaction(async (tx) => {
       const rows = await this.statements.delete(tx, code, now);
       if (rows.length === 0) return false;
@@ -81,6 +101,7 @@ export class PostgresWrites {
         tx,
         rows.map((r) => r.seq),
       );
+      if (told) await this.fanout!.write(tx, 'link.deleted', toRecord(rows[0]!), now);
       return true;
     });
     if (!deleted) return false;
@@ -123,9 +144,18 @@ export class PostgresWrites {
       return rows[0] && toRecord(rows[0]);
     }
     const started = performance.now();
-    const rows = await this.calls.run(this.statements.update(code, now, set, columns, changes.routing));
-    if (rows.length === 0) return undefined;
+    // With `link.updated` wanted, the edit and its rows in one transaction, the data from the row it returned.
+    const record = (await this.told('link.updated', code))
+      ? await this.calls.transaction(async (tx) => {
+          const [row] = await this.statements.update(code, now, set, columns, changes.routing, tx);
+          if (row === undefined) return undefined;
+          const updated = toRecord(row);
+          await this.fanout!.write(tx, 'link.updated', updated, now);
+          return updated;
+        })
+      : await this.calls.run(this.statements.update(code, now, set, columns, changes.routing)).then((rows) => rows[0] && toRecord(rows[0]));
+    if (record === undefined) return undefined;
     this.wrote(started);
-    return toRecord(rows[0]!);
+    return record;
   }
 }

@@ -58,7 +58,7 @@ function open(dir: string, logs = new LogCapture()): { engine: LogEngine; store:
 }
 
 test('a format 4 log opens with its links, and is the current format after start-up, before anything is appended', async (t) => {
-  assert.equal(FORMAT_VERSION, 7);
+  assert.equal(FORMAT_VERSION, 8);
   const dir = tempDir(t);
   writeFileSync(join(dir, LOG_FILE), v4Log());
   const logs = new LogCapture();

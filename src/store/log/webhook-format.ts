@@ -1,0 +1,133 @@
+/**
+ * The log entries of webhooks (format 8, docs/storage.md), as pure functions: an entry's payload
+ * and back. Each payload is one JSON value after its op: JSON escapes any tab or line break, so a
+ * field needs no escaping of its own.
+ *
+ *   S <subscription>      a subscription, whole: made, or disabled by a `410` (compaction writes one per subscription)
+ *   Q <id>                a subscription deleted, with every row owed to it
+ *   N <[rows]>            outbox rows: [seq, subscription, event id, type, time, data, attempts, next_at]
+ *   M <[settle]>          an attempt: [subscription, seq, outcome, next_at, at, event id, type, status, duration_ms, error]
+ *
+ * An `N` entry is written in the same write as the change it tells of, and after its lines: a
+ * write lands as a prefix of its bytes, so an `N` read back means its change was read back too
+ * (docs/webhooks.md says what a power loss in mid-write can still cost). `M` entries need no
+ * fsync of their own: delivery is at least once, and a settle lost in a crash only sends the row
+ * again, with the same `webhook-id`.
+ */
+import { isEventType, type DeliveryAttempt, type DeliveryOutcome, type EventType, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
+import { isRecordInteger } from '../record-limits.ts';
+import type { WebhookImage } from './webhook-table.ts';
+
+export type WebhookEntry =
+  | { op: 'S'; sub: WebhookSubscription }
+  | { op: 'Q'; id: string }
+  | { op: 'N'; rows: PendingDelivery[] }
+  | { op: 'M'; subscription: string; seq: number; nextAt: number | null; attempt: DeliveryAttempt };
+
+export const WEBHOOK_OPS: ReadonlySet<string> = new Set(['S', 'Q', 'N', 'M']);
+
+const OUTCOMES: ReadonlySet<string> = new Set<DeliveryOutcome>(['delivered', 'retry', 'failed', 'disabled']);
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const EVENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+const rowOf = (r: PendingDelivery): unknown[] => [r.seq, r.subscription, r.event.id, r.event.type, r.event.time, r.event.data, r.attempts, r.nextAt];
+
+export function webhookPayload(entry: WebhookEntry): string {
+  switch (entry.op) {
+    case 'S': {
+      const { id, url, events, domain, secret, createdAt, disabled } = entry.sub;
+      return `S\t${JSON.stringify([id, url, events, domain, secret, createdAt, disabled])}`;
+    }
+    case 'Q':
+      return `Q\t${entry.id}`;
+    case 'N':
+      return `N\t${JSON.stringify(entry.rows.map(rowOf))}`;
+    case 'M': {
+      const a = entry.attempt;
+      return `M\t${JSON.stringify([entry.subscription, entry.seq, a.outcome, entry.nextAt, a.at, a.eventId, a.type, a.status, a.durationMs, a.error])}`;
+    }
+  }
+}
+
+/** Whether every field of `entry` is one `decodeWebhookFields` reads back as it is. */
+export function webhookWritable(entry: WebhookEntry): boolean {
+  return decodeWebhookFields(webhookPayload(entry).split('\t')) !== undefined;
+}
+
+const int = (v: unknown): v is number => typeof v === 'number' && isRecordInteger(v);
+const textOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+
+function subscriptionOf(v: unknown): WebhookSubscription | undefined {
+  if (!Array.isArray(v) || v.length !== 7) return undefined;
+  const [id, url, events, domain, secret, createdAt, disabled] = v as unknown[];
+  if (typeof id !== 'string' || !ID.test(id) || typeof url !== 'string' || url === '' || typeof secret !== 'string') return undefined;
+  if (!Array.isArray(events) || !events.every(isEventType) || !textOrNull(domain) || !int(createdAt) || typeof disabled !== 'boolean') return undefined;
+  return { id, url, events: events as EventType[], domain, secret, createdAt, disabled };
+}
+
+function pendingOf(v: unknown): PendingDelivery | undefined {
+  if (!Array.isArray(v) || v.length !== 8) return undefined;
+  const [seq, subscription, id, type, time, data, attempts, nextAt] = v as unknown[];
+  if (!int(seq) || typeof subscription !== 'string' || !ID.test(subscription) || typeof id !== 'string' || !EVENT_ID.test(id)) return undefined;
+  if (!isEventType(type) || !int(time) || typeof data !== 'string' || !int(attempts) || !int(nextAt)) return undefined;
+  return { seq, subscription, event: { id, type, time, data }, attempts, nextAt };
+}
+
+function settleOf(v: unknown): WebhookEntry | undefined {
+  if (!Array.isArray(v) || v.length !== 10) return undefined;
+  const [subscription, seq, outcome, nextAt, at, eventId, type, status, durationMs, error] = v as unknown[];
+  if (typeof subscription !== 'string' || !ID.test(subscription) || !int(seq) || typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return undefined;
+  if (!(nextAt === null || int(nextAt)) || !int(at) || typeof eventId !== 'string' || !isEventType(type)) return undefined;
+  if (!(status === null || int(status)) || !int(durationMs) || !textOrNull(error)) return undefined;
+  const attempt: DeliveryAttempt = { at, eventId, type, status, durationMs, error, outcome: outcome as DeliveryOutcome };
+  return { op: 'M', subscription, seq, nextAt, attempt };
+}
+
+function json(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entry of a payload split at its tabs, or undefined when it is none. */
+export function decodeWebhookFields(f: readonly string[]): WebhookEntry | undefined {
+  if (f.length !== 2) return undefined;
+  switch (f[0]) {
+    case 'S': {
+      const sub = subscriptionOf(json(f[1]));
+      return sub === undefined ? undefined : { op: 'S', sub };
+    }
+    case 'Q':
+      return ID.test(f[1]!) ? { op: 'Q', id: f[1]! } : undefined;
+    case 'N': {
+      const rows = json(f[1]);
+      if (!Array.isArray(rows) || rows.length === 0) return undefined;
+      const read = rows.map(pendingOf);
+      return read.every((r) => r !== undefined) ? { op: 'N', rows: read as PendingDelivery[] } : undefined;
+    }
+    case 'M':
+      return settleOf(json(f[1]));
+    default:
+      return undefined;
+  }
+}
+
+/** Rows per `N` line of a compaction: keeps a line, and what a torn write can cut, small. */
+const ROWS_PER_LINE = 500;
+
+/**
+ * The lines a compaction writes for `image`: each subscription whole, then the attempts shown in
+ * the lists of deliveries (before the rows, so they change none), then the rows owed, with their
+ * attempts and times.
+ */
+export function webhookEntries(image: WebhookImage): WebhookEntry[] {
+  const out: WebhookEntry[] = image.subs.map((sub) => ({ op: 'S', sub }));
+  for (const [subscription, attempts] of image.attempts) {
+    for (const attempt of attempts) out.push({ op: 'M', subscription, seq: 0, nextAt: null, attempt });
+  }
+  for (let i = 0; i < image.rows.length; i += ROWS_PER_LINE) out.push({ op: 'N', rows: image.rows.slice(i, i + ROWS_PER_LINE) });
+  return out;
+}

@@ -1,0 +1,186 @@
+/**
+ * The webhooks a log store keeps in memory (`webhook-format.ts` writes them): the subscriptions,
+ * each one's outbox rows in order, its newest attempts, and the number the next row gets. Replay
+ * and the writes' `durable` callbacks apply entries here alike, so memory is what the log says.
+ */
+import { CLICK_CAP, KEPT_ATTEMPTS, wants, type EventType, type DeliveryAttempt, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
+import type { WebhookEntry } from './webhook-format.ts';
+
+interface Held {
+  sub: WebhookSubscription;
+  /** Its rows, oldest first. */
+  rows: PendingDelivery[];
+  /** Its newest attempts, oldest first (shown newest first). */
+  attempts: DeliveryAttempt[];
+  /** Its `link.clicked` rows among `rows`, for the cap. */
+  clicks: number;
+}
+
+/** What a checkpoint keeps of the table. */
+export interface WebhookImage {
+  subs: WebhookSubscription[];
+  rows: PendingDelivery[];
+  attempts: [string, DeliveryAttempt[]][];
+  nextSeq: number;
+}
+
+export class WebhookTable {
+  private readonly held = new Map<string, Held>();
+  /** The seq the next row gets: past every row ever written, so order holds across deletes. */
+  nextSeq = 1;
+  /** Whether a subscription not disabled wants `link.clicked`: read per counted visit, so kept, not searched. */
+  hearsClicks = false;
+  /** `link.clicked` rows not kept because their subscription had `CLICK_CAP` waiting, since start. */
+  dropped = 0;
+  /** Told when rows are added (`LogWebhooks.listen`). */
+  onRows: (() => void) | undefined;
+
+  static of(image: WebhookImage | undefined): WebhookTable {
+    const table = new WebhookTable();
+    if (image === undefined) return table;
+    for (const sub of image.subs) table.apply({ op: 'S', sub });
+    if (image.rows.length > 0) table.apply({ op: 'N', rows: image.rows });
+    for (const [id, attempts] of image.attempts) {
+      const held = table.held.get(id);
+      if (held) held.attempts = attempts.slice(-KEPT_ATTEMPTS);
+    }
+    table.nextSeq = Math.max(table.nextSeq, image.nextSeq);
+    return table;
+  }
+
+  image(): WebhookImage {
+    const all = [...this.held.values()];
+    return {
+      subs: all.map((h) => h.sub),
+      rows: all.flatMap((h) => h.rows),
+      attempts: all.filter((h) => h.attempts.length > 0).map((h) => [h.sub.id, h.attempts]),
+      nextSeq: this.nextSeq,
+    };
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  subscriptions(): WebhookSubscription[] {
+    return [...this.held.values()].map((h) => h.sub).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  get(id: string): WebhookSubscription | undefined {
+    return this.held.get(id)?.sub;
+  }
+
+  /** The subscriptions that want `type` of a link on `domain`, and whose cap leaves room for it. */
+  wanting(type: EventType, domain: string | null): WebhookSubscription[] {
+    const out: WebhookSubscription[] = [];
+    for (const h of this.held.values()) if (wants(h.sub, type, domain)) out.push(h.sub);
+    return out;
+  }
+
+  /** Whether a `link.clicked` row for `id` would pass the cap; counts a drop when not. */
+  roomForClick(id: string, pendingToo: number): boolean {
+    const h = this.held.get(id);
+    if (h === undefined) return false;
+    if (h.clicks + pendingToo < CLICK_CAP) return true;
+    this.dropped++;
+    return false;
+  }
+
+  /** Takes the next `n` seq numbers (for rows about to be written). */
+  take(n: number): number {
+    const first = this.nextSeq;
+    this.nextSeq += n;
+    return first;
+  }
+
+  /** Each subscription's oldest row, due by `now`, for subscriptions not disabled. */
+  heads(now: number, limit: number): PendingDelivery[] {
+    const out: PendingDelivery[] = [];
+    for (const h of this.held.values()) {
+      const head = h.rows[0];
+      if (head === undefined || h.sub.disabled || head.nextAt > now) continue;
+      out.push(head);
+      if (out.length === limit) break;
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  row(subscription: string, seq: number): PendingDelivery | undefined {
+    return this.held.get(subscription)?.rows.find((r) => r.seq === seq);
+  }
+
+  attempts(id: string): DeliveryAttempt[] | undefined {
+    const h = this.held.get(id);
+    return h === undefined ? undefined : [...h.attempts].reverse();
+  }
+
+  pending(): number {
+    let n = 0;
+    for (const h of this.held.values()) n += h.rows.length;
+    return n;
+  }
+
+  apply(entry: WebhookEntry): void {
+    switch (entry.op) {
+      case 'S': {
+        const h = this.held.get(entry.sub.id);
+        if (h) h.sub = entry.sub;
+        else this.held.set(entry.sub.id, { sub: entry.sub, rows: [], attempts: [], clicks: 0 });
+        this.heard();
+        return;
+      }
+      case 'Q':
+        this.held.delete(entry.id);
+        this.heard();
+        return;
+      case 'N':
+        for (const row of entry.rows) this.add(row);
+        this.onRows?.();
+        return;
+      case 'M':
+        this.settle(entry);
+    }
+  }
+
+  private heard(): void {
+    this.hearsClicks = [...this.held.values()].some((h) => !h.sub.disabled && h.sub.events.includes('link.clicked'));
+  }
+
+  private add(row: PendingDelivery): void {
+    this.nextSeq = Math.max(this.nextSeq, row.seq + 1);
+    // Rows of a subscription deleted meanwhile are dropped with it.
+    const h = this.held.get(row.subscription);
+    if (h === undefined) return;
+    const rows = h.rows;
+    // Rows arrive in seq order but for a compaction's copy, which is whole and sorted: append, or insert in place.
+    if (rows.length === 0 || rows[rows.length - 1]!.seq < row.seq) rows.push(row);
+    else {
+      const at = rows.findIndex((r) => r.seq >= row.seq);
+      if (rows[at]!.seq === row.seq) return;
+      rows.splice(at, 0, row);
+    }
+    if (row.event.type === 'link.clicked') h.clicks++;
+  }
+
+  private settle(entry: Extract<WebhookEntry, { op: 'M' }>): void {
+    const h = this.held.get(entry.subscription);
+    if (h === undefined) return;
+    h.attempts.push(entry.attempt);
+    if (h.attempts.length > KEPT_ATTEMPTS) h.attempts.splice(0, h.attempts.length - KEPT_ATTEMPTS);
+    const outcome = entry.attempt.outcome;
+    if (outcome === 'disabled') {
+      h.sub = { ...h.sub, disabled: true };
+      this.heard();
+    }
+    const at = h.rows.findIndex((r) => r.seq === entry.seq);
+    // A settle of a row gone already (written twice, or before a compaction that dropped it) is history only.
+    if (at === -1) return;
+    const row = h.rows[at]!;
+    if (outcome === 'retry' && entry.nextAt !== null) {
+      h.rows[at] = { ...row, attempts: row.attempts + 1, nextAt: entry.nextAt };
+      return;
+    }
+    h.rows.splice(at, 1);
+    if (row.event.type === 'link.clicked') h.clicks--;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Delivery (docs/webhooks.md): asks the outbox for what is due, sends each row to its receiver,
+ * signed, and settles it: delivered, tried again on the schedule (`schedule.ts`), given up, or the
+ * subscription disabled by a `410`. Each subscription's rows go one at a time, oldest first (the
+ * store hands out only a subscription's oldest row, and none while one is under way), and up to
+ * `concurrency` subscriptions are served at once, so a slow receiver holds back only its own.
+ *
+ * Nothing is lost by stopping or dying mid-attempt: a row leaves the outbox only when settled, so
+ * the next start (or, on PostgreSQL, another instance once the claim lapses) sends it again, with
+ * the same `webhook-id`.
+ */
+import type { DeliveryAttempt, DeliveryOutcome, PendingDelivery, WebhookStore, WebhookSubscription } from '../store/webhook-store.ts';
+import { keptResponse, nextAttemptAt, outcomeOf } from './schedule.ts';
+import type { SendRequest, SendResult } from './send.ts';
+import { deliveryHeaders } from './signing.ts';
+import { rowBody } from './subscriptions.ts';
+
+export interface WorkerOptions {
+  store: WebhookStore;
+  send: (req: SendRequest) => Promise<SendResult>;
+  allowPrivate: boolean;
+  /** Milliseconds; the tests' is fake. */
+  now: () => number;
+  /** Runs `f` in `ms`; returns what cancels it (the tests' runs it when their clock says). */
+  timer?: (f: () => void, ms: number) => () => void;
+  /** How long to wait when nothing is due before asking again (default 1 s). */
+  pollMs?: number;
+  /** Subscriptions served at once (default 16). */
+  concurrency?: number;
+  /** Told each attempt's outcome (metrics). */
+  attempted?: (outcome: DeliveryOutcome, seconds: number) => void;
+  /** Told of a failure of the outbox itself (a store that cannot be read or written). */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+const realTimer = (f: () => void, ms: number): (() => void) => {
+  const t = setTimeout(f, ms);
+  t.unref();
+  return () => clearTimeout(t);
+};
+
+export interface Worker {
+  /** Asks the outbox now rather than at the next poll (a row was just written). */
+  kick(): void;
+  /** Stops asking; resolves once the attempts under way have settled. */
+  stop(): Promise<void>;
+  /** Resolves once nothing is under way and nothing was due at the last ask (tests). */
+  idle(): Promise<void>;
+}
+
+export function startWorker(options: WorkerOptions): Worker {
+  const { store } = options;
+  const timer = options.timer ?? realTimer;
+  const pollMs = options.pollMs ?? 1000;
+  const concurrency = options.concurrency ?? 16;
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+  let asking: Promise<void> | undefined;
+  let again = false;
+  let cancel: (() => void) | undefined;
+  let idleWaiters: (() => void)[] = [];
+
+  function schedule(ms: number): void {
+    cancel?.();
+    cancel = timer(() => {
+      cancel = undefined;
+      kick();
+    }, ms);
+  }
+
+  function kick(): void {
+    if (stopped) return;
+    if (asking !== undefined) {
+      again = true;
+      return;
+    }
+    asking = ask().finally(() => {
+      asking = undefined;
+      if (again) {
+        again = false;
+        kick();
+      }
+    });
+  }
+
+  async function ask(): Promise<void> {
+    const room = concurrency - running.size;
+    if (room <= 0) return;
+    const read = await readDue(options, room);
+    if (read === undefined) return schedule(pollMs);
+    const { rows, subs } = read;
+    for (const row of rows) {
+      const attempt = deliver(options, row, subs.get(row.subscription)).finally(() => {
+        running.delete(attempt);
+        kick();
+      });
+      running.add(attempt);
+    }
+    if (rows.length === 0 && running.size === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const w of waiters) w();
+    }
+    if (!stopped) schedule(pollMs);
+  }
+
+  store.listen?.(kick);
+  kick();
+  return {
+    kick,
+    async stop() {
+      stopped = true;
+      cancel?.();
+      await asking;
+      await Promise.allSettled([...running]);
+    },
+    idle() {
+      return new Promise((resolve) => {
+        idleWaiters.push(resolve);
+        kick();
+      });
+    },
+  };
+}
+
+/** The rows due now and their subscriptions, or undefined (warned) when the outbox cannot be read. */
+async function readDue(
+  options: WorkerOptions,
+  room: number,
+): Promise<{ rows: readonly PendingDelivery[]; subs: Map<string, WebhookSubscription> } | undefined> {
+  try {
+    const rows = await options.store.due(options.now(), room);
+    const subs = rows.length === 0 ? new Map() : new Map((await options.store.subscriptions()).map((s) => [s.id, s]));
+    return { rows, subs };
+  } catch (err) {
+    options.warn?.('webhooks: could not read the outbox; will retry', { error: (err as Error).message });
+    return undefined;
+  }
+}
+
+/** One attempt of `row`, settled in the store whatever came of it. */
+async function deliver(options: WorkerOptions, row: PendingDelivery, sub: WebhookSubscription | undefined): Promise<void> {
+  const { store, now } = options;
+  const started = now();
+  let result: SendResult;
+  if (sub === undefined) result = { error: 'the subscription is gone', response: '', durationMs: 0 };
+  else {
+    const body = rowBody(row.event);
+    const headers = deliveryHeaders(sub.secret, row.event.id, Math.floor(started / 1000), body);
+    result = await options.send({ url: sub.url, headers, body, allowPrivate: options.allowPrivate });
+  }
+  const verdict = outcomeOf(result);
+  const next = verdict === 'retry' ? nextAttemptAt(row.attempts + 1, now()) : null;
+  const outcome: DeliveryOutcome = verdict === 'disable' ? 'disabled' : verdict === 'delivered' ? 'delivered' : next === 'failed' ? 'failed' : 'retry';
+  const attempt: DeliveryAttempt = {
+    at: started,
+    eventId: row.event.id,
+    type: row.event.type,
+    status: result.status ?? null,
+    durationMs: result.durationMs,
+    error: errorOf(result, verdict),
+    outcome,
+  };
+  options.attempted?.(outcome, result.durationMs / 1000);
+  try {
+    await store.settle(row, attempt, typeof next === 'number' ? next : null);
+  } catch (err) {
+    // Unsettled, the row stays owed and is sent again: at least once, never lost.
+    options.warn?.('webhooks: could not record a delivery; it will be sent again', { error: (err as Error).message });
+  }
+}
+
+/** What the list of deliveries says of an attempt that was not a 2xx: why, or the start of the answer. */
+function errorOf(result: SendResult, verdict: 'delivered' | 'retry' | 'disable'): string | null {
+  if (result.timedOut === true) return 'timed out';
+  if (result.error !== undefined) return keptResponse(result.error);
+  if (verdict === 'delivered') return null;
+  return result.response === '' ? null : result.response;
+}
