@@ -19,6 +19,7 @@ import { ConfigError } from './errors.ts';
 import { serverOptions } from './cli/http-options.ts';
 import { parseTransferCommand, runTransferCommand, type CommandIo } from './cli/transfer-commands.ts';
 import { parseKeysCommand, runKeysCommand } from './cli/keys-commands.ts';
+import { parseWebhooksCommand, runWebhooksCommand } from './cli/webhooks-commands.ts';
 import { createLogger, ignoreClosedPipe, type Logger } from './log.ts';
 import { isLoopbackListenAddress } from './cli/loopback.ts';
 import { LockError } from './store/log/lock.ts';
@@ -197,8 +198,9 @@ function shutdownOf(server: Server, table: TrackedConnections['table'], shortene
 
 /**
  * The commands that work on a store and exit: `export`, `import FILE` and the visits' pair
- * (src/cli/transfer-commands.ts), `keys create|list|revoke` (src/cli/keys-commands.ts). True when
- * argv is one of them.
+ * (src/cli/transfer-commands.ts), `keys create|list|revoke` (src/cli/keys-commands.ts),
+ * `webhooks list|create|delete|deliveries` (src/cli/webhooks-commands.ts). True when argv is one
+ * of them.
  */
 function storeCommand(): boolean {
   const argv = process.argv.slice(2);
@@ -206,8 +208,10 @@ function storeCommand(): boolean {
   try {
     const transfer = parseTransferCommand(argv);
     const keys = parseKeysCommand(argv);
+    const webhooks = parseWebhooksCommand(argv);
     if (transfer !== undefined) run = (io) => runTransferCommand(transfer, io);
     else if (keys !== undefined) run = (io) => runKeysCommand(keys, io);
+    else if (webhooks !== undefined) run = (io) => runWebhooksCommand(webhooks, io);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${NAME}: ${err.message}\n`);

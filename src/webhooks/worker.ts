@@ -58,7 +58,9 @@ export function startWorker(options: WorkerOptions): Worker {
   let asking: Promise<void> | undefined;
   let again = false;
   let cancel: (() => void) | undefined;
-  let idleWaiters: (() => void)[] = [];
+  /** Waiters of `idle`, each with the number of asks begun when it came: only a later ask answers it. */
+  let idleWaiters: { after: number; resolve: () => void }[] = [];
+  let asks = 0;
 
   function schedule(ms: number): void {
     cancel?.();
@@ -84,6 +86,7 @@ export function startWorker(options: WorkerOptions): Worker {
   }
 
   async function ask(): Promise<void> {
+    const me = ++asks;
     const room = concurrency - running.size;
     if (room <= 0) return;
     const read = await readDue(options, room);
@@ -97,9 +100,9 @@ export function startWorker(options: WorkerOptions): Worker {
       running.add(attempt);
     }
     if (rows.length === 0 && running.size === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const w of waiters) w();
+      const done = idleWaiters.filter((w) => w.after < me);
+      idleWaiters = idleWaiters.filter((w) => w.after >= me);
+      for (const w of done) w.resolve();
     }
     if (!stopped) schedule(pollMs);
   }
@@ -116,7 +119,7 @@ export function startWorker(options: WorkerOptions): Worker {
     },
     idle() {
       return new Promise((resolve) => {
-        idleWaiters.push(resolve);
+        idleWaiters.push({ after: asks, resolve });
         kick();
       });
     },

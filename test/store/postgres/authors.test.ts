@@ -107,13 +107,14 @@ test('a database of the schema before keys (migration 4): upgraded at start-up, 
   const versions = await db<{ version: number; name: string }[]>`SELECT version, name FROM schema_migrations ORDER BY version`;
   assert.deepEqual(
     versions.map((v) => v.version),
-    [1, 2, 3, 4, 5, 6, 7, 8],
+    [1, 2, 3, 4, 5, 6, 7, 8, 9],
     'every migration after 4 applied at start-up',
   );
   assert.equal(versions[4]?.name, 'stored keys and authors');
   assert.equal(versions[5]?.name, 'domains');
   assert.equal(versions[6]?.name, 'routing');
   assert.equal(versions[7]?.name, 'visit rule');
+  assert.equal(versions[8]?.name, 'webhooks');
   assert.deepEqual(await migrate(db), [], 'the migrations are done once');
   const columns = await db<{ column_name: string; is_nullable: string; data_type: string }[]>`
     SELECT column_name, is_nullable, data_type FROM information_schema.columns WHERE table_name = 'api_keys' ORDER BY ordinal_position`;
