@@ -44,7 +44,8 @@ const ACTIONS: ReadonlySet<string> = new Set(['list', 'create', 'delete', 'deliv
 const BY_ID: ReadonlySet<string> = new Set(['delete', 'deliveries']);
 /** The options of `create`, and the field each one fills. */
 const CREATE_OPTIONS: Readonly<Record<string, 'url' | 'events' | 'domain'>> = { '--url': 'url', '--events': 'events', '--domain': 'domain' };
-const USAGE = 'node dist/server.js webhooks list | webhooks create --url URL --events TYPE[,TYPE...] [--domain HOST] | webhooks delete ID | webhooks deliveries ID';
+const USAGE =
+  'node dist/server.js webhooks list | webhooks create --url URL --events TYPE[,TYPE...] [--domain HOST] | webhooks delete ID | webhooks deliveries ID';
 
 /** `webhooks …`; undefined when argv is no `webhooks` command. Throws `ConfigError` on bad usage. */
 export function parseWebhooksCommand(argv: readonly string[]): WebhooksCommand | undefined {
@@ -55,7 +56,8 @@ export function parseWebhooksCommand(argv: readonly string[]): WebhooksCommand |
   if (BY_ID.has(action)) {
     // The id comes first, whatever it starts with: an id is base64url, and may hold a `-`.
     const id = rest.shift();
-    if (id === undefined || id === '') throw new ConfigError(`webhooks ${action} needs the id of the subscription: node dist/server.js webhooks ${action} ID [options]`);
+    if (id === undefined || id === '')
+      throw new ConfigError(`webhooks ${action} needs the id of the subscription: node dist/server.js webhooks ${action} ID [options]`);
     parsed.id = id;
   }
   for (let i = 0; i < rest.length; i++) {

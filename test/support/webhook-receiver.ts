@@ -19,6 +19,11 @@ export interface Receiver {
   readonly deliveries: Delivery[];
   /** What the next answers are: a status (200 by default), or `hang` (never answer). */
   answer: number | 'hang';
+  /** How long each answer waits (0 by default): a slow receiver. */
+  delayMs: number;
+  /** Stops listening (connections are refused) until `resume`, on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   /** Resolves once `n` deliveries (in all) have arrived, whose bodies `match` holds. */
   waitFor(n: number, match?: (d: Delivery) => boolean): Promise<Delivery[]>;
   /** The deliveries' bodies parsed, each checked against `secret` first (throws when one does not verify). */
@@ -30,7 +35,7 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   let waiters: (() => void)[] = [];
   const hung = new Set<import('node:http').ServerResponse>();
-  const r: Partial<Receiver> & { answer: number | 'hang' } = { answer: 200 };
+  const r: Partial<Receiver> & { answer: number | 'hang'; delayMs: number } = { answer: 200, delayMs: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -39,13 +44,29 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
       const w = waiters;
       waiters = [];
       for (const f of w) f();
-      if (r.answer === 'hang') hung.add(res);
-      else res.writeHead(r.answer).end('noted');
+      const status = r.answer;
+      if (status === 'hang') hung.add(res);
+      else if (r.delayMs === 0) res.writeHead(status).end('noted');
+      else setTimeout(() => res.writeHead(status).end('noted'), r.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  let listening = true;
   return Object.assign(r, {
+    async pause() {
+      if (!listening) return;
+      listening = false;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    async resume() {
+      if (listening) return;
+      listening = true;
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
     url: `http://127.0.0.1:${port}${path}`,
     port,
     deliveries,
@@ -73,6 +94,8 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
     },
     async close() {
       for (const res of hung) res.destroy();
+      if (!listening) return;
+      listening = false;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
