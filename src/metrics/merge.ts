@@ -15,6 +15,8 @@ export const GAUGES: Readonly<Record<string, GaugeMerge>> = {
   process_resident_memory_bytes: 'sum',
   shortener_links: 'max',
   nodejs_eventloop_lag_seconds: 'max',
+  // The outbox of the database the workers share, which each of them reports whole.
+  shortener_webhook_pending: 'max',
 };
 
 const labelKey = (labels: Labels): string => JSON.stringify(labels);

@@ -214,6 +214,11 @@ test("the operations document every route of the README's route table, with thei
     'GET /api/keys': ['200', '401', '403', '500', '503'],
     'DELETE /api/keys/{id}': ['204', '401', '403', '404', '500', '503'],
     'GET /api/domains': ['200', '401', '403', '500', '503'],
+    'POST /api/webhooks': ['201', '400', '401', '403', '413', '415', '500', '503'],
+    'GET /api/webhooks': ['200', '401', '403', '500', '503'],
+    'DELETE /api/webhooks/{id}': ['204', '401', '403', '404', '500', '503'],
+    'POST /api/webhooks/{id}/test': ['202', '401', '403', '404', '500', '503'],
+    'GET /api/webhooks/{id}/deliveries': ['200', '401', '403', '404', '500', '503'],
     'PATCH /api/domains/{host}': ['200', '400', '401', '403', '404', '413', '415', '500', '503'],
     'POST /mcp': ['200', '202', '400', '401', '403', '406', '413', '415', '429', '500'],
     'GET /mcp': ['401', '405', '500'],
@@ -248,6 +253,11 @@ test("the operations document every route of the README's route table, with thei
       'DELETE /api/keys/{id}',
       'GET /api/domains',
       'PATCH /api/domains/{host}',
+      'POST /api/webhooks',
+      'GET /api/webhooks',
+      'DELETE /api/webhooks/{id}',
+      'POST /api/webhooks/{id}/test',
+      'GET /api/webhooks/{id}/deliveries',
     ].includes(key);
     const expectedSecurity = isPublic
       ? []
@@ -410,6 +420,17 @@ const NEVER_HERE: Readonly<Record<number, string>> = { 401: 'the gate is off her
 const RATE_LIMITED_ONLY = 'only with CREATE_RATE_LIMIT (test/api/create-rate-limit.test.ts)';
 
 /** A `POST /api/keys` with the admin key, expecting `status`. */
+/** A webhook's receiver: refused at once (nothing listens on port 9), so its attempts end fast. */
+const HOOK = '{"url":"http://127.0.0.1:9/in","events":["link.created"]}';
+const WH = '/api/webhooks/wh_AAAAAAAAAAAAAAAA';
+
+const webhookPost = (body: string, status: number, extra: Partial<Probe> = {}) => ({
+  path: '/api/webhooks',
+  options: { method: 'POST', headers: { ...ADMIN, ...JSON_HEADERS }, body },
+  status,
+  ...extra,
+});
+
 const keyPost = (body: string, status: number, diskFull = false) => ({
   path: '/api/keys',
   options: { method: 'POST', headers: { ...ADMIN, ...JSON_HEADERS }, body },
@@ -431,6 +452,9 @@ interface Fixture {
   taken: string;
   /** Protected by the password `PASSWORD`, with redirect rules. */
   locked: string;
+  /** A webhook subscription, to test and list; another, to delete. */
+  hook: string;
+  doomedHook: string;
 }
 
 const PASSWORD = 'open sesame';
@@ -777,6 +801,47 @@ function plan(f: Fixture): Record<string, OperationPlan> {
         503: 'a revoke of an unknown id writes nothing; test/api/keys.test.ts revokes one on a full disk',
       },
     },
+    createWebhook: {
+      probes: [
+        webhookPost(HOOK, 201),
+        webhookPost('{"url":"ftp://hooks.example/","events":["link.created"]}', 400),
+        webhookPost(BIG, 413),
+        webhookPost('url=x', 415, { options: { method: 'POST', headers: { ...ADMIN, ...FORM }, body: 'url=x' } }),
+        webhookPost(HOOK, 403, { options: { method: 'POST', headers: JSON_HEADERS, body: HOOK } }),
+        webhookPost(HOOK, 503, { diskFull: true }),
+      ],
+    },
+    listWebhooks: {
+      probes: [
+        { path: '/api/webhooks', options: { headers: ADMIN }, status: 200 },
+        { path: '/api/webhooks', status: 403 },
+      ],
+      unexercised: { 503: 'the list is read from memory on the log store; PostgreSQL answers it (test/store/postgres/webhooks.test.ts)' },
+    },
+    deleteWebhook: {
+      probes: [
+        { path: `/api/webhooks/${f.hook}`, options: { method: 'DELETE', headers: ADMIN }, status: 503, diskFull: true },
+        { path: `/api/webhooks/${f.doomedHook}`, options: { method: 'DELETE', headers: ADMIN }, status: 204 },
+        { path: WH, options: { method: 'DELETE', headers: ADMIN }, status: 404 },
+        { path: `/api/webhooks/${f.hook}`, options: { method: 'DELETE' }, status: 403 },
+      ],
+    },
+    testWebhook: {
+      probes: [
+        { path: `/api/webhooks/${f.hook}/test`, options: { method: 'POST', headers: ADMIN }, status: 202 },
+        { path: `${WH}/test`, options: { method: 'POST', headers: ADMIN }, status: 404 },
+        { path: `/api/webhooks/${f.hook}/test`, options: { method: 'POST' }, status: 403 },
+        { path: `/api/webhooks/${f.hook}/test`, options: { method: 'POST', headers: ADMIN }, status: 503, diskFull: true },
+      ],
+    },
+    listWebhookDeliveries: {
+      probes: [
+        { path: `/api/webhooks/${f.hook}/deliveries`, options: { headers: ADMIN }, status: 200 },
+        { path: `${WH}/deliveries`, options: { headers: ADMIN }, status: 404 },
+        { path: `/api/webhooks/${f.hook}/deliveries`, status: 403 },
+      ],
+      unexercised: { 503: 'the attempts are read from memory on the log store; PostgreSQL answers them (test/store/postgres/webhooks-claims.test.ts)' },
+    },
     mcp: {
       probes: [
         mcp(200, JSON_HEADERS),
@@ -806,7 +871,7 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
   let clock = Date.UTC(2026, 0, 10);
   const { fs, disk } = fillableDisk();
   before(async () => {
-    h = await open({ apiKeys: [KEY], now: () => clock, fs, domains: [REDIRECTED, BARE] });
+    h = await open({ apiKeys: [KEY], now: () => clock, fs, domains: [REDIRECTED, BARE], webhookAllowPrivate: true });
     doc = JSON.parse((await h.req('/openapi.json')).body) as OpenApiDocument;
   });
   after(() => h.close());
@@ -837,6 +902,11 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
       assert.equal(r.status, 201, r.body);
       return codeOf(r);
     };
+    const subscribe = async (): Promise<string> => {
+      const r = await h.req('/api/webhooks', { method: 'POST', headers: { ...ADMIN, ...JSON_HEADERS }, body: HOOK });
+      assert.equal(r.status, 201, r.body);
+      return (JSON.parse(r.body) as { id: string }).id;
+    };
     const now = clock;
     clock -= 3 * 86_400_000;
     const expired = await shorten({ url: 'https://example.com/old', retention_days: 1 });
@@ -850,6 +920,8 @@ describe('served == documented, live', onOneProcess('it fills its disk for the d
       expired,
       taken: await shorten({ url: 'https://example.com/taken', code: 'taken-code' }),
       locked: await shorten({ url: 'https://example.com/locked', password: PASSWORD, rules: [JSON.parse(IOS_RULE)] }),
+      hook: await subscribe(),
+      doomedHook: await subscribe(),
     };
     assert.equal((await h.req(`/${fixture.usedUp}`)).status, 302);
     const home = await h.req(`/api/domains/${REDIRECTED}`, {

@@ -47,6 +47,8 @@ export class PostgresWebhooks implements WebhookStore {
   private readonly claims = new Map<number, number>();
   /** Clicks the cap dropped here, not yet added to `webhook_counters`. */
   private drops = 0;
+  /** Clicks the cap dropped here since this process started: what `/metrics` counts (each instance its own, so they add up). */
+  private droppedHere = 0;
 
   constructor(
     sql: postgres.Sql,
@@ -160,7 +162,7 @@ export class PostgresWebhooks implements WebhookStore {
   async backlog(): Promise<{ pending: number; dropped: number }> {
     await this.flushDrops();
     const [row] = await this.calls.run(this.statements.backlog());
-    return { pending: Number(row!.pending), dropped: Number(row!.dropped) };
+    return { pending: Number(row!.pending), dropped: this.droppedHere };
   }
 
   // ---- Clicks dropped by the cap ---------------------------------------------------------------
@@ -172,6 +174,7 @@ export class PostgresWebhooks implements WebhookStore {
    */
   dropped(n: number): void {
     this.drops += n;
+    this.droppedHere += n;
   }
 
   async flushDrops(): Promise<void> {

@@ -368,7 +368,11 @@ test('the click cap: past it a subscription hears of no more clicks, the drops a
     'three each, the first three',
   );
   assert.deepEqual(await store.webhooks.backlog(), { pending: 6, dropped: 4 });
-  assert.deepEqual(await other.webhooks.backlog(), { pending: 6, dropped: 4 }, 'every instance reads the count once written');
+  assert.deepEqual(
+    await other.webhooks.backlog(),
+    { pending: 6, dropped: 0 },
+    "the rows owed are the database's; the drops, each instance its own (/metrics adds them up)",
+  );
   assert.equal((await store.get('hot', T))?.visits, 5, 'a dropped click is still a counted visit');
 
   await store.update('hot', { title: 'still told' }, T);
@@ -390,7 +394,8 @@ test('the click cap: past it a subscription hears of no more clicks, the drops a
     rows.filter((r) => r.type === 'link.clicked').map((r) => `${r.sub} ${JSON.parse(r.data).time - T}`),
     ['slow 0', 'slow 1', 'slow 2', 'fast 2', 'fast 5', 'fast 6'],
   );
-  assert.deepEqual(await other.webhooks.backlog(), { pending: 7, dropped: 8 });
+  assert.deepEqual(await other.webhooks.backlog(), { pending: 7, dropped: 4 });
+  assert.deepEqual((await store.webhooks.backlog()).dropped, 4);
   await store.close();
   const [counter] = await db<{ dropped_clicks: string }[]>`SELECT dropped_clicks FROM webhook_counters`;
   assert.equal(counter?.dropped_clicks, '8', 'a closing instance writes what it counted');
