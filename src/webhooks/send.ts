@@ -9,8 +9,8 @@
  * schedule's, which signs it anew.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { SecureContextOptions } from 'node:tls';
@@ -75,18 +75,23 @@ const MAX_ERROR_LENGTH = 200;
 const systemLookup = (host: string): Promise<LookupAddress[]> => dnsLookup(host, { all: true, verbatim: true }) as Promise<LookupAddress[]>;
 
 /**
- * A function that makes one attempt per call. Calls share nothing, and may run side by side: no
- * connection is pooled, since a kept-alive socket would carry one subscription's delivery to an
- * address resolved for another, or one resolved before the name's DNS changed.
+ * A function that makes one attempt per call; calls may run side by side. Connections are kept
+ * alive between attempts, pooled by what an attempt connects to: the address it resolved and
+ * checked, the port, and for https the name the certificate was verified for (node's agents key
+ * their pools by exactly these). So a socket is reused only for an address that was just checked
+ * again, and a name whose DNS changed gets a connection to its new address. A connection is kept
+ * only after an answer read to its end: any other ending destroys it.
  */
 export function createSender(options: SenderOptions = {}): (req: SendRequest) => Promise<SendResult> {
   const lookup = options.lookup ?? systemLookup;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
   const ca = options.ca;
+  // A subscription's deliveries go one at a time, so a few sockets per receiver are plenty.
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) };
   return async (req) => {
     const started = now();
-    const result = await attempt(req, { lookup, timeoutMs, ca });
+    const result = await attempt(req, { lookup, timeoutMs, ca, agents });
     // A clock set back mid-attempt must not make a negative duration.
     return { ...result, durationMs: Math.max(0, Math.round(now() - started)) };
   };
@@ -117,7 +122,7 @@ function errorText(error: unknown): string {
  */
 function attempt(
   req: SendRequest,
-  options: Required<Pick<SenderOptions, 'lookup' | 'timeoutMs'>> & Pick<SenderOptions, 'ca'>,
+  options: Required<Pick<SenderOptions, 'lookup' | 'timeoutMs'>> & Pick<SenderOptions, 'ca'> & { agents: Agents },
 ): Promise<Omit<SendResult, 'durationMs'>> {
   return new Promise((resolve) => {
     let request: ClientRequest | undefined;
@@ -125,11 +130,12 @@ function attempt(
     const chunks: Buffer[] = [];
     let read = 0;
     let done = false;
-    const finish = (end: AttemptResult): void => {
+    const finish = (end: AttemptResult, whole = false): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      request?.destroy();
+      // An answer read to its end leaves its connection to the agent, for the next attempt.
+      if (!whole) request?.destroy();
       // A status already read is kept beside an error or a timeout: the list of deliveries shows
       // it, and `outcomeOf` lets the error win.
       resolve({ ...(status === undefined ? {} : { status }), ...end, response: keptResponse(Buffer.concat(chunks)) });
@@ -142,7 +148,7 @@ function attempt(
         read += chunk.length;
         if (read >= READ_BYTES) finish({});
       });
-      res.on('end', () => finish({}));
+      res.on('end', () => finish({}, read < READ_BYTES));
       res.on('error', (error) => finish({ error: errorText(error) }));
       // An answer cut off before its end is not one the receiver finished.
       res.on('close', () => finish(res.complete ? {} : { error: 'the connection closed before the answer ended' }));
@@ -152,7 +158,7 @@ function attempt(
         // A lookup that answers after the time limit must not start a connection nobody waits for.
         if (done) return;
         if (!target.ok) return finish({ error: target.reason });
-        request = open(req, target, options.ca);
+        request = open(req, target, options.ca, options.agents);
         request.on('error', (error) => finish({ error: errorText(error) }));
         request.on('response', onResponse);
         request.end(req.body);
@@ -169,7 +175,13 @@ function attempt(
  * `servername` (SNI), which is also the name the certificate is verified against. An IP host sets
  * no servername (SNI cannot carry one), and the certificate is verified against the address.
  */
-function open(req: SendRequest, target: Target, ca: SecureContextOptions['ca']): ClientRequest {
+/** The keep-alive agents of one sender. */
+interface Agents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+function open(req: SendRequest, target: Target, ca: SecureContextOptions['ca'], agents: Agents): ClientRequest {
   const url = new URL(req.url);
   const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
   const headers: Record<string, string> = {};
@@ -185,12 +197,11 @@ function open(req: SendRequest, target: Target, ca: SecureContextOptions['ca']):
     path: `${url.pathname}${url.search}`,
     method: 'POST',
     headers,
-    // No pooling: each attempt has its own connection to the address resolved for it.
-    agent: false as const,
   };
-  if (protocol === 'http:') return httpRequest(common);
+  if (protocol === 'http:') return httpRequest({ ...common, agent: agents.http });
   return httpsRequest({
     ...common,
+    agent: agents.https,
     ...(isIP(target.host) === 0 ? { servername: target.host } : {}),
     ...(ca === undefined ? {} : { ca }),
   });

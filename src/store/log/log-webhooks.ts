@@ -93,12 +93,17 @@ export class LogWebhooks implements WebhookStore {
     return rows;
   }
 
+  /**
+   * Memory has the outcome at once, and the entry is written without waiting for it (see
+   * `webhook-format.ts`): a subscription's next delivery waits on its receiver, never on an fsync.
+   * An entry that cannot be written is lost like one a crash cut off: the row is sent again later.
+   */
   async settle(row: PendingDelivery, attempt: DeliveryAttempt, nextAt: number | null): Promise<void> {
-    try {
-      await this.write([{ op: 'M', subscription: row.subscription, seq: row.seq, nextAt, attempt }]);
-    } finally {
-      this.busy.delete(row.subscription);
-    }
+    const attempts = attempt.outcome === 'retry' ? row.attempts + 1 : row.attempts;
+    const entry: WebhookEntry = { op: 'M', subscription: row.subscription, seq: row.seq, nextAt, attempts, attempt };
+    this.table().apply(entry);
+    this.busy.delete(row.subscription);
+    this.append([entry], () => undefined).catch(() => undefined);
   }
 
   listen(written: () => void): void {

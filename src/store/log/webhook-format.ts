@@ -6,13 +6,14 @@
  *   S <subscription>      a subscription, whole: made, or disabled by a `410` (compaction writes one per subscription)
  *   Q <id>                a subscription deleted, with every row owed to it
  *   N <[rows]>            outbox rows: [seq, subscription, event id, type, time, data, attempts, next_at]
- *   M <[settle]>          an attempt: [subscription, seq, outcome, next_at, at, event id, type, status, duration_ms, error]
+ *   M <[settle]>          an attempt: [subscription, seq, outcome, next_at, at, event id, type, status, duration_ms, error, attempts]
  *
  * An `N` entry is written in the same write as the change it tells of, and after its lines: a
  * write lands as a prefix of its bytes, so an `N` read back means its change was read back too
- * (docs/webhooks.md says what a power loss in mid-write can still cost). `M` entries need no
- * fsync of their own: delivery is at least once, and a settle lost in a crash only sends the row
- * again, with the same `webhook-id`.
+ * (docs/webhooks.md says what a power loss in mid-write can still cost). An `M` entry is not
+ * waited for: memory has it at once and the next delivery goes on, since a settle lost in a crash
+ * only sends its row again, with the same `webhook-id` (delivery is at least once); applied twice
+ * (a compaction's copy of memory, then the entry itself), it changes nothing more.
  */
 import { isEventType, type DeliveryAttempt, type DeliveryOutcome, type EventType, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
 import { isRecordInteger } from '../record-limits.ts';
@@ -22,7 +23,8 @@ export type WebhookEntry =
   | { op: 'S'; sub: WebhookSubscription }
   | { op: 'Q'; id: string }
   | { op: 'N'; rows: PendingDelivery[] }
-  | { op: 'M'; subscription: string; seq: number; nextAt: number | null; attempt: DeliveryAttempt };
+  /** `attempts`: the row's failed attempts once settled, written out so that applying the entry twice changes nothing more. */
+  | { op: 'M'; subscription: string; seq: number; nextAt: number | null; attempts: number; attempt: DeliveryAttempt };
 
 export const WEBHOOK_OPS: ReadonlySet<string> = new Set(['S', 'Q', 'N', 'M']);
 
@@ -44,7 +46,7 @@ export function webhookPayload(entry: WebhookEntry): string {
       return `N\t${JSON.stringify(entry.rows.map(rowOf))}`;
     case 'M': {
       const a = entry.attempt;
-      return `M\t${JSON.stringify([entry.subscription, entry.seq, a.outcome, entry.nextAt, a.at, a.eventId, a.type, a.status, a.durationMs, a.error])}`;
+      return `M\t${JSON.stringify([entry.subscription, entry.seq, a.outcome, entry.nextAt, a.at, a.eventId, a.type, a.status, a.durationMs, a.error, entry.attempts])}`;
     }
   }
 }
@@ -74,13 +76,13 @@ function pendingOf(v: unknown): PendingDelivery | undefined {
 }
 
 function settleOf(v: unknown): WebhookEntry | undefined {
-  if (!Array.isArray(v) || v.length !== 10) return undefined;
-  const [subscription, seq, outcome, nextAt, at, eventId, type, status, durationMs, error] = v as unknown[];
+  if (!Array.isArray(v) || v.length !== 11) return undefined;
+  const [subscription, seq, outcome, nextAt, at, eventId, type, status, durationMs, error, attempts] = v as unknown[];
   if (typeof subscription !== 'string' || !ID.test(subscription) || !int(seq) || typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return undefined;
   if (!(nextAt === null || int(nextAt)) || !int(at) || typeof eventId !== 'string' || !isEventType(type)) return undefined;
-  if (!(status === null || int(status)) || !int(durationMs) || !textOrNull(error)) return undefined;
+  if (!(status === null || int(status)) || !int(durationMs) || !textOrNull(error) || !int(attempts)) return undefined;
   const attempt: DeliveryAttempt = { at, eventId, type, status, durationMs, error, outcome: outcome as DeliveryOutcome };
-  return { op: 'M', subscription, seq, nextAt, attempt };
+  return { op: 'M', subscription, seq, nextAt, attempts, attempt };
 }
 
 function json(text: string | undefined): unknown {
@@ -126,7 +128,7 @@ const ROWS_PER_LINE = 500;
 export function webhookEntries(image: WebhookImage): WebhookEntry[] {
   const out: WebhookEntry[] = image.subs.map((sub) => ({ op: 'S', sub }));
   for (const [subscription, attempts] of image.attempts) {
-    for (const attempt of attempts) out.push({ op: 'M', subscription, seq: 0, nextAt: null, attempt });
+    for (const attempt of attempts) out.push({ op: 'M', subscription, seq: 0, nextAt: null, attempts: 0, attempt });
   }
   for (let i = 0; i < image.rows.length; i += ROWS_PER_LINE) out.push({ op: 'N', rows: image.rows.slice(i, i + ROWS_PER_LINE) });
   return out;

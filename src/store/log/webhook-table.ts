@@ -167,6 +167,9 @@ export class WebhookTable {
   private settle(entry: Extract<WebhookEntry, { op: 'M' }>): void {
     const h = this.held.get(entry.subscription);
     if (h === undefined) return;
+    const last = h.attempts.at(-1);
+    // The same attempt twice: a compaction copied memory with it, then its own entry was written.
+    if (last !== undefined && last.at === entry.attempt.at && last.eventId === entry.attempt.eventId && last.outcome === entry.attempt.outcome) return;
     h.attempts.push(entry.attempt);
     if (h.attempts.length > KEPT_ATTEMPTS) h.attempts.splice(0, h.attempts.length - KEPT_ATTEMPTS);
     const outcome = entry.attempt.outcome;
@@ -179,7 +182,7 @@ export class WebhookTable {
     if (at === -1) return;
     const row = h.rows[at]!;
     if (outcome === 'retry' && entry.nextAt !== null) {
-      h.rows[at] = { ...row, attempts: row.attempts + 1, nextAt: entry.nextAt };
+      h.rows[at] = { ...row, attempts: entry.attempts, nextAt: entry.nextAt };
       return;
     }
     h.rows.splice(at, 1);

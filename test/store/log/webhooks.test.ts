@@ -298,6 +298,7 @@ test('every webhook entry reads back as it was written', () => {
       subscription: id,
       seq: int,
       nextAt: fc.option(int),
+      attempts: int,
       attempt: fc.record({
         at: int,
         eventId: id,
