@@ -34,6 +34,8 @@
 // BENCH_DOMAINS_ONLY=1 for the redirect with three domains configured against one, side by side,
 // and with three while a scanner asks for BENCH_SCAN_PATHS (10,000) random paths a round to one of
 // them (SCAN_PHP=0: none ending in `.php`); BENCH_DOMAIN_PAIRS=i,j for some of its pairs only;
+// BENCH_WEBHOOKS_ONLY=1 for the redirect with a link.clicked subscription against one without, side by
+// side, then deliveries at BENCH_WEBHOOK_RATE (2,000) clicks a second for BENCH_WEBHOOK_SECONDS (10);
 // BENCH_RULES_ONLY=1 for a plain link against one with five redirect rules, side by side, and with
 // BENCH_BASE_SERVER=<another build's dist/server.js> this build's plain redirect against that one's;
 // BENCH_TRANSFER_ONLY=1 for the import and export figures alone (last in a full run): import of
@@ -961,9 +963,131 @@ async function reportRules() {
   }
 }
 
+/** A webhook receiver on the load core: answers 200 at once, and `GET /count` with how many it took. */
+const RECEIVER = `
+const http = require('node:http');
+let n = 0;
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET') return res.end(String(n));
+  req.resume();
+  req.on('end', () => { n++; res.end('ok'); });
+});
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+`;
+
+function startReceiver() {
+  const [bin, argv] = pin(LOAD_CPU, process.execPath, ['-e', RECEIVER]);
+  return startProcess(bin, argv, {}, (line) => Number(/^port (\d+)$/.exec(line)?.[1]) || undefined, { pinned: false });
+}
+
+const received = async (port) => Number((await call(port, 'GET', '/count')).body);
+const pendingOf = async (port) =>
+  Number(/^shortener_webhook_pending (\d+)$/m.exec((await call(port, 'GET', '/metrics', { headers: { 'X-API-Key': API_KEY } })).body)?.[1]);
+
+/**
+ * Paced GETs of `path`: `rate` a second for `seconds`, from a node client on the load core, over
+ * 16 kept-alive connections; resolves once the last has been sent.
+ */
+const PACER = `
+const http = require('node:http');
+const [port, path, rate, seconds] = process.argv.slice(1);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+let sent = 0;
+const t0 = Date.now();
+const timer = setInterval(() => {
+  const due = Math.min(Math.floor(((Date.now() - t0) / 1000) * rate), rate * seconds) - sent;
+  for (let i = 0; i < due; i++) {
+    sent++;
+    http.get({ host: '127.0.0.1', port, path, agent }, (res) => res.resume()).on('error', () => undefined);
+  }
+  if (sent >= rate * seconds) { clearInterval(timer); setTimeout(() => process.exit(0), 200); }
+}, 5);
+`;
+
+/**
+ * Webhooks (docs/performance.md, webhooks): the redirect of a link whose visits a subscription
+ * hears (\`link.clicked\`, to a receiver on the load core) against the same without one, side by
+ * side; then how deliveries keep up with 2,000 clicks a second, paced, second by second.
+ */
+async function reportWebhooks() {
+  if (!PINNED || !WRK || SIDE_ROUNDS === 0) {
+    console.log('webhooks: needs taskset, two cores and wrk (side by side); section skipped');
+    return;
+  }
+  const rx = await startReceiver();
+  const env = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const plainDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const creator = await startServer({ fsync: 'always', dir, env });
+  const code = await shorten(creator.port, TARGET);
+  await creator.stop();
+  cpSync(join(dir, 'urls.log'), join(plainDir, 'urls.log'));
+  const again = await startServer({ fsync: 'always', dir, env });
+  const made = await call(again.port, 'POST', '/api/webhooks', {
+    headers: { 'content-type': 'application/json', 'X-API-Key': API_KEY },
+    body: JSON.stringify({ url: `http://127.0.0.1:${rx.port}/in`, events: ['link.clicked'] }),
+  });
+  if (made.status !== 201) throw new Error(`subscribe: ${made.status} ${made.body}`);
+  await again.stop();
+  const scenario = (name, from) => {
+    const own = mkdtempSync(join(tmpdir(), 'bench-'));
+    cpSync(join(from, 'urls.log'), join(own, 'urls.log'));
+    return { name, start: () => startServer({ dir: own, env }), path: `/${code}`, expect: 302, server: { stop: async () => undefined } };
+  };
+  const relaunch = async (s) => {
+    await s.server.stop();
+    s.server = await s.start();
+  };
+  const [a, b] = [scenario('no subscription', plainDir), scenario('a link.clicked subscription', dir)];
+  console.log(`webhooks, side by side (both on CPU ${SERVER_CPU} at once, ${SECONDS} s a round, ${SIDE_ROUNDS} rounds):`);
+  const before = await received(rx.port);
+  const rounds = await runSideBySide(a, b, relaunch);
+  const delivered = (await received(rx.port)) - before;
+  if (rounds.some((r) => r.failures > 0)) process.exitCode = 1;
+  const ratios = rounds.map((r) => r.ratio);
+  console.log(
+    `  ${b.name} / ${a.name}: req/s per round ${rounds.map((r) => `${fmt(r.redirect)} vs ${fmt(r.reference)}`).join(', ')}; ` +
+      `ratio per round ${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}; ` +
+      `${fmt(delivered)} deliveries meanwhile (${fmt(delivered / (SIDE_ROUNDS * SECONDS))}/s)`,
+  );
+  for (const s of [a, b]) await s.server.stop();
+  await reportDeliveryPace(scenario('paced', dir), rx, code);
+  await rx.stop();
+}
+
+/** 2,000 clicks a second for 10 s (BENCH_WEBHOOK_RATE, BENCH_WEBHOOK_SECONDS): deliveries and the outbox, second by second. */
+async function reportDeliveryPace(s, rx, code) {
+  const rate = Number(process.env.BENCH_WEBHOOK_RATE ?? 2000);
+  const seconds = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
+  const server = await s.start();
+  const before = await received(rx.port);
+  const [bin, argv] = pin(LOAD_CPU, process.execPath, ['-e', PACER, String(server.port), `/${code}`, String(rate), String(seconds)]);
+  const pacer = spawn(bin, argv, { stdio: 'ignore' });
+  const done = new Promise((resolve) => pacer.once('exit', resolve));
+  const rows = [];
+  const t0 = Date.now();
+  for (let i = 1; ; i++) {
+    await new Promise((r) => setTimeout(r, t0 + i * 1000 - Date.now()));
+    const pending = await pendingOf(server.port);
+    rows.push({ at: i, delivered: (await received(rx.port)) - before, pending });
+    if (i >= seconds && pending === 0) break;
+    if (i > seconds + 30) break;
+  }
+  await done;
+  await server.stop();
+  const last = rows.at(-1);
+  const steady = rows.filter((r) => r.at >= 2 && r.at <= seconds);
+  console.log(
+    `  deliveries at ${fmt(rate)} clicks/s for ${seconds} s: delivered by second ${rows.map((r) => fmt(r.delivered)).join(', ')}; ` +
+      `outbox ${rows.map((r) => fmt(r.pending)).join(', ')}; the most owed from the 2nd second on ${fmt(Math.max(...steady.map((r) => r.pending)))}; ` +
+      `all ${fmt(last.delivered)} delivered ${last.at - seconds} s after the last click`,
+  );
+}
+
 async function main() {
   if (process.env.BENCH_ANALYTICS_ONLY === '1') return reportAnalyticsSection();
   if (process.env.BENCH_RULES_ONLY === '1') return reportRules();
+  if (process.env.BENCH_WEBHOOKS_ONLY === '1') return reportWebhooks();
   if (process.env.BENCH_DOMAINS_ONLY === '1') return reportDomains();
   if (process.env.BENCH_PG_ONLY === '1') return reportPostgres();
   if (process.env.BENCH_LIST_ONLY === '1') return reportListing();

@@ -134,10 +134,12 @@ test('an event id is msg_ and a ULID: the time in Crockford base32, then 80 rand
   assert.equal(newEventId(0).slice(4, 14), '0000000000');
   assert.equal(newEventId(2 ** 48 - 1).slice(4, 14), '7ZZZZZZZZZ');
   for (const bad of [-1, 2 ** 48, 1.5, Number.NaN]) assert.throws(() => newEventId(bad), RangeError, String(bad));
-  const sameTime = new Set(Array.from({ length: 1000 }, () => newEventId(1469918176385)));
-  assert.equal(sameTime.size, 1000, 'ids of one millisecond differ in their random part');
-  const tails = [...sameTime].map((id) => id.slice(14));
-  for (const position of [0, 15]) assert.ok(new Set(tails.map((t) => t[position])).size > 16, `random characters at ${position} of the random part`);
+  const sameTime = Array.from({ length: 1000 }, () => newEventId(1469918176386));
+  assert.equal(new Set(sameTime).size, 1000, 'ids of one millisecond differ in their random part');
+  assert.deepEqual([...sameTime].sort(), sameTime, 'and sort in the order they were made (monotonic: counted up from the first)');
+  // The first of each millisecond is drawn afresh: random at every position of its random part.
+  const firsts = Array.from({ length: 200 }, (_, i) => newEventId(1469918176400 + i).slice(14));
+  for (const position of [0, 15]) assert.ok(new Set(firsts.map((t) => t[position])).size > 16, `random characters at ${position} of the random part`);
 });
 
 test('event ids sort by the time they were made', () => {

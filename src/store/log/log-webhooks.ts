@@ -43,6 +43,8 @@ export class LogWebhooks implements WebhookStore {
   private clicks: Click[] = [];
   /** Rows of a flush whose write failed: the next flush writes them again (replay keeps one of each seq). */
   private failed: PendingDelivery[] = [];
+  /** Settles memory has and the log not yet: written by the next visit flush, at least once a second. */
+  private settled: WebhookEntry[] = [];
 
   constructor(
     private readonly table: () => WebhookTable,
@@ -94,16 +96,22 @@ export class LogWebhooks implements WebhookStore {
   }
 
   /**
-   * Memory has the outcome at once, and the entry is written without waiting for it (see
-   * `webhook-format.ts`): a subscription's next delivery waits on its receiver, never on an fsync.
-   * An entry that cannot be written is lost like one a crash cut off: the row is sent again later.
+   * Memory has the outcome at once, and the entry is written with the next visit flush, at least
+   * once a second (see `webhook-format.ts`): a subscription's next delivery waits on its receiver,
+   * never on a write, and a thousand settles a second are one write, not a thousand. An entry lost
+   * (a crash within that second, a write that failed) only sends its row again later.
    */
   async settle(row: PendingDelivery, attempt: DeliveryAttempt, nextAt: number | null): Promise<void> {
     const attempts = attempt.outcome === 'retry' ? row.attempts + 1 : row.attempts;
     const entry: WebhookEntry = { op: 'M', subscription: row.subscription, seq: row.seq, nextAt, attempts, attempt };
     this.table().apply(entry);
     this.busy.delete(row.subscription);
-    this.append([entry], () => undefined).catch(() => undefined);
+    this.settled.push(entry);
+  }
+
+  /** Nothing waits for the visit flush. */
+  get idle(): boolean {
+    return this.clicks.length === 0 && this.failed.length === 0 && this.settled.length === 0;
   }
 
   listen(written: () => void): void {
@@ -163,12 +171,18 @@ export class LogWebhooks implements WebhookStore {
     this.clicks.push({ code, event });
   }
 
-  /** The rows a visit flush writes, added to its `entries`: those of a failed flush first, then those of the visits noted since. */
+  /**
+   * What a visit flush writes, added to its `entries`: the rows of a failed flush first, then those
+   * of the visits noted since, then the settles memory has already. Returns the rows, which memory
+   * gets once written; the settles are not written again should the write fail (see `settle`).
+   */
   flushRows(entries: Entry[]): PendingDelivery[] {
     const rows = this.failed.concat(this.clickRows(this.clicks));
     this.clicks = [];
     this.failed = [];
     for (let i = 0; i < rows.length; i += ROWS_PER_LINE) entries.push({ op: 'N', rows: rows.slice(i, i + ROWS_PER_LINE) });
+    entries.push(...this.settled);
+    this.settled = [];
     return rows;
   }
 

@@ -265,7 +265,7 @@ export class VisitCounts {
   }
 
   private async flushNow(): Promise<void> {
-    if (this.dirty.length === 0 && this.pending.length === 0) return;
+    if (this.dirty.length === 0 && this.pending.length === 0 && this.webhooks?.idle !== false) return;
     const records = this.records;
     const counts: [code: string, count: number][] = [];
     for (const s of this.dirty) {
@@ -280,18 +280,18 @@ export class VisitCounts {
     const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
     // The visits' `link.clicked` rows go last, in the same write: read back, their events were too.
-    const rows = this.webhooks?.flushRows(entries) ?? [];
+    const rows = this.webhooks?.flushRows(entries);
     const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
     try {
       await this.append({ bytes: Buffer.concat(written.map((w) => w.bytes)), lines: written.reduce((n, w) => n + w.lines, 0) });
-      if (rows.length > 0) records.webhooks.apply({ op: 'N', rows });
+      if (rows !== undefined && rows.length > 0) records.webhooks.apply({ op: 'N', rows });
       this.inflight = [];
       for (const r of referrers) records.events.referrers.markWritten(r.n);
     } catch (err) {
       // Keep them dirty; the next flush writes the by then larger counts, and the events again.
       for (const [code] of counts) this.retry(code);
       this.pending = this.inflight.concat(this.pending);
-      this.webhooks?.unsent(rows);
+      if (rows !== undefined) this.webhooks?.unsent(rows);
       this.inflight = [];
       this.problems.report('warn', `visits:${errorKind(err)}`, 'could not write visit counts; will retry', { error: (err as Error).message });
       throw err;

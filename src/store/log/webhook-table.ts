@@ -8,8 +8,12 @@ import type { WebhookEntry } from './webhook-format.ts';
 
 interface Held {
   sub: WebhookSubscription;
-  /** Its rows, oldest first. */
+  /**
+   * Its rows, oldest first, from `first` on: settling the head moves `first` rather than shifting
+   * up to 100,000 rows each time (the array is cut when most of it lies before `first`).
+   */
   rows: PendingDelivery[];
+  first: number;
   /** Its newest attempts, oldest first (shown newest first). */
   attempts: DeliveryAttempt[];
   /** Its `link.clicked` rows among `rows`, for the cap. */
@@ -54,7 +58,7 @@ export class WebhookTable {
     const all = [...this.held.values()];
     return {
       subs: all.map((h) => h.sub),
-      rows: all.flatMap((h) => h.rows),
+      rows: all.flatMap((h) => h.rows.slice(h.first)),
       attempts: all.filter((h) => h.attempts.length > 0).map((h) => [h.sub.id, h.attempts]),
       nextSeq: this.nextSeq,
     };
@@ -99,7 +103,7 @@ export class WebhookTable {
   heads(now: number, limit: number): PendingDelivery[] {
     const out: PendingDelivery[] = [];
     for (const h of this.held.values()) {
-      const head = h.rows[0];
+      const head = h.rows[h.first];
       if (head === undefined || h.sub.disabled || head.nextAt > now) continue;
       out.push(head);
       if (out.length === limit) break;
@@ -108,7 +112,8 @@ export class WebhookTable {
   }
 
   row(subscription: string, seq: number): PendingDelivery | undefined {
-    return this.held.get(subscription)?.rows.find((r) => r.seq === seq);
+    const h = this.held.get(subscription);
+    return h === undefined ? undefined : h.rows[indexOf(h, seq)];
   }
 
   attempts(id: string): DeliveryAttempt[] | undefined {
@@ -118,7 +123,7 @@ export class WebhookTable {
 
   pending(): number {
     let n = 0;
-    for (const h of this.held.values()) n += h.rows.length;
+    for (const h of this.held.values()) n += h.rows.length - h.first;
     return n;
   }
 
@@ -127,7 +132,7 @@ export class WebhookTable {
       case 'S': {
         const h = this.held.get(entry.sub.id);
         if (h) h.sub = entry.sub;
-        else this.held.set(entry.sub.id, { sub: entry.sub, rows: [], attempts: [], clicks: 0 });
+        else this.held.set(entry.sub.id, { sub: entry.sub, rows: [], first: 0, attempts: [], clicks: 0 });
         this.heard();
         return;
       }
@@ -155,9 +160,10 @@ export class WebhookTable {
     if (h === undefined) return;
     const rows = h.rows;
     // Rows arrive in seq order but for a compaction's copy, which is whole and sorted: append, or insert in place.
-    if (rows.length === 0 || rows[rows.length - 1]!.seq < row.seq) rows.push(row);
+    if (rows.length === h.first || rows[rows.length - 1]!.seq < row.seq) rows.push(row);
     else {
-      const at = rows.findIndex((r) => r.seq >= row.seq);
+      let at = h.first;
+      while (rows[at]!.seq < row.seq) at++;
       if (rows[at]!.seq === row.seq) return;
       rows.splice(at, 0, row);
     }
@@ -177,7 +183,7 @@ export class WebhookTable {
       h.sub = { ...h.sub, disabled: true };
       this.heard();
     }
-    const at = h.rows.findIndex((r) => r.seq === entry.seq);
+    const at = indexOf(h, entry.seq);
     // A settle of a row gone already (written twice, or before a compaction that dropped it) is history only.
     if (at === -1) return;
     const row = h.rows[at]!;
@@ -185,7 +191,21 @@ export class WebhookTable {
       h.rows[at] = { ...row, attempts: entry.attempts, nextAt: entry.nextAt };
       return;
     }
-    h.rows.splice(at, 1);
+    if (at === h.first) {
+      h.rows[at] = undefined as unknown as PendingDelivery;
+      h.first++;
+      if (h.first > 4096 && h.first * 2 > h.rows.length) {
+        h.rows = h.rows.slice(h.first);
+        h.first = 0;
+      }
+    } else h.rows.splice(at, 1);
     if (row.event.type === 'link.clicked') h.clicks--;
   }
+}
+
+/** Where the row `seq` of `h` is, or -1; nearly always the head: a subscription's rows are settled in order. */
+function indexOf(h: Held, seq: number): number {
+  if (h.rows[h.first]?.seq === seq) return h.first;
+  for (let i = h.first + 1; i < h.rows.length; i++) if (h.rows[i]!.seq === seq) return i;
+  return -1;
 }
