@@ -45,7 +45,7 @@ async function withReceiver(t: { after: (f: () => Promise<void>) => void }): Pro
 }
 
 test('each event of a link reaches the receiver signed, in order, its data the record as the API shows it', LOCAL, async (t) => {
-  const h = await start(t, SETTINGS);
+  const h = await start(t, { ...SETTINGS, logLevel: 'debug' });
   const rx = await withReceiver(t);
   const sub = await subscribe(h, { url: rx.url, events: ['link.deleted', 'link.created', 'link.updated', 'link.clicked'] });
   assert.match(sub.id, /^wh_[A-Za-z0-9_-]{16}$/);
@@ -83,6 +83,15 @@ test('each event of a link reaches the receiver signed, in order, its data the r
     assert.deepEqual(Object.keys(body), ['type', 'timestamp', 'data']);
     assert.match(body.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   }
+
+  // The secret signs, and is shown once: never in a log line (at debug), an export or the metrics.
+  for (const path of ['/api/export', '/metrics', '/api/urls']) {
+    const r = await h.req(path, { headers: { 'x-api-key': ADMIN } });
+    assert.equal(r.status, 200, path);
+    assert.ok(!r.body.includes(sub.secret.slice(6)), `${path} never holds the secret`);
+  }
+  assert.ok(h.logs.lines.length > 0, 'the debug log was written');
+  assert.ok(!h.logs.raw.includes(sub.secret.slice(6)), 'no log line holds the secret');
 
   const listed = await h.req('/api/webhooks', { headers: { 'x-api-key': ADMIN } });
   assert.equal(listed.status, 200);

@@ -4,7 +4,7 @@
  * every create the service acknowledged is delivered at least once, no event names a link that
  * was never made, and a message delivered twice is the same message (same `webhook-id`, same body),
  * each one verified by the official `standardwebhooks` package. On the log store, and on
- * PostgreSQL with two instances sharing one outbox, one of them killed each round (each event is
+ * PostgreSQL with three instances sharing one outbox, one of them killed each round (each event is
  * then still sent, and the rest by one instance only).
  */
 import assert from 'node:assert/strict';
@@ -151,21 +151,21 @@ test('log store: SIGKILL while the receiver is slow, failing or down loses no ac
 });
 
 test(
-  'PostgreSQL, two instances: one killed each round, every acknowledged event still delivered, none twice but for a kill',
+  'PostgreSQL, three instances: one killed each round, every acknowledged event still delivered, none twice but for a kill',
   pg ? {} : { skip: NO_POSTGRES },
   async (t: TestContext) => {
     if (pg === undefined) return;
     const env = { ...ENV, DATABASE_URL: await pg.createDatabase() };
     const rx = await receiver();
     t.after(() => rx.close());
-    const servers = [await serverProcess(env), await serverProcess(env)];
+    const servers = [await serverProcess(env), await serverProcess(env), await serverProcess(env)];
     t.after(() => Promise.all(servers.map((s) => s.stop())).then(() => undefined));
     const secret = await subscribe(servers[0]!.port, rx);
     const acked = new Set<string>();
     const tried = new Set<string>();
     for (const [round, m] of PG_MODES.entries()) {
       await mode(rx, m);
-      const victim = round % 2;
+      const victim = round % servers.length;
       const killed = delay(200 + randomInt(600)).then(() => void servers[victim]!.child.kill('SIGKILL'));
       await makeLinks(
         () => servers.map((s) => s.port),
