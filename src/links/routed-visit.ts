@@ -104,7 +104,7 @@ function counted(
   // The event keeps which rule sent the visitor (docs/analytics.md).
   const source = (): VisitEventSource => {
     const event = recorder.source(req);
-    return rule === null ? event : () => ({ ...event(), rule });
+    return rule === null ? event : (mode, made) => (mode === 'counted' ? event(mode, made) : { ...event(mode), rule });
   };
   const waiting = recorder.ready();
   if (waiting !== undefined) return waiting.then(() => mapMaybe(again(true, source()), answer));

@@ -31,8 +31,14 @@ export interface VisitEvent {
   readonly rule?: number;
 }
 
-/** Made only when a visit is counted: the redirect of a link that is not found pays nothing. */
-export type VisitEventSource = () => VisitEvent;
+/**
+ * Made only when a visit is counted: the redirect of a link that is not found pays nothing. A
+ * store that must make the event before it knows whether the visit counts (a database's one
+ * statement decides both) makes it `'quiet'`, which the events metric is not told of, and once the
+ * visit counted calls the source again with `'counted'` and that event: nothing is made then, the
+ * metric is told. A store that knows first calls it bare, once.
+ */
+export type VisitEventSource = (mode?: 'quiet' | 'counted', made?: VisitEvent) => VisitEvent;
 
 /** `bots`: leave bot events out (the default), count them too, or count only them. */
 export type BotFilter = 'exclude' | 'include' | 'only';

@@ -120,8 +120,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   return {
     source(req) {
-      return function visitEvent() {
-        return event(req);
+      return function visitEvent(mode, made) {
+        if (mode !== 'counted' || made === undefined) return event(req, mode !== 'quiet');
+        recorded?.(made.bot);
+        return made;
       };
     },
     event,

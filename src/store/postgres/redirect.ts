@@ -40,8 +40,9 @@ export class PostgresRedirect {
     const now = clock();
     if (!count) return this.peek(code, now, routed);
     // Made before the statement, which decides whether the visit counts: a GET of a code that is
-    // not found pays for it, which a database round trip dwarfs anyway.
-    const visit = event?.();
+    // not found pays for it, which a database round trip dwarfs anyway. Made quietly: the events
+    // metric hears of it only once the statement counted the visit.
+    const visit = event?.('quiet');
     const columns = visit && eventColumns(visit);
     // No subscription wants this visit (the copy in memory says so at once): the plain statement.
     const asked = this.fanout?.forVisit(code, visit);
@@ -53,6 +54,7 @@ export class PostgresRedirect {
           ? (await this.calls.run(this.statements.countVisit(code, now, columns, routed)))[0]
           : await this.fanout!.count(this.calls, code, now, columns, routed, hooks, attempt > 0);
       if (hit) {
+        if (visit !== undefined) event!('counted', visit);
         if (hit.max_visits !== null) this.wrote(started);
         return { kind: 'found', url: hit.url, limited: hit.max_visits !== null };
       }
