@@ -26,7 +26,7 @@ import type { Geoip } from './visits/geoip.ts';
 import { createRecorder, type Recorder } from './visits/recorder.ts';
 import { createSender } from './webhooks/send.ts';
 import { createWebhooks, type Webhooks } from './webhooks/subscriptions.ts';
-import { startWorker, type Worker } from './webhooks/worker.ts';
+import { eventLoopBusy, startWorker, type Worker } from './webhooks/worker.ts';
 import { createRuleVisitors } from './links/rule-visitor.ts';
 import { createVisitorIds } from './visits/visitor-id.ts';
 
@@ -210,6 +210,7 @@ function webhooksFor({ config, log, links, metrics }: Opened, injected: Injected
     allowPrivate,
     now,
     attempted: (outcome) => metrics.webhookAttempt(outcome),
+    busy: eventLoopBusy(),
     warn: (message, fields) => log.warn(message, fields),
   });
   return { webhooks, worker };

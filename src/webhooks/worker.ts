@@ -9,6 +9,7 @@
  * the next start (or, on PostgreSQL, another instance once the claim lapses) sends it again, with
  * the same `webhook-id`.
  */
+import { performance } from 'node:perf_hooks';
 import type { DeliveryAttempt, DeliveryOutcome, PendingDelivery, WebhookStore, WebhookSubscription } from '../store/webhook-store.ts';
 import { keptResponse, nextAttemptAt, outcomeOf } from './schedule.ts';
 import type { SendRequest, SendResult } from './send.ts';
@@ -29,6 +30,12 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Told each attempt's outcome (metrics). */
   attempted?: (outcome: DeliveryOutcome, seconds: number) => void;
+  /**
+   * Whether the process is too busy for deliveries now (its event loop saturated by requests):
+   * attempts then trickle, one a `YIELD_MS`, so requests go first and no receiver waits for ever.
+   * Absent: never busy.
+   */
+  busy?: () => boolean;
   /** Told of a failure of the outbox itself (a store that cannot be read or written). */
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
@@ -38,6 +45,9 @@ const realTimer = (f: () => void, ms: number): (() => void) => {
   t.unref();
   return () => clearTimeout(t);
 };
+
+/** While the process is too busy for deliveries, at most one attempt begins in this many milliseconds. */
+const YIELD_MS = 100;
 
 export interface Worker {
   /** Asks the outbox now rather than at the next poll (a row was just written). */
@@ -61,13 +71,11 @@ export function startWorker(options: WorkerOptions): Worker {
   /** Waiters of `idle`, each with the number of asks begun when it came: only a later ask answers it. */
   let idleWaiters: { after: number; resolve: () => void }[] = [];
   let asks = 0;
+  const roomNow = throttle(options);
 
   function schedule(ms: number): void {
     cancel?.();
-    cancel = timer(() => {
-      cancel = undefined;
-      kick();
-    }, ms);
+    cancel = timer(() => void ((cancel = undefined), kick()), ms);
   }
 
   function kick(): void {
@@ -85,13 +93,22 @@ export function startWorker(options: WorkerOptions): Worker {
     });
   }
 
+  function answerIdle(me: number): void {
+    const done = idleWaiters.filter((w) => w.after < me);
+    idleWaiters = idleWaiters.filter((w) => w.after >= me);
+    for (const w of done) w.resolve();
+  }
+
   async function ask(): Promise<void> {
     const me = ++asks;
-    const room = concurrency - running.size;
-    if (room <= 0) return;
-    const read = await readDue(options, room);
-    if (read === undefined) return schedule(pollMs);
-    const { rows, subs } = read;
+    if (concurrency - running.size <= 0) return;
+    const room = roomNow(concurrency - running.size);
+    if (typeof room !== 'number') {
+      // Nothing more begins before the clock moves: as idle as it will be until then.
+      if (running.size === 0) answerIdle(me);
+      return schedule(room.waitMs);
+    }
+    const { rows, subs } = (await readDue(options, room)) ?? { rows: [], subs: new Map() };
     for (const row of rows) {
       const attempt = deliver(options, row, subs.get(row.subscription)).finally(() => {
         running.delete(attempt);
@@ -99,11 +116,7 @@ export function startWorker(options: WorkerOptions): Worker {
       });
       running.add(attempt);
     }
-    if (rows.length === 0 && running.size === 0) {
-      const done = idleWaiters.filter((w) => w.after < me);
-      idleWaiters = idleWaiters.filter((w) => w.after >= me);
-      for (const w of done) w.resolve();
-    }
+    if (rows.length === 0 && running.size === 0) answerIdle(me);
     if (!stopped) schedule(pollMs);
   }
 
@@ -123,6 +136,21 @@ export function startWorker(options: WorkerOptions): Worker {
         kick();
       });
     },
+  };
+}
+
+/**
+ * The attempts that may begin now, of `room`: all of them, or while the process is busy one a
+ * `YIELD_MS` (a trickle that never starves a receiver whole), else how long to wait for it.
+ */
+function throttle(options: WorkerOptions): (room: number) => number | { waitMs: number } {
+  let trickled = Number.NEGATIVE_INFINITY;
+  return (room) => {
+    if (options.busy?.() !== true) return room;
+    const at = options.now();
+    if (at - trickled < YIELD_MS) return { waitMs: YIELD_MS - (at - trickled) };
+    trickled = at;
+    return 1;
   };
 }
 
@@ -179,4 +207,25 @@ function errorOf(result: SendResult, verdict: 'delivered' | 'retry' | 'disable')
   if (result.error !== undefined) return keptResponse(result.error);
   if (verdict === 'delivered') return null;
   return result.response === '' ? null : result.response;
+}
+
+/**
+ * Whether the event loop has been busy more than `threshold` of the time over the last
+ * `windowMs` (node's event-loop utilization): requests are then waiting on this process, and the
+ * deliveries, which can wait, let them go first. Read when asked, at most once a window.
+ */
+export function eventLoopBusy(threshold = 0.9, windowMs = 100): () => boolean {
+  let last = performance.eventLoopUtilization();
+  let lastAt = performance.now();
+  let saturated = false;
+  return () => {
+    const at = performance.now();
+    if (at - lastAt >= windowMs) {
+      const now = performance.eventLoopUtilization();
+      saturated = performance.eventLoopUtilization(now, last).utilization > threshold;
+      last = now;
+      lastAt = at;
+    }
+    return saturated;
+  };
 }

@@ -82,7 +82,12 @@ test('gauges: memory adds up, the links of the one database and the event-loop l
       ['x_other', 40],
     ],
   );
-  assert.deepEqual(GAUGES, { process_resident_memory_bytes: 'sum', shortener_links: 'max', nodejs_eventloop_lag_seconds: 'max' });
+  assert.deepEqual(GAUGES, {
+    process_resident_memory_bytes: 'sum',
+    shortener_links: 'max',
+    nodejs_eventloop_lag_seconds: 'max',
+    shortener_webhook_pending: 'max',
+  });
 });
 
 test('the families of real registries merge into text that renders like one registry', async () => {

@@ -63,8 +63,9 @@ function setUp(t: { after: (f: () => Promise<void> | void) => void }, dir = temp
     answer(f: Answer) {
       answer = f;
     },
-    start(): Worker {
+    start(busy?: () => boolean): Worker {
       worker = startWorker({
+        ...(busy === undefined ? {} : { busy }),
         store: store.webhooks,
         allowPrivate: true,
         now: time.now,
@@ -199,4 +200,22 @@ test('a 410 disables its subscription only; a restart resumes what was owed, wit
     ['delivered', 'delivered', 'retry'],
     'the attempts before the restart are still listed',
   );
+});
+
+test('while the process is busy, attempts trickle, one a 100 ms, and go at full pace again once it is not', async (t) => {
+  const s = setUp(t);
+  await s.subscribe('wh_AAAAAAAAAAAAAAAA', 'https://one.example/in');
+  await s.subscribe('wh_BBBBBBBBBBBBBBBB', 'https://two.example/in');
+  for (const code of ['a', 'b', 'c']) await s.create(code);
+  let busy = true;
+  s.start(() => busy);
+  await s.at(T0);
+  assert.equal(s.sent.length, 1, 'busy: one attempt');
+  await s.at(T0 + 99);
+  assert.equal(s.sent.length, 1, 'and no other within 100 ms');
+  await s.at(T0 + 100);
+  assert.equal(s.sent.length, 2, 'then the next');
+  busy = false;
+  await s.at(T0 + 150);
+  assert.equal(s.sent.length, 6, 'not busy: every row owed, at once');
 });

@@ -154,9 +154,13 @@ export class LogWebhooks implements WebhookStore {
     const now = this.now();
     const rows: PendingDelivery[] = [];
     const added = new Map<string, number>();
+    // Who wants a domain's clicks, asked once a flush: a busy flush holds thousands of one domain's.
+    const wanting = new Map<string | null, readonly WebhookSubscription[]>();
     for (const { code, event } of clicks) {
       const domain = keyDomain(code);
-      const subs = table.wanting('link.clicked', domain).filter((sub) => table.roomForClick(sub.id, added.get(sub.id) ?? 0));
+      let asked = wanting.get(domain);
+      if (asked === undefined) wanting.set(domain, (asked = table.wanting('link.clicked', domain)));
+      const subs = asked.filter((sub) => table.roomForClick(sub.id, added.get(sub.id) ?? 0));
       if (subs.length === 0) continue;
       const shown = { id: newEventId(now), type: 'link.clicked' as const, time: event.time, data: bodies.clicked(code, domain, event) };
       for (const sub of subs) {
