@@ -8,7 +8,7 @@
  * Order per subscription is the rows' `seq`: a subscription's next delivery is always its oldest
  * row, so a receiver that is down holds back only its own events.
  */
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { LinkRecord, MaybePromise } from './link-store.ts';
 import type { VisitEvent } from '../visits/event.ts';
 
@@ -154,7 +154,7 @@ const MAX_ULID_MS = 2 ** 48 - 1;
 /**
  * A new event id: `msg_` + a ULID (ulid/spec): 10 characters of the time in milliseconds, then 16
  * of 80 random bits, all Crockford base32. Fixed width and time first, so ids sort by when they
- * were made (to the millisecond; within one millisecond the order is random), which makes a list
+ * were made (to the millisecond, and within one in the order made), which makes a list
  * of deliveries and a receiver's log readable in order. Nothing relies on that order: delivery
  * order comes from the outbox's sequence, and the id is the receiver's idempotency key, which
  * needs only uniqueness (ids of one millisecond are counted up from a random first one). Chosen over the
@@ -165,42 +165,49 @@ export function newEventId(nowMs: number = Date.now()): string {
   if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > MAX_ULID_MS) throw new RangeError('an event id needs a time of 0 to 2^48 - 1 milliseconds');
   if (nowMs !== lastMs) {
     lastMs = nowMs;
-    randomFillSync(entropy);
+    toDigits(randomBytes(10), digits);
     stamp = '';
     for (let rest = nowMs, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) stamp = CROCKFORD[rest % 32] + stamp;
-  } else increment(entropy);
-  return `msg_${stamp}${base32(entropy)}`;
+    head = headOf();
+  } else if (increment(digits)) head = headOf();
+  return head + CROCKFORD[digits[12]!] + CROCKFORD[digits[13]!] + CROCKFORD[digits[14]!] + CROCKFORD[digits[15]!];
 }
 
 // The ULID specification's monotonic ids: within one millisecond the random part of the first id
 // is counted up rather than drawn again, so a busy second's thousands of ids cost one draw a
 // millisecond (drawn per id, the draws were a tenth of a busy redirect's work with a subscription).
+// The random part is kept as its 16 base-32 digits (80 bits are exactly 16 of them, so counting up
+// the digits is counting up the number), and the id's first 28 characters as one string, remade
+// only when a carry reaches them: an id is that string and 4 characters.
 let lastMs = -1;
 let stamp = '';
-const entropy = new Uint8Array(10);
+let head = '';
+const digits = new Uint8Array(16);
 
-/** Adds 1 to the 80-bit big-endian number in `bytes` (wrapping past the top, 2⁸⁰ ids in a millisecond away). */
-function increment(bytes: Uint8Array): void {
-  for (let i = bytes.length - 1; i >= 0; i--) {
-    bytes[i] = (bytes[i]! + 1) & 0xff;
-    if (bytes[i] !== 0) return;
+const headOf = (): string => `msg_${stamp}${Array.from(digits.subarray(0, 12), (d) => CROCKFORD[d]).join('')}`;
+
+/** Adds 1 to the base-32 number `d` (wrapping past the top, 2⁸⁰ ids in a millisecond away); whether a carry reached its first 12 digits. */
+function increment(d: Uint8Array): boolean {
+  for (let i = d.length - 1; i >= 0; i--) {
+    d[i] = (d[i]! + 1) & 31;
+    if (d[i] !== 0) return i < 12;
   }
+  return true;
 }
 
-/** Base32 of whole 5-bit groups (10 bytes are 80 bits, 16 characters: nothing is left over). */
-function base32(bytes: Uint8Array): string {
-  let out = '';
+/** The 5-bit groups of `bytes`, into `out` (10 bytes are 80 bits, 16 digits: nothing is left over). */
+function toDigits(bytes: Uint8Array, out: Uint8Array): void {
   let buffered = 0;
   let bits = 0;
+  let at = 0;
   for (const byte of bytes) {
     buffered = (buffered << 8) | byte;
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      out += CROCKFORD[(buffered >>> bits) & 31];
+      out[at++] = (buffered >>> bits) & 31;
     }
     // Only the bits not yet written are kept, so `buffered` never grows past 12 bits.
     buffered &= (1 << bits) - 1;
   }
-  return out;
 }
