@@ -139,10 +139,10 @@ async function act(cmd: KeysCommand, keyStore: KeyStore | undefined, config: Con
 }
 
 /**
- * The store of `config`, opened as a server opens it, or the exit code of its failure: a data dir
+ * The store of `config`, opened as a server opens it (the keys and webhooks commands), or the exit code of its failure: a data dir
  * another process holds (the message names it), an unreachable database (1), no driver (2).
  */
-async function openStore(config: Config, log: Logger, io: CommandIo, label: string): Promise<LinkStore | number> {
+export async function openStore(config: Config, log: Logger, io: CommandIo, label: string): Promise<LinkStore | number> {
   if (config.databaseUrl === '') {
     try {
       return new LogLinkStore(new LogEngine({ dir: config.dataDir, fsync: config.fsync, log, now: io.now }));

@@ -16,14 +16,11 @@
 import { ConfigError } from '../errors.ts';
 import { createDomains } from '../links/domains.ts';
 import { createLogger, type Logger } from '../log.ts';
-import type { LinkStore } from '../store/link-store.ts';
-import { LogEngine, StoreOpenError } from '../store/log/log-engine.ts';
-import { LogLinkStore } from '../store/log/log-link-store.ts';
-import { DatabaseOpenError, DriverMissingError, openPostgresStore } from '../store/postgres/connect.ts';
 import type { Config } from '../config/config.ts';
 import { resolveConfig } from '../config/resolve.ts';
 import { createWebhooks, type Failed, type Webhooks } from '../webhooks/subscriptions.ts';
 import type { CommandIo } from './transfer-commands.ts';
+import { openStore } from './keys-commands.ts';
 
 export type WebhooksAction = 'list' | 'create' | 'delete' | 'deliveries';
 
@@ -159,38 +156,5 @@ async function act(cmd: WebhooksCommand, webhooks: Webhooks, log: Logger, io: Co
       print({ count: read.deliveries.length, deliveries: read.deliveries });
       return 0;
     }
-  }
-}
-
-/**
- * The store of `config`, opened as the keys commands open it, or the exit code of its failure: a
- * data dir another process holds (the message names it), an unreachable database (1), no driver (2).
- */
-async function openStore(config: Config, log: Logger, io: CommandIo, label: string): Promise<LinkStore | number> {
-  if (config.databaseUrl === '') {
-    try {
-      return new LogLinkStore(new LogEngine({ dir: config.dataDir, fsync: config.fsync, log, now: io.now }));
-    } catch (err) {
-      if (!(err instanceof StoreOpenError)) throw err;
-      log.error(err.message);
-      return 1;
-    }
-  }
-  try {
-    return await openPostgresStore({
-      url: config.databaseUrl,
-      poolSize: 2,
-      log,
-      now: io.now,
-      ...(io.driverModule !== undefined ? { driverModule: io.driverModule } : {}),
-    });
-  } catch (err) {
-    if (err instanceof DriverMissingError) {
-      io.stderr.write(`${label}: ${err.message}\n`);
-      return 2;
-    }
-    if (!(err instanceof DatabaseOpenError)) throw err;
-    log.error(err.message);
-    return 1;
   }
 }

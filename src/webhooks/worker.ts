@@ -72,6 +72,7 @@ export function startWorker(options: WorkerOptions): Worker {
   let idleWaiters: { after: number; resolve: () => void }[] = [];
   let asks = 0;
   const roomNow = throttle(options);
+  const known = new Map<string, WebhookSubscription>(); // `readDue`'s
 
   function schedule(ms: number): void {
     cancel?.();
@@ -94,9 +95,8 @@ export function startWorker(options: WorkerOptions): Worker {
   }
 
   function answerIdle(me: number): void {
-    const done = idleWaiters.filter((w) => w.after < me);
+    for (const w of idleWaiters.filter((w) => w.after < me)) w.resolve();
     idleWaiters = idleWaiters.filter((w) => w.after >= me);
-    for (const w of done) w.resolve();
   }
 
   async function ask(): Promise<void> {
@@ -108,7 +108,7 @@ export function startWorker(options: WorkerOptions): Worker {
       if (running.size === 0) answerIdle(me);
       return schedule(room.waitMs);
     }
-    const { rows, subs } = (await readDue(options, room)) ?? { rows: [], subs: new Map() };
+    const { rows, subs } = (await readDue(options, room, known)) ?? { rows: [], subs: known };
     for (const row of rows) {
       const attempt = deliver(options, row, subs.get(row.subscription)).finally(() => {
         running.delete(attempt);
@@ -158,11 +158,18 @@ function throttle(options: WorkerOptions): (room: number) => number | { waitMs: 
 async function readDue(
   options: WorkerOptions,
   room: number,
+  known: Map<string, WebhookSubscription>,
 ): Promise<{ rows: readonly PendingDelivery[]; subs: Map<string, WebhookSubscription> } | undefined> {
   try {
     const rows = await options.store.due(options.now(), room);
-    const subs = rows.length === 0 ? new Map() : new Map((await options.store.subscriptions()).map((s) => [s.id, s]));
-    return { rows, subs };
+    // The list is read again only for a subscription not seen yet (made since): not once a delivery,
+    // which on PostgreSQL was a query each. A subscription has no edit, and a deleted one's rows go
+    // with it, so what is known stays true.
+    if (rows.some((row) => !known.has(row.subscription))) {
+      known.clear();
+      for (const sub of await options.store.subscriptions()) known.set(sub.id, sub);
+    }
+    return { rows, subs: known };
   } catch (err) {
     options.warn?.('webhooks: could not read the outbox; will retry', { error: (err as Error).message });
     return undefined;
