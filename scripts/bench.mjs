@@ -924,7 +924,9 @@ async function reportRules() {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const creator = await startServer({ fsync: 'always', dir });
+  // Made by the other build when one is named: a log of an older format is one both read (this
+  // build rewrites it in its own at start), where one of a newer format the older build refuses.
+  const creator = await startServer({ fsync: 'always', dir, ...(process.env.BENCH_BASE_SERVER ? { entry: process.env.BENCH_BASE_SERVER } : {}) });
   const code = await shorten(creator.port, TARGET);
   const made = await call(creator.port, 'POST', '/api/shorten', {
     headers: { 'content-type': 'application/json' },

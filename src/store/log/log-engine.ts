@@ -114,7 +114,11 @@ export class LogEngine extends EngineLifecycle {
     ];
     if (rec.maxVisits !== null && counted > 0) entries.unshift(...this.counts.carried(before));
     // The record as the edit leaves it: its count is memory's, not the caller's copy's.
-    const told = before === -1 ? undefined : this.webhooks.linkRows('link.updated', { ...rec, visits: records.visits(before) }, this.seconds());
+    // (Without a subscription, not even the record is made.)
+    const told =
+      before === -1 || records.webhooks.size === 0
+        ? undefined
+        : this.webhooks.linkRows('link.updated', { ...rec, visits: records.visits(before) }, this.seconds());
     if (told !== undefined) entries.push(told);
     let edited: StoredRecord | undefined;
     await this.append(entries, () => {
@@ -144,8 +148,10 @@ export class LogEngine extends EngineLifecycle {
     if (!this.records.has(code) || this.deleting.has(code)) return false;
     this.deleting.add(code);
     try {
-      const s = this.records.find(code);
-      const told = this.webhooks.linkRows('link.deleted', this.records.record(s, code), this.seconds());
+      const told =
+        this.records.webhooks.size === 0
+          ? undefined
+          : this.webhooks.linkRows('link.deleted', this.records.record(this.records.find(code), code), this.seconds());
       await this.append(told === undefined ? [{ op: 'D', code }] : [{ op: 'D', code }, told], () => {
         this.forget(code);
         if (told !== undefined) this.records.webhooks.apply(told);
