@@ -33,6 +33,32 @@ export function keyDomain(key: string): string | null {
   return slash === -1 ? null : key.slice(0, slash);
 }
 
+/** The code of a store key: what follows its domain's `/`, or the whole key. */
+export function keyCode(key: string): string {
+  return key.slice(key.indexOf('/') + 1);
+}
+
+/** What a visit event of §13 holds that a route may show: never the daily visitor id. */
+export interface ClickedVisit {
+  readonly time: number;
+  readonly referrer: string | null;
+  readonly country: string | null;
+  readonly browser: string | null;
+  readonly os: string | null;
+  readonly device: string | null;
+  readonly bot: boolean;
+}
+
+/**
+ * The `data` of `link.clicked`: the link's code and domain (null for the default one) and the
+ * visit's event, copied field by field, so whatever else the recorder's event carries (the daily
+ * visitor id, and anything added later) is never sent.
+ */
+export function clickedData(code: string, domain: string | null, visit: ClickedVisit): Record<string, unknown> {
+  const { time, referrer, country, browser, os, device, bot } = visit;
+  return { short_code: code, domain, visit: { time, referrer, country, browser, os, device, bot } };
+}
+
 export interface WebhookSubscription {
   /** `wh_` + 16 base64url characters. */
   readonly id: string;
@@ -162,6 +188,16 @@ const MAX_ULID_MS = 2 ** 48 - 1;
  * division. `nowMs` is the injected clock's reading; `Date.now()` only when none is given.
  */
 export function newEventId(nowMs: number = Date.now()): string {
+  const tail = newEventTail(nowMs);
+  return eventIdOf(head, tail);
+}
+
+/**
+ * `newEventId` in two parts, for an outbox that keeps many ids: the id's last 4 characters as a
+ * number (returned), and its first 30 (`eventIdHead()` just after), one string that thousands of
+ * ids share; `eventIdOf` makes the id of the two.
+ */
+export function newEventTail(nowMs: number = Date.now()): number {
   if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > MAX_ULID_MS) throw new RangeError('an event id needs a time of 0 to 2^48 - 1 milliseconds');
   if (nowMs !== lastMs) {
     lastMs = nowMs;
@@ -170,7 +206,15 @@ export function newEventId(nowMs: number = Date.now()): string {
     for (let rest = nowMs, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) stamp = CROCKFORD[rest % 32] + stamp;
     head = headOf();
   } else if (increment(digits)) head = headOf();
-  return head + CROCKFORD[digits[12]!] + CROCKFORD[digits[13]!] + CROCKFORD[digits[14]!] + CROCKFORD[digits[15]!];
+  return (digits[12]! << 15) | (digits[13]! << 10) | (digits[14]! << 5) | digits[15]!;
+}
+
+export function eventIdHead(): string {
+  return head;
+}
+
+export function eventIdOf(head: string, tail: number): string {
+  return head + CROCKFORD[(tail >>> 15) & 31] + CROCKFORD[(tail >>> 10) & 31] + CROCKFORD[(tail >>> 5) & 31] + CROCKFORD[tail & 31];
 }
 
 // The ULID specification's monotonic ids: within one millisecond the random part of the first id

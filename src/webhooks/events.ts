@@ -9,6 +9,8 @@ import { EVENT_TYPES, isEventType, type EventType } from '../store/webhook-store
 // The types' names follow the specification (`noun.verb`, `[a-z_]`); the list is the storage
 // contract's, which stores them.
 export { EVENT_TYPES, isEventType, type EventType } from '../store/webhook-store.ts';
+// What a click's `data` holds is the contract's: the log store renders it from a click's packed row.
+export { clickedData, type ClickedVisit } from '../store/webhook-store.ts';
 
 /**
  * Each type: whether a subscription may ask for it, and what it says. `ping` is sent only by
@@ -71,25 +73,4 @@ export function eventBody(type: EventType, timestamp: number, data: unknown): st
   if (data === undefined) throw new TypeError('an event needs data (null for none)');
   const iso = new Date(timestamp * 1000).toISOString().replace('.000Z', 'Z');
   return JSON.stringify({ type, timestamp: iso, data });
-}
-
-/** What a visit event of §13 holds that a route may show: never the daily visitor id. */
-export interface ClickedVisit {
-  readonly time: number;
-  readonly referrer: string | null;
-  readonly country: string | null;
-  readonly browser: string | null;
-  readonly os: string | null;
-  readonly device: string | null;
-  readonly bot: boolean;
-}
-
-/**
- * The `data` of `link.clicked`: the link's code and domain (null for the default one) and the
- * visit's event, copied field by field, so whatever else the recorder's event carries (the daily
- * visitor id, and anything added later) is never sent.
- */
-export function clickedData(code: string, domain: string | null, visit: ClickedVisit): Record<string, unknown> {
-  const { time, referrer, country, browser, os, device, bot } = visit;
-  return { short_code: code, domain, visit: { time, referrer, country, browser, os, device, bot } };
 }

@@ -77,6 +77,7 @@ export function decodePayload(text: string): Entry | undefined {
     case 'S':
     case 'Q':
     case 'N':
+    case 'L':
     case 'M':
       return decodeWebhookFields(f);
     default:

@@ -121,6 +121,7 @@ function payload(entry: Exclude<Entry, EventsEntry>): string {
     case 'S':
     case 'Q':
     case 'N':
+    case 'L':
     case 'M':
       return webhookPayload(entry);
     default:

@@ -9,7 +9,9 @@
 import type { LinkRecord } from '../link-store.ts';
 import {
   keyDomain,
+  eventIdHead,
   newEventId,
+  newEventTail,
   type DeliveryAttempt,
   type EventType,
   type PendingDelivery,
@@ -17,9 +19,10 @@ import {
   type WebhookStore,
   type WebhookSubscription,
 } from '../webhook-store.ts';
-import type { VisitEvent } from '../../visits/event.ts';
 import type { Entry } from './format.ts';
-import type { WebhookEntry } from './webhook-format.ts';
+import { rowEntries, type WebhookEntry } from './webhook-format.ts';
+import { ClickRow } from './click-row.ts';
+import { PENDING } from './pending-events.ts';
 import type { WebhookTable } from './webhook-table.ts';
 import type { Keydir } from './keydir.ts';
 import { unwritable } from './write-errors.ts';
@@ -27,22 +30,19 @@ import { unwritable } from './write-errors.ts';
 /** Appends entries; `durable` runs once they are on disk, before the promise resolves. */
 export type AppendWebhooks = (entries: Entry[], durable: () => void) => Promise<void>;
 
-/** A counted visit waiting for the flush that writes its event, and its rows with it. */
-export interface Click {
-  code: string;
-  event: VisitEvent;
+/** What `addLimited` gives its write: see there. */
+export interface Limited {
+  written(): void;
+  again(s?: number, seq?: number): void;
 }
-
-/** Outbox rows per `N` entry of a visit flush: keeps a line, and what a torn write can cut, small. */
-const ROWS_PER_LINE = 500;
 
 export class LogWebhooks implements WebhookStore {
   /** Subscriptions with an attempt under way: `due` hands none of their rows out. */
   private readonly busy = new Set<string>();
-  /** Counted visits whose `link.clicked` rows the next flush writes, with their events. */
-  private clicks: Click[] = [];
   /** Rows of a flush whose write failed: the next flush writes them again (replay keeps one of each seq). */
   private failed: PendingDelivery[] = [];
+  /** Events (`slot:seq`) a flush writes again whose rows are among `failed` already: it makes none for them. */
+  private readonly told = new Set<string>();
   /** Settles memory has and the log not yet: written by the next visit flush, at least once a second. */
   private settled: WebhookEntry[] = [];
 
@@ -53,11 +53,6 @@ export class LogWebhooks implements WebhookStore {
     /** Milliseconds. */
     private readonly now: () => number,
   ) {}
-
-  /** Whether a counted visit must be kept for the flush's `link.clicked` rows: a test per visit, nothing more. */
-  get hearsClicks(): boolean {
-    return this.bodies !== undefined && this.table().hearsClicks;
-  }
 
   /** Now, in Unix seconds: when an event without a time of its own happened. */
   seconds(): number {
@@ -111,7 +106,7 @@ export class LogWebhooks implements WebhookStore {
 
   /** Nothing waits for the visit flush. */
   get idle(): boolean {
-    return this.clicks.length === 0 && this.failed.length === 0 && this.settled.length === 0;
+    return this.failed.length === 0 && this.settled.length === 0;
   }
 
   listen(written: () => void): void {
@@ -144,76 +139,100 @@ export class LogWebhooks implements WebhookStore {
   }
 
   /**
-   * The `link.clicked` rows of the visits a flush writes, for the subscriptions that want each and
-   * whose cap leaves room (a drop is counted). Called when the flush is made, off the redirect.
+   * The `link.clicked` rows of the visits a flush writes: of each event in `p` (`PENDING` numbers
+   * an event, as `VisitCounts` keeps them) whose link is live, for the subscriptions that want its
+   * domain and whose cap leaves room (a drop is counted). Each row holds the event's packed words,
+   * not its body (`click-row.ts`). Made when the flush is made, off the redirect.
    */
-  clickRows(clicks: readonly Click[]): PendingDelivery[] {
-    const bodies = this.bodies;
+  clickRows(records: Keydir, p: readonly number[]): PendingDelivery[] {
     const table = this.table();
-    if (bodies === undefined || clicks.length === 0) return [];
+    if (this.bodies === undefined || p.length === 0 || !table.hearsClicks) return [];
     const now = this.now();
-    const rows: PendingDelivery[] = [];
-    const added = new Map<string, number>();
-    // Who wants a domain's clicks, asked once a flush: a busy flush holds thousands of one domain's.
+    const referrers = records.events.referrers;
+    // Per slot, its key and who wants its domain's clicks, asked once a flush: a busy flush holds
+    // thousands of one link's visits.
+    const links = new Map<number, { key: string; subs: readonly WebhookSubscription[] }>();
     const wanting = new Map<string | null, readonly WebhookSubscription[]>();
-    for (const { code, event } of clicks) {
-      const domain = keyDomain(code);
-      let asked = wanting.get(domain);
-      if (asked === undefined) wanting.set(domain, (asked = table.wanting('link.clicked', domain)));
-      const subs = asked.filter((sub) => table.roomForClick(sub.id, added.get(sub.id) ?? 0));
-      if (subs.length === 0) continue;
-      const shown = { id: newEventId(now), type: 'link.clicked' as const, time: event.time, data: bodies.clicked(code, domain, event) };
-      for (const sub of subs) {
-        added.set(sub.id, (added.get(sub.id) ?? 0) + 1);
-        rows.push({ seq: table.take(1), subscription: sub.id, event: shown, attempts: 0, nextAt: now });
+    // Per subscription: the room its cap leaves, and its rows (written one run each).
+    const owed = new Map<string, { left: number; rows: ClickRow[] }>();
+    for (let i = 0; i < p.length; i += PENDING) {
+      const s = p[i]!;
+      if (this.told.size > 0 && this.told.delete(`${s}:${p[i + 1]!}`)) continue;
+      let link = links.get(s);
+      if (link === undefined) {
+        // A slot deleted since its visit has no event written, so no click either.
+        const key = records.isLive(s) ? records.code(s) : '';
+        const domain = keyDomain(key);
+        let subs = key === '' ? [] : wanting.get(domain);
+        if (subs === undefined) wanting.set(domain, (subs = table.wanting('link.clicked', domain)));
+        links.set(s, (link = { key, subs }));
+      }
+      // The event's id, made once for every subscription it goes to.
+      let tail = -1;
+      let head = '';
+      for (const sub of link.subs) {
+        let to = owed.get(sub.id);
+        if (to === undefined) owed.set(sub.id, (to = { left: table.room(sub.id), rows: [] }));
+        if (to.left <= 0) {
+          table.dropped++;
+          continue;
+        }
+        to.left--;
+        if (tail === -1) {
+          tail = newEventTail(now);
+          head = eventIdHead();
+        }
+        to.rows.push(new ClickRow(table.take(1), sub.id, 0, now, head, tail, link.key, p[i + 2]!, referrers.host(p[i + 4]!), p[i + 5]!));
       }
     }
+    const rows: PendingDelivery[] = [];
+    for (const to of owed.values()) for (const row of to.rows) rows.push(row);
     return rows;
   }
 
-  noteClick(code: string, event: VisitEvent): void {
-    this.clicks.push({ code, event });
-  }
-
   /**
-   * What a visit flush writes, added to its `entries`: the rows of a failed flush first, then those
-   * of the visits noted since, then the settles memory has already. Returns the rows, which memory
-   * gets once written; the settles are not written again should the write fail (see `settle`).
+   * What a visit flush writes, added to its `entries`: the rows of a failed flush first, then the
+   * `link.clicked` rows of its events `p`, then the settles memory has already. Returns the rows,
+   * which memory gets once written; the settles are not written again should the write fail (see `settle`).
    */
-  flushRows(entries: Entry[]): PendingDelivery[] {
-    const rows = this.failed.concat(this.clickRows(this.clicks));
-    this.clicks = [];
+  flushRows(entries: Entry[], records: Keydir, p: readonly number[]): PendingDelivery[] {
+    const rows = this.failed.concat(this.clickRows(records, p));
     this.failed = [];
-    for (let i = 0; i < rows.length; i += ROWS_PER_LINE) entries.push({ op: 'N', rows: rows.slice(i, i + ROWS_PER_LINE) });
+    entries.push(...rowEntries(rows));
     entries.push(...this.settled);
     this.settled = [];
     return rows;
   }
 
-  /** Adds the rows of a limited link's visit to `entries`; returns what applies them once written. */
-  addLimited(entries: Entry[], records: Keydir, s: number, click: Click | undefined): () => void {
-    const told = this.limitedRows(records, s, click);
-    if (told === undefined) return () => undefined;
-    entries.push(told);
-    return () => records.webhooks.apply(told);
+  /**
+   * Adds the rows of a limited link's visit just counted in slot `s` to `entries`, to be written
+   * with its count: its `link.clicked` (`click`: its event as `PENDING` numbers, when it has one)
+   * and, when it used the limit up, its `link.limit_reached`. Returns what to do once the write
+   * is done (`written`: memory gets them), or when it may or may not have been (`again`: the next
+   * flush writes them again, and makes no new row of the event `(s, seq)` it writes again).
+   */
+  addLimited(entries: Entry[], records: Keydir, s: number, click: readonly number[] | undefined): Limited {
+    const rows = click === undefined ? [] : this.clickRows(records, click);
+    if (records.visits(s) >= records.maxVisits(s)) {
+      const reached = this.linkRows('link.limit_reached', records.record(s, records.code(s)), this.seconds());
+      if (reached?.op === 'N') rows.push(...reached.rows);
+    }
+    const told = rowEntries(rows);
+    entries.push(...told);
+    return {
+      written: () => {
+        for (const entry of told) records.webhooks.apply(entry);
+      },
+      again: (slot, seq) => {
+        if (slot !== undefined && slot !== -1 && click !== undefined && rows.length > 0) this.told.add(`${slot}:${seq}`);
+        this.unsent(rows);
+      },
+    };
   }
 
   /** Rows of a flush whose write failed, for the next one. */
   unsent(rows: PendingDelivery[]): void {
     this.failed = rows.concat(this.failed);
-  }
-
-  /**
-   * The rows of a limited link's visit just counted in slot `s`, written with its count: its
-   * `link.clicked` (with an event) and, when it used the limit up, its `link.limit_reached`.
-   */
-  private limitedRows(records: Keydir, s: number, click: Click | undefined): WebhookEntry | undefined {
-    const rows = click !== undefined && this.hearsClicks ? this.clickRows([click]) : [];
-    if (records.visits(s) >= records.maxVisits(s)) {
-      const reached = this.linkRows('link.limit_reached', records.record(s, records.code(s)), this.seconds());
-      if (reached?.op === 'N') rows.push(...reached.rows);
-    }
-    return rows.length === 0 ? undefined : { op: 'N', rows };
   }
 
   private async write(entries: WebhookEntry[]): Promise<void> {

@@ -105,6 +105,7 @@ function apply(records: Keydir, entry: Entry): void {
     case 'S':
     case 'Q':
     case 'N':
+    case 'L':
     case 'M':
       records.webhooks.apply(entry);
       break;

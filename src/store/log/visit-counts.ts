@@ -7,9 +7,8 @@
  * A link with a visit limit is the exception: a lost count could grant a visit twice, so each of
  * its counted visits is written at once, as a count entry of its new absolute count that joins the
  * group commit (`countDurably`), and a link that gets a limit has its count so far written with
- * the edit (`log-engine.ts`, `write`). Both kinds read the count when they queue, and the log writes in
- * queue order, so the counts on disk never go down, but for a visit given back (see there).
- */
+ * the edit (`log-engine.ts`, `write`). Both read the count when they queue, the log writes in queue
+ * order: the counts on disk never go down, but for a visit given back (see there). */
 import { encodeEntry, type Entry } from './format.ts';
 import { eventEntries, eventLines, keptEvents, PENDING, referrerEntries, renumbered } from './pending-events.ts';
 import type { EncodedLines } from './log-writer.ts';
@@ -75,9 +74,7 @@ export class VisitCounts {
     const attrs = packAttrs(event);
     const seq = records.addEvent(s, event.time, visitor, referrer, attrs);
     this.pending.push(s, seq, event.time, visitor, referrer, attrs);
-    if (this.webhooks?.hearsClicks === true) this.webhooks.noteClick(records.code(s), event);
-    // A busy second's events written at once would hold the loop for tens of milliseconds: a
-    // flush's worth is written as it fills instead.
+    // A busy second's events written at once would hold the loop for tens of milliseconds: a flush's worth is written as it fills.
     if (this.pending.length === PENDING * FLUSH_EVENTS) this.full();
   }
 
@@ -98,11 +95,13 @@ export class VisitCounts {
     const code = records.code(s);
     const entries = this.pendingEntries(s);
     entries.push(...referrerEntries(this.records.events.referrers, [referrer]), { op: 'X', code, seq, events: Uint32Array.of(time, visitor, referrer, attrs) });
-    const told = this.webhooks?.addLimited(entries, records, s, { code, event });
+    const told = this.webhooks?.addLimited(entries, records, s, [s, seq, time, visitor, referrer, attrs]);
     return this.append(entries).then(
-      () => told?.(),
+      () => told?.written(),
       (err: unknown) => {
         const now = records.find(code);
+        // Perhaps written: the next flush writes the event again, with its rows as they were (the same ids).
+        if (!neverWritten(err)) told?.again(now, seq);
         if (now !== -1) {
           if (neverWritten(err)) records.takeBackEvent(now, time, visitor, referrer, attrs);
           else this.pending.push(now, seq, time, visitor, referrer, attrs);
@@ -190,10 +189,11 @@ export class VisitCounts {
     const entries = this.carried(s);
     const told = this.webhooks?.addLimited(entries, records, s, undefined);
     return this.append(entries).then(
-      () => told?.(),
+      () => told?.written(),
       (err: unknown) => {
         const now = records.find(code);
         if (now !== -1 && neverWritten(err) && records.visits(now) > 0) records.setVisits(now, records.visits(now) - 1);
+        else if (!neverWritten(err)) told?.again();
         this.retry(code);
         throw err;
       },
@@ -280,7 +280,7 @@ export class VisitCounts {
     const entries: Entry[] = [];
     for (let i = 0; i < counts.length; i += COUNTS_PER_ENTRY) entries.push({ op: 'V', counts: counts.slice(i, i + COUNTS_PER_ENTRY) });
     // The visits' `link.clicked` rows go last, in the same write: read back, their events were too.
-    const rows = this.webhooks?.flushRows(entries);
+    const rows = this.webhooks?.flushRows(entries, records, this.inflight);
     const written = [...referrers, lines, ...entries.map((entry) => ({ bytes: encodeEntry(entry), lines: 1 }))];
     try {
       await this.append({ bytes: Buffer.concat(written.map((w) => w.bytes)), lines: written.reduce((n, w) => n + w.lines, 0) });

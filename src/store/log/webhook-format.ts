@@ -6,6 +6,11 @@
  *   S <subscription>      a subscription, whole: made, or disabled by a `410` (compaction writes one per subscription)
  *   Q <id>                a subscription deleted, with every row owed to it
  *   N <[rows]>            outbox rows: [seq, subscription, event id, type, time, data, attempts, next_at]
+ *   L <[subscription, attempts, next_at, rows…]>
+ *                         `link.clicked` rows of one subscription with the same attempts and time,
+ *                         six fields each: seq, event id, link key, time, referrer host, attrs word
+ *                         (`visits/packed.ts`: country, browser, OS, device, bot); the body is made
+ *                         from these when the row is delivered (`click-row.ts`)
  *   M <[settle]>          an attempt: [subscription, seq, outcome, next_at, at, event id, type, status, duration_ms, error, attempts]
  *
  * An `N` entry is written in the same write as the change it tells of, and after its lines: a
@@ -18,15 +23,18 @@
 import { isEventType, type DeliveryAttempt, type DeliveryOutcome, type EventType, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
 import { isRecordInteger } from '../record-limits.ts';
 import type { WebhookImage } from './webhook-table.ts';
+import { ClickRow } from './click-row.ts';
 
 export type WebhookEntry =
   | { op: 'S'; sub: WebhookSubscription }
   | { op: 'Q'; id: string }
   | { op: 'N'; rows: PendingDelivery[] }
+  /** Every row a `ClickRow`, and its subscription, attempts and `nextAt` the first row's. */
+  | { op: 'L'; rows: PendingDelivery[] }
   /** `attempts`: the row's failed attempts once settled, written out so that applying the entry twice changes nothing more. */
   | { op: 'M'; subscription: string; seq: number; nextAt: number | null; attempts: number; attempt: DeliveryAttempt };
 
-export const WEBHOOK_OPS: ReadonlySet<string> = new Set(['S', 'Q', 'N', 'M']);
+export const WEBHOOK_OPS: ReadonlySet<string> = new Set(['S', 'Q', 'N', 'L', 'M']);
 
 const OUTCOMES: ReadonlySet<string> = new Set<DeliveryOutcome>(['delivered', 'retry', 'failed', 'disabled']);
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -44,6 +52,8 @@ export function webhookPayload(entry: WebhookEntry): string {
       return `Q\t${entry.id}`;
     case 'N':
       return `N\t${JSON.stringify(entry.rows.map(rowOf))}`;
+    case 'L':
+      return `L\t${JSON.stringify(clickFields(entry.rows))}`;
     case 'M': {
       const a = entry.attempt;
       return `M\t${JSON.stringify([entry.subscription, entry.seq, a.outcome, entry.nextAt, a.at, a.eventId, a.type, a.status, a.durationMs, a.error, entry.attempts])}`;
@@ -58,6 +68,7 @@ export function webhookPayload(entry: WebhookEntry): string {
  */
 export function webhookWritable(entry: WebhookEntry): boolean {
   if (entry.op === 'N') return entry.rows.length > 0 && entry.rows.every(rowWritable);
+  if (entry.op === 'L') return clicksWritable(entry.rows);
   return decodeWebhookFields(webhookPayload(entry).split('\t')) !== undefined;
 }
 
@@ -95,6 +106,41 @@ function rowWritable(r: PendingDelivery): boolean {
   );
 }
 
+/** Fields a row takes in an `L` entry, after the three of its head. */
+const CLICK_FIELDS = 6;
+
+function clickFields(rows: readonly PendingDelivery[]): unknown[] {
+  const head = rows[0]!;
+  const out: unknown[] = [head.subscription, head.attempts, head.nextAt];
+  for (const r of rows as readonly ClickRow[]) out.push(r.seq, r.id, r.key, r.time, r.referrer, r.attrs);
+  return out;
+}
+
+/** `clicksOf`'s checks on rows as they are, field by field, as `rowWritable` does. */
+function clicksWritable(rows: readonly PendingDelivery[]): boolean {
+  const head = rows[0];
+  if (head === undefined || !ID.test(head.subscription) || !int(head.attempts) || !int(head.nextAt)) return false;
+  for (const r of rows) {
+    if (!(r instanceof ClickRow) || r.subscription !== head.subscription || r.attempts !== head.attempts || r.nextAt !== head.nextAt) return false;
+    if (!int(r.seq) || !EVENT_ID.test(r.id) || r.key === '' || !int(r.time) || !(r.referrer === null || r.referrer !== '')) return false;
+  }
+  return true;
+}
+
+function clicksOf(v: unknown): PendingDelivery[] | undefined {
+  if (!Array.isArray(v) || v.length < 3 + CLICK_FIELDS || (v.length - 3) % CLICK_FIELDS !== 0) return undefined;
+  const [subscription, attempts, nextAt] = v as unknown[];
+  if (typeof subscription !== 'string' || !ID.test(subscription) || !int(attempts) || !int(nextAt)) return undefined;
+  const rows: PendingDelivery[] = [];
+  for (let i = 3; i < v.length; i += CLICK_FIELDS) {
+    const [seq, id, key, time, referrer, attrs] = (v as unknown[]).slice(i, i + CLICK_FIELDS);
+    if (!int(seq) || typeof id !== 'string' || !EVENT_ID.test(id) || typeof key !== 'string' || key === '' || !int(time)) return undefined;
+    if (!(referrer === null || (typeof referrer === 'string' && referrer !== '')) || !int(attrs) || attrs > 0xffffffff) return undefined;
+    rows.push(ClickRow.of(seq, subscription, attempts, nextAt, id, key, time, referrer, attrs));
+  }
+  return rows;
+}
+
 function settleOf(v: unknown): WebhookEntry | undefined {
   if (!Array.isArray(v) || v.length !== 11) return undefined;
   const [subscription, seq, outcome, nextAt, at, eventId, type, status, durationMs, error, attempts] = v as unknown[];
@@ -130,6 +176,10 @@ export function decodeWebhookFields(f: readonly string[]): WebhookEntry | undefi
       const read = rows.map(pendingOf);
       return read.every((r) => r !== undefined) ? { op: 'N', rows: read as PendingDelivery[] } : undefined;
     }
+    case 'L': {
+      const rows = clicksOf(json(f[1]));
+      return rows === undefined ? undefined : { op: 'L', rows };
+    }
     case 'M':
       return settleOf(json(f[1]));
     default:
@@ -137,8 +187,30 @@ export function decodeWebhookFields(f: readonly string[]): WebhookEntry | undefi
   }
 }
 
-/** Rows per `N` line of a compaction: keeps a line, and what a torn write can cut, small. */
+/** Rows per `N` or `L` line: keeps a line, and what a torn write can cut, small. */
 const ROWS_PER_LINE = 500;
+
+/**
+ * The entries that write `rows`: a run of one subscription's `link.clicked` rows of the log
+ * store's own form with the same attempts and time as an `L` entry, any other run as an `N` entry.
+ */
+export function rowEntries(rows: readonly PendingDelivery[]): WebhookEntry[] {
+  const out: WebhookEntry[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const head = rows[i]!;
+    const click = head instanceof ClickRow;
+    let end = i + 1;
+    while (end < rows.length && end - i < ROWS_PER_LINE && sameRun(head, rows[end]!, click)) end++;
+    out.push({ op: click ? 'L' : 'N', rows: rows.slice(i, end) });
+    i = end;
+  }
+  return out;
+}
+
+function sameRun(head: PendingDelivery, row: PendingDelivery, click: boolean): boolean {
+  if (!click) return !(row instanceof ClickRow);
+  return row instanceof ClickRow && row.subscription === head.subscription && row.attempts === head.attempts && row.nextAt === head.nextAt;
+}
 
 /**
  * The lines a compaction writes for `image`: each subscription whole, then the attempts shown in
@@ -150,6 +222,6 @@ export function webhookEntries(image: WebhookImage): WebhookEntry[] {
   for (const [subscription, attempts] of image.attempts) {
     for (const attempt of attempts) out.push({ op: 'M', subscription, seq: 0, nextAt: null, attempts: 0, attempt });
   }
-  for (let i = 0; i < image.rows.length; i += ROWS_PER_LINE) out.push({ op: 'N', rows: image.rows.slice(i, i + ROWS_PER_LINE) });
+  out.push(...rowEntries(image.rows));
   return out;
 }

@@ -5,6 +5,7 @@
  */
 import { CLICK_CAP, KEPT_ATTEMPTS, wants, type EventType, type DeliveryAttempt, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
 import type { WebhookEntry } from './webhook-format.ts';
+import { ClickRow } from './click-row.ts';
 
 interface Held {
   sub: WebhookSubscription;
@@ -32,7 +33,7 @@ export class WebhookTable {
   private readonly held = new Map<string, Held>();
   /** The seq the next row gets: past every row ever written, so order holds across deletes. */
   nextSeq = 1;
-  /** Whether a subscription not disabled wants `link.clicked`: read per counted visit, so kept, not searched. */
+  /** Whether a subscription not disabled wants `link.clicked`: read per visit flush, so kept, not searched. */
   hearsClicks = false;
   /** `link.clicked` rows not kept because their subscription had `CLICK_CAP` waiting, since start. */
   dropped = 0;
@@ -83,13 +84,10 @@ export class WebhookTable {
     return out;
   }
 
-  /** Whether a `link.clicked` row for `id` would pass the cap; counts a drop when not. */
-  roomForClick(id: string, pendingToo: number): boolean {
+  /** How many more `link.clicked` rows `id` takes before its cap; 0 for no such subscription. */
+  room(id: string): number {
     const h = this.held.get(id);
-    if (h === undefined) return false;
-    if (h.clicks + pendingToo < this.cap) return true;
-    this.dropped++;
-    return false;
+    return h === undefined ? 0 : this.cap - h.clicks;
   }
 
   /** Takes the next `n` seq numbers (for rows about to be written). */
@@ -141,6 +139,7 @@ export class WebhookTable {
         this.heard();
         return;
       case 'N':
+      case 'L':
         for (const row of entry.rows) this.add(row);
         this.onRows?.();
         return;
@@ -188,7 +187,7 @@ export class WebhookTable {
     if (at === -1) return;
     const row = h.rows[at]!;
     if (outcome === 'retry' && entry.nextAt !== null) {
-      h.rows[at] = { ...row, attempts: entry.attempts, nextAt: entry.nextAt };
+      h.rows[at] = row instanceof ClickRow ? row.retried(entry.attempts, entry.nextAt) : { ...row, attempts: entry.attempts, nextAt: entry.nextAt };
       return;
     }
     if (at === h.first) {
