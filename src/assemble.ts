@@ -26,7 +26,8 @@ import type { Geoip } from './visits/geoip.ts';
 import { createRecorder, type Recorder } from './visits/recorder.ts';
 import { createSender } from './webhooks/send.ts';
 import { createWebhooks, type Webhooks } from './webhooks/subscriptions.ts';
-import { eventLoopBusy, startWorker, type Worker } from './webhooks/worker.ts';
+import { eventLoopBusy } from './webhooks/busy.ts';
+import { startWorker, type Worker } from './webhooks/worker.ts';
 import { createRuleVisitors } from './links/rule-visitor.ts';
 import { createVisitorIds } from './visits/visitor-id.ts';
 

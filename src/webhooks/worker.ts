@@ -9,7 +9,6 @@
  * the next start (or, on PostgreSQL, another instance once the claim lapses) sends it again, with
  * the same `webhook-id`.
  */
-import { performance } from 'node:perf_hooks';
 import type { DeliveryAttempt, DeliveryOutcome, PendingDelivery, WebhookStore, WebhookSubscription } from '../store/webhook-store.ts';
 import { keptResponse, nextAttemptAt, outcomeOf } from './schedule.ts';
 import type { SendRequest, SendResult } from './send.ts';
@@ -31,9 +30,9 @@ export interface WorkerOptions {
   /** Told each attempt's outcome (metrics). */
   attempted?: (outcome: DeliveryOutcome, seconds: number) => void;
   /**
-   * Whether the process is too busy for deliveries now (its event loop saturated by requests):
-   * attempts then trickle, one a `YIELD_MS`, so requests go first and no receiver waits for ever.
-   * Absent: never busy.
+   * Whether the process is too busy for deliveries now (its event loop saturated by requests,
+   * `busy.ts`): attempts then trickle, one a `YIELD_MS`, so requests go first and no receiver
+   * waits for ever. Absent: never busy.
    */
   busy?: () => boolean;
   /** Told of a failure of the outbox itself (a store that cannot be read or written). */
@@ -47,7 +46,7 @@ const realTimer = (f: () => void, ms: number): (() => void) => {
 };
 
 /** While the process is too busy for deliveries, at most one attempt begins in this many milliseconds. */
-const YIELD_MS = 100;
+const YIELD_MS = 250;
 
 export interface Worker {
   /** Asks the outbox now rather than at the next poll (a row was just written). */
@@ -214,25 +213,4 @@ function errorOf(result: SendResult, verdict: 'delivered' | 'retry' | 'disable')
   if (result.error !== undefined) return keptResponse(result.error);
   if (verdict === 'delivered') return null;
   return result.response === '' ? null : result.response;
-}
-
-/**
- * Whether the event loop has been busy more than `threshold` of the time over the last
- * `windowMs` (node's event-loop utilization): requests are then waiting on this process, and the
- * deliveries, which can wait, let them go first. Read when asked, at most once a window.
- */
-export function eventLoopBusy(threshold = 0.9, windowMs = 100): () => boolean {
-  let last = performance.eventLoopUtilization();
-  let lastAt = performance.now();
-  let saturated = false;
-  return () => {
-    const at = performance.now();
-    if (at - lastAt >= windowMs) {
-      const now = performance.eventLoopUtilization();
-      saturated = performance.eventLoopUtilization(now, last).utilization > threshold;
-      last = now;
-      lastAt = at;
-    }
-    return saturated;
-  };
 }

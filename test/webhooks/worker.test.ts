@@ -202,7 +202,7 @@ test('a 410 disables its subscription only; a restart resumes what was owed, wit
   );
 });
 
-test('while the process is busy, attempts trickle, one a 100 ms, and go at full pace again once it is not', async (t) => {
+test('while the process is busy, attempts trickle, one a 250 ms, and go at full pace again once it is not', async (t) => {
   const s = setUp(t);
   await s.subscribe('wh_AAAAAAAAAAAAAAAA', 'https://one.example/in');
   await s.subscribe('wh_BBBBBBBBBBBBBBBB', 'https://two.example/in');
@@ -211,11 +211,11 @@ test('while the process is busy, attempts trickle, one a 100 ms, and go at full 
   s.start(() => busy);
   await s.at(T0);
   assert.equal(s.sent.length, 1, 'busy: one attempt');
-  await s.at(T0 + 99);
-  assert.equal(s.sent.length, 1, 'and no other within 100 ms');
-  await s.at(T0 + 100);
+  await s.at(T0 + 249);
+  assert.equal(s.sent.length, 1, 'and no other within 250 ms');
+  await s.at(T0 + 250);
   assert.equal(s.sent.length, 2, 'then the next');
   busy = false;
-  await s.at(T0 + 150);
+  await s.at(T0 + 300);
   assert.equal(s.sent.length, 6, 'not busy: every row owed, at once');
 });

@@ -32,9 +32,9 @@ export class ClickRow implements PendingDelivery, OutboxEvent {
     readonly attempts: number,
     readonly nextAt: number,
     /** The id's first characters (`eventIdHead`), shared; the whole id when `idTail` is -1. */
-    private readonly idHead: string,
+    readonly idHead: string,
     /** Its last 4 characters as `newEventTail` gives them, or -1. */
-    private readonly idTail: number,
+    readonly idTail: number,
     /** The link's store key (`host/code`, or the code on the default domain). */
     readonly key: string,
     /** Unix seconds. */

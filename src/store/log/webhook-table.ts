@@ -6,6 +6,7 @@
 import { CLICK_CAP, KEPT_ATTEMPTS, wants, type EventType, type DeliveryAttempt, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
 import type { WebhookEntry } from './webhook-format.ts';
 import { ClickRow } from './click-row.ts';
+import { ClickQueue } from './click-queue.ts';
 
 interface Held {
   sub: WebhookSubscription;
@@ -15,9 +16,14 @@ interface Held {
    */
   rows: PendingDelivery[];
   first: number;
+  /**
+   * Its `link.clicked` rows never attempted (`click-queue.ts`), beside `rows`: each in seq order,
+   * its head the older of the two heads.
+   */
+  queue: ClickQueue;
   /** Its newest attempts, oldest first (shown newest first). */
   attempts: DeliveryAttempt[];
-  /** Its `link.clicked` rows among `rows`, for the cap. */
+  /** Its `link.clicked` rows among `rows` and `queue`, for the cap. */
   clicks: number;
 }
 
@@ -59,7 +65,7 @@ export class WebhookTable {
     const all = [...this.held.values()];
     return {
       subs: all.map((h) => h.sub),
-      rows: all.flatMap((h) => h.rows.slice(h.first)),
+      rows: all.flatMap((h) => merged(h.rows.slice(h.first), h.queue.rows())),
       attempts: all.filter((h) => h.attempts.length > 0).map((h) => [h.sub.id, h.attempts]),
       nextSeq: this.nextSeq,
     };
@@ -101,17 +107,12 @@ export class WebhookTable {
   heads(now: number, limit: number): PendingDelivery[] {
     const out: PendingDelivery[] = [];
     for (const h of this.held.values()) {
-      const head = h.rows[h.first];
+      const head = headOf(h);
       if (head === undefined || h.sub.disabled || head.nextAt > now) continue;
       out.push(head);
       if (out.length === limit) break;
     }
     return out.sort((a, b) => a.seq - b.seq);
-  }
-
-  row(subscription: string, seq: number): PendingDelivery | undefined {
-    const h = this.held.get(subscription);
-    return h === undefined ? undefined : h.rows[indexOf(h, seq)];
   }
 
   attempts(id: string): DeliveryAttempt[] | undefined {
@@ -121,7 +122,7 @@ export class WebhookTable {
 
   pending(): number {
     let n = 0;
-    for (const h of this.held.values()) n += h.rows.length - h.first;
+    for (const h of this.held.values()) n += h.rows.length - h.first + h.queue.size;
     return n;
   }
 
@@ -130,7 +131,7 @@ export class WebhookTable {
       case 'S': {
         const h = this.held.get(entry.sub.id);
         if (h) h.sub = entry.sub;
-        else this.held.set(entry.sub.id, { sub: entry.sub, rows: [], first: 0, attempts: [], clicks: 0 });
+        else this.held.set(entry.sub.id, { sub: entry.sub, rows: [], first: 0, queue: new ClickQueue(entry.sub.id), attempts: [], clicks: 0 });
         this.heard();
         return;
       }
@@ -158,8 +159,12 @@ export class WebhookTable {
     const h = this.held.get(row.subscription);
     if (h === undefined) return;
     const rows = h.rows;
-    // Rows arrive in seq order but for a compaction's copy, which is whole and sorted: append, or insert in place.
-    if (rows.length === h.first || rows[rows.length - 1]!.seq < row.seq) rows.push(row);
+    const fresh = row instanceof ClickRow && row.attempts === 0 && row.seq > h.queue.lastSeq;
+    // Rows arrive in seq order but for a compaction's copy, which is whole and sorted: appended,
+    // or inserted in place, once.
+    if (fresh && (rows.length === h.first || rows[rows.length - 1]!.seq < row.seq)) h.queue.push(row);
+    else if (h.queue.find(row.seq) !== -1) return;
+    else if (rows.length === h.first || rows[rows.length - 1]!.seq < row.seq) rows.push(row);
     else {
       let at = h.first;
       while (rows[at]!.seq < row.seq) at++;
@@ -182,6 +187,17 @@ export class WebhookTable {
       h.sub = { ...h.sub, disabled: true };
       this.heard();
     }
+    const queued = h.queue.find(entry.seq);
+    if (queued !== -1) {
+      const row = h.queue.row(queued);
+      h.queue.remove(queued);
+      if (outcome === 'retry' && entry.nextAt !== null) {
+        // Attempted: it leaves the queue for the list, at its head (it was the oldest row).
+        if (h.first > 0) h.rows[--h.first] = row.retried(entry.attempts, entry.nextAt);
+        else h.rows.unshift(row.retried(entry.attempts, entry.nextAt));
+      } else h.clicks--;
+      return;
+    }
     const at = indexOf(h, entry.seq);
     // A settle of a row gone already (written twice, or before a compaction that dropped it) is history only.
     if (at === -1) return;
@@ -200,6 +216,20 @@ export class WebhookTable {
     } else h.rows.splice(at, 1);
     if (row.event.type === 'link.clicked') h.clicks--;
   }
+}
+
+/** The oldest row of `h`: the older of the heads of its list and its queue. */
+function headOf(h: Held): PendingDelivery | undefined {
+  const listed = h.rows[h.first];
+  if (h.queue.size === 0) return listed;
+  return listed !== undefined && listed.seq < h.queue.headSeq ? listed : h.queue.row(0);
+}
+
+/** Two lists of rows in seq order as one. */
+function merged(a: PendingDelivery[], b: PendingDelivery[]): PendingDelivery[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  return [...a, ...b].sort((x, y) => x.seq - y.seq);
 }
 
 /** Where the row `seq` of `h` is, or -1; nearly always the head: a subscription's rows are settled in order. */
