@@ -5,7 +5,7 @@
  */
 import { CLICK_CAP, KEPT_ATTEMPTS, wants, type EventType, type DeliveryAttempt, type PendingDelivery, type WebhookSubscription } from '../webhook-store.ts';
 import type { WebhookEntry } from './webhook-format.ts';
-import { ClickRow } from './click-row.ts';
+import { ClickRow, type StoredClick } from './click-row.ts';
 import { ClickQueue } from './click-queue.ts';
 
 interface Held {
@@ -52,7 +52,8 @@ export class WebhookTable {
     const table = new WebhookTable();
     if (image === undefined) return table;
     for (const sub of image.subs) table.apply({ op: 'S', sub });
-    if (image.rows.length > 0) table.apply({ op: 'N', rows: image.rows });
+    // A checkpoint's rows are JSON: its clicks in their short form (`ClickRow.toJSON`).
+    if (image.rows.length > 0) table.apply({ op: 'N', rows: image.rows.map((row) => ClickRow.read(row as PendingDelivery | StoredClick)) });
     for (const [id, attempts] of image.attempts) {
       const held = table.held.get(id);
       if (held) held.attempts = attempts.slice(-KEPT_ATTEMPTS);

@@ -328,7 +328,9 @@ test('click rows keep their ids and bodies through a failed attempt, a reopen, a
   const reopen = async (fromCheckpoint: boolean) => {
     await engine.close();
     if (!fromCheckpoint) rmSync(checkpointPath(join(dir, LOG_FILE)), { force: true });
-    ({ store, engine } = open(dir));
+    const logs = new LogCapture();
+    ({ store, engine } = open(dir, logs));
+    assert.equal(logs.find('log replayed from its start-up checkpoint') !== undefined, fromCheckpoint);
   };
   const before = await rows();
   assert.deepEqual((before[0] as unknown[]).slice(1, 3), [1, T * 1000 + 5000]);
