@@ -8,7 +8,7 @@ import type { Domains } from '../links/domains.ts';
 import { guarded, NOT_FOUND, refused, type Invalid, type NotFound, type Unavailable } from '../links/outcomes.ts';
 import { Refusal } from '../links/refusal.ts';
 import { newEventId, type DeliveryAttempt, type WebhookStore, type WebhookSubscription } from '../store/webhook-store.ts';
-import { checkEventList, eventBody } from './events.ts';
+import { checkEventList, eventBodyOf } from './events.ts';
 import { newSecret } from './signing.ts';
 import { checkWebhookUrl } from './targets.ts';
 
@@ -153,6 +153,6 @@ export function attemptView(a: DeliveryAttempt): AttemptView {
 }
 
 /** The body a row is delivered with: the same for every attempt, so a retry is the same message. */
-export function rowBody(event: { type: Parameters<typeof eventBody>[0]; time: number; data: string }): string {
-  return eventBody(event.type, event.time, JSON.parse(event.data) as unknown);
+export function rowBody(event: { type: Parameters<typeof eventBodyOf>[0]; time: number; data: string }): string {
+  return eventBodyOf(event.type, event.time, event.data);
 }

@@ -5,8 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { Refusal } from '../../src/links/refusal.ts';
-import { checkEventList, clickedData, EVENT_TABLE, EVENT_TYPES, eventBody, isEventType, SUBSCRIBABLE_EVENT_TYPES } from '../../src/webhooks/events.ts';
+import {
+  checkEventList,
+  clickedData,
+  EVENT_TABLE,
+  EVENT_TYPES,
+  eventBody,
+  eventBodyOf,
+  isEventType,
+  SUBSCRIBABLE_EVENT_TYPES,
+} from '../../src/webhooks/events.ts';
 
 const SUBSCRIBABLE = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached'];
 
@@ -90,6 +100,15 @@ test('the body is {"type","timestamp","data"} in that order, compact, with the t
   assert.equal(eventBody('ping', 0, {}), '{"type":"ping","timestamp":"1970-01-01T00:00:00Z","data":{}}');
   assert.equal(eventBody('link.deleted', 1667507170, null), '{"type":"link.deleted","timestamp":"2022-11-03T20:26:10Z","data":null}');
   assert.equal(eventBody('link.updated', 253402300799, []), '{"type":"link.updated","timestamp":"9999-12-31T23:59:59Z","data":[]}');
+});
+
+test('a body made of data already JSON text is the bytes of the body made of its value', () => {
+  fc.assert(
+    fc.property(fc.constantFrom(...EVENT_TYPES), fc.integer({ min: 0, max: 253402300799 }), fc.jsonValue(), (type, time, value) => {
+      const iso = new Date(time * 1000).toISOString().replace('.000Z', 'Z');
+      assert.equal(eventBodyOf(type, time, JSON.stringify(value)), JSON.stringify({ type, timestamp: iso, data: value }));
+    }),
+  );
 });
 
 test('the timestamp reads back as the same second', () => {

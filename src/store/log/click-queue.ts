@@ -52,9 +52,9 @@ export class ClickQueue {
     this.times[i] = row.time;
     this.attrs[i] = row.attrs;
     this.tails[i] = row.idTail;
-    this.heads[i] = this.number(row.idHead);
-    this.keys[i] = this.number(row.key);
-    this.referrers[i] = row.referrer === null ? 0 : 1 + this.number(row.referrer);
+    this.heads[i] = this.number(row.idHead, 0);
+    this.keys[i] = this.number(row.key, 1);
+    this.referrers[i] = row.referrer === null ? 0 : 1 + this.number(row.referrer, 2);
   }
 
   /** The row at `at` (from 0, the oldest), as an object. */
@@ -100,6 +100,7 @@ export class ClickQueue {
       this.first = this.end = 0;
       this.strings = [];
       this.numbers = new Map();
+      this.lastNumbers = [-1, -1, -1];
     }
   }
 
@@ -108,13 +109,23 @@ export class ClickQueue {
     return Array.from({ length: this.size }, (_, at) => this.row(at));
   }
 
-  private number(s: string): number {
+  /**
+   * Per column (an id's head, a key, a referrer), the last string numbered and its number: a
+   * flush's rows share their id's head and, mostly, their link and referrer.
+   */
+  private lastStrings = ['', '', ''];
+  private lastNumbers = [-1, -1, -1];
+
+  private number(s: string, column: 0 | 1 | 2): number {
+    if (this.lastNumbers[column] !== -1 && s === this.lastStrings[column]) return this.lastNumbers[column]!;
     let n = this.numbers.get(s);
     if (n === undefined) {
       n = this.strings.length;
       this.strings.push(s);
       this.numbers.set(s, n);
     }
+    this.lastStrings[column] = s;
+    this.lastNumbers[column] = n;
     return n;
   }
 

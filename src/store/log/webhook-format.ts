@@ -124,7 +124,9 @@ function clicksWritable(rows: readonly PendingDelivery[]): boolean {
   if (head === undefined || !ID.test(head.subscription) || !int(head.attempts) || !int(head.nextAt)) return false;
   for (const r of rows) {
     if (!(r instanceof ClickRow) || r.subscription !== head.subscription || r.attempts !== head.attempts || r.nextAt !== head.nextAt) return false;
-    if (!int(r.seq) || !EVENT_ID.test(r.id) || r.key === '' || !int(r.time) || !(r.referrer === null || r.referrer !== '')) return false;
+    // An id made here (`newEventTail`) or read back from a line is one already: only another is tested.
+    if (!int(r.seq) || !(r.idTail !== -1 || EVENT_ID.test(r.idHead)) || r.key === '' || !int(r.time) || !(r.referrer === null || r.referrer !== ''))
+      return false;
   }
   return true;
 }
