@@ -29,3 +29,26 @@ export function fillableDisk(): FillableDisk {
   };
   return { fs, disk };
 }
+
+const errno = (code: string): Error => Object.assign(new Error(`${code}: simulated`), { code });
+
+/** The disk of `fillableDisk`, whose writes can also fail with another errno, and whose fsyncs can fail. */
+export function faultyDisk() {
+  const { fs, disk } = fillableDisk();
+  const faults = { write: undefined as string | undefined, fsync: undefined as string | undefined };
+  return {
+    disk,
+    faults,
+    fs: {
+      ...fs,
+      async write(fd: number, data: Buffer, position: number) {
+        if (faults.write) throw errno(faults.write);
+        return fs.write(fd, data, position);
+      },
+      async fsync(fd: number) {
+        if (faults.fsync) throw errno(faults.fsync);
+        return fs.fsync(fd);
+      },
+    },
+  };
+}

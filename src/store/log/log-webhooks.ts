@@ -197,6 +197,9 @@ export class LogWebhooks implements WebhookStore {
    */
   flushRows(entries: Entry[], records: Keydir, p: readonly number[]): PendingDelivery[] {
     const rows = this.failed.concat(this.clickRows(records, p));
+    // The events written again are among `p` now (their slots renumbered by a compaction since
+    // would not be found: a new row then, and none kept waiting for ever).
+    this.told.clear();
     this.failed = [];
     entries.push(...rowEntries(rows));
     entries.push(...this.settled);

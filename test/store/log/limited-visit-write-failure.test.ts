@@ -10,7 +10,7 @@ import { createLogger } from '../../../src/log.ts';
 import { StoreUnavailableError, type LinkRecord, type VisitDecision } from '../../../src/store/link-store.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
-import { fillableDisk } from '../../support/disk-full.ts';
+import { faultyDisk, fillableDisk } from '../../support/disk-full.ts';
 import { tempDir } from '../../support/helpers.ts';
 import { logEntries } from '../../support/log-entries.ts';
 
@@ -26,29 +26,6 @@ const rec = (code: string, maxVisits: number | null): LinkRecord => ({
   untracked: 0,
   maxVisits,
 });
-const errno = (code: string): Error => Object.assign(new Error(`${code}: simulated`), { code });
-
-/** The disk of `fillableDisk`, whose writes can also fail with another errno, and whose fsyncs can fail. */
-function faultyDisk() {
-  const { fs, disk } = fillableDisk();
-  const faults = { write: undefined as string | undefined, fsync: undefined as string | undefined };
-  return {
-    disk,
-    faults,
-    fs: {
-      ...fs,
-      async write(fd: number, data: Buffer, position: number) {
-        if (faults.write) throw errno(faults.write);
-        return fs.write(fd, data, position);
-      },
-      async fsync(fd: number) {
-        if (faults.fsync) throw errno(faults.fsync);
-        return fs.fsync(fd);
-      },
-    },
-  };
-}
-
 const visit = (store: LogLinkStore, code: string): Promise<VisitDecision> => Promise.resolve(store.countVisit(code, () => T, true));
 
 /** A one-time link, one visit refused by `fail`, the disk healed; what the store then holds, before and after a restart. */

@@ -22,6 +22,7 @@ import { ClickRow } from '../../../src/store/log/click-row.ts';
 import type { WebhookEntry } from '../../../src/store/log/webhook-format.ts';
 import { EVENT_TYPES, newEventId, type WebhookSubscription } from '../../../src/store/webhook-store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
+import { faultyDisk } from '../../support/disk-full.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
 
 const T = 1_790_000_000;
@@ -201,6 +202,40 @@ test("visits: clicks ride the flush with their events; a limited link's with its
       'link.limit_reached {"code":"lim","visits":2}',
     ],
   );
+});
+
+test("a limited link's visit whose write may have landed (a failed fsync): its click once, with one id, also after a restart", async (t) => {
+  const dir = tempDir(t);
+  const d = faultyDisk();
+  const openFaulty = () =>
+    new LogEngine({ dir, fsync: 'always', log: createLogger('silent'), now: () => T * 1000, visitFlushMs: 60_000, webhookBodies: BODIES, fs: d.fs });
+  let engine = openFaulty();
+  let store = new LogLinkStore(engine);
+  t.after(() => engine.close());
+  await store.insert(link('lim', { maxVisits: 5 }), T);
+  await store.webhooks.addSubscription(sub('wh_ALLALLALLALLALL0', { events: ['link.clicked'] }));
+  d.faults.fsync = 'EIO';
+  await assert.rejects(
+    Promise.resolve(
+      store.countVisit(
+        'lim',
+        () => T,
+        true,
+        () => EVENT,
+      ),
+    ),
+  );
+  d.faults.fsync = undefined;
+  // The next flush writes the event again (replay keeps one), and its row as it was: no second row.
+  await engine.flushVisits();
+  const ids = async () => (await store.webhooks.due(Number.MAX_SAFE_INTEGER, 10)).map((r) => r.event.id);
+  const before = await ids();
+  assert.equal((await store.webhooks.backlog()).pending, 1);
+  await engine.close();
+  engine = openFaulty();
+  store = new LogLinkStore(engine);
+  assert.deepEqual(await ids(), before);
+  assert.equal((await store.webhooks.backlog()).pending, 1, 'one row for the one visit after a restart');
 });
 
 test('the cap: clicks owed to one subscription past it are dropped and counted; others still get theirs', async (t) => {
