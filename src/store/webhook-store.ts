@@ -167,7 +167,11 @@ export const KEPT_ATTEMPTS = 100;
 export interface WebhookBodies {
   /** The `data` of `link.created`, `link.updated`, `link.deleted` and `link.limit_reached`: the record as the API shows it. */
   link(record: LinkRecord): string;
-  /** The `data` of `link.clicked`: the link's code and domain and the visit's event (`clickedData`). */
+  /**
+   * The `data` of `link.clicked`: the link's code and domain and the visit's event (`clickedData`). A store
+   * may instead keep a click's fields and make the same text with `clickedData` when it delivers it
+   * (the log store does: `log/click-row.ts`).
+   */
   clicked(code: string, domain: string | null, visit: VisitEvent): string;
 }
 
