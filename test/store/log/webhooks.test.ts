@@ -376,6 +376,8 @@ test('click rows keep their ids and bodies through a failed attempt, a reopen, a
     lines(dir).some((l) => l.startsWith('L\t')),
     'the compacted log keeps them in the short form',
   );
+  const footer = readFileSync(checkpointPath(join(dir, LOG_FILE)), 'latin1');
+  assert.ok(footer.includes('{"click":[') && !footer.includes('short_code'), 'and so does its checkpoint: fields, no body');
   await reopen(false);
   assert.deepEqual(await rows(), before, 'after a compaction');
   await reopen(true);
