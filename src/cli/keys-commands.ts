@@ -13,6 +13,7 @@
  * which see a new or revoked key within a second.
  */
 import { ConfigError } from '../errors.ts';
+import { readCommandOptions } from './command-options.ts';
 import { createDomains } from '../links/domains.ts';
 import { createKeys, type KeyInput } from '../links/keys.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -62,23 +63,7 @@ export function parseKeysCommand(argv: readonly string[]): KeysCommand | undefin
     if (id === undefined || id === '') throw new ConfigError('keys revoke needs the id of the key: node dist/server.js keys revoke ID [options]');
     parsed.id = id;
   }
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    // An own key only: an argument `constructor` is no option.
-    const field = parsed.action === 'create' && Object.hasOwn(CREATE_OPTIONS, name) ? CREATE_OPTIONS[name] : undefined;
-    if (field !== undefined) {
-      // The next argument whatever it is: a name may start with `-`.
-      const value = eq !== -1 ? arg.slice(eq + 1) : rest[++i];
-      if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
-      parsed[field] = value;
-    } else {
-      parsed.settings.push(arg);
-      // A setting's value travels with it (`--data-dir D`); resolveConfig reads the pair.
-      if (arg.startsWith('--') && eq === -1 && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) parsed.settings.push(rest[++i]!);
-    }
-  }
+  readCommandOptions(rest, parsed.action === 'create' ? CREATE_OPTIONS : {}, parsed, parsed.settings);
   if (parsed.action === 'create' && (parsed.name === undefined || parsed.role === undefined)) {
     throw new ConfigError('keys create needs --name NAME and --role creator|viewer|editor|admin');
   }

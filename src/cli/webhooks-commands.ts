@@ -14,6 +14,7 @@
  * Nothing is delivered here: delivery is a server's, which sends what the outbox holds once it runs.
  */
 import { ConfigError } from '../errors.ts';
+import { readCommandOptions } from './command-options.ts';
 import { createDomains } from '../links/domains.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { Config } from '../config/config.ts';
@@ -57,23 +58,7 @@ export function parseWebhooksCommand(argv: readonly string[]): WebhooksCommand |
       throw new ConfigError(`webhooks ${action} needs the id of the subscription: node dist/server.js webhooks ${action} ID [options]`);
     parsed.id = id;
   }
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    // An own key only: an argument `constructor` is no option.
-    const field = parsed.action === 'create' && Object.hasOwn(CREATE_OPTIONS, name) ? CREATE_OPTIONS[name] : undefined;
-    if (field !== undefined) {
-      // The next argument whatever it is: the service, not the parser, says what a value may be.
-      const value = eq !== -1 ? arg.slice(eq + 1) : rest[++i];
-      if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
-      parsed[field] = value;
-    } else {
-      parsed.settings.push(arg);
-      // A setting's value travels with it (`--data-dir D`); resolveConfig reads the pair.
-      if (arg.startsWith('--') && eq === -1 && rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) parsed.settings.push(rest[++i]!);
-    }
-  }
+  readCommandOptions(rest, parsed.action === 'create' ? CREATE_OPTIONS : {}, parsed, parsed.settings);
   if (parsed.action === 'create' && (parsed.url === undefined || parsed.events === undefined)) {
     throw new ConfigError('webhooks create needs --url URL and --events TYPE[,TYPE...]');
   }
