@@ -13,7 +13,7 @@
  * which see a new or revoked key within a second.
  */
 import { ConfigError } from '../errors.ts';
-import { readCommandOptions } from './command-options.ts';
+import { commandConfig, readCommandOptions } from './command-options.ts';
 import { createDomains } from '../links/domains.ts';
 import { createKeys, type KeyInput } from '../links/keys.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -23,7 +23,6 @@ import { LogEngine, StoreOpenError } from '../store/log/log-engine.ts';
 import { LogLinkStore } from '../store/log/log-link-store.ts';
 import { DatabaseOpenError, DriverMissingError, openPostgresStore } from '../store/postgres/connect.ts';
 import type { Config } from '../config/config.ts';
-import { resolveConfig } from '../config/resolve.ts';
 import type { CommandIo } from './transfer-commands.ts';
 
 export type KeysAction = 'create' | 'list' | 'revoke';
@@ -79,16 +78,8 @@ function keyInput(cmd: KeysCommand): KeyInput {
 /** Runs the command; resolves with the exit code (0 done, 1 failed or no such key, 2 bad usage or a key the service refuses). */
 export async function runKeysCommand(cmd: KeysCommand, io: CommandIo): Promise<number> {
   const label = `url-shortener keys ${cmd.action}`;
-  let config: Config;
-  try {
-    const resolved = resolveConfig({ argv: cmd.settings, env: io.env, readFile: io.readFile });
-    if (resolved.command !== 'run') throw new ConfigError(`keys ${cmd.action} takes no ${[...resolved.switches].join(' ')}`);
-    config = resolved.config;
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    io.stderr.write(`${label}: ${err.message}\n`);
-    return 2;
-  }
+  const config = commandConfig(`keys ${cmd.action}`, cmd.settings, io, label);
+  if (config === 2) return 2;
   const log = createLogger(config.logLevel, io.stderr);
   const opened = await openStore(config, log, io, label);
   if (typeof opened === 'number') return opened;

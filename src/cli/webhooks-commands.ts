@@ -14,11 +14,9 @@
  * Nothing is delivered here: delivery is a server's, which sends what the outbox holds once it runs.
  */
 import { ConfigError } from '../errors.ts';
-import { readCommandOptions } from './command-options.ts';
+import { commandConfig, readCommandOptions } from './command-options.ts';
 import { createDomains } from '../links/domains.ts';
 import { createLogger, type Logger } from '../log.ts';
-import type { Config } from '../config/config.ts';
-import { resolveConfig } from '../config/resolve.ts';
 import { createWebhooks, type Failed, type Webhooks } from '../webhooks/subscriptions.ts';
 import type { CommandIo } from './transfer-commands.ts';
 import { openStore } from './keys-commands.ts';
@@ -80,16 +78,8 @@ function subscriptionInput(cmd: WebhooksCommand): Record<string, unknown> {
  */
 export async function runWebhooksCommand(cmd: WebhooksCommand, io: CommandIo): Promise<number> {
   const label = `url-shortener webhooks ${cmd.action}`;
-  let config: Config;
-  try {
-    const resolved = resolveConfig({ argv: cmd.settings, env: io.env, readFile: io.readFile });
-    if (resolved.command !== 'run') throw new ConfigError(`webhooks ${cmd.action} takes no ${[...resolved.switches].join(' ')}`);
-    config = resolved.config;
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    io.stderr.write(`${label}: ${err.message}\n`);
-    return 2;
-  }
+  const config = commandConfig(`webhooks ${cmd.action}`, cmd.settings, io, label);
+  if (config === 2) return 2;
   const log = createLogger(config.logLevel, io.stderr);
   const opened = await openStore(config, log, io, label);
   if (typeof opened === 'number') return opened;
