@@ -111,3 +111,31 @@ export async function problem(res) {
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);
   return { field, message: /[.!?)]$/.test(sentence) ? sentence : `${sentence}.` };
 }
+
+/**
+ * An admin view's key (the keys, domains and webhooks views): `askKey(message)` hides the view's
+ * `<view>-body` and shows its form `<view>-key-form` with `message` (`before` runs first);
+ * `withKey(path, options)` is a request with the kept admin key, or undefined once the key was
+ * refused: an empty `403` is a key not accepted, one with a `detail` a key whose role may not do
+ * it (said as it is), and the form asks for another.
+ */
+export function adminKey(view, before = () => undefined) {
+  const byId = (suffix) => document.getElementById(`${view}-${suffix}`);
+  function askKey(message) {
+    before();
+    byId('body').hidden = true;
+    byId('key-form').hidden = false;
+    const error = byId('key-error');
+    error.textContent = message;
+    error.hidden = !message;
+    byId('key').value = '';
+    byId('key').focus();
+  }
+  async function withKey(path, options = {}) {
+    const res = await api(path, { ...options, admin: true });
+    if (res.status !== 403) return res;
+    askKey((await problem(res)).message);
+    return undefined;
+  }
+  return { askKey, withKey };
+}

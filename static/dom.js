@@ -64,6 +64,21 @@ export function showError(el, message) {
 }
 
 /**
+ * A secret shown this once (a key's, a webhook's) in `<prefix>-made`, under `title`: the copy
+ * button `<prefix>-copy` gets the focus, so Enter copies. Without a secret, it leaves the page
+ * (after another create, and whenever the view is left).
+ */
+export function showOnce(prefix, title = '', secret = '') {
+  const field = $(`${prefix}-secret`);
+  if (field instanceof HTMLInputElement) field.value = secret;
+  else field.textContent = secret;
+  $(`${prefix}-made-title`).textContent = title;
+  $(`${prefix}-copy-status`).textContent = '';
+  $(`${prefix}-made`).hidden = secret === '';
+  if (secret !== '') $(`${prefix}-copy`).focus();
+}
+
+/**
  * Runs `work` with `button` showing that it waits on the network: disabled, `aria-busy`, a
  * spinner from the stylesheet. Focus comes back to the button if it had it.
  */

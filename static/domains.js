@@ -3,7 +3,7 @@
 // own three redirects (its home page, an unknown code, an expired link), each saved with
 // `PATCH /api/domains/<host>`. The key the page sends is the one of "Your links" (sessionStorage).
 
-import { API_KEY_KEY, api, problem } from './api.js';
+import { API_KEY_KEY, adminKey, problem } from './api.js';
 import { $, el, pending, showError } from './dom.js';
 import { withScheme } from './input.js';
 import { HOSTS } from './records.js';
@@ -18,22 +18,8 @@ const DEFAULT_HOME = 'Where its address without a code (/) goes once the UI is t
 
 const isDomainsView = () => location.hash === '#domains';
 
-/** The form asking for an admin key: shown when none is kept, it was refused, or its role may not manage domains. */
-function askKey(message) {
-  $('domains-body').hidden = true;
-  $('domains-key-form').hidden = false;
-  showError($('domains-key-error'), message);
-  $('domains-key').value = '';
-  $('domains-key').focus();
-}
-
-/** The answer of a request with the key, or undefined after the key was refused (as on the keys page). */
-async function withKey(path, options = {}) {
-  const res = await api(path, { ...options, admin: true });
-  if (res.status !== 403) return res;
-  askKey((await problem(res)).message);
-  return undefined;
-}
+/** The form asking for an admin key (shown when none is kept, it was refused, or its role may not manage domains), and requests with it. */
+const { askKey, withKey } = adminKey('domains');
 
 async function loadDomains() {
   showError($('domains-error'), '');

@@ -3,8 +3,8 @@
 // forgotten as soon as the view is left; the stored keys are listed, each revoked after a
 // confirmation in place. The key the page sends is the one of "Your links" (sessionStorage).
 
-import { API_KEY_KEY, api, problem } from './api.js';
-import { $, copy, el, pending, showError } from './dom.js';
+import { API_KEY_KEY, adminKey, problem } from './api.js';
+import { $, copy, el, pending, showError, showOnce } from './dom.js';
 import { formatDate } from './records.js';
 
 /** The roles, least first (the select's order), each with what it may do in one line. */
@@ -25,25 +25,7 @@ const FIELD_REASONS = [
 ];
 
 /** The form asking for an admin key: shown when none is kept, it was refused, or its role may not manage keys. */
-function askKey(message) {
-  $('keys-body').hidden = true;
-  $('keys-key-form').hidden = false;
-  showError($('keys-key-error'), message);
-  $('keys-key').value = '';
-  $('keys-key').focus();
-}
-
-/**
- * The answer of a request with the key, or undefined after the key was refused: an empty `403` is
- * a key not accepted, one with a `detail` a key whose role may not manage keys (said as it is).
- */
-async function withKey(path, options = {}) {
-  const res = await api(path, { ...options, admin: true });
-  if (res.status !== 403) return res;
-  const { message } = await problem(res);
-  askKey(message);
-  return undefined;
-}
+const { askKey, withKey } = adminKey('keys');
 
 /** Loads the stored keys; `note` (what just happened) leads the summary. */
 async function loadKeys(note = '') {
@@ -172,22 +154,9 @@ async function refused(res) {
   showError($('key-form-error'), (await problem(res)).message);
 }
 
-/** The secret of the key just made, this once: the copy button has the focus, so Enter copies. */
-function showSecret(made) {
-  $('key-made-title').textContent = `The secret of “${made.name}” (${roleName(made.role)}):`;
-  $('key-secret').textContent = made.key;
-  $('key-copy-status').textContent = '';
-  $('key-made').hidden = false;
-  $('key-copy').focus();
-}
-
-/** The secret leaves the page: after another create, and whenever the view is left. */
-function forgetSecret() {
-  $('key-secret').textContent = '';
-  $('key-made-title').textContent = '';
-  $('key-copy-status').textContent = '';
-  $('key-made').hidden = true;
-}
+/** The secret of the key just made, this once. */
+const showSecret = (made) => showOnce('key', `The secret of “${made.name}” (${roleName(made.role)}):`, made.key);
+const forgetSecret = () => showOnce('key');
 
 /** The role's line under the select, for the role chosen. */
 function describeRole() {

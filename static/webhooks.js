@@ -6,8 +6,8 @@
 // (a `ping`), its last attempts, and Delete after a confirmation in place. The key the page sends
 // is the one of "Your links" (sessionStorage).
 
-import { API_KEY_KEY, api, problem } from './api.js';
-import { $, copy, el, pending, showError } from './dom.js';
+import { API_KEY_KEY, adminKey, api, problem } from './api.js';
+import { $, copy, el, pending, showError, showOnce } from './dom.js';
 import { withScheme } from './input.js';
 import { formatDate, HOSTS } from './records.js';
 
@@ -62,26 +62,8 @@ async function probeKey() {
   }
 }
 
-/** The form asking for an admin key: shown when none is kept, it was refused, or its role may not manage webhooks. */
-function askKey(message) {
-  showLink(false);
-  $('webhooks-body').hidden = true;
-  $('webhooks-key-form').hidden = false;
-  showError($('webhooks-key-error'), message);
-  $('webhooks-key').value = '';
-  $('webhooks-key').focus();
-}
-
-/**
- * The answer of a request with the key, or undefined after the key was refused: an empty `403` is
- * a key not accepted, one with a `detail` a key whose role may not manage webhooks (said as it is).
- */
-async function withKey(path, options = {}) {
-  const res = await api(path, { ...options, admin: true });
-  if (res.status !== 403) return res;
-  askKey((await problem(res)).message);
-  return undefined;
-}
+/** The form asking for an admin key (shown when none is kept, it was refused, or its role may not manage webhooks), and requests with it. */
+const { askKey, withKey } = adminKey('webhooks', () => showLink(false));
 
 /** Loads the subscriptions; `note` (what just happened) leads the summary. */
 async function loadWebhooks(note = '') {
@@ -352,22 +334,9 @@ async function refused(res) {
   showError($('webhook-form-error'), message);
 }
 
-/** The secret of the subscription just made, this once: the copy button has the focus, so Enter copies. */
-function showSecret(made) {
-  $('webhook-made-title').textContent = `The signing secret of the subscription of ${made.url}:`;
-  $('webhook-secret').value = made.secret;
-  $('webhook-copy-status').textContent = '';
-  $('webhook-made').hidden = false;
-  $('webhook-copy').focus();
-}
-
-/** The secret leaves the page: after another create, and whenever the view is left. */
-function forgetSecret() {
-  $('webhook-secret').value = '';
-  $('webhook-made-title').textContent = '';
-  $('webhook-copy-status').textContent = '';
-  $('webhook-made').hidden = true;
-}
+/** The signing secret of the subscription just made, this once. */
+const showSecret = (made) => showOnce('webhook', `The signing secret of the subscription of ${made.url}:`, made.secret);
+const forgetSecret = () => showOnce('webhook');
 
 /** One checkbox per event, its description under its name. */
 function eventChoices() {
