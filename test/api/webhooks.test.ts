@@ -11,21 +11,14 @@ import { start, type Harness, type Reply } from '../support/helpers.ts';
 import { ADMIN, makeKey, ONE } from '../support/keys.ts';
 import { receiver, type Receiver } from '../support/webhook-receiver.ts';
 import { onOneProcess } from '../support/cluster.ts';
+import type { SubscriptionView } from '../../src/webhooks/subscriptions.ts';
 
 const ADMIN_JSON = { 'content-type': 'application/json', 'x-api-key': ADMIN };
 const SETTINGS = { apiKeys: [ADMIN], webhookAllowPrivate: true, logLevel: 'silent' } as const;
 // Deliveries, retries and the list of attempts are one process's here; on several instances each row is sent by one of them (test/store/postgres/webhooks-claims.test.ts).
 const LOCAL = onOneProcess('the deliveries of one process: the claims of several are the PostgreSQL tests');
 
-interface Made {
-  id: string;
-  url: string;
-  events: string[];
-  domain: string | null;
-  created_at: number;
-  disabled: boolean;
-  secret: string;
-}
+type Made = SubscriptionView & { secret: string };
 
 async function subscribe(h: Pick<Harness, 'req'>, body: Record<string, unknown>): Promise<Made> {
   const r = await h.req('/api/webhooks', { method: 'POST', headers: ADMIN_JSON, body: JSON.stringify(body) });

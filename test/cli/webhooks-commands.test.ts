@@ -16,31 +16,16 @@ import { Webhook } from 'standardwebhooks';
 import { INITIAL_KEY_FILE } from '../../src/cli/first-admin.ts';
 import { parseWebhooksCommand, runWebhooksCommand } from '../../src/cli/webhooks-commands.ts';
 import { ConfigError } from '../../src/errors.ts';
+import type { AttemptView, SubscriptionView } from '../../src/webhooks/subscriptions.ts';
 import { request, runCli, serverProcess, tempDir } from '../support/helpers.ts';
 import { openOnDatabase } from '../support/pg-app.ts';
 import { pgServer } from '../support/pg.ts';
 import { type Delivery, receiver, type Receiver } from '../support/webhook-receiver.ts';
 
-interface Made {
-  id: string;
-  url: string;
-  events: string[];
-  domain: string | null;
-  created_at: number;
-  disabled: boolean;
-  secret: string;
-}
-type View = Omit<Made, 'secret'>;
-
-interface Attempt {
-  at: string;
-  event_id: string;
-  type: string;
-  status: number | null;
-  duration_ms: number;
-  error: string | null;
-  outcome: string;
-}
+// The API's shapes, as the commands print them.
+type Made = SubscriptionView & { secret: string };
+type View = SubscriptionView;
+type Attempt = AttemptView;
 
 /** Collects what is written to it. */
 class Sink extends Writable {

@@ -1,6 +1,7 @@
 /** The link and the visit event the store tests start from: one fixture instead of a copy in each file. */
 import type { LinkRecord } from '../../src/store/link-store.ts';
 import type { OrphanVisit } from '../../src/store/orphan-store.ts';
+import type { WebhookSubscription } from '../../src/store/webhook-store.ts';
 import type { VisitEvent } from '../../src/visits/event.ts';
 
 /** The tests' "now", Unix seconds (2026-09-21). */
@@ -30,3 +31,17 @@ export const bareOrphan = (time: number, extra: Partial<OrphanVisit> = {}): Orph
   domain: null,
   ...extra,
 });
+
+/** A webhook subscription `id` as a store holds it: every domain's links, made at `T`, enabled; `extra` replaces fields. */
+export function webhookSubscription(id: string, extra: Partial<WebhookSubscription> = {}): WebhookSubscription {
+  return {
+    id,
+    url: `https://hooks.example/${id}`,
+    events: ['link.created'],
+    domain: null,
+    secret: `whsec_${'A'.repeat(32)}`,
+    createdAt: T,
+    disabled: false,
+    ...extra,
+  };
+}

@@ -24,8 +24,8 @@ import { EVENT_TYPES, newEventId, type WebhookSubscription } from '../../../src/
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { faultyDisk } from '../../support/disk-full.ts';
 import { LogCapture, tempDir } from '../../support/helpers.ts';
+import { linkRecord, T, webhookSubscription } from '../../support/records.ts';
 
-const T = 1_790_000_000;
 // The log store renders a click's body itself, from the packed row (`click-event.ts`): `clicked` is
 // never asked, and a click's data below is the real one.
 const BODIES = {
@@ -46,27 +46,9 @@ function open(dir: string, logs = new LogCapture()) {
   return { engine, store: new LogLinkStore(engine), logs };
 }
 
-const sub = (id: string, extra: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
-  id,
-  url: `https://${id.toLowerCase()}.example/in`,
-  events: ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached'],
-  domain: null,
-  secret: `whsec_${'B'.repeat(32)}`,
-  createdAt: T,
-  disabled: false,
-  ...extra,
-});
-
-const link = (code: string, extra: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...extra,
-});
+const sub = (id: string, extra: Partial<WebhookSubscription> = {}): WebhookSubscription =>
+  webhookSubscription(id, { events: ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached'], ...extra });
+const link = linkRecord;
 
 const EVENT: VisitEvent = {
   time: T,

@@ -15,26 +15,18 @@ import type { PostgresStore } from '../../../src/store/postgres/store.ts';
 import type { DeliveryAttempt, DeliveryOutcome, OutboxEvent, PendingDelivery, WebhookSubscription } from '../../../src/store/webhook-store.ts';
 import type { EventType } from '../../../src/store/webhook-store.ts';
 import { pgServer } from '../../support/pg.ts';
+import { T, webhookSubscription } from '../../support/records.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
-const T = 1_790_000_000;
 const NOW = T * 1000;
 const LEASE = 30_000;
 const QUIET_JOBS = { readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0 } as const;
 
 const subId = (name: string): string => `wh_${name.padEnd(16, '_')}`;
 
-const sub = (name: string, events: EventType[] = ['link.created'], over: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
-  id: subId(name),
-  url: `https://hooks.example/${name}`,
-  events,
-  domain: null,
-  secret: `whsec_${'A'.repeat(32)}`,
-  createdAt: T,
-  disabled: false,
-  ...over,
-});
+const sub = (name: string, events: EventType[] = ['link.created'], over: Partial<WebhookSubscription> = {}): WebhookSubscription =>
+  webhookSubscription(subId(name), { url: `https://hooks.example/${name}`, events, ...over });
 
 /** A ping labelled `label` (its data, and its id after `msg_`). */
 const event = (label: string, type: EventType = 'ping'): OutboxEvent => ({ id: `msg_${label.replace('.', '_')}`, type, time: T, data: JSON.stringify(label) });

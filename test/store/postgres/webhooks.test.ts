@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import postgres from 'postgres';
 import { createLogger } from '../../../src/log.ts';
-import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { openPostgresStore, type PostgresOpenOptions } from '../../../src/store/postgres/connect.ts';
 import { HOOKED, PLAIN } from '../../../src/store/postgres/redirect-sql.ts';
 import { MIGRATIONS, migrate } from '../../../src/store/postgres/schema.ts';
@@ -20,10 +19,10 @@ import type { WebhookBodies, WebhookSubscription } from '../../../src/store/webh
 import type { EventType } from '../../../src/store/webhook-store.ts';
 import type { VisitEvent } from '../../../src/visits/event.ts';
 import { pgServer } from '../../support/pg.ts';
+import { linkRecord, T, webhookSubscription } from '../../support/records.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
-const T = 1_790_000_000;
 const QUIET_JOBS = { readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0 } as const;
 
 /** Bodies a test can read back: what the service would render, reduced to what is checked. */
@@ -32,29 +31,12 @@ const bodies: WebhookBodies = {
   clicked: (key, domain, v) => JSON.stringify({ key, domain, time: v.time, referrer: v.referrer }),
 };
 
-const rec = (code: string, over: Partial<LinkRecord> = {}): LinkRecord => ({
-  code,
-  url: `https://example.com/${code}`,
-  createdAt: T,
-  retentionDays: 0,
-  visits: 0,
-  untracked: 0,
-  maxVisits: null,
-  ...over,
-});
+const rec = linkRecord;
 
 const ev = (time: number): VisitEvent => ({ time, referrer: 'news.example', country: null, browser: null, os: null, device: null, bot: false, visitor: 7 });
 
-const sub = (name: string, events: EventType[], domain: string | null = null, over: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
-  id: `wh_${name.padEnd(16, '0')}`,
-  url: `https://hooks.example/${name}`,
-  events,
-  domain,
-  secret: `whsec_${'A'.repeat(32)}`,
-  createdAt: T,
-  disabled: false,
-  ...over,
-});
+const sub = (name: string, events: EventType[], domain: string | null = null, over: Partial<WebhookSubscription> = {}): WebhookSubscription =>
+  webhookSubscription(`wh_${name.padEnd(16, '0')}`, { url: `https://hooks.example/${name}`, events, domain, ...over });
 
 const ALL: EventType[] = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'link.limit_reached'];
 
