@@ -36,6 +36,9 @@ export interface Limited {
   again(s?: number, seq?: number): void;
 }
 
+/** A limited link's visit that tells no subscription anything: nothing to apply or write again. */
+const NOTHING_TOLD: Limited = { written: () => undefined, again: () => undefined };
+
 export class LogWebhooks implements WebhookStore {
   /** Subscriptions with an attempt under way: `due` hands none of their rows out. */
   private readonly busy = new Set<string>();
@@ -220,6 +223,7 @@ export class LogWebhooks implements WebhookStore {
       const reached = this.linkRows('link.limit_reached', records.record(s, records.code(s)), this.seconds());
       if (reached?.op === 'N') rows.push(...reached.rows);
     }
+    if (rows.length === 0) return NOTHING_TOLD;
     const told = rowEntries(rows);
     entries.push(...told);
     return {
@@ -227,7 +231,7 @@ export class LogWebhooks implements WebhookStore {
         for (const entry of told) records.webhooks.apply(entry);
       },
       again: (slot, seq) => {
-        if (slot !== undefined && slot !== -1 && click !== undefined && rows.length > 0) this.told.add(`${slot}:${seq}`);
+        if (slot !== undefined && slot !== -1 && click !== undefined) this.told.add(`${slot}:${seq}`);
         this.unsent(rows);
       },
     };
