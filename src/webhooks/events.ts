@@ -62,21 +62,12 @@ const MAX_TIMESTAMP_S = 253_402_300_799;
  * signed as sent, so it is made once and never re-serialised). `timestamp` is when the event
  * happened, not when it is sent (the `webhook-timestamp` header is that), in ISO 8601 UTC with a
  * `Z`, as the specification's example writes it, but to the second (`2022-11-03T20:26:10Z`): the
- * event's time is whole Unix seconds, and a `.000` would claim a precision it does not have. The
- * keys of `data` keep the order the caller built them in. `data` must be a value JSON can hold:
- * `undefined` would drop the key, so it is a bug here.
+ * event's time is whole Unix seconds, and a `.000` would claim a precision it does not have.
+ * `data` is JSON text as the outbox keeps it (made by `JSON.stringify`, its keys in the order they
+ * were built), put in as it is rather than parsed to be serialised again; a type and a timestamp
+ * need no escaping (`[a-z._]`, digits and `-:TZ`).
  */
-export function eventBody(type: EventType, timestamp: number, data: unknown): string {
-  if (data === undefined) throw new TypeError('an event needs data (null for none)');
-  return eventBodyOf(type, timestamp, JSON.stringify(data));
-}
-
-/**
- * `eventBody` of `data` already JSON text (as the outbox keeps it, made by `JSON.stringify`):
- * the same bytes, without parsing the text to serialize it again. A type and a timestamp need no
- * escaping (`[a-z._]`, digits and `-:TZ`).
- */
-export function eventBodyOf(type: EventType, timestamp: number, data: string): string {
+export function eventBody(type: EventType, timestamp: number, data: string): string {
   if (!isEventType(type)) throw new TypeError('eventBody needs a known event type');
   if (!Number.isSafeInteger(timestamp) || timestamp < 0 || timestamp > MAX_TIMESTAMP_S)
     throw new RangeError('an event timestamp must be whole Unix seconds from 1970 to 9999');

@@ -8,7 +8,7 @@ import type { Domains } from '../links/domains.ts';
 import { guarded, NOT_FOUND, refused, type Invalid, type NotFound, type Unavailable } from '../links/outcomes.ts';
 import { Refusal } from '../links/refusal.ts';
 import { newEventId, type DeliveryAttempt, type WebhookStore, type WebhookSubscription } from '../store/webhook-store.ts';
-import { checkEventList, eventBodyOf } from './events.ts';
+import { checkEventList } from './events.ts';
 import { newSecret } from './signing.ts';
 import { checkWebhookUrl } from './targets.ts';
 
@@ -150,9 +150,4 @@ export function attemptView(a: DeliveryAttempt): AttemptView {
     error: a.error,
     outcome: a.outcome,
   };
-}
-
-/** The body a row is delivered with: the same for every attempt, so a retry is the same message. */
-export function rowBody(event: { type: Parameters<typeof eventBodyOf>[0]; time: number; data: string }): string {
-  return eventBodyOf(event.type, event.time, event.data);
 }

@@ -13,7 +13,7 @@ import type { DeliveryAttempt, DeliveryOutcome, PendingDelivery, WebhookStore, W
 import { keptResponse, nextAttemptAt, outcomeOf } from './schedule.ts';
 import type { SendRequest, SendResult } from './send.ts';
 import { deliveryHeaders } from './signing.ts';
-import { rowBody } from './subscriptions.ts';
+import { eventBody } from './events.ts';
 
 export interface WorkerOptions {
   store: WebhookStore;
@@ -182,7 +182,8 @@ async function deliver(options: WorkerOptions, row: PendingDelivery, sub: Webhoo
   let result: SendResult;
   if (sub === undefined) result = { error: 'the subscription is gone', response: '', durationMs: 0 };
   else {
-    const body = rowBody(row.event);
+    // The same for every attempt, so a retry is the same message.
+    const body = eventBody(row.event.type, row.event.time, row.event.data);
     const headers = deliveryHeaders(sub.secret, row.event.id, Math.floor(started / 1000), body);
     result = await options.send({ url: sub.url, headers, body, allowPrivate: options.allowPrivate });
   }
