@@ -221,6 +221,17 @@ export function eventIdOf(head: string, tail: number): string {
   return head + CROCKFORD[(tail >>> 15) & 31] + CROCKFORD[(tail >>> 10) & 31] + CROCKFORD[(tail >>> 5) & 31] + CROCKFORD[tail & 31];
 }
 
+/** An id of `newEventId`'s shape. */
+const EVENT_ID_SHAPE = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** `id` in the parts `eventIdOf` joins, or undefined when it is not of `newEventId`'s shape. */
+export function eventIdParts(id: string): { head: string; tail: number } | undefined {
+  if (!EVENT_ID_SHAPE.test(id)) return undefined;
+  let tail = 0;
+  for (let i = id.length - 4; i < id.length; i++) tail = (tail << 5) | CROCKFORD.indexOf(id[i]!);
+  return { head: id.slice(0, -4), tail };
+}
+
 // The ULID specification's monotonic ids: within one millisecond the random part of the first id
 // is counted up rather than drawn again, so a busy second's thousands of ids cost one draw a
 // millisecond (drawn per id, the draws were a tenth of a busy redirect's work with a subscription).

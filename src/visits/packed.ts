@@ -92,21 +92,37 @@ export function packAttrs(event: VisitEvent): number {
   );
 }
 
-/** The event of the four words at `at` of `data`; `referrer` names the referrer index. */
+/** The browser, OS or device (`list`) at `shift` of an attrs word; a number past the list (a damaged or newer word) reads as none. */
+function familyOf<T>(list: readonly T[], attrs: number, shift: number): T | null {
+  const n = (attrs >>> shift) & FAMILY_BITS;
+  return n === 0 ? null : (list[n - 1] ?? null);
+}
+
+/** What an attrs word says of a visit: its country, browser, OS, device and bot flag. */
+export function attrsOf(attrs: number): Pick<VisitEvent, 'country' | 'browser' | 'os' | 'device' | 'bot'> {
+  return {
+    country: countryOf(attrs & COUNTRY_BITS),
+    browser: familyOf(BROWSERS, attrs, BROWSER_SHIFT),
+    os: familyOf(SYSTEMS, attrs, OS_SHIFT),
+    device: familyOf(DEVICES, attrs, DEVICE_SHIFT),
+    bot: (attrs & BOT) !== 0,
+  };
+}
+
+/**
+ * The event of the four words at `at` of `data`; `referrer` names the referrer index. Its fields
+ * written out, not spread from `attrsOf`: an export unpacks millions.
+ */
 export function unpack(data: Uint32Array, at: number, referrer: (index: number) => string | null): VisitEvent {
   const attrs = data[at + ATTRS]!;
-  const family = <T>(list: readonly T[], shift: number): T | null => {
-    const n = (attrs >>> shift) & FAMILY_BITS;
-    return n === 0 ? null : list[n - 1]!;
-  };
   const rule = (attrs >>> RULE_SHIFT) & RULE_BITS;
   const event: VisitEvent = {
     time: data[at + TIME]!,
     referrer: referrer(data[at + REFERRER]!),
     country: countryOf(attrs & COUNTRY_BITS),
-    browser: family(BROWSERS, BROWSER_SHIFT),
-    os: family(SYSTEMS, OS_SHIFT),
-    device: family(DEVICES, DEVICE_SHIFT),
+    browser: familyOf(BROWSERS, attrs, BROWSER_SHIFT),
+    os: familyOf(SYSTEMS, attrs, OS_SHIFT),
+    device: familyOf(DEVICES, attrs, DEVICE_SHIFT),
     bot: (attrs & BOT) !== 0,
     visitor: (attrs & HAS_VISITOR) !== 0 ? data[at + VISITOR]! | 0 : null,
   };

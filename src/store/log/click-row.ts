@@ -6,20 +6,11 @@
  * objects apiece, they cost the redirect a fifth of its speed. The body is made from these fields
  * when the row is delivered (`data`), the same on every attempt.
  */
-import { BOT, BROWSERS, BROWSER_SHIFT, COUNTRY_BITS, DEVICES, DEVICE_SHIFT, FAMILY_BITS, OS_SHIFT, SYSTEMS, countryOf } from '../../visits/packed.ts';
-import { clickedData, eventIdOf, keyCode, keyDomain, type OutboxEvent, type PendingDelivery } from '../webhook-store.ts';
+import { BOT, BROWSER_SHIFT, COUNTRY_BITS, DEVICE_SHIFT, FAMILY_BITS, OS_SHIFT, attrsOf } from '../../visits/packed.ts';
+import { clickedData, eventIdOf, eventIdParts, keyCode, keyDomain, type OutboxEvent, type PendingDelivery } from '../webhook-store.ts';
 
 /** The attrs bits a click's body shows: country, browser, OS, device and the bot flag; never the visitor's nor the rule's. */
 export const CLICK_ATTRS = COUNTRY_BITS | (FAMILY_BITS << BROWSER_SHIFT) | (FAMILY_BITS << OS_SHIFT) | (FAMILY_BITS << DEVICE_SHIFT) | BOT;
-
-const family = <T>(list: readonly T[], attrs: number, shift: number): T | null => {
-  const n = (attrs >>> shift) & FAMILY_BITS;
-  return n === 0 ? null : (list[n - 1] ?? null);
-};
-
-/** The last 4 characters of a `newEventId`, as `newEventTail` gives them: Crockford base32. */
-const TAIL = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export class ClickRow implements PendingDelivery, OutboxEvent {
   readonly attrs: number;
@@ -56,10 +47,8 @@ export class ClickRow implements PendingDelivery, OutboxEvent {
     referrer: string | null,
     attrs: number,
   ): ClickRow {
-    if (!TAIL.test(id)) return new ClickRow(seq, subscription, attempts, nextAt, id, -1, key, time, referrer, attrs);
-    let tail = 0;
-    for (let i = id.length - 4; i < id.length; i++) tail = (tail << 5) | CROCKFORD.indexOf(id[i]!);
-    return new ClickRow(seq, subscription, attempts, nextAt, id.slice(0, -4), tail, key, time, referrer, attrs);
+    const parts = eventIdParts(id);
+    return new ClickRow(seq, subscription, attempts, nextAt, parts?.head ?? id, parts?.tail ?? -1, key, time, referrer, attrs);
   }
 
   get id(): string {
@@ -76,16 +65,7 @@ export class ClickRow implements PendingDelivery, OutboxEvent {
   }
 
   get data(): string {
-    const a = this.attrs;
-    const visit = {
-      time: this.time,
-      referrer: this.referrer,
-      country: countryOf(a & COUNTRY_BITS),
-      browser: family(BROWSERS, a, BROWSER_SHIFT),
-      os: family(SYSTEMS, a, OS_SHIFT),
-      device: family(DEVICES, a, DEVICE_SHIFT),
-      bot: (a & BOT) !== 0,
-    };
+    const visit = { time: this.time, referrer: this.referrer, ...attrsOf(this.attrs) };
     return JSON.stringify(clickedData(keyCode(this.key), keyDomain(this.key), visit));
   }
 
