@@ -60,18 +60,21 @@ export const COUNTRY_CODES = 677;
 const A = 65;
 
 /** `XY` → its number (1–676); 0 for null or anything that is not two letters `A`–`Z`. */
-function countryNumber(country: string | null): number {
+export function countryNumber(country: string | null): number {
   if (country === null || country.length !== 2) return 0;
   const a = country.charCodeAt(0) - A;
   const b = country.charCodeAt(1) - A;
   return a >= 0 && a < 26 && b >= 0 && b < 26 ? 1 + a * 26 + b : 0;
 }
 
+/** Each number's country, made once: a country read from a number is never a new string. */
+const COUNTRY_NAMES: readonly (string | null)[] = Array.from({ length: COUNTRY_CODES }, (_, n) =>
+  n === 0 ? null : String.fromCharCode(A + Math.floor((n - 1) / 26), A + ((n - 1) % 26)),
+);
+
 /** The country of number `n` (0 = null). */
 export function countryOf(n: number): string | null {
-  if (n === 0) return null;
-  const i = n - 1;
-  return String.fromCharCode(A + Math.floor(i / 26), A + (i % 26));
+  return COUNTRY_NAMES[n] ?? null;
 }
 
 function indexOf<T>(list: readonly T[], value: T | null): number {

@@ -77,6 +77,7 @@ export function headerCountry(value: string | string[] | undefined): string | nu
 export function createRecorder(options: RecorderOptions): Recorder {
   const { now, visitorIds, countries } = options;
   const entryOf = clientAddressEntry(options.trustProxy);
+  const behindProxy = options.trustProxy > 0;
   const userAgents = options.userAgents ?? createUserAgentClassifier();
   const recorded = options.recorded;
   // The header is honoured only behind a proxy that sets it: a client could send any country.
@@ -103,7 +104,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
     if (!tracksVisitor(headers)) {
       return { time, referrer: null, country: null, browser: null, os: null, device: null, bot: families.bot, visitor: null };
     }
-    const entry = entryOf(req.socket.remoteAddress, headers['x-forwarded-for']);
+    const forwarded = headers['x-forwarded-for'];
+    // Behind a proxy that sent the header, the socket's address is not read (a system call).
+    const entry = entryOf(behindProxy && forwarded !== undefined ? undefined : req.socket.remoteAddress, forwarded);
     const client = entry === null ? undefined : clients.address(entry, key);
     const hash = client?.hash;
     return {

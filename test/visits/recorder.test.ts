@@ -99,6 +99,19 @@ test('trust_proxy 1: the last X-Forwarded-For entry is the client, for the count
   assert.equal(event.visitor, visitorId(KEY, '198.51.100.20', CHROME));
 });
 
+test("trust_proxy 1 with the header: the socket's address is not read (a system call a visit need not make)", () => {
+  const { record } = recorder({ trustProxy: 1 });
+  const socket = {
+    get remoteAddress(): string {
+      throw new Error('the socket was asked');
+    },
+  };
+  const event = record.event({ headers: { 'user-agent': CHROME, 'x-forwarded-for': '198.51.100.20' }, socket });
+  assert.equal(event.visitor, visitorId(KEY, '198.51.100.20', CHROME));
+  // Without the header the socket is the client, as before.
+  assert.throws(() => record.event({ headers: { 'user-agent': CHROME }, socket }), /the socket was asked/);
+});
+
 test('an address that cannot be told: no country asked, no id', () => {
   const { record, asked } = recorder({ trustProxy: 1 });
   const event = record.event(request({ 'user-agent': CHROME, 'x-forwarded-for': 'unknown' }, '10.0.0.1'));

@@ -22,8 +22,8 @@ import type { LogWebhooks } from './log-webhooks.ts';
 
 /** Counts per count-batch entry: keeps a line (and a torn write) small when many codes are hot. */
 const COUNTS_PER_ENTRY = 500;
-/** Events that make a flush's worth (`record`): a few milliseconds of encoding. */
-export const FLUSH_EVENTS = 4096;
+/** Events that make a flush's worth (`record`): a few ms of encoding; fewer made more lines (one per link) of fewer events each. */
+export const FLUSH_EVENTS = 16_384;
 
 export class VisitCounts {
   /** Slots visited since the last flush (renumbered by `renumber`). */
