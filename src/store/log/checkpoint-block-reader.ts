@@ -50,9 +50,10 @@ export class BlockReader {
     domains: [string, DomainRedirects][],
     orphans: unknown[][],
     webhooks: WebhookImage | undefined,
+    /** The slot capacity: its hash chains' when it holds them (`checkpoint-chains.ts`), else what a replay leaves. */
+    capacity = capacityFor(totals.slots),
   ) {
     const { slots, used, eventSlots, eventWords } = totals;
-    const capacity = capacityFor(slots);
     this.packed = {
       seed: totals.seed,
       slots,

@@ -11,6 +11,7 @@ import { endianness } from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Block, BLOCK_SLOTS, type BlockInfo } from './checkpoint-block.ts';
+import { chainsSection, type ChainsInfo, type KeydirChains } from './checkpoint-chains.ts';
 import { CHECKPOINT_VERSION, checkpointPath, identity, MAGIC, PREAMBLE, type Covered, type Footer } from './checkpoint.ts';
 import { crc32 } from './crc32.ts';
 import { TEMP_SUFFIX } from './files.ts';
@@ -41,6 +42,7 @@ export class CheckpointWriter {
   private domains: [string, DomainRedirects][] = [];
   private orphans: unknown[][] = [];
   private webhooks: WebhookImage | undefined;
+  private chains: ChainsInfo | undefined;
 
   /**
    * A new temp file beside `logPath`. `nextSeqs`: see `KeydirImage.copySlot`. `lateFrom`: the keydir's
@@ -101,6 +103,17 @@ export class CheckpointWriter {
     if (block) this.fs.writeSync(this.fd!, block.bytes, block.at);
   }
 
+  /** Writes the keydir's indexes after the blocks (`checkpoint-chains.ts`): every slot written, none to come. */
+  chainsSync(chains: KeydirChains): void {
+    this.flushSync();
+    const { parts, info } = chainsSection(chains, this.block.base);
+    for (const part of parts) {
+      this.fs.writeSync(this.fd!, part, this.at);
+      this.at += part.length;
+    }
+    this.chains = info;
+  }
+
   async flush(): Promise<void> {
     const block = this.take();
     if (block) await this.fs.write(this.fd!, block.bytes, block.at);
@@ -121,6 +134,7 @@ export class CheckpointWriter {
       ...(this.webhooks === undefined ? {} : { webhooks: this.webhooks }),
       late: this.late,
       blocks: this.blocks,
+      ...(this.chains === undefined ? {} : { chains: this.chains }),
     };
     const json = Buffer.from(JSON.stringify(footer), 'utf8');
     const preamble = Buffer.alloc(PREAMBLE);
@@ -200,6 +214,8 @@ export function writeCheckpoint(fs: StoreFs, logPath: string, logFd: number, rec
       writer.add(records, s);
       if (writer.pending === BLOCK_SLOTS) writer.flushSync();
     }
+    const chains = records.chainsImage();
+    if (chains !== undefined) writer.chainsSync(chains);
     writer.finishSync(logFd, covered);
   } catch (err) {
     writer.abandon();

@@ -30,6 +30,7 @@ import { CHECKPOINT_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import type { StoreFs } from './fs.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
+import { chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
 import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
 import type { SlotLabels } from './link-labels.ts';
@@ -75,6 +76,8 @@ export interface Footer {
   /** Slots a compaction copied after an older slot of the same code (`Keydir.fromCheckpoint`). */
   late: number[];
   blocks: BlockInfo[];
+  /** The keydir's indexes after the blocks (`checkpoint-chains.ts`); absent when not written. */
+  chains?: ChainsInfo;
 }
 
 export function checkpointPath(logPath: string): string {
@@ -153,6 +156,9 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
   if (log.head !== footer.log.head || log.tail !== footer.log.tail)
     return { reason: 'the log does not hold the bytes it covers (rewritten, or restored from a copy)' };
 
+  // Its chains are memory's at the capacity memory had: the keydir is loaded at that capacity.
+  const capacity = footer.chains?.capacity;
+  if (capacity !== undefined && !chainsFit(capacity, footer.keydir.slots)) return damaged('hash chains of another size than its slots');
   const blocks = new BlockReader(
     footer.keydir,
     footer.blocks,
@@ -162,6 +168,7 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
     footer.domains ?? [],
     footer.orphans ?? [],
     footer.webhooks,
+    capacity,
   );
   let at = PREAMBLE;
   for (const info of footer.blocks) {
@@ -170,6 +177,13 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
     at += blockBytes(info).bytes;
   }
   const packed = blocks.done();
-  if (packed === undefined || at !== preamble.readDoubleLE(MAGIC.length + 16)) return damaged('blocks smaller than its footer says');
+  if (packed === undefined) return damaged('blocks smaller than its footer says');
+  if (footer.chains !== undefined) {
+    const chains = readChains(fs, fd, at, footer.chains, packed.slots, packed.codeLen.length);
+    if (typeof chains === 'string') return damaged(chains);
+    packed.chains = chains;
+    at += footer.chains.bytes;
+  }
+  if (at !== preamble.readDoubleLE(MAGIC.length + 16)) return damaged('blocks smaller than its footer says');
   return { records: Keydir.fromCheckpoint(packed, footer.late), covered: { offset, entries: footer.log.entries } };
 }

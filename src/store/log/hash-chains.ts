@@ -40,6 +40,23 @@ export function hashBytes(buf: Uint8Array, start: number, end: number, seed: num
   return h >>> 0;
 }
 
+/** The arrays of a `HashChains`, as the start-up checkpoint keeps them (`checkpoint-chains.ts`). */
+export interface ChainsImage {
+  heads: Int32Array;
+  next: Int32Array;
+}
+
+/** What `HashChains.build` sorts into: room for `n` slots and their hashes. */
+export class BuildScratch {
+  readonly slots: Int32Array;
+  readonly hashes: Uint32Array;
+
+  constructor(n: number) {
+    this.slots = new Int32Array(n);
+    this.hashes = new Uint32Array(n);
+  }
+}
+
 /**
  * Slots chained by hash, newest first in every chain (a slot is linked at its chain's head). Sized
  * for a slot capacity (a power of two), with as many heads: slots fill from half the capacity to all
@@ -52,24 +69,31 @@ export class HashChains {
   private readonly next: Int32Array;
   private readonly mask: number;
 
-  /** Empty chains for `capacity` slots. */
-  constructor(capacity: number) {
-    this.heads = new Int32Array(capacity).fill(NONE);
-    this.next = new Int32Array(capacity);
+  /** Empty chains for `capacity` slots; or the chains of `image` (arrays of `capacity`, taken as they are). */
+  constructor(capacity: number, image?: ChainsImage) {
+    this.heads = image?.heads ?? new Int32Array(capacity).fill(NONE);
+    this.next = image?.next ?? new Int32Array(capacity);
     this.mask = capacity - 1;
   }
 
+  /** The arrays themselves (not copies): what a checkpoint writes. */
+  image(): ChainsImage {
+    return { heads: this.heads, next: this.next };
+  }
+
   /**
-   * Chains with the slots `slots` (ascending) linked, of hashes `hashes` (one each), as `link` one
-   * by one would leave them: each chain newest first. Linking ten million slots one by one misses
-   * the processor's cache twice a slot (a random head, read and written), a second in all; here
-   * they are first sorted by the part of the heads their hash falls in (a counting sort, which
-   * keeps their order), then linked part by part, each part's heads small enough to stay cached.
+   * Chains with the slots `slots` (ascending; undefined: 0 to n - 1, n the number of hashes)
+   * linked, of hashes `hashes` (one each), as `link` one by one would leave them: each chain newest
+   * first. Linking ten million slots one by one misses the processor's cache twice a slot (a random
+   * head, read and written), a second in all; here they are first sorted by the part of the heads
+   * their hash falls in (a counting sort, which keeps their order), then linked part by part, each
+   * part's heads small enough to stay cached. `scratch` (two arrays of n) holds the sorted slots
+   * and hashes: one pair for both indexes of a keydir, as fresh memory costs its first touch.
    */
-  static build(capacity: number, slots: Int32Array, hashes: Uint32Array): HashChains {
+  static build(capacity: number, slots: Int32Array | undefined, hashes: Uint32Array, scratch = new BuildScratch(hashes.length)): HashChains {
     const chains = new HashChains(capacity);
     const { heads, next, mask } = chains;
-    const n = slots.length;
+    const n = hashes.length;
     const bits = Math.log2(capacity);
     const shift = Math.min(bits, HEADS_PER_PART_LOG2);
     const parts = 1 << (bits - shift);
@@ -79,14 +103,15 @@ export class HashChains {
       start[part] = start[part]! + 1;
     }
     for (let p = 0; p < parts; p++) start[p + 1] = start[p + 1]! + start[p]!;
-    const sortedSlots = new Int32Array(n);
-    const sortedHashes = new Uint32Array(n);
+    const sortedSlots = scratch.slots;
+    const sortedHashes = scratch.hashes;
     for (let i = 0; i < n; i++) {
-      const part = (hashes[i]! & mask) >>> shift;
+      const h = hashes[i]!;
+      const part = (h & mask) >>> shift;
       const at = start[part]!;
       start[part] = at + 1;
-      sortedSlots[at] = slots[i]!;
-      sortedHashes[at] = hashes[i]!;
+      sortedSlots[at] = slots === undefined ? i : slots[i]!;
+      sortedHashes[at] = h;
     }
     for (let i = 0; i < n; i++) {
       const s = sortedSlots[i]!;

@@ -11,9 +11,10 @@ import { WebhookTable, type WebhookImage } from './webhook-table.ts';
 import { OrphanTable } from './orphan-log.ts';
 import type { DomainRedirects } from '../domain-store.ts';
 import { DomainTable } from './domain-format.ts';
+import type { KeydirChains } from './checkpoint-chains.ts';
 import { KeydirColumns, LIVE, OFFSET32_MAX } from './keydir-columns.ts';
 import { LinkEvents, Referrers, type EventsImage } from './link-events.ts';
-import { NONE } from './hash-chains.ts';
+import { HashChains, NONE } from './hash-chains.ts';
 import { KeyTable } from './key-table.ts';
 import type { SlotLabels } from './link-labels.ts';
 import type { KeyRecord } from '../key-store.ts';
@@ -48,6 +49,8 @@ export interface PackedKeydir {
   orphans: readonly unknown[];
   /** The webhooks (`webhook-table.ts`), absent when none. */
   webhooks?: WebhookImage | undefined;
+  /** Both indexes, when the checkpoint holds them (`checkpoint-chains.ts`); else built. */
+  chains?: KeydirChains | undefined;
 }
 
 /**
@@ -92,11 +95,17 @@ export abstract class KeydirImage extends KeydirColumns {
     if (labels !== undefined) sink.labels(labels);
   }
 
+  /** Both indexes as they are, when a checkpoint's slots are these slots (every slot live: `checkpoint-chains.ts`); else undefined. */
+  chainsImage(): KeydirChains | undefined {
+    if (this.live !== this.slots) return undefined;
+    return { code: this.codeChains.image(), url: this.urlChains.image() };
+  }
+
   /**
    * Takes over the columns a checkpoint loaded (`checkpoint.ts`): the offsets follow from the code
    * and URL lengths (the slots' bytes are in slot order), every slot is live, and both indexes are
-   * built as a replay builds them, oldest first. The hot caches start empty, and no count is dirty
-   * (a checkpoint holds only counts the log holds).
+   * the checkpoint's when it has them, else built as a replay builds them, oldest first.
+   * The hot caches start empty, and no count is dirty (a checkpoint holds only counts the log holds).
    */
   protected adopt(packed: PackedKeydir): void {
     const capacity = packed.codeLen.length;
@@ -123,7 +132,12 @@ export abstract class KeydirImage extends KeydirColumns {
     }
     if (at !== packed.used) throw new Error('checkpoint arena and lengths disagree');
     this.flags = new Uint8Array(capacity).fill(LIVE, 0, packed.slots);
-    this.rebuildChains(capacity);
+    const { chains } = packed;
+    if (chains === undefined) this.rebuildChains(capacity);
+    else {
+      this.codeChains = new HashChains(capacity, chains.code);
+      this.urlChains = new HashChains(capacity, chains.url);
+    }
     const referrers = new Referrers();
     for (const [n, host] of packed.referrers) referrers.define(n, host);
     this.events = LinkEvents.fromImage(packed.events, referrers);

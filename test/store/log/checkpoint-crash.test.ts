@@ -127,7 +127,11 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
   assert.equal(dry.failed, undefined);
   assert.equal(dry.steps[0], 'create');
   assert.deepEqual(dry.steps.slice(-4), ['fsyncSync', 'closeSync', 'rename', 'syncDir']);
-  assert.deepEqual(dry.steps.slice(1, -4), ['writeSync', 'writeSync', 'writeSync'], 'the block of links, the footer, and last the preamble that points at it');
+  assert.deepEqual(
+    dry.steps.slice(1, -4),
+    ['writeSync', 'writeSync', 'writeSync', 'writeSync', 'writeSync', 'writeSync', 'writeSync'],
+    'the block of links, the four arrays of the hash chains, the footer, and last the preamble that points at it',
+  );
   const renameStep = dry.steps.indexOf('rename') + 1;
 
   for (let dieAt = 1; dieAt <= dry.steps.length; dieAt++) {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HashChains, NONE } from '../../../src/store/log/hash-chains.ts';
+import { BuildScratch, HashChains, NONE } from '../../../src/store/log/hash-chains.ts';
 import { prng } from '../../support/crash-harness.ts';
 
 /** Every chain, as the list of its slots from its head. */
@@ -38,3 +38,19 @@ for (const capacity of [1024, 1 << 18]) {
     assert.deepEqual(chains(built, capacity), expected);
   });
 }
+
+test('build over every slot from 0 (no slot list), twice over one scratch, leaves what linking one by one leaves', () => {
+  const capacity = 1 << 17;
+  const random = prng(7);
+  const n = Math.floor(capacity * 0.7);
+  const scratch = new BuildScratch(n);
+  for (const spread of [capacity * 3, 50]) {
+    const hashes = Uint32Array.from({ length: n }, () => Math.floor(random() * 2 ** 32) % spread);
+    const one = new HashChains(capacity);
+    hashes.forEach((h, s) => {
+      one.link(s, h);
+    });
+    // The second build sorts into the scratch the first one filled.
+    assert.deepEqual(chains(HashChains.build(capacity, undefined, hashes, scratch), capacity), chains(one, capacity));
+  }
+});
