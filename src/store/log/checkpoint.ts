@@ -28,9 +28,10 @@ import { endianness } from 'node:os';
 import { crc32 } from './crc32.ts';
 import { CHECKPOINT_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
-import type { StoreFs } from './fs.ts';
+import { nodeFs, type StoreFs } from './fs.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
-import { chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
+import { CHAINS_DAMAGED, chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
+import { checkHere, checkInParallel, type Checked } from './checkpoint-crc.ts';
 import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
 import type { SlotLabels } from './link-labels.ts';
@@ -122,7 +123,7 @@ export function loadCheckpoint(fs: StoreFs, logPath: string, logFd: number): Loa
   try {
     fd = fs.openRead(path);
     if (fd === undefined) return undefined;
-    return load(fs, fd, logFd);
+    return load(fs, path, fd, logFd);
   } catch (err) {
     return { reason: `it could not be read (${(err as Error).message})` };
   } finally {
@@ -130,7 +131,7 @@ export function loadCheckpoint(fs: StoreFs, logPath: string, logFd: number): Loa
   }
 }
 
-function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string } {
+function load(fs: StoreFs, path: string, fd: number, logFd: number): Loaded | { reason: string } {
   const damaged = (what: string) => ({ reason: `it is damaged (${what})` });
   const preamble = Buffer.alloc(PREAMBLE);
   if (!readFully(fs, fd, preamble, 0) || !preamble.subarray(0, MAGIC.length).equals(MAGIC)) return damaged('not a checkpoint');
@@ -170,20 +171,35 @@ function load(fs: StoreFs, fd: number, logFd: number): Loaded | { reason: string
     footer.webhooks,
     capacity,
   );
+  // Every section's checksum, checked on another thread while this one reads them (`checkpoint-crc.ts`).
+  const sections: Checked[] = [];
   let at = PREAMBLE;
   for (const info of footer.blocks) {
-    const wrong = blocks.read(fs, fd, at, info);
-    if (wrong !== undefined) return damaged(wrong);
+    sections.push([at, blockBytes(info).bytes, info[5]]);
     at += blockBytes(info).bytes;
   }
-  const packed = blocks.done();
-  if (packed === undefined) return damaged('blocks smaller than its footer says');
-  if (footer.chains !== undefined) {
-    const chains = readChains(fs, fd, at, footer.chains, packed.slots, packed.codeLen.length);
-    if (typeof chains === 'string') return damaged(chains);
-    packed.chains = chains;
-    at += footer.chains.bytes;
+  if (footer.chains !== undefined) sections.push([at, footer.chains.bytes, footer.chains.crc]);
+  const parallel = fs === nodeFs ? checkInParallel(path, sections) : undefined;
+  try {
+    for (const [i, info] of footer.blocks.entries()) {
+      const wrong = blocks.read(fs, fd, sections[i]![0], info, parallel === undefined);
+      if (wrong !== undefined) return damaged(wrong);
+    }
+    const packed = blocks.done();
+    if (packed === undefined) return damaged('blocks smaller than its footer says');
+    if (footer.chains !== undefined) {
+      const chains = readChains(fs, fd, at, footer.chains, packed.slots, packed.codeLen.length, parallel === undefined);
+      if (typeof chains === 'string') return damaged(chains);
+      packed.chains = chains;
+      at += footer.chains.bytes;
+    }
+    if (at !== preamble.readDoubleLE(MAGIC.length + 16)) return damaged('blocks smaller than its footer says');
+    if (parallel !== undefined) {
+      const bad = parallel.verdict() ?? checkHere(fs, fd, sections);
+      if (bad !== -1) return damaged(bad < footer.blocks.length ? `bad checksum of the block at byte ${sections[bad]![0]}` : CHAINS_DAMAGED);
+    }
+    return { records: Keydir.fromCheckpoint(packed, footer.late), covered: { offset, entries: footer.log.entries } };
+  } finally {
+    parallel?.stop();
   }
-  if (at !== preamble.readDoubleLE(MAGIC.length + 16)) return damaged('blocks smaller than its footer says');
-  return { records: Keydir.fromCheckpoint(packed, footer.late), covered: { offset, entries: footer.log.entries } };
 }

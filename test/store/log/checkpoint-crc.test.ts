@@ -1,0 +1,60 @@
+/**
+ * A checkpoint's checksums checked on another thread (checkpoint-crc.ts): the same verdict as
+ * checking them here, section by section; no verdict when the thread cannot read the file, and
+ * then the check here gives it.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { openSync, closeSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { type Checked, checkHere, checkInParallel } from '../../../src/store/log/checkpoint-crc.ts';
+import { crc32 } from '../../../src/store/log/crc32.ts';
+import { nodeFs } from '../../../src/store/log/fs.ts';
+import { tempDir } from '../../support/helpers.ts';
+
+/** A file of three sections (one larger than the thread's 8 MiB reads), and their true checksums. */
+function file(t: Parameters<typeof tempDir>[0]): { path: string; sections: Checked[] } {
+  const parts = [randomBytes(1000), randomBytes(9 << 20), randomBytes(24)];
+  const path = join(tempDir(t), 'sections');
+  writeFileSync(path, Buffer.concat([Buffer.alloc(40), ...parts]));
+  let at = 40;
+  const sections: Checked[] = parts.map((part) => {
+    const section: Checked = [at, part.length, crc32(part)];
+    at += part.length;
+    return section;
+  });
+  return { path, sections };
+}
+
+function here(path: string, sections: Checked[]): number {
+  const fd = openSync(path, 'r');
+  try {
+    return checkHere(nodeFs, fd, sections);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+test('every section good: -1, from the thread and from the check here', (t) => {
+  const { path, sections } = file(t);
+  assert.equal(checkInParallel(path, sections)?.verdict(), -1);
+  assert.equal(here(path, sections), -1);
+});
+
+test('a section whose checksum differs: its index, from both', (t) => {
+  const { path, sections } = file(t);
+  for (const bad of [0, 1, 2]) {
+    const wrong = sections.map((s, i): Checked => (i === bad ? [s[0], s[1], (s[2] + 1) >>> 0] : s));
+    assert.equal(checkInParallel(path, wrong)?.verdict(), bad, `section ${bad}`);
+    assert.equal(here(path, wrong), bad, `section ${bad}`);
+  }
+});
+
+test('a section past the end of the file: no verdict from the thread (it could not check), the index from the check here', (t) => {
+  const { path, sections } = file(t);
+  const past: Checked[] = [...sections, [sections[2]![0] + 24, 100, 0]];
+  assert.equal(checkInParallel(path, past)?.verdict(), undefined);
+  assert.equal(here(path, past), 3);
+  assert.equal(checkInParallel(join(path, 'none'), sections)?.verdict(), undefined, 'no file');
+});
