@@ -28,12 +28,13 @@ export interface ChainsInfo {
   crc: number;
 }
 
-/** Both indexes of a keydir, as `KeydirColumns.chainsImage` gives them and `adopt` takes them. */
+/** Both indexes of a keydir, as `KeydirImage.chainsImage` gives them and `adopt` takes them. */
 export interface KeydirChains {
   code: ChainsImage;
   url: ChainsImage;
 }
 
+/** What a section whose bytes are not the ones written is. */
 export const CHAINS_DAMAGED = 'bad checksum of its hash chains';
 
 /** Whether chains of `capacity` can hold `slots` slots (a power of two, no fewer heads than slots). */
@@ -43,10 +44,18 @@ export function chainsFit(capacity: number, slots: number): boolean {
 
 const bytesOf = (a: Int32Array, n = a.length): Buffer => Buffer.from(a.buffer, a.byteOffset, n * 4);
 
+/** The section's parts, in file order, as views of the arrays (`slots` links of each index). */
+const partsOf = (chains: KeydirChains, slots: number): Buffer[] => [
+  bytesOf(chains.code.heads),
+  bytesOf(chains.url.heads),
+  bytesOf(chains.code.next, slots),
+  bytesOf(chains.url.next, slots),
+];
+
 /** The section of `chains` for `slots` slots: its parts to write in order, and the footer's info. */
 export function chainsSection(chains: KeydirChains, slots: number): { parts: Buffer[]; info: ChainsInfo } {
   const capacity = chains.code.heads.length;
-  const parts = [bytesOf(chains.code.heads), bytesOf(chains.url.heads), bytesOf(chains.code.next, slots), bytesOf(chains.url.next, slots)];
+  const parts = partsOf(chains, slots);
   let crc = 0;
   for (const part of parts) crc = crc32(part, crc);
   return { parts, info: { capacity, bytes: (2 * capacity + 2 * slots) * 4, crc } };
@@ -63,9 +72,8 @@ export function readChains(fs: StoreFs, fd: number, at: number, info: ChainsInfo
     code: { heads: new Int32Array(capacity), next: new Int32Array(capacity) },
     url: { heads: new Int32Array(capacity), next: new Int32Array(capacity) },
   };
-  const parts = [bytesOf(chains.code.heads), bytesOf(chains.url.heads), bytesOf(chains.code.next, slots), bytesOf(chains.url.next, slots)];
   let crc = 0;
-  for (const part of parts) {
+  for (const part of partsOf(chains, slots)) {
     if (!readFully(fs, fd, part, at)) return 'cut short';
     if (verify) crc = crc32(part, crc);
     at += part.length;
