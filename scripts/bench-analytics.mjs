@@ -553,7 +553,7 @@ async function reportRedirects(now) {
     };
     const result = await eventsAgainstCounts('PostgreSQL', start, mix.file, { pinned: false });
     failed ||= result.failed;
-    printComparison('redirects, PostgreSQL, WORKERS=2 (nothing pinned)', result, 0.8, { database: true });
+    printComparison('redirects, PostgreSQL, WORKERS=2 (nothing pinned)', result, 0.85, { database: true });
   }
   return failed;
 }
