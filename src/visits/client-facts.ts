@@ -137,7 +137,7 @@ export class ClientFacts {
     return found;
   }
 
-  /** Values remembered, of both kinds. */
+  /** Values remembered, of every kind. */
   get size(): number {
     return this.agents.size + this.addresses.size + this.v4.size;
   }
