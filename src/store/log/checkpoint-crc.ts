@@ -77,11 +77,13 @@ export interface ParallelCheck {
 /** Starts checking `sections` of `path` on another thread; undefined where that cannot be done (no native CRC-32). */
 export function checkInParallel(path: string, sections: Checked[]): ParallelCheck | undefined {
   if (crc32 === crc32Fallback) return undefined;
+  const bytes = sections.reduce((n, [, size]) => n + size, 0);
   const shared = new SharedArrayBuffer(8);
   const state = new Int32Array(shared);
   let worker: Worker;
   try {
-    worker = new Worker(THREAD, { eval: true, workerData: { path, sections, chunk: CHUNK, shared } });
+    // No flags of this process (`--input-type=module`, `--import` of a loader): the text is CommonJS, alone.
+    worker = new Worker(THREAD, { eval: true, execArgv: [], workerData: { path, sections, chunk: CHUNK, shared } });
   } catch {
     return undefined;
   }
@@ -90,8 +92,9 @@ export function checkInParallel(path: string, sections: Checked[]): ParallelChec
   worker.on('error', () => undefined);
   return {
     verdict() {
-      // A minute is far more than any checkpoint takes; past it, the checksums are computed here.
-      Atomics.wait(state, 0, PENDING, 60_000);
+      // Ten seconds and one more a 100 MB (its read and CRC take about 0.6 s a GB): past that, the
+      // thread is taken to have failed without a word, and the checksums are computed here.
+      Atomics.wait(state, 0, PENDING, 10_000 + bytes / 100_000);
       const result = Atomics.load(state, 0);
       return result === GOOD ? -1 : result === BAD ? state[1]! : undefined;
     },

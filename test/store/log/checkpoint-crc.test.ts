@@ -4,6 +4,7 @@
  * then the check here gives it.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { type Checked, checkHere, checkInParallel } from '../../../src/store/log
 import { crc32 } from '../../../src/store/log/crc32.ts';
 import { nodeFs } from '../../../src/store/log/fs.ts';
 import { tempDir } from '../../support/helpers.ts';
+import { TS_IMPORT } from '../../support/ts-import.ts';
 
 /** A file of three sections (one larger than the thread's 8 MiB reads), and their true checksums. */
 function file(t: Parameters<typeof tempDir>[0]): { path: string; sections: Checked[] } {
@@ -57,4 +59,17 @@ test('a section past the end of the file: no verdict from the thread (it could n
   assert.equal(checkInParallel(path, past)?.verdict(), undefined);
   assert.equal(here(path, past), 3);
   assert.equal(checkInParallel(join(path, 'none'), sections)?.verdict(), undefined, 'no file');
+});
+
+test("the thread gets none of its process's flags: a process of ES module text, with a loader, gets the verdict too", (t) => {
+  const { path, sections } = file(t);
+  // A process as a test harness starts one (`--input-type=module -e`): a thread that took its
+  // flags would read the CommonJS text as a module and die without a word.
+  const child = `
+    const { checkInParallel } = await import(process.argv[1]);
+    process.stdout.write(String(checkInParallel(process.argv[2], JSON.parse(process.argv[3]))?.verdict()));
+  `;
+  const module = new URL('../../../src/store/log/checkpoint-crc.ts', import.meta.url).href;
+  const out = execFileSync(process.execPath, [...TS_IMPORT, '--input-type=module', '-e', child, module, path, JSON.stringify(sections)], { encoding: 'utf8' });
+  assert.equal(out, '-1');
 });
