@@ -175,8 +175,9 @@ function load(fs: StoreFs, path: string, fd: number, logFd: number): Loaded | { 
   const sections: Checked[] = [];
   let at = PREAMBLE;
   for (const info of footer.blocks) {
-    sections.push([at, blockBytes(info).bytes, info[5]]);
-    at += blockBytes(info).bytes;
+    const { bytes } = blockBytes(info);
+    sections.push([at, bytes, info[5]]);
+    at += bytes;
   }
   if (footer.chains !== undefined) sections.push([at, footer.chains.bytes, footer.chains.crc]);
   const parallel = fs === nodeFs ? checkInParallel(path, sections) : undefined;

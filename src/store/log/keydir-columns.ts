@@ -283,15 +283,13 @@ export abstract class KeydirColumns {
     const slots = every ? undefined : new Int32Array(live);
     const codeHashes = new Uint32Array(live);
     const urlHashes = every ? this.urlHash.subarray(0, live) : new Uint32Array(live);
-    const { arena, offset, codeLen, seed } = this;
     for (let s = 0, i = 0; s < this.slots; s++) {
       if (slots !== undefined) {
         if (!this.isLive(s)) continue;
         slots[i] = s;
         urlHashes[i] = this.urlHash[s]!;
       }
-      const at = offset[s]!;
-      codeHashes[i++] = hashBytes(arena, at, at + codeLen[s]!, seed);
+      codeHashes[i++] = this.codeHashOf(s);
     }
     const scratch = new BuildScratch(live);
     this.codeChains = HashChains.build(capacity, slots, codeHashes, scratch);
