@@ -20,6 +20,16 @@ export type Checked = [at: number, bytes: number, crc: number];
 /** Bytes the checking thread reads at a time. */
 const CHUNK = 8 << 20;
 
+/**
+ * Checkpoints smaller than this are checked here: a thread takes about 60 ms to start and answer,
+ * what the check of 64 MiB takes on this thread (about 450,000 links), and a small data directory
+ * (and a test suite's hundreds of starts) should not pay it.
+ */
+export const THREAD_MIN_BYTES = 64 << 20;
+
+/** Whether `sections` are worth a thread of their own: `minBytes` or more in all. */
+export const worthAThread = (sections: Checked[], minBytes = THREAD_MIN_BYTES): boolean => sections.reduce((n, [, size]) => n + size, 0) >= minBytes;
+
 /** States of the shared word: not done yet, all good, a section bad (its index in the next word), could not check. */
 const PENDING = 0;
 const GOOD = 1;

@@ -31,7 +31,7 @@ import { FORMAT_VERSION } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
 import { CHAINS_DAMAGED, chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
-import { checkHere, checkInParallel, type Checked } from './checkpoint-crc.ts';
+import { checkHere, checkInParallel, type Checked, THREAD_MIN_BYTES, worthAThread } from './checkpoint-crc.ts';
 import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
 import type { SlotLabels } from './link-labels.ts';
@@ -116,14 +116,15 @@ export interface Loaded {
 /**
  * Reads the checkpoint of the log `logFd`: the keydir and the offset to replay from; `undefined`
  * when there is none; or why it is not used (`{ reason }`). Never throws for a bad checkpoint.
+ * `threadMinBytes`: from what size its checksums are checked on another thread (`checkpoint-crc.ts`).
  */
-export function loadCheckpoint(fs: StoreFs, logPath: string, logFd: number): Loaded | { reason: string } | undefined {
+export function loadCheckpoint(fs: StoreFs, logPath: string, logFd: number, threadMinBytes = THREAD_MIN_BYTES): Loaded | { reason: string } | undefined {
   const path = checkpointPath(logPath);
   let fd: number | undefined;
   try {
     fd = fs.openRead(path);
     if (fd === undefined) return undefined;
-    return load(fs, path, fd, logFd);
+    return load(fs, path, fd, logFd, threadMinBytes);
   } catch (err) {
     return { reason: `it could not be read (${(err as Error).message})` };
   } finally {
@@ -131,7 +132,7 @@ export function loadCheckpoint(fs: StoreFs, logPath: string, logFd: number): Loa
   }
 }
 
-function load(fs: StoreFs, path: string, fd: number, logFd: number): Loaded | { reason: string } {
+function load(fs: StoreFs, path: string, fd: number, logFd: number, threadMinBytes: number): Loaded | { reason: string } {
   const damaged = (what: string) => ({ reason: `it is damaged (${what})` });
   const preamble = Buffer.alloc(PREAMBLE);
   if (!readFully(fs, fd, preamble, 0) || !preamble.subarray(0, MAGIC.length).equals(MAGIC)) return damaged('not a checkpoint');
@@ -171,7 +172,8 @@ function load(fs: StoreFs, path: string, fd: number, logFd: number): Loaded | { 
     footer.webhooks,
     capacity,
   );
-  // Every section's checksum, checked on another thread while this one reads them (`checkpoint-crc.ts`).
+  // Every section's checksum, checked on another thread while this one reads them, when there are
+  // enough bytes to be worth one (`checkpoint-crc.ts`).
   const sections: Checked[] = [];
   let at = PREAMBLE;
   for (const info of footer.blocks) {
@@ -180,7 +182,7 @@ function load(fs: StoreFs, path: string, fd: number, logFd: number): Loaded | { 
     at += bytes;
   }
   if (footer.chains !== undefined) sections.push([at, footer.chains.bytes, footer.chains.crc]);
-  const parallel = fs === nodeFs ? checkInParallel(path, sections) : undefined;
+  const parallel = fs === nodeFs && worthAThread(sections, threadMinBytes) ? checkInParallel(path, sections) : undefined;
   try {
     for (const [i, info] of footer.blocks.entries()) {
       const wrong = blocks.read(fs, fd, sections[i]![0], info, parallel === undefined);
