@@ -103,6 +103,12 @@ export async function openPage(
   return { context, page, problems, requests };
 }
 
+/**
+ * A full-page screenshot under `test-results/screenshots/`, for a person to look at, when
+ * `TEST_SCREENSHOTS=1`: no test reads them, and they cost 5 of the 27 s of CPU of ui.test.ts and
+ * domains.test.ts.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env['TEST_SCREENSHOTS'] !== '1') return;
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
