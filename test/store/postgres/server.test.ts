@@ -174,7 +174,7 @@ test('the library: createShortenerAsync on a database; the synchronous entry poi
 });
 
 test('without the driver the server exits 2 and says how to install it', { skip: !server, timeout: 60_000 }, async () => {
-  // A resolve hook that makes `postgres` missing, registered after the TypeScript loader so it runs first.
+  // A resolve hook that makes `postgres` missing.
   const hook =
     'export async function resolve(s, c, next) { if (s === "postgres") { const e = new Error("Cannot find package \'postgres\'"); e.code = "ERR_MODULE_NOT_FOUND"; throw e; } return next(s, c); }';
   const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;

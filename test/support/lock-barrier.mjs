@@ -12,10 +12,11 @@ const count = Number(process.env['LOCK_BARRIER_N']);
 
 if (dir !== undefined) {
   // The CommonJS object is the one whose changes syncBuiltinESMExports copies to `node:fs` imports.
-  const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+  /** @type {typeof import('node:fs')} */
+  const fs = createRequire(import.meta.url)('node:fs');
   const pause = new Int32Array(new SharedArrayBuffer(4));
   let arrived = false;
-  const arrive = (): void => {
+  const arrive = () => {
     if (arrived) return;
     arrived = true;
     fs.writeFileSync(join(dir, String(process.pid)), '');
@@ -23,10 +24,11 @@ if (dir !== undefined) {
     const deadline = Date.now() + 20_000;
     while (fs.readdirSync(dir).length < count && Date.now() < deadline) Atomics.wait(pause, 0, 0, 1);
   };
-  const patched = fs as unknown as Record<string, (...args: unknown[]) => unknown>;
+  /** @type {Record<string, (...args: unknown[]) => unknown>} */
+  const patched = /** @type {any} */ (fs);
   for (const name of ['openSync', 'linkSync', 'renameSync', 'rmSync', 'unlinkSync']) {
-    const original = patched[name]!;
-    patched[name] = function (this: unknown, ...args: unknown[]): unknown {
+    const original = /** @type {(...args: unknown[]) => unknown} */ (patched[name]);
+    patched[name] = function (...args) {
       if (basename(String(args[0])).startsWith('urls.lock')) arrive();
       return original.apply(this, args);
     };
