@@ -14,6 +14,8 @@
  * (`--all`, or `TEST_CLUSTER=all` in `npm test`) runs every HTTP test file on the cluster.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { bundleTests } from './bundle-tests.ts';
 import { missingTool, UNDER_CI } from './missing-tool.ts';
 import { findPgBin } from './pg.ts';
 
@@ -86,10 +88,26 @@ if (!findPgBin()) {
   process.exit(0);
 }
 
-// The shell expands the patterns, as it does for the first pass.
-const run = spawnSync(
-  'sh',
-  ['-c', `exec node --import ./scripts/ts-loader.mjs --test --test-concurrency=2 --test-reporter=./test/support/reporter.mjs ${FILES.join(' ')}`],
-  { stdio: 'inherit', env: { ...process.env, SHORTENER_TEST_TARGET: 'cluster' } },
-);
+/** The files a pattern of `ALL` names: a folder, then a name with `*` for any text. */
+function expand(pattern: string): string[] {
+  const slash = pattern.lastIndexOf('/');
+  const dir = pattern.slice(0, slash);
+  const name = new RegExp(
+    `^${pattern
+      .slice(slash + 1)
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')}$`,
+  );
+  return readdirSync(dir)
+    .filter((file) => name.test(file))
+    .sort()
+    .map((file) => `${dir}/${file}`);
+}
+
+// Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
+const bundles = await bundleTests('cluster', FILES.flatMap(expand));
+const run = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=./test/support/reporter.mjs', ...bundles], {
+  stdio: 'inherit',
+  env: { ...process.env, SHORTENER_TEST_TARGET: 'cluster' },
+});
 process.exit(run.status ?? 1);

@@ -13,6 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { bundleTests } from './bundle-tests.ts';
 
 /** Where the reporter writes this run's times, and where the next run reads them. */
 const LAST_RUN = 'test-output/file-times.json';
@@ -57,9 +58,10 @@ const files = testFiles('test', 2)
   .filter((file) => file.split('/').length > 2)
   .sort((a, b) => timeOf(b) - timeOf(a) || rank(a) - rank(b) || (a < b ? -1 : 1));
 
-const run = spawnSync(
-  process.execPath,
-  ['--import', './scripts/ts-loader.mjs', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...files],
-  { stdio: 'inherit', env: { ...process.env, TEST_FILE_TIMES_OUT: LAST_RUN } },
-);
+// Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
+const bundles = await bundleTests('local', files);
+const run = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...bundles], {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_FILE_TIMES_OUT: LAST_RUN },
+});
 process.exit(run.status ?? 1);

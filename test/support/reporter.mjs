@@ -17,9 +17,12 @@ const SLOWEST = 20;
 
 const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
 
+/** A bundle's test file (`bundle-tests.ts` writes `test/a/b.test.ts` as `test-output/tests/<pass>/test/a/b.test.mjs`). */
+const sourceOf = (/** @type {string} */ path) => path.replace(/^test-output\/tests\/[^/]+\/(.*)\.mjs$/, '$1.ts');
+
 /** The test file, relative to the working directory (node 20 reports no line for a test run in its own process). */
 function where(/** @type {string | undefined} */ file) {
-  return file === undefined ? '' : `${relative(process.cwd(), file.startsWith('file:') ? fileURLToPath(file) : file)}: `;
+  return file === undefined ? '' : `${sourceOf(relative(process.cwd(), file.startsWith('file:') ? fileURLToPath(file) : file))}: `;
 }
 
 /** @param {AsyncIterable<import('node:test/reporters').TestEvent>} source */

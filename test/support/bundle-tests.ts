@@ -1,0 +1,93 @@
+/**
+ * `npm test`'s test files, each bundled with what it imports of the project into one ES module
+ * (esbuild; the packages stay imports), under a folder of `test-output/tests/` (one a pass) at the
+ * file's own path with `.mjs` for `.ts`. The passes run these, without the TypeScript loader: through it a test file's
+ * process spent about 0.4 s of CPU more to load the app (its hooks run on a thread of their own,
+ * one message each way a module), and the suite starts some 330 of them.
+ *
+ * - A module's `import.meta.url` stays its own file's URL (a plugin writes it as a string in each
+ *   module), so the paths a test finds from it (the project's root, its fixtures, itself) are
+ *   those it finds through the loader.
+ * - Shared modules go into chunks beside the bundles (`chunks/`): the build writes each once, and
+ *   a test loads the same modules as through the loader, a few dozen instead of a hundred.
+ * - Source maps are linked: stack traces (`--enable-source-maps`) and coverage name the sources.
+ * - The child processes a test starts on a `.ts` file still go through the loader.
+ *
+ * Used by the passes (`local-pass.ts`, `cluster-pass.ts`); the reporter names a bundle by its
+ * test file (`reporter.mjs`).
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const SRC = join(ROOT, 'src');
+const OUT = 'test-output/tests';
+
+/** esbuild's options for every module: what the TypeScript of tsconfig.json needs. */
+const COMMON = {
+  absWorkingDir: ROOT,
+  outbase: '.',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } },
+  logLevel: 'warning',
+} as const;
+
+/** Every `.ts` file under `dir`. */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath ?? entry.path, entry.name)));
+
+/**
+ * Each `.ts` module read with its own URL for `import.meta.url`; with `relinked`, its imports of
+ * `.ts` files as of the `.js` files they are compiled to.
+ */
+const ownUrl = (relinked: boolean): Plugin => ({
+  name: 'own-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, (args) => {
+      let contents = readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
+      if (relinked) contents = contents.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]+)\.ts\2/g, '$1$2$3.js$2');
+      return { contents, loader: 'ts' };
+    });
+  },
+});
+
+/** A test's imports of `src/`: the modules compiled apart, by their URL, so that coverage counts `src/` only. */
+const srcApart = (outdir: string): Plugin => ({
+  name: 'src-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      if (!path.startsWith(`${SRC}/`)) return undefined;
+      return { path: pathToFileURL(join(ROOT, outdir, relative(ROOT, path))).href.replace(/\.ts$/, '.js'), external: true };
+    });
+  },
+});
+
+/** Bundles `files` (paths from the project root) into `test-output/tests/<folder>/`, made anew; their bundles' paths. */
+export async function bundleTests(folder: string, files: string[]): Promise<string[]> {
+  const outdir = `${OUT}/${folder}`;
+  rmSync(join(ROOT, outdir), { recursive: true, force: true });
+  await Promise.all([
+    build({ ...COMMON, entryPoints: sources(SRC), outdir, plugins: [ownUrl(true)] }),
+    build({
+      ...COMMON,
+      entryPoints: files,
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      chunkNames: 'chunks/[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      packages: 'external',
+      plugins: [srcApart(outdir), ownUrl(false)],
+    }),
+  ]);
+  return files.map((file) => `${outdir}/${file.replace(/\.ts$/, '.mjs')}`);
+}
