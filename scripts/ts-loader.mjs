@@ -2,10 +2,12 @@
  * How the tests run TypeScript: `node --import ./scripts/ts-loader.mjs …`. Every `.ts` file of the
  * project is compiled once (esbuild, types stripped, an inline source map for stack traces and
  * coverage) into `node_modules/.cache/ts-loader/`, and each process loads the compiled text under
- * the file's own URL. Every test file's process runs through it; under coverage,
- * `src/server.ts --version` took 1.0 s (1.3 s of CPU) through `--import tsx`, and 0.7 s (0.8 s of
- * CPU) through this. The servers, command-line runs and cluster instances the tests start run a
- * bundle instead (`test/support/server-entry.ts`), which starts in 0.23 s.
+ * the file's own URL. A test file run alone runs through it, and so do the child processes the
+ * tests start on a `.ts` file; under coverage, `src/server.ts --version` took 1.0 s (1.3 s of CPU)
+ * through `--import tsx`, and 0.7 s (0.8 s of CPU) through this. `npm test` runs its test files as
+ * bundles instead (`test/support/bundle-tests.ts`), and the servers, command-line runs and cluster
+ * instances the tests start as a bundle of the server (`test/support/server-entry.ts`), which
+ * starts in 0.23 s.
  *
  * - `node scripts/ts-loader.mjs build` compiles every `.ts` under src/, test/, test-container/
  *   and scripts/ in one pass (`npm test` runs it first).
