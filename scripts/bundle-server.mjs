@@ -18,27 +18,35 @@
 // server starts as CommonJS"): the format is kept, and it could go back to an ES module.
 //
 // Usage: node scripts/bundle-server.mjs [outfile] [entry]   (default dist/server.js, src/server.ts;
-// the tests bundle their cluster instance too: test/support/server-entry.ts). The outfile must sit in
-// dist/, where dist/package.json makes it CommonJS.
+// the tests bundle their cluster instance and child processes too: test/support/server-entry.ts).
 import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+const outfile = process.argv[2] ?? 'dist/server.js';
+// An outfile of `.mjs` is an ES module: the tests bundle child processes of theirs that wait at
+// their top level, which CommonJS cannot.
+const esm = outfile.endsWith('.mjs');
+
 await build({
   absWorkingDir: ROOT,
   entryPoints: [process.argv[3] ?? 'src/server.ts'],
-  outfile: process.argv[2] ?? 'dist/server.js',
+  outfile,
   bundle: true,
   platform: 'node',
-  format: 'cjs',
+  format: esm ? 'esm' : 'cjs',
   target: 'node20',
   // package-root.ts finds the package from its own URL, which a CommonJS file knows as __filename.
   // The banner comes first in the file, so it repeats the "use strict" that follows it: the
   // sources are ES modules, strict throughout.
-  define: { 'import.meta.url': 'bundleUrl' },
-  banner: { js: '"use strict";\nconst bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  ...(esm
+    ? {}
+    : {
+        define: { 'import.meta.url': 'bundleUrl' },
+        banner: { js: '"use strict";\nconst bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+      }),
   // The PostgreSQL driver stays an optional peer dependency, loaded with import() when configured.
   packages: 'external',
   // The map names the sources and leaves their text out (1.8 MB of it): the tests run this bundle

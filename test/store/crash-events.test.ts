@@ -24,7 +24,7 @@ import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { prng } from '../support/crash-harness.ts';
 import { EventLoad, LOAD_KEY, REFERRER_HOSTS } from '../support/event-load.ts';
 import { request, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
-import { TS_IMPORT } from '../support/ts-import.ts';
+import { bundled } from '../support/server-entry.ts';
 
 const quiet = createLogger('silent');
 /** Unlimited visits answered this long before a kill must be counted: the 1 s flush and some slack. */
@@ -161,7 +161,7 @@ test('log store: kill -9 during compactions forced mid-run keeps the invariant t
   await crashRounds(t, {
     rounds: 5,
     launch: async (dir) => {
-      const s = await serverProcess({ ...env(dir), COMPACT_EVERY_MS: '40' }, [...TS_IMPORT, 'test/support/compacting-server.ts']);
+      const s = await serverProcess({ ...env(dir), COMPACT_EVERY_MS: '40' }, [bundled('test/support/compacting-server.ts', 'mjs')]);
       void s.exited.then(() => (compactions += s.lines.filter((l) => l['msg'] === 'log compacted').length));
       return s;
     },

@@ -54,16 +54,18 @@ export const serverBundle = (): string => bundled('src/server.ts');
 
 /**
  * The path of `entry` (a path from the project root that imports only Node's modules, the
- * packages, and `src/`) bundled from the current sources; built when there is none yet. The
+ * packages, and `src/`) bundled from the current sources, as CommonJS or (`mjs`) an ES module; built
+ * when there is none yet. The
  * builder holds `<bundle>.lock` from before it writes until it has written, and the bundle is
  * written where it is run (its source map names `../src/…` from there): a bundle is whole once it
  * exists and no lock does.
  */
-export function bundled(entry: string): string {
-  const known = built.get(entry);
+export function bundled(entry: string, format: 'cjs' | 'mjs' = 'cjs'): string {
+  const key = `${entry}.${format}`;
+  const known = built.get(key);
   if (known !== undefined) return known;
   const base = entry.slice(entry.lastIndexOf('/') + 1).replace(/\.ts$/, '');
-  const name = `${base}-${sourcesHash(entry)}.cjs`;
+  const name = `${base}-${sourcesHash(entry)}.${format}`;
   const path = join(FOLDER, name);
   const lock = `${path}.lock`;
   mkdirSync(FOLDER, { recursive: true });
@@ -90,7 +92,7 @@ export function bundled(entry: string): string {
       rmSync(lock, { force: true });
     }
   }
-  built.set(entry, path);
+  built.set(key, path);
   return path;
 }
 

@@ -170,10 +170,8 @@ test('a crash at every step of writing a checkpoint leaves a store that starts w
  * rename) says "stopped" and waits, for the parent's kill -9.
  */
 const CHILD = `
-const { LogEngine, } = await import(process.argv[1]);
-const { nodeFs } = await import(process.argv[2]);
-const { createLogger } = await import(process.argv[3]);
-const [dir, stopAt] = process.argv.slice(4);
+const { LogEngine, nodeFs, createLogger } = await import(process.argv[1]);
+const [dir, stopAt] = process.argv.slice(2);
 const stop = () => { process.stdout.write('stopped\\n'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000); };
 let writes = 0;
 const fs = {

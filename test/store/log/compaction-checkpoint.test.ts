@@ -238,11 +238,9 @@ test('a link that expires while a compaction runs, its code then taken anew: the
  * the end, it prints the steps.
  */
 const CHILD = `
-const { LogEngine } = await import(process.argv[1]);
-const { nodeFs } = await import(process.argv[2]);
-const { createLogger } = await import(process.argv[3]);
+const { LogEngine, nodeFs, createLogger } = await import(process.argv[1]);
 const { basename } = await import('node:path');
-const [dir, stopAt] = process.argv.slice(4);
+const [dir, stopAt] = process.argv.slice(2);
 const steps = [];
 let counting = false;
 const names = new Map();

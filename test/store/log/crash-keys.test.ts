@@ -15,12 +15,11 @@ import type { KeyRecord } from '../../../src/store/key-store.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { tempDir } from '../../support/helpers.ts';
-import { TS_IMPORT } from '../../support/ts-import.ts';
+import { bundled } from '../../support/server-entry.ts';
 
 const T = 1_790_000_000;
 const CYCLES = 6;
 const LOOPS = 8;
-const src = (p: string) => new URL(`../../../src/${p}`, import.meta.url).href;
 
 /**
  * The child: opens the store (compacting once its log passes 8 KiB and dead lines outweigh live
@@ -29,11 +28,9 @@ const src = (p: string) => new URL(`../../../src/${p}`, import.meta.url).href;
  * that a kill loses no line already acknowledged. Ids are the cycle's, so no two cycles share one.
  */
 const CHILD = `
-const { LogEngine } = await import(process.argv[1]);
-const { LogLinkStore } = await import(process.argv[2]);
-const { createLogger } = await import(process.argv[3]);
+const { LogEngine, LogLinkStore, createLogger } = await import(process.argv[1]);
 const { writeSync } = await import('node:fs');
-const [dir, cycle, loops] = process.argv.slice(4);
+const [dir, cycle, loops] = process.argv.slice(2);
 const say = (line) => void writeSync(1, line + '\\n');
 const log = createLogger('info', { write: (chunk) => (chunk.includes('"log compacted"') && say('compacted'), true) });
 const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log, compactMinBytes: 8192, checkpointMinBytes: 4096, visitFlushMs: 20 }));
@@ -79,18 +76,7 @@ interface Model {
 async function cycle(dir: string, n: number, killAfterMs: number, model: Model): Promise<number> {
   const child = spawn(
     process.execPath,
-    [
-      ...TS_IMPORT,
-      '--input-type=module',
-      '-e',
-      CHILD,
-      src('store/log/log-engine.ts'),
-      src('store/log/log-link-store.ts'),
-      src('log.ts'),
-      dir,
-      String(n),
-      String(LOOPS),
-    ],
+    ['--input-type=module', '-e', CHILD, bundled('test/support/log-store-modules.ts', 'mjs'), dir, String(n), String(LOOPS)],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/log.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
 import { LogEngine } from '../../../src/store/log/log-engine.ts';
 import { ROOT, tempDir } from '../../support/helpers.ts';
-import { TS_IMPORT } from '../../support/ts-import.ts';
+import { bundled } from '../../support/server-entry.ts';
 
 const LIMIT = 5000;
 const CONCURRENCY = 16;
@@ -22,7 +22,7 @@ const quiet = createLogger('silent');
 
 /** Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the visits it was granted. */
 async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean }> {
-  const child = spawn(process.execPath, [...TS_IMPORT, 'test/support/limited-visits-child.ts', dir, CODE, String(CONCURRENCY)], {
+  const child = spawn(process.execPath, [bundled('test/support/limited-visits-child.ts', 'mjs'), dir, CODE, String(CONCURRENCY)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -14,7 +14,7 @@ import { createLogger } from '../../../src/log.ts';
 import { currentPlace, encodeHolder } from '../../../src/store/log/lease.ts';
 import { acquireLock, LOCK_FILE, LockLostError } from '../../../src/store/log/lock.ts';
 import { escapeRegExp, LogCapture, ROOT, start, tempDir } from '../../support/helpers.ts';
-import { TS_IMPORT } from '../../support/ts-import.ts';
+import { bundled } from '../../support/server-entry.ts';
 
 /**
  * The lease of these tests. The holder refreshes every third of it, so a refresh may come up to
@@ -33,7 +33,10 @@ async function until(done: () => boolean, what: string, ms = 5000): Promise<void
 
 test('a holder that stops refreshing (SIGSTOP) loses its lease after the lease time, though its PID lives; resumed, it knows', async (t) => {
   const dir = tempDir();
-  const child = spawn(process.execPath, [...TS_IMPORT, 'test/support/lock-holder.ts', dir, String(LEASE)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bundled('test/support/lock-holder.ts', 'mjs'), dir, String(LEASE)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
