@@ -54,11 +54,10 @@ export const serverBundle = (): string => bundled('src/server.ts');
 
 /**
  * The path of `entry` (a path from the project root that imports only Node's modules, the
- * packages, and `src/`) bundled from the current sources, as CommonJS or (`mjs`) an ES module; built
- * when there is none yet. The
- * builder holds `<bundle>.lock` from before it writes until it has written, and the bundle is
- * written where it is run (its source map names `../src/…` from there): a bundle is whole once it
- * exists and no lock does.
+ * packages, and `src/`) bundled from the current sources, as CommonJS or (`mjs`) an ES module;
+ * built when there is none yet. The builder holds `<bundle>.lock` from before it writes until it
+ * has written, and the bundle is written where it is run (its source map names `../src/…` from
+ * there): a bundle is whole once it exists and no lock does.
  */
 export function bundled(entry: string, format: 'cjs' | 'mjs' = 'cjs'): string {
   const key = `${entry}.${format}`;
