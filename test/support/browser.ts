@@ -1,6 +1,7 @@
 /**
- * A real browser for the UI tests: Debian's Chromium (its headless shell where installed) driven by playwright-core. Every page is
- * watched: a request to another origin, a console error or an uncaught exception fails the test.
+ * A real browser for the UI tests: Debian's Chromium (its headless shell where installed) driven
+ * by playwright-core. Every page is watched: a request to another origin, a console error or an
+ * uncaught exception fails the test.
  *
  * Without Chromium the browser tests skip with a loud message on a developer machine, and fail
  * under CI, where `.ci/run` installs it (`missing-tool.ts`).
