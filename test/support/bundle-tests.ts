@@ -18,6 +18,7 @@
  * Used by the passes (`local-pass.ts`, `cluster-pass.ts`); the reporter names a bundle by its
  * test file (`reporter.mjs`). Made anew at each run, in under a second.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -74,7 +75,7 @@ const srcApart = (outdir: string): Plugin => ({
 });
 
 /** Bundles `files` (paths from the project root) into `test-output/tests/<folder>/`, made anew; their bundles' paths. */
-export async function bundleTests(folder: string, files: string[]): Promise<string[]> {
+async function bundleTests(folder: string, files: string[]): Promise<string[]> {
   const outdir = `${OUT}/${folder}`;
   rmSync(join(ROOT, outdir), { recursive: true, force: true });
   await Promise.all([
@@ -92,4 +93,18 @@ export async function bundleTests(folder: string, files: string[]): Promise<stri
     }),
   ]);
   return files.map((file) => `${outdir}/${file.replace(/\.ts$/, '.mjs')}`);
+}
+
+/**
+ * Runs `files` as bundles (made into `folder`) under node's test runner, `concurrency` at a time,
+ * with `npm test`'s reporter and `env` added to this process's; the runner's exit status.
+ */
+export async function runBundled(folder: string, files: string[], concurrency: number, env: Record<string, string>): Promise<number> {
+  const bundles = await bundleTests(folder, files);
+  const run = spawnSync(
+    process.execPath,
+    ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=./test/support/reporter.mjs', ...bundles],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return run.status ?? 1;
 }

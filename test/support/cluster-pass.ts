@@ -13,9 +13,8 @@
  * same answer on every instance, and runs on one process only. `npm run test:cluster:all`
  * (`--all`, or `TEST_CLUSTER=all` in `npm test`) runs every HTTP test file on the cluster.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { bundleTests } from './bundle-tests.ts';
+import { runBundled } from './bundle-tests.ts';
 import { missingTool, UNDER_CI } from './missing-tool.ts';
 import { findPgBin } from './pg.ts';
 
@@ -105,9 +104,4 @@ function expand(pattern: string): string[] {
 }
 
 // Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
-const bundles = await bundleTests('cluster', FILES.flatMap(expand));
-const run = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=./test/support/reporter.mjs', ...bundles], {
-  stdio: 'inherit',
-  env: { ...process.env, SHORTENER_TEST_TARGET: 'cluster' },
-});
-process.exit(run.status ?? 1);
+process.exit(await runBundled('cluster', FILES.flatMap(expand), 2, { SHORTENER_TEST_TARGET: 'cluster' }));

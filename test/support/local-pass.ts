@@ -11,9 +11,8 @@
  *   a whole run's); a file in neither (a new one) counts as long as the median one, so that it is
  *   not the one the run waits for at the end.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { bundleTests } from './bundle-tests.ts';
+import { runBundled } from './bundle-tests.ts';
 
 /** Where the reporter writes this run's times, and where the next run reads them. */
 const LAST_RUN = 'test-output/file-times.json';
@@ -59,9 +58,4 @@ const files = testFiles('test', 2)
   .sort((a, b) => timeOf(b) - timeOf(a) || rank(a) - rank(b) || (a < b ? -1 : 1));
 
 // Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
-const bundles = await bundleTests('local', files);
-const run = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=4', '--test-reporter=./test/support/reporter.mjs', ...bundles], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_FILE_TIMES_OUT: LAST_RUN },
-});
-process.exit(run.status ?? 1);
+process.exit(await runBundled('local', files, 4, { TEST_FILE_TIMES_OUT: LAST_RUN }));

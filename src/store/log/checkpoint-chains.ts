@@ -37,6 +37,9 @@ export interface KeydirChains {
 /** What a section whose bytes are not the ones written is. */
 export const CHAINS_DAMAGED = 'bad checksum of its hash chains';
 
+/** What a section whose sizes are not those of its slots is. */
+export const CHAINS_MISFIT = 'hash chains of another size than its slots';
+
 /** Whether chains of `capacity` can hold `slots` slots (a power of two, no fewer heads than slots). */
 export function chainsFit(capacity: number, slots: number): boolean {
   return Number.isInteger(capacity) && capacity >= Math.max(1, slots) && capacity <= 2 ** 30 && (capacity & (capacity - 1)) === 0;
@@ -67,7 +70,7 @@ export function chainsSection(chains: KeydirChains, slots: number): { parts: Buf
  * `verify`: false when its checksum is checked elsewhere (`checkpoint-crc.ts`).
  */
 export function readChains(fs: StoreFs, fd: number, at: number, info: ChainsInfo, slots: number, capacity: number, verify = true): KeydirChains | string {
-  if (info.capacity !== capacity || info.bytes !== (2 * capacity + 2 * slots) * 4) return 'hash chains of another size than its slots';
+  if (info.capacity !== capacity || info.bytes !== (2 * capacity + 2 * slots) * 4) return CHAINS_MISFIT;
   const chains = {
     code: { heads: new Int32Array(capacity), next: new Int32Array(capacity) },
     url: { heads: new Int32Array(capacity), next: new Int32Array(capacity) },

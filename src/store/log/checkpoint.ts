@@ -30,7 +30,7 @@ import { CHECKPOINT_SUFFIX } from './files.ts';
 import { FORMAT_VERSION } from './format.ts';
 import { nodeFs, type StoreFs } from './fs.ts';
 import { blockBytes, type BlockInfo } from './checkpoint-block.ts';
-import { CHAINS_DAMAGED, chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
+import { CHAINS_DAMAGED, CHAINS_MISFIT, chainsFit, readChains, type ChainsInfo } from './checkpoint-chains.ts';
 import { checkHere, checkInParallel, type Checked, THREAD_MIN_BYTES, worthAThread } from './checkpoint-crc.ts';
 import { BlockReader, readFully, type BlockTotals } from './checkpoint-block-reader.ts';
 import { Keydir } from './keydir.ts';
@@ -160,7 +160,7 @@ function load(fs: StoreFs, path: string, fd: number, logFd: number, threadMinByt
 
   // Its chains are memory's at the capacity memory had: the keydir is loaded at that capacity.
   const capacity = footer.chains?.capacity;
-  if (capacity !== undefined && !chainsFit(capacity, footer.keydir.slots)) return damaged('hash chains of another size than its slots');
+  if (capacity !== undefined && !chainsFit(capacity, footer.keydir.slots)) return damaged(CHAINS_MISFIT);
   const blocks = new BlockReader(
     footer.keydir,
     footer.blocks,
