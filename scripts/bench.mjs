@@ -286,11 +286,14 @@ function wrkFigures(out) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  // A run that printed no rate (seen once in a domains round) is a failure, not a round left out.
+  if (!Number.isFinite(rps)) console.error(`wrk printed no rate:\n${out}`);
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    rps,
     p50: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    failures: bad + errors,
+    failures: bad + errors + (Number.isFinite(rps) ? 0 : 1),
   };
 }
 
@@ -545,8 +548,14 @@ async function runSideBySide(reference, redirect, relaunch) {
   const rounds = [];
   for (let round = 0; round < SIDE_ROUNDS; round++) {
     await Promise.all([relaunch(reference, { warm: false }), relaunch(redirect, { warm: false })]);
-    // Warmed up side by side, as they are then measured.
-    await Promise.all([runWrkAsync(reference.server.port, reference, 1), runWrkAsync(redirect.server.port, redirect, 1)]);
+    // Warmed up side by side, as they are then measured: with the traffic alongside too, at its
+    // rate, so that neither server compiles its code for that traffic in the measured seconds.
+    await Promise.all([
+      runWrkAsync(reference.server.port, reference, 1),
+      runWrkAsync(redirect.server.port, redirect, 1),
+      reference.during?.(reference.server.port, 1),
+      redirect.during?.(redirect.server.port, 1),
+    ]);
     await pause(PAUSE_MS);
     const [a, b, ...alongside] = await Promise.all([
       runWrkAsync(reference.server.port, reference),
@@ -772,14 +781,21 @@ const DOMAINS = 'go.example,s.example';
 /** Random paths a scanner sends in a side-by-side round of the domains section. */
 const SCAN_PATHS = Number(process.env.BENCH_SCAN_PATHS ?? 10_000);
 
-// The scanner: about `n` GETs of random paths spread over `seconds`, from 4 connections each
-// pausing between its requests, by wrk on the load core. wrk's C costs that core little: a scanner
-// of node's own, with a timer every 5 ms, slowed the load generators beside it, and so the
-// redirects measured through them, as much at 400 paths a second as at 2,000 (docs/performance.md).
+// The scanner: `n` GETs of random paths spread over `seconds`, from 40 connections each pausing
+// between its requests, by wrk on the load core. wrk's C costs that core little: a scanner of
+// node's own, with a timer every 5 ms, slowed the load generators beside it, and so the redirects
+// measured through them, as much at 400 paths a second as at 2,000 (docs/performance.md).
+// A connection sends, waits for the answer, then pauses: so the pause is what the rate leaves
+// after the answer's wait, which the scanner learns from what it sent in the round before
+// (`scanner`). With 40 connections a pause is about 100 ms at 400 paths a second, and the wait of
+// a few ms is a small part of it even in the first round. wrk pauses whole milliseconds; a
+// fraction is made of whole ones at random.
 const SCANNER_LUA = `
 local sent = 0
 local fixed = os.getenv("SCAN_FIXED")
 local gap = tonumber(os.getenv("SCAN_GAP_MS"))
+local whole = math.floor(gap)
+local fraction = gap - whole
 local chars = "abcdefghijkmnopqrstuvwxyz123456789"
 request = function()
   sent = sent + 1
@@ -793,20 +809,39 @@ request = function()
   if sent % 3 == 0 and os.getenv("SCAN_PHP") ~= "0" then php = ".php" end
   return wrk.format("GET", "/" .. table.concat(t) .. php)
 end
-delay = function() return gap end
+delay = function()
+  if math.random() < fraction then return whole + 1 end
+  return whole
+end
 `;
-const SCAN_CONNECTIONS = 4;
+const SCAN_CONNECTIONS = 40;
 
-/** Runs the scanner against `port` (random paths, or `fixed`); resolves with what it sent and how many were not a 404 (a 302). */
-function scan(port, n, seconds, fixed) {
+/**
+ * A scanner of `n` requests every `SECONDS` (random paths, or `fixed`), as a scenario's `during`:
+ * run with the seconds it lasts, it resolves with what it asked for and sent, and how many were not
+ * a 404 (a 302). Its pause is `SCAN_CONNECTIONS` / rate less the wait for an answer, as measured
+ * in its last whole round: a warm-up's, just after the server started, waits longer.
+ */
+function scanner(n, fixed) {
+  let waitMs = 0;
+  return async (port, seconds = SECONDS) => {
+    const asked = (n * seconds) / SECONDS;
+    const gap = Math.max(0, (1000 * SCAN_CONNECTIONS * seconds) / asked - waitMs);
+    const { done, bad } = await scan(port, gap, seconds, fixed);
+    if (done > 0 && seconds === SECONDS) waitMs = Math.max(0, (1000 * SCAN_CONNECTIONS * seconds) / done - gap);
+    return JSON.stringify({ asked: Math.round(asked), done, bad });
+  };
+}
+
+/** Runs wrk as the scanner against `port`, pausing `gap` ms between a connection's requests. */
+function scan(port, gap, seconds, fixed) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-scan-'));
   dirs.add(dir);
   const lua = join(dir, 'scan.lua');
   writeFileSync(lua, SCANNER_LUA);
-  const gap = Math.max(0, Math.round((1000 * SCAN_CONNECTIONS * seconds) / n));
   const args = ['-t1', `-c${SCAN_CONNECTIONS}`, `-d${seconds}s`, '-s', lua, `http://127.0.0.1:${port}/`];
   const [bin, argv] = pin(LOAD_CPU, 'wrk', args);
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SCAN_FIXED: fixed ?? '', SCAN_GAP_MS: String(gap) } });
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SCAN_FIXED: fixed ?? '', SCAN_GAP_MS: gap.toFixed(3) } });
   children.add(child);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
@@ -816,7 +851,7 @@ function scan(port, n, seconds, fixed) {
       const done = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
       const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
       // Random paths are all 404s (non-2xx to wrk); a known code's visits all 302s.
-      resolve(JSON.stringify({ done, bad: fixed ? non2xx : done - non2xx }));
+      resolve({ done, bad: fixed ? non2xx : done - non2xx });
     }),
   );
 }
@@ -859,22 +894,22 @@ async function reportDomains() {
   // A scanner's random paths sent to the second server meanwhile, at a fixed rate: each is an
   // unknown code, answered 404 and recorded as an orphan visit (docs/analytics.md).
   const scanned = scenario(`three domains, while a scanner sends ${SCAN_PATHS} random paths`, { DOMAINS });
-  scanned.during = (port) => scan(port, SCAN_PATHS, SECONDS);
+  scanned.during = scanner(SCAN_PATHS);
   // The same number of requests at the same rate, each a visit of a known code: what any traffic
   // of that rate costs, against which the scanner's 404s and orphan visits are measured.
   const visited = scenario(`three domains, while ${SCAN_PATHS} visits of a known code come at the scanner's rate`, { DOMAINS });
-  visited.during = (port) => scan(port, SCAN_PATHS, SECONDS, path);
+  visited.during = scanner(SCAN_PATHS, path);
   // With counts only: no orphan visit is recorded, so what is left is the 404 itself.
   const counts = { DOMAINS, VISIT_TRACKING: 'counts' };
   const visitedCounts = scenario(`${visited.name}, VISIT_TRACKING=counts`, counts);
-  visitedCounts.during = visited.during;
+  visitedCounts.during = scanner(SCAN_PATHS, path);
   const scannedCounts = scenario(`${scanned.name}, VISIT_TRACKING=counts`, counts);
-  scannedCounts.during = scanned.during;
+  scannedCounts.during = scanner(SCAN_PATHS);
   // The same 10,000 random paths spread over the whole run instead of sent in each round: a
   // scanner of that many paths while the redirects are measured (docs/performance.md).
   const perRound = Math.round(SCAN_PATHS / SIDE_ROUNDS);
   const scannedRun = scenario(`three domains, while a scanner sends ${SCAN_PATHS} random paths over the ${SIDE_ROUNDS} rounds`, { DOMAINS });
-  scannedRun.during = (port) => scan(port, perRound, SECONDS);
+  scannedRun.during = scanner(perRound);
   const every = [
     [one, three],
     [one, other],

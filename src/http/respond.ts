@@ -34,7 +34,16 @@ export function createResponder(base: readonly string[]): Responder {
   function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: readonly string[] = []): void {
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     res.writeHead(status, [...base, ...extra, 'Content-Type', type, 'Content-Length', String(length)]);
-    res.end(body);
+    // The head and the body in one write. `end(body)` would cork the socket, queue them with an
+    // empty chunk after them, and send both with writev: a sixth more for the 404 page a scanner
+    // gets hundreds of times a second (docs/performance.md, several domains). `write` corks the
+    // socket until the next tick; that cork, and only it, is undone here, so head and body go out
+    // at once and `end` has nothing left to send.
+    const socket = res.socket;
+    const corked = socket?.writableCorked ?? 0;
+    res.write(body);
+    if (socket && socket.writableCorked > corked) socket.uncork();
+    res.end();
   }
   return {
     empty(res, status, extra = []) {

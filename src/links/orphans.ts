@@ -4,7 +4,7 @@
  * `visit_tracking=events`, as an event of its own with its type and domain and the private fields
  * of a visit's event (never the path that was asked for); and their page, newest first.
  */
-import type { OrphanType } from '../store/orphan-store.ts';
+import { orphanVisit, type OrphanType } from '../store/orphan-store.ts';
 import type { LinkStore } from '../store/link-store.ts';
 import type { Recorder, VisitRequest } from '../visits/recorder.ts';
 import { parseEventFilter, RangeRefusal, type RangeParams } from '../visits/range.ts';
@@ -34,7 +34,7 @@ export function createOrphans({ store, recorder }: OrphanDeps) {
      */
     recordOrphan(type: OrphanType, domain: Domain, req: VisitRequest): void {
       if (recorder === undefined || orphans === undefined) return;
-      const record = (): void => void orphans.recordOrphan({ ...recorder.event(req, false), type, domain });
+      const record = (): void => void orphans.recordOrphan(orphanVisit(recorder.event(req, false), type, domain));
       const waiting = recorder.ready();
       if (waiting === undefined) record();
       else void waiting.then(record, () => undefined);

@@ -22,17 +22,27 @@ type Row = [number, OrphanType, string | null, string | null, string | null, str
 const row = (v: OrphanVisit): Row => [v.time, v.type, v.domain, v.referrer, v.country, v.browser, v.os, v.device, v.bot, v.visitor];
 
 const textOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
-const oneOf = (list: readonly (string | null)[], v: unknown): boolean => v === null || list.includes(v as string);
+const TYPES: ReadonlySet<unknown> = new Set(ORPHAN_TYPES);
+const oneOf = (set: ReadonlySet<unknown>, v: unknown): boolean => v === null || set.has(v);
+const BROWSER_SET: ReadonlySet<unknown> = new Set(BROWSERS);
+const SYSTEM_SET: ReadonlySet<unknown> = new Set(SYSTEMS);
+const DEVICE_SET: ReadonlySet<unknown> = new Set(DEVICES);
+
+/** Whether these are the fields of an orphan visit a reader reads back (checked on the fields: no row is made for it). */
+function isOrphan(v: { readonly [K in keyof OrphanVisit]: unknown }): v is OrphanVisit {
+  const { time, visitor } = v;
+  if (typeof time !== 'number' || !Number.isSafeInteger(time) || time < 0) return false;
+  if (!TYPES.has(v.type) || !textOrNull(v.domain) || !textOrNull(v.referrer) || !textOrNull(v.country)) return false;
+  if (!oneOf(BROWSER_SET, v.browser) || !oneOf(SYSTEM_SET, v.os) || !oneOf(DEVICE_SET, v.device) || typeof v.bot !== 'boolean') return false;
+  return visitor === null || (typeof visitor === 'number' && Number.isInteger(visitor));
+}
 
 /** A visit from its row, or undefined when the row is none. */
 export function orphanOf(value: unknown): OrphanVisit | undefined {
   if (!Array.isArray(value) || value.length !== 10) return undefined;
   const [time, type, domain, referrer, country, browser, os, device, bot, visitor] = value as unknown[];
-  if (typeof time !== 'number' || !Number.isSafeInteger(time) || time < 0) return undefined;
-  if (!ORPHAN_TYPES.includes(type as OrphanType) || !textOrNull(domain) || !textOrNull(referrer) || !textOrNull(country)) return undefined;
-  if (!oneOf(BROWSERS, browser) || !oneOf(SYSTEMS, os) || !oneOf(DEVICES, device) || typeof bot !== 'boolean') return undefined;
-  if (visitor !== null && !(typeof visitor === 'number' && Number.isInteger(visitor))) return undefined;
-  return { time, type, domain, referrer, country, browser, os, device, bot, visitor } as OrphanVisit;
+  const visit = { time, type, domain, referrer, country, browser, os, device, bot, visitor };
+  return isOrphan(visit) ? visit : undefined;
 }
 
 export function orphanPayload(entry: OrphanEntry): string {
@@ -40,7 +50,7 @@ export function orphanPayload(entry: OrphanEntry): string {
 }
 
 export function orphanWritable(entry: OrphanEntry): boolean {
-  return orphanOf(row(entry.visit)) !== undefined;
+  return isOrphan(entry.visit);
 }
 
 export function decodeOrphanFields(f: readonly string[]): OrphanEntry | undefined {
@@ -74,7 +84,8 @@ export class OrphanTable {
   }
 
   apply(entry: OrphanEntry): void {
-    this.visits.push(Object.freeze({ ...entry.visit }));
+    // Frozen as it is: every entry's visit is a new object (a decoded row's, or `orphanVisit`'s).
+    this.visits.push(Object.freeze(entry.visit));
     // Trimmed by a tenth at a time, so that dropping the oldest costs little per visit.
     if (this.visits.length > MAX_ORPHANS + MAX_ORPHANS / 10) this.visits.splice(0, this.visits.length - MAX_ORPHANS);
   }
