@@ -10,6 +10,7 @@
 import type postgres from 'postgres';
 import type { Logger } from '../../log.ts';
 import { StoreUnavailableError } from '../link-store.ts';
+import { beginGuarded } from './begin.ts';
 
 /** The message of every `StoreUnavailableError` of this store: the 503's `detail`. */
 export const DATABASE_UNAVAILABLE = 'database unavailable';
@@ -40,6 +41,9 @@ const UNAVAILABLE_CODES = new Set([
 // SQLSTATE classes: connection exception, insufficient resources, operator intervention
 // (shutdown, statement timeout, cancel), system error.
 const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
+
+/** The error of a statement refused because its transaction's connection is gone (begin.ts). */
+const unavailable = (): Error => new StoreUnavailableError(DATABASE_UNAVAILABLE);
 
 export function isUnavailableError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -111,13 +115,18 @@ export class PostgresCalls {
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
       }, timeoutMs);
     });
-    const work = this.sql.begin(async (tx) => {
-      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-      const result = await fn(tx);
-      // Too late to be acknowledged: roll back rather than commit what the caller was told failed.
-      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-      return result;
-    }) as Promise<T>;
+    const work = beginGuarded(
+      this.sql,
+      '',
+      async (tx) => {
+        if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
+        const result = await fn(tx);
+        // Too late to be acknowledged: roll back rather than commit what the caller was told failed.
+        if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
+        return result;
+      },
+      unavailable,
+    );
     try {
       const result = await Promise.race([work, timeout]);
       this.reachable();
@@ -139,18 +148,21 @@ export class PostgresCalls {
         abandoned = true;
         reject(this.failure(new StoreUnavailableError(DATABASE_UNAVAILABLE)));
       }, this.timeoutMs);
-      this.sql
-        .begin(SNAPSHOT, async (tx) => {
+      beginGuarded(
+        this.sql,
+        SNAPSHOT,
+        async (tx) => {
           clearTimeout(timer);
           if (abandoned) return;
           resolve({ tx, end: finish });
           await ended;
-        })
-        .catch((err: unknown) => {
-          clearTimeout(timer);
-          finish();
-          reject(this.failure(err));
-        });
+        },
+        unavailable,
+      ).catch((err: unknown) => {
+        clearTimeout(timer);
+        finish();
+        reject(this.failure(err));
+      });
     });
   }
 
