@@ -44,11 +44,19 @@ function refusingOnceClosed<S extends object>(tx: S, closed: () => boolean, refu
   });
 }
 
+/** An error with the code the driver gives a statement on a closed connection: calls.ts reads it as unavailable. */
+const connectionClosed = (): Error => Object.assign(new Error('the connection of this transaction is closed'), { code: 'CONNECTION_CLOSED' });
+
 /**
  * `sql.begin(mode, body)`, guarded as the file says; `refusal()` is the error of a statement made
  * after the close.
  */
-export function beginGuarded<T>(sql: postgres.Sql, mode: string, body: (tx: postgres.TransactionSql) => Promise<T>, refusal: () => Error): Promise<T> {
+export function beginGuarded<T>(
+  sql: postgres.Sql,
+  mode: string,
+  body: (tx: postgres.TransactionSql) => Promise<T>,
+  refusal: () => Error = connectionClosed,
+): Promise<T> {
   let closed = false;
   const work = sql.begin(mode, async (tx) => {
     const guarded = refusingOnceClosed(tx, () => closed, refusal);

@@ -42,9 +42,6 @@ const UNAVAILABLE_CODES = new Set([
 // (shutdown, statement timeout, cancel), system error.
 const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
 
-/** The error of a statement refused because its transaction's connection is gone (begin.ts). */
-const unavailable = (): Error => new StoreUnavailableError(DATABASE_UNAVAILABLE);
-
 export function isUnavailableError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
@@ -115,18 +112,14 @@ export class PostgresCalls {
         reject(new StoreUnavailableError(DATABASE_UNAVAILABLE));
       }, timeoutMs);
     });
-    const work = beginGuarded(
-      this.sql,
-      '',
-      async (tx) => {
-        if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-        const result = await fn(tx);
-        // Too late to be acknowledged: roll back rather than commit what the caller was told failed.
-        if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
-        return result;
-      },
-      unavailable,
-    );
+    // A statement refused after the close (begin.ts) fails the body; `begin` has rejected already.
+    const work = beginGuarded(this.sql, '', async (tx) => {
+      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
+      const result = await fn(tx);
+      // Too late to be acknowledged: roll back rather than commit what the caller was told failed.
+      if (abandoned) throw new StoreUnavailableError(DATABASE_UNAVAILABLE);
+      return result;
+    });
     try {
       const result = await Promise.race([work, timeout]);
       this.reachable();
@@ -148,6 +141,9 @@ export class PostgresCalls {
         abandoned = true;
         reject(this.failure(new StoreUnavailableError(DATABASE_UNAVAILABLE)));
       }, this.timeoutMs);
+      // The holder's reads build their statements before `run` sees them: one refused after the
+      // close (begin.ts) must already be the store's error.
+      const unavailable = (): Error => new StoreUnavailableError(DATABASE_UNAVAILABLE);
       beginGuarded(
         this.sql,
         SNAPSHOT,

@@ -6,9 +6,7 @@
  * number.
  */
 import type postgres from 'postgres';
-import { StoreUnavailableError } from '../link-store.ts';
 import { beginGuarded } from './begin.ts';
-import { DATABASE_UNAVAILABLE } from './calls.ts';
 
 interface Migration {
   version: number;
@@ -277,32 +275,26 @@ export const REAPER_LOCK = 0x75726c5f726561n; // "url_rea"
 export const PARTITION_LOCK = 0x75726c5f706172n; // "url_par"
 export const RETENTION_LOCK = 0x75726c5f726574n; // "url_ret"
 
-/** Applies the migrations this database lacks; resolves with the versions applied now. */
+/** Applies the migrations this database lacks (guarded: begin.ts); resolves with the versions applied now. */
 export async function migrate(sql: postgres.Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  // Guarded (begin.ts): a backend ended mid-migration fails the start, and does not crash it.
-  return beginGuarded(
-    sql,
-    '',
-    async (tx) => {
-      // Waiting for another instance's migrations is not a slow statement: allow it a minute.
-      await tx`SET LOCAL statement_timeout = 60000`;
-      // Held until this transaction ends: instances starting together take turns.
-      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
-      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+  return beginGuarded(sql, '', async (tx) => {
+    // Waiting for another instance's migrations is not a slow statement: allow it a minute.
+    await tx`SET LOCAL statement_timeout = 60000`;
+    // Held until this transaction ends: instances starting together take turns.
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
       version int PRIMARY KEY,
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`;
-      const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((r) => r.version));
-      const applied: number[] = [];
-      for (const m of migrations) {
-        if (done.has(m.version)) continue;
-        await tx.unsafe(m.sql);
-        await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
-        applied.push(m.version);
-      }
-      return applied;
-    },
-    () => new StoreUnavailableError(DATABASE_UNAVAILABLE),
-  );
+    const done = new Set((await tx<{ version: number }[]>`SELECT version FROM schema_migrations`).map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (done.has(m.version)) continue;
+      await tx.unsafe(m.sql);
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${m.version}, ${m.name})`;
+      applied.push(m.version);
+    }
+    return applied;
+  });
 }
