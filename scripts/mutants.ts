@@ -183,4 +183,19 @@ export const MUTANTS: readonly Mutant[] = [
     to: 'if (labels !== undefined && nextSeqs) sink.labels(labels);',
     tests: ['test/store/log/checkpoint.test.ts'],
   },
+  // A PostgreSQL transaction whose backend is terminated (begin.ts): the driver's throw ended the process.
+  {
+    name: 'pg-rollback-after-close',
+    file: 'src/store/postgres/begin.ts',
+    from: 'if (closed || closedBy(err)) return forsaken();',
+    to: '',
+    tests: ['test/store/postgres/terminated.test.ts'],
+  },
+  {
+    name: 'pg-statement-after-close',
+    file: 'src/store/postgres/begin.ts',
+    from: 'if (closed()) throw refusal();',
+    to: '',
+    tests: ['test/store/postgres/terminated.test.ts'],
+  },
 ];
