@@ -427,17 +427,43 @@ function wrkMs(text) {
 
 /** One wrk run of the mix against `port`: requests/s, p99, failures (anything but a 302 is one). */
 function runMix(port, script, seconds, { pinned }) {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', script, `http://127.0.0.1:${port}/`];
-  const [bin, argv] = pinned ? pin(LOAD_CPU, 'wrk', args) : ['wrk', args];
+  const [bin, argv] = mixCommand(port, script, seconds, { pinned });
   const r = spawnSync(bin, argv, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-  const out = r.stdout;
+  return mixFigures(r.stdout);
+}
+
+/** `runMix`, not blocking: two run at once side by side. */
+function runMixAsync(port, script, seconds, { pinned }) {
+  const [bin, argv] = mixCommand(port, script, seconds, { pinned });
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) => {
+      children.delete(child);
+      if (code === 0) resolve(mixFigures(out));
+      else reject(new Error(`wrk failed: ${err}`));
+    }),
+  );
+}
+
+function mixCommand(port, script, seconds, { pinned }) {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', script, `http://127.0.0.1:${port}/`];
+  return pinned ? pin(LOAD_CPU, 'wrk', args) : ['wrk', args];
+}
+
+function mixFigures(out) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+    rps,
     p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    failures: bad + (socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0),
+    failures: bad + (socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0) + (Number.isFinite(rps) ? 0 : 1),
   };
 }
 
@@ -490,6 +516,37 @@ async function eventsAgainstCounts(label, start, script, { pinned }) {
   return { runs, failed };
 }
 
+/**
+ * Rounds of events against counts side by side, as `npm run bench` compares its pairs: both servers
+ * started anew on CPU 0 at once, a wrk each on CPU 1, warmed up together as above, then measured
+ * together. Whatever else the machine does then slows both alike, so the ratio of their requests/s
+ * is the ratio of their CPU cost a request; one after the other, as above, it also holds how the
+ * machine's speed changed between the two runs.
+ */
+async function eventsBesideCounts(label, start, script) {
+  const runs = [];
+  let failed = false;
+  for (let round = 0; round < ROUNDS; round++) {
+    const servers = await Promise.all([start('events'), start('counts')]);
+    const both = (seconds) => Promise.all(servers.map((server) => runMixAsync(server.port, script, seconds, { pinned: true })));
+    const first = await both(1);
+    const more = Math.ceil((WARM_PASSES * MIX_REQUESTS) / Math.max(Math.min(...first.map((r) => r.rps)), 1)) - 1;
+    if (more > 0) await both(more);
+    await pause(PAUSE_MS);
+    const before = servers.map((server) => treeCpu(server.pid));
+    const [events, counts] = await both(SECONDS);
+    for (const [i, r] of [events, counts].entries()) r.appUs = ((treeCpu(servers[i].pid) - before[i]) / (r.rps * SECONDS)) * 1e6;
+    await Promise.all(servers.map((server) => server.stop()));
+    if (events.failures + counts.failures > 0) {
+      failed = true;
+      console.error(`run failed: ${label}, side by side: ${events.failures + counts.failures} errors or statuses other than 302`);
+    }
+    process.stderr.write(`${label} side by side, round ${round + 1}: events ${fmt(events.rps)} req/s, counts ${fmt(counts.rps)} req/s\n`);
+    runs.push({ events, counts, ratio: events.rps / counts.rps, cpuRatio: counts.appUs / events.appUs });
+  }
+  return { runs, failed };
+}
+
 function printComparison(label, { runs }, goal, { database = false } = {}) {
   const ratios = runs.map((r) => r.ratio);
   const ratio = median(ratios);
@@ -533,6 +590,11 @@ async function reportRedirects(now) {
     const result = await eventsAgainstCounts('log store', start, mix.file, { pinned: true });
     failed ||= result.failed;
     printComparison(`redirects, log store (${PINNED ? `server on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}` : 'not pinned'})`, result, 0.9);
+    if (PINNED) {
+      const beside = await eventsBesideCounts('log store', start, mix.file);
+      failed ||= beside.failed;
+      printComparison(`redirects, log store, side by side (both servers on CPU ${SERVER_CPU} at once, a wrk each on CPU ${LOAD_CPU})`, beside, 0.9);
+    }
   }
   if (PARTS.has('pg')) {
     const pg = startPostgres();
