@@ -41,7 +41,8 @@ function isOrphan(v: { readonly [K in keyof OrphanVisit]: unknown }): v is Orpha
 export function orphanOf(value: unknown): OrphanVisit | undefined {
   if (!Array.isArray(value) || value.length !== 10) return undefined;
   const [time, type, domain, referrer, country, browser, os, device, bot, visitor] = value as unknown[];
-  const visit = { time, type, domain, referrer, country, browser, os, device, bot, visitor };
+  // Its fields in `orphanVisit`'s order: the table's visits, read back or recorded, share one shape.
+  const visit = { time, referrer, country, browser, os, device, bot, visitor, type, domain };
   return isOrphan(visit) ? visit : undefined;
 }
 
