@@ -47,8 +47,7 @@ async function stillWorks(calls: PostgresCalls): Promise<void> {
   assert.equal(row!.n, 1);
 }
 
-test('a statement in flight when its backend is terminated: the transaction fails as unavailable, and the process lives on', async (t) => {
-  if (!server) return;
+test('a statement in flight when its backend is terminated: the transaction fails as unavailable, and the process lives on', { skip: !server }, async (t) => {
   const { calls, terminate } = await setup(t);
   const failed = calls.transaction(async (tx) => {
     const pid = await pidOf(tx);
@@ -61,8 +60,7 @@ test('a statement in flight when its backend is terminated: the transaction fail
   await stillWorks(calls);
 });
 
-test('a statement made after its backend was terminated is refused, and nothing is sent', async (t) => {
-  if (!server) return;
+test('a statement made after its backend was terminated is refused, and nothing is sent', { skip: !server }, async (t) => {
   const { calls, terminate } = await setup(t);
   let refused!: (err: unknown) => void;
   const refusal = new Promise<unknown>((resolve) => (refused = resolve));
@@ -87,8 +85,7 @@ test('a statement made after its backend was terminated is refused, and nothing 
   await stillWorks(calls);
 });
 
-test('a held snapshot whose backend is terminated: its next read is refused, and ending it sends nothing', async (t) => {
-  if (!server) return;
+test('a held snapshot whose backend is terminated: its next read is refused, and ending it sends nothing', { skip: !server }, async (t) => {
   const { calls, terminate } = await setup(t);
   const held = await calls.hold();
   await terminate(await pidOf(held.tx));
