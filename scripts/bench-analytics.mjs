@@ -54,6 +54,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runWrkAsync, runWrkSync } from './wrk.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -417,54 +418,19 @@ end
   return { file, agents: agents.length, crawlers: crawlers.length, addresses: addresses.length, referrers: referrers.length };
 }
 
-/** "412.00us" / "1.23ms" / "2.00s" → ms */
-function wrkMs(text) {
-  const m = /([\d.]+)(us|ms|s)\b/.exec(text);
-  if (!m) return NaN;
-  const v = Number(m[1]);
-  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-}
-
 /** One wrk run of the mix against `port`: requests/s, p99, failures (anything but a 302 is one). */
 function runMix(port, script, seconds, { pinned }) {
-  const [bin, argv] = mixCommand(port, script, seconds, { pinned });
-  const r = spawnSync(bin, argv, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-  return mixFigures(r.stdout);
+  return runWrkSync(mixCommand(port, script, seconds, { pinned }));
 }
 
 /** `runMix`, not blocking: two run at once side by side. */
 function runMixAsync(port, script, seconds, { pinned }) {
-  const [bin, argv] = mixCommand(port, script, seconds, { pinned });
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) =>
-    child.on('exit', (code) => {
-      children.delete(child);
-      if (code === 0) resolve(mixFigures(out));
-      else reject(new Error(`wrk failed: ${err}`));
-    }),
-  );
+  return runWrkAsync(mixCommand(port, script, seconds, { pinned }), children);
 }
 
 function mixCommand(port, script, seconds, { pinned }) {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', script, `http://127.0.0.1:${port}/`];
   return pinned ? pin(LOAD_CPU, 'wrk', args) : ['wrk', args];
-}
-
-function mixFigures(out) {
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  return {
-    rps,
-    p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    failures: bad + (socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0) + (Number.isFinite(rps) ? 0 : 1),
-  };
 }
 
 function geoipDb() {

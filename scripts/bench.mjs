@@ -62,6 +62,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { runWrkAsync as runWrkOn, runWrkSync } from './wrk.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -223,14 +224,6 @@ async function seededDir(n) {
 
 // ---- load generators ---------------------------------------------------------------------------
 
-/** "412.00us" / "1.23ms" / "2.00s" → ms */
-function wrkMs(text) {
-  const m = /([\d.]+)(us|ms|s)/.exec(text);
-  if (!m) return NaN;
-  const v = Number(m[1]);
-  return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-}
-
 /** The command line of one wrk run. */
 function wrkCommand(port, scenario, seconds) {
   const pinLoad = scenario.pinned === false ? (_cpu, cmd, args) => [cmd, args] : pin;
@@ -258,43 +251,12 @@ function wrkCommand(port, scenario, seconds) {
 }
 
 function runWrk(port, scenario, seconds = SECONDS) {
-  const r = spawnSync(...wrkCommand(port, scenario, seconds), { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
-  return wrkFigures(r.stdout);
+  return runWrkSync(wrkCommand(port, scenario, seconds));
 }
 
 /** `runWrk` without blocking: several runs at once. */
 function runWrkAsync(port, scenario, seconds = SECONDS) {
-  const [bin, argv] = wrkCommand(port, scenario, seconds);
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (err += c));
-  return new Promise((resolve, reject) =>
-    child.on('exit', (code) => {
-      children.delete(child);
-      if (code === 0) resolve(wrkFigures(out));
-      else reject(new Error(`wrk failed: ${err}`));
-    }),
-  );
-}
-
-/** Requests/s, p50, p99 and failures from wrk's report. */
-function wrkFigures(out) {
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  // A run that printed no rate (seen once in a domains round) is a failure, not a round left out.
-  if (!Number.isFinite(rps)) console.error(`wrk printed no rate:\n${out}`);
-  return {
-    rps,
-    p50: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
-    failures: bad + errors + (Number.isFinite(rps) ? 0 : 1),
-  };
+  return runWrkOn(wrkCommand(port, scenario, seconds), children);
 }
 
 function runAutocannon(port, scenario, seconds = SECONDS) {
