@@ -87,18 +87,15 @@ if (!findPgBin()) {
   process.exit(0);
 }
 
-/** The files a pattern of `ALL` names: a folder, then a name with `*` for any text. */
+/** The files a pattern of `ALL` names: a file, or a folder's files whose names are the text around one `*`. */
 function expand(pattern: string): string[] {
+  const star = pattern.indexOf('*');
+  if (star === -1) return [pattern];
   const slash = pattern.lastIndexOf('/');
+  const [before, after] = [pattern.slice(slash + 1, star), pattern.slice(star + 1)];
   const dir = pattern.slice(0, slash);
-  const name = new RegExp(
-    `^${pattern
-      .slice(slash + 1)
-      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-      .replaceAll('*', '.*')}$`,
-  );
   return readdirSync(dir)
-    .filter((file) => name.test(file))
+    .filter((file) => file.startsWith(before) && file.endsWith(after))
     .sort()
     .map((file) => `${dir}/${file}`);
 }
