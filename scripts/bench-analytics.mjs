@@ -195,6 +195,25 @@ const treeCpu = (pid) =>
   processes()
     .filter(([p, ppid]) => p === pid || ppid === pid)
     .reduce((n, p) => n + p[3], 0);
+
+/** A process's command line, or '' once it is gone. */
+function commandLine(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** CPU seconds of the backends of database `name` now (their process titles name it). */
+const backendsCpu = (name) => {
+  const postmaster = Number(process.env.BENCH_PG_PID ?? 0);
+  const title = new RegExp(`^postgres: \\S+ ${name} `);
+  return processes()
+    .filter(([pid, ppid]) => ppid === postmaster && title.test(commandLine(pid)))
+    .reduce((n, p) => n + p[3], 0);
+};
+
 /**
  * CPU seconds so far of our PostgreSQL server's processes (its postmaster, named by BENCH_PG_PID,
  * and the backends it forked): other PostgreSQL servers on the machine are not ours to count.
@@ -487,28 +506,35 @@ async function eventsAgainstCounts(label, start, script, { pinned }) {
  * started anew on CPU 0 at once, a wrk each on CPU 1, warmed up together as above, then measured
  * together. Whatever else the machine does then slows both alike, so the ratio of their requests/s
  * is the ratio of their CPU cost a request; one after the other, as above, it also holds how the
- * machine's speed changed between the two runs.
+ * machine's speed changed between the two runs. Over PostgreSQL (`pinned` false) nothing is
+ * pinned, each server has a database of its own (its `database`), and each one's database time is
+ * that of its database's backends.
  */
-async function eventsBesideCounts(label, start, script) {
+async function eventsBesideCounts(label, start, script, { pinned = true } = {}) {
   const runs = [];
   let failed = false;
   for (let round = 0; round < ROUNDS; round++) {
     const servers = await Promise.all([start('events'), start('counts')]);
-    const both = (seconds) => Promise.all(servers.map((server) => runMixAsync(server.port, script, seconds, { pinned: true })));
+    const both = (seconds) => Promise.all(servers.map((server) => runMixAsync(server.port, script, seconds, { pinned })));
     const first = await both(1);
     const more = Math.ceil((WARM_PASSES * MIX_REQUESTS) / Math.max(Math.min(...first.map((r) => r.rps)), 1)) - 1;
     if (more > 0) await both(more);
     await pause(PAUSE_MS);
-    const before = servers.map((server) => treeCpu(server.pid));
+    const cpu = () => servers.map((server) => [treeCpu(server.pid), server.database === undefined ? 0 : backendsCpu(server.database)]);
+    const before = cpu();
     const [events, counts] = await both(SECONDS);
-    for (const [i, r] of [events, counts].entries()) r.appUs = ((treeCpu(servers[i].pid) - before[i]) / (r.rps * SECONDS)) * 1e6;
+    const after = cpu();
+    for (const [i, r] of [events, counts].entries()) {
+      r.appUs = ((after[i][0] - before[i][0]) / (r.rps * SECONDS)) * 1e6;
+      r.dbUs = ((after[i][1] - before[i][1]) / (r.rps * SECONDS)) * 1e6;
+    }
     await Promise.all(servers.map((server) => server.stop()));
     if (events.failures + counts.failures > 0) {
       failed = true;
       console.error(`run failed: ${label}, side by side: ${events.failures + counts.failures} errors or statuses other than 302`);
     }
     process.stderr.write(`${label} side by side, round ${round + 1}: events ${fmt(events.rps)} req/s, counts ${fmt(counts.rps)} req/s\n`);
-    runs.push({ events, counts, ratio: events.rps / counts.rps, cpuRatio: counts.appUs / events.appUs });
+    runs.push({ events, counts, ratio: events.rps / counts.rps, cpuRatio: (counts.appUs + counts.dbUs) / (events.appUs + events.dbUs) });
   }
   return { runs, failed };
 }
@@ -571,17 +597,21 @@ async function reportRedirects(now) {
     let db = 0;
     const start = async (tracking) => {
       // A database of its own per start: the events of one run never grow the next's table.
-      const url = await createDatabase(pg.url, `mix${++db}`);
+      const database = `mix${++db}`;
+      const url = await createDatabase(pg.url, database);
       const server = await startServer(
         { DATABASE_URL: url, VISIT_TRACKING: tracking, TRUST_PROXY: '1', GEOIP_DB },
         { workers: 2, profile: `redirect-pg-${tracking}` },
       );
       await insertLinks(url, linkCodes, now);
-      return server;
+      return { ...server, database };
     };
     const result = await eventsAgainstCounts('PostgreSQL', start, mix.file, { pinned: false });
     failed ||= result.failed;
     printComparison('redirects, PostgreSQL, WORKERS=2 (nothing pinned)', result, 0.85, { database: true });
+    const beside = await eventsBesideCounts('PostgreSQL', start, mix.file, { pinned: false });
+    failed ||= beside.failed;
+    printComparison('redirects, PostgreSQL, WORKERS=2, side by side (both servers at once, a wrk each, nothing pinned)', beside, 0.85, { database: true });
   }
   return failed;
 }
