@@ -795,27 +795,21 @@ function scanner(n, fixed) {
   };
 }
 
+/** The scanner's script, written once a run. */
+let scannerScript;
+
 /** Runs wrk as the scanner against `port`, pausing `gap` ms between a connection's requests. */
-function scan(port, gap, seconds, fixed) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-scan-'));
-  dirs.add(dir);
-  const lua = join(dir, 'scan.lua');
-  writeFileSync(lua, SCANNER_LUA);
-  const args = ['-t1', `-c${SCAN_CONNECTIONS}`, `-d${seconds}s`, '-s', lua, `http://127.0.0.1:${port}/`];
-  const [bin, argv] = pin(LOAD_CPU, 'wrk', args);
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SCAN_FIXED: fixed ?? '', SCAN_GAP_MS: gap.toFixed(3) } });
-  children.add(child);
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  return new Promise((resolve) =>
-    child.on('exit', () => {
-      children.delete(child);
-      const done = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-      // Random paths are all 404s (non-2xx to wrk); a known code's visits all 302s.
-      resolve({ done, bad: fixed ? non2xx : done - non2xx });
-    }),
-  );
+async function scan(port, gap, seconds, fixed) {
+  if (scannerScript === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-scan-'));
+    dirs.add(dir);
+    scannerScript = join(dir, 'scan.lua');
+    writeFileSync(scannerScript, SCANNER_LUA);
+  }
+  const args = ['-t1', `-c${SCAN_CONNECTIONS}`, `-d${seconds}s`, '-s', scannerScript, `http://127.0.0.1:${port}/`];
+  const { requests, non2xx } = await runWrkOn(pin(LOAD_CPU, 'wrk', args), children, { SCAN_FIXED: fixed ?? '', SCAN_GAP_MS: gap.toFixed(3) });
+  // Random paths are all 404s (non-2xx to wrk); a known code's visits all 302s.
+  return { done: requests, bad: fixed ? non2xx : requests - non2xx };
 }
 
 /**

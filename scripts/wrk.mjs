@@ -15,7 +15,7 @@ export function wrkMs(text) {
 /**
  * Requests/s, p50, p99 and failures from wrk's report: a status other than 2xx or 3xx, a socket
  * error, or no rate printed at all (seen once in a round of the domains' pairs: a failure, not a
- * round left out).
+ * round left out). Also the requests sent in all, and how many of them had such a status.
  */
 export function wrkFigures(out) {
   const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
@@ -28,6 +28,8 @@ export function wrkFigures(out) {
     p50: wrkMs(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     p99: wrkMs(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     failures: bad + errors + (Number.isFinite(rps) ? 0 : 1),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    non2xx: bad,
   };
 }
 
@@ -38,9 +40,12 @@ export function runWrkSync([bin, argv]) {
   return wrkFigures(r.stdout);
 }
 
-/** `runWrkSync` without blocking, so that several run at once; the child is in `children` while it runs (the caller's cleanup). */
-export function runWrkAsync([bin, argv], children) {
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * `runWrkSync` without blocking, so that several run at once; the child is in `children` while it
+ * runs (the caller's cleanup). `env` is added to this process's (a script's settings).
+ */
+export function runWrkAsync([bin, argv], children, env = {}) {
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   children.add(child);
   let out = '';
   let err = '';
