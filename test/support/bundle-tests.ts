@@ -19,10 +19,11 @@
  * test file (`reporter.mjs`). Made anew at each run, in under a second.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { groupFiles, groupModule } from './test-groups.ts';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const SRC = join(ROOT, 'src');
@@ -96,14 +97,33 @@ async function bundleTests(folder: string, files: string[]): Promise<string[]> {
 }
 
 /**
- * Runs `files` as bundles (made into `folder`) under node's test runner, `concurrency` at a time,
- * with `npm test`'s reporter and `env` added to this process's; the runner's exit status.
+ * Runs `files` as bundles (made into `folder`) under node's test runner, `concurrency` processes at
+ * a time, most of the files several to a process (`test-groups.ts`, by their last times
+ * `timeOf`), with `npm test`'s reporter and `env` added to this process's; the runner's exit
+ * status.
  */
-export async function runBundled(folder: string, files: string[], concurrency: number, env: Record<string, string>): Promise<number> {
+export async function runBundled(
+  folder: string,
+  files: string[],
+  concurrency: number,
+  env: Record<string, string>,
+  timeOf: (file: string) => number | undefined = () => undefined,
+): Promise<number> {
   const bundles = await bundleTests(folder, files);
+  const bundleOf = new Map(files.map((file, i) => [file, bundles[i]!]));
+  const groups = `${OUT}/${folder}/groups`;
+  mkdirSync(join(ROOT, groups), { recursive: true });
+  const units = groupFiles(files, timeOf, (file) => readFileSync(join(ROOT, file), 'utf8')).map((unit, i) => {
+    if ('alone' in unit) return bundleOf.get(unit.alone)!;
+    const module = `${groups}/${i}.test.mjs`;
+    const members = unit.group.map((file) => bundleOf.get(file)!);
+    const text = groupModule(members, (bundle) => `./${relative(groups, bundle)}`);
+    writeFileSync(join(ROOT, module), text);
+    return module;
+  });
   const run = spawnSync(
     process.execPath,
-    ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=./test/support/reporter.mjs', ...bundles],
+    ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=./test/support/reporter.mjs', ...units],
     { stdio: 'inherit', env: { ...process.env, ...env } },
   );
   return run.status ?? 1;

@@ -16,7 +16,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { ServerOptions } from 'node:http';
-import { after } from 'node:test';
+import { afterTheFiles } from './test-groups.ts';
 import postgres from 'postgres';
 import { createShortenerAsync, type Shortener, type ShortenerOptions } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
@@ -88,11 +88,12 @@ interface Fleet {
 
 let fleet: Promise<Fleet> | undefined;
 let harnesses = 0;
-/** What ends the fleet once the test file is done (the first harness starts it, inside a test). */
+/** What ends the fleet once the process's test files are done (the first harness starts it, inside a test). */
 const teardown: (() => Promise<void>)[] = [];
 
-// Registered while the test file loads, so on the file, not on the test that starts the fleet.
-after(async () => {
+// Registered while the first test file that uses the fleet loads, so on that file (or its group),
+// not on the test that starts the fleet: the files that share a process share the fleet too.
+afterTheFiles(async () => {
   for (const step of teardown.reverse()) await step();
 });
 

@@ -1,6 +1,7 @@
 /**
- * `npm run test:local`: every test file (`test/<folder>/*.test.ts` and one level deeper), each in
- * a process of its own, four at a time, the longest first.
+ * `npm run test:local`: every test file (`test/<folder>/*.test.ts` and one level deeper), four
+ * processes at a time, the longest first: a long file in a process of its own, the others several
+ * to a process (`test-groups.ts`).
  *
  * - Four: most files wait on child processes (servers, browsers, databases) more than they compute;
  *   on two cores, two at a time left a core idle a fifth of the run, and five was slower again.
@@ -58,4 +59,4 @@ const files = testFiles('test', 2)
   .sort((a, b) => timeOf(b) - timeOf(a) || rank(a) - rank(b) || (a < b ? -1 : 1));
 
 // Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
-process.exit(await runBundled('local', files, 4, { TEST_FILE_TIMES_OUT: LAST_RUN }));
+process.exit(await runBundled('local', files, 4, { TEST_FILE_TIMES_OUT: LAST_RUN }, (file) => times[file]));

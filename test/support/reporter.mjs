@@ -20,6 +20,12 @@ const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d
 /** A bundle's test file (`bundle-tests.ts` writes `test/a/b.test.ts` as `test-output/tests/<pass>/test/a/b.test.mjs`). */
 const sourceOf = (/** @type {string} */ path) => path.replace(/^test-output\/tests\/[^/]+\/(.*)\.mjs$/, '$1.ts');
 
+/** A module of several test files run in one process (`test-groups.ts`): its suites are named by their files' bundles. */
+const isGroup = (/** @type {string} */ file) => /\/groups\/\d+\.test\.mjs$/.test(file);
+
+/** The file a top-level test or suite stands for: in a group, the bundle its suite names. */
+const fileOf = (/** @type {{ name: string, file: string }} */ data) => (isGroup(data.file) ? data.name : data.file);
+
 /** The test file, relative to the working directory (node 20 reports no line for a test run in its own process). */
 function where(/** @type {string | undefined} */ file) {
   return file === undefined ? '' : `${sourceOf(relative(process.cwd(), file.startsWith('file:') ? fileURLToPath(file) : file))}: `;
@@ -37,19 +43,24 @@ export default async function* reporter(source) {
   const stderr = new Map();
   /** Each file's time in its tests (the sum of its top-level tests' durations), ms. @type {Map<string, number>} */
   const files = new Map();
-  /** Files that failed outside their tests. @type {string[]} */
+  /** Files that failed outside their tests, and the process (a file or a group) whose output tells why. @type {{ file: string, process: string }[]} */
   const broken = [];
   async function* watched() {
     for await (const event of source) {
       if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0 && event.data.file !== undefined) {
-        files.set(event.data.file, (files.get(event.data.file) ?? 0) + (event.data.details.duration_ms ?? 0));
+        const file = fileOf(event.data);
+        files.set(file, (files.get(file) ?? 0) + (event.data.details.duration_ms ?? 0));
       }
       if (event.type === 'test:fail') {
         // A suite or a test that failed only because a subtest did is named by that subtest.
-        const { name, file, details } = event.data;
+        const { name, file, details, nesting } = event.data;
         const error = /** @type {{ failureType?: string }} */ (details.error);
-        if (error.failureType !== 'subtestsFailed') failed.push(`✖ ${where(file)}${name}`);
-        if (file !== undefined && name === file && error.failureType !== 'subtestsFailed') broken.push(file);
+        if (error.failureType !== 'subtestsFailed') {
+          // A file's own top-level failure (in a group, its suite's): it failed as it loaded.
+          const outside = file !== undefined && nesting === 0 && (name === file || isGroup(file));
+          if (outside) broken.push({ file: fileOf(event.data), process: file });
+          failed.push(outside ? `✖ ${where(fileOf(event.data))}failed outside its tests` : `✖ ${where(file)}${name}`);
+        }
       } else if (event.type === 'test:stderr' && event.data.file !== undefined) {
         stderr.set(event.data.file, (stderr.get(event.data.file) ?? '') + event.data.message);
       } else if (event.type === 'test:pass' && event.data.skip !== undefined) {
@@ -63,7 +74,10 @@ export default async function* reporter(source) {
   yield* dot(watched());
   if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
-  for (const file of broken) yield `\n${where(file)}failed outside its tests; its output:\n${stderr.get(file) ?? '(none)\n'}`;
+  for (const { file, process } of broken) {
+    const shared = process === file ? '' : ' (with the files it shared a process with)';
+    yield `\n${where(file)}failed outside its tests; its output${shared}:\n${stderr.get(process) ?? '(none)\n'}`;
+  }
   // Each file's time, for the next run's order (local-pass.ts), when the pass asks for it.
   const timesOut = process.env.TEST_FILE_TIMES_OUT;
   if (timesOut && files.size) {

@@ -1,6 +1,6 @@
 /**
  * Webhooks never lost (docs/webhooks.md): real servers are killed with SIGKILL at random points
- * while links are being made and a real receiver is slow, failing or down; after the last restart
+ * (after a random number of acknowledged creates) while links are being made and a real receiver is slow, failing or down; after the last restart
  * every create the service acknowledged is delivered at least once, no event names a link that
  * was never made, and a message delivered twice is the same message (same `webhook-id`, same body),
  * each one verified by the official `standardwebhooks` package. On the log store, and on
@@ -47,6 +47,18 @@ async function makeLinks(ports: () => number[], prefix: string, stop: Promise<vo
     }
   };
   await Promise.all([client(), client(), client(), client()]);
+}
+
+/**
+ * The moment of a round's kill: once the clients have had `8` to `15` more creates acknowledged
+ * (on a busy machine a fixed delay could pass before the first), then up to 50 ms more, while
+ * the next creates are in flight; at most `ms` after the round began.
+ */
+async function killMoment(acked: Set<string>, ms = 30_000): Promise<void> {
+  const target = acked.size + 8 + randomInt(8);
+  const until = Date.now() + ms;
+  while (acked.size < target && Date.now() < until) await delay(5);
+  await delay(randomInt(50));
 }
 
 /** Waits until the server owes no delivery (its `/metrics`), within `ms`. */
@@ -134,7 +146,7 @@ test('log store: SIGKILL while the receiver is slow, failing or down loses no ac
   const tried = new Set<string>();
   for (const [round, m] of MODES.entries()) {
     await mode(rx, m);
-    const killed = delay(200 + randomInt(600)).then(() => void server.child.kill('SIGKILL'));
+    const killed = killMoment(acked).then(() => void server.child.kill('SIGKILL'));
     await makeLinks(
       () => [server.port],
       `r${round}x`,
@@ -166,7 +178,7 @@ test(
     for (const [round, m] of PG_MODES.entries()) {
       await mode(rx, m);
       const victim = round % servers.length;
-      const killed = delay(200 + randomInt(600)).then(() => void servers[victim]!.child.kill('SIGKILL'));
+      const killed = killMoment(acked).then(() => void servers[victim]!.child.kill('SIGKILL'));
       await makeLinks(
         () => servers.map((s) => s.port),
         `p${round}x`,
