@@ -8,7 +8,7 @@
  * local-pass.ts). Plain JavaScript: node loads reporters before the TypeScript loader (`--import ./scripts/ts-loader.mjs`) applies.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { dot } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,9 @@ const isGroup = (/** @type {string} */ file) => /\/groups\/\d+\.test\.mjs$/.test
 
 /** The file a top-level test or suite stands for: in a group, the bundle its suite names. */
 const fileOf = (/** @type {{ name: string, file: string }} */ data) => (isGroup(data.file) ? data.name : data.file);
+
+/** A file's path as one key, whichever way an event gives it (node 24 gives a file's output its path as run). */
+const pathOf = (/** @type {string} */ file) => resolve(file.startsWith('file:') ? fileURLToPath(file) : file);
 
 /** The test file, relative to the working directory (node 20 reports no line for a test run in its own process). */
 function where(/** @type {string | undefined} */ file) {
@@ -62,7 +65,8 @@ export default async function* reporter(source) {
           failed.push(outside ? `✖ ${where(fileOf(event.data))}failed outside its tests` : `✖ ${where(file)}${name}`);
         }
       } else if (event.type === 'test:stderr' && event.data.file !== undefined) {
-        stderr.set(event.data.file, (stderr.get(event.data.file) ?? '') + event.data.message);
+        const file = pathOf(event.data.file);
+        stderr.set(file, (stderr.get(file) ?? '') + event.data.message);
       } else if (event.type === 'test:pass' && event.data.skip !== undefined) {
         skipped.push(`- ${where(event.data.file)}${event.data.name}: ${event.data.skip === true ? 'skipped' : event.data.skip}`);
       } else if (event.type === 'test:diagnostic' && event.data.nesting === 0 && TOTALS.test(event.data.message)) {
@@ -76,7 +80,7 @@ export default async function* reporter(source) {
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
   for (const { file, process } of broken) {
     const shared = process === file ? '' : ' (with the files it shared a process with)';
-    yield `\n${where(file)}failed outside its tests; its output${shared}:\n${stderr.get(process) ?? '(none)\n'}`;
+    yield `\n${where(file)}failed outside its tests; its output${shared}:\n${stderr.get(pathOf(process)) ?? '(none)\n'}`;
   }
   // Each file's time, for the next run's order (local-pass.ts), when the pass asks for it.
   const timesOut = process.env.TEST_FILE_TIMES_OUT;
