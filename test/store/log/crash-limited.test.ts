@@ -39,10 +39,11 @@ async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ gr
   return { granted, done };
 }
 
-function visitsOnDisk(dir: string): number {
+/** The count on disk, read by opening the store; closed (its lock freed) before the next child opens it. */
+async function visitsOnDisk(dir: string): Promise<number> {
   const store = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
   const visits = store.get(CODE, Math.floor(Date.now() / 1000))?.visits ?? -1;
-  void store.close();
+  await store.close();
   return visits;
 }
 
@@ -62,7 +63,7 @@ test('kill -9 during limited visits: every granted visit stays counted, and neve
     if (!run.done) kills++;
     t.diagnostic(`cycle ${i}: granted ${run.granted}${run.done ? ', reached the limit' : ', killed'}`);
     granted += run.granted;
-    const visits = visitsOnDisk(dir);
+    const visits = await visitsOnDisk(dir);
     assert.ok(visits >= granted, `cycle ${i}: ${granted} visits granted, but the restarted count is ${visits}`);
     assert.ok(visits <= LIMIT, `cycle ${i}: the count ${visits} passed the limit`);
     assert.ok(granted <= LIMIT, `cycle ${i}: ${granted} visits granted, limit ${LIMIT}`);
@@ -72,7 +73,7 @@ test('kill -9 during limited visits: every granted visit stays counted, and neve
   assert.equal(last.done, true);
   granted += last.granted;
   assert.ok(kills > 0, 'some runs were killed mid-way');
-  const visits = visitsOnDisk(dir);
+  const visits = await visitsOnDisk(dir);
   assert.equal(visits, LIMIT, 'used up');
   assert.ok(granted <= LIMIT, `${granted} visits granted, limit ${LIMIT}`);
   // A kill can cost visits that were counted but not yet answered (never granted), no more than one per loop.
