@@ -129,6 +129,11 @@ test('every import is one the table allows its folder', () => {
   assert.deepEqual(refused, []);
 });
 
+test('no file of src/ imports a file outside src/: the build compiles src/ alone (tsconfig.build.json)', () => {
+  const outside = SOURCES.flatMap(({ file, imports }) => imports.filter((target) => !target.startsWith('src/')).map((target) => `${file} imports ${target}`));
+  assert.deepEqual(outside, []);
+});
+
 test('every listing of the table is used by an import: the page says no more than the code does', () => {
   const unused: string[] = [];
   for (const [unit, allowed] of TABLE) {
