@@ -91,7 +91,7 @@ test('a group reports each file as its own: its failures, a file that fails as i
   });
   assert.equal(run.status, 1, run.stdout);
   assert.match(run.stdout, /Failed \(2\):\n✖ test\/x\/unloadable\.test\.ts: failed outside its tests\n✖ test\/x\/bad\.test\.ts: breaks\n/);
-  assert.match(run.stdout, /test\/x\/unloadable\.test\.ts: failed outside its tests; its output \(with the files it shared a process with\):\nno tool here\n/);
+  assert.match(run.stdout, /test\/x\/unloadable\.test\.ts: failed outside its tests; its process's output:\nno tool here\n/);
   assert.match(run.stdout, /tests 3, suites 3, pass 2, fail 1/);
   const recorded = JSON.parse(readFileSync(times, 'utf8')) as Record<string, number>;
   assert.deepEqual(Object.keys(recorded).sort(), ['test/x/bad.test.ts', 'test/x/good.test.ts', 'test/x/unloadable.test.ts']);

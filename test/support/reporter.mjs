@@ -20,7 +20,7 @@ const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d
 /** A bundle's test file (`bundle-tests.ts` writes `test/a/b.test.ts` as `test-output/tests/<pass>/test/a/b.test.mjs`). */
 const sourceOf = (/** @type {string} */ path) => path.replace(/^test-output\/tests\/[^/]+\/(.*)\.mjs$/, '$1.ts');
 
-/** A module of several test files run in one process (`test-groups.ts`): its suites are named by their files' bundles. */
+/** A module of the test files of one process (`test-groups.ts`): its suites are named by their files' bundles. */
 const isGroup = (/** @type {string} */ file) => /\/groups\/\d+\.test\.mjs$/.test(file);
 
 /** The file a top-level test or suite stands for: in a group, the bundle its suite names. */
@@ -46,7 +46,7 @@ export default async function* reporter(source) {
   const stderr = new Map();
   /** Each file's time in its tests (the sum of its top-level tests' durations), ms. @type {Map<string, number>} */
   const files = new Map();
-  /** Files that failed outside their tests, and the process (a file or a group) whose output tells why. @type {{ file: string, process: string }[]} */
+  /** Files that failed outside their tests, and the module its process ran, whose output tells why. @type {{ file: string, run: string }[]} */
   const broken = [];
   async function* watched() {
     for await (const event of source) {
@@ -61,7 +61,7 @@ export default async function* reporter(source) {
         if (error.failureType !== 'subtestsFailed') {
           // A file's own top-level failure (in a group, its suite's): it failed as it loaded.
           const outside = file !== undefined && nesting === 0 && (name === file || isGroup(file));
-          if (outside) broken.push({ file: fileOf(event.data), process: file });
+          if (outside) broken.push({ file: fileOf(event.data), run: file });
           failed.push(outside ? `✖ ${where(fileOf(event.data))}failed outside its tests` : `✖ ${where(file)}${name}`);
         }
       } else if (event.type === 'test:stderr' && event.data.file !== undefined) {
@@ -78,9 +78,8 @@ export default async function* reporter(source) {
   yield* dot(watched());
   if (skipped.length) yield `\nNot run (${skipped.length}):\n${skipped.join('\n')}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.join('\n')}\n`;
-  for (const { file, process } of broken) {
-    const shared = process === file ? '' : ' (with the files it shared a process with)';
-    yield `\n${where(file)}failed outside its tests; its output${shared}:\n${stderr.get(pathOf(process)) ?? '(none)\n'}`;
+  for (const { file, run } of broken) {
+    yield `\n${where(file)}failed outside its tests; its process's output:\n${stderr.get(pathOf(run)) ?? '(none)\n'}`;
   }
   // Each file's time, for the next run's order (local-pass.ts), when the pass asks for it.
   const timesOut = process.env.TEST_FILE_TIMES_OUT;

@@ -7,9 +7,9 @@
  * other, each inside a suite named by its bundle (`groupModule`), so that the reporter still names
  * each test's file and times each file (reporter.mjs).
  *
- * A file runs alone, as before, when it is long (a group would gain nothing, and the longest-first
- * order of the pass would be lost in it), or when its text changes what every later file in its
- * process would see (`OWN_PROCESS`). The others are grouped with the files of their folder, in the
+ * A file has a process to itself (still inside its suite) when it is long (a group would gain
+ * nothing, and the longest-first order of the pass would be lost in it), or when its text changes
+ * what every later file in its process would see (`OWN_PROCESS`). The others are grouped with the files of their folder, in the
  * order given, until a group's files add up to `GROUP_S` by their last times.
  */
 import { after } from 'node:test';
