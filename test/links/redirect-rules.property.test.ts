@@ -5,7 +5,7 @@
  * stored list parsed again to itself. `FC_SEED=<n>` replays a run.
  */
 import assert from 'node:assert/strict';
-import { BlockList, isIPv4 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { DEVICE_VALUES, firstMatch, MAX_RULES, parseRules, type RedirectRule, type RuleCondition, type RuleVisitor } from '../../src/links/redirect-rules.ts';
@@ -144,10 +144,24 @@ function languagesOf(text: string | undefined): [string, string | undefined][] {
     ]);
 }
 
+/**
+ * The visitor as an address condition reads it: an IPv4-mapped IPv6 address as its IPv4 address,
+ * however it is written (`::ffff:10.0.0.1`, or in groups, `0:0:0:0:0:ffff:a00:1`), found through
+ * the WHATWG URL parser's spelling of it.
+ */
+function asRead(address: string): string {
+  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
+  if (!isIPv6(address)) return address;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  if (mapped === null) return address;
+  const n = Number.parseInt(mapped[1]!, 16) * 65_536 + Number.parseInt(mapped[2]!, 16);
+  return [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
+}
+
 /** The model of an address condition: node's `BlockList`, the visitor's IPv4-mapped address as IPv4. */
 function inRule(rule: string, address: string | null): boolean {
   if (address === null) return false;
-  const visitor = address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
+  const visitor = asRead(address);
   const [network, prefix] = rule.split('/') as [string, string | undefined];
   const family = isIPv4(network) ? 'ipv4' : 'ipv6';
   if ((family === 'ipv4') !== isIPv4(visitor)) return false;
