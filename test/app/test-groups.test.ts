@@ -51,12 +51,9 @@ test("a file that changes its process's state for the files after it runs alone"
     "const env = { ...process.env, PORT: '0' };",
     'if (globalThis.fetch === undefined) return;',
   ];
-  for (const text of touching)
-    assert.ok(
-      OWN_PROCESS.some((p) => p.test(text)),
-      text,
-    );
-  for (const text of harmless) assert.ok(!OWN_PROCESS.some((p) => p.test(text)), text);
+  const touches = (text: string) => OWN_PROCESS.some((pattern) => pattern.test(text));
+  for (const text of touching) assert.ok(touches(text), text);
+  for (const text of harmless) assert.ok(!touches(text), text);
   const units = groupFiles(
     ['test/a/1.test.ts', 'test/a/2.test.ts', 'test/a/3.test.ts'],
     () => 1,
@@ -65,8 +62,8 @@ test("a file that changes its process's state for the files after it runs alone"
   assert.deepEqual(units, [{ group: ['test/a/1.test.ts', 'test/a/3.test.ts'] }, { alone: 'test/a/2.test.ts' }]);
 });
 
-test('a group reports each file as its own: its failures, a file that fails as it loads, and its time', () => {
-  const dir = tempDir();
+test('a group reports each file as its own: its failures, a file that fails as it loads, and its time', (t) => {
+  const dir = tempDir(t);
   const pass = join(dir, 'test-output/tests/p');
   mkdirSync(join(pass, 'test/x'), { recursive: true });
   mkdirSync(join(pass, 'groups'));

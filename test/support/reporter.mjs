@@ -44,7 +44,7 @@ export default async function* reporter(source) {
   const totals = [];
   /** What each file wrote to stderr. @type {Map<string, string>} */
   const stderr = new Map();
-  /** Each file's time in its tests (the sum of its top-level tests' durations), ms. @type {Map<string, number>} */
+  /** Each file's time: its suite's in a pass (`test-groups.ts`), else the sum of its top-level tests', ms. @type {Map<string, number>} */
   const files = new Map();
   /** Files that failed outside their tests, and the module its process ran, whose output tells why. @type {{ file: string, run: string }[]} */
   const broken = [];

@@ -9,8 +9,9 @@
  *
  * A file has a process to itself (still inside its suite) when it is long (a group would gain
  * nothing, and the longest-first order of the pass would be lost in it), or when its text changes
- * what every later file in its process would see (`OWN_PROCESS`). The others are grouped with the files of their folder, in the
- * order given, until a group's files add up to `GROUP_S` by their last times.
+ * what every later file in its process would see (`OWN_PROCESS`). The others are grouped with the
+ * files of their folder, in the order given, until a group's files add up to `GROUP_S` by their
+ * last times.
  */
 import { after } from 'node:test';
 
@@ -85,9 +86,10 @@ export function groupModule(bundles: readonly string[], from: (bundle: string) =
 }
 
 /**
- * Runs `fn` once every test file of this process has run: on the file, as `after`, when it has a
- * process of its own; on its group otherwise. For what a support module keeps for all the files
- * of a process (the cluster target's instances); called as the module loads.
+ * Runs `fn` once every test file of this process has run: in a pass, after the last file its
+ * module imports (`groupModule`); in a file run by hand, as the file's `after`. For what a support
+ * module keeps for all the files of a process (the cluster target's instances); called as the
+ * module loads.
  */
 export function afterTheFiles(fn: () => Promise<void>): void {
   const ends = (globalThis as Record<symbol, unknown>)[Symbol.for(GROUP_END)] as (() => Promise<void>)[] | undefined;
