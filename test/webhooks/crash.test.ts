@@ -3,9 +3,10 @@
  * (after a random number of acknowledged creates) while links are being made and a real receiver
  * is slow, failing or down; after the last restart every create the service acknowledged is
  * delivered at least once, no event names a link that was never made, and a message delivered
- * twice is the same message (same `webhook-id`, same body), each one verified by the official `standardwebhooks` package. On the log store, and on
- * PostgreSQL with three instances sharing one outbox, one of them killed each round (each event is
- * then still sent, and the rest by one instance only).
+ * twice is the same message (same `webhook-id`, same body), each one verified by the official
+ * `standardwebhooks` package. On the log store, and on PostgreSQL with three instances sharing one
+ * outbox, one of them killed each round (each event is then still sent, and the rest by one
+ * instance only).
  */
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
