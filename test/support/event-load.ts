@@ -58,6 +58,8 @@ export interface TrackedLink {
   inFlight: number;
   /** An edit giving a limit is on its way: a visit may meet the limit before the client knows it. */
   editing: boolean;
+  /** An edit giving a limit was cut off by a kill: the store may hold it or not, until it is read. */
+  mayBeLimited: boolean;
   /** Edits acknowledged: a visit answered across one may be in the count the edit reported, or not. */
   edits: number;
 }
@@ -191,7 +193,7 @@ export class EventLoad {
 
     const edit = async (code: string, rand: () => number): Promise<void> => {
       const link = this.links.get(code)!;
-      if (link.limit !== null || link.editing) return;
+      if (link.limit !== null || link.editing || link.mayBeLimited) return;
       // Mostly room left, sometimes used up at once.
       const limit = link.sent + (rand() < 0.8 ? 3 + Math.floor(rand() * 20) : -1);
       if (limit < 1) return;
@@ -203,7 +205,10 @@ export class EventLoad {
         JSON.stringify({ max_visits: limit }),
         link,
       ).finally(() => (link.editing = false));
-      if (!r) return;
+      if (!r) {
+        link.mayBeLimited = true;
+        return;
+      }
       if (r.status === 404 && link.state !== 'present') return;
       if (r.status !== 200) throw fail('an edit of a present link is answered 200', `${code}: ${r.status} ${r.body}`);
       const record = JSON.parse(r.body) as { visit_count: number; max_visits: number };
@@ -247,9 +252,9 @@ export class EventLoad {
           totals.limited302++;
           // Unless an edit was acknowledged meanwhile: its count may hold this visit or not.
         } else if (link.edits === edits) link.unlimitedAcks.push(performance.now());
-      } else if (r.status === 410 && (link.limit !== null || link.editing)) {
+      } else if (r.status === 410 && (link.limit !== null || link.editing || link.mayBeLimited)) {
         // Used up.
-      } else if (r.status === 200 && a === PREVIEW_AGENT && (link.limit !== null || link.editing)) {
+      } else if (r.status === 200 && a === PREVIEW_AGENT && (link.limit !== null || link.editing || link.mayBeLimited)) {
         // The preview page of a limited link: no visit.
       } else if (r.status === 404 && link.state !== 'present') {
         // A delete raced the visit.
@@ -325,6 +330,7 @@ export class EventLoad {
       }
       // An edit cut off by the kill may have given a limit.
       if (got) link.limit = got.maxVisits;
+      link.mayBeLimited = false;
     }
   }
 
@@ -385,6 +391,7 @@ function fresh(code: string, url: string, limit: number | null): TrackedLink {
     granted: 0,
     inFlight: 0,
     editing: false,
+    mayBeLimited: false,
     edits: 0,
   };
 }
