@@ -193,7 +193,7 @@ export class EventLoad {
 
     const edit = async (code: string, rand: () => number): Promise<void> => {
       const link = this.links.get(code)!;
-      if (link.limit !== null || link.editing || link.mayBeLimited) return;
+      if (mayHaveLimit(link)) return;
       // Mostly room left, sometimes used up at once.
       const limit = link.sent + (rand() < 0.8 ? 3 + Math.floor(rand() * 20) : -1);
       if (limit < 1) return;
@@ -252,9 +252,9 @@ export class EventLoad {
           totals.limited302++;
           // Unless an edit was acknowledged meanwhile: its count may hold this visit or not.
         } else if (link.edits === edits) link.unlimitedAcks.push(performance.now());
-      } else if (r.status === 410 && (link.limit !== null || link.editing || link.mayBeLimited)) {
+      } else if (r.status === 410 && mayHaveLimit(link)) {
         // Used up.
-      } else if (r.status === 200 && a === PREVIEW_AGENT && (link.limit !== null || link.editing || link.mayBeLimited)) {
+      } else if (r.status === 200 && a === PREVIEW_AGENT && mayHaveLimit(link)) {
         // The preview page of a limited link: no visit.
       } else if (r.status === 404 && link.state !== 'present') {
         // A delete raced the visit.
@@ -376,6 +376,9 @@ export class EventLoad {
     return [...this.links.values()].filter((l) => l.state === 'present');
   }
 }
+
+/** Whether the store may hold a visit limit for the link: one known, one on its way, or one cut off. */
+const mayHaveLimit = (link: TrackedLink): boolean => link.limit !== null || link.editing || link.mayBeLimited;
 
 function fresh(code: string, url: string, limit: number | null): TrackedLink {
   return {
