@@ -18,16 +18,16 @@ test('a long file runs alone; the others share a process with files of their fol
   const files = ['test/a/long.test.ts', 'test/a/1.test.ts', 'test/b/1.test.ts', 'test/a/2.test.ts', 'test/b/new.test.ts'];
   assert.deepEqual(
     groupFiles(files, (file) => times[file], plain),
-    [{ group: ['test/a/1.test.ts', 'test/a/2.test.ts'] }, { alone: 'test/a/long.test.ts' }, { group: ['test/b/1.test.ts', 'test/b/new.test.ts'] }],
+    [['test/a/1.test.ts', 'test/a/2.test.ts'], ['test/a/long.test.ts'], ['test/b/1.test.ts', 'test/b/new.test.ts']],
   );
 });
 
-test("a group is closed once its files' times reach GROUP_S, and a group of one is that file alone", () => {
+test("a group is closed once its files' times reach GROUP_S", () => {
   const each = GROUP_S / 4;
   assert.ok(each < ALONE_S);
   const files = Array.from({ length: 9 }, (_, i) => `test/a/${i}.test.ts`);
   const units = groupFiles(files, () => each, plain);
-  assert.deepEqual(units, [{ group: files.slice(0, 4) }, { group: files.slice(4, 8) }, { alone: files[8] }]);
+  assert.deepEqual(units, [files.slice(0, 4), files.slice(4, 8), [files[8]]]);
   // Without times, a file counts as UNTIMED_S.
   const untimed = groupFiles(files, () => undefined, plain);
   assert.equal(untimed.length, Math.ceil(files.length / Math.ceil(GROUP_S / UNTIMED_S)));
@@ -59,7 +59,7 @@ test("a file that changes its process's state for the files after it runs alone"
     () => 1,
     (file) => (file.endsWith('2.test.ts') ? touching[0]! : ''),
   );
-  assert.deepEqual(units, [{ group: ['test/a/1.test.ts', 'test/a/3.test.ts'] }, { alone: 'test/a/2.test.ts' }]);
+  assert.deepEqual(units, [['test/a/1.test.ts', 'test/a/3.test.ts'], ['test/a/2.test.ts']]);
 });
 
 test('a group reports each file as its own: its failures, a file that fails as it loads, and its time', (t) => {

@@ -116,9 +116,9 @@ export async function runBundled(
   // A file alone is a group of one too: its tests are then inside a suite named by it, so the
   // reporter times it as the file, even when its tests are declared in a support module (the
   // stores' and doors' conformance suites).
-  const units = groupFiles(files, timeOf, (file) => readFileSync(join(ROOT, file), 'utf8')).map((unit, i) => {
+  const units = groupFiles(files, timeOf, (file) => readFileSync(join(ROOT, file), 'utf8')).map((group, i) => {
     const module = `${groups}/${i}.test.mjs`;
-    const members = ('alone' in unit ? [unit.alone] : unit.group).map((file) => bundleOf.get(file)!);
+    const members = group.map((file) => bundleOf.get(file)!);
     const text = groupModule(members, (bundle) => `./${relative(groups, bundle)}`);
     writeFileSync(join(ROOT, module), text);
     return module;

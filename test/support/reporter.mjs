@@ -20,12 +20,6 @@ const TOTALS = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d
 /** A bundle's test file (`bundle-tests.ts` writes `test/a/b.test.ts` as `test-output/tests/<pass>/test/a/b.test.mjs`). */
 const sourceOf = (/** @type {string} */ path) => path.replace(/^test-output\/tests\/[^/]+\/(.*)\.mjs$/, '$1.ts');
 
-/** A module of the test files of one process (`test-groups.ts`): its suites are named by their files' bundles. */
-const isGroup = (/** @type {string} */ file) => /\/groups\/\d+\.test\.mjs$/.test(file);
-
-/** The file a top-level test or suite stands for: in a group, the bundle its suite names. */
-const fileOf = (/** @type {{ name: string, file: string }} */ data) => (isGroup(data.file) ? data.name : data.file);
-
 /** A file's path as one key, whichever way an event gives it (node 24 gives a file's output its path as run). */
 const pathOf = (/** @type {string} */ file) => resolve(file.startsWith('file:') ? fileURLToPath(file) : file);
 
@@ -44,14 +38,16 @@ export default async function* reporter(source) {
   const totals = [];
   /** What each file wrote to stderr. @type {Map<string, string>} */
   const stderr = new Map();
-  /** Each file's time: its suite's in a pass (`test-groups.ts`), else the sum of its top-level tests', ms. @type {Map<string, number>} */
+  /** Each file's time: its suite's, ms. @type {Map<string, number>} */
   const files = new Map();
   /** Files that failed outside their tests, and the module its process ran, whose output tells why. @type {{ file: string, run: string }[]} */
   const broken = [];
   async function* watched() {
     for await (const event of source) {
-      if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0 && event.data.file !== undefined) {
-        const file = fileOf(event.data);
+      // Each process of a pass runs a group module (`test-groups.ts`): its top-level suites are
+      // named by the bundles of the files they run.
+      if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.nesting === 0) {
+        const file = event.data.name;
         files.set(file, (files.get(file) ?? 0) + (event.data.details.duration_ms ?? 0));
       }
       if (event.type === 'test:fail') {
@@ -59,10 +55,10 @@ export default async function* reporter(source) {
         const { name, file, details, nesting } = event.data;
         const error = /** @type {{ failureType?: string }} */ (details.error);
         if (error.failureType !== 'subtestsFailed') {
-          // A file's own top-level failure (in a group, its suite's): it failed as it loaded.
-          const outside = file !== undefined && nesting === 0 && (name === file || isGroup(file));
-          if (outside) broken.push({ file: fileOf(event.data), run: file });
-          failed.push(outside ? `✖ ${where(fileOf(event.data))}failed outside its tests` : `✖ ${where(file)}${name}`);
+          // A file's suite that failed itself: the file failed as it loaded.
+          const outside = file !== undefined && nesting === 0;
+          if (outside) broken.push({ file: name, run: file });
+          failed.push(outside ? `✖ ${where(name)}failed outside its tests` : `✖ ${where(file)}${name}`);
         }
       } else if (event.type === 'test:stderr' && event.data.file !== undefined) {
         const file = pathOf(event.data.file);

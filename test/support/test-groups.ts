@@ -34,37 +34,35 @@ export const OWN_PROCESS: readonly RegExp[] = [
   /\bglobalThis\.\w+\s*=[^=]/,
 ];
 
-/** A unit the runner is given: one file, or files run one after the other in one process. */
-export type Unit = { alone: string } | { group: string[] };
-
 /**
- * `files` (in the order the pass wants them started) as units, the longest first by their last
- * times (`timeOf`), each file's text read by `textOf`.
+ * `files` (in the order the pass wants them started) as the runner's processes, each the files it
+ * runs one after the other, the longest first by their last times (`timeOf`); each file's text is
+ * read by `textOf`.
  */
-export function groupFiles(files: readonly string[], timeOf: (file: string) => number | undefined, textOf: (file: string) => string): Unit[] {
+export function groupFiles(files: readonly string[], timeOf: (file: string) => number | undefined, textOf: (file: string) => string): string[][] {
   const seconds = (file: string) => timeOf(file) ?? UNTIMED_S;
-  const units: Unit[] = [];
+  const groups: string[][] = [];
   /** The group of each folder still taking files, and its files' time so far. */
-  const open = new Map<string, { unit: { group: string[] }; seconds: number }>();
+  const open = new Map<string, { group: string[]; seconds: number }>();
   for (const file of files) {
     if (seconds(file) >= ALONE_S || OWN_PROCESS.some((pattern) => pattern.test(textOf(file)))) {
-      units.push({ alone: file });
+      groups.push([file]);
       continue;
     }
     const folder = file.slice(0, file.lastIndexOf('/'));
-    let group = open.get(folder);
-    if (group === undefined) {
-      group = { unit: { group: [] }, seconds: 0 };
-      open.set(folder, group);
-      units.push(group.unit);
+    let entry = open.get(folder);
+    if (entry === undefined) {
+      entry = { group: [], seconds: 0 };
+      open.set(folder, entry);
+      groups.push(entry.group);
     }
-    group.unit.group.push(file);
-    group.seconds += seconds(file);
-    if (group.seconds >= GROUP_S) open.delete(folder);
+    entry.group.push(file);
+    entry.seconds += seconds(file);
+    if (entry.seconds >= GROUP_S) open.delete(folder);
   }
-  const time = (unit: Unit) => ('alone' in unit ? seconds(unit.alone) : unit.group.reduce((sum, file) => sum + seconds(file), 0));
-  // A stable sort: units of equal time keep the order the pass gave. A group of one is that file alone.
-  return units.sort((a, b) => time(b) - time(a)).map((unit) => ('group' in unit && unit.group.length === 1 ? { alone: unit.group[0]! } : unit));
+  const time = (group: readonly string[]) => group.reduce((sum, file) => sum + seconds(file), 0);
+  // A stable sort: groups of equal time keep the order the pass gave.
+  return groups.sort((a, b) => time(b) - time(a));
 }
 
 /** Where a group's module keeps what is to run once all its files have (`afterTheFiles`). */
