@@ -9,7 +9,8 @@
 #   scripts/pg-test-server.sh stop DIR      stop the server and remove DIR
 #
 # Trust authentication, listening on 127.0.0.1 only, the unix socket inside DIR, fsync on (the
-# durability promises are tested as they run in production). PostgreSQL refuses to run as root, so
+# durability promises are tested as they run in production) unless PG_TEST_FSYNC=off (a server
+# that is never crashed: the one the test files of a pass share). PostgreSQL refuses to run as root, so
 # under root everything runs as the `postgres` user. The binaries come from PG_BIN, or the newest
 # /usr/lib/postgresql/*/bin.
 set -eu
@@ -38,7 +39,7 @@ server_start() {
   dir=$1
   port=$(cat "$dir/port")
   as_owner "$BIN/pg_ctl" start -w -t 30 -s -D "$dir/data" -l "$dir/server.log" \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c max_connections=200" >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=${PG_TEST_FSYNC:-on} -c max_connections=200" >/dev/null
 }
 
 server_stop() {

@@ -9,7 +9,7 @@ import { NO_POSTGRES, pgServer } from '../support/pg.ts';
 import { runDoorConformance } from '../support/door-conformance.ts';
 
 const teardown: (() => Promise<void>)[] = [];
-const pg = await pgServer(undefined, { after: (step) => teardown.push(step) });
+const pg = await pgServer(undefined, { own: true, after: (step) => teardown.push(step) });
 
 runDoorConformance({
   name: 'PostgreSQL',

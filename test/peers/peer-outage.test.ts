@@ -65,7 +65,7 @@ test('the database down: Shlink answers its 503 problem on every route that reac
   ...onOneProcess('it stops a database of its own'),
   timeout: 120_000,
 }, async (t) => {
-  const pg = await pgServer(t);
+  const pg = await pgServer(t, { own: true });
   if (!pg) return;
   const logs = new LogCapture();
   const app = await openOnDatabase(

@@ -27,7 +27,7 @@ import { request } from '../support/helpers.ts';
 import { startInstances, type Instances } from '../support/instances.ts';
 import { pgServer } from '../support/pg.ts';
 
-const server = await pgServer();
+const server = await pgServer(undefined, { own: true });
 const skip = server === undefined ? 'PostgreSQL is not installed' : false;
 const WORKERS = 8;
 

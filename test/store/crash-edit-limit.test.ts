@@ -72,7 +72,7 @@ test('log store: kill -9 right after an edit sets max_visits; the restart counts
   await editThenCrash(t, () => serverProcess({ DATA_DIR: dir, ...quietEnv }), kill9);
 });
 
-const pg = await pgServer();
+const pg = await pgServer(undefined, { own: true });
 
 const gone = (pid: string): boolean => !existsSync(`/proc/${pid}`);
 

@@ -15,6 +15,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { runBundled } from './bundle-tests.ts';
+import { withSharedPgServer } from './pg.ts';
 import { missingTool, UNDER_CI } from './missing-tool.ts';
 import { findPgBin } from './pg.ts';
 
@@ -100,5 +101,6 @@ function expand(pattern: string): string[] {
     .map((file) => `${dir}/${file}`);
 }
 
-// Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
-process.exit(await runBundled('cluster', FILES.flatMap(expand), 2, { SHORTENER_TEST_TARGET: 'cluster' }));
+// Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader; the fleets of
+// its processes, and the files that make databases, on one PostgreSQL server (`pg.ts`).
+process.exit(await withSharedPgServer((pg) => runBundled('cluster', FILES.flatMap(expand), 2, { SHORTENER_TEST_TARGET: 'cluster', ...pg })));

@@ -6,7 +6,7 @@
  *
  * - The three instances are processes of `cluster-instance.ts` (bundled, as `server-entry.ts`
  *   bundles the server), forked once per test file and asked for a fresh shortener per harness;
- *   one PostgreSQL server per test file (`pg.ts`).
+ *   one PostgreSQL server per process, or the pass's (`pg.ts`).
  * - `h.shortener` is a fourth shortener on the same database, in the test process, reached by no
  *   request: what a test reads through it (`service.get`, `config`) is what the database holds.
  *   Its `count` is the database's count of links, read again before each answer reaches the test.

@@ -5,6 +5,8 @@
  *
  * - Four: most files wait on child processes (servers, browsers, databases) more than they compute;
  *   on two cores, two at a time left a core idle a fifth of the run, and five was slower again.
+ * - One PostgreSQL server for the pass (`withSharedPgServer`), where the files that only make
+ *   databases make them; a file that stops or crashes its server has one of its own.
  * - Longest first: a run ends when its last file does. Were a minute-long file (a browser's, a
  *   crash test's, the fuzzing) started last, the run would end on it, the other slots idle. The
  *   order is each file's time in the last run on this machine (`test-output/file-times.json`,
@@ -14,6 +16,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { runBundled } from './bundle-tests.ts';
+import { withSharedPgServer } from './pg.ts';
 
 /** Where the reporter writes this run's times, and where the next run reads them. */
 const LAST_RUN = 'test-output/file-times.json';
@@ -59,4 +62,5 @@ const files = testFiles('test', 2)
   .sort((a, b) => timeOf(b) - timeOf(a) || rank(a) - rank(b) || (a < b ? -1 : 1));
 
 // Each run as its bundle (`bundle-tests.ts`), not through the TypeScript loader.
-process.exit(await runBundled('local', files, 4, { TEST_FILE_TIMES_OUT: LAST_RUN }, (file) => times[file]));
+const code = await withSharedPgServer((pg) => runBundled('local', files, 4, { TEST_FILE_TIMES_OUT: LAST_RUN, ...pg }, (file) => times[file]));
+process.exit(code);

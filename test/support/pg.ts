@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL server for the tests of the PostgreSQL store (docs/postgres.md), started
- * through `scripts/pg-test-server.sh`: one server per test file, a fresh database per test (or per
- * file), everything removed when the file ends.
+ * through `scripts/pg-test-server.sh`: a fresh database per test (or per file), on the local pass's
+ * shared server when it runs one (`withSharedPgServer`), else on a server of the file's own, removed
+ * when the file ends.
  *
  * Without PostgreSQL the tests skip with a loud message on a developer machine (install the
  * `postgresql` package, or point `PG_BIN` at its `bin` directory); under CI they fail instead
@@ -38,7 +39,7 @@ export interface PgServer {
   readonly url: string;
   /** The cluster's directory (data, socket, log). */
   readonly dir: string;
-  /** A new, empty database; its URL. Dropped when the file ends, or by `dropDatabase`. */
+  /** A new, empty database; its URL. Removed with its server (or by `dropDatabase`). */
   createDatabase(): Promise<string>;
   dropDatabase(url: string): Promise<void>;
   /** Stops the server (fast shutdown: clients are disconnected), keeping its data. */
@@ -53,15 +54,62 @@ export interface PgServer {
 
 let databases = 0;
 
+/**
+ * The environment variable through which the local pass hands its test processes the URL of the
+ * server they share (`withSharedPgServer`).
+ */
+export const SHARED_PG = 'TEST_PG_SHARED';
+
+/** Why a file that stops, restarts or reconfigures its server must ask for one of its own. */
+const SHARED = (what: string): Error =>
+  new Error(`${what}: this file shares the pass's PostgreSQL server; ask pgServer(t, { own: true }) for a server of its own`);
+
 /** Why the PostgreSQL tests cannot run here. */
 export const NO_POSTGRES = 'PostgreSQL not found (apt-get install postgresql, or set PG_BIN): the PostgreSQL tests cannot run';
 
+/** Starts a new server through the script (`PG_TEST_FSYNC` in `env` as the script reads it); its URL and directory. */
+async function startServer(env: NodeJS.ProcessEnv): Promise<{ url: string; dir: string }> {
+  const started = await run(SCRIPT, ['start'], { env });
+  return { url: started.stdout.trim(), dir: started.stderr.trim().split('\n').pop()! };
+}
+
 /**
- * Starts a server for this test file (torn down by `after`, or by `owner.after` when given), or
- * undefined after a loud message when PostgreSQL is not installed. `t` is the test to skip; a
- * file without one skips its tests with `NO_POSTGRES`. Under CI a missing server throws.
+ * Runs a pass (`pass`, given the environment its test processes need) with a PostgreSQL server for
+ * them to share (`SHARED_PG`), removed when it ends; without one when PostgreSQL is not installed
+ * (each file then finds that out itself, as it would alone).
+ *
+ * The files that use it only create databases: none stops, crashes or reconfigures it (those ask
+ * for a server of their own). So it runs without fsync: what a test checks of a database that is
+ * never crashed does not depend on its disk flushes, and each file no longer waits about 0.9 s for
+ * a server of its own to start and stop, nor on a flush at each commit.
  */
-export async function pgServer(t?: Pick<TestContext, 'skip'>, owner?: { after(fn: () => Promise<void>): void }): Promise<PgServer | undefined> {
+export async function withSharedPgServer(pass: (env: Record<string, string>) => Promise<number>): Promise<number> {
+  const bin = findPgBin();
+  if (!bin) return pass({});
+  const env = { ...process.env, PG_BIN: bin };
+  const { url, dir } = await startServer({ ...env, PG_TEST_FSYNC: 'off' });
+  try {
+    return await pass({ [SHARED_PG]: url });
+  } finally {
+    await run(SCRIPT, ['stop', dir], { env });
+  }
+}
+
+/**
+ * A server for this test file, or undefined after a loud message when PostgreSQL is not
+ * installed. `t` is the test to skip; a file without one skips its tests with `NO_POSTGRES`.
+ * Under CI a missing server throws.
+ *
+ * In a pass that shares a server (`SHARED_PG` set, `sharedPgServer`) the file gets that one,
+ * unless `own`: then `stop`, `start`, `restart` and `dir` throw, and its databases go with the
+ * pass's server. Else, or with `own`, a server of its own, with fsync on, torn down by node's
+ * `after` (or by `options.after` when given).
+ */
+export async function pgServer(
+  t?: Pick<TestContext, 'skip'>,
+  options: { own?: boolean; shared?: string; after?: (fn: () => Promise<void>) => void } = {},
+): Promise<PgServer | undefined> {
+  const shared = options.own ? undefined : (options.shared ?? process.env[SHARED_PG]);
   const bin = findPgBin();
   if (!bin) {
     const message = missingTool('POSTGRESQL TESTS', NO_POSTGRES);
@@ -69,22 +117,22 @@ export async function pgServer(t?: Pick<TestContext, 'skip'>, owner?: { after(fn
     return undefined;
   }
   const env = { ...process.env, PG_BIN: bin };
-  const started = await run(SCRIPT, ['start'], { env });
-  const url = started.stdout.trim();
-  const dir = started.stderr.trim().split('\n').pop()!;
+  const { url, dir } = shared ? { url: shared, dir: '' } : await startServer(env);
   const admin = postgres(url, { max: 2, onnotice: () => undefined, connect_timeout: 5 });
-  const created: string[] = [];
   const script = async (command: string): Promise<void> => {
+    if (shared) throw SHARED(command);
     await run(SCRIPT, [command, dir], { env });
   };
   const server: PgServer = {
     url,
-    dir,
+    get dir() {
+      if (shared) throw SHARED('dir');
+      return dir;
+    },
     admin,
     async createDatabase() {
       const name = `t${process.pid}_${++databases}`;
       await admin.unsafe(`CREATE DATABASE ${name}`);
-      created.push(name);
       return url.replace(/\/postgres$/, `/${name}`);
     },
     async dropDatabase(dbUrl) {
@@ -95,9 +143,9 @@ export async function pgServer(t?: Pick<TestContext, 'skip'>, owner?: { after(fn
     start: () => script('up'),
     restart: () => script('restart'),
   };
-  (owner?.after ?? after)(async () => {
+  (options.after ?? after)(async () => {
     await admin.end({ timeout: 1 }).catch(() => undefined);
-    await script('stop');
+    if (!shared) await script('stop');
   });
   return server;
 }

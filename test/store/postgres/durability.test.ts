@@ -11,7 +11,7 @@ import type { LinkRecord } from '../../../src/store/link-store.ts';
 import { openPostgresStore } from '../../../src/store/postgres/connect.ts';
 import { pgServer } from '../../support/pg.ts';
 
-const server = await pgServer();
+const server = await pgServer(undefined, { own: true });
 const T = 1_790_000_000;
 const rec = (code: string, maxVisits: number | null): LinkRecord => ({
   code,

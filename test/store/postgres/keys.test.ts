@@ -17,7 +17,7 @@ import type { PostgresStore } from '../../../src/store/postgres/store.ts';
 import { pgServer } from '../../support/pg.ts';
 
 const quiet = createLogger('silent');
-const server = await pgServer();
+const server = await pgServer(undefined, { own: true });
 const T = 1_790_000_000;
 /** No background work: only what a test asks happens. */
 const QUIET_JOBS = { readyCheckMs: 0, reapIntervalMs: 0, countRefreshMs: 0, visitJobsMs: 0 } as const;
