@@ -16,7 +16,7 @@ import { pgServer } from '../support/pg.ts';
 const KEY = 'export-key';
 
 test('export and MCP tools with the database stopped: 503 / isError database unavailable, then the export once it is back', { timeout: 60_000 }, async (t) => {
-  const pg = await pgServer(t);
+  const pg = await pgServer(t, { own: true });
   if (!pg) return;
   const db = await pg.createDatabase();
   const http = createServer();

@@ -20,14 +20,19 @@ const CONCURRENCY = 16;
 const CODE = 'limit1';
 const quiet = createLogger('silent');
 
-/** Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the visits it was granted. */
-async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean }> {
+/**
+ * Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the
+ * visits it was granted, and how it ended (for a failure's message).
+ */
+async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean; end: string }> {
   const child = spawn(process.execPath, [bundled('test/support/limited-visits-child.ts', 'mjs'), dir, CODE, String(CONCURRENCY)], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // 'close', not 'exit': the lines a killed child wrote are still being read after it exited.
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(`exit ${code ?? signal}: ${stderr}`)));
   let granted = 0;
   let done = false;
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -35,8 +40,8 @@ async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ gr
     else if (line === 'done') done = true;
     else if (line === 'ready' && killAfterMs !== undefined) void delay(killAfterMs).then(() => child.kill('SIGKILL'));
   });
-  await exited;
-  return { granted, done };
+  const end = await exited;
+  return { granted, done, end };
 }
 
 /** The count on disk, read by opening the store; closed (its lock freed) before the next child opens it. */
@@ -70,7 +75,7 @@ test('kill -9 during limited visits: every granted visit stays counted, and neve
   }
   // The last run goes to the end: the limit answers, and the total granted is exactly what was counted.
   const last = await cycle(dir, undefined);
-  assert.equal(last.done, true);
+  assert.equal(last.done, true, `the last run ends at the limit (${last.granted} granted; ${last.end})`);
   granted += last.granted;
   assert.ok(kills > 0, 'some runs were killed mid-way');
   const visits = await visitsOnDisk(dir);

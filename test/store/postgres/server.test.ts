@@ -209,12 +209,17 @@ test('an unreachable database at start-up: exit 1, naming host and database, nev
   assert.doesNotMatch(JSON.stringify(s.lines) + s.stderr(), /s3cret/);
 });
 
-// Last: it stops the file's server.
 test('the database goes away: 503 database unavailable within 5 s, readiness 503, then service resumes by itself', {
   skip: !server,
   timeout: 120_000,
 }, async (t) => {
-  const s = await instance(t, await server!.createDatabase());
+  // A server of its own, to stop; removed after the instance has stopped.
+  const steps: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const step of steps.reverse()) await step();
+  });
+  const own = (await pgServer(t, { own: true, after: (fn) => void steps.push(fn) }))!;
+  const s = await instance({ after: (fn) => void steps.push(fn) }, await own.createDatabase());
   const created = await request(s.port, '/api/shorten', {
     method: 'POST',
     headers: JSON_HEADERS,
@@ -222,7 +227,7 @@ test('the database goes away: 503 database unavailable within 5 s, readiness 503
   });
   assert.equal(created.status, 201);
   assert.equal((await request(s.port, '/healthz?ready')).body, '{"status":"ok"}');
-  await server!.stop();
+  await own.stop();
   for (const [path, options] of [
     ['/surviv', {}],
     ['/api/urls/surviv', {}],
@@ -240,7 +245,7 @@ test('the database goes away: 503 database unavailable within 5 s, readiness 503
   assert.equal(probe.status, 503);
   assert.equal(probe.body, '{"status":"not ready","detail":"database unavailable"}');
   assert.equal((await request(s.port, '/healthz')).status, 200, 'liveness stays up');
-  await server!.start();
+  await own.start();
   for (let i = 0; ; i++) {
     if ((await request(s.port, '/healthz?ready')).status === 200) break;
     assert.ok(i < 200, 'ready again');

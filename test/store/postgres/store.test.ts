@@ -21,7 +21,7 @@ import {
 } from '../../../src/store/postgres/connect.ts';
 import { MIGRATIONS, migrate } from '../../../src/store/postgres/schema.ts';
 import type { PostgresStore } from '../../../src/store/postgres/store.ts';
-import { freezableProxy, pgServer } from '../../support/pg.ts';
+import { freezableProxy, type PgServer, pgServer } from '../../support/pg.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
@@ -42,12 +42,13 @@ const rec = (code: string, url = `https://example.com/${code}`, createdAt = T, r
 async function freshStore(
   t: { after: (fn: () => Promise<void>) => void },
   options: Partial<PostgresOpenOptions> = {},
+  on: PgServer = server!,
 ): Promise<{ store: PostgresStore; url: string }> {
-  const url = await server!.createDatabase();
+  const url = await on.createDatabase();
   const store = await openPostgresStore({ url, poolSize: 10, log: quiet, ...options });
   t.after(async () => {
     await store.close();
-    await server!.dropDatabase(url);
+    await on.dropDatabase(url);
   });
   return { store, url };
 }
@@ -288,14 +289,19 @@ test('a statement past its timeout while new connections fail: unavailable, and 
   assert.deepEqual(unhandled, []);
 });
 
-// Last: it stops the file's server.
 test('a stopped database: every operation is StoreUnavailableError within 5 s, ready() says why, and the pool reconnects once it is back', {
   skip: !server,
 }, async (t) => {
-  const { store } = await freshStore(t, { readyCheckMs: 100, timeoutMs: FAULT_TIMEOUT_MS });
+  // A server of its own, to stop; removed after the store is closed.
+  const steps: (() => Promise<void>)[] = [];
+  t.after(async () => {
+    for (const step of steps.reverse()) await step();
+  });
+  const own = (await pgServer(t, { own: true, after: (fn) => void steps.push(fn) }))!;
+  const { store } = await freshStore({ after: (fn) => void steps.push(fn) }, { readyCheckMs: 100, timeoutMs: FAULT_TIMEOUT_MS }, own);
   await store.insert(rec('before'), T);
   assert.equal(store.ready(), undefined);
-  await server!.stop();
+  await own.stop();
   await unavailableWithin5s('insert', () => store.insert(rec('during'), T));
   await unavailableWithin5s('get', () => store.get('before', T));
   await unavailableWithin5s('newestByUrl', () => store.newestByUrl('https://example.com/before', T));
@@ -309,7 +315,7 @@ test('a stopped database: every operation is StoreUnavailableError within 5 s, r
     for await (const r of store.exportAll(T)) void r;
   });
   await eventually('not ready', () => store.ready() === 'database unavailable');
-  await server!.start();
+  await own.start();
   await eventually('ready again by itself', () => store.ready() === undefined);
   assert.deepEqual(await store.get('before', T), rec('before'));
   assert.equal(await store.get('during', T), undefined, 'the failed insert wrote nothing');
