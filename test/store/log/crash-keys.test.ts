@@ -72,8 +72,12 @@ interface Model {
   compactions: number;
 }
 
-/** Runs the child until it is killed `killAfterMs` after it is ready; adds what it acknowledged to `model`. */
-async function cycle(dir: string, n: number, killAfterMs: number, model: Model): Promise<number> {
+/**
+ * Runs the child until it is killed, once it has said `killAfter` lines (an event, not a clock: on a
+ * busy machine a child writes fewer lines a second) and, when `afterCompaction`, a compaction too;
+ * adds what it acknowledged to `model`. Killed after 30 s whatever it said.
+ */
+async function cycle(dir: string, n: number, killAfter: number, afterCompaction: boolean, model: Model): Promise<number> {
   const child = spawn(
     process.execPath,
     ['--input-type=module', '-e', CHILD, bundled('test/support/log-store-modules.ts', 'mjs'), dir, String(n), String(LOOPS)],
@@ -84,18 +88,25 @@ async function cycle(dir: string, n: number, killAfterMs: number, model: Model):
   // 'close', not 'exit': the lines a killed child wrote are still being read after it exited.
   const closed = new Promise<string | null>((resolve) => child.once('close', (_code, signal) => resolve(signal)));
   let lines = 0;
+  let compacted = !afterCompaction;
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   createInterface({ input: child.stdout }).on('line', (line) => {
     lines++;
     const [what, id, more] = line.split(' ') as [string, string, string];
-    if (what === 'ready') setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    else if (what === 'added') model.added.add(id);
+    if (what === 'added') model.added.add(id);
     else if (what === 'revoking') model.revoking.add(id);
     else if (what === 'revoked') model.revoked.add(id);
     else if (what === 'used') model.used.set(id, Math.max(model.used.get(id) ?? 0, Number(more)));
     else if (what === 'link') model.links.set(id, more);
-    else if (what === 'compacted') model.compactions++;
+    else if (what === 'compacted') {
+      model.compactions++;
+      // Counted from the compaction on, so the kill lands anywhere after it, the next one included.
+      if (!compacted) [compacted, lines] = [true, 0];
+    }
+    if (compacted && lines >= killAfter) child.kill('SIGKILL');
   });
   assert.equal(await closed, 'SIGKILL', `cycle ${n}: killed`);
+  clearTimeout(timer);
   return lines;
 }
 
@@ -103,7 +114,8 @@ test('kill -9 during key writes and compactions: every acknowledged key, use, re
   const dir = tempDir(t);
   const model: Model = { added: new Set(), revoking: new Set(), revoked: new Set(), used: new Map(), links: new Map(), compactions: 0 };
   for (let n = 0; n < CYCLES; n++) {
-    const lines = await cycle(dir, n, randomInt(50, 400), model);
+    // The last cycle waits for a compaction if none ran yet, so that one always does.
+    const lines = await cycle(dir, n, randomInt(40, 400), n === CYCLES - 1 && model.compactions === 0, model);
     const engine = new LogEngine({ dir, fsync: 'always', log: createLogger('silent'), compactMinBytes: Number.MAX_SAFE_INTEGER });
     try {
       const store = new LogLinkStore(engine);
