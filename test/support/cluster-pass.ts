@@ -15,9 +15,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { runBundled } from './bundle-tests.ts';
-import { withSharedPgServer } from './pg.ts';
 import { missingTool, UNDER_CI } from './missing-tool.ts';
-import { findPgBin } from './pg.ts';
+import { findPgBin, withSharedPgServer } from './pg.ts';
 
 /** Every test of the HTTP contract: the folders that start a service, and the HTTP transfer tests. */
 const ALL = [

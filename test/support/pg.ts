@@ -1,6 +1,6 @@
 /**
  * A throwaway PostgreSQL server for the tests of the PostgreSQL store (docs/postgres.md), started
- * through `scripts/pg-test-server.sh`: a fresh database per test (or per file), on the local pass's
+ * through `scripts/pg-test-server.sh`: a fresh database per test (or per file), on the pass's
  * shared server when it runs one (`withSharedPgServer`), else on a server of the file's own, removed
  * when the file ends.
  *
@@ -55,7 +55,7 @@ export interface PgServer {
 let databases = 0;
 
 /**
- * The environment variable through which the local pass hands its test processes the URL of the
+ * The environment variable through which a pass hands its test processes the URL of the
  * server they share (`withSharedPgServer`).
  */
 export const SHARED_PG = 'TEST_PG_SHARED';
@@ -100,10 +100,10 @@ export async function withSharedPgServer(pass: (env: Record<string, string>) => 
  * installed. `t` is the test to skip; a file without one skips its tests with `NO_POSTGRES`.
  * Under CI a missing server throws.
  *
- * In a pass that shares a server (`SHARED_PG` set, `sharedPgServer`) the file gets that one,
- * unless `own`: then `stop`, `start`, `restart` and `dir` throw, and its databases go with the
- * pass's server. Else, or with `own`, a server of its own, with fsync on, torn down by node's
- * `after` (or by `options.after` when given).
+ * In a pass that shares a server (`SHARED_PG` set by `withSharedPgServer`, or its URL given as
+ * `shared`) the file gets that one, unless it asks for its `own`: there `stop`, `start`, `restart`
+ * and `dir` throw, and its databases go with the pass's server. Otherwise it gets a server of its
+ * own, with fsync on, torn down by node's `after` (or by `options.after` when given).
  */
 export async function pgServer(
   t?: Pick<TestContext, 'skip'>,
