@@ -150,7 +150,6 @@ function languagesOf(text: string | undefined): [string, string | undefined][] {
  * the WHATWG URL parser's spelling of it.
  */
 function asRead(address: string): string {
-  if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
   if (!isIPv6(address)) return address;
   const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(new URL(`http://[${address}]/`).hostname.slice(1, -1));
   if (mapped === null) return address;

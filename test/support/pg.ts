@@ -150,6 +150,22 @@ export async function pgServer(
   return server;
 }
 
+/**
+ * A server of the test's own, to stop or crash even in a pass that shares one, and `after` for
+ * what the test runs on it (a store, an instance): those steps run when the test ends, the last
+ * registered first, and the server is removed after them. (`t.after` runs its steps in the order
+ * they were registered, which would remove the server first.)
+ */
+export async function ownPgServer(t: TestContext): Promise<{ server: PgServer; after(fn: () => Promise<unknown>): void }> {
+  const steps: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    for (const step of steps.reverse()) await step();
+  });
+  const server = await pgServer(t, { own: true, after: (fn) => void steps.push(fn) });
+  if (!server) throw new Error(NO_POSTGRES);
+  return { server, after: (fn) => void steps.push(fn) };
+}
+
 export interface FrozenLink {
   /** `url` with the proxy's port in place of the server's. */
   url: string;

@@ -14,7 +14,7 @@ import { createShortener, createShortenerAsync, openShortener, openShortenerAsyn
 import { parseTransferCommand, runTransferCommand } from '../../../src/cli/transfer-commands.ts';
 import { DriverMissingError } from '../../../src/store/postgres/connect.ts';
 import { codeOf, request, serverProcess, spawnServer, tempDir, type ServerProcess } from '../../support/helpers.ts';
-import { pgServer } from '../../support/pg.ts';
+import { ownPgServer, pgServer } from '../../support/pg.ts';
 
 const server = await pgServer();
 const KEY = 'pg-admin-key';
@@ -213,13 +213,8 @@ test('the database goes away: 503 database unavailable within 5 s, readiness 503
   skip: !server,
   timeout: 120_000,
 }, async (t) => {
-  // A server of its own, to stop; removed after the instance has stopped.
-  const steps: (() => Promise<unknown>)[] = [];
-  t.after(async () => {
-    for (const step of steps.reverse()) await step();
-  });
-  const own = (await pgServer(t, { own: true, after: (fn) => void steps.push(fn) }))!;
-  const s = await instance({ after: (fn) => void steps.push(fn) }, await own.createDatabase());
+  const { server: own, after } = await ownPgServer(t);
+  const s = await instance({ after }, await own.createDatabase());
   const created = await request(s.port, '/api/shorten', {
     method: 'POST',
     headers: JSON_HEADERS,

@@ -21,7 +21,7 @@ import {
 } from '../../../src/store/postgres/connect.ts';
 import { MIGRATIONS, migrate } from '../../../src/store/postgres/schema.ts';
 import type { PostgresStore } from '../../../src/store/postgres/store.ts';
-import { freezableProxy, type PgServer, pgServer } from '../../support/pg.ts';
+import { freezableProxy, ownPgServer, type PgServer, pgServer } from '../../support/pg.ts';
 
 const quiet = createLogger('silent');
 const server = await pgServer();
@@ -292,13 +292,8 @@ test('a statement past its timeout while new connections fail: unavailable, and 
 test('a stopped database: every operation is StoreUnavailableError within 5 s, ready() says why, and the pool reconnects once it is back', {
   skip: !server,
 }, async (t) => {
-  // A server of its own, to stop; removed after the store is closed.
-  const steps: (() => Promise<void>)[] = [];
-  t.after(async () => {
-    for (const step of steps.reverse()) await step();
-  });
-  const own = (await pgServer(t, { own: true, after: (fn) => void steps.push(fn) }))!;
-  const { store } = await freshStore({ after: (fn) => void steps.push(fn) }, { readyCheckMs: 100, timeoutMs: FAULT_TIMEOUT_MS }, own);
+  const { server: own, after } = await ownPgServer(t);
+  const { store } = await freshStore({ after }, { readyCheckMs: 100, timeoutMs: FAULT_TIMEOUT_MS }, own);
   await store.insert(rec('before'), T);
   assert.equal(store.ready(), undefined);
   await own.stop();
