@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
+import ts from 'typescript-api';
 import { ROOT } from '../support/helpers.ts';
 
 const MAX_FILE_LINES = 300;
