@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../../src/log.ts';
 import { LogLinkStore } from '../../../src/store/log/log-link-store.ts';
@@ -22,9 +22,10 @@ const quiet = createLogger('silent');
 
 /**
  * Runs the child until it is killed (after `killAfterMs` once ready) or reaches the limit; the
- * visits it was granted, and how it ended (for a failure's message).
+ * visits it was granted, and how it ended (for a failure's message). Its lines are read from the
+ * start, or only after `readAfterMs`, as a parent too busy to read would.
  */
-async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ granted: number; done: boolean; end: string }> {
+async function cycle(dir: string, killAfterMs: number | undefined, readAfterMs = 0): Promise<{ granted: number; done: boolean; end: string }> {
   const child = spawn(process.execPath, [bundled('test/support/limited-visits-child.ts', 'mjs'), dir, CODE, String(CONCURRENCY)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -35,6 +36,7 @@ async function cycle(dir: string, killAfterMs: number | undefined): Promise<{ gr
   const exited = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(`exit ${code ?? signal}: ${stderr}`)));
   let granted = 0;
   let done = false;
+  if (readAfterMs > 0) await delay(readAfterMs);
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (line === 'found') granted++;
     else if (line === 'done') done = true;
@@ -52,14 +54,28 @@ async function visitsOnDisk(dir: string): Promise<number> {
   return visits;
 }
 
-test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
+/** A data dir holding the limited link, `limit` visits to grant. */
+async function limitedLink(t: TestContext, limit: number): Promise<string> {
   const dir = tempDir(t);
   const setup = new LogLinkStore(new LogEngine({ dir, fsync: 'always', log: quiet }));
-  await setup.insert(
-    { code: CODE, url: 'https://example.com/limited', createdAt: Math.floor(Date.now() / 1000), retentionDays: 0, visits: 0, untracked: 0, maxVisits: LIMIT },
-    Math.floor(Date.now() / 1000),
-  );
+  const now = Math.floor(Date.now() / 1000);
+  await setup.insert({ code: CODE, url: 'https://example.com/limited', createdAt: now, retentionDays: 0, visits: 0, untracked: 0, maxVisits: limit }, now);
   await setup.close();
+  return dir;
+}
+
+// The child's lines go into a socket the parent reads; a busy parent lets it fill (a few hundred
+// short lines). The child once turned its end non-blocking (its logger opened process.stdout), so
+// a full socket failed its next line with EAGAIN, and the child died mid-run.
+test('the child waits for a parent slow to read its lines, and reaches the limit', { timeout: 60_000 }, async (t) => {
+  const dir = await limitedLink(t, LIMIT);
+  const run = await cycle(dir, undefined, 2000);
+  assert.equal(run.done, true, `the run ends at the limit (${run.granted} granted; ${run.end})`);
+  assert.equal(run.granted, LIMIT);
+});
+
+test('kill -9 during limited visits: every granted visit stays counted, and never more than the limit are granted', { timeout: 120_000 }, async (t) => {
+  const dir = await limitedLink(t, LIMIT);
 
   let granted = 0;
   let kills = 0;
