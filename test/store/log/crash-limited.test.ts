@@ -68,7 +68,7 @@ async function limitedLink(t: TestContext, limit: number): Promise<string> {
 // these short lines). The child once turned its end non-blocking (its logger opened
 // process.stdout), so a full socket failed its next line with EAGAIN, and the child died mid-run.
 // Two seconds unread is a parent's delay, not a wait for an event: in that time the child writes
-// more lines than the socket holds (all 5,000 within one second here).
+// more lines than the socket holds (it filled it within one second here).
 test('the child waits for a parent slow to read its lines, and reaches the limit', { timeout: 60_000 }, async (t) => {
   const dir = await limitedLink(t, LIMIT);
   const run = await cycle(dir, undefined, 2000);
