@@ -50,6 +50,9 @@ export class PostgresKeys implements KeyStore {
   /** The keys as last read, and the clock when that read began; `readAt` undefined: read again. */
   private cached: readonly KeyRecord[] = [];
   private readAt: number | undefined;
+  /** Reads begun, and which of them the copy is: by order, not by the clock, which can be set back. */
+  private reads = 0;
+  private cachedOrder = 0;
   /** Changes heard of (notifications, reconnections of the listener, this process's writes). */
   private changes = 0;
   /**
@@ -108,16 +111,19 @@ export class PostgresKeys implements KeyStore {
     const started = this.clock();
     const pending = this.reading;
     if (pending?.changes === changes && started - pending.started >= 0 && started - pending.started < this.maxAgeMs) return pending.keys;
+    const order = ++this.reads;
     const keys = this.calls
       .run(this.sql<KeyRow[]>`
         SELECT id, name, role, domain, digest, created_at, expires_at, last_used_at FROM api_keys ORDER BY created_at, seq`)
       .then((rows) => {
         const read = Object.freeze(rows.map(toKey));
         // A change heard of while reading may be missing from this read: it answers the callers
-        // that asked before, and the next one reads again.
-        if (this.changes === changes) {
+        // that asked before, and the next one reads again. So does a read that began before the
+        // copy's (two reads a second apart, the later answered first): it is the older of the two.
+        if (this.changes === changes && order > this.cachedOrder) {
           this.cached = read;
           this.readAt = started;
+          this.cachedOrder = order;
         }
         return read;
       });
