@@ -23,6 +23,10 @@ export class PostgresDomains implements DomainStore {
   /** When the copy was read (the store's clock, ms); undefined: read again. */
   private readAt: number | undefined;
   private reading: Promise<ReadonlyMap<string, DomainRedirects>> | undefined;
+  /** This instance's changes, reads begun, and which read the copy is (by order, not by the clock). */
+  private changes = 0;
+  private reads = 0;
+  private cachedOrder = 0;
 
   constructor(
     private readonly sql: postgres.Sql,
@@ -38,28 +42,47 @@ export class PostgresDomains implements DomainStore {
       if (age >= 0 && age < this.maxAgeMs) return this.cached;
     }
     // One read for every caller while the copy is old.
-    return (this.reading ??= this.read().finally(() => (this.reading = undefined)));
+    if (this.reading === undefined) {
+      const reading = this.read().finally(() => {
+        if (this.reading === reading) this.reading = undefined;
+      });
+      this.reading = reading;
+    }
+    return this.reading;
   }
 
   private async read(): Promise<ReadonlyMap<string, DomainRedirects>> {
+    const changes = this.changes;
+    const order = ++this.reads;
     const started = this.clock();
     const rows = await this.calls.run(this.sql<DomainRow[]>`SELECT host, base_url, not_found, expired FROM domain_redirects`);
     const read = new Map(rows.map((r) => [r.host, Object.freeze({ baseUrl: r.base_url, notFound: r.not_found, expired: r.expired })]));
-    this.cached = read;
-    this.readAt = started;
+    // A read begun before a change of this instance may miss it, and one begun before the copy's
+    // (the admin's list beside a redirect's read) is older: either answers its own callers only.
+    if (this.changes === changes && order > this.cachedOrder) {
+      this.cached = read;
+      this.readAt = started;
+      this.cachedOrder = order;
+    }
     return read;
   }
 
   async setDomainRedirects(host: string, redirects: DomainRedirects): Promise<void> {
     const { baseUrl, notFound, expired } = redirects;
-    await this.calls.run(
-      noRedirects(redirects)
-        ? this.sql`DELETE FROM domain_redirects WHERE host = ${host}`
-        : this.sql`
-            INSERT INTO domain_redirects (host, base_url, not_found, expired) VALUES (${host}, ${baseUrl}, ${notFound}, ${expired})
-            ON CONFLICT (host) DO UPDATE SET base_url = EXCLUDED.base_url, not_found = EXCLUDED.not_found, expired = EXCLUDED.expired`,
-    );
-    // This instance sees its own change at once.
-    this.readAt = undefined;
+    try {
+      await this.calls.run(
+        noRedirects(redirects)
+          ? this.sql`DELETE FROM domain_redirects WHERE host = ${host}`
+          : this.sql`
+              INSERT INTO domain_redirects (host, base_url, not_found, expired) VALUES (${host}, ${baseUrl}, ${notFound}, ${expired})
+              ON CONFLICT (host) DO UPDATE SET base_url = EXCLUDED.base_url, not_found = EXCLUDED.not_found, expired = EXCLUDED.expired`,
+      );
+    } finally {
+      // This instance sees its own change at once: no copy, nor a read begun before it, answers
+      // again. Even on an error: a write whose answer was lost may have been applied.
+      this.changes++;
+      this.readAt = undefined;
+      this.reading = undefined;
+    }
   }
 }
