@@ -5,10 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type postgres from 'postgres';
 import type { DomainRedirects } from '../../../src/store/domain-store.ts';
-import type { PostgresCalls } from '../../../src/store/postgres/calls.ts';
 import { PostgresDomains } from '../../../src/store/postgres/domains.ts';
+import { callsByHand } from '../../support/calls-by-hand.ts';
 
 const T = 1_790_000_000_000;
 const row = (host: string, notFound: string) => ({ host, base_url: null, not_found: notFound, expired: null });
@@ -16,18 +15,10 @@ const OLD = [row('go.example', 'https://example.com/old')];
 const NEW = [row('go.example', 'https://example.com/new')];
 const notFoundOf = (m: ReadonlyMap<string, DomainRedirects>) => m.get('go.example')?.notFound;
 
-/** Domains whose every statement waits until the test answers it (`answer(i, rows)`, i in order of asking). */
+/** Domains whose every statement waits until the test answers it (`callsByHand`). */
 function domainsAnsweredByHand(clock: () => number) {
-  const pending: ((rows: unknown[]) => void)[] = [];
-  const sql = (() => ({})) as unknown as postgres.Sql;
-  const calls = { run: () => new Promise<unknown[]>((resolve) => pending.push(resolve)) } as unknown as PostgresCalls;
-  const domains = new PostgresDomains(sql, calls, clock, 1000);
-  const answer = async (i: number, rows: unknown[]): Promise<void> => {
-    pending[i]!(rows);
-    // Let the statement's own continuations run.
-    for (let n = 0; n < 3; n++) await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { domains, answer, asked: () => pending.length };
+  const { sql, calls, answer, asked } = callsByHand();
+  return { domains: new PostgresDomains(sql, calls, clock, 1000), answer, asked };
 }
 
 test('a read begun before a change of this instance, answered after it, is not what this instance then serves', async () => {

@@ -6,28 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type postgres from 'postgres';
 import { createLogger } from '../../../src/log.ts';
 import type { KeyRecord } from '../../../src/store/key-store.ts';
-import type { PostgresCalls } from '../../../src/store/postgres/calls.ts';
 import { PostgresKeys } from '../../../src/store/postgres/keys.ts';
+import { callsByHand } from '../../support/calls-by-hand.ts';
 
 const T = 1_790_000_000_000;
 
 const row = (id: string) => ({ id, name: id, role: 'admin', domain: null, digest: 'd'.repeat(64), created_at: '1', expires_at: null, last_used_at: null });
 
-/** Keys whose every read waits until the test answers it (`answer(i, rows)`, i in order of asking). */
+/** Keys whose every read waits until the test answers it (`callsByHand`). */
 function keysAnsweredByHand(clock: () => number) {
-  const pending: ((rows: unknown[]) => void)[] = [];
-  const sql = (() => ({})) as unknown as postgres.Sql;
-  const calls = { run: () => new Promise<unknown[]>((resolve) => pending.push(resolve)) } as unknown as PostgresCalls;
-  const keys = new PostgresKeys(sql, calls, createLogger('silent', { write: () => true }), clock, 1000);
-  const answer = async (i: number, rows: unknown[]): Promise<void> => {
-    pending[i]!(rows);
-    // Let the read's own continuation run.
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  return { keys, answer, asked: () => pending.length };
+  const { sql, calls, answer, asked } = callsByHand();
+  return { keys: new PostgresKeys(sql, calls, createLogger('silent', { write: () => true }), clock, 1000), answer, asked };
 }
 
 test('a read answered after a later one keeps neither its older keys nor its older time in the copy', async () => {
