@@ -33,7 +33,7 @@ async function race(t: TestContext, prepare: (dir: string) => void): Promise<voi
       rmSync(dir, { recursive: true, force: true });
       rmSync(barrier, { recursive: true, force: true });
     });
-    for (let i = 0; i < N; i++) servers.push(spawnServer(env, { nodeArgs: ['--import', './test/support/lock-barrier.mjs'] }));
+    for (let i = 0; i < N; i++) servers.push(spawnServer(env, { nodeArgs: ['--require', './test/support/lock-barrier.cjs'] }));
 
     const listening = await Promise.all(servers.map((s) => s.listening));
     const winners = servers.filter((_, i) => listening[i]);
