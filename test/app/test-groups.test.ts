@@ -79,12 +79,13 @@ test('a group reports each file as its own: its failures, a file that fails as i
     groupModule(bundles, (bundle) => `../${bundle.slice('test-output/tests/p/'.length)}`),
   );
   const times = join(dir, 'times.json');
-  // Not under coverage (the modules are the test's own), and a runner of its own, not a child of ours.
-  const { NODE_V8_COVERAGE: _, NODE_TEST_CONTEXT: __, ...env } = process.env;
+  // Not under coverage (the modules are the test's own: an empty NODE_V8_COVERAGE, since node
+  // copies its own into a child's environment that has none), and a runner of its own, not a child of ours.
+  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const run = spawnSync(process.execPath, ['--test', `--test-reporter=${join(ROOT, 'test/support/reporter.mjs')}`, 'test-output/tests/p/groups/0.test.mjs'], {
     cwd: dir,
     encoding: 'utf8',
-    env: { ...env, TEST_FILE_TIMES_OUT: times },
+    env: { ...env, NODE_V8_COVERAGE: '', TEST_FILE_TIMES_OUT: times },
   });
   assert.equal(run.status, 1, run.stdout);
   assert.match(run.stdout, /Failed \(2\):\n✖ test\/x\/unloadable\.test\.ts: failed outside its tests\n✖ test\/x\/bad\.test\.ts: breaks\n/);

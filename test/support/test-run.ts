@@ -41,8 +41,9 @@ interface Outcome {
 }
 
 function run(part: Part): Promise<Outcome> {
-  const env = { ...process.env };
-  if (part.uncovered) delete env['NODE_V8_COVERAGE'];
+  // Empty, not absent: node copies its own NODE_V8_COVERAGE into a child's environment that has
+  // none, and an empty one turns coverage off.
+  const env = part.uncovered ? { ...process.env, NODE_V8_COVERAGE: '' } : process.env;
   const [command, ...args] = part.command;
   const child = spawn(command!, args, { env, stdio: part.live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -58,9 +59,8 @@ function run(part: Part): Promise<Outcome> {
  */
 function trimCoverage(dir: string): { done(): Promise<Outcome> } {
   const part: Part = { name: 'coverage trim', command: [] };
-  const { NODE_V8_COVERAGE: _, ...env } = process.env;
   const child = spawn('nice', ['-n', '19', process.execPath, '--import', './scripts/ts-loader.mjs', 'test/support/coverage-trim.ts', dir], {
-    env,
+    env: { ...process.env, NODE_V8_COVERAGE: '' },
     stdio: ['pipe', 'inherit', 'pipe'],
   });
   let output = '';
