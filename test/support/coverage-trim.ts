@@ -10,7 +10,8 @@
  * source map once. It writes what it kept, several files' worth in one, and removes the files it
  * read. c8 merges by script, whatever file a script comes in and in whatever order, and still
  * applies its include rules; so its report is byte for byte the one it makes from node's files
- * (checked on one run's 378 files: the same lcov.info, in 3.6 s instead of 6.5).
+ * (checked on one run's 378 files, trimmed at once and in five batches: the same lcov.info, in
+ * 3.6 to 4.5 s instead of 6.5).
  *
  *   node coverage-trim.ts DIR      (stdin: closed once the tests are done; it then takes the last)
  */

@@ -183,22 +183,29 @@ export class WebhookStatements {
    * this instance's claim, still holds it), the subscription disabled for a `disabled`, the attempt
    * added to its list and the list trimmed to the newest `KEPT_ATTEMPTS` (the trim reads the list
    * before this attempt, so it keeps one fewer).
+   *
+   * The subscription's row is locked first (`sub`: every part waits on it before touching a row of
+   * its own), as its removal locks it before the rows that go with it: settled in the other order,
+   * an attempt holding its outbox row while it waited on the subscription, and a removal holding the
+   * subscription while it waited on that row, deadlocked, and one failed as unavailable. An attempt
+   * of a subscription removed meanwhile changes nothing.
    */
   settle(row: PendingDelivery, a: DeliveryAttempt, nextAt: number | null, token: number | undefined): postgres.PendingQuery<postgres.Row[]> {
-    const held = token === undefined ? this.sql`seq = ${row.seq}` : this.sql`seq = ${row.seq} AND claimed_until = ${token}::bigint`;
+    const claim = token === undefined ? this.sql`seq = ${row.seq}` : this.sql`seq = ${row.seq} AND claimed_until = ${token}::bigint`;
+    const held = this.sql`${claim} AND EXISTS (SELECT 1 FROM sub)`;
     const change =
       a.outcome === 'retry'
         ? this.sql`UPDATE webhook_outbox SET attempts = attempts + 1, next_at = ${nextAt ?? a.at}::bigint, claimed_until = NULL WHERE ${held}`
         : this.sql`DELETE FROM webhook_outbox WHERE ${held}`;
-    const off = a.outcome === 'disabled' ? this.sql`, off AS (UPDATE webhook_subscriptions SET disabled = true WHERE id = ${row.subscription})` : this.sql``;
+    const off = a.outcome === 'disabled' ? this.sql`, off AS (UPDATE webhook_subscriptions SET disabled = true WHERE id = (SELECT id FROM sub))` : this.sql``;
     return this.sql`
-      WITH change AS (${change})${off}, kept AS (
+      WITH sub AS (SELECT id FROM webhook_subscriptions WHERE id = ${row.subscription} FOR KEY SHARE), change AS (${change})${off}, kept AS (
         INSERT INTO webhook_attempts (subscription_id, at, event_id, type, status, duration_ms, error, outcome)
         SELECT id, ${Math.round(a.at)}::bigint, ${a.eventId}::text, ${a.type}::text, ${a.status}::integer, ${Math.round(a.durationMs)}::integer,
           ${a.error}::text, ${a.outcome}::text
-        FROM webhook_subscriptions WHERE id = ${row.subscription}
+        FROM sub
       ), trimmed AS (
-        DELETE FROM webhook_attempts WHERE id IN (
+        DELETE FROM webhook_attempts WHERE EXISTS (SELECT 1 FROM sub) AND id IN (
           SELECT id FROM webhook_attempts WHERE subscription_id = ${row.subscription} ORDER BY id DESC OFFSET ${KEPT_ATTEMPTS - 1})
       )
       SELECT 1`;

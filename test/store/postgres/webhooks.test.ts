@@ -127,6 +127,49 @@ test('subscriptions: added, listed oldest first, removed with their rows and att
   assert.deepEqual(await hooks.backlog(), { pending: 0, dropped: 0 });
 });
 
+test('an attempt settled while its subscription is being removed waits on the subscription first, holding no row of its own: the two never deadlock', {
+  skip: !server,
+}, async (t) => {
+  const { db, open } = await setup(t);
+  const hooks = (await open()).webhooks;
+  const a = sub('a', ['link.created']);
+  await hooks.addSubscription(a);
+  const ping = { id: 'msg_01', type: 'ping', time: T, data: '{}' } as const;
+  await hooks.enqueue(a.id, ping, T * 1000);
+  const [row] = await hooks.due(T * 1000, 10);
+  // A removal that has taken its first lock, the subscription's row, and goes on when told.
+  let locked!: () => void;
+  let goOn!: () => void;
+  const lockTaken = new Promise<void>((r) => (locked = r));
+  const told = new Promise<void>((r) => (goOn = r));
+  const removal = db.begin(async (tx) => {
+    await tx`SELECT id FROM webhook_subscriptions WHERE id = ${a.id} FOR UPDATE`;
+    locked();
+    await told;
+    await tx`DELETE FROM webhook_subscriptions WHERE id = ${a.id}`;
+  });
+  await lockTaken;
+  const settled = hooks.settle(
+    row!,
+    { at: T * 1000, eventId: ping.id, type: 'ping', status: 500, durationMs: 3, error: 'boom', outcome: 'retry' },
+    T * 1000 + 5000,
+  );
+  // Once the attempt waits on a lock, its outbox row is still free: another may lock it at once.
+  for (;;) {
+    const [waiting] = await db<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%webhook_attempts%'`;
+    if (waiting!.n > 0) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await db.begin((tx) => tx`SELECT seq FROM webhook_outbox WHERE seq = ${row!.seq} FOR UPDATE NOWAIT`);
+  goOn();
+  await removal;
+  await settled;
+  const [left] = await db<{ rows: string; attempts: string }[]>`
+    SELECT (SELECT count(*) FROM webhook_outbox) AS rows, (SELECT count(*) FROM webhook_attempts) AS attempts`;
+  assert.deepEqual(left, { rows: '0', attempts: '0' }, 'the removal took its row; the attempt of a removed subscription added nothing');
+});
+
 test('a create, an edit, a delete and a counted visit write one row per subscription that wants them, and none for the others', {
   skip: !server,
 }, async (t) => {
