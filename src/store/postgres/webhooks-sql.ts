@@ -125,19 +125,24 @@ export class WebhookStatements {
   /** A row for one subscription, whatever it asked for; none for a disabled one. One row back when it exists. */
   enqueue(subscription: string, event: OutboxEvent, nextAt: number): postgres.PendingQuery<{ id: string }[]> {
     return this.sql<{ id: string }[]>`
-      WITH sub AS (SELECT id, disabled FROM webhook_subscriptions WHERE id = ${subscription}), added AS (
+      WITH sub AS (SELECT id, disabled FROM webhook_subscriptions WHERE id = ${subscription} FOR KEY SHARE), added AS (
         INSERT INTO webhook_outbox (subscription_id, event_id, type, time, data, next_at)
         SELECT id, ${event.id}::text, ${event.type}::text, ${event.time}::bigint, ${event.data}::text, ${nextAt}::bigint FROM sub WHERE NOT disabled
       )
       SELECT id FROM sub`;
   }
 
-  /** The rows of one event, one per subscription that wants it (in the change's transaction). */
+  /**
+   * The rows of one event, one per subscription that wants it (in the change's transaction). Here,
+   * in `created` and in `enqueue`, the subscriptions are read with the lock their key check takes
+   * (`FOR KEY SHARE`): one whose removal is under way is waited on and then passed over, where the
+   * check, after the wait, failed the change (23503).
+   */
   fanOut(tx: postgres.ISql, { domain, event, nextAt }: OutboxWrite): postgres.PendingQuery<postgres.Row[]> {
     return tx`
       INSERT INTO webhook_outbox (subscription_id, event_id, type, time, data, next_at)
       SELECT s.id, ${event.id}::text, ${event.type}::text, ${event.time}::bigint, ${event.data}::text, ${nextAt}::bigint
-      FROM webhook_subscriptions s WHERE ${this.wanting(event.type, domain)} ORDER BY s.seq`;
+      FROM webhook_subscriptions s WHERE ${this.wanting(event.type, domain)} ORDER BY s.seq FOR KEY SHARE OF s`;
   }
 
   /**
@@ -152,7 +157,7 @@ export class WebhookStatements {
       JOIN unnest(${e.codes}::text[], ${e.domains}::text[], ${e.ids}::text[], ${e.times}::bigint[], ${e.data}::text[])
         WITH ORDINALITY AS e (code, domain, event_id, time, data, n) ON e.code = i.code
       JOIN webhook_subscriptions s ON ${this.wanting('link.created', this.sql`e.domain`)}
-      ORDER BY e.n, s.seq`;
+      ORDER BY e.n, s.seq FOR KEY SHARE OF s`;
   }
 
   /**

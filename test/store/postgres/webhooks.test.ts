@@ -170,6 +170,52 @@ test('an attempt settled while its subscription is being removed waits on the su
   assert.deepEqual(left, { rows: '0', attempts: '0' }, 'the removal took its row; the attempt of a removed subscription added nothing');
 });
 
+test('a create, an edit, a counted visit and a ping that race the removal of a subscription that wants them are made, and write nothing for it', {
+  skip: !server,
+}, async (t) => {
+  const { db, open } = await setup(t);
+  const store = await open();
+  const a = sub('a', ALL);
+  await store.webhooks.addSubscription(a);
+  assert.equal(await store.insert(rec('old'), T), true);
+  // A removal that has taken its first lock, the subscription's row, and goes on when told.
+  let locked!: () => void;
+  let goOn!: () => void;
+  const lockTaken = new Promise<void>((r) => (locked = r));
+  const told = new Promise<void>((r) => (goOn = r));
+  const removal = db.begin(async (tx) => {
+    await tx`SELECT id FROM webhook_subscriptions WHERE id = ${a.id} FOR UPDATE`;
+    locked();
+    await told;
+    await tx`DELETE FROM webhook_subscriptions WHERE id = ${a.id}`;
+  });
+  await lockTaken;
+  // Each waits on the subscription's row; before, each then failed its key check (23503) once
+  // the removal was done, and the change was lost.
+  const changes = Promise.all([
+    store.insert(rec('new'), T),
+    store.update('old', { title: 'Hello' }, T + 1),
+    visit(store, 'old', T + 2),
+    store.webhooks.enqueue(a.id, { id: 'msg_01', type: 'ping', time: T, data: '{}' }, T * 1000),
+  ]);
+  for (;;) {
+    const [waiting] = await db<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`;
+    if (waiting!.n >= 4) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  goOn();
+  await removal;
+  const [inserted, updated, counted, pinged] = await changes;
+  assert.equal(inserted, true);
+  assert.equal(updated?.title, 'Hello');
+  assert.ok(counted, 'the visit was counted');
+  assert.equal(pinged, false, 'no ping for a removed subscription');
+  assert.deepEqual(await outbox(db), [], 'nothing for the removed subscription');
+  const [row] = await db<{ n: number }[]>`SELECT visit_count::int AS n FROM links WHERE code = 'old'`;
+  assert.equal(row!.n, 1);
+});
+
 test('a create, an edit, a delete and a counted visit write one row per subscription that wants them, and none for the others', {
   skip: !server,
 }, async (t) => {
