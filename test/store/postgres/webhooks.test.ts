@@ -127,6 +127,25 @@ test('subscriptions: added, listed oldest first, removed with their rows and att
   assert.deepEqual(await hooks.backlog(), { pending: 0, dropped: 0 });
 });
 
+/**
+ * A removal of subscription `id` that has taken its first lock, the subscription's row (as the
+ * DELETE's own first step would), and goes on with the DELETE when told.
+ */
+async function removalAtItsFirstLock(db: postgres.Sql, id: string): Promise<{ goOn(): void; removal: Promise<unknown> }> {
+  let locked!: () => void;
+  let goOn!: () => void;
+  const lockTaken = new Promise<void>((r) => (locked = r));
+  const told = new Promise<void>((r) => (goOn = r));
+  const removal = db.begin(async (tx) => {
+    await tx`SELECT id FROM webhook_subscriptions WHERE id = ${id} FOR UPDATE`;
+    locked();
+    await told;
+    await tx`DELETE FROM webhook_subscriptions WHERE id = ${id}`;
+  });
+  await lockTaken;
+  return { goOn, removal };
+}
+
 test('an attempt settled while its subscription is being removed waits on the subscription first, holding no row of its own: the two never deadlock', {
   skip: !server,
 }, async (t) => {
@@ -137,18 +156,7 @@ test('an attempt settled while its subscription is being removed waits on the su
   const ping = { id: 'msg_01', type: 'ping', time: T, data: '{}' } as const;
   await hooks.enqueue(a.id, ping, T * 1000);
   const [row] = await hooks.due(T * 1000, 10);
-  // A removal that has taken its first lock, the subscription's row, and goes on when told.
-  let locked!: () => void;
-  let goOn!: () => void;
-  const lockTaken = new Promise<void>((r) => (locked = r));
-  const told = new Promise<void>((r) => (goOn = r));
-  const removal = db.begin(async (tx) => {
-    await tx`SELECT id FROM webhook_subscriptions WHERE id = ${a.id} FOR UPDATE`;
-    locked();
-    await told;
-    await tx`DELETE FROM webhook_subscriptions WHERE id = ${a.id}`;
-  });
-  await lockTaken;
+  const { goOn, removal } = await removalAtItsFirstLock(db, a.id);
   const settled = hooks.settle(
     row!,
     { at: T * 1000, eventId: ping.id, type: 'ping', status: 500, durationMs: 3, error: 'boom', outcome: 'retry' },
@@ -178,18 +186,7 @@ test('a create, an edit, a counted visit and a ping that race the removal of a s
   const a = sub('a', ALL);
   await store.webhooks.addSubscription(a);
   assert.equal(await store.insert(rec('old'), T), true);
-  // A removal that has taken its first lock, the subscription's row, and goes on when told.
-  let locked!: () => void;
-  let goOn!: () => void;
-  const lockTaken = new Promise<void>((r) => (locked = r));
-  const told = new Promise<void>((r) => (goOn = r));
-  const removal = db.begin(async (tx) => {
-    await tx`SELECT id FROM webhook_subscriptions WHERE id = ${a.id} FOR UPDATE`;
-    locked();
-    await told;
-    await tx`DELETE FROM webhook_subscriptions WHERE id = ${a.id}`;
-  });
-  await lockTaken;
+  const { goOn, removal } = await removalAtItsFirstLock(db, a.id);
   // Each waits on the subscription's row; before, each then failed its key check (23503) once
   // the removal was done, and the change was lost.
   const changes = Promise.all([
