@@ -85,9 +85,7 @@ const PENDING = 'coalesce(last - first + 1, 0)';
  * on from its newest, so its pending ones are the span from its oldest to its newest, two index
  * entries read, never a count of rows nor a counter row every visit would wait on. Statements
  * running at once may read the same newest and share a number: the span then counts them once,
- * and a subscription may pass the cap by as many clicks as were counted at the same moment. Each
- * subscription given a click is locked (`FOR KEY SHARE`, the lock its key check takes) before its
- * row is written, so one removed meanwhile is passed over rather than failing the visit (23503).
+ * and a subscription may pass the cap by as many clicks as were counted at the same moment.
  */
 const hooks = (n: number): string => `, subs AS (
     SELECT s.id,
@@ -97,10 +95,8 @@ const hooks = (n: number): string => `, subs AS (
     WHERE NOT s.disabled AND 'link.clicked' = ANY (s.events) AND (s.domain IS NULL OR s.domain = $${n + 1}::text)
   ), clicks AS (
     INSERT INTO webhook_outbox (subscription_id, event_id, type, time, data, next_at, click_no)
-    SELECT w.id, $${n + 2}::text, 'link.clicked', $${n + 4}::bigint, $${n + 3}::text, $${n + 5}::bigint, last + 1
-    FROM subs JOIN webhook_subscriptions w ON w.id = subs.id
+    SELECT id, $${n + 2}::text, 'link.clicked', $${n + 4}::bigint, $${n + 3}::text, $${n + 5}::bigint, last + 1 FROM subs
     WHERE ${PENDING} < $${n + 6}::bigint
-    FOR KEY SHARE OF w
   )`;
 
 /** The hooked final SELECT: the row, and how many subscriptions' clicks the cap dropped. */
