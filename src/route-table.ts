@@ -71,9 +71,25 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
   const authCheck = { auth_required: config.apiToken !== '' };
   const metrics = deps.metrics ?? createMetrics({ links: () => 0 });
   const readiness = deps.readiness ?? (() => undefined);
-  // Filled in below, once the table it describes is complete; no request arrives before.
-  let openapi = '';
-  let docs = '';
+  // The OpenAPI document and its HTML page, made at the first request for either, from the table
+  // once complete: most instances are never asked, and made at start they were most of the work
+  // of making the handler (docs/performance.md, "The documents are made when first asked").
+  let documents: { openapi: string; docs: string } | undefined;
+  const documented = (): { openapi: string; docs: string } => {
+    if (documents === undefined) {
+      // The peers' routes carry their surfaces (docs/compat.md): the document describes each while it is on.
+      // The instance's code lengths: the UI says them under its code field before one is typed.
+      const codeLengths = config.minShortLength && config.maxShortLength ? { min: config.minShortLength, max: config.maxShortLength } : undefined;
+      const document = openApiDocument(table, {
+        baseUrl: config.baseUrl,
+        version: VERSION,
+        noticeSchema: JSON.parse(noticeSchema.toString('utf8')),
+        codeLengths,
+      });
+      documents = { openapi: JSON.stringify(document), docs: renderDocs(document) };
+    }
+    return documents;
+  };
 
   const shlink = config.shlinkApi
     ? shlinkRoutes({
@@ -214,7 +230,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     },
     {
       path: '/openapi.json',
-      methods: { GET: (ctx) => reply.send(ctx.res, 200, JSON_TYPE, openapi) },
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, JSON_TYPE, documented().openapi) },
       doc: {
         GET: {
           operationId: 'getOpenApi',
@@ -227,7 +243,7 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     },
     {
       path: '/docs',
-      methods: { GET: (ctx) => reply.send(ctx.res, 200, HTML_TYPE, docs) },
+      methods: { GET: (ctx) => reply.send(ctx.res, 200, HTML_TYPE, documented().docs) },
       doc: {
         GET: {
           operationId: 'getDocs',
@@ -278,11 +294,5 @@ export function routeTable(deps: TableDeps): ApiRoute[] {
     }),
   ];
 
-  // The peers' routes carry their surfaces (docs/compat.md): the document describes each while it is on.
-  // The instance's code lengths: the UI says them under its code field before one is typed.
-  const codeLengths = config.minShortLength && config.maxShortLength ? { min: config.minShortLength, max: config.maxShortLength } : undefined;
-  const document = openApiDocument(table, { baseUrl: config.baseUrl, version: VERSION, noticeSchema: JSON.parse(noticeSchema.toString('utf8')), codeLengths });
-  openapi = JSON.stringify(document);
-  docs = renderDocs(document);
   return table;
 }
