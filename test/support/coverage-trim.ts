@@ -7,7 +7,7 @@
  * This process (started by `test-run.ts` at the lowest priority, so that it takes the cores only
  * when the tests leave them idle) reads the files as processes write them and keeps of each what c8
  * could count: the scripts of this project's own files (not node's, not node_modules'), and each
- * source map once. It writes what it kept, several files' worth in one, and removes the files it
+ * source map once, the maps of the bundles that do not point to theirs included (`mapApart`). It writes what it kept, several files' worth in one, and removes the files it
  * read. c8 merges by script, whatever file a script comes in and in whatever order, and still
  * applies its include rules; so its report is byte for byte the one it makes from node's files
  * (checked on one run's 378 files, trimmed at once and in five batches: the same lcov.info, in
@@ -15,7 +15,7 @@
  *
  *   node coverage-trim.ts DIR      (stdin: closed once the tests are done; it then takes the last)
  */
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,7 +35,20 @@ const SETTLED_MS = 500;
 const own = (url: string) => url.startsWith('file://') && fileURLToPath(url).startsWith(ROOT) && !url.includes('/node_modules/');
 /** The source maps written so far, by script: each is written once. */
 const mapped = new Set<string>();
+/** The scripts with no map beside them (`mapApart`), looked for once. */
+const unmapped = new Set<string>();
 let written = 0;
+
+/**
+ * The map written beside a bundle that does not point to it (the tests' server bundles,
+ * server-entry.ts), as node would have cached it; undefined when there is none. Without its line
+ * lengths, c8 reads the bundle itself, which is still there.
+ */
+function mapApart(url: string): { data: unknown } | undefined {
+  const path = `${fileURLToPath(url)}.map`;
+  if (!existsSync(path)) return undefined;
+  return { data: JSON.parse(readFileSync(path, 'utf8')) };
+}
 
 /** Trims every settled file node has written (every file, when `all`) into one, and removes them. */
 function take(all: boolean): void {
@@ -55,11 +68,22 @@ function take(all: boolean): void {
       // killed as it wrote) is left where it is, for c8 to skip as it skips any such file.
       continue;
     }
-    for (const script of cov.result) if (own(script.url)) result.push(script);
     for (const [url, map] of Object.entries(cov['source-map-cache'] ?? {})) {
       if (own(url) && !mapped.has(url)) {
         mapped.add(url);
         maps[url] = map;
+      }
+    }
+    for (const script of cov.result) {
+      if (!own(script.url)) continue;
+      result.push(script);
+      if (mapped.has(script.url) || unmapped.has(script.url)) continue;
+      const map = mapApart(script.url);
+      if (map === undefined) {
+        unmapped.add(script.url);
+      } else {
+        mapped.add(script.url);
+        maps[script.url] = map;
       }
     }
     taken.push(path);

@@ -6,6 +6,7 @@
  * Free composition reaches these handlers too rarely to try their input handling.
  */
 import fc from 'fast-check';
+import { anyChar } from './any-char.ts';
 
 /** Replaced by a live short code when a case is rendered (fuzz-arbitraries.ts's `CODE`). */
 const CODE = '{code}';
@@ -15,7 +16,7 @@ const text: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('a\u0000b', '\u0000', 'news\u0000') },
   { weight: 2, arbitrary: fc.constantFrom('\ufffe', 'x\uffff', '\u0001', '__proto__', 'constructor', 'valueOf', 'news', 'fuzz', '') },
   { weight: 2, arbitrary: fc.constantFrom(CODE, 'https://example.com/peer', 'https://example.com/\u0000', 'https://example.com/\ufffe') },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+  { weight: 1, arbitrary: fc.string({ unit: anyChar, maxLength: 12 }) },
 );
 
 /** `name=value` with the value percent-encoded, but `{code}` left for the run to replace. */

@@ -4,6 +4,7 @@
  * are where text no store can hold (a NUL, a lone surrogate) reaches a store first.
  */
 import fc from 'fast-check';
+import { anyChar } from './any-char.ts';
 
 /** The arguments each tool takes (and that reach the service once its input schema lets them through). */
 const TOOL_ARGS: Readonly<Record<string, readonly string[]>> = {
@@ -25,7 +26,7 @@ export function toolCalls(code: string): fc.Arbitrary<string> {
   const text = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom('ab\u0000cdef', '\u0000', 'https://example.com/\u0000', 'a\ud800', '\udfff') },
     { weight: 2, arbitrary: fc.constantFrom(code, 'https://example.com/fuzz', 'fuzz', '') },
-    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+    { weight: 1, arbitrary: fc.string({ unit: anyChar, maxLength: 12 }) },
   );
   return fc
     .constantFrom(...Object.keys(TOOL_ARGS))

@@ -20,6 +20,7 @@ import { readLogSnapshot } from '../../../src/transfer/log-snapshot.ts';
 import { createTransfer } from '../../../src/transfer/transfer.ts';
 import type { ExportFormat } from '../../../src/transfer/export.ts';
 import { tempDir } from '../../support/helpers.ts';
+import { anyChar } from '../../support/any-char.ts';
 
 const quiet = createLogger('silent');
 const NOW = 1_790_000_000;
@@ -41,7 +42,7 @@ const url = fc
   .tuple(
     fc.constantFrom('http://', 'https://', 'HTTPS://'),
     fc.constantFrom('example.com', 'xn--bcher-kva.example', '[2001:db8::1]:8080', '192.0.2.7', 'ünï.example'),
-    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: anyChar, maxLength: 40 }),
     fc.option(fc.integer({ min: 16, max: RULES.maxLength }), { freq: 3 }),
   )
   .map(([scheme, host, rest, target]) => {
