@@ -1,17 +1,19 @@
 /**
  * `npm test`'s coverage, trimmed while the tests run. Node writes a coverage file for each process
- * (about 380 a run, 470 MB: each holds node's own scripts, and each server's the source map of its
- * bundle, 0.75 MB), and c8 read them all only once the tests were done: 6.5 s at the end of a run,
- * on one core, the other idle.
+ * (about 380 a run, 470 MB: each holds node's own scripts, and each server's held the source map
+ * of its bundle, 0.75 MB, until the bundles stopped pointing to their maps), and c8 read them all
+ * only once the tests were done: 6.5 s at the end of a run, on one core, the other idle.
  *
  * This process (started by `test-run.ts` at the lowest priority, so that it takes the cores only
  * when the tests leave them idle) reads the files as processes write them and keeps of each what c8
  * could count: the scripts of this project's own files (not node's, not node_modules'), and each
- * source map once, the maps of the bundles that do not point to theirs included (`mapApart`). It writes what it kept, several files' worth in one, and removes the files it
- * read. c8 merges by script, whatever file a script comes in and in whatever order, and still
- * applies its include rules; so its report is byte for byte the one it makes from node's files
- * (checked on one run's 378 files, trimmed at once and in five batches: the same lcov.info, in
- * 3.6 to 4.5 s instead of 6.5).
+ * source map once. A server bundle of the tests does not point to its map (server-entry.ts), so
+ * node leaves it out; this adds it, once, from beside the bundle (`mapApart`). It writes what it
+ * kept, several files' worth in one, and removes the files it read. c8 merges by script, whatever
+ * file a script comes in and in whatever order, and still applies its include rules; so its report
+ * is byte for byte the one it makes from node's files (checked on one run's 378 files, trimmed at
+ * once and in five batches: the same lcov.info, in 3.6 to 4.5 s instead of 6.5; and on a server's
+ * run with its bundle pointing to its map and not: the same lcov.info).
  *
  *   node coverage-trim.ts DIR      (stdin: closed once the tests are done; it then takes the last)
  */
