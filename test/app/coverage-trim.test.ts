@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../support/helpers.ts';
 import { serverBundle } from '../support/server-entry.ts';
+import { TS_IMPORT } from '../support/ts-import.ts';
 
 const script = (url: string) => ({
   scriptId: '1',
@@ -41,7 +42,7 @@ test("node's scripts are dropped, a map is kept once, and a bundle's map apart i
     const cov = { result: [script('node:http'), script(apartUrl), script(pointingUrl), script(bareUrl)], 'source-map-cache': { [pointingUrl]: pointingMap } };
     writeFileSync(join(dir, `coverage-${n}-1700000000000-0.json`), JSON.stringify(cov));
   }
-  const run = spawnSync(process.execPath, ['--import', './scripts/ts-loader.mjs', 'test/support/coverage-trim.ts', dir], {
+  const run = spawnSync(process.execPath, [...TS_IMPORT, 'test/support/coverage-trim.ts', dir], {
     cwd: ROOT,
     input: '',
     encoding: 'utf8',
