@@ -150,7 +150,9 @@ export async function openCluster(
   const { logger: _logger, now, random, visitFlushMs: _flush, dataDir: _dir, fsync: _fsync, ...settings } = options;
   const randomSource = random === undefined ? undefined : closedSource(random);
   const { pg, instances, sinks } = await theFleet();
-  const db = databaseUrl ?? (await pg.createDatabase());
+  // Copied from a migrated one: what the cluster target checks is the instances sharing a
+  // database, not its migration (the store's own tests make theirs empty).
+  const db = databaseUrl ?? (await pg.createDatabase({ migrated: true }));
   const id = ++harnesses;
   sinks.set(id, write);
 
@@ -184,7 +186,8 @@ export async function openCluster(
   const shared: ShortenerOptions = { ...settings, databaseUrl: db, baseUrl };
   let local: Shortener | undefined;
   try {
-    // The in-process one first: it migrates the fresh database, under the advisory lock either way.
+    // The in-process one first: on a database not copied from a migrated one it migrates it,
+    // under the advisory lock either way.
     local = await createShortenerAsync({
       ...shared,
       logger: createLogger(options.logLevel ?? 'debug', { write: (line: string) => (write(line), true) }),
