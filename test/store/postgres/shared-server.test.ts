@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import postgres from 'postgres';
+import { migrate, MIGRATIONS } from '../../../src/store/postgres/schema.ts';
 import { findPgBin, NO_POSTGRES, pgServer, SHARED_PG, withSharedPgServer } from '../../support/pg.ts';
 import { missingTool } from '../../support/missing-tool.ts';
 
@@ -61,4 +62,23 @@ test('a file that asks for its own server gets one with fsync on, even in a pass
     assert.equal(await query(own!.url, 'SELECT 1::text'), '1');
     return 0;
   });
+});
+
+test('a migrated database is a copy of one this process migrated once; each copy is its own', { skip, timeout: 60_000 }, async (t) => {
+  const pg = await pgServer(t);
+  if (!pg) return;
+  const versions = MIGRATIONS.map((m) => m.version).join(',');
+  const [x, y] = [await pg.createDatabase({ migrated: true }), await pg.createDatabase({ migrated: true })];
+  for (const db of [x, y]) assert.equal(await query(db, "SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations"), versions);
+  assert.equal(await query(pg.url, `SELECT count(*)::text FROM pg_database WHERE datname = 't${process.pid}_migrated'`), '1', 'one template');
+  // The store finds nothing left to apply; a plain database is still empty.
+  const sql = postgres(x, { max: 1, onnotice: () => undefined });
+  try {
+    assert.deepEqual(await migrate(sql), []);
+    await sql`CREATE TABLE only_here (a int)`;
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  assert.equal(await query(y, "SELECT coalesce(to_regclass('only_here')::text, 'none')"), 'none');
+  assert.equal(await query(await pg.createDatabase(), "SELECT coalesce(to_regclass('schema_migrations')::text, 'none')"), 'none');
 });
