@@ -139,7 +139,7 @@ export async function pgServer(
     async createDatabase(options = {}) {
       const name = `t${process.pid}_${++databases}`;
       if (options.migrated) {
-        template ??= migratedTemplate(url, admin);
+        template ??= migratedTemplate(url, admin, `t${process.pid}_${++databases}_migrated`);
         await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${await template}`);
       } else {
         await admin.unsafe(`CREATE DATABASE ${name}`);
@@ -168,8 +168,7 @@ export async function pgServer(
  * cluster pass makes some 170. A copy needs its template without connections, so this one is
  * closed once migrated.
  */
-async function migratedTemplate(url: string, admin: postgres.Sql): Promise<string> {
-  const name = `t${process.pid}_migrated`;
+async function migratedTemplate(url: string, admin: postgres.Sql, name: string): Promise<string> {
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const sql = postgres(url.replace(/\/postgres$/, `/${name}`), { max: 1, onnotice: () => undefined });
   try {
