@@ -134,8 +134,9 @@ export interface ClusterApp {
 }
 
 /**
- * Three instances and the in-process shortener on `databaseUrl` (a fresh database when absent),
- * behind a new proxy; `write` receives every log line, the instances' and the in-process one's.
+ * Three instances and the in-process shortener on `databaseUrl` (when absent, a new database copied
+ * from a migrated one), behind a new proxy; `write` receives every log line, the instances' and the
+ * in-process one's.
  */
 export async function openCluster(
   basePath: string,
