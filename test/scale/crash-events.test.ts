@@ -30,6 +30,8 @@ import { pgServer } from '../support/pg.ts';
 const server = await pgServer(undefined, { own: true });
 const skip = server === undefined ? 'PostgreSQL is not installed' : false;
 const WORKERS = 8;
+/** Requests answered before each kill, however slow the machine: the kill waits for the later of this and its moment. */
+const LEAST_ANSWERED = 250;
 
 interface LinkRow {
   code: string;
@@ -144,7 +146,7 @@ test('three instances on PostgreSQL: kill -9 of each in turn, then of the databa
       const killAfter = 400 + Math.floor(rand() * 1200);
       // The kill, a while of the load on the two left (the proxy answers 502 in the dead one's turn), the replacement.
       const stop = (async () => {
-        await delay(killAfter);
+        await Promise.all([delay(killAfter), load.answered(LEAST_ANSWERED)]);
         await d.kill(i);
         await delay(300);
         await d.replace(i);
@@ -164,7 +166,7 @@ test('three instances on PostgreSQL: kill -9 of each in turn, then of the databa
     });
     const killAfter = 400 + Math.floor(rand() * 1200);
     const stop = (async () => {
-      await delay(killAfter);
+      await Promise.all([delay(killAfter), load.answered(LEAST_ANSWERED)]);
       await crashDatabase(server!.dir);
       await server!.start();
       await serviceBack(d);

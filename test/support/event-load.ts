@@ -103,7 +103,28 @@ export class EventLoad {
   private pool: string[] = [];
   /** Creates cut off: such a link may or may not be in the store; URL → limit asked. */
   private pending = new Map<string, { code: string | undefined; limit: number | null }>();
+  /** Requests answered in every round so far, and who waits for a number of them (`answered`). */
+  private answers = 0;
+  private waits: { until: number; resolve: () => void }[] = [];
   constructor(private readonly seed: number) {}
+
+  /**
+   * Resolves once `n` more requests than so far have been answered. A round's kill waits for it as
+   * well as for its seeded moment, so that a slow or busy machine does as much before each kill as
+   * a fast one: the round is bound by work, not only by time.
+   */
+  answered(n: number): Promise<void> {
+    const until = this.answers + n;
+    return new Promise((resolve) => this.waits.push({ until, resolve }));
+  }
+
+  private answer(): void {
+    this.answers++;
+    if (this.waits.length === 0) return;
+    const due = this.waits.filter((w) => w.until <= this.answers);
+    this.waits = this.waits.filter((w) => w.until > this.answers);
+    for (const w of due) w.resolve();
+  }
 
   fail(round: number, property: string, detail: string): LoadViolation {
     return new LoadViolation(this.seed, round, property, detail);
@@ -138,6 +159,7 @@ export class EventLoad {
           totals.cut++;
           return undefined;
         }
+        this.answer();
         return answer;
       } catch (err) {
         if (!killed() && unanswered.size === 0) throw fail('the server answers until it is killed', `${method} ${path}: ${(err as Error).message}`);
