@@ -1,6 +1,6 @@
 /**
  * `createShortener(options)`: the whole service as a `(req, res)` handler plus `close()`.
- * The handler is the library; `server.ts` only wraps it in a listening socket.
+ * The handler is the library; `main.ts` only wraps it in a listening socket.
  * `openShortener(options).start(port)` is the same in two steps, for a server that must load every
  * link before it opens its port but learns the port (PORT=0) only by opening it.
  * With `databaseUrl` the links live in PostgreSQL (docs/postgres.md), which opens asynchronously:
@@ -37,6 +37,8 @@ export interface ShortenerOptions extends Partial<Config> {
   fs?: StoreFs;
   /** Interval of the visit-count flush, ms (default 1000). */
   visitFlushMs?: number;
+  /** The size the log must pass, its dead entries outweighing its live ones, to compact itself (default 1 MiB). */
+  compactMinBytes?: number;
   /** Directory of the UI files (default: the package's `static/`). */
   staticDir?: string;
   /** The module name of the PostgreSQL driver (default `postgres`; tests of a missing driver). */
@@ -54,6 +56,7 @@ const LIBRARY_OPTIONS: Readonly<Record<Exclude<keyof ShortenerOptions, keyof Con
   random: true,
   fs: true,
   visitFlushMs: true,
+  compactMinBytes: true,
   staticDir: true,
   driverModule: true,
 };
@@ -97,7 +100,7 @@ interface Count {
 }
 
 function prepare(options: ShortenerOptions): { config: Config; log: Logger; metrics: Metrics; count: Count } {
-  const { logger, logStream, now, random, fs, visitFlushMs, staticDir, driverModule, ...settings } = options;
+  const { logger, logStream, now, random, fs, visitFlushMs, compactMinBytes, staticDir, driverModule, ...settings } = options;
   // An unknown name (`apiKey` for `apiKeys`) is a TypeError, never a service silently run without it.
   const config = configFromOptions(settings, Object.keys(LIBRARY_OPTIONS));
   const log = logger ?? createLogger(config.logLevel, logStream);
@@ -174,7 +177,7 @@ export async function openShortenerAsync(options: ShortenerOptions = {}): Promis
  * loaded.
  */
 export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
-  const { now, fs, visitFlushMs } = options;
+  const { now, fs, visitFlushMs, compactMinBytes } = options;
   const { config, log, metrics, count } = prepare(options);
   if (config.databaseUrl !== '') {
     throw new TypeError('databaseUrl is set: a database opens asynchronously, use openShortenerAsync() or createShortenerAsync()');
@@ -189,6 +192,7 @@ export function openShortener(options: ShortenerOptions = {}): OpenedShortener {
       ...(now ? { now } : {}),
       ...(fs ? { fs } : {}),
       ...(visitFlushMs ? { visitFlushMs } : {}),
+      ...(compactMinBytes ? { compactMinBytes } : {}),
       onWrite: metrics.storeWrite,
       visitRetentionDays: config.visitRetentionDays,
       webhookBodies: bodiesFor(config),

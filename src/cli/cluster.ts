@@ -2,7 +2,7 @@
  * `WORKERS=N` (docs/scale-out.md): the primary process forks N workers that share the listening
  * port (`node:cluster`, connections handed out round-robin), replaces a worker that dies, and on
  * SIGTERM or SIGINT lets every worker drain and then exits. Each worker is the ordinary server of
- * `server.ts` with its own database pool; the primary opens no store and answers no request. It
+ * `main.ts` with its own database pool; the primary opens no store and answers no request. It
  * also sums `/metrics` over the workers (`src/metrics/cluster-scrape.ts`).
  *
  * Only a database can be shared: the log store of `DATA_DIR` has one writer process (its lock), so
@@ -27,7 +27,7 @@ export function workersRefusal(config: Readonly<Config>): string | undefined {
 }
 
 /**
- * Called by `server.ts` once the settings are read: true when this process is the primary of a
+ * Called by `main.ts` once the settings are read: true when this process is the primary of a
  * cluster (it has started the workers and must not serve), false when it goes on to serve (a
  * worker, or `WORKERS=1`). Refused settings exit 2 with one line.
  */

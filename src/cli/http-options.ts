@@ -1,5 +1,5 @@
 /**
- * The limits of the node:http server that `server.ts` runs, as a pure mapping from the settings.
+ * The limits of the node:http server that `main.ts` runs, as a pure mapping from the settings.
  * They are the wrapper's business: `createShortener()` is a handler, and an embedder sets these on
  * its own server.
  */

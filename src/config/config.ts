@@ -44,13 +44,13 @@ export interface Config {
   mcpAllowedOrigins: readonly string[];
   /** Largest accepted request body, bytes (the handler's own limit: it applies to embedders too). */
   maxBodyBytes: number;
-  // The limits of the node:http server of `server.ts` (see http-options.ts); the handler ignores them.
+  // The limits of the node:http server of `main.ts` (see http-options.ts); the handler ignores them.
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxHeaderBytes: number;
   maxConnections: number;
-  /** How long `server.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
+  /** How long `main.ts` lets requests in flight finish after SIGTERM; the handler ignores it. */
   shutdownTimeoutMs: number;
   /** Processes serving the port with `node:cluster` (`src/cli/cluster.ts`); more than 1 needs a database. */
   workers: number;

@@ -1,5 +1,5 @@
 /**
- * The limits of the node:http server of `server.ts` (`src/cli/http-options.ts`), as rows of the
+ * The limits of the node:http server of `main.ts` (`src/cli/http-options.ts`), as rows of the
  * settings table (`settings.ts` puts them in their place among the others); the handler ignores them.
  * Safe against slow or flooding clients, far above what a real client needs.
  */

@@ -60,7 +60,7 @@ const uploads = new WeakMap<Socket, { last: number }>();
  * closed after the answer, the rest of the upload unread.
  *
  * A long upload is legitimate here (a 256 MiB import on a slow link): while this reads, the
- * request timeout of `server.ts` does not cut the request as long as bytes keep arriving (see
+ * request timeout of `main.ts` does not cut the request as long as bytes keep arriving (see
  * `spareLongUploads`).
  */
 export async function* streamBody(req: IncomingMessage, limit: number): AsyncGenerator<Buffer> {

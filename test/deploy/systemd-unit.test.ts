@@ -16,7 +16,7 @@ import { tempDir } from '../support/helpers.ts';
 import { missingTool } from '../support/missing-tool.ts';
 
 const UNIT = readFileSync(new URL('../../contrib/url-shortener.service', import.meta.url), 'utf8');
-const SERVER_SOURCE = readFileSync(new URL('../../src/server.ts', import.meta.url), 'utf8');
+const SERVER_SOURCE = readFileSync(new URL('../../src/main.ts', import.meta.url), 'utf8');
 const DEPLOY = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
 
 const skip = spawnSync('systemd-analyze', ['--version']).error
@@ -81,7 +81,7 @@ test('the unit: its own user and state dir, the settings file, hardening, restar
   assert.ok(values('Environment').includes('DATA_DIR=%S/url-shortener'), 'the data lives in the state directory');
   assert.deepEqual(values('EnvironmentFile'), ['/etc/url-shortener.env']);
   assert.deepEqual(values('Restart'), ['on-failure']);
-  // A setting start-up refuses exits 2 (src/server.ts): a restart would only loop.
+  // A setting start-up refuses exits 2 (src/main.ts): a restart would only loop.
   assert.deepEqual(values('RestartPreventExitStatus'), ['2']);
   for (const [key, value] of [
     ['NoNewPrivileges', 'yes'],
@@ -102,7 +102,7 @@ test('TimeoutStopSec outlasts the longest shutdown: SHUTDOWN_TIMEOUT_MS, then th
   const shutdown = SETTINGS.find((s) => s.env === 'SHUTDOWN_TIMEOUT_MS');
   assert.ok(shutdown);
   const grace = /^const FLUSH_GRACE_MS = ([\d_]+);$/m.exec(SERVER_SOURCE);
-  assert.ok(grace, 'src/server.ts gives the flush its grace');
+  assert.ok(grace, 'src/main.ts gives the flush its grace');
   const [stop] = values('TimeoutStopSec');
   const seconds = /^(\d+)s$/.exec(stop!);
   assert.ok(seconds, `TimeoutStopSec in seconds: ${stop}`);

@@ -24,11 +24,14 @@ import { LogEngine } from '../../src/store/log/log-engine.ts';
 import { prng } from '../support/crash-harness.ts';
 import { EventLoad, LOAD_KEY, REFERRER_HOSTS } from '../support/event-load.ts';
 import { request, serverProcess, tempDir, type ServerProcess } from '../support/helpers.ts';
-import { bundled } from '../support/server-entry.ts';
+import { bundled, FAST_CLOCKS, fastClocksServer } from '../support/server-entry.ts';
 
 const quiet = createLogger('silent');
-/** Unlimited visits answered this long before a kill must be counted: the 1 s flush and some slack. */
-const FLUSH_WINDOW_MS = 1500;
+/**
+ * Unlimited visits answered this long before a kill must be counted: the flush of the servers
+ * below, on the crash tests' faster clocks (`server-entry.ts`), and some slack.
+ */
+const FLUSH_WINDOW_MS = FAST_CLOCKS.visitFlushMs + 500;
 const WORKERS = 8;
 /** Requests answered in a round before its kill, however slow the machine (at full speed a round answers thousands). */
 const LEAST_ANSWERED = 250;
@@ -159,7 +162,8 @@ async function crashRounds(t: TestContext, { rounds, launch, killWithin }: Round
 const env = (dir: string): Record<string, string> => ({ DATA_DIR: dir, API_KEYS: LOAD_KEY, TRUST_PROXY: '1', FSYNC: 'always' });
 
 test('log store: kill -9 of the server at random moments keeps events + untracked = visit_count for every link', { timeout: 90_000 }, async (t) => {
-  await crashRounds(t, { rounds: 6, launch: (dir) => serverProcess(env(dir)), killWithin: [300, 2600] });
+  const fast = fastClocksServer();
+  await crashRounds(t, { rounds: 6, launch: (dir) => serverProcess({ ...env(dir), ...fast.env }, [fast.entry]), killWithin: [300, 1500] });
 });
 
 test('log store: kill -9 during compactions forced mid-run keeps the invariant too', { timeout: 90_000 }, async (t) => {
@@ -167,11 +171,12 @@ test('log store: kill -9 during compactions forced mid-run keeps the invariant t
   await crashRounds(t, {
     rounds: 5,
     launch: async (dir) => {
-      const s = await serverProcess({ ...env(dir), COMPACT_EVERY_MS: '40' }, [bundled('test/support/compacting-server.ts', 'mjs')]);
+      const clocks = { COMPACT_EVERY_MS: '40', FAST_VISIT_FLUSH_MS: String(FAST_CLOCKS.visitFlushMs) };
+      const s = await serverProcess({ ...env(dir), ...clocks }, [bundled('test/support/compacting-server.ts', 'mjs')]);
       void s.exited.then(() => (compactions += s.lines.filter((l) => l['msg'] === 'log compacted').length));
       return s;
     },
-    killWithin: [400, 2000],
+    killWithin: [300, 1200],
   });
   assert.ok(compactions >= 5, `the log was compacted during the load: ${compactions} times`);
 });

@@ -4,7 +4,7 @@
  * serves, so that a `kill -9` lands before, during and after compactions (a log of a few hundred
  * kilobytes never reaches the automatic compaction's 1 MiB floor). Settings come from the
  * environment: `DATA_DIR`, `API_KEYS`, `TRUST_PROXY`; `COMPACT_EVERY_MS` is the pause between
- * compactions. Its stdout is JSON lines, like the server's: `listening` (with `url`) once ready,
+ * compactions, `FAST_VISIT_FLUSH_MS` the visit flush's interval (`server-entry.ts`, `FAST_CLOCKS`). Its stdout is JSON lines, like the server's: `listening` (with `url`) once ready,
  * and `log compacted` after each compaction.
  *
  *   node --import ./scripts/ts-loader.mjs test/support/compacting-server.ts
@@ -29,6 +29,7 @@ const shortener = createShortener({
   trustProxy: Number(env('TRUST_PROXY')),
   fsync: 'always',
   logLevel: 'info',
+  visitFlushMs: Number(env('FAST_VISIT_FLUSH_MS')),
   baseUrl: `http://127.0.0.1:${port}`,
 });
 server.on('request', shortener.handler);

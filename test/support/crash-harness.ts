@@ -1,6 +1,10 @@
 /**
  * Crash cycles against the real server process (docs/storage.md, the promise): concurrent writes
  * and visits, `kill -9` at a random moment, restart on the same data dir, and check what came back.
+ * The server runs on faster store clocks (`server-fast-clocks.ts`: visits flushed every 100 ms, a
+ * compaction once the log passes 256 KiB), so that a load of about a second runs past several
+ * flushes and compactions, where the defaults (1 s, 1 MiB) needed two or three seconds of it for
+ * one of each.
  *
  * The promise under test: a create answered 201 or a delete answered 204 survives the kill; visit
  * counts lose at most about the last second, never go down, and never exceed the visits sent.
@@ -17,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request, tempDir } from './helpers.ts';
-import { serverBundle } from './server-entry.ts';
+import { FAST_CLOCKS, fastClocksServer } from './server-entry.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'k';
@@ -39,10 +43,10 @@ const CONFIG_ENV = [
 ];
 const START_TIMEOUT_MS = 30_000;
 /**
- * Visits answered this long before the kill must be in the restarted count: the 1 s flush interval
+ * Visits answered this long before the kill must be in the restarted count: the flush interval
  * plus slack for a busy event loop and a batch queued behind a create's fsync.
  */
-const VISIT_WINDOW_MS = 1500;
+const VISIT_WINDOW_MS = FAST_CLOCKS.visitFlushMs + 500;
 /** The first links of the pool are visited most and never deleted. */
 const HOT = 8;
 
@@ -134,9 +138,10 @@ interface ServerProcess {
 }
 
 function spawnServer(dir: string): Promise<ServerProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const server = fastClocksServer();
+  const env: NodeJS.ProcessEnv = { ...process.env, ...server.env };
   for (const name of CONFIG_ENV) delete env[name];
-  const proc = spawn(process.execPath, [serverBundle(), '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'], {
+  const proc = spawn(process.execPath, [server.entry, '--port', '0', '--data-dir', dir, '--api-keys', KEY, '--fsync', 'always', '--log-level', 'info'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -299,8 +304,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
   async function cycle(n: number, live: ServerProcess): Promise<string> {
     const fail = (property: string, detail: string): CrashViolation => new CrashViolation(n, seed, property, detail);
     const rand = prng(mix(seed, n, 0));
-    // Most kills land in the first burst of writes; one in three runs past a visit flush or two.
-    const killAfter = rand() < 2 / 3 ? 50 + Math.floor(rand() * 350) : 1700 + Math.floor(rand() * 900);
+    // Most kills land in the first burst of writes; one in three runs past the visit window, and so
+    // past several flushes.
+    const killAfter = rand() < 2 / 3 ? 50 + Math.floor(rand() * 350) : 900 + Math.floor(rand() * 600);
     const agent = new Agent({ keepAlive: true, maxSockets: workers });
     const port = live.port;
     let killed = false;
@@ -376,8 +382,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
         // checks stays a few thousand long however many cycles run.
         const deleteShare = pool.length > 2000 ? 0.4 : 0.15;
         try {
-          // Long URLs of random length: the log passes the 1 MiB compaction floor within a long
-          // cycle, so kills land before, during and after automatic compactions too.
+          // Long URLs of random length: the log passes the compaction floor within a long cycle, so
+          // kills land before, during and after automatic compactions too.
           if (pool.length === 0 || r < 0.4) await create(w, i, Math.floor(choose() * 600));
           else if (r < 0.4 + deleteShare && pool.length > HOT) await remove(HOT + Math.floor(choose() * (pool.length - HOT)));
           // Half the visits go to the first few links, never deleted, so their counts grow across cycles.

@@ -54,6 +54,17 @@ const STALE_MS = 60_000;
 /** The path of the server bundled from the current sources. */
 export const serverBundle = (): string => bundled('src/server.ts');
 
+/** The store's clocks of the crash tests' server (`server-fast-clocks.ts`): a visit flush every 100 ms, a compaction past 256 KiB. */
+export const FAST_CLOCKS = { visitFlushMs: 100, compactMinBytes: 256 * 1024 } as const;
+
+/** The server on `FAST_CLOCKS`: its bundle, and the environment that gives it the clocks. */
+export function fastClocksServer(): { entry: string; env: Record<string, string> } {
+  return {
+    entry: bundled('test/support/server-fast-clocks.ts'),
+    env: { FAST_VISIT_FLUSH_MS: String(FAST_CLOCKS.visitFlushMs), FAST_COMPACT_MIN_BYTES: String(FAST_CLOCKS.compactMinBytes) },
+  };
+}
+
 /**
  * The path of `entry` (a path from the project root that imports only Node's modules, the
  * packages, and `src/`) bundled from the current sources, as CommonJS or (`mjs`) an ES module;
