@@ -95,7 +95,7 @@ export function bundled(entry: string, format: 'cjs' | 'mjs' = 'cjs'): string {
       // Another process may have built it between the look above and taking the lock.
       if (existsSync(path)) break;
       for (const old of readdirSync(FOLDER)) {
-        if (old.startsWith(`${base}-`) && !old.startsWith(name)) rmSync(join(FOLDER, old), { force: true });
+        if (olderBundle(base, name, old)) rmSync(join(FOLDER, old), { force: true });
       }
       const run = spawnSync(process.execPath, [SCRIPT, path, entry, '--map-apart'], { cwd: ROOT, encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`bundling the server failed: ${run.stderr}`);
@@ -106,6 +106,15 @@ export function bundled(entry: string, format: 'cjs' | 'mjs' = 'cjs'): string {
   }
   built.set(key, path);
   return path;
+}
+
+/**
+ * Whether `file` of the bundles' folder is an older bundle of the entry named `base` (or its map
+ * or lock), now that its bundle is `current`: the entry's name, a hash, then the format. Not
+ * another entry's whose name starts with this one's (`server-fast-clocks` beside `server`).
+ */
+export function olderBundle(base: string, current: string, file: string): boolean {
+  return file.startsWith(`${base}-`) && /^[0-9a-f]{16}\./.test(file.slice(base.length + 1)) && !file.startsWith(current);
 }
 
 /** When `file` was last changed, ms; 0 when it is gone. */
