@@ -167,7 +167,6 @@ const TYPED = 'p@ss +&=% café 😀 word';
 test('in a browser with JavaScript off: the form posts what was typed back to the page, query included', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const context = await browser.newContext({ javaScriptEnabled: false });
   const posts: { url: string; type: string | undefined; body: string }[] = [];
   await serve(context, posts);
@@ -196,7 +195,6 @@ test('in a browser with JavaScript off: the form posts what was typed back to th
 test('in a browser: styled like the UI, no CSP violation, no serious accessibility violation in any state', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const w = await openPage(browser, ORIGIN);
   await serve(w.context, []);
   for (const path of ['/abc123', '/base/abc123/']) {

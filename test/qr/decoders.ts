@@ -60,7 +60,6 @@ function readWithZbar(file: string): Promise<string | null> {
 export async function openReader(t: TestContext, dir: string): Promise<Reader | undefined> {
   const browser: Browser | undefined = await launch(t);
   if (!browser) return undefined;
-  t.after(() => browser.close());
   const [page, decoder]: Page[] = await Promise.all([browser.newPage(), browser.newPage()]);
   await decoder!.addScriptTag({ content: readFileSync(createRequire(import.meta.url).resolve('jsqr'), 'utf8') });
   return {

@@ -23,7 +23,6 @@ async function enterToken(page: Page): Promise<void> {
 test('gated, links private: QR code and export carry the token, the page says links need it, a 401 prompts and retries', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiToken: TOKEN, apiKeys: ['k'] });
   const auth = { authorization: `Bearer ${TOKEN}` };
   const origin = `http://127.0.0.1:${h.port}`;
@@ -95,7 +94,6 @@ test('gated, links private: QR code and export carry the token, the page says li
 test('gated with public redirects: no note, since a HEAD without the token redirects', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiToken: TOKEN, publicRedirects: true });
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin);

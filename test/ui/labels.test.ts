@@ -26,7 +26,6 @@ const listed = (page: Page) => page.locator('#admin-rows tr:not(.detail) td[data
 test('create with a title and tags, see them in the list, filter by a tag (field and chip), edit and clear both', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const other = await h.shorten('https://other.example/');
@@ -141,7 +140,6 @@ test('create with a title and tags, see them in the list, filter by a tag (field
 test('at 375 px: a long title and many tags fit the card, the filters stack, and axe-core stays clean', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const made = await h.req('/api/shorten', {

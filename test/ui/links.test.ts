@@ -36,7 +36,6 @@ const summary = (page: Page) => page.locator('#admin-summary');
 test('search narrows the list by code or URL, pages through matches, and says when nothing matches', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const needles: string[] = [];
@@ -84,7 +83,6 @@ test('search narrows the list by code or URL, pages through matches, and says wh
 test('each row: copy, QR code, a long target shortened with the full URL on hover, delete after asking', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const long = `https://long.example/${'segment/'.repeat(12)}end`;
@@ -134,7 +132,6 @@ test('each row: copy, QR code, a long target shortened with the full URL on hove
 test('edit a row: target (bare host completed), days and visit limit; a bad value is explained in the form', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const code = await h.shorten('https://before.example/');

@@ -37,7 +37,6 @@ async function withDeadLinks(t: Parameters<typeof start>[0], options: Parameters
 test('404 and both 410 pages: styled like the UI, say what happened, link home; the link works', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await withDeadLinks(t);
   const origin = `http://127.0.0.1:${h.port}`;
   const cases = [
@@ -74,7 +73,6 @@ test('404 and both 410 pages: styled like the UI, say what happened, link home; 
 test('dark mode, a base path and a trailing slash: the page still finds its stylesheet and the way home', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await withDeadLinks(t, { basePath: '/s' });
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin, { colorScheme: 'dark' });
@@ -99,7 +97,6 @@ test('dark mode, a base path and a trailing slash: the page still finds its styl
 test('PRODUCTION=true: the same pages, styled, without a link to a home page that is not served', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await withDeadLinks(t, { production: true });
   const origin = `http://127.0.0.1:${h.port}`;
   assert.equal((await h.req('/')).status, 404);

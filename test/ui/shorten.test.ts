@@ -21,7 +21,6 @@ interface Record {
 test('a link with every option: custom code, days, visit limit; copy and a QR code that reads as the short link', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { apiKeys: ['k'] });
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin);
@@ -70,7 +69,6 @@ test('a link with every option: custom code, days, visit limit; copy and a QR co
 test('errors go next to their field in words, and a new error replaces the old result', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t);
   await h.req('/api/shorten', {
     method: 'POST',
@@ -119,7 +117,6 @@ test('errors go next to their field in words, and a new error replaces the old r
 test('the code field says the lengths this instance takes, and a code of another length is refused in those words', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t, { minShortLength: 3, maxShortLength: 9 });
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin);
@@ -145,7 +142,6 @@ test('the code field says the lengths this instance takes, and a code of another
 test('a link made empties its options for the next one, unless they are kept', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t);
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin, { width: 1280 });
@@ -206,7 +202,6 @@ test('a link made empties its options for the next one, unless they are kept', a
 test('the Shorten button shows it is waiting while the request is under way', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const h = await start(t);
   const origin = `http://127.0.0.1:${h.port}`;
   const w = await openPage(browser, origin);

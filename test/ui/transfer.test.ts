@@ -33,7 +33,6 @@ async function download(page: Page, button: string, dir: string): Promise<{ name
 test('export JSONL and CSV downloads, JSONL imported into an empty instance gives the same links, then a report of taken codes', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const dir = tempDir(t);
   const a = await start(t, { apiKeys: ['k'] });
   const aOrigin = `http://127.0.0.1:${a.port}`;
@@ -117,7 +116,6 @@ test('export JSONL and CSV downloads, JSONL imported into an empty instance give
 test('an import cut short by a full disk says where it stopped, and the same file imported again goes on from there: each row once', async (t) => {
   const browser = await launch(t);
   if (!browser) return;
-  t.after(() => browser.close());
   const dir = tempDir(t);
   const { fs, disk } = fillableDisk();
   const h = await start(t, { apiKeys: ['k'], fs });
