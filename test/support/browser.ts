@@ -65,7 +65,8 @@ export async function launch(t: Pick<TestContext, 'skip' | 'after'>): Promise<Br
   shared ??= launchFound(executablePath);
   const browser = await shared;
   const before = new Set(browser.contexts());
-  t.after(() => Promise.all(browser.contexts().filter((context) => !before.has(context)).map((context) => context.close())));
+  const opened = (): BrowserContext[] => browser.contexts().filter((context) => !before.has(context));
+  t.after(() => Promise.all(opened().map((context) => context.close())));
   return browser;
 }
 
