@@ -49,6 +49,8 @@ const START_TIMEOUT_MS = 30_000;
 const VISIT_WINDOW_MS = FAST_CLOCKS.visitFlushMs + 500;
 /** The first links of the pool are visited most and never deleted. */
 const HOT = 8;
+/** Requests a long cycle answers before its kill, however slow the machine (at full speed it answers thousands). */
+const LONG_LEAST_ANSWERED = 600;
 
 export interface CrashOptions {
   cycles: number;
@@ -305,8 +307,13 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
     const fail = (property: string, detail: string): CrashViolation => new CrashViolation(n, seed, property, detail);
     const rand = prng(mix(seed, n, 0));
     // Most kills land in the first burst of writes; one in three runs past the visit window, and so
-    // past several flushes.
-    const killAfter = rand() < 2 / 3 ? 50 + Math.floor(rand() * 350) : 900 + Math.floor(rand() * 600);
+    // past several flushes, and no sooner than `LONG_LEAST_ANSWERED` requests are answered: a busy
+    // machine then writes as much of the log before such a kill (and compacts it) as a fast one.
+    const long = rand() >= 2 / 3;
+    const killAfter = long ? 900 + Math.floor(rand() * 600) : 50 + Math.floor(rand() * 350);
+    let answered = 0;
+    let enough = (): void => undefined;
+    const worked = long ? new Promise<void>((resolve) => (enough = resolve)) : Promise.resolve();
     const agent = new Agent({ keepAlive: true, maxSockets: workers });
     const port = live.port;
     let killed = false;
@@ -319,7 +326,9 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
     async function exchange(method: string, path: string, body?: string, written?: () => void): Promise<Answer | undefined> {
       inFlight++;
       try {
-        return await send(agent, port, method, path, body, written);
+        const answer = await send(agent, port, method, path, body, written);
+        if (++answered === LONG_LEAST_ANSWERED) enough();
+        return answer;
       } catch (err) {
         if (!killed) throw fail('the server answers until it is killed', `${method} ${path}: ${(err as Error).message}\n${live.output()}`);
         done.cut++;
@@ -398,7 +407,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashSummar
     const running = Array.from({ length: workers }, (_, w) => worker(w));
     // The workers only stop by themselves on a violation; then the kill comes at once.
     const timer = new AbortController();
-    await Promise.race([delay(killAfter, undefined, { signal: timer.signal }), Promise.all(running)]);
+    await Promise.race([Promise.all([delay(killAfter, undefined, { signal: timer.signal }), worked]), Promise.all(running)]);
     timer.abort();
     killed = true;
     const cutInFlight = inFlight;
