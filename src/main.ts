@@ -33,7 +33,7 @@ const FLUSH_GRACE_MS = 10_000;
 
 /**
  * The store's clocks, which the crash tests run faster than a deployment's (a visit flush every
- * few tens of milliseconds, a compaction once the log passes some kilobytes) so that a kill lands
+ * tenth of a second, a compaction once the log passes some hundred kilobytes) so that a kill lands
  * after flushes and during compactions within a short load. No setting gives them: the server run
  * as `server.ts` keeps the defaults.
  */
@@ -48,6 +48,7 @@ const COMMANDS: Readonly<Record<Command, (config: Config, tuning: ServerTuning) 
   run: serve,
 };
 
+/** Runs the command of `process.argv` (by default, serving) with the store on `tuning`'s clocks. */
 export async function main(tuning: ServerTuning = {}): Promise<void> {
   ignoreClosedPipe(process.stdout);
   if (storeCommand()) return;
