@@ -11,11 +11,25 @@
  *
  * Referrer hosts are numbered once (`Referrers`): an event holds the number, the log writes each
  * number's host once (an `R` entry) before the first event that uses it.
+ *
+ * A new event is staged, not placed at once (`add`): its number is set, and its words wait in one
+ * array with the events after it, until `STAGE` of them are placed in their links' arrays
+ * together, or anything reads or changes a link's events first (a link with a visit limit reads
+ * its length on every visit, and then finds every event in place). Placed one by
+ * one, each redirect touched an array of its own among a thousand links' (cold in the processor's
+ * caches); placed in a batch, one loop does it, with the rest of the request's data left in the
+ * caches (docs/performance.md, visit analytics).
  */
 import { ATTRS, firstAtOrAfter, STRIDE, TIME } from '../../visits/packed.ts';
+import { Referrers } from './referrers.ts';
 
 /** Events a link's array starts with room for. */
 const FIRST_ROOM = 4;
+
+/** Events staged before they are placed in their links' arrays (`add`). */
+const STAGE = 16_384;
+/** Words of a staged event: its slot, then its four words. */
+const STAGED = 1 + STRIDE;
 
 /** `n` words, not zeroed (`Buffer.allocUnsafe`: a pool slice is 8-byte aligned, a larger one a fresh buffer). */
 function words(n: number): Uint32Array {
@@ -33,20 +47,32 @@ export interface EventsImage {
 
 export class LinkEvents {
   private lists: (Uint32Array | undefined)[] = [];
+  /** Events of each slot placed in its array. */
   private lengths: number[] = [];
   private seqs: number[] = [];
+  /** Events added and not placed yet, `STAGED` words each, in the order added. */
+  private readonly staged: Uint32Array;
+  private stagedCount = 0;
   /** Events held, over every slot. */
   total = 0;
 
-  constructor(readonly referrers = new Referrers()) {}
+  /** `stage`: events staged at most (`STAGE`; a test takes a few). */
+  constructor(
+    readonly referrers = new Referrers(),
+    private readonly stage = STAGE,
+  ) {
+    this.staged = new Uint32Array(stage * STAGED);
+  }
 
-  /** Events of slot `s`. */
+  /** Events of slot `s` (a redirect of a link with a visit limit asks: the staged events are placed first). */
   length(s: number): number {
+    this.settle();
     return this.lengths[s] ?? 0;
   }
 
   /** The events of slot `s`: `length(s) × STRIDE` words from 0 (the array may be longer). */
   data(s: number): Uint32Array | undefined {
+    this.settle();
     return this.lists[s];
   }
 
@@ -65,6 +91,7 @@ export class LinkEvents {
    * with no growth left behind.
    */
   reserve(s: number, more: number): void {
+    this.settle();
     const n = this.lengths[s] ?? 0;
     const list = this.lists[s];
     if (list !== undefined && list.length >= (n + more) * STRIDE) return;
@@ -74,8 +101,49 @@ export class LinkEvents {
     this.lists[s] = room;
   }
 
-  /** Adds an event to slot `s` in time order (after events of the same second); returns its sequence number. */
+  /**
+   * Adds an event to slot `s` in time order (after events of the same second); returns its
+   * sequence number. Staged: placed in the slot's array with the next `STAGE` events, or before
+   * the array is read or changed.
+   */
   add(s: number, time: number, visitor: number, referrer: number, attrs: number): number {
+    const staged = this.staged;
+    const w = this.stagedCount * STAGED;
+    staged[w] = s;
+    staged[w + 1] = time;
+    staged[w + 2] = visitor;
+    staged[w + 3] = referrer;
+    staged[w + 4] = attrs;
+    this.total++;
+    const seq = this.seqs[s] ?? 0;
+    this.seqs[s] = seq + 1;
+    if (++this.stagedCount === this.stage) this.settle();
+    return seq;
+  }
+
+  /**
+   * Adds the events `data` (`STRIDE` words each) to slot `s` as `add` would one by one, placed at
+   * once: a line of a compacted log read at start-up, thousands of one link's events.
+   */
+  addAll(s: number, data: Uint32Array): void {
+    const n = data.length / STRIDE;
+    this.reserve(s, n);
+    for (let w = 0; w < data.length; w += STRIDE) this.place(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
+    this.total += n;
+    this.seqs[s] = (this.seqs[s] ?? 0) + n;
+  }
+
+  /** Places the staged events in their slots' arrays, in the order they were added. */
+  private settle(): void {
+    const n = this.stagedCount;
+    if (n === 0) return;
+    this.stagedCount = 0;
+    const staged = this.staged;
+    for (let w = 0; w < n * STAGED; w += STAGED) this.place(staged[w]!, staged[w + 1]!, staged[w + 2]!, staged[w + 3]!, staged[w + 4]!);
+  }
+
+  /** Puts an event in slot `s`'s array, in time order (after events of the same second). */
+  private place(s: number, time: number, visitor: number, referrer: number, attrs: number): void {
     const n = this.lengths[s] ?? 0;
     let list = this.lists[s];
     if (list === undefined || list.length < (n + 1) * STRIDE) {
@@ -96,10 +164,6 @@ export class LinkEvents {
     list[w + 2] = referrer;
     list[w + ATTRS] = attrs;
     this.lengths[s] = n + 1;
-    this.total++;
-    const seq = this.seqs[s] ?? 0;
-    this.seqs[s] = seq + 1;
-    return seq;
   }
 
   /**
@@ -107,6 +171,7 @@ export class LinkEvents {
    * never happened); false when there is none.
    */
   takeBack(s: number, time: number, visitor: number, referrer: number, attrs: number): boolean {
+    this.settle();
     const list = this.lists[s];
     const n = this.lengths[s] ?? 0;
     if (list === undefined) return false;
@@ -124,6 +189,7 @@ export class LinkEvents {
 
   /** Removes the events of slot `s` older than `before` (Unix seconds); returns how many. */
   cut(s: number, before: number): number {
+    this.settle();
     const list = this.lists[s];
     const n = this.lengths[s] ?? 0;
     if (list === undefined || n === 0) return 0;
@@ -137,6 +203,7 @@ export class LinkEvents {
 
   /** Removes every event of slot `s` (its sequence goes on); returns how many there were. */
   clear(s: number): number {
+    this.settle();
     const n = this.lengths[s] ?? 0;
     this.lists[s] = undefined;
     this.lengths[s] = 0;
@@ -174,6 +241,8 @@ export class LinkEvents {
 
   /** Follows a vacuum of the keydir: `map[old slot]` is the new slot, or -1. */
   renumber(map: Int32Array): void {
+    // Staged events name their slots by the old numbers.
+    this.settle();
     const lists: (Uint32Array | undefined)[] = [];
     const lengths: number[] = [];
     const seqs: number[] = [];
@@ -187,66 +256,5 @@ export class LinkEvents {
     this.lists = lists;
     this.lengths = lengths;
     this.seqs = seqs;
-  }
-}
-
-/** Referrer hosts by number (1, 2, …; 0 is "none"), and which numbers the log has written. */
-export class Referrers {
-  private readonly numbers = new Map<string, number>();
-  private readonly hosts: (string | undefined)[] = [undefined];
-  /** Numbers whose `R` entry is durable in the log. */
-  private readonly written: boolean[] = [];
-
-  /** The number of `host` (made now if new); 0 for null. */
-  numberOf(host: string | null): number {
-    if (host === null) return 0;
-    let n = this.numbers.get(host);
-    if (n === undefined) {
-      n = this.hosts.length;
-      this.hosts.push(host);
-      this.numbers.set(host, n);
-    }
-    return n;
-  }
-
-  /** The host of number `n`, or null. */
-  host(n: number): string | null {
-    return this.hosts[n] ?? null;
-  }
-
-  /** Sets number `n` to `host`, as an `R` entry of the log says. */
-  define(n: number, host: string): void {
-    while (this.hosts.length <= n) this.hosts.push(undefined);
-    this.hosts[n] = host;
-    this.numbers.set(host, n);
-    this.written[n] = true;
-  }
-
-  isWritten(n: number): boolean {
-    return n === 0 || this.written[n] === true;
-  }
-
-  markWritten(n: number): void {
-    this.written[n] = true;
-  }
-
-  /**
-   * The numbers whose `R` entry is in the log, with their hosts: what a replay of the log knows
-   * (the start-up checkpoint keeps these, and `define`s them back).
-   */
-  *inLog(): Generator<[number, string]> {
-    for (const [n, host] of this.entries()) if (this.written[n] === true) yield [n, host];
-  }
-
-  /** Every number with its host, for a rewrite of the log. */
-  *entries(): Generator<[number, string]> {
-    for (let n = 1; n < this.hosts.length; n++) {
-      const host = this.hosts[n];
-      if (host !== undefined) yield [n, host];
-    }
-  }
-
-  get size(): number {
-    return this.hosts.length - 1;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { encodeEntry, eventLineBound, writeEventLine, type Entry } from './format.ts';
 import type { Keydir } from './keydir.ts';
-import type { Referrers } from './link-events.ts';
+import type { Referrers } from './referrers.ts';
 import type { EncodedLines } from './log-writer.ts';
 
 /** Events per event entry: a line of a few kilobytes. */

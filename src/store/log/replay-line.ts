@@ -145,7 +145,7 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
       // A compacted link: its create set the untracked visits, these are all its events.
       events.clear(s);
       records.setUntracked(s, records.untracked(s));
-      addAll(records, s, entry.events);
+      events.addAll(s, entry.events);
       events.setNextSeq(s, entry.seq);
       return;
     case 'J': {
@@ -153,7 +153,7 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
       // on, the link's next number ran past the lines written after the compaction, and replay
       // skipped their visits as already applied.)
       const next = events.nextSeq(s);
-      addAll(records, s, entry.events);
+      events.addAll(s, entry.events);
       events.setNextSeq(s, next);
       return;
     }
@@ -171,11 +171,6 @@ function applyEvents(records: Keydir, entry: EventEntry): void {
       return;
     }
   }
-}
-
-function addAll(records: Keydir, s: number, data: Uint32Array): void {
-  records.events.reserve(s, data.length / STRIDE);
-  for (let w = 0; w < data.length; w += STRIDE) records.addEvent(s, data[w]!, data[w + 1]!, data[w + 2]!, data[w + 3]!);
 }
 
 /**
