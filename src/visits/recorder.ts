@@ -19,7 +19,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { clientAddressEntry } from './client-address.ts';
 import { ClientFacts } from './client-facts.ts';
 import type { VisitEvent, VisitEventSource } from './event.ts';
-import { referrerHost } from './referrer.ts';
+import { createReferrerReader } from './referrer.ts';
 import { createUserAgentClassifier, type UserAgentClass } from './user-agent.ts';
 import { mixIds, tracksVisitor, utcDay, type VisitorIds } from './visitor-id.ts';
 
@@ -80,6 +80,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const behindProxy = options.trustProxy > 0;
   const userAgents = options.userAgents ?? createUserAgentClassifier();
   const recorded = options.recorded;
+  const referrerOf = createReferrerReader();
   // The header is honoured only behind a proxy that sets it: a client could send any country.
   const header = options.trustProxy > 0 && options.geoipHeader !== '' ? options.geoipHeader : undefined;
   // With the header the database is never asked.
@@ -111,7 +112,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const hash = client?.hash;
     return {
       time,
-      referrer: referrerHost(headers.referer),
+      referrer: referrerOf(headers.referer),
       country: header !== undefined ? headerCountry(headers[header]) : (client?.country ?? null),
       browser: families.browser,
       os: families.os,

@@ -50,6 +50,38 @@ export function referrerHost(referer: string | undefined): string | null {
   return host.length > MAX_HOST_LENGTH || !HOST.test(host) ? null : host;
 }
 
+/** `Referer` values a reader remembers by default (`createReferrerReader`). */
+const REMEMBERED = 4096;
+
+/** Longer values are read but not remembered: the cache's memory stays bounded (4,096 × 1 KB at most). */
+const MAX_REMEMBERED_LENGTH = 1024;
+
+/**
+ * `read` (`referrerHost`; a test counts its calls) behind a cache of the last `max` distinct
+ * `Referer` values, for the recorder: a
+ * site's visitors come from a few hundred pages, so a returning value costs one lookup instead of
+ * the pattern, a new string for the host and its lower case, and the store then finds the same
+ * host string again (its hash computed once). When full, the oldest value goes, as in the
+ * `User-Agent` cache (user-agent.ts).
+ */
+export function createReferrerReader(
+  max = REMEMBERED,
+  read: (referer: string) => string | null = referrerHost,
+): (referer: string | undefined) => string | null {
+  const hosts = new Map<string, string | null>();
+  return function cachedReferrerHost(referer) {
+    if (referer === undefined) return null;
+    const known = hosts.get(referer);
+    if (known !== undefined) return known;
+    const host = read(referer);
+    if (referer.length <= MAX_REMEMBERED_LENGTH) {
+      if (hosts.size >= max) hosts.delete(hosts.keys().next().value!);
+      hosts.set(referer, host);
+    }
+    return host;
+  };
+}
+
 /**
  * Whether `host` is a referrer `referrerHost` gives, exactly: a `Referer` naming it gives it back.
  * The visits import takes no other, so a file cannot put into a store what a visit could not.

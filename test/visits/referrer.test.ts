@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isReferrerHost, MAX_HOST_LENGTH, referrerHost } from '../../src/visits/referrer.ts';
+import { createReferrerReader, isReferrerHost, MAX_HOST_LENGTH, referrerHost } from '../../src/visits/referrer.ts';
 
 const CASES: readonly [string | undefined, string | null][] = [
   ['https://news.ycombinator.com/item?id=1', 'news.ycombinator.com'],
@@ -66,6 +66,34 @@ const CASES: readonly [string | undefined, string | null][] = [
 
 test('each Referer gives its host or null', () => {
   for (const [referer, host] of CASES) assert.equal(referrerHost(referer), host, String(referer));
+});
+
+test("the recorder's cached reader gives what referrerHost gives, the first time and again", () => {
+  const cached = createReferrerReader();
+  for (const round of [1, 2]) for (const [referer, host] of CASES) assert.equal(cached(referer), host, `${round}: ${referer}`);
+  const again = createReferrerReader(8);
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.webUrl()), (referer) => {
+      assert.equal(again(referer), referrerHost(referer));
+      assert.equal(again(referer), referrerHost(referer));
+    }),
+  );
+});
+
+test('the cached reader remembers the last values it was asked, and never a value longer than 1 KB', () => {
+  const asked: string[] = [];
+  const cached = createReferrerReader(2, (referer) => {
+    asked.push(referer);
+    return referrerHost(referer);
+  });
+  const [a, b, c] = ['https://a.example/', 'https://b.example/x', 'https://c.example/'];
+  for (const referer of [a, b, a, b, c, b, c, a]) cached(referer);
+  // a and b are remembered; c pushes the oldest one (a) out; a asks again.
+  assert.deepEqual(asked, [a, b, c, a]);
+  const long = `https://d.example/${'p'.repeat(1024)}`;
+  assert.equal(cached(long), 'd.example');
+  assert.equal(cached(long), 'd.example');
+  assert.deepEqual(asked.slice(4), [long, long]);
 });
 
 test('a host of the longest DNS length is kept, one character more is not', () => {
