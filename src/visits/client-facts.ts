@@ -35,8 +35,14 @@ interface AgentFacts {
   hash: number | undefined;
 }
 
+/** What the recorder reads of an address: its country, and its hash once the day's key is at hand. */
+interface Located {
+  readonly country: string | null;
+  readonly hash: number | undefined;
+}
+
 /** An address's facts; `address` is null when the entry is no address (client-address.ts). */
-interface AddressFacts {
+interface AddressFacts extends Located {
   address: string | null;
   country: string | null;
   /** Whose country it is: a reloaded country database (geoip.ts) asks again. */
@@ -100,7 +106,25 @@ export class ClientFacts {
    */
   address(entry: string, key: KeyObject | undefined): AddressFacts {
     const v4 = parseIPv4(entry);
-    if (v4 !== -1) return this.ipv4(v4, entry, key);
+    if (v4 === -1) return this.spelled(entry, key);
+    const found = this.ipv4(v4, entry, 0, entry.length, key);
+    found.address = entry;
+    return found;
+  }
+
+  /**
+   * The country and hash of the address spelled `text.slice(from, to)` (an entry of
+   * `X-Forwarded-For`, client-address.ts `forwardedRange`): `address` without making the string
+   * of an IPv4 address the table knows. Filled anew by the next call, as `address`'s answer.
+   */
+  addressIn(text: string, from: number, to: number, key: KeyObject | undefined): Located {
+    const v4 = parseIPv4(text, from, to);
+    if (v4 !== -1) return this.ipv4(v4, text, from, to, key);
+    return this.spelled(text.slice(from, to), key);
+  }
+
+  /** `address` of an entry that is not an IPv4 address in its one spelling. */
+  private spelled(entry: string, key: KeyObject | undefined): AddressFacts {
     let facts = this.addresses.get(entry);
     if (facts === undefined) {
       const address = canonicalAddress(entry);
@@ -117,8 +141,11 @@ export class ClientFacts {
     return facts;
   }
 
-  /** `address`'s answer for the IPv4 address `v4`, spelled `entry` (its one spelling: its canonical address). */
-  private ipv4(v4: number, entry: string, key: KeyObject | undefined): AddressFacts {
+  /**
+   * The answer for the IPv4 address `v4`, spelled `text.slice(from, to)` (its one spelling: its
+   * canonical address), made as a string only when the table does not know it yet.
+   */
+  private ipv4(v4: number, text: string, from: number, to: number, key: KeyObject | undefined): AddressFacts {
     const countries = this.options.countries();
     if (countries !== this.v4Countries) {
       // A reloaded country database: every address is located again.
@@ -127,10 +154,10 @@ export class ClientFacts {
     }
     const table = this.v4;
     let at = table.find(v4);
-    if (at === -1) at = table.add(v4, countryNumber(this.options.countryOf(entry)));
-    if (key !== undefined && table.hash(at) === undefined) table.setHash(at, addressHash(key, entry));
+    if (at === -1) at = table.add(v4, countryNumber(this.options.countryOf(text.slice(from, to))));
+    if (key !== undefined && table.hash(at) === undefined) table.setHash(at, addressHash(key, text.slice(from, to)));
     const found = this.v4Found;
-    found.address = entry;
+    found.address = null;
     found.country = table.country(at);
     found.countries = countries;
     found.hash = table.hash(at);

@@ -19,15 +19,18 @@
  */
 import { countryOf } from './packed.ts';
 
-/** `text` as an IPv4 address (an unsigned 32-bit number), or -1 unless it is one in its one spelling (above). */
-export function parseIPv4(text: string): number {
-  const n = text.length;
+/**
+ * `text` from `from` to `to` as an IPv4 address (an unsigned 32-bit number), or -1 unless it is
+ * one in its one spelling (above).
+ */
+export function parseIPv4(text: string, from = 0, to = text.length): number {
+  const n = to - from;
   if (n < 7 || n > 15) return -1;
   let value = 0;
   let octet = 0;
   let digits = 0;
   let dots = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x2e) {
       if (digits === 0 || dots === 3) return -1;

@@ -16,7 +16,7 @@
  * not `XX`, which Cloudflare sends for an unknown country (`T1`, for Tor, is no two letters).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { clientAddressEntry } from './client-address.ts';
+import { clientAddressEntry, type EntryRange, forwardedList, forwardedRange } from './client-address.ts';
 import { ClientFacts } from './client-facts.ts';
 import type { VisitEvent, VisitEventSource } from './event.ts';
 import { createReferrerReader } from './referrer.ts';
@@ -77,6 +77,7 @@ export function headerCountry(value: string | string[] | undefined): string | nu
 export function createRecorder(options: RecorderOptions): Recorder {
   const { now, visitorIds, countries } = options;
   const entryOf = clientAddressEntry(options.trustProxy);
+  const range: EntryRange = { from: 0, to: 0 };
   const behindProxy = options.trustProxy > 0;
   const userAgents = options.userAgents ?? createUserAgentClassifier();
   const recorded = options.recorded;
@@ -106,9 +107,16 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return { time, referrer: null, country: null, browser: null, os: null, device: null, bot: families.bot, visitor: null };
     }
     const forwarded = headers['x-forwarded-for'];
-    // Behind a proxy that sent the header, the socket's address is not read (a system call).
-    const entry = entryOf(behindProxy && forwarded !== undefined ? undefined : req.socket.remoteAddress, forwarded);
-    const client = entry === null ? undefined : clients.address(entry, key);
+    let client: { readonly country: string | null; readonly hash: number | undefined } | undefined;
+    if (behindProxy && forwarded !== undefined) {
+      // The client's entry read where it stands; the socket's address is not read (a system call).
+      const list = forwardedList(forwarded);
+      forwardedRange(list, options.trustProxy, range);
+      client = clients.addressIn(list, range.from, range.to, key);
+    } else {
+      const entry = entryOf(req.socket.remoteAddress, forwarded);
+      client = entry === null ? undefined : clients.address(entry, key);
+    }
     const hash = client?.hash;
     return {
       time,

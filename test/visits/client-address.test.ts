@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { canonicalAddress, clientAddressEntry, MAX_TRUST_PROXY } from '../../src/visits/client-address.ts';
+import fc from 'fast-check';
+import { canonicalAddress, clientAddressEntry, type EntryRange, forwardedRange, MAX_TRUST_PROXY } from '../../src/visits/client-address.ts';
 import { sendRaw } from '../support/raw-http.ts';
 
 const SOCKET = '::ffff:10.0.0.2';
@@ -119,3 +120,30 @@ test('an IPv6 spelling asked again, remembered or pushed out of the bounded memo
   );
   assert.equal(canonicalAddress('::ffff:0:0:1'), canonicalAddress('::ffff:0:0:1'));
 });
+
+/** The entry as it was first written: `lastIndexOf` for the commas, then `trim`. */
+function referenceEntry(list: string, trust: number): string {
+  let end = list.length;
+  let start = list.lastIndexOf(',');
+  for (let k = 1; k < trust && start !== -1; k++) {
+    end = start;
+    start = start === 0 ? -1 : list.lastIndexOf(',', start - 1);
+  }
+  return list.slice(start + 1, end).trim();
+}
+
+test('the entry is found where it stands, as lastIndexOf and trim find it, white space of every kind included', () => {
+  // Commas, what trim removes (ASCII, Latin-1's no-break space, Unicode's), and what it keeps.
+  const pieces = [',', ' ', '\t', '\v', '\u00a0', '\u2007', '\u2028', '\u3000', '\ufeff', '\u200b', '\u0085', '1', '.', ':', 'a', '2001:db8::1', '192.0.2.7'];
+  const range: EntryRange = { from: -1, to: -1 };
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 24 }), fc.integer({ min: 1, max: MAX_TRUST_PROXY }), (parts, trust) => {
+      const list = parts.join('');
+      forwardedRange(list, trust, range);
+      assert.equal(list.slice(range.from, range.to), referenceEntry(list, trust), JSON.stringify({ list, trust }));
+      assert.equal(clientAddressEntry(trust)(SOCKET, list), referenceEntry(list, trust));
+    }),
+    { numRuns: 3000 },
+  );
+});
+

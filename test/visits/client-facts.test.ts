@@ -89,3 +89,21 @@ test('bounded: a flood of new values pushes the old ones out; the next day nothi
   assert.equal(clients.agent(CHROME, keyB).hash, agentHash(keyB, CHROME));
   assert.deepEqual(classified, [CHROME, CHROME]);
 });
+
+test('an address read where it stands in a list gives what the same address alone gives, and is made a string only when new', () => {
+  const { clients, asked } = facts();
+  clients.startDay(100);
+  const list = '203.0.113.9, 198.51.100.7 ,[2001:DB8::1]:443,unknown';
+  const at = (entry: string) => [list.indexOf(entry), list.indexOf(entry) + entry.length] as const;
+  for (const entry of ['198.51.100.7', '[2001:DB8::1]:443', 'unknown', '203.0.113.9']) {
+    const [from, to] = at(entry);
+    const inList = clients.addressIn(list, from, to, keyA);
+    const alone = clients.address(entry, keyA);
+    assert.deepEqual([inList.country, inList.hash], [alone.country, alone.hash], entry);
+  }
+  const [from, to] = at('198.51.100.7');
+  assert.deepEqual([clients.addressIn(list, from, to, keyA).country, clients.addressIn(list, from, to, keyA).hash], ['DE', addressHash(keyA, '198.51.100.7')]);
+  // An IPv4 address the table knows is located and hashed once: the list is never asked about again.
+  assert.deepEqual(asked, ['198.51.100.7', '2001:db8::1', '203.0.113.9']);
+});
+
