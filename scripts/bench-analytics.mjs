@@ -27,6 +27,9 @@
 // It judges nothing: each figure is printed beside its goal, and the exit code is non-zero only
 // when a run fails.
 //
+// BENCH_ANALYTICS_AGAINST=<another build's dist/server.js> compares, in the redirect part, this
+// build's events with that build's, side by side and nothing else: a change's own effect, which
+// two runs of events against counts an hour apart cannot show (the machine's speed moves more).
 // BENCH_ANALYTICS_ROUNDS (default 5) rounds of each comparison; BENCH_ANALYTICS_PARTS (default
 // `redirect,pg,stats,storage`) picks the parts (`pg-stats`: one link's stats on PostgreSQL alone); BENCH_SECONDS, BENCH_PAUSE_MS and BENCH_CONNECTIONS
 // as in bench.mjs; BENCH_CPU_PROF=<dir> starts every server with `--cpu-prof` into a folder of that
@@ -65,6 +68,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PARTS = new Set((process.env.BENCH_ANALYTICS_PARTS ?? 'redirect,pg,stats,storage').split(',').map((s) => s.trim()));
+const AGAINST = process.env.BENCH_ANALYTICS_AGAINST ? resolve(process.env.BENCH_ANALYTICS_AGAINST) : undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const API_KEY = 'bench-key';
 
@@ -148,8 +152,8 @@ function startProcess(bin, argv, env, portOf) {
 }
 
 /** `node dist/server.js` with `env`; with `pinned`, on the server's core. */
-function startServer(env, { pinned = false, workers = 1, profile } = {}) {
-  const args = [...nodeFlags(profile), 'dist/server.js'];
+function startServer(env, { pinned = false, workers = 1, profile, bundle = 'dist/server.js' } = {}) {
+  const args = [...nodeFlags(profile), bundle];
   const [bin, argv] = pinned ? pin(SERVER_CPU, process.execPath, args) : [process.execPath, args];
   return startProcess(
     bin,
@@ -574,11 +578,24 @@ async function reportRedirects(now) {
     const seed = join(tempDir(), 'seed');
     mkdirSync(seed);
     await seedLog({ links: MIX_LINKS, now, linkCodes, dir: seed });
-    const start = (tracking) => {
+    const start = (tracking, bundle) => {
       const dir = tempDir();
       cpSync(join(seed, 'urls.log'), join(dir, 'urls.log'));
-      return startServer({ DATA_DIR: dir, VISIT_TRACKING: tracking, TRUST_PROXY: '1', GEOIP_DB }, { pinned: true, profile: `redirect-log-${tracking}` });
+      return startServer(
+        { DATA_DIR: dir, VISIT_TRACKING: tracking, TRUST_PROXY: '1', GEOIP_DB },
+        { pinned: true, profile: `redirect-log-${tracking}`, bundle },
+      );
     };
+    if (AGAINST && PINNED) {
+      // Two builds with events, side by side: the "counts" server runs the other bundle, with events.
+      const against = await eventsBesideCounts('log store', (t) => (t === 'events' ? start('events') : start('events', AGAINST)), mix.file);
+      const ratios = against.runs.map((r) => r.ratio);
+      console.log(
+        `redirects with events, this build / ${AGAINST}, side by side: per round ${ratios.map((r) => fmt(r, 3)).join(', ')}; median ${fmt(median(ratios), 3)}; ` +
+          `by CPU a request, per round ${against.runs.map((r) => fmt(r.cpuRatio, 3)).join(', ')}; median ${fmt(median(against.runs.map((r) => r.cpuRatio)), 3)}`,
+      );
+      return against.failed;
+    }
     const result = await eventsAgainstCounts('log store', start, mix.file, { pinned: true });
     failed ||= result.failed;
     printComparison(`redirects, log store (${PINNED ? `server on CPU ${SERVER_CPU}, wrk on CPU ${LOAD_CPU}` : 'not pinned'})`, result, 0.9);
