@@ -150,9 +150,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'forwarded-for-leftmost',
     file: 'src/visits/client-address.ts',
-    from: 'list.slice(start + 1, end)',
-    to: "list.split(',')[0]!",
+    from: 'let from = start + 1;',
+    to: 'let from = 0;',
     tests: ['test/visits/client-address.test.ts'],
+  },
+  {
+    name: 'staged-events-uncounted',
+    file: 'src/store/log/link-events.ts',
+    from: '  length(s: number): number {\n    this.settle();',
+    to: '  length(s: number): number {',
+    tests: ['test/store/log/link-events.test.ts'],
   },
   {
     name: 'visitor-key-outlives-its-day',
