@@ -146,4 +146,3 @@ test('the entry is found where it stands, as lastIndexOf and trim find it, white
     { numRuns: 3000 },
   );
 });
-

@@ -106,4 +106,3 @@ test('an address read where it stands in a list gives what the same address alon
   // An IPv4 address the table knows is located and hashed once: the list is never asked about again.
   assert.deepEqual(asked, ['198.51.100.7', '2001:db8::1', '203.0.113.9']);
 });
-
