@@ -36,7 +36,7 @@ interface AgentFacts {
 }
 
 /** What the recorder reads of an address: its country, and its hash once the day's key is at hand. */
-interface Located {
+export interface Located {
   readonly country: string | null;
   readonly hash: number | undefined;
 }

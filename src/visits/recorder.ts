@@ -17,7 +17,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { clientAddressEntry, type EntryRange, forwardedList, forwardedRange } from './client-address.ts';
-import { ClientFacts } from './client-facts.ts';
+import { ClientFacts, type Located } from './client-facts.ts';
 import type { VisitEvent, VisitEventSource } from './event.ts';
 import { createReferrerReader } from './referrer.ts';
 import { createUserAgentClassifier, type UserAgentClass } from './user-agent.ts';
@@ -107,7 +107,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       return { time, referrer: null, country: null, browser: null, os: null, device: null, bot: families.bot, visitor: null };
     }
     const forwarded = headers['x-forwarded-for'];
-    let client: { readonly country: string | null; readonly hash: number | undefined } | undefined;
+    let client: Located | undefined;
     if (behindProxy && forwarded !== undefined) {
       // The client's entry read where it stands; the socket's address is not read (a system call).
       const list = forwardedList(forwarded);

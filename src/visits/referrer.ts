@@ -58,11 +58,12 @@ const MAX_REMEMBERED_LENGTH = 1024;
 
 /**
  * `read` (`referrerHost`; a test counts its calls) behind a cache of the last `max` distinct
- * `Referer` values, for the recorder: a
- * site's visitors come from a few hundred pages, so a returning value costs one lookup instead of
- * the pattern, a new string for the host and its lower case, and the store then finds the same
- * host string again (its hash computed once). When full, the oldest value goes, as in the
- * `User-Agent` cache (user-agent.ts).
+ * `Referer` values, for the recorder: a site's visitors come from a few hundred pages, so a
+ * returning value costs one lookup instead of the pattern, a new string for the host and its lower
+ * case, and the store then finds the same host string again (its hash computed once). When full,
+ * the oldest value goes, as in the `User-Agent` cache (user-agent.ts). The whole values, paths and
+ * queries included, stay in this process's memory only, as the day's client addresses do
+ * (client-facts.ts): never written, logged or shown; an event keeps the host alone.
  */
 export function createReferrerReader(
   max = REMEMBERED,
