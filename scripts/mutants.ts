@@ -135,10 +135,10 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'user-agent-cache-unbounded',
-    file: 'src/visits/user-agent.ts',
+    file: 'src/visits/recent-texts.ts',
     from: 'if (cache.size >= max)',
     to: 'if (cache.size > max)',
-    tests: ['test/visits/user-agent-cache.test.ts'],
+    tests: ['test/visits/user-agent-cache.test.ts', 'test/visits/referrer.test.ts'],
   },
   {
     name: 'in-app-browser-is-a-preview',

@@ -17,6 +17,7 @@
  * labels of letters, digits, `-` and `_` (real hosts and Android package names carry `_`)
  * separated by dots, or an IPv6 address — and anything else is `null`, as a string that is no URL.
  */
+import { rememberRecent } from './recent-texts.ts';
 
 /** The longest DNS name. */
 export const MAX_HOST_LENGTH = 253;
@@ -50,36 +51,19 @@ export function referrerHost(referer: string | undefined): string | null {
   return host.length > MAX_HOST_LENGTH || !HOST.test(host) ? null : host;
 }
 
-/** `Referer` values a reader remembers by default (`createReferrerReader`). */
-const REMEMBERED = 4096;
-
-/** Longer values are read but not remembered: the cache's memory stays bounded (4,096 × 1 KB at most). */
-const MAX_REMEMBERED_LENGTH = 1024;
-
 /**
  * `read` (`referrerHost`; a test counts its calls) behind a cache of the last `max` distinct
- * `Referer` values, for the recorder: a site's visitors come from a few hundred pages, so a
- * returning value costs one lookup instead of the pattern, a new string for the host and its lower
- * case, and the store then finds the same host string again (its hash computed once). When full,
- * the oldest value goes, as in the `User-Agent` cache (user-agent.ts). The whole values, paths and
- * queries included, stay in this process's memory only, as the day's client addresses do
- * (client-facts.ts): never written, logged or shown; an event keeps the host alone.
+ * `Referer` values (`rememberRecent`, recent-texts.ts), for the recorder: a site's visitors come
+ * from a few hundred pages, so a returning value costs one lookup instead of the pattern, a new
+ * string for the host and its lower case, and the store then finds the same host string again
+ * (its hash computed once). The whole values, paths and queries included, stay in this process's
+ * memory only, as the day's client addresses do (client-facts.ts): never written, logged or shown;
+ * an event keeps the host alone.
  */
-export function createReferrerReader(
-  max = REMEMBERED,
-  read: (referer: string) => string | null = referrerHost,
-): (referer: string | undefined) => string | null {
-  const hosts = new Map<string, string | null>();
+export function createReferrerReader(max = 4096, read: (referer: string) => string | null = referrerHost): (referer: string | undefined) => string | null {
+  const remembered = rememberRecent(read, max);
   return function cachedReferrerHost(referer) {
-    if (referer === undefined) return null;
-    const known = hosts.get(referer);
-    if (known !== undefined) return known;
-    const host = read(referer);
-    if (referer.length <= MAX_REMEMBERED_LENGTH) {
-      if (hosts.size >= max) hosts.delete(hosts.keys().next().value!);
-      hosts.set(referer, host);
-    }
-    return host;
+    return referer === undefined ? null : remembered(referer);
   };
 }
 

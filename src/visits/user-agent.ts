@@ -15,6 +15,7 @@
  * combination of families, so the cache holds references and no copies.
  */
 import { isBotAgent } from './bots.ts';
+import { MAX_REMEMBERED_LENGTH, rememberRecent } from './recent-texts.ts';
 
 export type Browser = 'Chrome' | 'Safari' | 'Firefox' | 'Edge' | 'Opera' | 'Samsung Internet' | 'Other';
 export type Os = 'Windows' | 'macOS' | 'iOS' | 'Android' | 'Linux' | 'ChromeOS' | 'Other';
@@ -98,35 +99,19 @@ export function classifyUserAgent(ua: string | undefined): UserAgentClass {
   return shared(firstOf(BROWSERS, ua, 'Other'), os, device, isBotAgent(ua));
 }
 
-/**
- * Strings longer than this are classified but not remembered: no browser sends one, and the
- * cache's memory stays bounded by its size times this length (4,096 × 1 KB = 4 MB by default).
- */
-export const MAX_CACHED_LENGTH = 1024;
+/** Strings longer than this are classified but not remembered (recent-texts.ts). */
+export const MAX_CACHED_LENGTH = MAX_REMEMBERED_LENGTH;
 
 /**
- * `classify` (by default `classifyUserAgent`; a test counts its calls) behind a cache of at most
- * `max` distinct strings. When it is full the oldest entry goes (a `Map` iterates in insertion
- * order): a hit stays one lookup, with none of the reordering least-recently-used would need on
- * every hit, and a flood of new strings only pushes popular clients out one at a time — each is
- * classified again on its next visit and stays — where clearing the whole cache would make every
- * client a miss at once.
+ * `classify` (by default `classifyUserAgent`; a test counts its calls) behind a cache of the last
+ * `max` distinct strings (`rememberRecent`, recent-texts.ts).
  */
 export function createUserAgentClassifier(
   max = 4096,
   classify: (ua: string) => UserAgentClass = classifyUserAgent,
 ): (ua: string | undefined) => UserAgentClass {
-  if (!Number.isInteger(max) || max < 1) throw new RangeError(`cache size must be a positive integer, got ${max}`);
-  const cache = new Map<string, UserAgentClass>();
+  const remembered = rememberRecent(classify, max);
   return function classifyCached(ua) {
-    if (ua === undefined) return NO_USER_AGENT;
-    let found = cache.get(ua);
-    if (found !== undefined) return found;
-    found = classify(ua);
-    if (ua.length <= MAX_CACHED_LENGTH) {
-      if (cache.size >= max) cache.delete(cache.keys().next().value!);
-      cache.set(ua, found);
-    }
-    return found;
+    return ua === undefined ? NO_USER_AGENT : remembered(ua);
   };
 }
